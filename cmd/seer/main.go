@@ -1,0 +1,45 @@
+// Command seer predicts data races and atomicity violations in Go tests
+// from one recorded run. See README.md and `seer help`.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run executes one seer command line and returns the exit status.
+func run(args []string) int {
+	if len(args) == 0 {
+		usage(os.Stderr)
+		return 2
+	}
+	name := args[0]
+	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
+		if len(args) > 1 {
+			if c := lookup(args[1]); c != nil {
+				c.usage(os.Stdout)
+				return 0
+			}
+		}
+		usage(os.Stdout)
+		return 0
+	}
+	c := lookup(name)
+	if c == nil {
+		fmt.Fprintf(os.Stderr, "seer: unknown command %q\nRun 'seer help' for usage.\n", name)
+		return 2
+	}
+	return c.run(c, args[1:])
+}
+
+func usage(w *os.File) {
+	fmt.Fprintf(w, "seer predicts data races and atomicity violations in Go tests from one recorded run.\n\nUsage:\n\n\tseer <command> [arguments]\n\nThe commands are:\n\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.short)
+	}
+	fmt.Fprintf(w, "\nUse \"seer help <command>\" for more information about a command.\n")
+}

@@ -1,0 +1,135 @@
+// This file implements `seer record` and `seer trace`.
+
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+var (
+	recordFlags   = flag.NewFlagSet("record", flag.ContinueOnError)
+	recordOut     = recordFlags.String("o", "", "trace file to write (default: seer.trace)")
+	recordRun     = recordFlags.String("run", "", "run only the tests matching `regexp`")
+	recordTimeout = recordFlags.Duration("timeout", 10*time.Minute, "stop a test run after `d`")
+)
+
+var _ = register(&command{
+	name:      "record",
+	usageLine: "record [-o file] [-run regexp] [-timeout d] [package]",
+	short:     "record a run of a package's tests as a trace",
+	long: `
+Record builds the package's test binary with -race against seer's recording
+runtime (never touching your tree, go.mod, GOROOT or GOCACHE), runs the tests
+selected by -run, passes their output through to standard error, and writes
+one trace file. A test that fails, panics, times out or is killed still
+leaves a trace of everything it did before.
+
+Build errors are printed as file:line:col: message, and the exit status is 2.`,
+	flags: recordFlags,
+	run:   runRecord,
+})
+
+func runRecord(c *command, args []string) int {
+	if !c.parse(args) {
+		return 2
+	}
+	if c.flags.NArg() > 1 {
+		errorf(c, "takes at most one package")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	out := *recordOut
+	if out == "" {
+		out = "seer.trace"
+	}
+	res, err := trace.Record(ctx, trace.RecordOptions{
+		Package: c.flags.Arg(0),
+		Run:     *recordRun,
+		Timeout: *recordTimeout,
+		Output:  out,
+		Stderr:  os.Stderr,
+	})
+	if err != nil {
+		var bf *trace.BuildFailure
+		if errors.As(err, &bf) {
+			for _, e := range bf.Errors {
+				fmt.Fprintln(os.Stderr, e)
+			}
+			if len(bf.Errors) == 0 {
+				fmt.Fprint(os.Stderr, bf.Output)
+			}
+			errorf(c, "%s does not build", bf.Package)
+			return 2
+		}
+		errorf(c, "%v", err)
+		return 2
+	}
+	fmt.Fprintf(os.Stderr, "seer: recorded %d events of %s (%s) in %s\n", res.Events, res.Package, res.Outcome.Result, res.Path)
+	return 0
+}
+
+var _ = register(&command{
+	name:      "trace",
+	usageLine: "trace dump [-full] [-all] FILE | trace export -format std FILE",
+	short:     "print or export a trace",
+	long: `
+Trace dump prints one event per line: sequence number, goroutine, operation
+in Go words (read, write, lock, unlock, rlock, runlock, send, recv, close, go,
+start, end, wait, signal, broadcast, add, done, atomic-load, ...), the object,
+and file:line of the user-code frame nearest the event. Events made entirely
+outside user code are left out unless -all is given.
+
+Trace export -format std writes RAPID's STD text format (T1|r(V5)|12).`,
+	flags: flag.NewFlagSet("trace", flag.ContinueOnError),
+	run:   runTrace,
+})
+
+func runTrace(c *command, args []string) int {
+	if len(args) == 0 {
+		c.usage(os.Stderr)
+		return 2
+	}
+	fs := flag.NewFlagSet("trace "+args[0], flag.ContinueOnError)
+	full := fs.Bool("full", false, "print absolute file names")
+	all := fs.Bool("all", false, "include events outside user code")
+	format := fs.String("format", "std", "export format (std)")
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 1 {
+		errorf(c, "usage: seer %s", c.usageLine)
+		return 2
+	}
+	t, err := trace.ReadFile(fs.Arg(0))
+	if err != nil {
+		errorf(c, "%v", err)
+		return 2
+	}
+	if t.Truncated {
+		fmt.Fprintf(os.Stderr, "seer trace: %s is truncated: showing its %d complete events\n", fs.Arg(0), len(t.Events))
+	}
+	switch args[0] {
+	case "dump":
+		err = trace.Dump(os.Stdout, t, trace.DumpOptions{FullPaths: *full, All: *all})
+	case "export":
+		if *format != "std" {
+			errorf(c, "unknown export format %q (want std)", *format)
+			return 2
+		}
+		err = trace.WriteSTD(os.Stdout, t)
+	default:
+		errorf(c, "unknown subcommand %q (want dump or export)", args[0])
+		return 2
+	}
+	if err != nil {
+		errorf(c, "%v", err)
+		return 2
+	}
+	return 0
+}

@@ -1,0 +1,146 @@
+// This file implements Builder, which assembles a Trace event by event. The
+// recorder's converter, the STD importer and tests all build traces with it,
+// so every Trace satisfies the same invariants (see Builder.Trace).
+
+package trace
+
+import "fmt"
+
+// A Builder assembles a Trace. The zero value is not usable; call NewBuilder.
+type Builder struct {
+	t      *Trace
+	objKey map[objKey]ObjID
+}
+
+type objKey struct {
+	addr uint64
+	name string
+}
+
+// NewBuilder returns a builder for a trace with header h.
+func NewBuilder(h Header) *Builder {
+	return &Builder{
+		t: &Trace{
+			Header:     h,
+			Goroutines: []Goroutine{{}},
+			Objects:    []Object{{}},
+			Stacks:     NewStackTable(),
+		},
+		objKey: make(map[objKey]ObjID),
+	}
+}
+
+// Stacks returns the builder's stack table, for interning stacks directly.
+func (b *Builder) Stacks() *StackTable { return b.t.Stacks }
+
+// Goroutine adds a goroutine and returns its id. The first goroutine added
+// has id 1.
+func (b *Builder) Goroutine(parent GoID, create StackID) GoID {
+	id := GoID(len(b.t.Goroutines))
+	b.t.Goroutines = append(b.t.Goroutines, Goroutine{ID: id, Parent: parent, Create: create})
+	return id
+}
+
+// SetGoroutine updates goroutine g's descriptive fields (Test, Func).
+func (b *Builder) SetGoroutine(g GoID, test, fn string) {
+	gr := &b.t.Goroutines[g]
+	if test != "" {
+		gr.Test = test
+	}
+	if fn != "" {
+		gr.Func = fn
+	}
+}
+
+// NumGoroutines returns the number of goroutines added so far.
+func (b *Builder) NumGoroutines() int { return len(b.t.Goroutines) - 1 }
+
+// Object returns the id of the object identified by (addr, name), adding it
+// with the given kind and size on first use. A later, more specific kind
+// (anything but ObjVar/ObjUnknown/ObjSync) replaces an earlier generic one.
+func (b *Builder) Object(kind ObjKind, addr, size uint64, name string) ObjID {
+	k := objKey{addr, name}
+	if id, ok := b.objKey[k]; ok {
+		o := &b.t.Objects[id]
+		if generic(o.Kind) && !generic(kind) {
+			o.Kind = kind
+		}
+		if size > o.Size {
+			o.Size = size
+		}
+		return id
+	}
+	id := ObjID(len(b.t.Objects))
+	b.t.Objects = append(b.t.Objects, Object{ID: id, Kind: kind, Addr: addr, Size: size, Name: name})
+	b.objKey[k] = id
+	return id
+}
+
+func generic(k ObjKind) bool { return k == ObjUnknown || k == ObjVar || k == ObjSync }
+
+// SetObject updates the descriptive fields of object id.
+func (b *Builder) SetObject(id ObjID, name string, alloc StackID) {
+	o := &b.t.Objects[id]
+	if name != "" {
+		o.Name = name
+	}
+	if alloc != 0 {
+		o.Alloc = alloc
+	}
+}
+
+// Add appends e and returns its index.
+func (b *Builder) Add(e Event) int {
+	b.t.Events = append(b.t.Events, e)
+	return len(b.t.Events) - 1
+}
+
+// Len returns the number of events added so far.
+func (b *Builder) Len() int { return len(b.t.Events) }
+
+// Event returns a pointer to event i, for fixing up links (Peer) later.
+func (b *Builder) Event(i int) *Event { return &b.t.Events[i] }
+
+// SetOutcome records how the run ended.
+func (b *Builder) SetOutcome(o Outcome) { b.t.Outcome = o }
+
+// SetTruncated marks the trace as cut short.
+func (b *Builder) SetTruncated() { b.t.Truncated = true }
+
+// Trace validates and returns the trace. The builder must not be used after.
+// Invariants: every event's goroutine and object exist; a goroutine's events
+// after an OpEnd do not exist; OpGo's Peer is a goroutine whose parent is the
+// event's goroutine.
+func (b *Builder) Trace() (*Trace, error) {
+	t := b.t
+	ended := make([]bool, len(t.Goroutines))
+	for i := range t.Events {
+		e := &t.Events[i]
+		if int(e.G) <= 0 || int(e.G) >= len(t.Goroutines) {
+			return nil, fmt.Errorf("event %d: unknown goroutine %d", i, e.G)
+		}
+		if int(e.Obj) >= len(t.Objects) {
+			return nil, fmt.Errorf("event %d: unknown object %d", i, e.Obj)
+		}
+		if ended[e.G] {
+			return nil, fmt.Errorf("event %d: goroutine %d acts after its end", i, e.G)
+		}
+		switch e.Op {
+		case OpEnd:
+			ended[e.G] = true
+		case OpGo:
+			if int(e.Peer) <= 0 || int(e.Peer) >= len(t.Goroutines) || t.Goroutines[e.Peer].Parent != e.G {
+				return nil, fmt.Errorf("event %d: go of goroutine %d that is not a child of %d", i, e.Peer, e.G)
+			}
+		}
+	}
+	b.t = nil
+	return t, nil
+}
+
+// AddObject adds o as a new object (never interned) and returns its id.
+func (b *Builder) AddObject(o Object) ObjID {
+	o.ID = ObjID(len(b.t.Objects))
+	b.t.Objects = append(b.t.Objects, o)
+	return o.ID
+}

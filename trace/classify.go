@@ -1,0 +1,180 @@
+// This file implements the classification of the race runtime's
+// synchronisation annotations in Go terms: which Go operation made an
+// acquire or release, decided from the call stack at which it was made
+// (with inlined frames, since sync.(*Mutex).Lock is inlined into callers).
+// See ../../shared/design/recorder-notes.md for what each primitive tells
+// the race runtime.
+
+package trace
+
+import "strings"
+
+// syncClass is what classification decided for one annotation.
+type syncClass struct {
+	op   Op
+	kind ObjKind
+	off  int64 // subtract from the annotated address to get the object's
+	drop bool  // internal to a primitive already represented by another event
+}
+
+// classifySync classifies an acquire/release annotation made with the given
+// frames (innermost first: the Go frames above the annotation). behalf is
+// set when the runtime made it for a parked goroutine (the partner of a
+// channel operation), so the frames are the partner's.
+func classifySync(frames []Frame, sync SyncKind, behalf bool, selectDir func(Frame) Op) syncClass {
+	for _, f := range frames {
+		switch f.Func {
+		case "internal/sync.(*Mutex).Lock", "internal/sync.(*Mutex).lockSlow", "sync.(*Mutex).Lock",
+			"internal/sync.(*Mutex).TryLock", "sync.(*Mutex).TryLock":
+			return syncClass{op: OpLock, kind: ObjMutex}
+		case "internal/sync.(*Mutex).Unlock", "sync.(*Mutex).Unlock", "internal/sync.(*Mutex).unlockSlow":
+			return syncClass{op: OpUnlock, kind: ObjMutex}
+		case "sync.(*RWMutex).RLock", "sync.(*RWMutex).TryRLock":
+			return syncClass{op: OpRLock, kind: ObjRWMutex, off: rwReaderSem}
+		case "sync.(*RWMutex).RUnlock", "sync.(*RWMutex).rUnlockSlow":
+			return syncClass{op: OpRUnlock, kind: ObjRWMutex, off: rwWriterSem}
+		case "sync.(*RWMutex).Lock", "sync.(*RWMutex).TryLock":
+			// Lock acquires &readerSem, then &writerSem; the second adds
+			// nothing to the lock semantics (see convert.go).
+			return syncClass{op: OpLock, kind: ObjRWMutex, off: rwReaderSem}
+		case "sync.(*RWMutex).Unlock":
+			return syncClass{op: OpUnlock, kind: ObjRWMutex, off: rwReaderSem}
+		case "sync.(*WaitGroup).Wait":
+			return syncClass{op: OpWGWait, kind: ObjWaitGroup}
+		case "sync.(*WaitGroup).Done":
+			return syncClass{op: OpWGDone, kind: ObjWaitGroup}
+		case "sync.(*WaitGroup).Add":
+			// Only Add with a negative delta releases.
+			return syncClass{op: OpWGDone, kind: ObjWaitGroup}
+		case "runtime.closechan":
+			if behalf {
+				return syncClass{op: OpRecv, kind: ObjChan}
+			}
+			return syncClass{op: OpClose, kind: ObjChan}
+		case "runtime.chansend", "runtime.chansend1", "runtime.selectnbsend", "runtime.send":
+			if behalf {
+				return syncClass{op: OpRecv, kind: ObjChan}
+			}
+			return syncClass{op: OpSend, kind: ObjChan}
+		case "runtime.chanrecv", "runtime.chanrecv1", "runtime.chanrecv2", "runtime.selectnbrecv", "runtime.recv":
+			if behalf {
+				return syncClass{op: OpSend, kind: ObjChan}
+			}
+			return syncClass{op: OpRecv, kind: ObjChan}
+		case "runtime.selectgo":
+			op := selectDir(f)
+			if op == OpInvalid {
+				if sync.Acquires() {
+					op = OpRecv
+				} else {
+					op = OpSend
+				}
+			}
+			if behalf {
+				if op == OpSend {
+					op = OpRecv
+				} else {
+					op = OpSend
+				}
+			}
+			return syncClass{op: op, kind: ObjChan}
+		}
+	}
+	return syncClass{op: genericOp(sync), kind: ObjSync}
+}
+
+// Offsets of sync.RWMutex's semaphores (w Mutex is 8 bytes, then writerSem
+// and readerSem). The recorder's tests check them against the toolchain.
+const (
+	rwWriterSem = 8
+	rwReaderSem = 12
+)
+
+func genericOp(k SyncKind) Op {
+	switch k {
+	case SyncAcquire:
+		return OpAcquire
+	case SyncRelease:
+		return OpRelease
+	case SyncReleaseMerge:
+		return OpReleaseMerge
+	}
+	return OpReleaseAcquire
+}
+
+// atomicClass classifies a sync/atomic operation by its frames: atomics
+// inside sync.Mutex, RWMutex and WaitGroup implement those primitives (which
+// have their own events) and are dropped; those in sync.Once are Once's.
+func atomicClass(frames []Frame) (op Op, drop bool) {
+	for _, f := range frames {
+		fn := f.Func
+		switch {
+		case strings.HasPrefix(fn, "internal/sync.(*Mutex)."), strings.HasPrefix(fn, "sync.(*Mutex)."),
+			strings.HasPrefix(fn, "sync.(*RWMutex)."), strings.HasPrefix(fn, "sync.(*WaitGroup)."),
+			strings.HasPrefix(fn, "internal/sync.(*HashTrieMap"):
+			return OpInvalid, true
+		case strings.HasPrefix(fn, "sync.(*Once)."):
+			return OpOnceCheck, false
+		case strings.HasPrefix(fn, "sync/atomic."):
+			continue
+		default:
+			if IsUserFrame(f, "") || !strings.HasPrefix(fn, "sync.") {
+				return OpInvalid, false
+			}
+		}
+	}
+	return OpInvalid, false
+}
+
+// condOp reports whether frames are inside sync.Cond's copy check, and for
+// which method: Cond has no race annotations, but every Wait, Signal and
+// Broadcast reads its copyChecker first.
+func condOp(frames []Frame) Op {
+	inCheck := false
+	for _, f := range frames {
+		switch f.Func {
+		case "sync.(*copyChecker).check":
+			inCheck = true
+		case "sync.(*Cond).Wait":
+			if inCheck {
+				return OpCondWait
+			}
+			return OpInvalid
+		case "sync.(*Cond).Signal":
+			if inCheck {
+				return OpCondSignal
+			}
+			return OpInvalid
+		case "sync.(*Cond).Broadcast":
+			if inCheck {
+				return OpCondBroadcast
+			}
+			return OpInvalid
+		}
+	}
+	return OpInvalid
+}
+
+// inCondWait reports whether a lock event's frames are Cond.Wait's relock.
+func inCondWait(frames []Frame) bool {
+	for _, f := range frames {
+		if f.Func == "sync.(*Cond).Wait" {
+			return true
+		}
+	}
+	return false
+}
+
+// noInstrument reports whether a physical function belongs to a package
+// the compiler does not instrument under -race (the runtime and its
+// dependencies), so that it has no function-entry record.
+func noInstrument(fn string) bool {
+	for _, p := range []string{"runtime.", "runtime/race.", "internal/runtime/", "internal/abi.", "internal/bytealg.",
+		"internal/cpu.", "internal/goarch.", "internal/goos.", "internal/chacha8rand.", "internal/godebugs.",
+		"internal/stringslite.", "internal/strconv.", "internal/byteorder.", "internal/race.", "sync/atomic."} {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,660 @@
+// This file implements Convert: the recorder's spool, read back into a
+// Trace — call stacks rebuilt from function entries, heap memory split into
+// allocation lives, globals named from the binary's symbols, and
+// synchronisation classified in Go terms (classify.go).
+
+package trace
+
+import (
+	"bufio"
+	"debug/elf"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Heap allocation lives are given disjoint trace addresses, so that memory
+// the allocator reuses never looks shared between its lives: the n-th life
+// touched lives at lifeBase + n<<lifeShift.
+const (
+	lifeBase  = 1 << 62
+	lifeShift = 34
+	// Synthetic addresses for synchronisation the runtime does not
+	// annotate (sync.Cond signal -> waiter).
+	condBase = 0xfff0_0000_0000_0000
+)
+
+// Convert reads the spool written by a test binary and returns its trace.
+// bin is the test binary (for the names of globals); h is the header to
+// give the trace.
+//
+// Files under shadow (the shadow GOROOT the binary was built against) are
+// reported under the real GOROOT, h.GOROOT.
+func Convert(spoolPath, bin, shadow string, h Header) (*Trace, error) {
+	s, err := openSpool(spoolPath)
+	if err != nil {
+		return nil, err
+	}
+	if shadow != "" && h.GOROOT != "" {
+		prefix := strings.TrimSuffix(shadow, "/") + "/"
+		real := strings.TrimSuffix(h.GOROOT, "/") + "/"
+		s.fileName = func(f string) string {
+			if strings.HasPrefix(f, prefix) {
+				return real + f[len(prefix):]
+			}
+			return f
+		}
+	}
+	defer s.close()
+	c := newConverter(h, s, bin)
+	broken := s.merge(c.enter, c.exit, c.visit)
+	c.finish()
+	t, err := c.b.Trace()
+	if err != nil {
+		return nil, fmt.Errorf("internal error: %v", err)
+	}
+	if broken || s.overflow > 0 {
+		t.Truncated = true
+	}
+	return t, nil
+}
+
+type convGoroutine struct {
+	id        GoID
+	shadow    []uint64  // function-entry pcs (call sites), outermost first
+	shadowID  []StackID // stack ids of shadow prefixes
+	lastPC    uint64    // pc of the last access, for events made on its behalf
+	test      string
+	rwPending uint64 // trace address of RWMutex.Lock's readerSem acquire just seen
+	inCheck   bool   // last event was in sync.Cond's copy check
+	ended     bool
+}
+
+type alloc struct {
+	start, end uint64
+	life       uint64 // 0 until first touched
+	obj        ObjID
+}
+
+type converter struct {
+	b        *Builder
+	s        *spool
+	goroot   string
+	gs       map[uint32]*convGoroutine
+	pcStacks map[[2]uint64]StackID // (shadow stack id, pc) -> stack
+	// heap: allocations by 8 KiB page; large ones separately
+	pages    map[uint64][]*alloc
+	large    []*alloc
+	lives    uint64
+	globals  []elf.Symbol
+	objs     map[objKey]ObjID
+	lastRel  map[uint64]int // trace address -> index of the latest release-like event
+	selLines map[Frame]Op
+	conds    map[uint64]*condState
+	nextCond uint64
+}
+
+type condState struct {
+	obj     ObjID
+	waiters []GoID
+	pending map[GoID]uint64 // waiter -> synthetic address of its wake-up
+}
+
+func newConverter(h Header, s *spool, bin string) *converter {
+	c := &converter{
+		b:        NewBuilder(h),
+		s:        s,
+		goroot:   h.GOROOT,
+		gs:       make(map[uint32]*convGoroutine),
+		pcStacks: make(map[[2]uint64]StackID),
+		pages:    make(map[uint64][]*alloc),
+		objs:     make(map[objKey]ObjID),
+		lastRel:  make(map[uint64]int),
+		selLines: make(map[Frame]Op),
+		conds:    make(map[uint64]*condState),
+	}
+	c.globals = readGlobals(bin)
+	return c
+}
+
+// readGlobals returns the binary's data symbols sorted by address.
+func readGlobals(bin string) []elf.Symbol {
+	f, err := elf.Open(bin)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		return nil
+	}
+	var out []elf.Symbol
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) != elf.STT_OBJECT || s.Size == 0 || int(s.Section) >= len(f.Sections) {
+			continue
+		}
+		switch f.Sections[s.Section].Name {
+		case ".data", ".bss", ".noptrdata", ".noptrbss":
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Value < out[j].Value })
+	return out
+}
+
+func (c *converter) g(gid uint32) *convGoroutine {
+	g := c.gs[gid]
+	if g == nil {
+		g = &convGoroutine{}
+		c.gs[gid] = g
+	}
+	return g
+}
+
+// goID returns the trace id of gid, creating the goroutine (as a root) if
+// it was never started by a recorded go statement.
+func (c *converter) goID(gid uint32) *convGoroutine {
+	g := c.g(gid)
+	if g.id == 0 {
+		g.id = c.b.Goroutine(0, 0)
+	}
+	return g
+}
+
+func (c *converter) enter(gid uint32, pc uint64) {
+	g := c.g(gid)
+	parent := StackID(0)
+	if n := len(g.shadowID); n > 0 {
+		parent = g.shadowID[n-1]
+	}
+	g.shadow = append(g.shadow, pc)
+	g.shadowID = append(g.shadowID, c.push(parent, pc))
+}
+
+func (c *converter) exit(gid uint32) {
+	g := c.g(gid)
+	if n := len(g.shadow); n > 0 {
+		g.shadow = g.shadow[:n-1]
+		g.shadowID = g.shadowID[:n-1]
+	}
+}
+
+// push returns the stack made of the frames of pc on top of parent.
+func (c *converter) push(parent StackID, pc uint64) StackID {
+	key := [2]uint64{uint64(parent), pc}
+	if id, ok := c.pcStacks[key]; ok {
+		return id
+	}
+	frames := c.frames(pc)
+	id := parent
+	for i := len(frames) - 1; i >= 0; i-- {
+		id = c.b.Stacks().Push(id, frames[i])
+	}
+	c.pcStacks[key] = id
+	return id
+}
+
+func (c *converter) frames(pc uint64) []Frame {
+	if f, ok := c.s.syms[pc]; ok {
+		return f
+	}
+	return []Frame{{Func: fmt.Sprintf("0x%x", pc)}}
+}
+
+func (c *converter) top(g *convGoroutine) StackID {
+	if n := len(g.shadowID); n > 0 {
+		return g.shadowID[n-1]
+	}
+	return 0
+}
+
+// chainStack returns the stack of an event whose innermost frames come from
+// a chain of return addresses (innermost first) rather than from function
+// entries: the chain is followed until it reaches the call site recorded by
+// the goroutine's innermost function entry, whose frames the entry stack
+// already holds. (Functions without instrumented accesses have no entry
+// record, so the chain is the only trace of them.) It also returns the
+// frames of the chain itself, for classification.
+func (c *converter) chainStack(g *convGoroutine, pcs []uint64) (StackID, []Frame) {
+	var frames []Frame
+	var top uint64
+	if n := len(g.shadow); n > 0 {
+		top = g.shadow[n-1]
+	}
+	cut := len(pcs)
+	for i, pc := range pcs {
+		if pc == top {
+			cut = i
+			break
+		}
+	}
+	for _, pc := range pcs[:cut] {
+		frames = append(frames, c.frames(pc)...)
+	}
+	id := c.top(g)
+	if cut == len(pcs) && top != 0 {
+		// The chain did not reach the entry: keep what it holds up to the
+		// first user frame, which is the best guess at the join.
+		for i, f := range frames {
+			if IsUserFrame(f, c.goroot) {
+				frames = frames[:i+1]
+				break
+			}
+		}
+	}
+	for i := len(frames) - 1; i >= 0; i-- {
+		id = c.b.Stacks().Push(id, frames[i])
+	}
+	return id, frames
+}
+
+func (c *converter) visit(r *rawEvent) {
+	switch r.kind {
+	case rMalloc:
+		c.malloc(r.addr, r.size)
+		return
+	case rFree:
+		c.free(r.addr, r.size)
+		return
+	}
+	g := c.goID(r.gid)
+	if g.ended {
+		return
+	}
+	switch r.kind {
+	case rRead, rWrite, rReadRange, rWriteRange:
+		c.access(g, r)
+	case rAcquire, rRelease, rReleaseMerge, rReleaseAcquire:
+		c.sync(g, r)
+	case rAtomic:
+		c.atomic(g, r)
+	case rGo:
+		child := c.g(r.peer)
+		stack := c.push(c.top(g), r.pc)
+		child.id = c.b.Goroutine(g.id, stack)
+		child.test = g.test
+		c.add(g, Event{Op: OpGo, Peer: int32(child.id), Stack: stack})
+	case rStart:
+		parent := int32(0)
+		if p, ok := c.gs[r.peer]; ok {
+			parent = int32(p.id)
+		}
+		c.add(g, Event{Op: OpStart, Peer: parent})
+	case rEnd:
+		c.add(g, Event{Op: OpEnd, Stack: c.top(g)})
+		g.ended = true
+	}
+}
+
+func (c *converter) add(g *convGoroutine, e Event) int {
+	e.G = g.id
+	if e.Op != OpRLock && e.Op != OpLock {
+		g.rwPending = 0
+	}
+	return c.b.Add(e)
+}
+
+func (c *converter) access(g *convGoroutine, r *rawEvent) {
+	stack := c.push(c.top(g), r.pc)
+	frames := c.b.Stacks().Frames(stack)
+	c.noteTest(g, frames)
+	if op := condOp(frames); op != OpInvalid {
+		c.cond(g, op, r.addr, stack)
+	} else {
+		g.inCheck = false
+	}
+	g.lastPC = r.pc
+	addr, obj := c.locate(r.addr, r.size)
+	op := OpRead
+	if r.kind == rWrite || r.kind == rWriteRange {
+		op = OpWrite
+	}
+	size := r.size
+	if size > 1<<32-1 {
+		size = 1<<32 - 1
+	}
+	c.add(g, Event{Op: op, Addr: addr, Size: uint32(size), Obj: obj, Stack: stack})
+}
+
+// noteTest attributes g to a test when frames show testing.tRunner calling
+// a test function.
+func (c *converter) noteTest(g *convGoroutine, frames []Frame) {
+	if g.test != "" && !strings.Contains(g.test, "\x00") {
+		return
+	}
+	for i := 1; i < len(frames); i++ {
+		if frames[i].Func == "testing.tRunner" {
+			if name := testName(frames[i-1].Func); name != "" {
+				g.test = name
+				c.b.SetGoroutine(g.id, name, "")
+			}
+			return
+		}
+	}
+}
+
+// testName returns "TestX" for "example.com/p.TestX" or a closure in it.
+func testName(fn string) string {
+	if i := strings.LastIndex(fn, "/"); i >= 0 {
+		fn = fn[i+1:]
+	}
+	i := strings.Index(fn, ".")
+	if i < 0 {
+		return ""
+	}
+	fn = fn[i+1:]
+	if j := strings.Index(fn, "."); j >= 0 {
+		fn = fn[:j]
+	}
+	for _, p := range []string{"Test", "Benchmark", "Example", "Fuzz"} {
+		if strings.HasPrefix(fn, p) {
+			return fn
+		}
+	}
+	return ""
+}
+
+func (c *converter) sync(g *convGoroutine, r *rawEvent) {
+	kind := map[uint8]SyncKind{rAcquire: SyncAcquire, rRelease: SyncRelease, rReleaseMerge: SyncReleaseMerge, rReleaseAcquire: SyncReleaseAcquire}[r.kind]
+	stack, frames := c.chainStack(g, r.pcs)
+	cl := classifySync(frames, kind, r.behalf, c.selectDir)
+	if r.behalf {
+		// The chain is the partner's; this goroutine is parked where it
+		// last ran.
+		stack = c.push(c.top(g), g.lastPC)
+	}
+	addr, _ := c.locate(r.addr, 1)
+	objAddr := addr - uint64(cl.off)
+	if cl.kind == ObjRWMutex && cl.op == OpLock && g.rwPending != 0 && g.rwPending == addr+4 {
+		// RWMutex.Lock's second acquire (&writerSem): the lock is one event.
+		g.rwPending = 0
+		return
+	}
+	e := Event{Op: cl.op, Sync: kind, Addr: addr, Obj: c.syncObj(cl.kind, objAddr), Stack: stack}
+	if cl.op == OpLock && inCondWait(frames) {
+		c.condWake(g, stack)
+	}
+	if e.Op == OpRecv && kind.Acquires() {
+		e.Peer = -1
+		if i, ok := c.lastRel[addr]; ok && c.b.Event(i).Op == OpSend {
+			e.Peer = int32(i)
+		}
+	}
+	i := c.add(g, e)
+	if cl.kind == ObjRWMutex && cl.op == OpLock {
+		g.rwPending = addr
+	}
+	if kind == SyncRelease || kind == SyncReleaseAcquire {
+		c.lastRel[addr] = i
+	}
+}
+
+// selectDir tells a send from a receive inside runtime.selectgo by the
+// source line that made the annotation.
+func (c *converter) selectDir(f Frame) Op {
+	if op, ok := c.selLines[f]; ok {
+		return op
+	}
+	op := OpInvalid
+	if file, err := os.Open(f.File); err == nil {
+		sc := bufio.NewScanner(file)
+		for n := 1; sc.Scan(); n++ {
+			if n == f.Line {
+				line := sc.Text()
+				switch {
+				case strings.Contains(line, "recv"):
+					op = OpRecv
+				case strings.Contains(line, "send"):
+					op = OpSend
+				}
+				break
+			}
+		}
+		file.Close()
+	}
+	c.selLines[f] = op
+	return op
+}
+
+func (c *converter) atomic(g *convGoroutine, r *rawEvent) {
+	stack, _ := c.chainStack(g, r.pcs)
+	frames := c.b.Stacks().Frames(stack)
+	c.noteTest(g, frames)
+	if op := condOp(frames); op != OpInvalid {
+		c.cond(g, op, r.addr, stack)
+		return
+	}
+	g.inCheck = false
+	special, drop := atomicClass(frames)
+	addr, obj := c.locate(r.addr, r.size)
+	e := Event{Addr: addr, Size: uint32(r.size), Obj: obj, Stack: stack, Value: r.value, Old: r.old}
+	if r.aflags&afNoSync != 0 || drop {
+		if r.aop == aAdd && isWaitGroupAdd(frames) && int64(r.value-r.old)>>32 > 0 {
+			e.Op, e.Value = OpWGAdd, uint64(int64(r.value-r.old)>>32)
+			e.Obj = c.syncObj(ObjWaitGroup, addr)
+			c.add(g, e)
+		}
+		return
+	}
+	switch {
+	case r.aop == aLoad || r.aflags&afFailed != 0:
+		e.Op, e.Sync = OpAtomicLoad, SyncAcquire
+	case r.aop == aStore:
+		e.Op, e.Sync = OpAtomicStore, SyncRelease
+	default:
+		e.Op, e.Sync = OpAtomicRMW, SyncReleaseAcquire
+	}
+	if special == OpOnceCheck {
+		if e.Op == OpAtomicLoad {
+			e.Op = OpOnceCheck
+		} else {
+			e.Op = OpOnceDone
+		}
+	}
+	i := c.add(g, e)
+	if e.Sync.Releases() {
+		c.lastRel[addr] = i
+	}
+}
+
+func isWaitGroupAdd(frames []Frame) bool {
+	for _, f := range frames {
+		if f.Func == "sync.(*WaitGroup).Add" {
+			return true
+		}
+	}
+	return false
+}
+
+// cond handles the copy check at the start of a Cond method: Wait queues
+// the goroutine; Signal and Broadcast wake queued waiters (FIFO, as the
+// runtime's notify list does) through a synthetic release that the waiter
+// acquires when it relocks (condWake).
+func (c *converter) cond(g *convGoroutine, op Op, checker uint64, stack StackID) {
+	if g.inCheck {
+		return // the same check (a read, then a CAS on first use)
+	}
+	g.inCheck = true
+	addr, _ := c.locate(checker, 8)
+	cs := c.conds[addr]
+	if cs == nil {
+		cs = &condState{obj: c.syncObj(ObjCond, addr), pending: make(map[GoID]uint64)}
+		c.conds[addr] = cs
+	}
+	switch op {
+	case OpCondWait:
+		cs.waiters = append(cs.waiters, g.id)
+	case OpCondSignal, OpCondBroadcast:
+		n := len(cs.waiters)
+		if op == OpCondSignal && n > 1 {
+			n = 1
+		}
+		sync := SyncNone
+		var a uint64
+		if n > 0 {
+			c.nextCond++
+			a = condBase + c.nextCond*8
+			sync = SyncReleaseMerge
+			for _, w := range cs.waiters[:n] {
+				cs.pending[w] = a
+			}
+			cs.waiters = cs.waiters[n:]
+		}
+		c.add(g, Event{Op: op, Sync: sync, Addr: a, Obj: cs.obj, Stack: stack})
+	}
+}
+
+// condWake emits the wake-up of a Cond.Wait, just before its relock.
+func (c *converter) condWake(g *convGoroutine, stack StackID) {
+	for _, cs := range c.conds {
+		if a, ok := cs.pending[g.id]; ok {
+			delete(cs.pending, g.id)
+			c.add(g, Event{Op: OpCondWait, Sync: SyncAcquire, Addr: a, Obj: cs.obj, Stack: stack})
+			return
+		}
+	}
+	for _, cs := range c.conds {
+		for i, w := range cs.waiters {
+			if w == g.id { // woken without a recorded signal: no ordering known
+				cs.waiters = append(cs.waiters[:i], cs.waiters[i+1:]...)
+				c.add(g, Event{Op: OpCondWait, Obj: cs.obj, Stack: stack})
+				return
+			}
+		}
+	}
+}
+
+// syncObj returns the object for synchronisation at trace address addr.
+func (c *converter) syncObj(kind ObjKind, addr uint64) ObjID {
+	k := objKey{addr: addr, name: "\x00sync"}
+	if id, ok := c.objs[k]; ok {
+		o := c.b.t.Objects[id]
+		if o.Kind == ObjSync && kind != ObjSync {
+			c.b.t.Objects[id].Kind = kind
+		}
+		return id
+	}
+	id := c.b.AddObject(Object{Kind: kind, Addr: addr})
+	c.objs[k] = id
+	return id
+}
+
+// ---- memory: heap lives and globals ----
+
+const pageShift = 13
+
+func (c *converter) malloc(p, size uint64) {
+	if size == 0 {
+		size = 1
+	}
+	c.free(p, size)
+	a := &alloc{start: p, end: p + size}
+	if size > 1<<16 {
+		c.large = append(c.large, a)
+		return
+	}
+	for pg := p >> pageShift; pg <= (p+size-1)>>pageShift; pg++ {
+		c.pages[pg] = append(c.pages[pg], a)
+	}
+}
+
+// free ends every life overlapping [p, p+size).
+func (c *converter) free(p, size uint64) {
+	end := p + size
+	for pg := p >> pageShift; pg <= (end-1)>>pageShift && pg-(p>>pageShift) < 1<<20; pg++ {
+		list := c.pages[pg]
+		kept := list[:0]
+		for _, a := range list {
+			if a.start < end && p < a.end {
+				continue
+			}
+			kept = append(kept, a)
+		}
+		if len(kept) == 0 {
+			delete(c.pages, pg)
+		} else {
+			c.pages[pg] = kept
+		}
+	}
+	kept := c.large[:0]
+	for _, a := range c.large {
+		if !(a.start < end && p < a.end) {
+			kept = append(kept, a)
+		}
+	}
+	c.large = kept
+}
+
+func (c *converter) findAlloc(addr uint64) *alloc {
+	for _, a := range c.pages[addr>>pageShift] {
+		if a.start <= addr && addr < a.end {
+			return a
+		}
+	}
+	for _, a := range c.large {
+		if a.start <= addr && addr < a.end {
+			return a
+		}
+	}
+	return nil
+}
+
+// locate returns the trace address and the object of real address addr.
+func (c *converter) locate(addr, size uint64) (uint64, ObjID) {
+	if a := c.findAlloc(addr); a != nil {
+		if a.life == 0 {
+			c.lives++
+			a.life = c.lives
+			a.obj = c.b.AddObject(Object{Kind: ObjHeap, Addr: a.start, Size: a.end - a.start})
+		}
+		return lifeBase + a.life<<lifeShift + (addr - a.start), a.obj
+	}
+	i := sort.Search(len(c.globals), func(i int) bool { return c.globals[i].Value+c.globals[i].Size > addr })
+	if i < len(c.globals) && c.globals[i].Value <= addr {
+		s := c.globals[i]
+		k := objKey{addr: s.Value, name: s.Name}
+		id, ok := c.objs[k]
+		if !ok {
+			id = c.b.AddObject(Object{Kind: ObjVar, Addr: s.Value, Size: s.Size, Name: s.Name})
+			c.objs[k] = id
+		}
+		return addr, id
+	}
+	k := objKey{addr: addr}
+	id, ok := c.objs[k]
+	if !ok {
+		id = c.b.AddObject(Object{Kind: ObjVar, Addr: addr, Size: size})
+		c.objs[k] = id
+	}
+	return addr, id
+}
+
+// finish propagates test attribution down the goroutine tree and names
+// goroutines by the function they started in.
+func (c *converter) finish() {
+	t := c.b.t
+	for i := 1; i < len(t.Goroutines); i++ {
+		gr := &t.Goroutines[i]
+		if gr.Test == "" && gr.Parent > 0 {
+			gr.Test = t.Goroutines[gr.Parent].Test
+		}
+	}
+	// The function a goroutine started in: the outermost frame of its
+	// first event's stack that is not the runtime's.
+	seen := make([]bool, len(t.Goroutines))
+	for i := range t.Events {
+		e := &t.Events[i]
+		if seen[e.G] || e.Stack == 0 {
+			continue
+		}
+		seen[e.G] = true
+		frames := t.Stacks.Frames(e.Stack)
+		for j := len(frames) - 1; j >= 0; j-- {
+			if !strings.HasPrefix(frames[j].Func, "runtime.") {
+				t.Goroutines[e.G].Func = frames[j].Func
+				break
+			}
+		}
+	}
+}

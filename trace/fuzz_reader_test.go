@@ -1,0 +1,71 @@
+// This file implements FuzzReader, which feeds arbitrary bytes to the trace
+// file reader: go test -fuzz=FuzzReader ./trace
+
+package trace
+
+import (
+	"bytes"
+	"io"
+	"testing"
+)
+
+// FuzzReader checks that no input makes the reader panic or disagree with
+// itself: Read and the streaming Reader return the same events, and a
+// trace that reads writes back into a file that reads as the same trace
+// and rewrites to the same bytes.
+func FuzzReader(f *testing.F) {
+	small := formatEncode(f, formatSmallTrace(f), batchTarget)
+	f.Add(small)
+	f.Add(formatEncode(f, formatSmallTrace(f), 16))
+	f.Add(small[:len(small)/2])
+	f.Add(formatEncode(f, formatRealisticTrace(f, 300), 256))
+	f.Add(formatRecords(formatUvarints(tagEnd, 0)))
+	f.Add([]byte(fileMagic))
+	f.Add([]byte{})
+
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := Read(bytes.NewReader(data))
+		if err != nil {
+			if tr != nil {
+				t.Fatalf("Read returned a trace and %v", err)
+			}
+			return
+		}
+
+		// The streaming reader sees the same events.
+		if r, err := NewReader(bytes.NewReader(data)); err == nil {
+			for i := 0; ; i++ {
+				e, err := r.Next()
+				if err != nil {
+					_, truncated := err.(*TruncatedError)
+					if i != len(tr.Events) || (err != io.EOF && !truncated) || truncated != tr.Truncated {
+						t.Fatalf("Next: %v after %d events; Read gave %d events, truncated %v", err, i, len(tr.Events), tr.Truncated)
+					}
+					break
+				}
+				if e != tr.Events[i] {
+					t.Fatalf("event %d: Next gave %+v, Read %+v", i, e, tr.Events[i])
+				}
+			}
+		} else if !tr.Truncated || len(tr.Events) != 0 {
+			t.Fatalf("NewReader: %v, but Read gave %d events", err, len(tr.Events))
+		}
+
+		// What reads writes back, and reads again as the same trace.
+		var buf bytes.Buffer
+		if err := WriteTrace(&buf, tr); err != nil {
+			t.Fatalf("WriteTrace of a trace that read: %v", err)
+		}
+		again, err := Read(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatalf("reading a rewritten trace: %v", err)
+		}
+		if d := formatDiff(tr, again, -1); d != "" || again.Truncated != tr.Truncated {
+			t.Fatalf("rewritten trace differs: %s (truncated %v, want %v)", d, again.Truncated, tr.Truncated)
+		}
+		var buf2 bytes.Buffer
+		if err := WriteTrace(&buf2, again); err != nil || !bytes.Equal(buf.Bytes(), buf2.Bytes()) {
+			t.Fatalf("second rewrite differs (%v)", err)
+		}
+	})
+}

@@ -1,0 +1,372 @@
+// This file implements Record: build a package's test binary with -race
+// against the recording toolchain, run the selected tests, and convert what
+// the recorder spooled into a trace file.
+
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// RecordOptions says what to record and how.
+type RecordOptions struct {
+	Dir      string        // directory to run the go command in ("" = current)
+	Package  string        // package pattern ("" = ".")
+	Run      string        // regexp selecting tests (-test.run); "" = all
+	Timeout  time.Duration // per-run test timeout (-test.timeout); 0 = 10m
+	Output   string        // trace file to write; "" = a temporary file
+	Stderr   io.Writer     // receives the build's and the test's output (nil = discard)
+	GoFlags  []string      // extra flags for go test -c (e.g. -tags=x)
+	Env      []string      // extra environment (KEY=value) for the build and the run
+	CacheDir string        // seer's cache ("" = the user cache directory)
+	Progress func(stage string)
+}
+
+// A RecordResult describes a recording.
+type RecordResult struct {
+	Path     string   // the trace file
+	Package  string   // import path of the package
+	PkgDir   string   // its directory
+	Events   int      // events in the trace
+	Outcome  Outcome  // how the test process ended
+	Trace    *Trace   // the trace, as written
+	Duration struct { // wall time of each stage
+		Build, Run, Convert time.Duration
+	}
+}
+
+// A BuildError is one compiler error, positioned for an editor.
+type BuildError struct {
+	File string // absolute path
+	Line int
+	Col  int // 0 when unknown
+	Msg  string
+}
+
+func (e BuildError) String() string {
+	if e.Col > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// A BuildFailure is returned when the test binary does not build.
+type BuildFailure struct {
+	Package string
+	Errors  []BuildError // positioned errors, in the order the go command printed them
+	Output  string       // the go command's whole output
+}
+
+func (f *BuildFailure) Error() string {
+	if len(f.Errors) == 0 {
+		return fmt.Sprintf("%s: build failed:\n%s", f.Package, strings.TrimSpace(f.Output))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: build failed:", f.Package)
+	for _, e := range f.Errors {
+		b.WriteString("\n\t")
+		b.WriteString(e.String())
+	}
+	return b.String()
+}
+
+var buildErrRE = regexp.MustCompile(`^(\S[^:]*\.go):(\d+)(?::(\d+))?: (.*)$`)
+
+// parseBuildErrors extracts positioned errors from go build output; file
+// names relative to dir are made absolute.
+func parseBuildErrors(out, dir string) []BuildError {
+	var errs []BuildError
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		m := buildErrRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		file := m[1]
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(dir, file)
+		}
+		ln, _ := strconv.Atoi(m[2])
+		col, _ := strconv.Atoi(m[3])
+		errs = append(errs, BuildError{File: filepath.Clean(file), Line: ln, Col: col, Msg: m[4]})
+	}
+	return errs
+}
+
+// Record builds and runs the tests of one package under the recorder and
+// writes the trace. A test that fails, panics, times out or exits early
+// still gives a trace of everything it did (Outcome says how it ended); a
+// package that does not build gives a *BuildFailure.
+func Record(ctx context.Context, opts RecordOptions) (*RecordResult, error) {
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(string) {}
+	}
+	stderr := opts.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	pkg := opts.Package
+	if pkg == "" {
+		pkg = "."
+	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	tc, err := PrepareToolchain(ctx, opts.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	env := tc.Env(append(os.Environ(), opts.Env...))
+	res := &RecordResult{}
+
+	// Which package is it?
+	list := exec.CommandContext(ctx, tc.Go, "list", "-f", "{{.ImportPath}}\t{{.Dir}}", pkg)
+	list.Dir, list.Env = opts.Dir, env
+	var listErr bytes.Buffer
+	list.Stderr = &listErr
+	out, err := list.Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		msg := listErr.String()
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, &BuildFailure{Package: pkg, Output: msg, Errors: parseBuildErrors(msg, absDir(opts.Dir))}
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 1 {
+		return nil, fmt.Errorf("seer record takes one package; %q matches %d", pkg, len(lines))
+	}
+	parts := strings.SplitN(lines[0], "\t", 2)
+	res.Package, res.PkgDir = parts[0], parts[1]
+
+	// Build the test binary.
+	progress("building")
+	work, err := os.MkdirTemp("", "seer-record-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	bin := filepath.Join(work, "pkg.test")
+	start := time.Now()
+	args := append([]string{"test", "-c", "-race", "-o", bin}, opts.GoFlags...)
+	args = append(args, pkg)
+	build := exec.CommandContext(ctx, tc.Go, args...)
+	build.Dir, build.Env = opts.Dir, env
+	var buildOut bytes.Buffer
+	build.Stdout, build.Stderr = &buildOut, &buildOut
+	err = build.Run()
+	res.Duration.Build = time.Since(start)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &BuildFailure{Package: res.Package, Output: buildOut.String(), Errors: parseBuildErrors(buildOut.String(), absDir(opts.Dir))}
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("%s: no test files", res.Package)
+	}
+	binID, err := fileID(bin)
+	if err != nil {
+		return nil, err
+	}
+
+	// Run it.
+	progress("running")
+	spool := filepath.Join(work, "spool")
+	testArgs := []string{"-test.paniconexit0", "-test.v", "-test.timeout=" + timeout.String()}
+	if opts.Run != "" {
+		testArgs = append(testArgs, "-test.run="+opts.Run)
+	}
+	start = time.Now()
+	outcome, err := runTest(ctx, bin, testArgs, res.PkgDir, append(os.Environ(), append(opts.Env, "SEER_SPOOL="+spool)...), stderr, timeout)
+	res.Duration.Run = time.Since(start)
+	if err != nil {
+		return nil, err
+	}
+
+	// Convert the spool.
+	progress("converting")
+	start = time.Now()
+	h := Header{
+		Version:   FormatVersion,
+		GoVersion: tc.GoVersion,
+		GOOS:      tc.GOOS,
+		GOARCH:    tc.GOARCH,
+		Package:   res.Package,
+		Binary:    binID,
+		Args:      strings.Join(testArgs, " "),
+		Format:    "seer",
+		GOROOT:    tc.GOROOT,
+	}
+	t, err := Convert(spool, bin, tc.Shadow, h)
+	if err != nil {
+		return nil, fmt.Errorf("reading the recording of %s: %w", res.Package, err)
+	}
+	t.Outcome = outcome
+	path := opts.Output
+	if path == "" {
+		f, err := os.CreateTemp("", "seer-*.trace")
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+		path = f.Name()
+	}
+	if err := WriteFile(path, t); err != nil {
+		return nil, err
+	}
+	res.Duration.Convert = time.Since(start)
+	res.Path, res.Events, res.Outcome, res.Trace = path, len(t.Events), outcome, t
+	return res, nil
+}
+
+func absDir(dir string) string {
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	return abs
+}
+
+func fileID(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// runTest runs the test binary, copying its output to w while watching for
+// the way it ends. The binary's own -test.timeout normally stops a hung
+// test (with a panic that prints every goroutine); if the process outlives
+// that by a minute, or ctx is cancelled, it is killed.
+func runTest(ctx context.Context, bin string, args []string, dir string, env []string, w io.Writer, timeout time.Duration) (Outcome, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		return Outcome{}, fmt.Errorf("starting the test binary: %v", err)
+	}
+	var scan outputScan
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		scan.copy(w, pr)
+	}()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var killed string
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		killed = "cancelled"
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		err = <-done
+	case <-time.After(timeout + time.Minute):
+		killed = "timeout"
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		err = <-done
+	}
+	pw.Close()
+	wg.Wait()
+	o := Outcome{Result: "pass"}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		o.ExitCode = exit.ExitCode()
+		o.Result = "fail"
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			o.Result = "killed"
+			o.Message = "killed by " + ws.Signal().String()
+		}
+	} else if err != nil {
+		return Outcome{}, err
+	}
+	switch {
+	case killed == "cancelled":
+		o.Result, o.Message = "killed", "recording cancelled"
+	case killed == "timeout" || scan.timedOut:
+		o.Result, o.Message = "timeout", scan.firstPanic
+		if o.Message == "" {
+			o.Message = fmt.Sprintf("test did not finish in %v", timeout)
+		}
+	case scan.firstPanic != "" && o.Result != "pass":
+		o.Result, o.Message = "panic", scan.firstPanic
+	case o.Result == "fail" && scan.exitedEarly:
+		o.Message = "test binary exited without finishing its tests (os.Exit?)"
+	}
+	if ctx.Err() != nil {
+		return o, ctx.Err()
+	}
+	return o, nil
+}
+
+// outputScan copies test output and notes how the run ended.
+type outputScan struct {
+	firstPanic  string
+	timedOut    bool
+	exitedEarly bool
+	sawResult   bool
+}
+
+func (s *outputScan) copy(w io.Writer, r io.Reader) {
+	br := bufio.NewReader(r)
+	for {
+		line, err := br.ReadString('\n')
+		if len(line) > 0 {
+			io.WriteString(w, line)
+			s.note(strings.TrimRight(line, "\n"))
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *outputScan) note(line string) {
+	line = strings.TrimPrefix(line, "\x16") // -test.v=test2json framing marker
+	switch {
+	case strings.HasPrefix(line, "panic: test timed out"):
+		s.timedOut = true
+		if s.firstPanic == "" {
+			s.firstPanic = strings.TrimPrefix(line, "panic: ")
+		}
+	case strings.HasPrefix(line, "panic: ") && s.firstPanic == "":
+		s.firstPanic = strings.TrimPrefix(line, "panic: ")
+	case line == "PASS" || line == "FAIL":
+		s.sawResult = true
+	}
+	s.exitedEarly = !s.sawResult
+}

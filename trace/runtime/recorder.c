@@ -1,0 +1,749 @@
+// seer's recording race runtime.
+//
+// This file implements every __tsan_* function that Go's runtime/race.go
+// declares. Built with -race, the Go compiler calls them on every memory
+// access and function entry, and the runtime and package sync call them at
+// every synchronisation. ThreadSanitizer's implementation detects races;
+// this one records what happened into a spool file, and seer predicts from
+// the recording (see ../doc.go).
+//
+// # The spool
+//
+// The spool is a sparse file mapped MAP_SHARED, so every record reaches the
+// file the moment it is written to memory: a test that panics, calls
+// os.Exit, times out or is killed leaves every complete record behind.
+//
+//	[0, 4096)                 spool header (struct spool_header)
+//	[4096, 4096+MALLOC_BYTES) the allocation region: fixed 24-byte records of
+//	                          malloc/free, appended through an atomic index
+//	[CHUNKS_OFF, ...)         8 KiB chunks: chunk 0.. are handed out by an
+//	                          atomic counter; each belongs to one goroutine
+//	                          (or to the symbol table, gid 0)
+//
+// A chunk is [u32 gid][u32 used][records...]; `used` is published after the
+// record's words, so a reader never sees a half-written record. Records are
+// 8-byte words; the first word is (payload << 8) | kind. Events that carry
+// a sequence number take it from one global atomic counter, so the reader
+// can merge goroutines back into the order things happened; for
+// synchronisation that order is the real one, because the runtime calls us
+// inside its own critical sections, and for atomics because we perform the
+// operation and take the number under one per-address lock.
+//
+// No lock is taken on the path of plain reads and writes: a goroutine runs on
+// one thread at a time and only appends to its own chunk.
+//
+// # Stacks
+//
+// Plain accesses carry the pc of the access; __tsan_func_enter/exit records
+// give the reader the call stack. Synchronisation annotations carry no pc,
+// so the trampolines below pass the goroutine's frame pointer (racecall
+// leaves the Go BP untouched) and we record the first return addresses of
+// the Go frame-pointer chain. Every pc is symbolised once, on first sight,
+// through the runtime's own callback (raceSymbolizeCodeCmd, which expands
+// inlined frames), and the frames are written to symbol chunks.
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+typedef uintptr_t uptr;
+
+#define SPOOL_MAGIC 0x4c4f4f5052454553ULL /* "SEERPOOL" */
+#define SPOOL_VERSION 1
+#define HEADER_BYTES 4096ULL
+#define MALLOC_BYTES (4ULL << 30)
+#define CHUNK_BYTES 8192ULL
+#define CHUNKS_OFF (HEADER_BYTES + MALLOC_BYTES)
+#define SPOOL_BYTES (64ULL << 30)
+#define MAX_CHUNKS ((SPOOL_BYTES - CHUNKS_OFF) / CHUNK_BYTES)
+#define CHUNK_HDR 8
+#define MAX_SYNC_PCS 12
+#define MAX_ATOMIC_PCS 4
+
+enum {
+	R_ENTER = 1,        // pc<<8
+	R_EXIT = 2,         //
+	R_READ = 3,         // seq<<8, addr, pc<<8|size
+	R_WRITE = 4,        // seq<<8, addr, pc<<8|size
+	R_READ_RANGE = 5,   // seq<<8, addr, size, pc
+	R_WRITE_RANGE = 6,  // seq<<8, addr, size, pc
+	R_ACQUIRE = 7,      // seq<<8, addr, behalf<<32|n, pcs[n]
+	R_RELEASE = 8,      // same
+	R_RELEASE_MERGE = 9,
+	R_RELEASE_ACQUIRE = 10,
+	R_ATOMIC = 11,      // seq<<8, addr, op<<16|flags<<8|size, value, old, n, pcs[n] (caller pc, then the Go frame chain)
+	R_GO = 12,          // seq<<8, child gid, pc
+	R_START = 13,       // seq<<8, parent gid
+	R_END = 14,         // seq<<8
+	R_SYM = 15,         // pc<<8, depth<<32|line, lens (funclen<<16|filelen), bytes...
+	R_MALLOC = 16,      // seq<<8, addr, size   (allocation region only)
+	R_FREE = 17,        // seq<<8, addr, size   (allocation region only)
+	R_FINI = 18,        // seq<<8               (spool header flag instead)
+};
+
+enum { A_LOAD = 1, A_STORE, A_SWAP, A_ADD, A_AND, A_OR, A_CAS };
+enum { AF_NOSYNC = 1, AF_FAILED = 2 };
+
+struct spool_header {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t chunk_bytes;
+	uint64_t chunks_off;
+	uint64_t malloc_bytes;
+	uint64_t next_chunk;   // chunks handed out
+	uint64_t next_malloc;  // allocation records handed out
+	uint64_t fini;         // set by __tsan_fini
+	uint64_t overflow;     // records dropped because the spool was full
+	uint64_t pid;
+	uint32_t ptr_size;
+	uint32_t pad;
+};
+
+struct gctx {
+	uint32_t gid;
+	uint32_t ignore;   // go_ignore_sync nesting
+	uint8_t *chunk;    // current chunk, or NULL
+	uint32_t used;     // bytes used in chunk after the header
+	uint32_t pad;
+};
+
+static uint8_t *spool;       // the mapping, or NULL when not recording
+static struct spool_header *hdr;
+static void (*callback)(uptr cmd, void *ctx);
+static uint64_t seq_counter __attribute__((aligned(64)));
+static uint32_t gid_counter __attribute__((aligned(64)));
+static volatile int sym_lock __attribute__((aligned(64)));
+static struct gctx sym_ctx; // symbol chunks (gid 0)
+static volatile int atomic_locks[4096] __attribute__((aligned(64)));
+static uint64_t *seen_pcs; // open-addressing set of symbolised pcs
+#define SEEN_BITS 22
+#define SEEN_SIZE (1ULL << SEEN_BITS)
+
+static inline uint64_t next_seq(void) {
+	return __atomic_add_fetch(&seq_counter, 1, __ATOMIC_SEQ_CST);
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
+static inline void spin_lock(volatile int *l) {
+	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(l, __ATOMIC_RELAXED))
+			cpu_relax();
+	}
+}
+
+static inline void spin_unlock(volatile int *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
+
+// ---- chunk allocation and appending ----
+
+static uint8_t *new_chunk(uint32_t gid) {
+	uint64_t i = __atomic_fetch_add(&hdr->next_chunk, 1, __ATOMIC_RELAXED);
+	if (i >= MAX_CHUNKS) {
+		__atomic_fetch_add(&hdr->overflow, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	uint8_t *c = spool + CHUNKS_OFF + i * CHUNK_BYTES;
+	((uint32_t *)c)[1] = 0;
+	__atomic_store_n((uint32_t *)c, gid, __ATOMIC_RELEASE);
+	return c;
+}
+
+// reserve returns room for n words in g's chunk, or NULL when recording is
+// off or the spool is full. commit(g, n) publishes them.
+static inline uint64_t *reserve(struct gctx *g, uint32_t n) {
+	if (!spool || !g)
+		return NULL;
+	uint32_t bytes = n * 8;
+	if (!g->chunk || g->used + bytes > CHUNK_BYTES - CHUNK_HDR) {
+		g->chunk = new_chunk(g->gid);
+		g->used = 0;
+		if (!g->chunk)
+			return NULL;
+	}
+	return (uint64_t *)(g->chunk + CHUNK_HDR + g->used);
+}
+
+static inline void commit(struct gctx *g, uint32_t n) {
+	g->used += n * 8;
+	__atomic_store_n((uint32_t *)(g->chunk + 4), g->used, __ATOMIC_RELEASE);
+}
+
+// ---- symbolisation ----
+
+struct symbolize_code_ctx {
+	uptr pc;
+	char *func;
+	char *file;
+	uptr line;
+	uptr off;
+	uptr res;
+};
+
+static void write_sym(uptr pc, uint32_t depth, const char *fn, const char *file, uptr line) {
+	uint32_t fl = fn ? strnlen(fn, 2000) : 0;
+	uint32_t il = file ? strnlen(file, 2000) : 0;
+	uint32_t words = 3 + (fl + il + 7) / 8;
+	uint64_t *w = reserve(&sym_ctx, words);
+	if (!w)
+		return;
+	w[0] = ((uint64_t)pc << 8) | R_SYM;
+	w[1] = ((uint64_t)depth << 32) | (uint32_t)line;
+	w[2] = ((uint64_t)fl << 16) | il;
+	char *s = (char *)&w[3];
+	memcpy(s, fn, fl);
+	memcpy(s + fl, file, il);
+	commit(&sym_ctx, words);
+}
+
+// seen reports whether pc has been symbolised or queued, claiming it if not.
+static int seen(uptr pc) {
+	uint64_t h = (pc * 0x9E3779B97F4A7C15ULL) >> (64 - SEEN_BITS);
+	for (uint64_t probe = 0; probe < 64; probe++) {
+		uint64_t *slot = &seen_pcs[(h + probe) & (SEEN_SIZE - 1)];
+		uint64_t v = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+		if (v == pc)
+			return 1;
+		if (v == 0) {
+			uint64_t zero = 0;
+			if (__atomic_compare_exchange_n(slot, &zero, pc, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				return 0;
+			if (zero == pc)
+				return 1;
+		}
+	}
+	return 1; // table full around this hash: the reader shows the raw pc
+}
+
+// symbolize_now writes the frames of pc. Call with sym_lock held and only
+// from hooks that run on the user goroutine (see symbolize).
+static void symbolize_now(uptr pc) {
+	struct symbolize_code_ctx c;
+	uptr cur = pc - 1; // return address -> the call instruction
+	for (uint32_t depth = 0; depth < 64; depth++) {
+		memset(&c, 0, sizeof c);
+		c.pc = cur;
+		callback(1 /* raceSymbolizeCodeCmd */, &c);
+		write_sym(pc, depth, c.func, c.file, c.line);
+		if (c.pc == cur)
+			break;
+		cur = c.pc;
+	}
+}
+
+// The runtime's callback thunk leaves TLS g = m->curg when it returns, so it
+// must not be called on g0 (go_start runs there, and so may some
+// acquire/release annotations). Hooks that may run on g0 queue their pcs;
+// hooks called from instrumented code (always on the user goroutine) drain
+// the queue and symbolise directly.
+#define PENDING 4096
+static uptr pending[PENDING];
+static uint32_t npending;
+static volatile uint32_t any_pending;
+
+static void queue_symbol(uptr pc) {
+	if (!pc || !callback || !seen_pcs || seen(pc))
+		return;
+	spin_lock(&sym_lock);
+	if (npending < PENDING)
+		pending[npending++] = pc;
+	__atomic_store_n(&any_pending, 1, __ATOMIC_RELEASE);
+	spin_unlock(&sym_lock);
+}
+
+static void symbolize(uptr pc) {
+	if (!pc || !callback || !seen_pcs)
+		return;
+	int fresh = !seen(pc);
+	if (!fresh && !__atomic_load_n(&any_pending, __ATOMIC_ACQUIRE))
+		return;
+	spin_lock(&sym_lock);
+	for (uint32_t i = 0; i < npending; i++)
+		symbolize_now(pending[i]);
+	npending = 0;
+	__atomic_store_n(&any_pending, 0, __ATOMIC_RELEASE);
+	if (fresh)
+		symbolize_now(pc);
+	spin_unlock(&sym_lock);
+}
+
+// ---- initialisation ----
+
+static void open_spool(void) {
+	const char *path = getenv("SEER_SPOOL");
+	if (!path || !*path)
+		return;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, SPOOL_BYTES) != 0) {
+		close(fd);
+		return;
+	}
+	void *m = mmap(NULL, SPOOL_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return;
+	void *seen = mmap(NULL, SEEN_SIZE * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (seen == MAP_FAILED) {
+		munmap(m, SPOOL_BYTES);
+		return;
+	}
+	seen_pcs = seen;
+	spool = m;
+	hdr = (struct spool_header *)m;
+	hdr->version = SPOOL_VERSION;
+	hdr->chunk_bytes = CHUNK_BYTES;
+	hdr->chunks_off = CHUNKS_OFF;
+	hdr->malloc_bytes = MALLOC_BYTES;
+	hdr->pid = getpid();
+	hdr->ptr_size = sizeof(void *);
+	__atomic_store_n(&hdr->magic, SPOOL_MAGIC, __ATOMIC_RELEASE);
+}
+
+static struct gctx *new_gctx(void) {
+	struct gctx *g = calloc(1, sizeof *g);
+	if (g)
+		g->gid = __atomic_add_fetch(&gid_counter, 1, __ATOMIC_RELAXED);
+	return g;
+}
+
+void __tsan_init(void **thr, void **proc, void (*cb)(uptr cmd, void *ctx)) {
+	callback = cb;
+	open_spool();
+	*thr = new_gctx();
+	static int dummy_proc;
+	*proc = &dummy_proc;
+}
+
+void __tsan_fini(void) {
+	if (hdr)
+		__atomic_store_n(&hdr->fini, next_seq(), __ATOMIC_RELEASE);
+	// Like ThreadSanitizer's: exit with the status the race runtime decided
+	// (always success: seer reports nothing itself).
+	exit(0);
+}
+
+void __tsan_proc_create(void **pctx) {
+	static int dummy_proc;
+	*pctx = &dummy_proc;
+}
+void __tsan_proc_destroy(void *pctx) { (void)pctx; }
+void __tsan_map_shadow(uptr addr, uptr size) { (void)addr; (void)size; }
+void __tsan_report_count(uint64_t *pn) { *pn = 0; }
+void __tsan_finalizer_goroutine(struct gctx *thr) { (void)thr; }
+
+// ---- goroutines ----
+
+void __tsan_go_start(struct gctx *parent, struct gctx **pchild, uptr pc) {
+	struct gctx *child = new_gctx();
+	*pchild = child;
+	if (!child)
+		return;
+	queue_symbol(pc);
+	uint64_t *w = reserve(parent, 3);
+	if (w) {
+		w[0] = (next_seq() << 8) | R_GO;
+		w[1] = child->gid;
+		w[2] = pc;
+		commit(parent, 3);
+	}
+	w = reserve(child, 2);
+	if (w) {
+		w[0] = (next_seq() << 8) | R_START;
+		w[1] = parent ? parent->gid : 0;
+		commit(child, 2);
+	}
+}
+
+void __tsan_go_end(struct gctx *thr) {
+	uint64_t *w = reserve(thr, 1);
+	if (w) {
+		w[0] = (next_seq() << 8) | R_END;
+		commit(thr, 1);
+	}
+}
+
+void __tsan_go_ignore_sync_begin(struct gctx *thr) {
+	if (thr)
+		thr->ignore++;
+}
+void __tsan_go_ignore_sync_end(struct gctx *thr) {
+	if (thr && thr->ignore)
+		thr->ignore--;
+}
+
+// ---- allocation ----
+
+static void alloc_record(uint64_t kind, uptr p, uptr sz) {
+	if (!spool)
+		return;
+	uint64_t i = __atomic_fetch_add(&hdr->next_malloc, 1, __ATOMIC_RELAXED);
+	if ((i + 1) * 24 > MALLOC_BYTES) {
+		__atomic_fetch_add(&hdr->overflow, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	uint64_t *w = (uint64_t *)(spool + HEADER_BYTES + i * 24);
+	w[1] = p;
+	w[2] = sz;
+	__atomic_store_n(&w[0], (next_seq() << 8) | kind, __ATOMIC_RELEASE);
+}
+
+void __tsan_malloc(void *thr, uptr pc, uptr p, uptr sz) {
+	(void)thr;
+	(void)pc;
+	alloc_record(R_MALLOC, p, sz);
+}
+void __tsan_free(uptr p, uptr sz) { alloc_record(R_FREE, p, sz); }
+
+// ---- function entry and exit ----
+
+void __tsan_func_enter(struct gctx *thr, uptr pc) {
+	uint64_t *w = reserve(thr, 1);
+	if (!w)
+		return;
+	symbolize(pc);
+	w[0] = ((uint64_t)pc << 8) | R_ENTER;
+	commit(thr, 1);
+}
+
+void __tsan_func_exit(struct gctx *thr) {
+	uint64_t *w = reserve(thr, 1);
+	if (!w)
+		return;
+	w[0] = R_EXIT;
+	commit(thr, 1);
+}
+
+// ---- plain accesses ----
+
+static inline void mem_access(struct gctx *thr, uint64_t kind, uptr addr, uptr size, uptr pc) {
+	uint64_t *w = reserve(thr, 3);
+	if (!w)
+		return;
+	symbolize(pc);
+	w[0] = (next_seq() << 8) | kind;
+	w[1] = addr;
+	w[2] = ((uint64_t)pc << 8) | (size & 0xff);
+	commit(thr, 3);
+}
+
+static inline void mem_access_range(struct gctx *thr, uint64_t kind, uptr addr, uptr size, uptr pc) {
+	if (size == 0)
+		return;
+	uint64_t *w = reserve(thr, 4);
+	if (!w)
+		return;
+	symbolize(pc);
+	w[0] = (next_seq() << 8) | kind;
+	w[1] = addr;
+	w[2] = size;
+	w[3] = pc;
+	commit(thr, 4);
+}
+
+void __tsan_read(struct gctx *thr, void *addr, void *pc) { mem_access(thr, R_READ, (uptr)addr, 1, (uptr)pc); }
+void __tsan_write(struct gctx *thr, void *addr, void *pc) { mem_access(thr, R_WRITE, (uptr)addr, 1, (uptr)pc); }
+
+void __tsan_read_pc(struct gctx *thr, void *addr, void *callpc, void *pc) {
+	__tsan_func_enter(thr, (uptr)callpc);
+	mem_access(thr, R_READ, (uptr)addr, 1, (uptr)pc);
+	__tsan_func_exit(thr);
+}
+
+void __tsan_write_pc(struct gctx *thr, void *addr, void *callpc, void *pc) {
+	__tsan_func_enter(thr, (uptr)callpc);
+	mem_access(thr, R_WRITE, (uptr)addr, 1, (uptr)pc);
+	__tsan_func_exit(thr);
+}
+
+void __tsan_read_range(struct gctx *thr, void *addr, uptr size, void *pc) {
+	mem_access_range(thr, R_READ_RANGE, (uptr)addr, size, (uptr)pc);
+}
+void __tsan_write_range(struct gctx *thr, void *addr, uptr size, void *pc) {
+	mem_access_range(thr, R_WRITE_RANGE, (uptr)addr, size, (uptr)pc);
+}
+
+// ---- synchronisation ----
+
+// walk_frames stores up to max return addresses of the Go frame-pointer
+// chain starting at bp (a frame holds the caller's BP at [0] and the return
+// address at [1]; frames are at increasing addresses).
+static uint32_t walk_frames(uptr *bp, uptr *pcs, uint32_t max) {
+	uint32_t n = 0;
+	while (bp && n < max && ((uptr)bp & 7) == 0) {
+		uptr ret = bp[1];
+		if (!ret)
+			break;
+		pcs[n++] = ret;
+		uptr *next = (uptr *)bp[0];
+		if (next <= bp)
+			break;
+		bp = next;
+	}
+	return n;
+}
+
+// racectx_off is the offset of g.racectx in the runtime's g, found on the
+// first annotation whose g holds thr (a word equal to a C heap pointer we
+// handed out), or -1 until then.
+static long racectx_off = -1;
+
+// on_behalf reports whether an annotation for thr is made by another
+// goroutine g (the runtime does this for a goroutine parked on a channel:
+// racesync, racenotify and closechan annotate sg.g from the partner).
+static int on_behalf(struct gctx *thr, uptr *g) {
+	if (!g)
+		return 0;
+	long off = __atomic_load_n(&racectx_off, __ATOMIC_RELAXED);
+	if (off >= 0)
+		return g[off] != (uptr)thr;
+	for (long i = 0; i < 512; i++) {
+		if (g[i] == (uptr)thr) {
+			__atomic_store_n(&racectx_off, i, __ATOMIC_RELAXED);
+			return 0;
+		}
+	}
+	return 0; // unknown until an own annotation is seen: assume own
+}
+
+// sync_record records a synchronisation annotation with the first return
+// addresses of the current goroutine's frame-pointer chain, starting at bp;
+// g is the running goroutine (the runtime's g register).
+static void sync_record(struct gctx *thr, uint64_t kind, uptr addr, uptr *bp, uptr *g) {
+	if (!thr || thr->ignore)
+		return;
+	uint64_t behalf = on_behalf(thr, g);
+	uptr pcs[MAX_SYNC_PCS];
+	uint32_t n = walk_frames(bp, pcs, MAX_SYNC_PCS);
+	for (uint32_t i = 0; i < n; i++)
+		queue_symbol(pcs[i]);
+	uint64_t *w = reserve(thr, 3 + n);
+	if (!w)
+		return;
+	w[0] = (next_seq() << 8) | kind;
+	w[1] = addr;
+	w[2] = (behalf << 32) | n;
+	for (uint32_t i = 0; i < n; i++)
+		w[3 + i] = pcs[i];
+	commit(thr, 3 + n);
+}
+
+void seer_acquire(struct gctx *thr, uptr addr, uptr *bp, uptr *g) { sync_record(thr, R_ACQUIRE, addr, bp, g); }
+void seer_release(struct gctx *thr, uptr addr, uptr *bp, uptr *g) { sync_record(thr, R_RELEASE, addr, bp, g); }
+void seer_release_merge(struct gctx *thr, uptr addr, uptr *bp, uptr *g) {
+	sync_record(thr, R_RELEASE_MERGE, addr, bp, g);
+}
+void seer_release_acquire(struct gctx *thr, uptr addr, uptr *bp, uptr *g) {
+	sync_record(thr, R_RELEASE_ACQUIRE, addr, bp, g);
+}
+
+// The trampolines pass the Go frame pointer (BP/R29, which racecall leaves
+// untouched) and the g register (R14/R28) as the third and fourth arguments.
+#if defined(__x86_64__)
+#define TRAMPOLINE(name, target)                 \
+	__asm__(".text\n"                        \
+		".globl " #name "\n"             \
+		".type " #name ",@function\n"    \
+		#name ":\n"                      \
+		"\tmovq %rbp, %rdx\n"            \
+		"\tmovq %r14, %rcx\n"            \
+		"\tjmp " #target "\n"            \
+		".size " #name ", .-" #name "\n");
+#elif defined(__aarch64__)
+#define TRAMPOLINE(name, target)                 \
+	__asm__(".text\n"                        \
+		".globl " #name "\n"             \
+		".type " #name ",%function\n"    \
+		#name ":\n"                      \
+		"\tmov x2, x29\n"                \
+		"\tmov x3, x28\n"                \
+		"\tb " #target "\n"              \
+		".size " #name ", .-" #name "\n");
+#else
+#error "seer's recorder supports linux/amd64 and linux/arm64"
+#endif
+
+TRAMPOLINE(__tsan_acquire, seer_acquire)
+TRAMPOLINE(__tsan_release, seer_release)
+TRAMPOLINE(__tsan_release_merge, seer_release_merge)
+TRAMPOLINE(__tsan_release_acquire, seer_release_acquire)
+
+// ---- atomics ----
+//
+// Each takes (thr, caller pc, pc, args) where args points at the Go
+// function's argument block: the address at offset 0, operands and results
+// after it (see runtime/race_amd64.s, racecallatomic). We perform the
+// operation and take its sequence number under one per-address lock, so the
+// recorded order of atomics on an address is their real order.
+
+static inline volatile int *alock(uptr addr) { return &atomic_locks[(addr >> 3) & 4095]; }
+
+static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t flags, uint32_t size, uptr addr,
+			  uint64_t value, uint64_t old, uptr cpc, uptr *bp) {
+	if (thr && thr->ignore)
+		flags |= AF_NOSYNC;
+	uptr pcs[MAX_ATOMIC_PCS];
+	pcs[0] = cpc;
+	uint32_t n = 1 + walk_frames(bp, pcs + 1, MAX_ATOMIC_PCS - 1);
+	uint64_t *w = reserve(thr, 6 + n);
+	if (!w)
+		return;
+	symbolize(cpc);
+	for (uint32_t i = 1; i < n; i++)
+		symbolize(pcs[i]);
+	w[0] = (seq << 8) | R_ATOMIC;
+	w[1] = addr;
+	w[2] = ((uint64_t)op << 16) | (flags << 8) | size;
+	w[3] = value;
+	w[4] = old;
+	w[5] = n;
+	for (uint32_t i = 0; i < n; i++)
+		w[6 + i] = pcs[i];
+	commit(thr, 6 + n);
+}
+
+#define ARG(T, off) (*(T *)(a + (off)))
+
+#define ATOMIC_FUNCS(bits, T, RET)                                                                       \
+	void seer_atomic##bits##_load(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {           \
+		(void)pc;                                                                                \
+		T *p = ARG(T *, 0);                                                                      \
+		volatile int *l = alock((uptr)p);                                                        \
+		spin_lock(l);                                                                            \
+		T v = __atomic_load_n(p, __ATOMIC_SEQ_CST);                                              \
+		uint64_t s = next_seq();                                                                 \
+		spin_unlock(l);                                                                          \
+		ARG(T, 8) = v;                                                                           \
+		atomic_record(thr, s, A_LOAD, 0, sizeof(T), (uptr)p, v, 0, cpc, bp);                         \
+	}                                                                                                \
+	void seer_atomic##bits##_store(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {          \
+		(void)pc;                                                                                \
+		T *p = ARG(T *, 0);                                                                      \
+		T v = ARG(T, 8);                                                                         \
+		volatile int *l = alock((uptr)p);                                                        \
+		spin_lock(l);                                                                            \
+		T old = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                     \
+		uint64_t s = next_seq();                                                                 \
+		spin_unlock(l);                                                                          \
+		atomic_record(thr, s, A_STORE, 0, sizeof(T), (uptr)p, v, old, cpc, bp);                      \
+	}                                                                                                \
+	void seer_atomic##bits##_exchange(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {       \
+		(void)pc;                                                                                \
+		T *p = ARG(T *, 0);                                                                      \
+		T v = ARG(T, 8);                                                                         \
+		volatile int *l = alock((uptr)p);                                                        \
+		spin_lock(l);                                                                            \
+		T old = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                     \
+		uint64_t s = next_seq();                                                                 \
+		spin_unlock(l);                                                                          \
+		ARG(T, RET) = old;                                                                       \
+		atomic_record(thr, s, A_SWAP, 0, sizeof(T), (uptr)p, v, old, cpc, bp);                       \
+	}                                                                                                \
+	void seer_atomic##bits##_fetch_add(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {      \
+		(void)pc;                                                                                \
+		T *p = ARG(T *, 0);                                                                      \
+		T d = ARG(T, 8);                                                                         \
+		volatile int *l = alock((uptr)p);                                                        \
+		spin_lock(l);                                                                            \
+		T old = __atomic_fetch_add(p, d, __ATOMIC_SEQ_CST);                                      \
+		uint64_t s = next_seq();                                                                 \
+		spin_unlock(l);                                                                          \
+		ARG(T, RET) = old;                                                                       \
+		atomic_record(thr, s, A_ADD, 0, sizeof(T), (uptr)p, (T)(old + d), old, cpc, bp);             \
+	}                                                                                                \
+	void seer_atomic##bits##_fetch_and(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {      \
+		(void)pc;                                                                                \
+		T *p = ARG(T *, 0);                                                                      \
+		T m = ARG(T, 8);                                                                         \
+		volatile int *l = alock((uptr)p);                                                        \
+		spin_lock(l);                                                                            \
+		T old = __atomic_fetch_and(p, m, __ATOMIC_SEQ_CST);                                      \
+		uint64_t s = next_seq();                                                                 \
+		spin_unlock(l);                                                                          \
+		ARG(T, RET) = old;                                                                       \
+		atomic_record(thr, s, A_AND, 0, sizeof(T), (uptr)p, (T)(old & m), old, cpc, bp);             \
+	}                                                                                                \
+	void seer_atomic##bits##_fetch_or(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {       \
+		(void)pc;                                                                                \
+		T *p = ARG(T *, 0);                                                                      \
+		T m = ARG(T, 8);                                                                         \
+		volatile int *l = alock((uptr)p);                                                        \
+		spin_lock(l);                                                                            \
+		T old = __atomic_fetch_or(p, m, __ATOMIC_SEQ_CST);                                       \
+		uint64_t s = next_seq();                                                                 \
+		spin_unlock(l);                                                                          \
+		ARG(T, RET) = old;                                                                       \
+		atomic_record(thr, s, A_OR, 0, sizeof(T), (uptr)p, (T)(old | m), old, cpc, bp);              \
+	}
+
+// 32-bit: operand at +8, result at +16 (CAS: old +8, new +12, result +16).
+ATOMIC_FUNCS(32, uint32_t, 16)
+// 64-bit: operand at +8, result at +16 (CAS: old +8, new +16, result +24).
+ATOMIC_FUNCS(64, uint64_t, 16)
+
+#define CAS_FUNC(bits, T, NEW, RES)                                                                       \
+	void seer_atomic##bits##_compare_exchange(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) { \
+		(void)pc;                                                                                 \
+		T *p = ARG(T *, 0);                                                                       \
+		T expect = ARG(T, 8);                                                                     \
+		T desired = ARG(T, NEW);                                                                  \
+		T cur = expect;                                                                           \
+		volatile int *l = alock((uptr)p);                                                         \
+		spin_lock(l);                                                                             \
+		int ok = __atomic_compare_exchange_n(p, &cur, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+		uint64_t s = next_seq();                                                                  \
+		spin_unlock(l);                                                                           \
+		ARG(uint8_t, RES) = ok;                                                                   \
+		if (ok)                                                                                   \
+			atomic_record(thr, s, A_CAS, 0, sizeof(T), (uptr)p, desired, expect, cpc, bp);        \
+		else                                                                                      \
+			atomic_record(thr, s, A_CAS, AF_FAILED, sizeof(T), (uptr)p, cur, cur, cpc, bp);       \
+	}
+
+CAS_FUNC(32, uint32_t, 12, 16)
+CAS_FUNC(64, uint64_t, 16, 24)
+
+// The atomic hooks' caller pc may be an ABI wrapper's; their trampolines
+// pass the Go frame pointer (fifth argument) so the record can name the
+// real caller.
+#if defined(__x86_64__)
+#define TRAMPOLINE5(name, target)                \
+	__asm__(".text\n"                        \
+		".globl " #name "\n"             \
+		".type " #name ",@function\n"    \
+		#name ":\n"                      \
+		"\tmovq %rbp, %r8\n"             \
+		"\tjmp " #target "\n"            \
+		".size " #name ", .-" #name "\n");
+#else
+#define TRAMPOLINE5(name, target)                \
+	__asm__(".text\n"                        \
+		".globl " #name "\n"             \
+		".type " #name ",%function\n"    \
+		#name ":\n"                      \
+		"\tmov x4, x29\n"                \
+		"\tb " #target "\n"              \
+		".size " #name ", .-" #name "\n");
+#endif
+
+#define ATOMIC_TRAMPOLINES(bits)                                                       \
+	TRAMPOLINE5(__tsan_go_atomic##bits##_load, seer_atomic##bits##_load)             \
+	TRAMPOLINE5(__tsan_go_atomic##bits##_store, seer_atomic##bits##_store)           \
+	TRAMPOLINE5(__tsan_go_atomic##bits##_exchange, seer_atomic##bits##_exchange)     \
+	TRAMPOLINE5(__tsan_go_atomic##bits##_fetch_add, seer_atomic##bits##_fetch_add)   \
+	TRAMPOLINE5(__tsan_go_atomic##bits##_fetch_and, seer_atomic##bits##_fetch_and)   \
+	TRAMPOLINE5(__tsan_go_atomic##bits##_fetch_or, seer_atomic##bits##_fetch_or)     \
+	TRAMPOLINE5(__tsan_go_atomic##bits##_compare_exchange, seer_atomic##bits##_compare_exchange)
+
+ATOMIC_TRAMPOLINES(32)
+ATOMIC_TRAMPOLINES(64)

@@ -1,0 +1,229 @@
+// This file implements the recording toolchain: the recording runtime
+// compiled into seer's cache, and a shadow GOROOT in which it replaces the
+// race runtime (see ../../shared/design/architecture.md, decision 1).
+
+package trace
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+)
+
+//go:embed runtime/recorder.c
+var recorderSource []byte
+
+// A Toolchain is a Go installation prepared for recording: its shadow
+// GOROOT, where the race runtime's .syso files are seer's recorder, and a
+// GOCACHE of seer's own (the go command keys standard packages by toolchain
+// version, not by content, so recorded builds must not share the user's).
+type Toolchain struct {
+	Go        string // the go command
+	GOROOT    string // the real GOROOT
+	GoVersion string // "go1.26.8"
+	GOOS      string
+	GOARCH    string
+	Shadow    string // the shadow GOROOT
+	Cache     string // seer's GOCACHE for recorded builds
+	Dir       string // seer's cache directory for this toolchain
+}
+
+// ErrNoCompiler and ErrUnsupported explain why recording cannot work here.
+var (
+	ErrNoCompiler  = errors.New("seer needs a C compiler (cc or gcc) to build its recording runtime, as go test -race does: install one (e.g. apt-get install gcc)")
+	ErrUnsupported = errors.New("seer records on linux/amd64 and linux/arm64 only")
+)
+
+// PrepareToolchain finds the go command and returns the recording
+// toolchain for it, building the recorder and the shadow GOROOT into the
+// cache directory on first use. cacheDir "" means the user cache directory.
+func PrepareToolchain(ctx context.Context, cacheDir string) (*Toolchain, error) {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		return nil, fmt.Errorf("cannot find the go command on PATH")
+	}
+	out, err := exec.CommandContext(ctx, goCmd, "env", "GOROOT", "GOVERSION", "GOOS", "GOARCH", "CC").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go env: %v", err)
+	}
+	f := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(f) < 5 {
+		return nil, fmt.Errorf("go env: unexpected output %q", out)
+	}
+	tc := &Toolchain{Go: goCmd, GOROOT: f[0], GoVersion: f[1], GOOS: f[2], GOARCH: f[3]}
+	if tc.GOOS != "linux" || (tc.GOARCH != "amd64" && tc.GOARCH != "arm64") {
+		return nil, fmt.Errorf("%w (this toolchain targets %s/%s)", ErrUnsupported, tc.GOOS, tc.GOARCH)
+	}
+	cc := f[4]
+	if cc == "" {
+		cc = "gcc"
+	}
+	ccPath, err := exec.LookPath(strings.Fields(cc)[0])
+	if err != nil {
+		if ccPath, err = exec.LookPath("cc"); err != nil {
+			return nil, ErrNoCompiler
+		}
+	}
+	if cacheDir == "" {
+		if cacheDir, err = os.UserCacheDir(); err != nil {
+			cacheDir = os.TempDir()
+		}
+		cacheDir = filepath.Join(cacheDir, "seer")
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00", tc.GoVersion, tc.GOROOT, tc.GOARCH, ccPath, runtime.Version())
+	h.Write(recorderSource)
+	key := tc.GoVersion + "-" + tc.GOARCH + "-" + hex.EncodeToString(h.Sum(nil))[:12]
+	tc.Dir = filepath.Join(cacheDir, key)
+	tc.Shadow = filepath.Join(tc.Dir, "goroot")
+	tc.Cache = filepath.Join(cacheDir, "gocache-"+tc.GoVersion)
+	if err := tc.ensure(ctx, ccPath); err != nil {
+		return nil, err
+	}
+	return tc, nil
+}
+
+// ensure builds tc.Dir once; concurrent seer processes serialise on a lock
+// file, and a half-built directory is never visible (built aside, renamed).
+func (tc *Toolchain) ensure(ctx context.Context, cc string) error {
+	if _, err := os.Stat(filepath.Join(tc.Dir, "ok")); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(tc.Dir), 0o755); err != nil {
+		return err
+	}
+	lock, err := os.OpenFile(tc.Dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	if _, err := os.Stat(filepath.Join(tc.Dir, "ok")); err == nil {
+		return nil
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(tc.Dir), ".build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	src := filepath.Join(tmp, "recorder.c")
+	if err := os.WriteFile(src, recorderSource, 0o644); err != nil {
+		return err
+	}
+	syso := filepath.Join(tmp, "recorder.syso")
+	cmd := exec.CommandContext(ctx, cc, "-c", "-O2", "-fno-stack-protector", "-fno-exceptions", "-o", syso, src)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("compiling seer's recording runtime with %s: %v\n%s", cc, err, stderr.Bytes())
+	}
+	if err := buildShadow(tc.GOROOT, filepath.Join(tmp, "goroot"), syso); err != nil {
+		return fmt.Errorf("building the shadow GOROOT: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "ok"), nil, 0o644); err != nil {
+		return err
+	}
+	os.RemoveAll(tc.Dir)
+	return os.Rename(tmp, tc.Dir)
+}
+
+// raceSysos are the race runtime objects the linker may pick, relative to
+// GOROOT/src/runtime/race.
+var raceSysos = []string{
+	"internal/amd64v1/race_linux.syso",
+	"internal/amd64v3/race_linux.syso",
+	"race_linux_arm64.syso",
+}
+
+// buildShadow makes dst a GOROOT of symbolic links to src in which every
+// race .syso is replaced by syso. Only the directories on the path to a
+// replaced file are real; everything else is one link.
+func buildShadow(src, dst, syso string) error {
+	replace := map[string]bool{}
+	for _, rel := range raceSysos {
+		p := filepath.Join("src", "runtime", "race", rel)
+		replace[p] = true
+		for d := filepath.Dir(p); d != "."; d = filepath.Dir(d) {
+			replace[d] = true
+		}
+	}
+	data, err := os.ReadFile(syso)
+	if err != nil {
+		return err
+	}
+	var walk func(rel string) error
+	walk = func(rel string) error {
+		if err := os.MkdirAll(filepath.Join(dst, rel), 0o755); err != nil {
+			return err
+		}
+		entries, err := os.ReadDir(filepath.Join(src, rel))
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			r := filepath.Join(rel, e.Name())
+			switch {
+			case !replace[r]:
+				if err := os.Symlink(filepath.Join(src, r), filepath.Join(dst, r)); err != nil {
+					return err
+				}
+			case e.IsDir():
+				if err := walk(r); err != nil {
+					return err
+				}
+			default:
+				if err := os.WriteFile(filepath.Join(dst, r), data, 0o644); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk("."); err != nil {
+		return err
+	}
+	// A toolchain that lacks a .syso (say, no arm64 one) still gets ours
+	// where the linker would look for it.
+	for _, rel := range raceSysos {
+		p := filepath.Join(dst, "src", "runtime", "race", rel)
+		if _, err := os.Lstat(p); os.IsNotExist(err) {
+			if _, err := os.Stat(filepath.Dir(p)); err == nil {
+				if err := os.WriteFile(p, data, 0o644); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Env returns the environment for go commands that build against the
+// shadow GOROOT, starting from base (os.Environ() if nil).
+func (tc *Toolchain) Env(base []string) []string {
+	if base == nil {
+		base = os.Environ()
+	}
+	env := make([]string, 0, len(base)+4)
+	for _, kv := range base {
+		switch {
+		case strings.HasPrefix(kv, "GOROOT="), strings.HasPrefix(kv, "GOCACHE="),
+			strings.HasPrefix(kv, "CGO_ENABLED="), strings.HasPrefix(kv, "GOTOOLCHAIN="):
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "GOROOT="+tc.Shadow, "GOCACHE="+tc.Cache, "CGO_ENABLED=1", "GOTOOLCHAIN=local")
+}

@@ -1,0 +1,144 @@
+// This file defines Trace, the in-memory form of one recorded run, and its
+// tables of goroutines, objects, frames and stacks.
+
+package trace
+
+import "fmt"
+
+// A Trace is one recorded run of a test, read back and classified.
+type Trace struct {
+	Header     Header
+	Events     []Event
+	Goroutines []Goroutine // indexed by GoID; entry 0 is unused
+	Objects    []Object    // indexed by ObjID; entry 0 is unused
+	Stacks     *StackTable
+	Outcome    Outcome
+
+	// Truncated is set when the file ended before its final record (the
+	// recorded process was killed, or the file was cut): Events holds every
+	// complete event before that point.
+	Truncated bool
+}
+
+// Header describes where a trace came from.
+type Header struct {
+	Version   int    // file format version
+	GoVersion string // toolchain that built the test binary ("go1.26.8")
+	GOOS      string
+	GOARCH    string
+	Package   string // import path of the package under test
+	Binary    string // identity of the test binary (hex SHA-256 prefix)
+	Args      string // the -test.* arguments it ran with
+	Format    string // "seer" or "std"
+	GOROOT    string // the real GOROOT of the toolchain (to tell user code from the standard library)
+}
+
+// Outcome is how the recorded test process ended.
+type Outcome struct {
+	Result   string // "pass", "fail", "panic", "timeout", "killed", "unknown"
+	ExitCode int
+	Message  string // first line of a panic or timeout message, if any
+}
+
+// A Goroutine is one goroutine of the run.
+type Goroutine struct {
+	ID     GoID
+	Parent GoID    // 0 for the first goroutine
+	Create StackID // stack of the go statement that created it
+	Test   string  // top-level test it belongs to ("TestFoo"), "" for harness goroutines
+	Func   string  // the function the goroutine started in, if known
+}
+
+// ObjKind says what an object is.
+type ObjKind uint8
+
+const (
+	ObjUnknown ObjKind = iota
+	ObjVar             // a memory location not known to belong to an allocation
+	ObjHeap            // a heap allocation (Addr, Size from the allocator)
+	ObjMutex
+	ObjRWMutex
+	ObjChan
+	ObjWaitGroup
+	ObjCond
+	ObjOnce
+	ObjAtomic
+	ObjSync // other synchronisation address
+	ObjLock // a lock of an STD trace
+)
+
+var objKindNames = [...]string{"unknown", "var", "heap", "mutex", "rwmutex", "chan", "waitgroup", "cond", "once", "atomic", "sync", "lock"}
+
+func (k ObjKind) String() string {
+	if int(k) < len(objKindNames) {
+		return objKindNames[k]
+	}
+	return fmt.Sprintf("objkind(%d)", uint8(k))
+}
+
+// An Object is a variable, allocation or synchronisation object.
+type Object struct {
+	ID    ObjID
+	Kind  ObjKind
+	Addr  uint64
+	Size  uint64
+	Name  string  // "V5", "L2" in STD traces; a symbol name for globals, if known
+	Alloc StackID // where a heap object was allocated, if known
+}
+
+// Label is the object's short printed form: its name or "#id".
+func (o *Object) Label() string {
+	if o.Name != "" {
+		return o.Name
+	}
+	return fmt.Sprintf("#%d", o.ID)
+}
+
+// A Frame is one (possibly inlined) call frame.
+type Frame struct {
+	Func string // package-qualified function name, as in runtime.Frame
+	File string // absolute file name; "" in STD traces
+	Line int    // line number; the location number in STD traces
+}
+
+func (f Frame) String() string {
+	if f.File == "" {
+		return fmt.Sprintf("%s:%d", f.Func, f.Line)
+	}
+	return fmt.Sprintf("%s %s:%d", f.Func, f.File, f.Line)
+}
+
+// Goroutine returns the goroutine with id g.
+func (t *Trace) Goroutine(g GoID) *Goroutine {
+	if int(g) <= 0 || int(g) >= len(t.Goroutines) {
+		return nil
+	}
+	return &t.Goroutines[g]
+}
+
+// Object returns the object with id o.
+func (t *Trace) Object(o ObjID) *Object {
+	if o == 0 || int(o) >= len(t.Objects) {
+		return nil
+	}
+	return &t.Objects[o]
+}
+
+// Stack returns the frames of stack id, innermost first.
+func (t *Trace) Stack(id StackID) []Frame { return t.Stacks.Frames(id) }
+
+// Site returns the frame nearest the event that is in user code (see
+// UserFrame), or its innermost frame if there is none.
+func (t *Trace) Site(e *Event) Frame {
+	frames := t.Stack(e.Stack)
+	if f, ok := UserFrame(frames, t.Header.GOROOT); ok {
+		return f
+	}
+	if len(frames) > 0 {
+		return frames[0]
+	}
+	return Frame{}
+}
+
+// NumGoroutines returns the number of goroutines (the largest GoID).
+func (t *Trace) NumGoroutines() int { return len(t.Goroutines) - 1 }
