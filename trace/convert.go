@@ -20,9 +20,6 @@ import (
 const (
 	lifeBase  = 1 << 62
 	lifeShift = 34
-	// Synthetic addresses for synchronisation the runtime does not
-	// annotate (sync.Cond signal -> waiter).
-	condBase = 0xfff0_0000_0000_0000
 )
 
 // Convert reads the spool written by a test binary and returns its trace.
@@ -67,7 +64,6 @@ type convGoroutine struct {
 	lastPC    uint64    // pc of the last access, for events made on its behalf
 	test      string
 	rwPending uint64 // trace address of RWMutex.Lock's readerSem acquire just seen
-	inCheck   bool   // last event was in sync.Cond's copy check
 	ended     bool
 }
 
@@ -91,14 +87,6 @@ type converter struct {
 	objs     map[objKey]ObjID
 	lastRel  map[uint64]int // trace address -> index of the latest release-like event
 	selLines map[Frame]Op
-	conds    map[uint64]*condState
-	nextCond uint64
-}
-
-type condState struct {
-	obj     ObjID
-	waiters []GoID
-	pending map[GoID]uint64 // waiter -> synthetic address of its wake-up
 }
 
 func newConverter(h Header, s *spool, bin string) *converter {
@@ -112,7 +100,6 @@ func newConverter(h Header, s *spool, bin string) *converter {
 		objs:     make(map[objKey]ObjID),
 		lastRel:  make(map[uint64]int),
 		selLines: make(map[Frame]Op),
-		conds:    make(map[uint64]*condState),
 	}
 	c.globals = readGlobals(bin)
 	return c
@@ -230,7 +217,12 @@ func (c *converter) chainStack(g *convGoroutine, pcs []uint64) (StackID, []Frame
 		}
 	}
 	for _, pc := range pcs[:cut] {
-		frames = append(frames, c.frames(pc)...)
+		for _, f := range c.frames(pc) {
+			if len(frames) == 0 && plumbing(f) {
+				continue
+			}
+			frames = append(frames, f)
+		}
 	}
 	id := c.top(g)
 	if cut == len(pcs) && top != 0 {
@@ -299,11 +291,6 @@ func (c *converter) access(g *convGoroutine, r *rawEvent) {
 	stack := c.push(c.top(g), r.pc)
 	frames := c.b.Stacks().Frames(stack)
 	c.noteTest(g, frames)
-	if op := condOp(frames); op != OpInvalid {
-		c.cond(g, op, r.addr, stack)
-	} else {
-		g.inCheck = false
-	}
 	g.lastPC = r.pc
 	addr, obj := c.locate(r.addr, r.size)
 	op := OpRead
@@ -372,9 +359,6 @@ func (c *converter) sync(g *convGoroutine, r *rawEvent) {
 		return
 	}
 	e := Event{Op: cl.op, Sync: kind, Addr: addr, Obj: c.syncObj(cl.kind, objAddr), Stack: stack}
-	if cl.op == OpLock && inCondWait(frames) {
-		c.condWake(g, stack)
-	}
 	if e.Op == OpRecv && kind.Acquires() {
 		e.Peer = -1
 		if i, ok := c.lastRel[addr]; ok && c.b.Event(i).Op == OpSend {
@@ -421,11 +405,6 @@ func (c *converter) atomic(g *convGoroutine, r *rawEvent) {
 	stack, _ := c.chainStack(g, r.pcs)
 	frames := c.b.Stacks().Frames(stack)
 	c.noteTest(g, frames)
-	if op := condOp(frames); op != OpInvalid {
-		c.cond(g, op, r.addr, stack)
-		return
-	}
-	g.inCheck = false
 	special, drop := atomicClass(frames)
 	addr, obj := c.locate(r.addr, r.size)
 	e := Event{Addr: addr, Size: uint32(r.size), Obj: obj, Stack: stack, Value: r.value, Old: r.old}
@@ -465,64 +444,6 @@ func isWaitGroupAdd(frames []Frame) bool {
 		}
 	}
 	return false
-}
-
-// cond handles the copy check at the start of a Cond method: Wait queues
-// the goroutine; Signal and Broadcast wake queued waiters (FIFO, as the
-// runtime's notify list does) through a synthetic release that the waiter
-// acquires when it relocks (condWake).
-func (c *converter) cond(g *convGoroutine, op Op, checker uint64, stack StackID) {
-	if g.inCheck {
-		return // the same check (a read, then a CAS on first use)
-	}
-	g.inCheck = true
-	addr, _ := c.locate(checker, 8)
-	cs := c.conds[addr]
-	if cs == nil {
-		cs = &condState{obj: c.syncObj(ObjCond, addr), pending: make(map[GoID]uint64)}
-		c.conds[addr] = cs
-	}
-	switch op {
-	case OpCondWait:
-		cs.waiters = append(cs.waiters, g.id)
-	case OpCondSignal, OpCondBroadcast:
-		n := len(cs.waiters)
-		if op == OpCondSignal && n > 1 {
-			n = 1
-		}
-		sync := SyncNone
-		var a uint64
-		if n > 0 {
-			c.nextCond++
-			a = condBase + c.nextCond*8
-			sync = SyncReleaseMerge
-			for _, w := range cs.waiters[:n] {
-				cs.pending[w] = a
-			}
-			cs.waiters = cs.waiters[n:]
-		}
-		c.add(g, Event{Op: op, Sync: sync, Addr: a, Obj: cs.obj, Stack: stack})
-	}
-}
-
-// condWake emits the wake-up of a Cond.Wait, just before its relock.
-func (c *converter) condWake(g *convGoroutine, stack StackID) {
-	for _, cs := range c.conds {
-		if a, ok := cs.pending[g.id]; ok {
-			delete(cs.pending, g.id)
-			c.add(g, Event{Op: OpCondWait, Sync: SyncAcquire, Addr: a, Obj: cs.obj, Stack: stack})
-			return
-		}
-	}
-	for _, cs := range c.conds {
-		for i, w := range cs.waiters {
-			if w == g.id { // woken without a recorded signal: no ordering known
-				cs.waiters = append(cs.waiters[:i], cs.waiters[i+1:]...)
-				c.add(g, Event{Op: OpCondWait, Obj: cs.obj, Stack: stack})
-				return
-			}
-		}
-	}
 }
 
 // syncObj returns the object for synchronisation at trace address addr.

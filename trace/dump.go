@@ -91,7 +91,7 @@ func (t *Trace) ObjectLabel(e *Event) string {
 
 // heapOffset returns the offset of a trace address within its heap life.
 func heapOffset(addr uint64) uint64 {
-	if addr < lifeBase || addr >= condBase {
+	if addr < lifeBase {
 		return 0
 	}
 	return addr & (1<<lifeShift - 1)

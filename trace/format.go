@@ -1,6 +1,6 @@
-// This file implements the constants, errors and varint helpers of the seer
-// trace file format shared by Writer (writer.go) and Reader (reader.go). The
-// comment below is the format's specification.
+// This file implements what the writer (writer.go) and the reader
+// (reader.go) of the seer trace file format share: constants, errors and
+// the event predictions. The comment below is the format's specification.
 //
 // # The seer trace file format, version 1
 //
@@ -30,14 +30,14 @@
 // Then records follow, each starting with a tag byte:
 //
 //	tag  record            fields
-//	1    STRING            uv length (< 1 MiB), bytes
+//	1    STRING            uv length (at most 1 MiB), bytes
 //	2    FRAME             str func, str file, sv line
-//	3    STACK             uv frame, uv parent stack (already defined)
+//	3    STACK             uv frame, uv parent stack (0 for an outermost frame)
 //	4    GOROUTINE         sv parent, uv create stack, str test, str func
 //	5    GOROUTINE_UPDATE  uv goroutine id, then the fields of GOROUTINE
 //	6    OBJECT            byte kind, uv addr, uv size, str name, uv alloc stack
 //	7    OBJECT_UPDATE     uv object id, then the fields of OBJECT
-//	8    BATCH             uv event count n, uv payload length (< 1 MiB), payload
+//	8    BATCH             uv event count n, uv payload length (at most 1 MiB), payload
 //	9    OUTCOME           inline result, sv exit code, inline message
 //	10   END               uv total number of events; nothing may follow
 //
@@ -74,13 +74,23 @@
 // accesses and atomics on one side and all other ops on the other, so a
 // lock taken around a loop of accesses does not spoil either. Deltas are
 // computed modulo 2^64. Every prediction starts at zero, and all of them
-// carry over from one batch to the next. With the common case (same
-// goroutine, nearby address, nearby stack) an access costs 3 to 4 bytes.
+// carry over from one batch to the next. An access by the goroutine that
+// ran the previous event, near its previous address and stack, takes 3 to
+// 5 bytes; the realistic synthetic trace of TestFormatSize takes about 7
+// bytes per event, tables included.
 //
 // Batches let the writer emit the definitions its events need just before
 // them and bound what a reader buffers; a batch cut short still yields the
-// complete events at its start. The END record's count must match the
-// number of events read.
+// complete events at its start.
+//
+// # Reading
+//
+// A reader checks every id against the records before it, every length
+// against the bounds above and the END count against the events read, and
+// reports ErrNotTrace (no magic), *VersionError (another version),
+// *TruncatedError (the input ends before END; the events before it are
+// complete and usable) or *CorruptError (anything else).
+
 package trace
 
 import (
@@ -182,23 +192,59 @@ func (e *CorruptError) Error() string {
 func tfZig(d uint64) uint64   { return d<<1 ^ uint64(int64(d)>>63) }
 func tfUnzig(u uint64) uint64 { return u>>1 ^ -(u & 1) }
 
-// sizedOp reports whether op's Size is predicted from the goroutine's
-// previous sized event, and which address/object prediction it uses.
-func sizedOp(op Op) bool { return op.IsAccess() || op.IsAtomic() }
+// A predictor holds the event predictions of the table above. The writer
+// and the reader keep identical ones, so that the writer can leave out
+// every field the reader will guess right.
+type predictor struct {
+	prevG    GoID
+	g        []goPredict // indexed by GoID; [0] unused
+	lastSync [256]SyncKind
+}
 
-// predictClass is the index of op's address and object predictions.
+type goPredict struct {
+	addr  [2]uint64 // by predictClass
+	obj   [2]ObjID
+	stack uint64 // file stack id
+	size  uint32
+}
+
+func newPredictor() predictor { return predictor{g: make([]goPredict, 1)} }
+
+// addGoroutine makes room for the predictions of one more goroutine.
+func (p *predictor) addGoroutine() { p.g = append(p.g, goPredict{}) }
+
+// guess returns the event that goroutine g, already added, is predicted to
+// do next if its op is op, and its file stack id.
+func (p *predictor) guess(g GoID, op Op) (Event, uint64) {
+	gp := &p.g[g]
+	c := predictClass(op)
+	e := Event{G: p.prevG, Op: op, Addr: gp.addr[c], Obj: gp.obj[c], Sync: p.lastSync[op]}
+	if c == 0 {
+		e.Size = gp.size
+	}
+	if op == OpRecv {
+		e.Peer = -1
+	}
+	return e, gp.stack
+}
+
+// observe records e, whose stack has file id stack, as the latest event.
+func (p *predictor) observe(e *Event, stack uint64) {
+	gp := &p.g[e.G]
+	c := predictClass(e.Op)
+	gp.addr[c], gp.obj[c], gp.stack = e.Addr, e.Obj, stack
+	if c == 0 {
+		gp.size = e.Size
+	}
+	p.prevG = e.G
+	p.lastSync[e.Op] = e.Sync
+}
+
+// predictClass is the index of op's address and object predictions: 0 for
+// memory accesses and atomics, whose Size is predicted too, 1 for the rest.
 func predictClass(op Op) int {
-	if sizedOp(op) {
+	if op.IsAccess() || op.IsAtomic() {
 		return 0
 	}
 	return 1
-}
-
-// goPredict is the per-goroutine prediction state shared by the writer and
-// the reader of batches.
-type goPredict struct {
-	addr  [2]uint64
-	obj   [2]uint64
-	stack uint64
-	size  uint32
 }

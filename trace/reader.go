@@ -20,7 +20,8 @@ import (
 // Next returns the events in order. Its errors are final (every later call
 // returns the same one):
 //
-//   - io.EOF after the last event of a complete file;
+//   - io.EOF after the last event of a complete file (Next reads on to
+//     check that nothing follows the END record);
 //   - *TruncatedError when the input ends before the file's END record:
 //     every event returned before is complete and correct, and the tables
 //     hold every record read, so a caller may use the prefix;
@@ -36,10 +37,10 @@ type Reader struct {
 	header Header
 	err    error // sticky: what Next returns once the events are over
 
-	strings    []string    // [0] = ""
-	frames     []Frame     // [0] unused
-	stackIDs   []StackID   // file stack id -> id in stacks; [0] = 0
-	stacks     *StackTable //
+	strings    []string  // [0] = ""
+	frames     []Frame   // [0] unused
+	stackIDs   []StackID // file stack id -> id in stacks; [0] = 0
+	stacks     *StackTable
 	goroutines []Goroutine // [0] unused
 	objects    []Object    // [0] unused
 	outcome    Outcome
@@ -51,11 +52,8 @@ type Reader struct {
 	short   bool  // the input ended inside the payload
 	payOff  int64 // offset of payload[0]
 
-	// Event predictions (see format.go).
-	events   int
-	prevG    GoID
-	pred     []goPredict // indexed by GoID
-	lastSync [256]SyncKind
+	events int       // events decoded
+	pred   predictor // (see format.go)
 }
 
 // errShort is the internal signal for input that ends inside the file.
@@ -74,7 +72,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 		stacks:     NewStackTable(),
 		goroutines: []Goroutine{{}},
 		objects:    []Object{{}},
-		pred:       make([]goPredict, 1),
+		pred:       newPredictor(),
 	}
 	if err := rd.readHeader(); err != nil {
 		return nil, rd.final(err)
@@ -252,7 +250,7 @@ func (r *Reader) readRecord() error {
 		}
 		if int(id) == len(r.goroutines) {
 			r.goroutines = append(r.goroutines, g)
-			r.pred = append(r.pred, goPredict{})
+			r.pred.addGoroutine()
 		} else {
 			r.goroutines[id] = g
 		}
@@ -363,7 +361,7 @@ func (r *Reader) decodeEvent() (Event, error) {
 		op = Op(d.byte())
 	}
 	mask := head >> opcodeBits
-	g := r.prevG
+	g := r.pred.prevG
 	if mask&maskG != 0 {
 		v := d.varint()
 		if v <= 0 || v >= int64(len(r.goroutines)) {
@@ -377,11 +375,11 @@ func (r *Reader) decodeEvent() (Event, error) {
 	if d.err != nil {
 		return Event{}, r.batchErr(&d, start)
 	}
-	p := &r.pred[g]
-	c := predictClass(op)
-	addr, stack, obj := p.addr[c], p.stack, p.obj[c]
+	e, stack := r.pred.guess(g, op)
+	e.G = g
+	obj := uint64(e.Obj)
 	if mask&maskAddr != 0 {
-		addr += tfUnzig(d.uvarint())
+		e.Addr += tfUnzig(d.uvarint())
 	}
 	if mask&maskStack != 0 {
 		stack += tfUnzig(d.uvarint())
@@ -389,37 +387,28 @@ func (r *Reader) decodeEvent() (Event, error) {
 	if mask&maskObj != 0 {
 		obj += tfUnzig(d.uvarint())
 	}
-	var size uint32
-	if sizedOp(op) {
-		size = p.size
-	}
 	if mask&maskSize != 0 {
 		v := d.uvarint()
 		if v > math.MaxUint32 {
 			d.fail("access size %d", v)
 		}
-		size = uint32(v)
+		e.Size = uint32(v)
 	}
-	sync := r.lastSync[op]
 	if mask&maskSync != 0 {
-		sync = SyncKind(d.byte())
+		e.Sync = SyncKind(d.byte())
 	}
-	var peer int64
-	if op == OpRecv {
-		peer = -1
-	}
+	peer := int64(e.Peer)
 	if mask&maskPeer != 0 {
 		peer = d.varint()
 		if op == OpRecv {
 			peer = int64(r.events) - peer
 		}
 	}
-	var value, old uint64
 	if mask&maskValue != 0 {
-		value = d.uvarint()
+		e.Value = d.uvarint()
 	}
 	if mask&maskOld != 0 {
-		old = d.uvarint()
+		e.Old = d.uvarint()
 	}
 	switch {
 	case d.err != nil:
@@ -431,39 +420,25 @@ func (r *Reader) decodeEvent() (Event, error) {
 		d.fail("event of undefined stack %d", stack)
 	case obj >= uint64(len(r.objects)):
 		d.fail("event of undefined object %d", obj)
-	case sync > SyncReleaseAcquire:
-		d.fail("unknown sync kind %d", sync)
+	case e.Sync > SyncReleaseAcquire:
+		d.fail("unknown sync kind %d", e.Sync)
 	case peer != int64(int32(peer)):
 		d.fail("event peer %d", peer)
 	}
 	if d.err != nil {
 		return Event{}, r.batchErr(&d, start)
 	}
+	e.Obj, e.Peer = ObjID(obj), int32(peer)
 	r.pos = d.pos
 	r.left--
 	if r.left == 0 && (r.pos != len(r.payload) || r.short) {
 		return Event{}, &CorruptError{Offset: r.payOff, Msg: "batch length does not match its events"}
 	}
 
-	r.prevG = g
-	p.addr[c], p.stack, p.obj[c] = addr, stack, obj
-	if sizedOp(op) {
-		p.size = size
-	}
-	r.lastSync[op] = sync
+	r.pred.observe(&e, stack)
 	r.events++
-	return Event{
-		Addr:  addr,
-		Value: value,
-		Old:   old,
-		G:     g,
-		Peer:  int32(peer),
-		Obj:   ObjID(obj),
-		Stack: r.stackIDs[stack],
-		Size:  size,
-		Op:    op,
-		Sync:  sync,
-	}, nil
+	e.Stack = r.stackIDs[stack]
+	return e, nil
 }
 
 // batchErr turns a decoding failure of the event at start into the error
@@ -631,7 +606,9 @@ func (r *Reader) stack() (StackID, error) {
 // Read reads a whole trace. A trace that ends before its END record (see
 // TruncatedError) is returned with Truncated set and a nil error: it holds
 // every complete event, and the caller decides whether a prefix will do.
-// The trace satisfies the invariants of Builder.Trace.
+// This includes a file cut inside its header, even an empty one, which
+// reads as an empty truncated trace with a zero Header. The trace
+// satisfies the invariants of Builder.Trace, or Read returns an error.
 func Read(r io.Reader) (*Trace, error) {
 	rd, err := NewReader(r)
 	if err != nil {

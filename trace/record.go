@@ -40,15 +40,25 @@ type RecordOptions struct {
 
 // A RecordResult describes a recording.
 type RecordResult struct {
-	Path     string   // the trace file
-	Package  string   // import path of the package
-	PkgDir   string   // its directory
-	Events   int      // events in the trace
-	Outcome  Outcome  // how the test process ended
+	Path     string  // the trace file
+	Package  string  // import path of the package
+	PkgDir   string  // its directory
+	Events   int     // events in the trace
+	Outcome  Outcome // how the test process ended
+	Tests    []TestResult
 	Trace    *Trace   // the trace, as written
 	Duration struct { // wall time of each stage
 		Build, Run, Convert time.Duration
 	}
+}
+
+// A TestResult is how one test (or subtest) of a recorded run ended, from
+// the test binary's -test.v output: "pass", "fail", "skip", or, for a test
+// that started but never finished, the outcome of the whole run ("panic",
+// "timeout", "killed", "fail").
+type TestResult struct {
+	Name   string
+	Result string
 }
 
 // A BuildError is one compiler error, positioned for an editor.
@@ -199,7 +209,7 @@ func Record(ctx context.Context, opts RecordOptions) (*RecordResult, error) {
 		testArgs = append(testArgs, "-test.run="+opts.Run)
 	}
 	start = time.Now()
-	outcome, err := runTest(ctx, bin, testArgs, res.PkgDir, append(os.Environ(), append(opts.Env, "SEER_SPOOL="+spool)...), stderr, timeout)
+	outcome, tests, err := runTest(ctx, bin, testArgs, res.PkgDir, append(os.Environ(), append(opts.Env, "SEER_SPOOL="+spool)...), stderr, timeout)
 	res.Duration.Run = time.Since(start)
 	if err != nil {
 		return nil, err
@@ -237,7 +247,7 @@ func Record(ctx context.Context, opts RecordOptions) (*RecordResult, error) {
 		return nil, err
 	}
 	res.Duration.Convert = time.Since(start)
-	res.Path, res.Events, res.Outcome, res.Trace = path, len(t.Events), outcome, t
+	res.Path, res.Events, res.Outcome, res.Trace, res.Tests = path, len(t.Events), outcome, t, tests
 	return res, nil
 }
 
@@ -269,14 +279,14 @@ func fileID(path string) (string, error) {
 // the way it ends. The binary's own -test.timeout normally stops a hung
 // test (with a panic that prints every goroutine); if the process outlives
 // that by a minute, or ctx is cancelled, it is killed.
-func runTest(ctx context.Context, bin string, args []string, dir string, env []string, w io.Writer, timeout time.Duration) (Outcome, error) {
+func runTest(ctx context.Context, bin string, args []string, dir string, env []string, w io.Writer, timeout time.Duration) (Outcome, []TestResult, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {
-		return Outcome{}, fmt.Errorf("starting the test binary: %v", err)
+		return Outcome{}, nil, fmt.Errorf("starting the test binary: %v", err)
 	}
 	var scan outputScan
 	var wg sync.WaitGroup
@@ -312,7 +322,7 @@ func runTest(ctx context.Context, bin string, args []string, dir string, env []s
 			o.Message = "killed by " + ws.Signal().String()
 		}
 	} else if err != nil {
-		return Outcome{}, err
+		return Outcome{}, nil, err
 	}
 	switch {
 	case killed == "cancelled":
@@ -327,10 +337,11 @@ func runTest(ctx context.Context, bin string, args []string, dir string, env []s
 	case o.Result == "fail" && scan.exitedEarly:
 		o.Message = "test binary exited without finishing its tests (os.Exit?)"
 	}
+	tests := scan.results(o.Result)
 	if ctx.Err() != nil {
-		return o, ctx.Err()
+		return o, tests, ctx.Err()
 	}
-	return o, nil
+	return o, tests, nil
 }
 
 // outputScan copies test output and notes how the run ended.
@@ -339,6 +350,27 @@ type outputScan struct {
 	timedOut    bool
 	exitedEarly bool
 	sawResult   bool
+	order       []string          // tests in the order they started
+	result      map[string]string // test -> pass/fail/skip
+}
+
+var testLineRE = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+) \(`)
+
+// results returns each started test's result; unfinished ones get the
+// run's outcome.
+func (s *outputScan) results(run string) []TestResult {
+	out := make([]TestResult, 0, len(s.order))
+	for _, name := range s.order {
+		r, ok := s.result[name]
+		if !ok {
+			r = run
+			if r == "pass" {
+				r = "fail"
+			}
+		}
+		out = append(out, TestResult{Name: name, Result: r})
+	}
+	return out
 }
 
 func (s *outputScan) copy(w io.Writer, r io.Reader) {
@@ -367,6 +399,21 @@ func (s *outputScan) note(line string) {
 		s.firstPanic = strings.TrimPrefix(line, "panic: ")
 	case line == "PASS" || line == "FAIL":
 		s.sawResult = true
+	case strings.HasPrefix(line, "=== RUN   "):
+		name := strings.TrimSpace(strings.TrimPrefix(line, "=== RUN   "))
+		if s.result == nil {
+			s.result = make(map[string]string)
+		}
+		if _, ok := s.result[name]; !ok {
+			s.order = append(s.order, name)
+		}
+	default:
+		if m := testLineRE.FindStringSubmatch(line); m != nil {
+			if s.result == nil {
+				s.result = make(map[string]string)
+			}
+			s.result[m[2]] = strings.ToLower(m[1])
+		}
 	}
 	s.exitedEarly = !s.sawResult
 }

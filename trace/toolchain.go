@@ -86,7 +86,9 @@ func PrepareToolchain(ctx context.Context, cacheDir string) (*Toolchain, error) 
 	key := tc.GoVersion + "-" + tc.GOARCH + "-" + hex.EncodeToString(h.Sum(nil))[:12]
 	tc.Dir = filepath.Join(cacheDir, key)
 	tc.Shadow = filepath.Join(tc.Dir, "goroot")
-	tc.Cache = filepath.Join(cacheDir, "gocache-"+tc.GoVersion)
+	// The build cache is per recorder build: the standard library it holds
+	// was compiled against this recorder and these annotations.
+	tc.Cache = filepath.Join(tc.Dir, "gocache")
 	if err := tc.ensure(ctx, ccPath); err != nil {
 		return nil, err
 	}
@@ -152,17 +154,23 @@ var raceSysos = []string{
 // race .syso is replaced by syso. Only the directories on the path to a
 // replaced file are real; everything else is one link.
 func buildShadow(src, dst, syso string) error {
-	replace := map[string]bool{}
+	data, err := os.ReadFile(syso)
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{}
 	for _, rel := range raceSysos {
-		p := filepath.Join("src", "runtime", "race", rel)
+		files[filepath.Join("src", "runtime", "race", rel)] = data
+	}
+	if cond, err := annotatedCond(filepath.Join(src, "src", "sync", "cond.go")); err == nil {
+		files[filepath.Join("src", "sync", "cond.go")] = cond
+	}
+	replace := map[string]bool{}
+	for p := range files {
 		replace[p] = true
 		for d := filepath.Dir(p); d != "."; d = filepath.Dir(d) {
 			replace[d] = true
 		}
-	}
-	data, err := os.ReadFile(syso)
-	if err != nil {
-		return err
 	}
 	var walk func(rel string) error
 	walk = func(rel string) error {
@@ -185,7 +193,7 @@ func buildShadow(src, dst, syso string) error {
 					return err
 				}
 			default:
-				if err := os.WriteFile(filepath.Join(dst, r), data, 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(dst, r), files[r], 0o644); err != nil {
 					return err
 				}
 			}
@@ -226,4 +234,36 @@ func (tc *Toolchain) Env(base []string) []string {
 		env = append(env, kv)
 	}
 	return append(env, "GOROOT="+tc.Shadow, "GOCACHE="+tc.Cache, "CGO_ENABLED=1", "GOTOOLCHAIN=local")
+}
+
+// annotatedCond returns sync/cond.go with race annotations for Cond, which
+// has none of its own (and package sync is compiled without
+// instrumentation, so a Signal leaves no trace at all): Signal and
+// Broadcast release-merge on &c.notify, and Wait acquires it when it wakes.
+// That is real happens-before — a Wait cannot return before the Signal
+// that woke it — and, like every annotation, it can only order events, so
+// it never makes seer report more. If the file does not have the expected
+// shape (another Go version), it is left alone and Cond stays invisible.
+func annotatedCond(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s := string(b)
+	edits := []struct{ old, new string }{
+		{"import (\n", "import (\n\t\"internal/race\"\n"},
+		{"\truntime_notifyListWait(&c.notify, t)\n",
+			"\truntime_notifyListWait(&c.notify, t)\n\tif race.Enabled {\n\t\trace.Acquire(unsafe.Pointer(&c.notify))\n\t}\n"},
+		{"\truntime_notifyListNotifyOne(&c.notify)\n",
+			"\tif race.Enabled {\n\t\trace.ReleaseMerge(unsafe.Pointer(&c.notify))\n\t}\n\truntime_notifyListNotifyOne(&c.notify)\n"},
+		{"\truntime_notifyListNotifyAll(&c.notify)\n",
+			"\tif race.Enabled {\n\t\trace.ReleaseMerge(unsafe.Pointer(&c.notify))\n\t}\n\truntime_notifyListNotifyAll(&c.notify)\n"},
+	}
+	for _, e := range edits {
+		if strings.Count(s, e.old) != 1 {
+			return nil, fmt.Errorf("%s: unexpected shape", path)
+		}
+		s = strings.Replace(s, e.old, e.new, 1)
+	}
+	return []byte(s), nil
 }

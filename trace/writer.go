@@ -12,10 +12,10 @@ import (
 	"os"
 )
 
-// A Writer writes one trace file. It is driven by the recorder's converter
-// as the run is decoded: the goroutines and objects first, each when first
-// needed, then events; descriptive fields learnt later through the Update
-// methods; finally the outcome and Close.
+// A Writer writes one trace file as the trace is produced, without holding
+// it in memory: each goroutine and object when first needed, the events in
+// order, descriptive fields learnt later through the Update methods, and
+// finally the outcome and Close.
 //
 // Events, goroutines and objects name stacks by ids of the StackTable given
 // to NewWriter, which the caller may keep extending while writing. The
@@ -48,10 +48,7 @@ type Writer struct {
 	nobjects    int
 	events      int
 
-	// Event predictions (see format.go).
-	prevG    GoID
-	pred     []goPredict // indexed by GoID
-	lastSync [256]SyncKind
+	pred predictor
 }
 
 // NewWriter writes the file header for h to w and returns a writer for the
@@ -67,12 +64,16 @@ func NewWriter(w io.Writer, h Header, stacks *StackTable) (*Writer, error) {
 		stacks:   stacks,
 		batchMax: batchTarget,
 		strIDs:   map[string]uint64{"": 0},
-		pred:     make([]goPredict, 1),
+		pred:     newPredictor(),
+	}
+	fields := [headerFields]string{h.GoVersion, h.GOOS, h.GOARCH, h.Package, h.Binary, h.Args, h.Format, h.GOROOT}
+	if err := checkStringLen(fields[:]...); err != nil {
+		return nil, err
 	}
 	b := append([]byte(nil), fileMagic...)
 	b = binary.AppendUvarint(b, FormatVersion)
 	b = binary.AppendUvarint(b, headerFields)
-	for _, s := range [headerFields]string{h.GoVersion, h.GOOS, h.GOARCH, h.Package, h.Binary, h.Args, h.Format, h.GOROOT} {
+	for _, s := range fields {
 		b = appendInline(b, s)
 	}
 	if _, err := w.Write(b); err != nil {
@@ -98,7 +99,7 @@ func (w *Writer) Goroutine(g Goroutine) error {
 		return err
 	}
 	w.ngoroutines++
-	w.pred = append(w.pred, goPredict{})
+	w.pred.addGoroutine()
 	return nil
 }
 
@@ -115,6 +116,9 @@ func (w *Writer) UpdateGoroutine(g Goroutine) error {
 }
 
 func (w *Writer) goroutineRecord(tag fileTag, g Goroutine) error {
+	if err := checkStringLen(g.Test, g.Func); err != nil {
+		return err
+	}
 	create, err := w.stack(g.Create)
 	if err != nil {
 		return err
@@ -160,6 +164,9 @@ func (w *Writer) UpdateObject(o Object) error {
 }
 
 func (w *Writer) objectRecord(tag fileTag, o Object) error {
+	if err := checkStringLen(o.Name); err != nil {
+		return err
+	}
 	alloc, err := w.stack(o.Alloc)
 	if err != nil {
 		return err
@@ -181,6 +188,9 @@ func (w *Writer) objectRecord(tag fileTag, o Object) error {
 // last call wins.
 func (w *Writer) Outcome(o Outcome) error {
 	if err := w.usable(); err != nil {
+		return err
+	}
+	if err := checkStringLen(o.Result, o.Message); err != nil {
 		return err
 	}
 	w.defs = append(w.defs, byte(tagOutcome))
@@ -211,42 +221,35 @@ func (w *Writer) Event(e Event) error {
 	}
 	stack, err := w.stack(e.Stack)
 	if err != nil {
-		return fmt.Errorf("seer trace writer: event %d: %w", w.events, err)
+		return err
 	}
 
-	p := &w.pred[e.G]
-	c := predictClass(e.Op)
-	var size uint32
-	if sizedOp(e.Op) {
-		size = p.size
-	}
+	guess, guessStack := w.pred.guess(e.G, e.Op)
 	var mask uint64
-	if e.G != w.prevG {
+	if e.G != guess.G {
 		mask |= maskG
 	}
-	if e.Addr != p.addr[c] {
+	if e.Addr != guess.Addr {
 		mask |= maskAddr
 	}
-	if stack != p.stack {
+	if stack != guessStack {
 		mask |= maskStack
 	}
-	if uint64(e.Obj) != p.obj[c] {
+	if e.Obj != guess.Obj {
 		mask |= maskObj
 	}
-	if e.Size != size {
+	if e.Size != guess.Size {
 		mask |= maskSize
 	}
-	if e.Sync != w.lastSync[e.Op] {
+	if e.Sync != guess.Sync {
 		mask |= maskSync
+	}
+	if e.Peer != guess.Peer {
+		mask |= maskPeer
 	}
 	peer := int64(e.Peer)
 	if e.Op == OpRecv {
 		peer = int64(w.events) - peer
-		if e.Peer != -1 {
-			mask |= maskPeer
-		}
-	} else if e.Peer != 0 {
-		mask |= maskPeer
 	}
 	if e.Value != 0 {
 		mask |= maskValue
@@ -266,13 +269,13 @@ func (w *Writer) Event(e Event) error {
 		b = binary.AppendVarint(b, int64(e.G))
 	}
 	if mask&maskAddr != 0 {
-		b = binary.AppendUvarint(b, tfZig(e.Addr-p.addr[c]))
+		b = binary.AppendUvarint(b, tfZig(e.Addr-guess.Addr))
 	}
 	if mask&maskStack != 0 {
-		b = binary.AppendUvarint(b, tfZig(stack-p.stack))
+		b = binary.AppendUvarint(b, tfZig(stack-guessStack))
 	}
 	if mask&maskObj != 0 {
-		b = binary.AppendUvarint(b, tfZig(uint64(e.Obj)-p.obj[c]))
+		b = binary.AppendUvarint(b, tfZig(uint64(e.Obj)-uint64(guess.Obj)))
 	}
 	if mask&maskSize != 0 {
 		b = binary.AppendUvarint(b, uint64(e.Size))
@@ -291,12 +294,7 @@ func (w *Writer) Event(e Event) error {
 	}
 	w.batch = b
 
-	w.prevG = e.G
-	p.addr[c], p.obj[c], p.stack = e.Addr, uint64(e.Obj), stack
-	if sizedOp(e.Op) {
-		p.size = e.Size
-	}
-	w.lastSync[e.Op] = e.Sync
+	w.pred.observe(&e, stack)
 	w.events++
 	w.nbatch++
 	if len(w.batch) >= w.batchMax || len(w.defs) >= w.batchMax {
@@ -371,7 +369,7 @@ func (w *Writer) stack(id StackID) (uint64, error) {
 		return 0, nil
 	}
 	if int(id) >= w.stacks.Len() {
-		return 0, fmt.Errorf("stack %d not in the stack table", id)
+		return 0, fmt.Errorf("seer trace writer: stack %d not in the stack table", id)
 	}
 	if int(id) < len(w.stackIDs) && w.stackIDs[id] != 0 {
 		return w.stackIDs[id], nil
@@ -383,6 +381,12 @@ func (w *Writer) stack(id StackID) (uint64, error) {
 	var chain []StackID
 	for s := id; s != 0 && w.stackIDs[s] == 0; s = w.stacks.nodes[s].parent {
 		chain = append(chain, s)
+	}
+	for _, s := range chain {
+		f := w.stacks.frames[w.stacks.nodes[s].frame]
+		if err := checkStringLen(f.Func, f.File); err != nil {
+			return 0, err
+		}
 	}
 	for i := len(chain) - 1; i >= 0; i-- {
 		n := w.stacks.nodes[chain[i]]
@@ -414,6 +418,16 @@ func (w *Writer) frame(fi uint32) uint64 {
 	w.nframes++
 	w.frameIDs[fi] = w.nframes
 	return w.nframes
+}
+
+// checkStringLen reports a string too long for the format (see maxStringLen).
+func checkStringLen(ss ...string) error {
+	for _, s := range ss {
+		if len(s) > maxStringLen {
+			return fmt.Errorf("seer trace writer: string of %d bytes (%.30q...) is longer than the format allows", len(s), s)
+		}
+	}
+	return nil
 }
 
 func appendInline(b []byte, s string) []byte {
@@ -488,15 +502,20 @@ func writeTrace(w io.Writer, t *Trace, batchMax int) error {
 	return tw.Close()
 }
 
-// WriteFile writes t to the named file in the seer trace file format.
+// WriteFile writes t to the named file in the seer trace file format. If
+// writing fails, the file is removed rather than left to read as a
+// truncated trace.
 func WriteFile(path string, t *Trace) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := WriteTrace(f, t); err != nil {
-		f.Close()
-		return err
+	err = WriteTrace(f, t)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return f.Close()
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
 }

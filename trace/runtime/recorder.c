@@ -108,7 +108,7 @@ struct gctx {
 	uint32_t ignore;   // go_ignore_sync nesting
 	uint8_t *chunk;    // current chunk, or NULL
 	uint32_t used;     // bytes used in chunk after the header
-	uint32_t pad;
+	uint32_t system;   // runs on g0 (scheduler, timers): never call back into Go
 };
 
 static uint8_t *spool;       // the mapping, or NULL when not recording
@@ -317,10 +317,27 @@ static struct gctx *new_gctx(void) {
 	return g;
 }
 
+static struct gctx *init_ctx;
+static int main_started;
+
+// sym chooses how hooks name a pc: contexts that run on g0 (m0's g0, and the
+// ones the runtime creates for timer functions with racegostart from the
+// scheduler, whose parent is a g0) only queue it; the callback thunk must
+// not run there.
+static inline void sym(struct gctx *thr, uptr pc) {
+	if (thr && thr->system)
+		queue_symbol(pc);
+	else
+		symbolize(pc);
+}
+
 void __tsan_init(void **thr, void **proc, void (*cb)(uptr cmd, void *ctx)) {
 	callback = cb;
 	open_spool();
-	*thr = new_gctx();
+	init_ctx = new_gctx();
+	if (init_ctx)
+		init_ctx->system = 1;
+	*thr = init_ctx;
 	static int dummy_proc;
 	*proc = &dummy_proc;
 }
@@ -349,6 +366,14 @@ void __tsan_go_start(struct gctx *parent, struct gctx **pchild, uptr pc) {
 	*pchild = child;
 	if (!child)
 		return;
+	if (!parent || parent->system) {
+		// The first goroutine started from m0's g0 is main; the others are
+		// the runtime's timer contexts, which run on g0.
+		if (parent == init_ctx && !main_started)
+			main_started = 1;
+		else
+			child->system = 1;
+	}
 	queue_symbol(pc);
 	uint64_t *w = reserve(parent, 3);
 	if (w) {
@@ -411,7 +436,7 @@ void __tsan_func_enter(struct gctx *thr, uptr pc) {
 	uint64_t *w = reserve(thr, 1);
 	if (!w)
 		return;
-	symbolize(pc);
+	sym(thr, pc);
 	w[0] = ((uint64_t)pc << 8) | R_ENTER;
 	commit(thr, 1);
 }
@@ -430,7 +455,7 @@ static inline void mem_access(struct gctx *thr, uint64_t kind, uptr addr, uptr s
 	uint64_t *w = reserve(thr, 3);
 	if (!w)
 		return;
-	symbolize(pc);
+	sym(thr, pc);
 	w[0] = (next_seq() << 8) | kind;
 	w[1] = addr;
 	w[2] = ((uint64_t)pc << 8) | (size & 0xff);
@@ -443,7 +468,7 @@ static inline void mem_access_range(struct gctx *thr, uint64_t kind, uptr addr, 
 	uint64_t *w = reserve(thr, 4);
 	if (!w)
 		return;
-	symbolize(pc);
+	sym(thr, pc);
 	w[0] = (next_seq() << 8) | kind;
 	w[1] = addr;
 	w[2] = size;
@@ -598,9 +623,8 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	uint64_t *w = reserve(thr, 6 + n);
 	if (!w)
 		return;
-	symbolize(cpc);
-	for (uint32_t i = 1; i < n; i++)
-		symbolize(pcs[i]);
+	for (uint32_t i = 0; i < n; i++)
+		sym(thr, pcs[i]);
 	w[0] = (seq << 8) | R_ATOMIC;
 	w[1] = addr;
 	w[2] = ((uint64_t)op << 16) | (flags << 8) | size;

@@ -1,0 +1,42 @@
+package bank
+
+import (
+	"testing"
+	"time"
+)
+
+// TestAudit deposits while an auditor runs. The auditor starts late, so in
+// the recorded run Deposit's critical section comes first and orders the
+// note's write before the auditor's read: the race detector stays silent.
+// seer predicts the race from the other order of the critical sections.
+func TestAudit(t *testing.T) {
+	a := &Account{}
+	done := make(chan string)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		done <- a.Audit()
+	}()
+	a.Deposit(10)
+	if note := <-done; note != "deposit" {
+		t.Errorf("note = %q", note)
+	}
+}
+
+// TestWithdraw withdraws twice, one after the other. Another schedule lets
+// the second withdrawal run between the first one's check and its act.
+func TestWithdraw(t *testing.T) {
+	a := &Account{balance: 100}
+	done := make(chan bool)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		done <- a.Withdraw(80)
+	}()
+	first := a.Withdraw(80)
+	second := <-done
+	if first == second {
+		t.Errorf("withdrawals: %v %v", first, second)
+	}
+	if b := a.Balance(); b != 20 {
+		t.Errorf("balance = %d", b)
+	}
+}

@@ -1,0 +1,301 @@
+// This file tests recording real Go tests end to end: each
+// testdata/record/*.txtar is a module whose test is recorded with
+// Record, and whose "want" section lists, per goroutine, events that must
+// appear in that goroutine's dump in that order.
+
+package trace
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/tools/txtar"
+)
+
+var update = flag.Bool("update", false, "rewrite the want sections of testdata/record/*.txtar")
+
+// skipIfCannotRecord skips tests that need the recording toolchain where it
+// cannot exist.
+func skipIfCannotRecord(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("recording builds the standard library once (about a minute): skipped in -short mode")
+	}
+	if _, err := PrepareToolchain(context.Background(), ""); err != nil {
+		t.Skipf("cannot record here: %v", err)
+	}
+}
+
+func TestRecordGolden(t *testing.T) {
+	skipIfCannotRecord(t)
+	files, err := filepath.Glob("testdata/record/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files: %v", err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testRecordGolden(t, file)
+		})
+	}
+}
+
+func testRecordGolden(t *testing.T, file string) {
+	ar, err := txtar.ParseFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var want, wantOutcome, args string
+	for _, f := range ar.Files {
+		switch f.Name {
+		case "want":
+			want = string(f.Data)
+		case "outcome":
+			wantOutcome = strings.TrimSpace(string(f.Data))
+		case "args":
+			args = strings.TrimSpace(string(f.Data))
+		default:
+			p := filepath.Join(dir, f.Name)
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	opts := RecordOptions{Dir: dir, Output: filepath.Join(dir, "out.trace"), Timeout: time.Minute}
+	for _, a := range strings.Fields(args) {
+		if v, ok := strings.CutPrefix(a, "-timeout="); ok {
+			opts.Timeout, _ = time.ParseDuration(v)
+		}
+		if v, ok := strings.CutPrefix(a, "-run="); ok {
+			opts.Run = v
+		}
+	}
+	var out bytes.Buffer
+	opts.Stderr = &out
+	res, err := Record(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("Record: %v\n%s", err, out.Bytes())
+	}
+	if wantOutcome == "" {
+		wantOutcome = "pass"
+	}
+	if res.Outcome.Result != wantOutcome {
+		t.Errorf("outcome = %+v, want %s\noutput:\n%s", res.Outcome, wantOutcome, out.Bytes())
+	}
+	// The file on disk must read back to the same events.
+	back, err := ReadFile(res.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Events) != len(res.Trace.Events) {
+		t.Errorf("read back %d events, recorded %d", len(back.Events), len(res.Trace.Events))
+	}
+	got := userDump(t, back, dir)
+	if *update {
+		for i := range ar.Files {
+			if ar.Files[i].Name == "want" {
+				ar.Files[i].Data = []byte(got)
+			}
+		}
+		if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if missing := subsequences(want, got); len(missing) > 0 {
+		t.Errorf("events missing from the recorded trace:\n\t%s\ngot:\n%s", strings.Join(missing, "\n\t"), got)
+	}
+}
+
+var (
+	goRE  = regexp.MustCompile(`\bg(\d+)\b`)
+	objRE = regexp.MustCompile(`#\d+`)
+	seqRE = regexp.MustCompile(` from \d+`)
+)
+
+// userDump dumps the events made in the test module's files, with
+// goroutines renamed A, B, ... in order of first appearance, object ids
+// dropped, sequence numbers removed, and channel operations without
+// position.
+func userDump(t *testing.T, tr *Trace, dir string) string {
+	var buf bytes.Buffer
+	if err := Dump(&buf, tr, DumpOptions{FullPaths: true}); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{}
+	var out strings.Builder
+	for _, line := range strings.Split(buf.String(), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 5 || !strings.HasPrefix(f[4], dir) {
+			continue
+		}
+		rename := func(g string) string {
+			if n, ok := names[g]; ok {
+				return n
+			}
+			n := string(rune('A' + len(names)))
+			names[g] = n
+			return n
+		}
+		g := rename(f[1])
+		obj := goRE.ReplaceAllStringFunc(f[3], rename)
+		obj = seqRE.ReplaceAllString(objRE.ReplaceAllString(obj, "#"), " from")
+		pos := filepath.Base(f[4])
+		if f[2] == "recv" || f[2] == "send" {
+			// A channel operation made on behalf of a goroutine parked in
+			// it carries that goroutine's last known position, and which
+			// half of the exchange links to the send depends on who parked
+			// first: compare op and object only (TestRecordChanPeer checks
+			// the link).
+			pos = "*"
+			obj = strings.TrimSuffix(obj, " from")
+		}
+		fmt.Fprintf(&out, "%s %s %s %s\n", g, f[2], obj, pos)
+	}
+	return out.String()
+}
+
+// subsequences checks that, for each goroutine, the want lines of that
+// goroutine appear in order among its got lines; it returns the missing.
+func subsequences(want, got string) []string {
+	byG := map[string][]string{}
+	for _, l := range strings.Split(got, "\n") {
+		if g, _, ok := strings.Cut(l, " "); ok {
+			byG[g] = append(byG[g], l)
+		}
+	}
+	var missing []string
+	pos := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(want), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		g, _, _ := strings.Cut(l, " ")
+		lines := byG[g]
+		i := pos[g]
+		for i < len(lines) && lines[i] != l {
+			i++
+		}
+		if i == len(lines) {
+			missing = append(missing, l)
+			continue
+		}
+		pos[g] = i + 1
+	}
+	return missing
+}
+
+// TestRecordAttribution checks that goroutines of parallel subtests belong
+// to their top-level test and that harness goroutines belong to none.
+func TestRecordAttribution(t *testing.T) {
+	skipIfCannotRecord(t)
+	ar, err := txtar.ParseFile("testdata/record/parallel.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range ar.Files {
+		if strings.HasSuffix(f.Name, ".go") || f.Name == "go.mod" {
+			os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644)
+		}
+	}
+	res, err := Record(context.Background(), RecordOptions{Dir: dir, Output: filepath.Join(dir, "out.trace")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := res.Trace
+	writers := map[string]string{} // global -> test of the goroutine that wrote it
+	harness := 0
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		g := tr.Goroutine(e.G)
+		if g.Test == "" {
+			harness++
+		}
+		if e.Op != OpWrite {
+			continue
+		}
+		if o := tr.Object(e.Obj); o != nil && (o.Name == "example.com/rec.a" || o.Name == "example.com/rec.b") {
+			writers[o.Name] = g.Test
+		}
+	}
+	for _, v := range []string{"example.com/rec.a", "example.com/rec.b"} {
+		if writers[v] != "TestParallel" {
+			t.Errorf("%s written by a goroutine of test %q, want TestParallel", v, writers[v])
+		}
+	}
+	if harness == 0 {
+		t.Errorf("no events attributed to the testing harness")
+	}
+	var names []string
+	for _, r := range res.Tests {
+		names = append(names, r.Name+"="+r.Result)
+	}
+	if got := strings.Join(names, " "); got != "TestParallel=pass TestParallel/one=pass TestParallel/two=pass" {
+		t.Errorf("test results: %s", got)
+	}
+}
+
+// TestRecordChanPeer checks that every receive that took a sent value is
+// linked to that send, whichever side parked first.
+func TestRecordChanPeer(t *testing.T) {
+	skipIfCannotRecord(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/rec\n\ngo 1.26\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "rec_test.go"), []byte(`package rec
+
+import "testing"
+
+func TestPingPong(t *testing.T) {
+	ping, pong := make(chan int), make(chan int)
+	go func() {
+		for v := range ping {
+			pong <- v + 1
+		}
+		close(pong)
+	}()
+	for i := 0; i < 50; i++ {
+		ping <- i
+		if <-pong != i+1 {
+			t.Fatal(i)
+		}
+	}
+	close(ping)
+}
+`), 0o644)
+	res, err := Record(context.Background(), RecordOptions{Dir: dir, Output: filepath.Join(dir, "out.trace")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := res.Trace
+	linked := 0
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		if e.Op != OpRecv || e.Peer < 0 || !e.Sync.Acquires() {
+			continue
+		}
+		s := &tr.Events[e.Peer]
+		if s.Op != OpSend || s.Addr != e.Addr || int(e.Peer) >= i {
+			t.Errorf("receive %d linked to %d (%v on %#x), want an earlier send on %#x", i, e.Peer, s.Op, s.Addr, e.Addr)
+		}
+		if tr.Goroutine(s.G).Test == "TestPingPong" {
+			linked++
+		}
+	}
+	// 50 pings and 50 pongs, each received once.
+	if linked < 100 {
+		t.Errorf("%d receives linked to their send, want 100", linked)
+	}
+}
