@@ -1,0 +1,153 @@
+package static
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// writeModule writes a small module to a new directory.
+func writeModule(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":    "module example.com/tiny\n\ngo 1.26\n",
+		"tiny.go":   "package tiny\n\nvar N int\n\nfunc Inc() { N++ }\n",
+		"t_test.go": "package tiny\n\nimport \"testing\"\n\nfunc TestInc(t *testing.T) { Inc() }\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads packages")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	dir := writeModule(t)
+	var c Cache
+
+	// Concurrent requests share one load.
+	progs := make([]*Program, 8)
+	var wg sync.WaitGroup
+	for i := range progs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, err := c.Program(ctx, dir, ".")
+			if err != nil {
+				t.Error(err)
+			}
+			progs[i] = p
+		}()
+	}
+	wg.Wait()
+	for _, p := range progs {
+		if p == nil || p != progs[0] {
+			t.Fatalf("concurrent requests got different Programs")
+		}
+	}
+	if c.Loads() != 1 {
+		t.Errorf("%d loads for concurrent requests, want 1", c.Loads())
+	}
+	p0 := progs[0]
+
+	expect := func(what string, reload bool) *Program {
+		t.Helper()
+		before := c.Loads()
+		p, err := c.Program(ctx, dir, ".")
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if got := c.Loads() - before; got != map[bool]int{false: 0, true: 1}[reload] {
+			t.Errorf("%s: %d loads, want reload=%v", what, got, reload)
+		}
+		return p
+	}
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if p := expect("unchanged", false); p != p0 {
+		t.Errorf("unchanged source gave a new Program")
+	}
+	// Same content, new modification time: still the same version.
+	later := time.Now().Add(time.Hour)
+	os.Chtimes(filepath.Join(dir, "tiny.go"), later, later)
+	expect("touched", false)
+
+	write("tiny.go", "package tiny\n\nvar N, M int\n\nfunc Inc() { N++ }\n")
+	p1 := expect("edited", true)
+	if p1 == p0 {
+		t.Errorf("edited source gave the old Program")
+	}
+	expect("edited, again", false)
+
+	write("more.go", "package tiny\n\nfunc Dec() { N-- }\n")
+	p2 := expect("new file", true)
+	if len(p2.Files()) != 3 {
+		t.Errorf("after adding a file: files %v", p2.Files())
+	}
+
+	write("go.mod", "module example.com/tiny\n\ngo 1.26.0\n")
+	expect("go.mod edited", true)
+
+	c.Invalidate(filepath.Join(dir, "more.go"))
+	expect("invalidated", true)
+	c.Invalidate(filepath.Join(dir, "elsewhere.go"))
+	expect("invalidated another file", false)
+
+	// Other patterns are other entries.
+	if p, err := c.Program(ctx, dir, "./..."); err != nil || p == p2 {
+		t.Errorf("./...: %v, %v", p, err)
+	}
+
+	// A request whose context is done returns at once and loads nothing.
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	before := c.Loads()
+	if _, err := c.Program(done, dir, "."); err == nil {
+		t.Errorf("a request with a cancelled context succeeded")
+	}
+	if c.Loads() != before {
+		t.Errorf("a request with a cancelled context started a load")
+	}
+	// A request that stops waiting leaves the load to finish for the
+	// next one.
+	other := writeModule(t)
+	short, cancel := context.WithTimeout(ctx, time.Millisecond)
+	defer cancel()
+	if _, err := c.Program(short, other, "."); err == nil {
+		t.Errorf("a request with a 1ms deadline succeeded")
+	}
+	before = c.Loads()
+	if _, err := c.Program(ctx, other, "."); err != nil {
+		t.Error(err)
+	}
+	if c.Loads() != before {
+		t.Errorf("the abandoned load was not reused")
+	}
+
+	// Failures are not cached.
+	bad := t.TempDir()
+	before = c.Loads()
+	for i := 0; i < 2; i++ {
+		if _, err := c.Program(ctx, bad, "./nonexistent"); err == nil {
+			t.Errorf("loading a missing package succeeded")
+		}
+	}
+	if c.Loads()-before != 2 {
+		t.Errorf("a failed load was cached")
+	}
+}

@@ -1,0 +1,3 @@
+module example.com/seer.data
+
+go 1.26
