@@ -1,0 +1,286 @@
+// This file implements `seer check` and `seer predict`.
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/seer-tools/seer/predict"
+	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/trace"
+)
+
+var (
+	checkFlags     = flag.NewFlagSet("check", flag.ContinueOnError)
+	checkRun       = checkFlags.String("run", "", "check only the tests matching `regexp`")
+	checkJSON      = checkFlags.Bool("json", false, "print the report as JSON")
+	checkTimeout   = checkFlags.Duration("timeout", 10*time.Minute, "stop each package's test run after `d`")
+	checkExplain   = checkFlags.String("explain", "", "print the documentation of a finding `kind` (race, atomicity) and exit")
+	checkAtomicity = checkFlags.Bool("atomicity", false, "also check each critical section as a transaction")
+	checkVerbose   = checkFlags.Bool("v", false, "pass the tests' own output through to standard error")
+)
+
+var _ = register(&command{
+	name:      "check",
+	usageLine: "check [-run regexp] [-json] [-timeout d] [-explain kind] [packages]",
+	short:     "record, predict and report the tests of packages",
+	long: `
+Check records the selected tests of each package under seer's recording
+runtime, predicts the data races and atomicity violations another schedule
+would show, and prints each finding go vet style: both accesses, the
+goroutines and where they were created, whether the run showed it (observed)
+or another schedule would (predicted), and the first steps of the witness.
+
+Tests that fail to build, panic, hang or exit early are reported as such,
+and whatever they recorded is still analysed.
+
+The exit status is 0 when there are no findings, 1 when there are, and 2 for
+usage or tool errors.`,
+	flags: checkFlags,
+	run:   runCheck,
+})
+
+func runCheck(c *command, args []string) int {
+	if !c.parse(args) {
+		return 2
+	}
+	if *checkExplain != "" {
+		text, ok := check.Explain(*checkExplain)
+		if !ok {
+			errorf(c, "no finding kind %q (want one of %s)", *checkExplain, strings.Join(check.Kinds(), ", "))
+			return 2
+		}
+		fmt.Println(text)
+		return 0
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	opts := check.Options{
+		Patterns:  c.flags.Args(),
+		Run:       *checkRun,
+		Timeout:   *checkTimeout,
+		Atomicity: *checkAtomicity,
+	}
+	if *checkVerbose {
+		opts.Stderr = os.Stderr
+	}
+	if !*checkJSON {
+		opts.Progress = func(p check.Progress) {
+			if p.Stage == "running" {
+				fmt.Fprintf(os.Stderr, "seer: recording %s\n", p.Package)
+			}
+		}
+	}
+	rep, err := check.Run(ctx, opts)
+	if err != nil {
+		errorf(c, "%v", err)
+		return 2
+	}
+	return report(os.Stdout, rep, *checkJSON)
+}
+
+// report prints rep and returns the exit status.
+func report(w io.Writer, rep *check.Report, asJSON bool) int {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.Encode(rep)
+	} else {
+		printReport(w, rep)
+	}
+	status := 0
+	for _, t := range rep.Tests {
+		if t.Outcome == "build-error" {
+			status = 2
+		}
+	}
+	if len(rep.Findings) > 0 && status == 0 {
+		status = 1
+	}
+	return status
+}
+
+func printReport(w io.Writer, rep *check.Report) {
+	cwd, _ := os.Getwd()
+	rel := func(file string) string {
+		if r, err := filepath.Rel(cwd, file); err == nil && !strings.HasPrefix(r, "..") {
+			return r
+		}
+		return file
+	}
+	for _, t := range rep.Tests {
+		switch t.Outcome {
+		case "build-error":
+			for _, e := range t.Errors {
+				fmt.Fprintln(w, e)
+			}
+			fmt.Fprintf(w, "seer: %s does not build\n", t.Package)
+		case "pass", "fail":
+		default:
+			msg := ""
+			if len(t.Errors) > 0 {
+				msg = ": " + t.Errors[0]
+			}
+			fmt.Fprintf(w, "seer: %s.%s: %s%s (what it recorded was analysed)\n", t.Package, t.Name, t.Outcome, msg)
+		}
+	}
+	for _, f := range rep.Findings {
+		fmt.Fprintln(w, formatFinding(f, rel))
+	}
+}
+
+// formatFinding renders one finding go vet style.
+func formatFinding(f check.Finding, rel func(string) string) string {
+	var b strings.Builder
+	how := "predicted"
+	if !f.Predicted {
+		how = "observed"
+	}
+	a := f.Accesses[0]
+	what := "data race"
+	if f.Kind == "atomicity" {
+		what = "atomicity violation"
+	}
+	pos := func(a check.Access) string {
+		if a.File == "" {
+			return fmt.Sprintf("%d", a.Line)
+		}
+		if a.Column > 0 {
+			return fmt.Sprintf("%s:%d:%d", rel(a.File), a.Line, a.Column)
+		}
+		return fmt.Sprintf("%s:%d", rel(a.File), a.Line)
+	}
+	on := ""
+	if f.Variable != "" {
+		on = " on " + f.Variable
+	}
+	fmt.Fprintf(&b, "%s: %s%s (%s", pos(a), what, on, how)
+	if f.Test != "" {
+		fmt.Fprintf(&b, ", %s", f.Test)
+	}
+	if f.Count > 1 {
+		fmt.Fprintf(&b, ", %d times", f.Count)
+	}
+	b.WriteString(")")
+	for _, a := range f.Accesses {
+		fmt.Fprintf(&b, "\n\t%s by goroutine %d at %s", a.Op, a.Goroutine, pos(a))
+		if len(a.Created) > 0 {
+			fmt.Fprintf(&b, " (created at %s:%d)", rel(a.Created[0].File), a.Created[0].Line)
+		}
+	}
+	if len(f.Reordered) > 0 {
+		b.WriteString("\n\twitness runs in the other order:")
+		for _, s := range f.Reordered {
+			fmt.Fprintf(&b, " %s by goroutine %d at %s:%d;", s.Op, s.Goroutine, rel(s.File), s.Line)
+		}
+	}
+	if n := len(f.Witness); n > 0 {
+		fmt.Fprintf(&b, "\n\twitness: %d steps, ending", n)
+		start := n - 4
+		if start < 0 {
+			start = 0
+		}
+		for _, s := range f.Witness[start:] {
+			fmt.Fprintf(&b, " g%d %s", s.Goroutine, s.Op)
+			if s.File != "" {
+				fmt.Fprintf(&b, " %s:%d", filepath.Base(s.File), s.Line)
+			}
+			b.WriteString(";")
+		}
+	}
+	return b.String()
+}
+
+var (
+	predictFlags    = flag.NewFlagSet("predict", flag.ContinueOnError)
+	predictFormat   = predictFlags.String("format", "", "trace `format`: seer or std (default: by content)")
+	predictJSON     = predictFlags.Bool("json", false, "print the report as JSON (the document seer check -json prints)")
+	predictStats    = predictFlags.Bool("stats", false, "print the funnel: candidates, lockset, happens-before, UCG, witnessed, with times")
+	predictAnalysis = predictFlags.String("analysis", "seer", "analysis: seer, hb or shb")
+	predictAtom     = predictFlags.Bool("atomicity", false, "also check each critical section as a transaction")
+)
+
+var _ = register(&command{
+	name:      "predict",
+	usageLine: "predict [-format seer|std] [-json] [-stats] [-analysis seer|hb|shb] FILE",
+	short:     "predict races and atomicity violations from a trace file",
+	long: `
+Predict reads a trace (recorded by seer record, or RAPID's STD text format)
+and reports the races and atomicity violations that another schedule of the
+recorded run would show, each proved by a witness schedule that an
+independent checker has replayed. For STD traces, file is empty and line is
+the STD location number.
+
+The hb and shb analyses are baselines for comparison: they report what
+their relation leaves unordered, without witnesses.`,
+	flags: predictFlags,
+	run:   runPredict,
+})
+
+func runPredict(c *command, args []string) int {
+	if !c.parse(args) {
+		return 2
+	}
+	if c.flags.NArg() != 1 {
+		errorf(c, "usage: seer %s", c.usageLine)
+		return 2
+	}
+	t, err := readAnyTrace(c.flags.Arg(0), *predictFormat)
+	if err != nil {
+		errorf(c, "%v", err)
+		return 2
+	}
+	if t.Truncated {
+		fmt.Fprintf(os.Stderr, "seer predict: %s is truncated: analysing its %d complete events\n", c.flags.Arg(0), len(t.Events))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var stats predict.Stats
+	rep, err := check.Predict(ctx, t, check.PredictOptions{Atomicity: *predictAtom, Analysis: *predictAnalysis, Stats: &stats})
+	if err != nil {
+		errorf(c, "%v", err)
+		return 2
+	}
+	if *predictStats {
+		stats.Print(os.Stderr)
+	}
+	return report(os.Stdout, rep, *predictJSON)
+}
+
+// readAnyTrace reads a seer trace or an STD text trace.
+func readAnyTrace(path, format string) (*trace.Trace, error) {
+	if format == "" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		head := make([]byte, 16)
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		format = "std"
+		if strings.HasPrefix(string(head[:n]), "SEERTRACE") {
+			format = "seer"
+		}
+	}
+	switch format {
+	case "seer":
+		return trace.ReadFile(path)
+	case "std":
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return trace.ReadSTD(f)
+	}
+	return nil, fmt.Errorf("unknown trace format %q (want seer or std)", format)
+}

@@ -1,0 +1,165 @@
+// This file tests the seer command as a user runs it: the built binary,
+// its output and its exit status.
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/seer-tools/seer/predict/check"
+)
+
+var seerBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "seer-cmd-test-")
+	if err != nil {
+		panic(err)
+	}
+	seerBin = filepath.Join(dir, "seer")
+	if out, err := exec.Command("go", "build", "-o", seerBin, ".").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// seer runs the binary in dir and returns stdout, stderr and the status.
+func seer(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(seerBin, args...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+func TestUsage(t *testing.T) {
+	if _, _, code := seer(t, "."); code != 2 {
+		t.Errorf("no arguments: exit %d, want 2", code)
+	}
+	if _, stderr, code := seer(t, ".", "frobnicate"); code != 2 || !strings.Contains(stderr, `unknown command "frobnicate"`) {
+		t.Errorf("unknown command: exit %d, stderr %q", code, stderr)
+	}
+	if _, stderr, code := seer(t, ".", "check", "-nosuchflag"); code != 2 || !strings.Contains(stderr, "nosuchflag") {
+		t.Errorf("bad flag: exit %d, stderr %q", code, stderr)
+	}
+	out, _, code := seer(t, ".", "check", "-explain", "race")
+	if code != 0 || !strings.Contains(out, "witness") {
+		t.Errorf("-explain race: exit %d, %q", code, out)
+	}
+	if text, _ := check.Explain("race"); strings.TrimSpace(out) != strings.TrimSpace(text) {
+		t.Errorf("-explain prints something other than check.Explain")
+	}
+}
+
+func TestPredictSTD(t *testing.T) {
+	dir := t.TempDir()
+	// Two critical sections on disjoint data, recorded in one order: the
+	// write of V1 before T0's section and the read after T1's race in the
+	// other order (a lock-order-hidden race).
+	std := strings.Join([]string{
+		"T0|fork(T1)|1",
+		"T0|w(V1)|2",
+		"T0|acq(L1)|3",
+		"T0|w(V2)|4",
+		"T0|rel(L1)|5",
+		"T1|acq(L1)|6",
+		"T1|w(V3)|7",
+		"T1|rel(L1)|8",
+		"T1|r(V1)|9",
+	}, "\n") + "\n"
+	file := filepath.Join(dir, "t.std")
+	os.WriteFile(file, []byte(std), 0o644)
+	out, stderr, code := seer(t, dir, "predict", "-json", file)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (a finding)\n%s%s", code, out, stderr)
+	}
+	var rep check.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, out)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].Kind != "race" || !rep.Findings[0].Predicted {
+		t.Fatalf("findings: %+v", rep.Findings)
+	}
+	lines := []int{rep.Findings[0].Accesses[0].Line, rep.Findings[0].Accesses[1].Line}
+	if lines[0] != 2 || lines[1] != 9 || rep.Findings[0].Accesses[0].File != "" {
+		t.Errorf("accesses at %v, want STD locations 2 and 9 with no file", lines)
+	}
+	// The same trace with the read guarded by the critical section's data
+	// (the read of V2 in T1 sees T0's write): no race.
+	guarded := strings.Replace(std, "T1|w(V3)|7", "T1|r(V2)|7", 1)
+	os.WriteFile(file, []byte(guarded), 0o644)
+	if out, _, code := seer(t, dir, "predict", file); code != 0 {
+		t.Errorf("guarded: exit %d, want 0\n%s", code, out)
+	}
+}
+
+func TestCheckExample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a test")
+	}
+	root, _ := filepath.Abs("../..")
+	out, stderr, code := seer(t, root, "check", "./examples/bank")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	for _, want := range []string{
+		"examples/bank/bank.go:18:2: data race on a.note (predicted, TestAudit)",
+		"read by goroutine",
+		"examples/bank/bank.go:32:9",
+		"witness runs in the other order",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, code = seer(t, root, "check", "-json", "-run", "TestAudit", "./examples/bank")
+	var rep check.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 {
+		t.Fatalf("-json: exit %d, %v\n%s", code, err, out)
+	}
+	if len(rep.Tests) != 1 || rep.Tests[0].Name != "TestAudit" || rep.Tests[0].Outcome != "pass" || rep.Tests[0].Events == 0 {
+		t.Errorf("tests: %+v", rep.Tests)
+	}
+	for _, f := range rep.Findings {
+		for _, a := range f.Accesses {
+			if !filepath.IsAbs(a.File) || a.Line == 0 || a.Column == 0 || len(a.Stack) == 0 {
+				t.Errorf("access not positioned: %+v", a)
+			}
+		}
+		if len(f.Witness) == 0 {
+			t.Errorf("finding without witness: %+v", f)
+		}
+	}
+}
+
+func TestCheckBuildError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/broken\n\ngo 1.26\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b_test.go"), []byte("package broken\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) {\n\tundefined()\n}\n"), 0o644)
+	out, _, code := seer(t, dir, "check", ".")
+	if code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	if want := filepath.Join(dir, "b_test.go") + ":6:2: undefined: undefined"; !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+}

@@ -1,0 +1,319 @@
+// This file implements Analyze, the pipeline of the UCG paper's §5 for one
+// trace: pre-pass (CTP, locations, vector clocks), candidates through the
+// lockset and must-happen-before filters, Universal Causality Graphs in
+// batches, witness search with gini, and the independent witness check
+// (maximal-causal-models Theorem 2) before anything is reported.
+
+package predict
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// engine holds the analysis state of one trace.
+type engine struct {
+	ctx  context.Context
+	opts Options
+	t    *trace.Trace
+	c    *ctp
+	m    *memory
+	mhb  *clocks // must-happen-before
+	cone *clocks // must-happen-before plus kept read-from
+
+	writes   map[gl][]int32 // (location as ObjID, goroutine) -> shared writes
+	writersG map[int32][]int32
+	rels     map[addrG][]int32 // (sync address, goroutine) -> releases (not atomics)
+	relsG    map[uint64][]int32
+}
+
+type addrG struct {
+	a uint64
+	g int32
+}
+
+// keepsWriter reports whether a witness keeps the writer of event i: it
+// reads a shared location, and it is an atomic or a plain read not named
+// control-irrelevant.
+func (e *engine) keepsWriter(i int32) bool {
+	ev := &e.c.ev[i]
+	if !isRead(ev.Op) || !e.m.shared(i) {
+		return false
+	}
+	return ev.Op != trace.OpRead || e.opts.ControlIrrelevant == nil || !e.opts.ControlIrrelevant(e.t, int(i))
+}
+
+func (e *engine) indexWrites() {
+	if e.writes != nil {
+		return
+	}
+	e.writes = make(map[gl][]int32)
+	e.writersG = make(map[int32][]int32)
+	e.rels = make(map[addrG][]int32)
+	e.relsG = make(map[uint64][]int32)
+	c := e.c
+	for i := range c.ev {
+		ev := &c.ev[i]
+		g := int32(ev.G)
+		if isWrite(ev.Op) && e.m.shared(int32(i)) {
+			k := gl{g, trace.ObjID(e.m.loc[i])}
+			if len(e.writes[k]) == 0 {
+				e.writersG[e.m.loc[i]] = append(e.writersG[e.m.loc[i]], g)
+			}
+			e.writes[k] = append(e.writes[k], int32(i))
+		}
+		if k := c.syncKind(i); k.Releases() && !ev.Op.IsAtomic() {
+			a := c.syncAddr(i)
+			key := addrG{a, g}
+			if len(e.rels[key]) == 0 {
+				e.relsG[a] = append(e.relsG[a], g)
+			}
+			e.rels[key] = append(e.rels[key], int32(i))
+		}
+	}
+}
+
+func (e *engine) writerGoroutines(loc int32) []int32 { e.indexWrites(); return e.writersG[loc] }
+func (e *engine) writesOf(loc, g int32) []int32 {
+	e.indexWrites()
+	return e.writes[gl{g, trace.ObjID(loc)}]
+}
+func (e *engine) releaserGoroutines(a uint64) []int32 { e.indexWrites(); return e.relsG[a] }
+func (e *engine) releasesOf(a uint64, g int32) []int32 {
+	e.indexWrites()
+	return e.rels[addrG{a, g}]
+}
+
+// newEngine runs the vector-clock passes of the seer analysis.
+func newEngine(ctx context.Context, t *trace.Trace, c *ctp, m *memory, o Options) (*engine, error) {
+	e := &engine{ctx: ctx, opts: o, t: t, c: c, m: m}
+	var err error
+	if e.mhb, err = newClocks(ctx, c, m, clockMode{}); err != nil {
+		return nil, err
+	}
+	if e.cone, err = newClocks(ctx, c, m, clockMode{rf: true, irrelevant: o.ControlIrrelevant}); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Analyze predicts the data races and atomicity violations of t. With the
+// seer analysis every finding carries a witness schedule that CheckWitness
+// accepts; a witness it rejects is a bug in seer and makes Analyze return
+// an error. Analyze returns ctx's error if ctx is cancelled.
+func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error) {
+	if t == nil {
+		return nil, errors.New("predict: nil trace")
+	}
+	o := opts.defaults()
+	start := time.Now()
+	res := &Result{Stats: Stats{Analysis: o.Analysis, Events: len(t.Events), Goroutines: t.NumGoroutines()}}
+	c := newCTP(t)
+	m := newMemory(c)
+	res.Stats.Locations = len(m.locs)
+	for i := range m.locs {
+		if m.locs[i].shared() {
+			res.Stats.SharedLocations++
+		}
+	}
+	switch o.Analysis {
+	case AnalysisHB, AnalysisSHB:
+		err := baseline(ctx, c, m, &o, res)
+		res.Stats.Total = time.Since(start)
+		return res, err
+	case AnalysisSeer:
+	default:
+		return nil, fmt.Errorf("predict: unknown analysis %q", o.Analysis)
+	}
+	e, err := newEngine(ctx, t, c, m, o)
+	if err != nil {
+		return nil, err
+	}
+	res.Stats.PrePass = time.Since(start)
+
+	cs, err := findCandidates(ctx, c, m, e.mhb, &o, false)
+	if err != nil {
+		return nil, err
+	}
+	f := &cs.f
+	stage := func(name string, k int, r, a int64, d time.Duration) {
+		res.Stats.Stages = append(res.Stats.Stages, Stage{Name: name, Races: r, Atomicity: a,
+			RaceSites: len(f.sites[k][0]), AtomicitySites: len(f.sites[k][1]), Time: d})
+	}
+	stage("candidates", 0, f.total[0], f.total[1], cs.times[0])
+	stage("lockset", 1, f.lockset[0], f.lockset[1], cs.times[1])
+	stage("happens-before", 2, f.mhb[0], f.mhb[1], cs.times[2])
+
+	// UCG, in batches of up to 64 candidates.
+	t0 := time.Now()
+	type item struct {
+		cd   cand
+		site *siteCands
+		ok   bool
+	}
+	var items []item
+	for _, k := range cs.order {
+		s := cs.bySite[k]
+		for _, cd := range s.cands {
+			items = append(items, item{cd: cd, site: s})
+		}
+	}
+	var batch []*plan
+	var batchIdx []int
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		for j, r := range e.runUCG(batch) {
+			switch r {
+			case ucgFeasible:
+				items[batchIdx[j]].ok = true
+			case ucgSkipped:
+				items[batchIdx[j]].ok = true
+				res.Stats.UCGSkipped++
+			}
+		}
+		batch, batchIdx = batch[:0], batchIdx[:0]
+	}
+	for k := range items {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var p *plan
+		if items[k].cd.kind == 'r' {
+			p = e.racePlan(items[k].cd, true)
+		} else {
+			p = e.atomicityPlan(items[k].cd, 0, true)
+		}
+		if p == nil {
+			continue // the cone of one bug event holds another: infeasible
+		}
+		batch = append(batch, p)
+		batchIdx = append(batchIdx, k)
+		if len(batch) == 64 {
+			flush()
+		}
+	}
+	flush()
+	ucgSites := [2]map[siteKey]bool{{}, {}}
+	var ucgN [2]int64
+	for _, it := range items {
+		if it.ok {
+			kind := 0
+			if it.cd.kind == 'a' {
+				kind = 1
+			}
+			ucgN[kind]++
+			ucgSites[kind][it.cd.key] = true
+		}
+	}
+	res.Stats.Stages = append(res.Stats.Stages, Stage{Name: "ucg", Races: ucgN[0], Atomicity: ucgN[1],
+		RaceSites: len(ucgSites[0]), AtomicitySites: len(ucgSites[1]), Time: time.Since(t0)})
+
+	// Witnesses: per site key, the first candidate that gets one.
+	t0 = time.Now()
+	var hb *clocks
+	var chk *checker
+	done := make(map[siteKey]bool)
+	var wit [2]int64
+	for _, it := range items {
+		if !it.ok || done[it.cd.key] {
+			continue
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		w := e.witnessFor(it.cd, res)
+		if w == nil {
+			continue
+		}
+		done[it.cd.key] = true
+		fd := Finding{Events: evInts(it.cd), Witness: w, Count: int(it.site.count)}
+		if it.cd.kind == 'r' {
+			fd.Kind = KindRace
+			wit[0]++
+			if hb == nil {
+				if hb, err = newClocks(ctx, c, m, clockMode{locks: true}); err != nil {
+					return nil, err
+				}
+			}
+			fd.Predicted = !hb.concurrent(it.cd.ev[0], it.cd.ev[1])
+		} else {
+			fd.Kind = KindAtomicity
+			wit[1]++
+			fd.Predicted = !(it.cd.ev[0] < it.cd.ev[1] && it.cd.ev[1] < it.cd.ev[2])
+		}
+		if chk == nil {
+			chk = newChecker(t)
+		}
+		if err := chk.check(&fd, o.ControlIrrelevant); err != nil {
+			return nil, fmt.Errorf("predict: internal error: witness for %s %v rejected: %v", fd.Kind, fd.Events, err)
+		}
+		res.Findings = append(res.Findings, fd)
+	}
+	res.Stats.Stages = append(res.Stats.Stages, Stage{Name: "witnessed", Races: wit[0], Atomicity: wit[1],
+		RaceSites: int(wit[0]), AtomicitySites: int(wit[1]), Time: time.Since(t0)})
+	sortFindings(res.Findings)
+	res.Stats.Total = time.Since(start)
+	return res, nil
+}
+
+// witnessFor tries the plans of a candidate and returns a witness.
+func (e *engine) witnessFor(cd cand, res *Result) []int {
+	var plans []*plan
+	if cd.kind == 'r' {
+		if p := e.racePlan(cd, false); p != nil {
+			plans = append(plans, p)
+		}
+	} else {
+		if !isWrite(e.c.ev[cd.ev[1]].Op) {
+			if p := e.atomicityPlan(cd, 1, false); p != nil {
+				plans = append(plans, p)
+			}
+		}
+		if p := e.atomicityPlan(cd, 2, false); p != nil {
+			plans = append(plans, p)
+		}
+	}
+	for _, p := range plans {
+		r, w := e.search(p)
+		switch r {
+		case encWitness:
+			out := make([]int, len(w))
+			for i, x := range w {
+				out[i] = int(x)
+			}
+			return out
+		case encUnknown:
+			res.Stats.SolverUnknown++
+		}
+	}
+	return nil
+}
+
+func evInts(cd cand) []int {
+	if cd.kind == 'r' {
+		return []int{int(cd.ev[0]), int(cd.ev[1])}
+	}
+	return []int{int(cd.ev[0]), int(cd.ev[1]), int(cd.ev[2])}
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(a, b int) bool {
+		if fs[a].Kind != fs[b].Kind {
+			return fs[a].Kind > fs[b].Kind // races first
+		}
+		ea, eb := fs[a].Events, fs[b].Events
+		for k := 0; k < len(ea) && k < len(eb); k++ {
+			if ea[k] != eb[k] {
+				return ea[k] < eb[k]
+			}
+		}
+		return false
+	})
+}

@@ -1,0 +1,203 @@
+// This file tests Analyze's behaviour beyond the papers' examples: options,
+// cancellation, deduplication, STD input, the Go synchronisation kinds.
+
+package predict
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+func TestAnalyzeOptions(t *testing.T) {
+	tr := parseTrace(t, bank)
+	irr := func(t *trace.Trace, i int) bool { return t.Events[i].Op == trace.OpRead }
+	if res := analyze(t, tr, Options{ControlIrrelevant: irr, NoAtomicity: true}); len(res.Findings) != 0 {
+		t.Errorf("NoAtomicity: %s", describe(tr, res.Findings))
+	}
+	tr2 := parseTrace(t, secondRace)
+	if res := analyze(t, tr2, Options{NoRaces: true}); len(res.Findings) != 0 {
+		t.Errorf("NoRaces: %s", describe(tr2, res.Findings))
+	}
+	if _, err := Analyze(context.Background(), tr, Options{Analysis: "nope"}); err == nil {
+		t.Error("unknown analysis accepted")
+	}
+	if _, err := Analyze(context.Background(), nil, Options{}); err == nil {
+		t.Error("nil trace accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Analyze(ctx, synth(synthParams{goroutines: 4, locks: 2, vars: 8, events: 200_000, seed: 1}), Options{}); err != context.Canceled {
+		t.Errorf("cancelled: err = %v", err)
+	}
+}
+
+func TestAnalyzeDeterministic(t *testing.T) {
+	tr := synth(synthParams{goroutines: 20, locks: 3, vars: 16, events: 20_000, racy: 0.002, seed: 9})
+	a := analyze(t, tr, Options{CriticalSectionsAsTransactions: true})
+	b := analyze(t, tr, Options{CriticalSectionsAsTransactions: true})
+	if !reflect.DeepEqual(a.Findings, b.Findings) {
+		t.Error("two runs disagree")
+	}
+	if len(a.Findings) == 0 {
+		t.Error("no findings")
+	}
+}
+
+// Findings are one per pair of sites, counting the event pairs.
+func TestDeduplication(t *testing.T) {
+	tr := parseTrace(t, `
+T1|fork(T2)|1
+T1|w(x)|5
+T1|w(x)|5
+T1|w(x)|5
+T2|r(x)|9
+T2|r(x)|9
+`)
+	res := analyze(t, tr, Options{})
+	if len(res.Findings) != 1 || res.Findings[0].Count != 6 {
+		t.Fatalf("findings %+v", res.Findings)
+	}
+}
+
+func TestSTDInput(t *testing.T) {
+	tr, err := trace.ReadSTD(strings.NewReader(`
+T1|w(V1)|10
+T1|acq(L1)|11
+T1|w(V2)|12
+T1|rel(L1)|13
+T2|acq(L1)|20
+T2|w(V3)|21
+T2|rel(L1)|22
+T2|r(V1)|23
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := analyze(t, tr, Options{})
+	if got := describe(tr, res.Findings); got != "race 10-23 predicted" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestGoSynchronisation(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{"fork orders", `
+T1|w(x)|1
+T1|fork(T2)|2
+T2|r(x)|3
+`, ""},
+		{"join orders", `
+T1|fork(T2)|1
+T2|w(x)|2
+T1|join(T2)|3
+T1|r(x)|4
+`, ""},
+		{"channel orders", `
+T1|fork(T2)|1
+T2|w(x)|2
+T2|sig(c)|3
+T1|wait(c)|4
+T1|r(x)|5
+`, ""},
+		{"wait group merges", `
+T1|fork(T2)|1
+T1|fork(T3)|2
+T2|w(x)|3
+T2|merge(wg)|4
+T3|w(y)|5
+T3|merge(wg)|6
+T1|wait(wg)|7
+T1|r(x)|8
+T1|r(y)|9
+`, ""},
+		{"a later send is not the one received", `
+T1|fork(T2)|1
+T1|fork(T3)|2
+T2|sig(c)|3
+T1|wait(c)|4
+T3|w(x)|5
+T3|sig(c)|6
+T1|r(x)|7
+`, "race 5-7"},
+		{"atomics order by read-from", `
+T1|fork(T2)|1
+T2|w(x)|2
+T2|ast(flag)|3
+T1|ald(flag)|4
+T1|r(x)|5
+`, ""},
+		{"plain against atomic", `
+T1|fork(T2)|1
+T2|ast(flag)|2
+T1|r(flag)|3
+`, "race 2-3"},
+		{"atomic against atomic", `
+T1|fork(T2)|1
+T2|ast(flag)|2
+T1|ald(flag)|3
+`, ""},
+		{"readers share", `
+T1|fork(T2)|1
+T1|racq(L)|2
+T1|r(x)|3
+T1|rrel(L)|4
+T2|racq(L)|5
+T2|w(x)|6
+T2|rrel(L)|7
+`, "race 3-6 predicted"},
+		{"writer excludes", `
+T1|fork(T2)|1
+T1|racq(L)|2
+T1|r(x)|3
+T1|rrel(L)|4
+T2|acq(L)|5
+T2|w(x)|6
+T2|rel(L)|7
+`, ""},
+	} {
+		tr := parseTrace(t, tc.text)
+		res := analyze(t, tr, Options{})
+		if got := describe(tr, res.Findings); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A mutex unlocked by another goroutine than the one that locked it is
+// legal in Go; seer then keeps that mutex's operations in observed order.
+// T1's write after its Lock is not protected by the hand-off (a real
+// race) unless T1 tells T2 when it is done.
+func TestHandOffMutex(t *testing.T) {
+	tr := parseTrace(t, `
+T1|fork(T2)|1
+T1|acq(L)|2
+T1|w(x)|3
+T2|rel(L)|4
+T2|acq(L)|5
+T2|r(x)|6
+T2|rel(L)|7
+`)
+	res := analyze(t, tr, Options{})
+	if got := describe(tr, res.Findings); got != "race 3-6" {
+		t.Errorf("got %q", got)
+	}
+	tr = parseTrace(t, `
+T1|fork(T2)|1
+T1|acq(L)|2
+T1|w(x)|3
+T1|sig(done)|4
+T2|wait(done)|5
+T2|rel(L)|6
+T2|acq(L)|7
+T2|r(x)|8
+T2|rel(L)|9
+`)
+	res = analyze(t, tr, Options{})
+	if len(res.Findings) != 0 {
+		t.Errorf("findings: %s", describe(tr, res.Findings))
+	}
+}

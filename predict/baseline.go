@@ -1,0 +1,48 @@
+// This file implements the two baseline race analyses that seer's funnel
+// is compared against (soundness-of-predictive-analyses §6.4-6.5):
+// happens-before as ThreadSanitizer computes it (program order, go/join,
+// every synchronisation including locks in observed order), and Mathur,
+// Kini and Viswanathan's schedulable happens-before (OOPSLA 2018), which
+// adds read-from so that a race whose second access is only reachable
+// through an earlier race is not reported. A pair is reported when the
+// relation leaves it unordered, judged from the state just before each
+// access. Neither produces witnesses; HB is sound only for the first race
+// of a trace, SHB for all. Both report races only.
+
+package predict
+
+import (
+	"context"
+	"time"
+)
+
+func baseline(ctx context.Context, c *ctp, m *memory, o *Options, res *Result) error {
+	start := time.Now()
+	mode := clockMode{locks: true, rf: o.Analysis == AnalysisSHB}
+	clk, err := newClocks(ctx, c, m, mode)
+	if err != nil {
+		return err
+	}
+	res.Stats.PrePass = time.Since(start)
+	nr := *o
+	nr.NoAtomicity = true
+	cs, err := findCandidates(ctx, c, m, clk, &nr, true)
+	if err != nil {
+		return err
+	}
+	f := &cs.f
+	res.Stats.Stages = []Stage{
+		{Name: "candidates", Races: f.total[0], RaceSites: len(f.sites[0][0]), Time: cs.times[0] + cs.times[1]},
+		{Name: "happens-before", Races: f.mhb[0], RaceSites: len(f.sites[2][0]), Time: cs.times[2]},
+	}
+	for _, k := range cs.order {
+		s := cs.bySite[k]
+		if len(s.cands) == 0 {
+			continue
+		}
+		cd := s.cands[0]
+		res.Findings = append(res.Findings, Finding{Kind: KindRace, Events: evInts(cd), Count: int(s.count)})
+	}
+	sortFindings(res.Findings)
+	return nil
+}

@@ -1,0 +1,394 @@
+// This file implements candidate bugs and the cheap filters of the funnel
+// (UCG paper §3.1 and §5, Table 1): conflicting access pairs and
+// three-access atomicity patterns, then the lockset filter, then
+// must-happen-before. Accesses are grouped into classes (same location,
+// goroutine, site, kind, range and lockset) so that pairs are counted by
+// arithmetic and two-pointer sweeps instead of being enumerated; only a
+// few representatives per pair of source sites go on to the UCG and the
+// solver.
+
+package predict
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// aclass is a class of accesses.
+type aclass struct {
+	loc, g, site int32
+	write        bool
+	atomic       bool
+	addr         uint64
+	size         uint32
+	ls           int32
+	evs          []int32 // in program order
+}
+
+type classKey struct {
+	loc, g, site, ls int32
+	op               trace.Op
+	addr             uint64
+	size             uint32
+}
+
+// cand is a candidate: a race (ev[0], ev[1] in trace order) or an
+// atomicity violation (ev = c, r, c').
+type cand struct {
+	kind byte // 'r' or 'a'
+	ev   [3]int32
+	key  siteKey
+}
+
+// siteKey identifies a finding: the kind and the source sites.
+type siteKey struct {
+	kind byte
+	s    [3]int32
+}
+
+// siteCands gathers what the filters found for one site key.
+type siteCands struct {
+	key   siteKey
+	count int64 // event pairs (triples) past lockset and must-happen-before
+	cands []cand
+}
+
+// funnelCounts are the event-pair (triple) counts of the first stages.
+type funnelCounts struct {
+	total, lockset, mhb [2]int64 // [0] races, [1] atomicity
+	sites               [3][2]map[siteKey]bool
+}
+
+type candidates struct {
+	bySite map[siteKey]*siteCands
+	order  []siteKey // first-seen order, for determinism
+	f      funnelCounts
+	times  [3]time.Duration // candidates, lockset, must-happen-before
+}
+
+func (cs *candidates) add(key siteKey, n int64, reps []cand, max int) {
+	s := cs.bySite[key]
+	if s == nil {
+		s = &siteCands{key: key}
+		cs.bySite[key] = s
+		cs.order = append(cs.order, key)
+	}
+	s.count += n
+	for _, r := range reps {
+		if len(s.cands) >= max {
+			break
+		}
+		s.cands = append(s.cands, r)
+	}
+}
+
+func (f *funnelCounts) site(stage, kind int, k siteKey) {
+	if f.sites[stage][kind] == nil {
+		f.sites[stage][kind] = map[siteKey]bool{}
+	}
+	f.sites[stage][kind][k] = true
+}
+
+// lockConflict reports whether locksets a and b share a lock held
+// exclusively by at least one side.
+func (c *ctp) lockConflict(a, b int32) bool {
+	if a == 0 || b == 0 {
+		return false
+	}
+	for _, x := range c.locksets[a] {
+		for _, y := range c.locksets[b] {
+			if x.l == y.l && !(x.shared && y.shared) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func overlap(a1 uint64, s1 uint32, a2 uint64, s2 uint32) bool {
+	return a1 < a2+uint64(s2) && a2 < a1+uint64(s1)
+}
+
+// unserializable reports whether the three-access pattern local c, remote
+// r, local c' is one of the five unserializable ones (UCG §3.1): all but
+// R-R-R, R-R-W and W-R-R.
+func unserializable(c, r, c2 bool) bool {
+	if !r { // remote read: only W-R-W
+		return c && c2
+	}
+	return true // remote write: R-W-R, R-W-W, W-W-R, W-W-W
+}
+
+// findCandidates builds access classes and runs the cheap filters: the
+// lockset filter (unless noLockset: the baselines order locks by clk
+// instead) and the ordering clk (must-happen-before for seer).
+func findCandidates(ctx context.Context, c *ctp, m *memory, mhb *clocks, opts *Options, noLockset bool) (*candidates, error) {
+	start := time.Now()
+	cs := &candidates{bySite: make(map[siteKey]*siteCands)}
+	classes := make(map[classKey]int32)
+	var cl []aclass
+	byLoc := make(map[int32][]int32)
+	for i := range c.ev {
+		if !m.shared(int32(i)) {
+			continue
+		}
+		e := &c.ev[i]
+		k := classKey{loc: m.loc[i], g: int32(e.G), site: c.site(int32(i)), ls: c.ls[i], op: e.Op, addr: e.Addr, size: e.Size}
+		id, ok := classes[k]
+		if !ok {
+			id = int32(len(cl))
+			cl = append(cl, aclass{loc: k.loc, g: k.g, site: k.site, write: isWrite(e.Op), atomic: e.Op.IsAtomic(), addr: e.Addr, size: e.Size, ls: k.ls})
+			classes[k] = id
+			byLoc[k.loc] = append(byLoc[k.loc], id)
+		}
+		cl[id].evs = append(cl[id].evs, int32(i))
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	locs := make([]int32, 0, len(byLoc))
+	for l := range byLoc {
+		locs = append(locs, l)
+	}
+	slices.Sort(locs)
+	cs.times[0] = time.Since(start)
+	start = time.Now()
+	// Lockset: enumerate conflicting class pairs (triples) and keep those
+	// whose locks do not exclude each other.
+	var races [][2]int32
+	var atoms []atomItem
+	if !opts.NoRaces {
+		for _, l := range locs {
+			ids := byLoc[l]
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			for x := 0; x < len(ids); x++ {
+				for y := x + 1; y < len(ids); y++ {
+					if raceLockset(c, cs, &cl[ids[x]], &cl[ids[y]], noLockset) {
+						races = append(races, [2]int32{ids[x], ids[y]})
+					}
+				}
+			}
+		}
+	}
+	if !opts.NoAtomicity && !noLockset {
+		var err error
+		if atoms, err = atomicity(ctx, c, m, cs, cl, byLoc, opts); err != nil {
+			return nil, err
+		}
+	}
+	cs.times[1] = time.Since(start)
+	start = time.Now()
+	// Must-happen-before: sweep the survivors.
+	for k, rc := range races {
+		if k&0xfff == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		raceSweep(c, mhb, cs, &cl[rc[0]], &cl[rc[1]], opts.MaxTries)
+	}
+	for k, a := range atoms {
+		if k&0xfff == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		atomicitySweep(c, mhb, cs, a.c1, a.c2, &cl[a.cls], opts.MaxTries)
+	}
+	cs.times[2] = time.Since(start)
+	return cs, nil
+}
+
+// atomItem is a pair of local accesses and a class of remote ones that
+// passed the lockset filter.
+type atomItem struct{ c1, c2, cls int32 }
+
+func sitePair(a, b int32) [3]int32 {
+	if b < a {
+		a, b = b, a
+	}
+	return [3]int32{a, b, -1}
+}
+
+// raceLockset counts the conflicting pairs between two classes and
+// reports whether the lockset filter lets them through.
+func raceLockset(c *ctp, cs *candidates, A, B *aclass, noLockset bool) bool {
+	if A.g == B.g || !(A.write || B.write) || (A.atomic && B.atomic) || !overlap(A.addr, A.size, B.addr, B.size) {
+		return false
+	}
+	key := siteKey{kind: 'r', s: sitePair(A.site, B.site)}
+	n := int64(len(A.evs)) * int64(len(B.evs))
+	cs.f.total[0] += n
+	cs.f.site(0, 0, key)
+	if !noLockset && c.lockConflict(A.ls, B.ls) {
+		return false
+	}
+	cs.f.lockset[0] += n
+	cs.f.site(1, 0, key)
+	return true
+}
+
+// raceSweep counts the pairs of two classes that must-happen-before
+// leaves unordered, and keeps representatives.
+func raceSweep(c *ctp, mhb *clocks, cs *candidates, A, B *aclass, maxTries int) {
+	key := siteKey{kind: 'r', s: sitePair(A.site, B.site)}
+	// Two-pointer sweep: for each b, the a's unordered with it form a
+	// contiguous range [lo, hi) of A, and both ends only move forward.
+	kA := make([]int32, len(A.evs))
+	for i, a := range A.evs {
+		kA[i] = mhb.knows(A.g, c.pos[a]-1, B.g)
+	}
+	var count int64
+	var reps []cand
+	lo, hi := 0, 0
+	for _, b := range B.evs {
+		kb := mhb.knows(B.g, c.pos[b]-1, A.g)
+		for lo < len(A.evs) && c.pos[A.evs[lo]] <= kb {
+			lo++
+		}
+		for hi < len(A.evs) && kA[hi] < c.pos[b] {
+			hi++
+		}
+		if hi > lo {
+			count += int64(hi - lo)
+			if len(reps) < maxTries {
+				a := A.evs[hi-1]
+				x, y := a, b
+				if y < x {
+					x, y = y, x
+				}
+				reps = append(reps, cand{kind: 'r', ev: [3]int32{x, y, -1}, key: key})
+			}
+		}
+	}
+	if count == 0 {
+		return
+	}
+	cs.f.mhb[0] += count
+	cs.f.site(2, 0, key)
+	cs.add(key, count, reps, maxTries)
+}
+
+// atomicity enumerates three-access patterns: consecutive accesses c, c'
+// to one location inside a transaction, and remote accesses r between.
+func atomicity(ctx context.Context, c *ctp, m *memory, cs *candidates, cl []aclass, byLoc map[int32][]int32, opts *Options) ([]atomItem, error) {
+	var items []atomItem
+	txs := append([]txn(nil), c.tx...)
+	if opts.CriticalSectionsAsTransactions {
+		keys := make([]gl, 0, len(c.cs))
+		for k := range c.cs {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b gl) int {
+			if a.g != b.g {
+				return int(a.g - b.g)
+			}
+			return int(a.l) - int(b.l)
+		})
+		for _, k := range keys {
+			for _, s := range c.cs[k] {
+				end := s.rel
+				if end == 0 {
+					end = int32(len(c.byG[k.g]))
+				}
+				txs = append(txs, txn{g: k.g, begin: s.acq, end: end})
+			}
+		}
+	}
+	seen := make(map[[2]int32]bool)
+	for ti, tx := range txs {
+		if ti&0xff == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		last := make(map[int32]int32)
+		for p := tx.begin; p <= tx.end; p++ {
+			i := c.at(tx.g, p)
+			if !m.shared(i) {
+				continue
+			}
+			l := m.loc[i]
+			if prev, ok := last[l]; ok && !seen[[2]int32{prev, i}] {
+				seen[[2]int32{prev, i}] = true
+				for _, id := range byLoc[l] {
+					if atomicityLockset(c, cs, prev, i, &cl[id]) {
+						items = append(items, atomItem{prev, i, id})
+					}
+				}
+			}
+			last[l] = i
+		}
+	}
+	return items, nil
+}
+
+// atomicityLockset counts the triples (c1, r, c2) for r in class R and
+// reports whether the lockset filter lets them through: a lock held from
+// c1 to c2 excludes remote accesses that hold it.
+func atomicityLockset(c *ctp, cs *candidates, c1, c2 int32, R *aclass) bool {
+	e1, e2 := &c.ev[c1], &c.ev[c2]
+	g := int32(e1.G)
+	if R.g == g || !overlap(e1.Addr, e1.Size, R.addr, R.size) || !overlap(R.addr, R.size, e2.Addr, e2.Size) {
+		return false
+	}
+	if !unserializable(isWrite(e1.Op), R.write, isWrite(e2.Op)) {
+		return false
+	}
+	key := siteKey{kind: 'a', s: [3]int32{c.site(c1), R.site, c.site(c2)}}
+	n := int64(len(R.evs))
+	cs.f.total[1] += n
+	cs.f.site(0, 1, key)
+	for _, h := range c.locksets[c.ls[c2]] {
+		s, ok := c.section(g, h.l, c.pos[c2])
+		if !ok || s.acq > c.pos[c1] {
+			continue
+		}
+		for _, y := range c.locksets[R.ls] {
+			if y.l == h.l && !(y.shared && h.shared) {
+				return false
+			}
+		}
+	}
+	cs.f.lockset[1] += n
+	cs.f.site(1, 1, key)
+	return true
+}
+
+// atomicitySweep counts the triples that must-happen-before allows and
+// keeps representatives.
+func atomicitySweep(c *ctp, mhb *clocks, cs *candidates, c1, c2 int32, R *aclass, maxTries int) {
+	g := int32(c.ev[c1].G)
+	key := siteKey{kind: 'a', s: [3]int32{c.site(c1), R.site, c.site(c2)}}
+	// r must not happen before c, and c' must not happen before r.
+	kc := mhb.knows(g, c.pos[c1], R.g)
+	lo, hi := 0, len(R.evs)
+	for lo < hi { // first r with pos > kc
+		mid := (lo + hi) / 2
+		if c.pos[R.evs[mid]] <= kc {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	first := lo
+	lo, hi = first, len(R.evs)
+	for lo < hi { // first r that knows c'
+		mid := (lo + hi) / 2
+		if mhb.knows(R.g, c.pos[R.evs[mid]]-1, g) < c.pos[c2] {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	count := int64(lo - first)
+	if count <= 0 {
+		return
+	}
+	cs.f.mhb[1] += count
+	cs.f.site(2, 1, key)
+	var reps []cand
+	for k := first; k < lo && len(reps) < maxTries; k++ {
+		reps = append(reps, cand{kind: 'a', ev: [3]int32{c1, R.evs[k], c2}, key: key})
+	}
+	cs.add(key, count, reps, maxTries)
+}

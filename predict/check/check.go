@@ -1,0 +1,239 @@
+// This file implements Run: record each package's tests, predict, and
+// report the findings that belong to user code.
+
+package check
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/seer-tools/seer/predict"
+	"github.com/seer-tools/seer/static"
+	"github.com/seer-tools/seer/trace"
+)
+
+// DocURL documents the finding kinds; codes are anchors in it.
+const DocURL = "https://github.com/seer-tools/seer/blob/main/docs/findings.md"
+
+// Options say what to check.
+type Options struct {
+	Dir       string        // directory to run the go command in ("" = current)
+	Patterns  []string      // package patterns (default ".")
+	Run       string        // regexp selecting tests; "" = all
+	Timeout   time.Duration // per-package test timeout; 0 = 10m
+	Atomicity bool          // also treat each critical section as a transaction
+	GoFlags   []string      // extra flags for building the test binary
+	Env       []string      // extra environment for the build and the run
+	CacheDir  string        // seer's cache ("" = the user cache directory)
+	Stderr    io.Writer     // receives the tests' own output (nil = discard)
+	Progress  func(Progress)
+	// Source, when set, refines positions and names of accesses and says
+	// which reads cannot affect control flow. When nil, Static (or a cache
+	// of its own) loads each package with findings through package static.
+	Source Source
+	Static *static.Cache
+}
+
+// Progress is a stage of checking one package.
+type Progress struct {
+	Package string
+	Stage   string // "building", "running", "converting", "analysing", "solving"
+	Events  int    // events in the trace, once known
+}
+
+// A Source refines findings with what the program's source says. Package
+// static implements it; nil means line-level positions and object names.
+type Source interface {
+	// Refine fills in Column/EndLine/EndColumn and Variable of an access.
+	Refine(a *Access, write bool)
+	// ControlIrrelevant reports whether the value read by the event at
+	// frame f cannot affect control flow, so the read need not keep its
+	// writer in a witness.
+	ControlIrrelevant(f trace.Frame) bool
+}
+
+// Run checks the packages and returns the report. Packages that do not
+// build appear in Report.Tests with outcome "build-error"; an error is
+// returned only when checking itself is impossible (no go command, no C
+// compiler, cancelled).
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	pkgs, err := listPackages(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Findings: []Finding{}, Tests: []Test{}}
+	for _, pkg := range pkgs {
+		if err := checkPackage(ctx, opts, pkg, rep); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// listPackages expands the patterns to the packages that have tests.
+func listPackages(ctx context.Context, opts Options) ([]string, error) {
+	patterns := opts.Patterns
+	if len(patterns) == 0 {
+		patterns = []string{"."}
+	}
+	args := append([]string{"list", "-e", "-f", "{{.ImportPath}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}\t{{if .Error}}error{{end}}"}, patterns...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = opts.Dir
+	cmd.Env = append(os.Environ(), opts.Env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("go list: %v\n%s", err, strings.TrimSpace(stderr.String()))
+	}
+	var pkgs []string
+	for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 4 || f[0] == "" {
+			continue
+		}
+		// Packages with errors are kept: building them reports the error.
+		if f[1] != "0" || f[2] != "0" || f[3] == "error" {
+			pkgs = append(pkgs, f[0])
+		}
+	}
+	return pkgs, nil
+}
+
+func checkPackage(ctx context.Context, opts Options, pkg string, rep *Report) error {
+	progress := func(stage string, events int) {
+		if opts.Progress != nil {
+			opts.Progress(Progress{Package: pkg, Stage: stage, Events: events})
+		}
+	}
+	rec, err := trace.Record(ctx, trace.RecordOptions{
+		Dir:      opts.Dir,
+		Package:  pkg,
+		Run:      opts.Run,
+		Timeout:  opts.Timeout,
+		Stderr:   opts.Stderr,
+		GoFlags:  opts.GoFlags,
+		Env:      opts.Env,
+		CacheDir: opts.CacheDir,
+		Progress: func(stage string) { progress(stage, 0) },
+	})
+	var bf *trace.BuildFailure
+	if errors.As(err, &bf) {
+		t := Test{Package: bf.Package, Name: "", Outcome: "build-error"}
+		for _, e := range bf.Errors {
+			t.Errors = append(t.Errors, e.String())
+		}
+		if len(t.Errors) == 0 {
+			t.Errors = []string{strings.TrimSpace(bf.Output)}
+		}
+		rep.Tests = append(rep.Tests, t)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer os.Remove(rec.Path)
+	progress("analysing", rec.Events)
+	res, err := Predict(ctx, rec.Trace, PredictOptions{
+		Atomicity: opts.Atomicity,
+		Source:    opts.Source,
+		Solving:   func() { progress("solving", rec.Events) },
+	})
+	if err != nil {
+		return err
+	}
+	for i := range res.Findings {
+		res.Findings[i].Package = rec.Package
+	}
+	if opts.Source == nil {
+		cache := opts.Static
+		if cache == nil {
+			cache = &static.Cache{}
+		}
+		refine(ctx, cache, opts.Dir, pkg, res.Findings)
+	}
+	rep.Findings = append(rep.Findings, res.Findings...)
+	rep.Tests = append(rep.Tests, testsOf(rec, res)...)
+	return nil
+}
+
+// testsOf lists the top-level tests of a recording with their outcome and
+// the number of events their goroutines made.
+func testsOf(rec *trace.RecordResult, res *Report) []Test {
+	events := map[string]int{}
+	t := rec.Trace
+	for i := range t.Events {
+		if g := t.Goroutine(t.Events[i].G); g != nil && g.Test != "" {
+			events[g.Test]++
+		}
+	}
+	var out []Test
+	for _, r := range rec.Tests {
+		if strings.Contains(r.Name, "/") {
+			continue // subtests are reported with their test
+		}
+		test := Test{Package: rec.Package, Name: r.Name, Events: events[r.Name], Outcome: r.Result}
+		if test.Outcome == "skip" {
+			test.Outcome = "pass"
+		}
+		if (test.Outcome == "panic" || test.Outcome == "timeout") && rec.Outcome.Message != "" {
+			test.Errors = []string{rec.Outcome.Message}
+		}
+		out = append(out, test)
+	}
+	return out
+}
+
+// PredictOptions control Predict.
+type PredictOptions struct {
+	Atomicity bool
+	Source    Source
+	Analysis  string // "seer" (default), "hb", "shb"
+	Solving   func() // called when the SAT stage starts
+	Stats     *predict.Stats
+}
+
+// Predict analyses one trace and returns its user findings as a report
+// (Report.Tests is left empty: a trace file alone does not say how its
+// tests ended).
+func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*Report, error) {
+	popts := predict.Options{
+		Analysis:                       opts.Analysis,
+		CriticalSectionsAsTransactions: opts.Atomicity,
+	}
+	if opts.Source != nil {
+		src := opts.Source
+		popts.ControlIrrelevant = func(t *trace.Trace, i int) bool {
+			e := &t.Events[i]
+			frames := t.Stack(e.Stack)
+			if len(frames) == 0 {
+				return false
+			}
+			return src.ControlIrrelevant(frames[0])
+		}
+	}
+	res, err := predict.Analyze(ctx, t, popts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Stats != nil {
+		*opts.Stats = res.Stats
+	}
+	rep := &Report{Findings: []Finding{}, Tests: []Test{}}
+	for i := range res.Findings {
+		if f, ok := userFinding(t, &res.Findings[i], opts.Source); ok {
+			rep.Findings = append(rep.Findings, f)
+		}
+	}
+	return rep, nil
+}

@@ -1,0 +1,22 @@
+// Package check is seer's engine as its users meet it: record the tests of
+// packages, predict from each recording, and report findings in source
+// terms. `seer check`, `seer predict -json` and the language server all
+// call it, so the command line and the editor always agree.
+//
+// # Pipeline
+//
+// For each package: trace.Record runs the selected tests under the
+// recording runtime; predict.Analyze finds the races and atomicity
+// violations another schedule would show, each with a witness that the
+// independent checker has re-validated; this package then keeps the
+// findings that belong to user code (races inside the testing harness are
+// not the user's), attributes each to the test whose goroutine tree holds
+// its accesses, resolves positions and names through package static, and
+// builds a Report.
+//
+// # Options
+//
+// Options.Progress receives the stages (building, running, analysing N
+// events, solving) for editors to show; cancelling the context stops the
+// test process and the solver.
+package check

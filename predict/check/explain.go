@@ -1,0 +1,55 @@
+// This file implements Explain: the documentation of each finding kind,
+// shared by `seer check -explain`, the editor's hover and docs/findings.md.
+
+package check
+
+import "strings"
+
+var explanations = map[string]string{
+	"race": `# race: a data race another schedule shows
+
+Two goroutines access the same memory, at least one of them writes, and
+nothing orders the two accesses: no channel operation, WaitGroup, Once,
+atomic or go statement makes one happen before the other, and the locks they
+hold (if any) do not cover both. Go's memory model gives such a program no
+defined meaning.
+
+seer found it from one recorded run of the test. When the run itself showed
+the accesses unordered, the finding is *observed* — the race detector could
+have reported it. When it is *predicted*, the run ordered the accesses only
+by the schedule it happened to take (for example, one goroutine's critical
+section ran before the other's), and seer built a witness: another schedule
+of the same test, in which every goroutine does exactly what it did in the
+recorded run up to the race and every read sees the same write, that ends
+with the two accesses side by side. An independent checker replays every
+witness before it is reported.
+
+Fix: order the accesses (hold one mutex around both, hand the value over a
+channel, or use sync/atomic), or stop sharing the variable.`,
+	"atomicity": `# atomicity: a transaction another goroutine can break into
+
+Two accesses of one goroutine that should happen as one step — inside a
+function marked //seer:atomic, or inside one critical section when
+critical-section atomicity is on — can have a conflicting access of another
+goroutine run between them, in one of the five unserializable patterns
+(read-write-read, write-write-read, write-read-write, read-write-write,
+write-write-write). The result is one no serial execution of the
+transactions gives: the classic check-then-act bug, even when every single
+access is protected by a lock.
+
+Like races, atomicity violations come with a witness schedule that the
+independent checker has replayed.
+
+Fix: make the check and the act one critical section, or use a
+compare-and-swap loop.`,
+}
+
+// Explain returns the documentation of a finding kind ("race",
+// "atomicity") as markdown.
+func Explain(kind string) (string, bool) {
+	text, ok := explanations[strings.ToLower(kind)]
+	return text, ok
+}
+
+// Kinds lists the finding kinds that Explain documents.
+func Kinds() []string { return []string{"race", "atomicity"} }

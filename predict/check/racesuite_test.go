@@ -1,0 +1,120 @@
+// This file scores seer on the Go toolchain's own race tests
+// ($GOROOT/src/runtime/race/testdata): every TestRace* test must have a
+// finding and no TestNoRace* test may have one, on every run.
+
+package check
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// raceSuiteModule copies the race tests into a temporary module whose go
+// line is the toolchain's, leaving out the cgo and synctest tests.
+func raceSuiteModule(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join(runtime.GOROOT(), "src", "runtime", "race", "testdata")
+	files, err := filepath.Glob(filepath.Join(src, "*_test.go"))
+	if err != nil || len(files) == 0 {
+		t.Skipf("no race tests in %s", src)
+	}
+	dir := t.TempDir()
+	for _, f := range files {
+		switch filepath.Base(f) {
+		case "cgo_test.go", "cgo_test_main.go", "synctest_test.go":
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := exec.Command("go", "env", "GOVERSION").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := strings.TrimPrefix(strings.TrimSpace(string(out)), "go")
+	if parts := strings.Split(v, "."); len(parts) > 2 {
+		v = parts[0] + "." + parts[1]
+	}
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module racetest\n\ngo "+v+"\n"), 0o644)
+	return dir
+}
+
+// TestRaceSuite records the whole race suite, predicts, and scores each
+// test. It runs only when SEER_RACESUITE=1 (the suite is 12 million events
+// in one recording; see the note in README.md). SEER_RACESUITE_RUNS sets
+// how many runs must agree (default 1).
+func TestRaceSuite(t *testing.T) {
+	if os.Getenv("SEER_RACESUITE") != "1" {
+		t.Skip("set SEER_RACESUITE=1 to score seer on the toolchain's race suite")
+	}
+	if _, err := trace.PrepareToolchain(context.Background(), ""); err != nil {
+		t.Skipf("cannot record here: %v", err)
+	}
+	dir := raceSuiteModule(t)
+	runs := 1
+	if n, err := strconv.Atoi(os.Getenv("SEER_RACESUITE_RUNS")); err == nil && n > 0 {
+		runs = n
+	}
+	var first map[string]bool
+	for run := 0; run < runs; run++ {
+		start := time.Now()
+		rep, err := Run(context.Background(), Options{Dir: dir, Timeout: 20 * time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := map[string]bool{}
+		for _, f := range rep.Findings {
+			found[f.Test] = true
+		}
+		var names []string
+		for _, tt := range rep.Tests {
+			names = append(names, tt.Name)
+		}
+		sort.Strings(names)
+		passed, failed := 0, 0
+		var wrong []string
+		for _, name := range names {
+			want := strings.HasPrefix(name, "TestRace")
+			if !want && !strings.HasPrefix(name, "TestNoRace") {
+				continue
+			}
+			if found[name] == want {
+				passed++
+			} else {
+				failed++
+				wrong = append(wrong, fmt.Sprintf("%s (finding: %v)", name, found[name]))
+			}
+		}
+		t.Logf("run %d: %d tests, %d findings, %v", run+1, len(rep.Tests), len(rep.Findings), time.Since(start).Round(time.Second))
+		for _, w := range wrong {
+			t.Logf("wrong: %s", w)
+		}
+		fmt.Printf("race suite: %d passed, %d failed\n", passed, failed)
+		if first == nil {
+			first = found
+		} else if fmt.Sprint(first) != fmt.Sprint(found) {
+			t.Errorf("run %d found races in other tests than run 1", run+1)
+		}
+		for _, w := range wrong {
+			if strings.HasPrefix(w, "TestNoRace") {
+				t.Errorf("false report: %s", w)
+			}
+		}
+	}
+}

@@ -1,0 +1,83 @@
+// This file defines the report that `seer check -json` prints and that
+// `seer predict -json` and the language server share: findings with both
+// accesses and a witness, and the tests that were run.
+
+package check
+
+// A Report is the result of checking packages (or of predicting from one
+// trace file).
+type Report struct {
+	Findings []Finding `json:"findings"`
+	Tests    []Test    `json:"tests"`
+}
+
+// A Finding is one predicted or observed bug: a pair of source locations
+// (race) or a triple (atomicity), reported once however many event pairs
+// showed it (Count).
+type Finding struct {
+	Test      string   `json:"test"`      // the test whose goroutines hold the accesses
+	Package   string   `json:"package"`   // import path
+	Kind      string   `json:"kind"`      // "race" or "atomicity"
+	Predicted bool     `json:"predicted"` // false if the run itself showed it
+	Count     int      `json:"count"`     // event pairs (triples) with these locations
+	Variable  string   `json:"variable,omitempty"`
+	Accesses  []Access `json:"accesses"`
+	Witness   []Step   `json:"witness"`
+	// Reordered names the synchronisation the witness runs in another
+	// order than the recorded run (e.g. two critical sections on one lock).
+	Reordered []Sync `json:"reordered,omitempty"`
+}
+
+// An Access is one of a finding's accesses.
+type Access struct {
+	File      string  `json:"file"` // absolute; "" for STD traces
+	Line      int     `json:"line"` // the STD location number for STD traces
+	Column    int     `json:"column"`
+	EndLine   int     `json:"endLine,omitempty"`
+	EndColumn int     `json:"endColumn,omitempty"`
+	Op        string  `json:"op"` // "read" or "write" (or an atomic op)
+	Goroutine int     `json:"goroutine"`
+	Variable  string  `json:"variable,omitempty"`
+	Stack     []Frame `json:"stack"`
+	Created   []Frame `json:"created,omitempty"` // where the goroutine was started
+	Event     int     `json:"event"`             // index in the trace
+}
+
+// A Frame is one call frame.
+type Frame struct {
+	Func string `json:"func"`
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+// A Step is one event of a witness schedule.
+type Step struct {
+	Goroutine int    `json:"goroutine"`
+	Op        string `json:"op"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Event     int    `json:"event"`
+	Object    string `json:"object,omitempty"`
+}
+
+// A Sync is a synchronisation operation named in a finding's explanation.
+type Sync struct {
+	Op        string `json:"op"`
+	Goroutine int    `json:"goroutine"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Object    string `json:"object,omitempty"`
+}
+
+// A Test is one test function that was recorded.
+type Test struct {
+	Package string `json:"package"`
+	Name    string `json:"name"`
+	Events  int    `json:"events"`
+	// Outcome is "pass", "fail", "panic", "timeout", "killed" or
+	// "build-error".
+	Outcome string `json:"outcome"`
+	// Errors holds build errors (file:line:col: message) when Outcome is
+	// "build-error", and the panic or timeout message otherwise.
+	Errors []string `json:"errors,omitempty"`
+}

@@ -1,0 +1,74 @@
+// This file implements Source on package static: exact ranges and names of
+// accesses from the package's SSA form.
+
+package check
+
+import (
+	"context"
+
+	"github.com/seer-tools/seer/static"
+	"github.com/seer-tools/seer/trace"
+)
+
+// StaticSource refines findings with a loaded program.
+type StaticSource struct {
+	Prog *static.Program
+}
+
+// Refine gives a an exact range and a recognisable name when the access can
+// be found on its line, else the whole line.
+func (s StaticSource) Refine(a *Access, write bool) {
+	var f trace.Frame
+	for _, fr := range a.Stack {
+		if fr.File == a.File && fr.Line == a.Line {
+			f = trace.Frame{Func: fr.Func, File: fr.File, Line: fr.Line}
+			break
+		}
+	}
+	if f.File == "" {
+		return
+	}
+	site, ok := s.Prog.Access(f, write, static.AccessHint{Name: a.Variable})
+	if !ok {
+		site, ok = s.Prog.LineSite(f)
+		if !ok {
+			return
+		}
+	} else if site.Name != "" {
+		a.Variable = site.Name
+	}
+	if !site.Range.IsValid() {
+		return
+	}
+	a.Column = site.Range.Start.Col
+	a.EndLine = site.Range.End.Line
+	a.EndColumn = site.Range.End.Col
+}
+
+// ControlIrrelevant is conservative: it reports no read irrelevant.
+// Static's answer is per read; using it soundly needs the predictor to
+// close it over read-from (a read that feeds a write some relevant read
+// observes is relevant too), which predict does not do yet.
+func (s StaticSource) ControlIrrelevant(trace.Frame) bool { return false }
+
+// refine loads the package's program (through cache) and refines the
+// accesses of the report's findings; failures leave line positions.
+func refine(ctx context.Context, cache *static.Cache, dir, pkg string, findings []Finding) {
+	if len(findings) == 0 || cache == nil {
+		return
+	}
+	prog, err := cache.Program(ctx, dir, pkg)
+	if err != nil {
+		return
+	}
+	src := StaticSource{Prog: prog}
+	for i := range findings {
+		f := &findings[i]
+		for j := range f.Accesses {
+			src.Refine(&f.Accesses[j], f.Accesses[j].Op == "write")
+		}
+		if len(f.Accesses) > 0 && f.Accesses[0].Variable != "" {
+			f.Variable = f.Accesses[0].Variable
+		}
+	}
+}

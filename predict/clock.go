@@ -1,0 +1,214 @@
+// This file implements persistent sparse vector clocks (Mattern; Fidge), the
+// representation behind every happens-before pass in this package. A test
+// can run thousands of goroutines, so a dense clock per goroutine (O(k²)
+// memory) is out of the question. A clock here is an immutable value: a
+// shared sorted "base" plus a small sorted "delta" of entries that exceed
+// it. Joining never mutates, so a goroutine's clock can be snapshotted for
+// later queries by copying two words, a forked goroutine shares its
+// parent's base, and joining a clock whose base the receiver already
+// dominates only touches the deltas (the epoch idea of FastTrack, Flanagan
+// and Freund, PLDI 2009, generalised to whole clocks).
+
+package predict
+
+import "sort"
+
+// centry is one component of a vector clock: goroutine g has executed (at
+// least) its first v events.
+type centry struct{ g, v int32 }
+
+// frozen is an immutable clock base, sorted by goroutine.
+type frozen struct {
+	ents []centry
+	prev *frozen // a base that this one dominates pointwise, or nil
+}
+
+// vclock is a persistent vector clock. The zero value is the empty clock.
+// Delta entries are sorted by goroutine and each exceeds the base's entry.
+type vclock struct {
+	base  *frozen
+	delta []centry
+}
+
+func lookup(ents []centry, g int32) int32 {
+	lo, hi := 0, len(ents)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ents[m].g < g {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(ents) && ents[lo].g == g {
+		return ents[lo].v
+	}
+	return 0
+}
+
+// get returns component g of c.
+func (c vclock) get(g int32) int32 {
+	if v := lookup(c.delta, g); v != 0 {
+		return v
+	}
+	if c.base == nil {
+		return 0
+	}
+	return lookup(c.base.ents, g)
+}
+
+// size returns the number of stored entries (an upper bound on the
+// number of non-zero components).
+func (c vclock) size() int {
+	n := len(c.delta)
+	if c.base != nil {
+		n += len(c.base.ents)
+	}
+	return n
+}
+
+// each calls f for every non-zero component of c, in goroutine order.
+func (c vclock) each(f func(g, v int32)) {
+	var b []centry
+	if c.base != nil {
+		b = c.base.ents
+	}
+	d := c.delta
+	for len(b) > 0 || len(d) > 0 {
+		switch {
+		case len(d) == 0 || (len(b) > 0 && b[0].g < d[0].g):
+			f(b[0].g, b[0].v)
+			b = b[1:]
+		case len(b) == 0 || d[0].g < b[0].g:
+			f(d[0].g, d[0].v)
+			d = d[1:]
+		default: // same goroutine: the delta entry is the larger
+			f(d[0].g, d[0].v)
+			b, d = b[1:], d[1:]
+		}
+	}
+}
+
+// dominates reports whether base a is known to be pointwise >= base b.
+func dominates(a, b *frozen) bool {
+	if b == nil {
+		return true
+	}
+	for i := 0; a != nil && i < 256; i++ {
+		if a == b {
+			return true
+		}
+		a = a.prev
+	}
+	return false
+}
+
+// join returns c ⊔ src ⊔ extras, and whether that differs from c.
+// extras need not be sorted.
+func join(c, src vclock, extras ...centry) (vclock, bool) {
+	orig := c
+	var cand []centry // sorted candidate entries that might raise c
+	switch {
+	case dominates(c.base, src.base):
+		cand = append(cand, src.delta...)
+	case c.base == nil || dominates(src.base, c.base):
+		// Adopt src's base: the result is src ⊔ c.delta ⊔ extras.
+		nc := vclock{base: src.base, delta: src.delta}
+		cand = append(cand, c.delta...)
+		c = nc
+	default:
+		// Unrelated bases: keep the larger and fold the other in.
+		small, large := c, src
+		if len(src.base.ents) < len(c.base.ents) {
+			small, large = src, c
+		}
+		cand = make([]centry, 0, small.size()+len(large.delta))
+		small.each(func(g, v int32) { cand = append(cand, centry{g, v}) })
+		cand = mergeMax(cand, large.delta)
+		c = vclock{base: large.base}
+	}
+	if len(extras) > 0 {
+		ex := append([]centry(nil), extras...)
+		sort.Slice(ex, func(i, j int) bool { return ex[i].g < ex[j].g })
+		k := 0
+		for _, x := range ex { // one entry per goroutine, the largest
+			if k > 0 && ex[k-1].g == x.g {
+				if x.v > ex[k-1].v {
+					ex[k-1].v = x.v
+				}
+				continue
+			}
+			ex[k] = x
+			k++
+		}
+		cand = mergeMax(cand, ex[:k])
+	}
+	// Keep only the entries that raise c.
+	add := cand[:0:0]
+	for _, e := range cand {
+		if e.v > c.get(e.g) {
+			add = append(add, e)
+		}
+	}
+	if len(add) == 0 {
+		if c.base == orig.base {
+			return orig, false
+		}
+		return c, true // re-based: conservatively "changed"
+	}
+	nd := mergeMax(append([]centry(nil), c.delta...), add)
+	out := vclock{base: c.base, delta: nd}
+	bl := 0
+	if c.base != nil {
+		bl = len(c.base.ents)
+	}
+	if len(nd) > 32+bl/32 {
+		out = out.flatten()
+	}
+	return out, true
+}
+
+// flatten folds the delta into a new base that records it dominates the
+// old one.
+func (c vclock) flatten() vclock {
+	var ents []centry
+	if c.base != nil {
+		ents = make([]centry, 0, len(c.base.ents)+len(c.delta))
+		ents = append(ents, c.base.ents...)
+	}
+	ents = mergeMax(ents, c.delta)
+	return vclock{base: &frozen{ents: ents, prev: c.base}}
+}
+
+// mergeMax merges two sorted entry lists, keeping the larger value for a
+// goroutine in both. It may reuse a's storage only when b is empty.
+func mergeMax(a, b []centry) []centry {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return append([]centry(nil), b...)
+	}
+	out := make([]centry, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i].g < b[j].g:
+			out = append(out, a[i])
+			i++
+		case b[j].g < a[i].g:
+			out = append(out, b[j])
+			j++
+		default:
+			e := a[i]
+			if b[j].v > e.v {
+				e.v = b[j].v
+			}
+			out = append(out, e)
+			i++
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}

@@ -1,0 +1,79 @@
+// This file tests the persistent sparse vector clocks (clock.go) against
+// plain maps.
+
+package predict
+
+import (
+	"math/rand"
+	"testing"
+)
+
+func TestClockJoin(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	type pair struct {
+		c vclock
+		m map[int32]int32
+	}
+	check := func(p pair) {
+		t.Helper()
+		for g := int32(0); g < 300; g++ {
+			if got, want := p.c.get(g), p.m[g]; got != want {
+				t.Fatalf("component %d = %d, want %d", g, got, want)
+			}
+		}
+		n := 0
+		prev := int32(-1)
+		p.c.each(func(g, v int32) {
+			if g <= prev || v != p.m[g] {
+				t.Fatalf("each: (%d,%d) after %d; want %d", g, v, prev, p.m[g])
+			}
+			prev = g
+			n++
+		})
+		want := 0
+		for _, v := range p.m {
+			if v > 0 {
+				want++
+			}
+		}
+		if n != want {
+			t.Fatalf("each visited %d components, want %d", n, want)
+		}
+	}
+	pool := []pair{{vclock{}, map[int32]int32{}}}
+	for step := 0; step < 20000; step++ {
+		a := pool[r.Intn(len(pool))]
+		b := pool[r.Intn(len(pool))]
+		var extras []centry
+		for k := r.Intn(4); k > 0; k-- {
+			extras = append(extras, centry{int32(r.Intn(300)), int32(1 + r.Intn(1000))})
+		}
+		c, changed := join(a.c, b.c, extras...)
+		m := map[int32]int32{}
+		for g, v := range a.m {
+			m[g] = v
+		}
+		for g, v := range b.m {
+			m[g] = max(m[g], v)
+		}
+		for _, e := range extras {
+			m[e.g] = max(m[e.g], e.v)
+		}
+		differs := len(m) != len(a.m)
+		for g, v := range m {
+			if a.m[g] != v {
+				differs = true
+			}
+		}
+		if differs && !changed {
+			t.Fatalf("step %d: join changed the clock but reported no change", step)
+		}
+		p := pair{c, m}
+		check(p)
+		check(a) // persistence: a is unchanged
+		pool = append(pool, p)
+		if len(pool) > 64 {
+			pool = pool[len(pool)-64:]
+		}
+	}
+}

@@ -1,0 +1,475 @@
+// This file implements the concurrent trace program (CTP) of an observed
+// trace (Kahlon and Wang, "Universal Causality Graphs", §2, Definition 1):
+// each goroutine's events as a straight-line program, the fixed
+// synchronisation that every reordering must keep (go → start, join, and
+// every non-lock synchronisation as ThreadSanitizer defines it), and locks
+// kept as locks: the critical sections of each goroutine, which may be
+// reordered against each other.
+
+package predict
+
+import (
+	"github.com/seer-tools/seer/trace"
+)
+
+// ctp is the straight-line view of a trace shared by every stage.
+type ctp struct {
+	t   *trace.Trace
+	ev  []trace.Event
+	pos []int32   // 1-based position of each event in its goroutine
+	byG [][]int32 // per goroutine: its events, in program order
+
+	goEv []int32 // per goroutine: index of the OpGo that created it, or -1
+
+	// Locks. lockMode[i] is 'w' for an exclusive acquire, 'r' for a shared
+	// one, 'W'/'R' for the matching releases, 0 otherwise; locks that are
+	// not used as locks (released by another goroutine, released while
+	// free) are "observed locks": their events are kept in observed order
+	// as fixed synchronisation instead (sound, and they are rare).
+	lockMode []byte
+	observed map[trace.ObjID]bool
+	cs       map[gl][]csect // per (goroutine, lock): critical sections in order
+	depth    []int32        // locks held by the goroutine after each event
+
+	// Locksets: ls[i] indexes locksets, the locks held at event i (an
+	// acquire and a release are inside their critical section).
+	ls       []int32
+	locksets [][]heldLock
+
+	// Fixed synchronisation: for each acquiring event i, acqs[acqIdx[i]]
+	// lists the releases it is ordered after (see sources).
+	acqIdx []int32
+	acqs   []acqSrc
+	sk     []trace.SyncKind // per event: see syncKind
+	lastEv []int32          // per goroutine: its last event
+
+	tx []txn // transactions (OpTxBegin..OpTxEnd), per goroutine in order
+
+	sites  []int32 // per StackID: interned site id, -1 until computed
+	siteID map[trace.Frame]int32
+	frames []trace.Frame
+}
+
+// gl keys per-goroutine, per-lock tables.
+type gl struct {
+	g int32
+	l trace.ObjID
+}
+
+// csect is one critical section: the positions (in its goroutine) of the
+// acquire and of the matching release (0 if it is never released).
+type csect struct {
+	acq, rel int32
+	shared   bool
+}
+
+// acqSrc says which releases an acquiring event is ordered after: rel (the
+// latest Release or ReleaseAcquire on its address, or -1) and the
+// release-merges since then (a view of the address's merge log, shared
+// between acquires).
+type acqSrc struct {
+	rel    int32
+	merges []int32
+}
+
+// heldLock is one lock of a lockset.
+type heldLock struct {
+	l      trace.ObjID
+	shared bool
+}
+
+// txn is a transaction of goroutine g: positions begin..end (end is the
+// goroutine's last position if it never ends).
+type txn struct {
+	g          int32
+	begin, end int32
+}
+
+// syncKind returns the fixed-synchronisation meaning of event i in the CTP:
+// SyncNone for locks (which stay locks), accesses and life-cycle events.
+func (c *ctp) syncKind(i int) trace.SyncKind { return c.sk[i] }
+
+func (c *ctp) computeSyncKind(i int) trace.SyncKind {
+	e := &c.ev[i]
+	switch {
+	case e.Op.IsLock():
+		if c.observed[e.Obj] {
+			// Every operation both acquires and releases: the lock's
+			// operations keep their observed total order.
+			return trace.SyncReleaseAcquire
+		}
+		return trace.SyncNone
+	case e.Op.IsAtomic():
+		switch e.Op {
+		case trace.OpAtomicLoad, trace.OpOnceCheck:
+			return trace.SyncAcquire
+		case trace.OpAtomicRMW:
+			return trace.SyncReleaseAcquire
+		default:
+			return trace.SyncRelease
+		}
+	case e.Op.IsAccess(), e.Op == trace.OpGo, e.Op == trace.OpStart, e.Op == trace.OpEnd,
+		e.Op == trace.OpJoin, e.Op == trace.OpTxBegin, e.Op == trace.OpTxEnd:
+		return trace.SyncNone
+	}
+	return e.Sync
+}
+
+// lockSync is the tsan meaning of a lock operation on a plain mutex.
+func lockSync(op trace.Op) trace.SyncKind {
+	switch op {
+	case trace.OpLock, trace.OpRLock:
+		return trace.SyncAcquire
+	case trace.OpUnlock:
+		return trace.SyncRelease
+	default:
+		return trace.SyncReleaseMerge
+	}
+}
+
+// syncAddr is the address that event i synchronises on. Observed locks
+// synchronise on their object.
+func (c *ctp) syncAddr(i int) uint64 {
+	e := &c.ev[i]
+	if e.Op.IsLock() {
+		return uint64(e.Obj) | 1<<63
+	}
+	return e.Addr
+}
+
+// newCTP builds the CTP of t.
+func newCTP(t *trace.Trace) *ctp {
+	n := len(t.Events)
+	ng := len(t.Goroutines)
+	c := &ctp{
+		t:        t,
+		ev:       t.Events,
+		pos:      make([]int32, n),
+		byG:      make([][]int32, ng),
+		goEv:     make([]int32, ng),
+		lockMode: make([]byte, n),
+		observed: make(map[trace.ObjID]bool),
+		cs:       make(map[gl][]csect),
+		depth:    make([]int32, n),
+		ls:       make([]int32, n),
+		acqIdx:   make([]int32, n),
+		sk:       make([]trace.SyncKind, n),
+		lastEv:   make([]int32, ng),
+		siteID:   make(map[trace.Frame]int32),
+	}
+	counts := make([]int32, ng)
+	for i := range c.ev {
+		counts[c.ev[i].G]++
+	}
+	for g := range c.byG {
+		c.byG[g] = make([]int32, 0, counts[g])
+		c.goEv[g] = -1
+		c.lastEv[g] = -1
+	}
+	for i := range c.ev {
+		e := &c.ev[i]
+		g := e.G
+		c.byG[g] = append(c.byG[g], int32(i))
+		c.pos[i] = int32(len(c.byG[g]))
+		c.lastEv[g] = int32(i)
+		if e.Op == trace.OpGo && int(e.Peer) > 0 && int(e.Peer) < ng && c.goEv[e.Peer] < 0 {
+			c.goEv[e.Peer] = int32(i)
+		}
+	}
+	c.buildLocks()
+	c.buildSync()
+	c.buildTx()
+	c.sites = make([]int32, t.Stacks.Len())
+	for i := range c.sites {
+		c.sites[i] = -1
+	}
+	return c
+}
+
+// buildLocks matches acquires with releases per goroutine and lock, and
+// marks locks that are not used as locks.
+func (c *ctp) buildLocks() {
+	type state struct {
+		writer  int32 // goroutine holding it exclusively, or 0
+		readers map[int32]int
+	}
+	st := make(map[trace.ObjID]*state)
+	open := make(map[gl]int) // index in cs[gl] of the open section
+	for i := range c.ev {
+		e := &c.ev[i]
+		if !e.Op.IsLock() {
+			continue
+		}
+		s := st[e.Obj]
+		if s == nil {
+			s = &state{readers: make(map[int32]int)}
+			st[e.Obj] = s
+		}
+		g := int32(e.G)
+		switch e.Op {
+		case trace.OpLock:
+			if s.writer != 0 || len(s.readers) > 0 {
+				c.observed[e.Obj] = true
+			}
+			s.writer = g
+		case trace.OpRLock:
+			if s.writer != 0 || s.readers[g] > 0 {
+				c.observed[e.Obj] = true
+			}
+			s.readers[g]++
+		case trace.OpUnlock:
+			if s.writer != g {
+				c.observed[e.Obj] = true
+			}
+			s.writer = 0
+		case trace.OpRUnlock:
+			if s.readers[g] == 0 {
+				c.observed[e.Obj] = true
+			} else if s.readers[g]--; s.readers[g] == 0 {
+				delete(s.readers, g)
+			}
+		}
+	}
+	held := make([]int32, len(c.byG))
+	cur := make([]int32, len(c.byG)) // per goroutine: current lockset id
+	intern := map[string]int32{"": 0}
+	c.locksets = [][]heldLock{nil}
+	for i := range c.ev {
+		e := &c.ev[i]
+		g := int32(e.G)
+		c.ls[i] = cur[g]
+		if e.Op.IsLock() && !c.observed[e.Obj] {
+			k := gl{g, e.Obj}
+			switch e.Op {
+			case trace.OpLock, trace.OpRLock:
+				shared := e.Op == trace.OpRLock
+				c.cs[k] = append(c.cs[k], csect{acq: c.pos[i], shared: shared})
+				open[k] = len(c.cs[k]) - 1
+				held[g]++
+				c.lockMode[i] = 'w'
+				if shared {
+					c.lockMode[i] = 'r'
+				}
+				cur[g] = c.internLockset(intern, c.locksets[cur[g]], heldLock{e.Obj, shared}, true)
+				c.ls[i] = cur[g]
+			default:
+				j := open[k]
+				c.cs[k][j].rel = c.pos[i]
+				delete(open, k)
+				held[g]--
+				c.lockMode[i] = 'W'
+				if e.Op == trace.OpRUnlock {
+					c.lockMode[i] = 'R'
+				}
+				cur[g] = c.internLockset(intern, c.locksets[cur[g]], heldLock{e.Obj, e.Op == trace.OpRUnlock}, false)
+			}
+		}
+		c.depth[i] = held[g]
+	}
+}
+
+// internLockset returns the id of set with h added (or removed).
+func (c *ctp) internLockset(intern map[string]int32, set []heldLock, h heldLock, add bool) int32 {
+	var out []heldLock
+	for _, x := range set {
+		if x.l != h.l {
+			out = append(out, x)
+		}
+	}
+	if add {
+		out = append(out, h)
+	}
+	for i := 1; i < len(out); i++ { // keep sorted by lock
+		for j := i; j > 0 && out[j].l < out[j-1].l; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	key := make([]byte, 0, 5*len(out))
+	for _, x := range out {
+		b := byte(0)
+		if x.shared {
+			b = 1
+		}
+		key = append(key, byte(x.l), byte(x.l>>8), byte(x.l>>16), byte(x.l>>24), b)
+	}
+	if id, ok := intern[string(key)]; ok {
+		return id
+	}
+	id := int32(len(c.locksets))
+	c.locksets = append(c.locksets, out)
+	intern[string(key)] = id
+	return id
+}
+
+// buildSync records, for each acquiring event, the releases it is ordered
+// after, following tsan's rules (see trace.SyncKind).
+func (c *ctp) buildSync() {
+	type state struct {
+		rel    int32
+		merges []int32
+	}
+	st := make(map[uint64]*state)
+	for i := range c.ev {
+		c.acqIdx[i] = -1
+		k := c.computeSyncKind(i)
+		c.sk[i] = k
+		if k == trace.SyncNone {
+			continue
+		}
+		a := c.syncAddr(i)
+		s := st[a]
+		if s == nil {
+			s = &state{rel: -1}
+			st[a] = s
+		}
+		if k.Acquires() {
+			c.acqIdx[i] = int32(len(c.acqs))
+			c.acqs = append(c.acqs, acqSrc{rel: s.rel, merges: s.merges[:len(s.merges):len(s.merges)]})
+		}
+		switch k {
+		case trace.SyncRelease, trace.SyncReleaseAcquire:
+			s.rel = int32(i)
+			s.merges = nil // a new log: older merges are overwritten
+		case trace.SyncReleaseMerge:
+			s.merges = append(s.merges, int32(i))
+		}
+	}
+}
+
+// sources calls f for every event that event i is ordered after by fixed
+// synchronisation: the releases it acquires, the go statement that
+// created its goroutine (for the goroutine's first event), and the last
+// event of a joined goroutine.
+func (c *ctp) sources(i int32, f func(j int32)) {
+	if k := c.acqIdx[i]; k >= 0 {
+		s := &c.acqs[k]
+		if s.rel >= 0 {
+			f(s.rel)
+		}
+		for _, m := range s.merges {
+			f(m)
+		}
+	}
+	e := &c.ev[i]
+	if c.pos[i] == 1 {
+		if gi := c.goEv[e.G]; gi >= 0 && gi < i {
+			f(gi)
+		}
+	}
+	if e.Op == trace.OpJoin {
+		if j := c.joinSrc(i); j >= 0 {
+			f(j)
+		}
+	}
+}
+
+// joinSrc returns the last event of the goroutine that join event i waits
+// for, among the events before i, or -1.
+func (c *ctp) joinSrc(i int32) int32 {
+	p := c.ev[i].Peer
+	if p <= 0 || int(p) >= len(c.byG) {
+		return -1
+	}
+	evs := c.byG[p]
+	lo, hi := 0, len(evs)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if evs[m] < i {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return -1
+	}
+	return evs[lo-1]
+}
+
+// buildTx finds the transactions (outermost OpTxBegin..OpTxEnd).
+func (c *ctp) buildTx() {
+	for g, evs := range c.byG {
+		depth := 0
+		var cur txn
+		for _, i := range evs {
+			switch c.ev[i].Op {
+			case trace.OpTxBegin:
+				if depth == 0 {
+					cur = txn{g: int32(g), begin: c.pos[i]}
+				}
+				depth++
+			case trace.OpTxEnd:
+				if depth > 0 {
+					depth--
+					if depth == 0 {
+						cur.end = c.pos[i]
+						c.tx = append(c.tx, cur)
+					}
+				}
+			}
+		}
+		if depth > 0 {
+			cur.end = int32(len(evs))
+			c.tx = append(c.tx, cur)
+		}
+	}
+}
+
+// at returns the event index at position p (1-based) of goroutine g.
+func (c *ctp) at(g, p int32) int32 { return c.byG[g][p-1] }
+
+// site returns the interned site id of event i (see trace.Trace.Site).
+func (c *ctp) site(i int32) int32 {
+	st := c.ev[i].Stack
+	if int(st) < len(c.sites) && c.sites[st] >= 0 {
+		return c.sites[st]
+	}
+	f := c.t.Site(&c.ev[i])
+	id, ok := c.siteID[f]
+	if !ok {
+		id = int32(len(c.frames))
+		c.frames = append(c.frames, f)
+		c.siteID[f] = id
+	}
+	if int(st) < len(c.sites) {
+		c.sites[st] = id
+	}
+	return id
+}
+
+// section returns the critical section of lock l in goroutine g that
+// contains position p (acquired at or before p and not released before
+// p), if any.
+func (c *ctp) section(g int32, l trace.ObjID, p int32) (csect, bool) {
+	list := c.cs[gl{g, l}]
+	lo, hi := 0, len(list)
+	for lo < hi { // first section with acq > p
+		m := (lo + hi) / 2
+		if list[m].acq <= p {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return csect{}, false
+	}
+	s := list[lo-1]
+	if s.rel != 0 && s.rel < p {
+		return csect{}, false
+	}
+	return s, true
+}
+
+// heldAt calls f for each lock goroutine g holds at position p, with its
+// critical section (an acquire and a release are inside their section).
+func (c *ctp) heldAt(g, p int32, f func(l trace.ObjID, s csect)) {
+	if p <= 0 {
+		return
+	}
+	for _, h := range c.locksets[c.ls[c.at(g, p)]] {
+		if s, ok := c.section(g, h.l, p); ok {
+			f(h.l, s)
+		}
+	}
+}

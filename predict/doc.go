@@ -1,0 +1,125 @@
+// Package predict finds the data races and atomicity violations that other
+// schedules of a recorded run would show, and proves each one with a
+// witness schedule that an independent checker re-checks.
+//
+// This file implements nothing; it explains the design.
+//
+// # Background
+//
+// A recorded run is one interleaving. A race detector such as
+// ThreadSanitizer reports the races that this interleaving shows, ordering
+// everything by the run's own happens-before: a mutex released by one
+// goroutine and taken by another orders all that came before the release,
+// even when the two critical sections touched unrelated data and could as
+// well have run the other way round. Predictive analysis asks instead which
+// bugs some other schedule of the same program, forced by nothing but the
+// run's own observations, would show.
+//
+// "Forced by nothing but observations" is made exact by the maximal causal
+// model (Şerbănuţă, Chen and Roşu, "Maximal Causal Models for Sequentially
+// Consistent Systems"): a schedule is feasible for every program that could
+// have produced the run iff each goroutine does a prefix of what it did,
+// every read sees what it saw (except that a goroutine's last read may see
+// something else, after which it is not followed further), and the serial
+// specifications of locks and other objects hold (their Theorem 2). seer
+// judges reads by their writer, not their value (plain accesses carry no
+// values in a recording), keeps every non-lock synchronisation as it was
+// observed (a receive takes the same send), and keeps locks as locks.
+// Optionally, reads that static analysis proves cannot change control flow
+// (Options.ControlIrrelevant) may see any writer, as in RVPredict.
+//
+// # The pipeline
+//
+// Analyze follows the Universal Causality Graph paper (Kahlon and Wang),
+// whose Table 1 funnel it also reports (Stats):
+//
+//  1. The concurrent trace program (ctp.go, UCG §2, Definition 1): each
+//     goroutine's events as a straight-line program; fixed orderings are
+//     program order, go → start, join, and every synchronisation that is
+//     not a lock, with ThreadSanitizer's meaning (an acquire is ordered
+//     after the latest release on its address and every release-merge
+//     since; atomics by read-from over their exact per-address order).
+//     Locks stay locks: critical sections may be reordered. A mutex used
+//     in a way no critical section explains (unlocked by another goroutine)
+//     is kept in observed order instead, which is sound.
+//
+//  2. Pre-passes (memory.go, vc.go, clock.go): accesses are grouped into
+//     locations; locations touched by one goroutine or never written are
+//     dropped. One replay computes vector clocks for must-happen-before;
+//     a second adds the read-from of every read whose writer a witness
+//     keeps (the "causal cone", which is schedulable happens-before with
+//     locks left out). Clocks are persistent and sparse, a shared base and
+//     a small delta, so thousands of goroutines cost little unless they
+//     all talk to all (then every exact history is Θ(events × goroutines)).
+//
+//  3. Candidates (candidates.go, UCG §3.1): races are conflicting pairs
+//     (different goroutines, overlapping bytes, a write, not both atomic;
+//     a plain access against an atomic one counts); atomicity violations
+//     are the five unserializable three-access patterns between two
+//     consecutive accesses to a location inside one transaction (begin ..
+//     end, or optionally a critical section) and a remote access. Pairs
+//     are counted per class of accesses through the lockset filter and the
+//     must-happen-before filter by two-pointer sweeps, so that a hot
+//     location does not mean a quadratic enumeration. A few representative
+//     event pairs (triples) per pair (triple) of source sites go on.
+//
+//  4. The witness's shape (plan.go): the events a witness cannot do
+//     without are the causal cone of the bug events (soundness of
+//     predictive analyses, §5.1, Definition 10). If the cone of one bug
+//     event holds the other, the candidate is dead. Goroutines that may
+//     run on are extended to release the locks they hold. The last
+//     causality barrier (UCG §4) is a lock-free point per goroutine with no
+//     cone edge from one goroutine's suffix into another's prefix; found
+//     with the cone clocks, it generalises the paper's two-goroutine
+//     Algorithm 2 to any number.
+//
+//  5. Universal Causality Graphs (ucg.go, UCG §3, Algorithm 1) on the
+//     suffixes after the barrier (Theorem 4), sixty-four candidates to a
+//     graph with one label bit each (§3.5), causality chains through any
+//     number of goroutines (§3.4). A cycle on a candidate's edges rules it
+//     out. A property test checks that chopping never changes a verdict
+//     and that sharing a graph gives each candidate its own verdict.
+//
+//  6. Witnesses (encode.go, solver.go): the window after the barrier is
+//     encoded for gini (github.com/go-air/gini): fixed orderings are edges,
+//     choices are pair literals (lock mutual exclusion; read-from
+//     preservation for every read before a bug event in its goroutine).
+//     Transitivity is lazy: solve, take one true literal per clause, look
+//     for a cycle, forbid it, repeat. An acyclic choice sorted
+//     topologically (observed order breaking ties) after the prefix, and
+//     followed by the bug events, is the witness schedule.
+//
+//  7. The checker (check.go) replays each witness against the serial
+//     specifications with code of its own. A rejected witness is a bug in
+//     seer: Analyze returns an error rather than a report.
+//
+// # Soundness first
+//
+// Every filter before the solver only removes candidates that no witness
+// can show: the lockset filter (two critical sections of one lock cannot
+// be open together), must-happen-before (fixed orderings hold in every
+// witness), the cone (a kept read needs its writer), and the UCG (every
+// edge, seed or induced, holds in every witness; a goroutine that may grow
+// is never assumed to keep a section open). The solver then looks for a
+// schedule in a restricted space (the prefix in observed order, sections
+// closed when possible), which can miss bugs but not invent them, and the
+// checker guards the rest. An exhaustive explorer written from the
+// definitions (oracle_test.go) checks on thousands of random traces that
+// every finding is real, and logs how many of the real ones seer finds.
+//
+// # Baselines
+//
+// Options.Analysis selects "hb" (ThreadSanitizer's happens-before, locks
+// in observed order) or "shb" (Mathur, Kini and Viswanathan's schedulable
+// happens-before, which adds read-from) instead; they report every pair
+// their relation leaves unordered, without witnesses, to compare against.
+// HB is sound only for the first race of a run; SHB for all.
+//
+// # Findings
+//
+// Findings are deduplicated by source sites (Trace.Site: file, line and
+// function): one per pair of sites for races, per triple for atomicity,
+// with Count saying how many event pairs (triples) at those sites passed
+// the cheap filters. A finding is Predicted when the run did not show it
+// as it was.
+package predict

@@ -1,0 +1,432 @@
+// This file implements an exhaustive oracle for tiny traces, written from
+// the definitions of the maximal causal model (Şerbănuţă, Chen and Roşu,
+// Definitions 4, 5 and 8, Theorem 2) with seer's serial specifications:
+// it enumerates every consistent extended interleaving prefix of the
+// observed trace (a goroutine may take a read with another writer, and
+// then stops), and records the races (two conflicting accesses that are
+// both next, in goroutines whose prefixes are exactly as observed) and the
+// atomicity violations (c, r, c' executed in that order, c and c' in one
+// transaction, an unserializable pattern) that they show. The property
+// test checks that seer's findings are among the oracle's.
+
+package predict
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+type oracle struct {
+	t     *trace.Trace
+	byG   [][]int
+	obsW  []int       // per read: observed writer (-1 initial); accesses are 8-byte, aligned
+	obsS  []syncState // per acquire: observed state
+	goOf  map[int]int // goroutine -> its go event
+	races map[[2]int]bool
+	atoms map[[3]int]bool
+	seen  map[string]bool
+	csTx  bool
+	irr   func(*trace.Trace, int) bool
+}
+
+func newOracle(t *trace.Trace, csTx bool) *oracle {
+	o := &oracle{t: t, byG: make([][]int, len(t.Goroutines)), obsW: make([]int, len(t.Events)),
+		obsS: make([]syncState, len(t.Events)), goOf: map[int]int{}, races: map[[2]int]bool{},
+		atoms: map[[3]int]bool{}, seen: map[string]bool{}, csTx: csTx}
+	last := map[uint64]int{}
+	syn := map[uint64]*syncState{}
+	for i := range t.Events {
+		e := &t.Events[i]
+		o.byG[e.G] = append(o.byG[e.G], i)
+		if e.Op == trace.OpGo {
+			o.goOf[int(e.Peer)] = i
+		}
+		if chkMem(e) {
+			if w, ok := last[e.Addr]; ok {
+				o.obsW[i] = w
+			} else {
+				o.obsW[i] = -1
+			}
+			if chkWrites(e.Op) {
+				last[e.Addr] = i
+			}
+		}
+		if chkSync(e) {
+			s := syn[e.Addr]
+			if s == nil {
+				s = &syncState{rel: -1}
+				syn[e.Addr] = s
+			}
+			o.obsS[i] = syncState{rel: s.rel, merges: append([]int(nil), s.merges...)}
+			s.apply(e, i)
+		}
+	}
+	return o
+}
+
+type ostate struct {
+	pos    []int
+	term   []bool
+	mem    map[uint64]int
+	wr     map[trace.ObjID]bool
+	rd     map[trace.ObjID]int
+	syn    map[uint64]syncState
+	done   map[int]int // event -> step
+	step   int
+	events []int
+}
+
+func (s *ostate) key() string {
+	var b strings.Builder
+	fmt.Fprint(&b, s.pos, s.term)
+	keys := func(n int, f func(func(k string))) {
+		var ks []string
+		f(func(k string) { ks = append(ks, k) })
+		sort.Strings(ks)
+		b.WriteString(strings.Join(ks, ","))
+	}
+	keys(0, func(add func(string)) {
+		for a, w := range s.mem {
+			add(fmt.Sprint(a, ":", w))
+		}
+	})
+	b.WriteString("|")
+	keys(0, func(add func(string)) {
+		for l, w := range s.wr {
+			if w {
+				add(fmt.Sprint("w", l))
+			}
+		}
+		for l, n := range s.rd {
+			if n > 0 {
+				add(fmt.Sprint("r", l, ":", n))
+			}
+		}
+		for a, x := range s.syn {
+			m := append([]int(nil), x.merges...)
+			sort.Ints(m)
+			add(fmt.Sprint("s", a, ":", x.rel, m))
+		}
+	})
+	// The order of executed events matters for atomicity (which remote
+	// events came after which local ones); include it.
+	fmt.Fprint(&b, s.events)
+	return b.String()
+}
+
+func (o *oracle) run() {
+	n := len(o.byG)
+	s := &ostate{pos: make([]int, n), term: make([]bool, n), mem: map[uint64]int{}, wr: map[trace.ObjID]bool{},
+		rd: map[trace.ObjID]int{}, syn: map[uint64]syncState{}, done: map[int]int{}}
+	o.explore(s)
+}
+
+func (o *oracle) explore(s *ostate) {
+	k := s.key()
+	if o.seen[k] {
+		return
+	}
+	o.seen[k] = true
+	t := o.t
+	// Races: two next events, both goroutines exactly as observed.
+	for g1 := 1; g1 < len(o.byG); g1++ {
+		for g2 := g1 + 1; g2 < len(o.byG); g2++ {
+			if s.term[g1] || s.term[g2] || s.pos[g1] >= len(o.byG[g1]) || s.pos[g2] >= len(o.byG[g2]) {
+				continue
+			}
+			a, b := o.byG[g1][s.pos[g1]], o.byG[g2][s.pos[g2]]
+			if !o.enabled(s, a) || !o.enabled(s, b) {
+				continue
+			}
+			ea, eb := &t.Events[a], &t.Events[b]
+			if chkMem(ea) && chkMem(eb) && ea.Addr == eb.Addr && (chkWrites(ea.Op) || chkWrites(eb.Op)) && !(ea.Op.IsAtomic() && eb.Op.IsAtomic()) {
+				if a > b {
+					a, b = b, a
+				}
+				o.races[[2]int{a, b}] = true
+			}
+		}
+	}
+	for g := 1; g < len(o.byG); g++ {
+		if s.term[g] || s.pos[g] >= len(o.byG[g]) {
+			continue
+		}
+		i := o.byG[g][s.pos[g]]
+		if !o.enabled(s, i) {
+			continue
+		}
+		e := &t.Events[i]
+		if chkMem(e) && chkReads(e.Op) {
+			w, ok := s.mem[e.Addr]
+			if !ok {
+				w = -1
+			}
+			if w != o.obsW[i] {
+				if e.Op == trace.OpRead && o.irr != nil && o.irr(t, i) {
+					o.step(s, i, false) // the value cannot change control flow
+					continue
+				}
+				o.step(s, i, true) // another writer: the goroutine stops here
+				continue
+			}
+		}
+		o.step(s, i, false)
+	}
+}
+
+// enabled reports whether event i can run in state s.
+func (o *oracle) enabled(s *ostate, i int) bool {
+	t := o.t
+	e := &t.Events[i]
+	g := int(e.G)
+	if s.pos[g] == 0 {
+		if j, ok := o.goOf[g]; ok {
+			if _, done := s.done[j]; !done {
+				return false
+			}
+		}
+	}
+	switch e.Op {
+	case trace.OpLock:
+		return !s.wr[e.Obj] && s.rd[e.Obj] == 0
+	case trace.OpRLock:
+		return !s.wr[e.Obj]
+	case trace.OpUnlock:
+		return s.wr[e.Obj]
+	case trace.OpRUnlock:
+		return s.rd[e.Obj] > 0
+	case trace.OpJoin:
+		for _, j := range o.byG[e.Peer] {
+			if _, done := s.done[j]; j < i && !done {
+				return false
+			}
+		}
+	}
+	if chkSync(e) && e.Sync.Acquires() {
+		cur, ok := s.syn[e.Addr]
+		if !ok {
+			cur = syncState{rel: -1}
+		}
+		return cur.equal(o.obsS[i])
+	}
+	return true
+}
+
+func (o *oracle) step(s *ostate, i int, terminal bool) {
+	t := o.t
+	e := &t.Events[i]
+	g := int(e.G)
+	// Atomicity: i as c' with an earlier c of its transaction and a remote
+	// r executed in between.
+	if chkMem(e) {
+		for _, c1 := range o.byG[g][:s.pos[g]] {
+			ec := &t.Events[c1]
+			if !chkMem(ec) || ec.Addr != e.Addr || !o.sameTx(c1, i) {
+				continue
+			}
+			for r, st := range s.done {
+				er := &t.Events[r]
+				if int(er.G) == g || st < s.done[c1] || !chkMem(er) || er.Addr != e.Addr {
+					continue
+				}
+				if !chkWrites(er.Op) && !(chkWrites(ec.Op) && chkWrites(e.Op)) {
+					continue
+				}
+				o.atoms[[3]int{c1, r, i}] = true
+			}
+		}
+	}
+	ns := &ostate{pos: append([]int(nil), s.pos...), term: append([]bool(nil), s.term...), mem: map[uint64]int{},
+		wr: map[trace.ObjID]bool{}, rd: map[trace.ObjID]int{}, syn: map[uint64]syncState{}, done: map[int]int{},
+		step: s.step + 1, events: s.events}
+	if chkMem(e) {
+		ns.events = append(append([]int(nil), s.events...), i)
+	}
+	for k, v := range s.mem {
+		ns.mem[k] = v
+	}
+	for k, v := range s.wr {
+		ns.wr[k] = v
+	}
+	for k, v := range s.rd {
+		ns.rd[k] = v
+	}
+	for k, v := range s.syn {
+		ns.syn[k] = v
+	}
+	for k, v := range s.done {
+		ns.done[k] = v
+	}
+	ns.pos[g]++
+	ns.term[g] = terminal
+	ns.done[i] = s.step
+	if chkMem(e) && chkWrites(e.Op) {
+		ns.mem[e.Addr] = i
+	}
+	switch e.Op {
+	case trace.OpLock:
+		ns.wr[e.Obj] = true
+	case trace.OpUnlock:
+		ns.wr[e.Obj] = false
+	case trace.OpRLock:
+		ns.rd[e.Obj]++
+	case trace.OpRUnlock:
+		ns.rd[e.Obj]--
+	}
+	if chkSync(e) {
+		cur, ok := ns.syn[e.Addr]
+		if !ok {
+			cur = syncState{rel: -1}
+		}
+		cur.merges = append([]int(nil), cur.merges...)
+		cur.apply(e, i)
+		ns.syn[e.Addr] = cur
+	}
+	o.explore(ns)
+}
+
+// sameTx reports whether c1 < c2 (one goroutine) lie in one transaction:
+// a begin..end region, or, with csTx, one critical section.
+func (o *oracle) sameTx(c1, c2 int) bool {
+	t := o.t
+	g := t.Events[c1].G
+	depth, atC1 := 0, -1
+	ended := false
+	held := map[trace.ObjID]int{} // lock -> acquire event
+	var heldAtC1 map[trace.ObjID]int
+	for _, i := range o.byG[g] {
+		if i > c2 {
+			break
+		}
+		e := &t.Events[i]
+		switch e.Op {
+		case trace.OpTxBegin:
+			depth++
+		case trace.OpTxEnd:
+			if depth > 0 {
+				depth--
+				if depth == 0 && atC1 > 0 {
+					ended = true
+				}
+			}
+		case trace.OpLock, trace.OpRLock:
+			held[e.Obj] = i
+		case trace.OpUnlock, trace.OpRUnlock:
+			delete(held, e.Obj)
+		}
+		if i == c1 {
+			atC1 = depth
+			heldAtC1 = map[trace.ObjID]int{}
+			for l, a := range held {
+				heldAtC1[l] = a
+			}
+		}
+	}
+	if atC1 > 0 && !ended {
+		return true
+	}
+	if o.csTx {
+		for l, a := range heldAtC1 {
+			if held[l] == a {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var (
+	oracleSeed = flag.Int64("oracle.seed", 1, "seed of the oracle property test")
+	oracleN    = flag.Int("oracle.n", 2000, "random traces in the oracle property test")
+)
+
+func TestOracleSoundness(t *testing.T) {
+	n := *oracleN
+	if testing.Short() {
+		n = 300
+	}
+	r := rand.New(rand.NewSource(*oracleSeed))
+	var found, total, afound, atotal, tested int
+	for k := 0; k < n; k++ {
+		p := genParams{goroutines: 2 + r.Intn(3), vars: 1 + r.Intn(2), locks: r.Intn(3), sigs: r.Intn(2),
+			ops: 2 + r.Intn(4), atomics: r.Intn(3) == 0, tx: r.Intn(2) == 0, cut: 0.02}
+		tr, text := genTrace(r, p)
+		if len(tr.Events) > 16 {
+			continue
+		}
+		tested++
+		csTx := r.Intn(2) == 0
+		var irr func(*trace.Trace, int) bool
+		if r.Intn(4) == 0 {
+			salt := r.Intn(1000)
+			irr = func(_ *trace.Trace, i int) bool { return (i*7+salt)%3 == 0 }
+		}
+		res, err := Analyze(context.Background(), tr, Options{CriticalSectionsAsTransactions: csTx, ControlIrrelevant: irr})
+		if err != nil {
+			t.Fatalf("%v\n%s", err, text)
+		}
+		o := newOracle(tr, csTx)
+		o.irr = irr
+		o.run()
+		for _, f := range res.Findings {
+			switch f.Kind {
+			case KindRace:
+				if !o.races[[2]int{f.Events[0], f.Events[1]}] {
+					t.Fatalf("unsound race %v (witness %v)\n%s", f.Events, f.Witness, text)
+				}
+			case KindAtomicity:
+				if !o.atoms[[3]int{f.Events[0], f.Events[1], f.Events[2]}] {
+					t.Fatalf("unsound atomicity %v (witness %v)\n%s", f.Events, f.Witness, text)
+				}
+			}
+		}
+		// Completeness share, per pair (triple) of sites; lines are unique
+		// here, so per pair of events.
+		seerR := map[[2]int]bool{}
+		seerA := map[[3]int]bool{}
+		for _, f := range res.Findings {
+			if f.Kind == KindRace {
+				seerR[[2]int{f.Events[0], f.Events[1]}] = true
+			} else {
+				seerA[[3]int{f.Events[0], f.Events[1], f.Events[2]}] = true
+			}
+		}
+		total += len(o.races)
+		for p := range o.races {
+			if seerR[p] {
+				found++
+			}
+		}
+		// seer checks consecutive accesses c, c' only: compare on those.
+		for p := range o.atoms {
+			if consecutive(tr, p[0], p[2]) {
+				atotal++
+				if seerA[p] {
+					afound++
+				}
+			}
+		}
+	}
+	t.Logf("%d traces", tested)
+	t.Logf("races: seer found %d of the oracle's %d (%.1f%%)", found, total, 100*float64(found)/float64(max(total, 1)))
+	t.Logf("atomicity (consecutive c, c'): seer found %d of %d (%.1f%%)", afound, atotal, 100*float64(afound)/float64(max(atotal, 1)))
+}
+
+// consecutive reports whether no access of c1's goroutine to the same
+// address lies between c1 and c2.
+func consecutive(t *trace.Trace, c1, c2 int) bool {
+	for i := c1 + 1; i < c2; i++ {
+		e := &t.Events[i]
+		if e.G == t.Events[c1].G && chkMem(e) && e.Addr == t.Events[c1].Addr {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,258 @@
+// This file implements the shape of a witness for one candidate: which
+// events it must contain (the causal cone of the bug events: everything
+// they must-happen-after, closed under the read-from of every read whose
+// value matters — the event set of soundness-of-predictive-analyses §5.1,
+// Definition 10), which critical sections must be closed, and where the
+// last causality barrier lies (UCG paper §4, Theorem 4, generalising its
+// two-goroutine Algorithm 2 to any number of goroutines).
+
+package predict
+
+import "github.com/seer-tools/seer/trace"
+
+// plan is one way a witness for a candidate could look. Goroutine g runs
+// its first cut[g] events in the body; tail events follow the body in
+// order, each the last event of its goroutine.
+type plan struct {
+	cd     cand
+	cut    []int32
+	tail   []int32
+	free   int32      // a body read that may see another writer (it is last in its goroutine), or -1
+	fixed  []bool     // goroutines whose cut must not grow
+	before [][2]int32 // extra orderings: x before y
+	bar    []int32    // causality barrier: positions 1..bar[g] are the prefix
+	props  [][2]int32 // property vertices (goroutine, position) that must stay after the barrier
+	seeds  [][2]int32 // property seed edges, for the UCG
+}
+
+// coneInto raises cut to include the first p events of goroutine g and
+// everything they need (their causal cone).
+func (e *engine) coneInto(cut []int32, g, p int32) {
+	if p > cut[g] {
+		cut[g] = p
+	}
+	if p <= 0 && (e.c.goEv[g] < 0) {
+		return
+	}
+	e.cone.after(g, p).each(func(k, v int32) {
+		if v > cut[k] {
+			cut[k] = v
+		}
+	})
+}
+
+// racePlan returns the plan of race (a, b), or nil if the cone of one
+// access contains the other (the race cannot be shown: schedulable
+// happens-before with the reads that matter).
+func (e *engine) racePlan(cd cand, ucg bool) *plan {
+	c := e.c
+	a, b := cd.ev[0], cd.ev[1]
+	ga, gb := int32(c.ev[a].G), int32(c.ev[b].G)
+	p := e.newPlan(cd)
+	e.coneInto(p.cut, ga, c.pos[a]-1)
+	e.coneInto(p.cut, gb, c.pos[b]-1)
+	if p.cut[ga] >= c.pos[a] || p.cut[gb] >= c.pos[b] {
+		return nil
+	}
+	p.fixed[ga], p.fixed[gb] = true, true
+	p.tail = []int32{a, b}
+	for _, x := range []int32{a, b} {
+		g := int32(c.ev[x].G)
+		if c.pos[x] > 1 {
+			p.props = append(p.props, [2]int32{g, c.pos[x] - 1})
+		}
+	}
+	if c.pos[a] > 1 {
+		p.seeds = append(p.seeds, [2]int32{c.at(ga, c.pos[a]-1), b})
+	}
+	if c.pos[b] > 1 {
+		p.seeds = append(p.seeds, [2]int32{c.at(gb, c.pos[b]-1), a})
+	}
+	if !ucg && !e.closeSections(p) {
+		return nil
+	}
+	e.barrier(p)
+	return p
+}
+
+// atomicityPlan returns a plan for violation (c1, r, c2). In variant 1 the
+// remote access r is the last event of its goroutine (so a read r may see
+// another writer); in variant 2 its goroutine may go on (to release locks
+// the local goroutine needs), and r keeps its observed writer. For the
+// UCG (ucg set), the path of r's goroutine ends at r but may grow.
+func (e *engine) atomicityPlan(cd cand, variant int, ucg bool) *plan {
+	c := e.c
+	c1, r, c2 := cd.ev[0], cd.ev[1], cd.ev[2]
+	g, h := int32(c.ev[c1].G), int32(c.ev[r].G)
+	p := e.newPlan(cd)
+	e.coneInto(p.cut, g, c.pos[c2]-1)
+	if variant == 1 || ucg {
+		e.coneInto(p.cut, h, c.pos[r]-1)
+		if p.cut[h] > c.pos[r] {
+			return nil
+		}
+		p.cut[h] = c.pos[r]
+		if !isWrite(c.ev[r].Op) {
+			p.free = r
+		}
+		p.fixed[h] = !ucg
+	} else {
+		e.coneInto(p.cut, h, c.pos[r])
+	}
+	if p.cut[g] >= c.pos[c2] {
+		return nil
+	}
+	p.fixed[g] = true
+	p.tail = []int32{c2}
+	p.before = [][2]int32{{c1, r}}
+	p.props = [][2]int32{{g, c.pos[c1]}, {h, c.pos[r]}}
+	p.seeds = [][2]int32{{c1, r}, {r, c2}}
+	if !ucg && !e.closeSections(p) {
+		return nil
+	}
+	e.barrier(p)
+	return p
+}
+
+func (e *engine) newPlan(cd cand) *plan {
+	ng := len(e.c.byG)
+	return &plan{cd: cd, cut: make([]int32, ng), fixed: make([]bool, ng), free: -1}
+}
+
+// closeSections extends goroutines that may grow so that they release the
+// locks they hold at the end of the body, when that does not pull in a
+// bug event (a critical section left open must come last on its lock,
+// which a second open one makes impossible). It reports false if the plan
+// is infeasible.
+func (e *engine) closeSections(p *plan) bool {
+	c := e.c
+	refused := make(map[int32]bool)
+	for changed := true; changed; {
+		changed = false
+		for g := range p.cut {
+			g := int32(g)
+			if p.fixed[g] || refused[g] || p.cut[g] == 0 || c.depth[c.at(g, p.cut[g])] == 0 {
+				continue
+			}
+			target := int32(0)
+			c.heldAt(g, p.cut[g], func(_ trace.ObjID, s csect) {
+				if s.rel > target {
+					target = s.rel
+				}
+			})
+			if target == 0 { // held to the end of the trace: stays open
+				refused[g] = true
+				continue
+			}
+			t := append([]int32(nil), p.cut...)
+			e.coneInto(t, g, target)
+			if !e.keepsFixed(p, t) {
+				refused[g] = true
+				continue
+			}
+			p.cut = t
+			changed = true
+		}
+	}
+	return true
+}
+
+// keepsFixed reports whether cut t leaves fixed goroutines where p has
+// them.
+func (e *engine) keepsFixed(p *plan, t []int32) bool {
+	for g, f := range p.fixed {
+		if f && t[g] != p.cut[g] {
+			return false
+		}
+	}
+	return true
+}
+
+// lastLockFree returns the last position q <= p of goroutine g after which
+// g holds no lock (0 is always lock-free).
+func (e *engine) lastLockFree(g, p int32) int32 {
+	for q := p; q >= 1; q-- {
+		if e.c.depth[e.c.at(g, q)] == 0 {
+			return q
+		}
+	}
+	return 0
+}
+
+// barrier computes the last causality barrier of plan p: for each
+// goroutine a lock-free position, no later than its body's end nor than
+// its property vertices, such that no edge of the causal cone goes from
+// one goroutine's suffix into another's prefix. Starting from the latest
+// candidates, a violation moves the receiving goroutine's barrier back
+// before the receiving event, to a fixpoint (the n-goroutine form of the
+// UCG paper's Algorithm 2). Violations are found with the cone clocks: the
+// clock after k's prefix names, for every goroutine j, the last event of j
+// that the prefix needs.
+func (e *engine) barrier(p *plan) {
+	ng := len(p.cut)
+	p.bar = make([]int32, ng)
+	if e.opts.NoChop {
+		return
+	}
+	var active []int32
+	for g := 0; g < ng; g++ {
+		if p.cut[g] > 0 {
+			active = append(active, int32(g))
+			p.bar[g] = e.lastLockFree(int32(g), p.cut[g])
+		}
+	}
+	for _, v := range p.props {
+		if b := e.lastLockFree(v[0], v[1]-1); b < p.bar[v[0]] {
+			p.bar[v[0]] = b
+		}
+	}
+	e.settle(p, active)
+}
+
+// settle moves barriers back until no cone edge crosses from a suffix
+// into a prefix.
+func (e *engine) settle(p *plan, active []int32) {
+	for changed := true; changed; {
+		changed = false
+		for _, k := range active {
+			bk := p.bar[k]
+			if bk == 0 {
+				continue
+			}
+			minq := bk + 1
+			e.cone.after(k, bk).each(func(j, v int32) {
+				if j != k && v > p.bar[j] {
+					if q := e.firstKnowing(k, j, p.bar[j]); q < minq {
+						minq = q
+					}
+				}
+			})
+			if minq <= bk {
+				p.bar[k] = e.lastLockFree(k, minq-1)
+				changed = true
+			}
+		}
+	}
+}
+
+// firstKnowing returns the first position q of goroutine k whose cone
+// clock knows more than the first v events of goroutine j.
+func (e *engine) firstKnowing(k, j, v int32) int32 {
+	hs := e.cone.hist[k]
+	lo, hi := 0, len(hs)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if hs[m].clk.get(j) <= v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == len(hs) {
+		return 1 << 30
+	}
+	if hs[lo].pos < 1 {
+		return 1
+	}
+	return hs[lo].pos
+}
