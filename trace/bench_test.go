@@ -1,0 +1,80 @@
+// This file benchmarks recording on the Go toolchain's race suite against
+// the race detector itself.
+
+package trace
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// raceSuiteDir copies $GOROOT/src/runtime/race/testdata (without the cgo
+// and synctest tests) into a module.
+func raceSuiteDir(tb testing.TB) string {
+	src := filepath.Join(runtime.GOROOT(), "src", "runtime", "race", "testdata")
+	files, _ := filepath.Glob(filepath.Join(src, "*_test.go"))
+	if len(files) == 0 {
+		tb.Skip("no race suite in this GOROOT")
+	}
+	dir := tb.TempDir()
+	for _, f := range files {
+		switch filepath.Base(f) {
+		case "cgo_test.go", "cgo_test_main.go", "synctest_test.go":
+			continue
+		}
+		data, _ := os.ReadFile(f)
+		os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module racetest\n\ngo 1.26\n"), 0o644)
+	return dir
+}
+
+// BenchmarkRecordRaceSuite records the whole race suite (every test must
+// record without a crash) and reports events, trace bytes per event, the
+// run's wall time and its ratio to running the same tests under the race
+// detector (warm caches: both binaries are built before timing).
+//
+//	go test -run=NONE -bench=RecordRaceSuite -benchtime=1x ./trace
+func BenchmarkRecordRaceSuite(b *testing.B) {
+	skipIfCannotRecord(b)
+	dir := raceSuiteDir(b)
+	// The race detector's time, warm.
+	bin := filepath.Join(b.TempDir(), "race.test")
+	if out, err := exec.Command("go", "test", "-c", "-race", "-o", bin, "-C", dir, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go test -race -c: %v\n%s", err, out)
+	}
+	start := time.Now()
+	cmd := exec.Command(bin, "-test.count=1")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("race detector run: %v\n%s", err, out)
+	}
+	raceTime := time.Since(start)
+	// A first recording warms seer's build cache.
+	opts := RecordOptions{Dir: dir, Output: filepath.Join(b.TempDir(), "suite.trace")}
+	if _, err := Record(context.Background(), opts); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	var res *RecordResult
+	for i := 0; i < b.N; i++ {
+		var err error
+		if res, err = Record(context.Background(), opts); err != nil {
+			b.Fatal(err)
+		}
+		if res.Outcome.Result != "pass" {
+			b.Fatalf("race suite under the recorder: %+v", res.Outcome)
+		}
+	}
+	st, _ := os.Stat(res.Path)
+	b.ReportMetric(float64(res.Events), "events")
+	b.ReportMetric(float64(st.Size())/float64(res.Events), "bytes/event")
+	b.ReportMetric(res.Duration.Run.Seconds(), "run-s")
+	b.ReportMetric(res.Duration.Convert.Seconds(), "convert-s")
+	b.ReportMetric(res.Duration.Run.Seconds()/raceTime.Seconds(), "run/race-ratio")
+}
