@@ -271,7 +271,7 @@ func (e *engine) witnessFor(cd cand, res *Result) []int {
 			plans = append(plans, p)
 		}
 	} else {
-		if !isWrite(e.c.ev[cd.ev[1]].Op) {
+		if isRead(e.c.ev[cd.ev[1]].Op) {
 			if p := e.atomicityPlan(cd, 1, false); p != nil {
 				plans = append(plans, p)
 			}
@@ -281,16 +281,24 @@ func (e *engine) witnessFor(cd cand, res *Result) []int {
 		}
 	}
 	for _, p := range plans {
-		r, w := e.search(p)
-		switch r {
-		case encWitness:
-			out := make([]int, len(w))
-			for i, x := range w {
-				out[i] = int(x)
+		// First with every section as the run left it at the body's end;
+		// if that fails, with growable goroutines' sections closed.
+		q := e.closedPlan(p)
+		for _, p := range []*plan{p, q} {
+			if p == nil {
+				continue
 			}
-			return out
-		case encUnknown:
-			res.Stats.SolverUnknown++
+			r, w := e.search(p)
+			switch r {
+			case encWitness:
+				out := make([]int, len(w))
+				for i, x := range w {
+					out[i] = int(x)
+				}
+				return out
+			case encUnknown:
+				res.Stats.SolverUnknown++
+			}
 		}
 	}
 	return nil

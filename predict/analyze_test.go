@@ -35,6 +35,20 @@ func TestAnalyzeOptions(t *testing.T) {
 	}
 }
 
+func TestAnalyzeSmallTraces(t *testing.T) {
+	empty, err := trace.NewBuilder(trace.Header{}).Trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range []*trace.Trace{empty, parseTrace(t, "T1|w(x)|1\nT1|r(x)|2\n")} {
+		for _, a := range []string{AnalysisSeer, AnalysisHB, AnalysisSHB} {
+			if res := analyze(t, tr, Options{Analysis: a}); len(res.Findings) != 0 {
+				t.Errorf("%s: %+v", a, res.Findings)
+			}
+		}
+	}
+}
+
 func TestAnalyzeDeterministic(t *testing.T) {
 	tr := synth(synthParams{goroutines: 20, locks: 3, vars: 16, events: 20_000, racy: 0.002, seed: 9})
 	a := analyze(t, tr, Options{CriticalSectionsAsTransactions: true})

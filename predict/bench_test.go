@@ -263,7 +263,7 @@ func BenchmarkAnalyze(b *testing.B) {
 			b.ReportMetric(float64(peak(run))/(1<<20), "peak-MiB")
 			b.ReportMetric(float64(len(res.Findings)), "findings")
 			s := &res.Stats
-			b.ReportMetric(s.PrePass.Seconds(), "prepass-s")
+			b.ReportMetric(float64(len(tr.Events))/s.PrePass.Seconds(), "prepass-events/s")
 			for _, st := range s.Stages {
 				b.ReportMetric(st.Time.Seconds(), st.Name+"-s")
 			}

@@ -124,8 +124,8 @@ func newChecker(t *trace.Trace) *checker {
 		}
 		k.posOf[i] = count[g]
 		count[g]++
-		if e.Op == trace.OpGo && e.Peer > 0 && int(e.Peer) < ng && k.goOf[e.Peer] < 0 {
-			k.goOf[e.Peer] = int32(i)
+		if e.Op == trace.OpGo && e.Peer > 0 && int(e.Peer) < ng && k.goOf[e.Peer] < 0 && count[e.Peer] == 0 {
+			k.goOf[e.Peer] = int32(i) // (a go after the child ran orders nothing)
 		}
 		if e.Op == trace.OpJoin && e.Peer > 0 && int(e.Peer) < ng {
 			k.joinN[i] = count[e.Peer]

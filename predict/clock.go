@@ -11,7 +11,7 @@
 
 package predict
 
-import "sort"
+import "slices"
 
 // centry is one component of a vector clock: goroutine g has executed (at
 // least) its first v events.
@@ -129,7 +129,9 @@ func join(c, src vclock, extras ...centry) (vclock, bool) {
 	}
 	if len(extras) > 0 {
 		ex := append([]centry(nil), extras...)
-		sort.Slice(ex, func(i, j int) bool { return ex[i].g < ex[j].g })
+		if len(ex) > 1 {
+			slices.SortFunc(ex, func(a, b centry) int { return int(a.g - b.g) })
+		}
 		k := 0
 		for _, x := range ex { // one entry per goroutine, the largest
 			if k > 0 && ex[k-1].g == x.g {
@@ -143,12 +145,30 @@ func join(c, src vclock, extras ...centry) (vclock, bool) {
 		}
 		cand = mergeMax(cand, ex[:k])
 	}
-	// Keep only the entries that raise c.
+	// Keep only the entries that raise c: by lookups when there are few,
+	// by one merge-like walk when there are many.
 	add := cand[:0:0]
-	for _, e := range cand {
-		if e.v > c.get(e.g) {
-			add = append(add, e)
+	if len(cand) < 48 {
+		for _, e := range cand {
+			if e.v > c.get(e.g) {
+				add = append(add, e)
+			}
 		}
+	} else {
+		k := 0
+		c.each(func(g, v int32) {
+			for k < len(cand) && cand[k].g < g {
+				add = append(add, cand[k])
+				k++
+			}
+			if k < len(cand) && cand[k].g == g {
+				if cand[k].v > v {
+					add = append(add, cand[k])
+				}
+				k++
+			}
+		})
+		add = append(add, cand[k:]...)
 	}
 	if len(add) == 0 {
 		if c.base == orig.base {

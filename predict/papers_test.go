@@ -93,6 +93,26 @@ func TestUCGFigure1(t *testing.T) {
 	if u := stage(res, "ucg"); u.RaceSites != 0 {
 		t.Errorf("the UCG should rule the pair out: %+v", u)
 	}
+	// It is the graph's cycle that does it, not the causal cone.
+	o := Options{}
+	o = o.defaults()
+	c := newCTP(tr)
+	m := newMemory(c)
+	e, err := newEngine(context.Background(), tr, c, m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := e.racePlan(cand{kind: 'r', ev: [3]int32{10, 17, -1}}, true)
+	if p == nil {
+		t.Fatal("the cone rules the pair out")
+	}
+	if r := e.runUCG([]*plan{p}); r[0] != ucgInfeasible {
+		t.Errorf("UCG verdict %v", r[0])
+	}
+	p.bar = make([]int32, len(p.bar)) // whole prefixes: same verdict
+	if r := e.runUCG([]*plan{p}); r[0] != ucgInfeasible {
+		t.Errorf("UCG verdict without chopping %v", r[0])
+	}
 	// Without the wait/notify, the race is real: T2 can run its critical
 	// sections first.
 	noWN := strings.NewReplacer("T1|sig(W)|3\n", "", "T2|wait(W)|11\n", "", "T2|sig(N)|12\n", "", "T1|wait(N)|6\n", "").Replace(ucgFig1)

@@ -68,9 +68,6 @@ func (e *engine) racePlan(cd cand, ucg bool) *plan {
 	if c.pos[b] > 1 {
 		p.seeds = append(p.seeds, [2]int32{c.at(gb, c.pos[b]-1), a})
 	}
-	if !ucg && !e.closeSections(p) {
-		return nil
-	}
 	e.barrier(p)
 	return p
 }
@@ -88,12 +85,14 @@ func (e *engine) atomicityPlan(cd cand, variant int, ucg bool) *plan {
 	e.coneInto(p.cut, g, c.pos[c2]-1)
 	if variant == 1 || ucg {
 		e.coneInto(p.cut, h, c.pos[r]-1)
-		if p.cut[h] > c.pos[r] {
-			return nil
+		if p.cut[h] > c.pos[r] && !ucg {
+			return nil // g needs more of h than r: only variant 2 can do
 		}
-		p.cut[h] = c.pos[r]
-		if !isWrite(c.ev[r].Op) {
-			p.free = r
+		if p.cut[h] < c.pos[r] {
+			p.cut[h] = c.pos[r]
+		}
+		if isRead(c.ev[r].Op) {
+			p.free = r // last in its goroutine: may see another writer
 		}
 		p.fixed[h] = !ucg
 	} else {
@@ -107,11 +106,20 @@ func (e *engine) atomicityPlan(cd cand, variant int, ucg bool) *plan {
 	p.before = [][2]int32{{c1, r}}
 	p.props = [][2]int32{{g, c.pos[c1]}, {h, c.pos[r]}}
 	p.seeds = [][2]int32{{c1, r}, {r, c2}}
-	if !ucg && !e.closeSections(p) {
-		return nil
-	}
 	e.barrier(p)
 	return p
+}
+
+// closedPlan returns a copy of p whose growable goroutines release the
+// locks they hold at the end of the body, or nil if that changes nothing.
+func (e *engine) closedPlan(p *plan) *plan {
+	q := *p
+	q.cut = append([]int32(nil), p.cut...)
+	if !e.closeSections(&q) {
+		return nil
+	}
+	e.barrier(&q)
+	return &q
 }
 
 func (e *engine) newPlan(cd cand) *plan {
@@ -122,11 +130,12 @@ func (e *engine) newPlan(cd cand) *plan {
 // closeSections extends goroutines that may grow so that they release the
 // locks they hold at the end of the body, when that does not pull in a
 // bug event (a critical section left open must come last on its lock,
-// which a second open one makes impossible). It reports false if the plan
-// is infeasible.
+// which a second open one makes impossible). It reports whether it
+// extended anything.
 func (e *engine) closeSections(p *plan) bool {
 	c := e.c
 	refused := make(map[int32]bool)
+	grew := false
 	for changed := true; changed; {
 		changed = false
 		for g := range p.cut {
@@ -151,10 +160,10 @@ func (e *engine) closeSections(p *plan) bool {
 				continue
 			}
 			p.cut = t
-			changed = true
+			changed, grew = true, true
 		}
 	}
-	return true
+	return grew
 }
 
 // keepsFixed reports whether cut t leaves fixed goroutines where p has

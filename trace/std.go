@@ -290,7 +290,8 @@ func stdName(s string) bool {
 //     different objects are lost;
 //   - Lock/Unlock become acq/rel on "L<object id>"; RLock/RUnlock also
 //     become acq/rel, which loses the shared mode (readers become mutually
-//     exclusive);
+//     exclusive, and a run where two readers overlapped exports to a trace
+//     that ReadSTD rejects as a lock taken while held);
 //   - go becomes fork, join stays join, transaction begin/end stay;
 //   - goroutine start and end, channel operations, WaitGroup, Once, Cond,
 //     atomics and generic acquire/release are NOT written: STD cannot say

@@ -1,0 +1,162 @@
+// This file implements the critical sections of the CTP (UCG paper §2:
+// locks stay locks): matching acquires with releases per goroutine and
+// lock, locksets, and the lookups the UCG's induction rules and the
+// encoder use. A lock used in a way no critical section explains (unlocked
+// by another goroutine, or while free) becomes an "observed lock", kept in
+// observed order.
+
+package predict
+
+import "github.com/seer-tools/seer/trace"
+
+// buildLocks matches acquires with releases per goroutine and lock, and
+// marks locks that are not used as locks.
+func (c *ctp) buildLocks() {
+	type state struct {
+		writer  int32 // goroutine holding it exclusively, or 0
+		readers map[int32]int
+	}
+	st := make(map[trace.ObjID]*state)
+	open := make(map[gl]int) // index in cs[gl] of the open section
+	for i := range c.ev {
+		e := &c.ev[i]
+		if !e.Op.IsLock() {
+			continue
+		}
+		s := st[e.Obj]
+		if s == nil {
+			s = &state{readers: make(map[int32]int)}
+			st[e.Obj] = s
+		}
+		g := int32(e.G)
+		switch e.Op {
+		case trace.OpLock:
+			if s.writer != 0 || len(s.readers) > 0 {
+				c.observed[e.Obj] = true
+			}
+			s.writer = g
+		case trace.OpRLock:
+			if s.writer != 0 || s.readers[g] > 0 {
+				c.observed[e.Obj] = true
+			}
+			s.readers[g]++
+		case trace.OpUnlock:
+			if s.writer != g {
+				c.observed[e.Obj] = true
+			}
+			s.writer = 0
+		case trace.OpRUnlock:
+			if s.readers[g] == 0 {
+				c.observed[e.Obj] = true
+			} else if s.readers[g]--; s.readers[g] == 0 {
+				delete(s.readers, g)
+			}
+		}
+	}
+	held := make([]int32, len(c.byG))
+	cur := make([]int32, len(c.byG)) // per goroutine: current lockset id
+	intern := map[string]int32{"": 0}
+	c.locksets = [][]heldLock{nil}
+	for i := range c.ev {
+		e := &c.ev[i]
+		g := int32(e.G)
+		c.ls[i] = cur[g]
+		if e.Op.IsLock() && !c.observed[e.Obj] {
+			k := gl{g, e.Obj}
+			switch e.Op {
+			case trace.OpLock, trace.OpRLock:
+				shared := e.Op == trace.OpRLock
+				c.cs[k] = append(c.cs[k], csect{acq: c.pos[i], shared: shared})
+				open[k] = len(c.cs[k]) - 1
+				held[g]++
+				c.lockMode[i] = 'w'
+				if shared {
+					c.lockMode[i] = 'r'
+				}
+				cur[g] = c.internLockset(intern, c.locksets[cur[g]], heldLock{e.Obj, shared}, true)
+				c.ls[i] = cur[g]
+			default:
+				j := open[k]
+				c.cs[k][j].rel = c.pos[i]
+				delete(open, k)
+				held[g]--
+				c.lockMode[i] = 'W'
+				if e.Op == trace.OpRUnlock {
+					c.lockMode[i] = 'R'
+				}
+				cur[g] = c.internLockset(intern, c.locksets[cur[g]], heldLock{e.Obj, e.Op == trace.OpRUnlock}, false)
+			}
+		}
+		c.depth[i] = held[g]
+	}
+}
+
+// internLockset returns the id of set with h added (or removed).
+func (c *ctp) internLockset(intern map[string]int32, set []heldLock, h heldLock, add bool) int32 {
+	var out []heldLock
+	for _, x := range set {
+		if x.l != h.l {
+			out = append(out, x)
+		}
+	}
+	if add {
+		out = append(out, h)
+	}
+	for i := 1; i < len(out); i++ { // keep sorted by lock
+		for j := i; j > 0 && out[j].l < out[j-1].l; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	key := make([]byte, 0, 5*len(out))
+	for _, x := range out {
+		b := byte(0)
+		if x.shared {
+			b = 1
+		}
+		key = append(key, byte(x.l), byte(x.l>>8), byte(x.l>>16), byte(x.l>>24), b)
+	}
+	if id, ok := intern[string(key)]; ok {
+		return id
+	}
+	id := int32(len(c.locksets))
+	c.locksets = append(c.locksets, out)
+	intern[string(key)] = id
+	return id
+}
+
+// section returns the critical section of lock l in goroutine g that
+// contains position p (acquired at or before p and not released before
+// p), if any.
+func (c *ctp) section(g int32, l trace.ObjID, p int32) (csect, bool) {
+	list := c.cs[gl{g, l}]
+	lo, hi := 0, len(list)
+	for lo < hi { // first section with acq > p
+		m := (lo + hi) / 2
+		if list[m].acq <= p {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return csect{}, false
+	}
+	s := list[lo-1]
+	if s.rel != 0 && s.rel < p {
+		return csect{}, false
+	}
+	return s, true
+}
+
+// heldAt calls f for each lock goroutine g holds at position p, with its
+// critical section (an acquire and a release are inside their section).
+func (c *ctp) heldAt(g, p int32, f func(l trace.ObjID, s csect)) {
+	if p <= 0 {
+		return
+	}
+	for _, h := range c.locksets[c.ls[c.at(g, p)]] {
+		if s, ok := c.section(g, h.l, p); ok {
+			f(h.l, s)
+		}
+	}
+}
