@@ -1,0 +1,112 @@
+// Package lsp is seer's language server: `seer serve` speaks the Language
+// Server Protocol over standard input and output, and puts seer's
+// predicted data races and atomicity violations where Go programmers
+// read code.
+//
+// # What the editor shows
+//
+// A code lens above each test function ("seer: predict") and on the
+// package clause of each _test.go file ("seer: predict all tests") runs
+// the seer.predict command. The server records the test under seer's
+// race runtime and analyses the recording with check.Run, in the
+// background, reporting progress (building, running, analysing N events,
+// solving) as a cancellable work-done progress, or with messages when the
+// client has none. When it ends, each finding becomes one warning
+// diagnostic at each of its accesses, with source "seer", code "race" or
+// "atomicity" and a link to its documentation. The first access carries
+// the finding; the others say "(see details)". Each message names the
+// variable, the other access and the goroutines, and says whether the
+// run showed the bug (observed) or seer predicted it; related
+// information points to the other access, to where the goroutines were
+// created and to the synchronisation the witness runs in the other order.
+// Hover on an access tells that happens-before story in full, with the
+// first steps of the witness schedule. Quick fixes jump to the other
+// access, open the whole witness schedule (a read-only text file, one
+// column per goroutine), or re-run the prediction. A test that does not
+// build gets error diagnostics at its compiler errors instead.
+//
+// Recording happens only when the user asks, through a lens or a quick
+// fix, or on save when the "seer.runOnSave" setting is on.
+//
+// # Layers
+//
+// As in gopls, handlers are thin and the work is in pure functions that
+// tests call without a connection:
+//
+//	stream.go    framing; answers malformed messages instead of dying
+//	handler.go   the handler chain: cancellation, ordering, recovery
+//	serve.go     Serve and the server's state
+//	general.go, text.go, lens.go, command.go, hover.go, action.go,
+//	unimplemented.go
+//	             protocol methods (every method of protocol.Server)
+//	job.go, progress.go, results.go
+//	             predictions in the background and what they leave
+//	store.go     results, findings and marks (positioned diagnostics)
+//	diagnostics.go, message.go, witness.go, lines.go, config.go
+//	             pure functions: positions, wording, documents, line maps,
+//	             settings
+//
+// All position conversion goes through static.Mapper: the line and byte
+// column of a recorded access become an LSP range (UTF-16) in the text
+// the run recorded, and lineMap carries that range to the text the
+// editor shows now.
+//
+// # Concurrency
+//
+// jsonrpc2 reads messages one at a time; the handler chain runs each
+// request in its own goroutine but starts it only when the previous one
+// has answered, so protocol methods see the session in order. A
+// prediction can take minutes: seer.predict starts a job, calls releaseQueue
+// so that later requests go on, and answers when the job ends (or is
+// cancelled by $/cancelRequest). Jobs run check.Run one at a time
+// (Options.MaxRuns); a new prediction of the same scope cancels the old
+// one. All state is under server.mu; notifications leave, in order, from
+// one goroutine, so no one waits on the client while holding the lock.
+//
+// # Positions that move
+//
+// A finding is positioned in the content the run recorded, which need not
+// be what the editor shows: the user may have unsaved edits when the run
+// starts, or edit while it runs, or after. The server snapshots the
+// package's files when a run starts and maps recorded lines to current
+// ones by comparing the two versions line by line from both ends
+// (lineMap): lines outside the changed region move by the change in line
+// count, and diagnostics on changed lines are dropped rather than
+// guessed. Each didChange edit moves the stored diagnostics the same way,
+// and so does closing a buffer without saving. Re-running a test replaces
+// that test's diagnostics; a file left with none is sent [] (not null).
+//
+// # Protocol defects
+//
+// go.lsp.dev/protocol v0.12.0 with go.lsp.dev/jsonrpc2 v0.10.0 has
+// defects that the server works around:
+//   - protocol.CancelHandler ignores numeric $/cancelRequest ids (it
+//     expects int32 and gets float64): the handler chain handles
+//     $/cancelRequest itself.
+//   - jsonrpc2's stream fails, and the connection closes, on any message
+//     that is not valid JSON-RPC: stream.go answers a parse error and
+//     reads on.
+//   - There is no UnimplementedServer: every method is implemented.
+//   - protocol.ServerHandler answers a parse error, not "method not
+//     found", for an unknown method without params, and rejects shutdown
+//     and exit with "params": null: handler.go answers those itself.
+//   - TextDocumentContentChangeEvent.Range is not a pointer, so a
+//     whole-document change cannot be told from an insertion at 0:0:
+//     didChange is decoded by the server.
+//   - A nil slice is sent as null: diagnostics, lenses and actions are
+//     always non-nil slices.
+//   - window/showDocument is not on protocol.Client, and conn.Call never
+//     returns once the connection is gone: the server calls conn.Call
+//     itself, with contexts that end with the connection, and only when
+//     the client announced support.
+//   - ProgressToken marshals only through a pointer: progress params are
+//     always sent as pointers.
+//
+// # Configuration
+//
+// The server asks for the "seer" section of each workspace folder
+// (workspace/configuration) after initialize and whenever
+// didChangeConfiguration arrives; clients without that request can send
+// the section in initializationOptions or in didChangeConfiguration's
+// settings. See Config.
+package lsp

@@ -1,0 +1,319 @@
+// This file implements tests of the server at the wire: malformed messages,
+// the life cycle, unknown methods, every protocol method, files outside the
+// workspace and numeric $/cancelRequest. A raw client writes and reads
+// frames itself, so nothing is hidden by a JSON-RPC library.
+
+package lsp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/textproto"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+type rawMsg struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+type rawClient struct {
+	t      *testing.T
+	conn   io.Writer
+	msgs   chan rawMsg
+	served chan error
+}
+
+// newRawClient serves on one end of a pipe and talks on the other.
+func newRawClient(t *testing.T, opts Options) *rawClient {
+	serverEnd, clientEnd := net.Pipe()
+	c := &rawClient{t: t, conn: clientEnd, msgs: make(chan rawMsg, 100), served: make(chan error, 1)}
+	opts.Log = testLog(t)
+	go func() { c.served <- Serve(context.Background(), serverEnd, opts) }()
+	go c.read(clientEnd)
+	t.Cleanup(func() {
+		clientEnd.Close()
+		<-c.served
+	})
+	return c
+}
+
+// read decodes frames; it answers the server's own requests (progress,
+// configuration) with null. Anything but a frame fails the test.
+func (c *rawClient) read(in io.Reader) {
+	defer close(c.msgs)
+	r := textproto.NewReader(bufio.NewReader(in))
+	for {
+		h, err := r.ReadMIMEHeader()
+		if err != nil {
+			if err != io.EOF && !strings.Contains(err.Error(), "closed") {
+				c.t.Errorf("reading a frame header: %v", err)
+			}
+			return
+		}
+		if len(h) != 1 || h.Get("Content-Length") == "" {
+			c.t.Errorf("unexpected headers %v", h)
+		}
+		n, _ := strconv.Atoi(h.Get("Content-Length"))
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r.R, body); err != nil {
+			return
+		}
+		var m rawMsg
+		if err := json.Unmarshal(body, &m); err != nil {
+			c.t.Errorf("server sent invalid JSON: %s", body)
+			continue
+		}
+		if m.Method != "" && m.ID != nil {
+			go c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, m.ID))
+			continue
+		}
+		c.msgs <- m
+	}
+}
+
+func (c *rawClient) send(body string) {
+	fmt.Fprintf(c.conn, "Content-Length: %d\r\n\r\n%s", len(body), body)
+}
+
+func (c *rawClient) request(id int, method string, params any) {
+	p, _ := json.Marshal(params)
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, p))
+}
+
+func (c *rawClient) notify(method string, params any) {
+	p, _ := json.Marshal(params)
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":%s}`, method, p))
+}
+
+// response waits for the response whose id is id (JSON text), skipping
+// notifications.
+func (c *rawClient) response(id string) rawMsg {
+	c.t.Helper()
+	timeout := time.After(wait)
+	for {
+		select {
+		case m, ok := <-c.msgs:
+			if !ok {
+				c.t.Fatalf("connection closed waiting for response %s", id)
+			}
+			if m.Method == "" && string(m.ID) == id {
+				return m
+			}
+		case <-timeout:
+			c.t.Fatalf("no response %s", id)
+		}
+	}
+}
+
+func (c *rawClient) initialize(dir string) {
+	c.t.Helper()
+	c.request(1, "initialize", map[string]any{
+		"processId": nil, "capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}},
+		"workspaceFolders": []any{map[string]any{"uri": string(uri.File(dir)), "name": "ws"}},
+	})
+	if m := c.response("1"); m.Error != nil || m.Result == nil {
+		c.t.Fatalf("initialize: %+v", m)
+	}
+	c.notify("initialized", map[string]any{})
+}
+
+func wantError(t *testing.T, m rawMsg, code int) {
+	t.Helper()
+	if m.Error == nil || m.Error.Code != code {
+		t.Errorf("response %s: got %+v %s, want error code %d", m.ID, m.Error, m.Result, code)
+	}
+}
+
+func TestMalformedMessages(t *testing.T) {
+	c := newRawClient(t, Options{})
+	c.send(`{not json`)
+	wantError(t, c.response("null"), -32700)
+	c.send(`{"jsonrpc":"2.0","id":7,"method":5}`)
+	wantError(t, c.response("7"), -32600)
+	c.send(`[1,2,3]`)
+	wantError(t, c.response("null"), -32600)
+	fmt.Fprintf(c.conn, "X-Nonsense: 1\r\n\r\n")     // a frame without Content-Length
+	fmt.Fprintf(c.conn, "Content-Length: x\r\n\r\n") // a bad one
+	c.request(8, "shutdown", nil)
+	wantError(t, c.response("8"), -32002) // still up: not initialized yet
+	c.initialize(t.TempDir())
+}
+
+func TestLifeCycle(t *testing.T) {
+	dir := writeTxtar(t, bankTxtar)
+	c := newRawClient(t, Options{Run: (&fakeRunner{answer: bankReport(t, dir)}).run})
+	c.request(2, "textDocument/hover", map[string]any{})
+	wantError(t, c.response("2"), -32002)
+	c.initialize(dir)
+	c.request(3, "initialize", map[string]any{"capabilities": map[string]any{}})
+	wantError(t, c.response("3"), -32600)
+
+	c.request(4, "seer/unknown", nil)
+	wantError(t, c.response("4"), -32601)
+	c.notify("$/unknownNotification", nil)
+	c.send(`{"jsonrpc":"2.0","id":"str-5","method":"$/unknown"}`)
+	wantError(t, c.response(`"str-5"`), -32601)
+
+	// Every method of protocol.Server answers (or, for notifications,
+	// is accepted) without ending the session.
+	id := 100
+	for m := range knownMethods {
+		switch m {
+		case protocol.MethodInitialize, protocol.MethodShutdown, protocol.MethodExit:
+			continue
+		}
+		id++
+		c.request(id, m, map[string]any{})
+		if r := c.response(strconv.Itoa(id)); r.Error != nil && r.Error.Code == -32603 {
+			t.Errorf("%s: internal error %s", m, r.Error.Message)
+		}
+	}
+
+	c.send(`{"jsonrpc":"2.0","id":9,"method":"shutdown","params":null}`)
+	if m := c.response("9"); m.Error != nil || string(m.Result) != "null" {
+		t.Errorf("shutdown: %+v", m)
+	}
+	c.request(10, "textDocument/hover", map[string]any{})
+	wantError(t, c.response("10"), -32600)
+	c.notify("exit", nil)
+	if err := <-c.served; err != nil {
+		t.Errorf("Serve after shutdown and exit: %v", err)
+	}
+	c.served <- nil // for Cleanup
+}
+
+func TestExitWithoutShutdown(t *testing.T) {
+	c := newRawClient(t, Options{})
+	c.initialize(t.TempDir())
+	c.notify("exit", nil)
+	if err := <-c.served; err != ErrExitWithoutShutdown {
+		t.Errorf("Serve: %v, want ErrExitWithoutShutdown", err)
+	}
+	c.served <- nil
+}
+
+func TestOutsideWorkspace(t *testing.T) {
+	dir := writeTxtar(t, bankTxtar)
+	other := writeTxtar(t, bankTxtar)
+	fr := &fakeRunner{answer: bankReport(t, other)}
+	c := newRawClient(t, Options{Run: fr.run})
+	c.initialize(dir)
+	outside := uri.File(filepath.Join(other, "bank_test.go"))
+	doc := map[string]any{"uri": outside}
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": outside, "languageId": "go", "version": 1, "text": "package bank\n"}})
+	c.request(2, "textDocument/codeLens", map[string]any{"textDocument": doc})
+	if m := c.response("2"); m.Error != nil || string(m.Result) != "[]" {
+		t.Errorf("codeLens outside the workspace: %+v %s", m.Error, m.Result)
+	}
+	c.request(3, "textDocument/hover", map[string]any{"textDocument": doc, "position": map[string]any{"line": 0, "character": 0}})
+	if m := c.response("3"); m.Error != nil || string(m.Result) != "null" {
+		t.Errorf("hover outside the workspace: %+v %s", m.Error, m.Result)
+	}
+	c.request(4, "workspace/executeCommand", map[string]any{"command": "seer.predict", "arguments": []any{map[string]any{"uri": outside, "test": "TestDeposit"}}})
+	wantError(t, c.response("4"), -32602)
+	c.request(5, "workspace/executeCommand", map[string]any{"command": "seer.predict", "arguments": []any{map[string]any{"uri": "untitled:Untitled-1"}}})
+	wantError(t, c.response("5"), -32602)
+	c.request(6, "workspace/executeCommand", map[string]any{"command": "seer.predict", "arguments": []any{map[string]any{"uri": uri.File(filepath.Join(dir, "bank_test.go")), "test": "TestX|.*"}}})
+	wantError(t, c.response("6"), -32602)
+	c.request(7, "workspace/executeCommand", map[string]any{"command": "seer.showWitness", "arguments": []any{map[string]any{"finding": 99}}})
+	wantError(t, c.response("7"), -32602)
+	if fr.count() != 0 {
+		t.Errorf("recorded %d times", fr.count())
+	}
+	c.request(8, "textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri.File(filepath.Join(dir, "bank_test.go"))}})
+	if m := c.response("8"); m.Error != nil || len(m.Result) < 10 {
+		t.Errorf("codeLens inside the workspace: %+v %s", m.Error, m.Result)
+	}
+}
+
+func TestCancelRequestNumericID(t *testing.T) {
+	dir := writeTxtar(t, bankTxtar)
+	fr := &fakeRunner{answer: bankReport(t, dir), block: func(int) bool { return true }}
+	c := newRawClient(t, Options{Run: fr.run})
+	c.initialize(dir)
+	c.request(42, "workspace/executeCommand", map[string]any{"command": "seer.predict",
+		"arguments": []any{map[string]any{"uri": uri.File(filepath.Join(dir, "bank_test.go")), "test": "TestDeposit"}}})
+	// The prediction does not hold up other requests.
+	c.request(43, "textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri.File(filepath.Join(dir, "bank_test.go"))}})
+	if m := c.response("43"); m.Error != nil {
+		t.Fatalf("codeLens during a prediction: %+v", m.Error)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":42}}`)
+	wantError(t, c.response("42"), -32800)
+	c.request(44, "shutdown", nil)
+	if m := c.response("44"); m.Error != nil {
+		t.Errorf("shutdown: %+v", m.Error)
+	}
+}
+
+// TestInitializeFromRealClients sends initialize as VS Code and Neovim
+// 0.7 do (abridged), plus a capability of a shape protocol v0.12.0 does
+// not expect.
+func TestInitializeFromRealClients(t *testing.T) {
+	dir := t.TempDir()
+	for name, params := range map[string]string{
+		"vscode": `{"processId":4242,"clientInfo":{"name":"Visual Studio Code","version":"1.95.0"},"locale":"en",
+			"rootPath":"` + dir + `","rootUri":"` + string(uri.File(dir)) + `",
+			"capabilities":{"workspace":{"applyEdit":true,"workspaceEdit":{"documentChanges":true,"resourceOperations":["create","rename","delete"],
+			"failureHandling":"textOnlyTransactional","normalizesLineEndings":true,"changeAnnotationSupport":{"groupsOnLabel":true}},
+			"configuration":true,"didChangeWatchedFiles":{"dynamicRegistration":true,"relativePatternSupport":true},
+			"symbol":{"dynamicRegistration":true,"symbolKind":{"valueSet":[1,2,3]},"tagSupport":{"valueSet":[1]},"resolveSupport":{"properties":["location.range"]}},
+			"codeLens":{"refreshSupport":true},"executeCommand":{"dynamicRegistration":true},"didChangeConfiguration":{"dynamicRegistration":true},
+			"workspaceFolders":true,"foldingRange":{"refreshSupport":true},"semanticTokens":{"refreshSupport":true},
+			"fileOperations":{"dynamicRegistration":true,"didCreate":true},"inlineValue":{"refreshSupport":true},"inlayHint":{"refreshSupport":true},
+			"diagnostics":{"refreshSupport":true}},
+			"textDocument":{"publishDiagnostics":{"relatedInformation":true,"versionSupport":false,"tagSupport":{"valueSet":[1,2]},"codeDescriptionSupport":true,"dataSupport":true},
+			"synchronization":{"dynamicRegistration":true,"willSave":true,"willSaveWaitUntil":true,"didSave":true},
+			"hover":{"dynamicRegistration":true,"contentFormat":["markdown","plaintext"]},
+			"codeAction":{"dynamicRegistration":true,"isPreferredSupport":true,"disabledSupport":true,"dataSupport":true,"resolveSupport":{"properties":["edit"]},
+			"codeActionLiteralSupport":{"codeActionKind":{"valueSet":["","quickfix","refactor"]}},"honorsChangeAnnotations":true},
+			"codeLens":{"dynamicRegistration":true},"semanticTokens":{"dynamicRegistration":true,"tokenTypes":["namespace"],"tokenModifiers":["declaration"],
+			"formats":["relative"],"requests":{"range":true,"full":{"delta":true}},"multilineTokenSupport":false,"overlappingTokenSupport":false,
+			"serverCancelSupport":true,"augmentsSyntaxTokens":true},"diagnostic":{"dynamicRegistration":true,"relatedDocumentSupport":false},
+			"inlayHint":{"dynamicRegistration":true,"resolveSupport":{"properties":["tooltip"]}}},
+			"window":{"showMessage":{"messageActionItem":{"additionalPropertiesSupport":true}},"showDocument":{"support":true},"workDoneProgress":true},
+			"general":{"staleRequestSupport":{"cancel":true,"retryOnContentModified":["textDocument/semanticTokens/full"]},
+			"regularExpressions":{"engine":"ECMAScript","version":"ES2020"},"markdown":{"parser":"marked","version":"1.1.0"},"positionEncodings":["utf-16"]},
+			"notebookDocument":{"synchronization":{"dynamicRegistration":true}}},
+			"trace":"off","workspaceFolders":[{"uri":"` + string(uri.File(dir)) + `","name":"ws"}]}`,
+		"neovim-0.7": `{"processId":77,"rootPath":"` + dir + `","rootUri":"` + string(uri.File(dir)) + `","clientInfo":{"name":"Neovim","version":"0.7.2"},
+			"initializationOptions":{"seer":{"timeout":"1m"}},"trace":"off","workspaceFolders":[{"uri":"` + string(uri.File(dir)) + `","name":"` + dir + `"}],
+			"capabilities":{"textDocument":{"synchronization":{"dynamicRegistration":false,"willSave":false,"willSaveWaitUntil":false,"didSave":true},
+			"codeAction":{"dynamicRegistration":false,"codeActionLiteralSupport":{"codeActionKind":{"valueSet":["","quickfix","refactor","source"]}},
+			"isPreferredSupport":true,"dataSupport":true,"resolveSupport":{"properties":["edit"]}},
+			"hover":{"dynamicRegistration":false,"contentFormat":["markdown","plaintext"]},
+			"publishDiagnostics":{"relatedInformation":true,"tagSupport":{"valueSet":[1,2]}}},
+			"window":{"workDoneProgress":true,"showMessage":{"messageActionItem":{"additionalPropertiesSupport":false}},"showDocument":{"support":false}},
+			"workspace":{"symbol":{"dynamicRegistration":false},"workspaceFolders":true,"applyEdit":true,"configuration":true,
+			"workspaceEdit":{"resourceOperations":["rename","create","delete"]}}}}`,
+		"odd-shape": `{"processId":null,"rootUri":null,"capabilities":{"window":{"workDoneProgress":"yes","showDocument":{"support":true}},
+			"textDocument":{"semanticTokens":{"requests":{"range":{}}}}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := newRawClient(t, Options{})
+			c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":` + params + `}`)
+			m := c.response("1")
+			if m.Error != nil || !strings.Contains(string(m.Result), `"codeLensProvider"`) {
+				t.Errorf("initialize: %+v %s", m.Error, m.Result)
+			}
+		})
+	}
+}
