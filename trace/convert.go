@@ -61,7 +61,7 @@ type convGoroutine struct {
 	id        GoID
 	shadow    []uint64  // function-entry pcs (call sites), outermost first
 	shadowID  []StackID // stack ids of shadow prefixes
-	lastPC    uint64    // pc of the last access, for events made on its behalf
+	lastStack StackID   // stack of its last event, for events made on its behalf
 	test      string
 	rwPending uint64 // trace address of RWMutex.Lock's readerSem acquire just seen
 	ended     bool
@@ -281,6 +281,9 @@ func (c *converter) visit(r *rawEvent) {
 
 func (c *converter) add(g *convGoroutine, e Event) int {
 	e.G = g.id
+	if e.Stack != 0 {
+		g.lastStack = e.Stack
+	}
 	if e.Op != OpRLock && e.Op != OpLock {
 		g.rwPending = 0
 	}
@@ -291,7 +294,6 @@ func (c *converter) access(g *convGoroutine, r *rawEvent) {
 	stack := c.push(c.top(g), r.pc)
 	frames := c.b.Stacks().Frames(stack)
 	c.noteTest(g, frames)
-	g.lastPC = r.pc
 	addr, obj := c.locate(r.addr, r.size)
 	op := OpRead
 	if r.kind == rWrite || r.kind == rWriteRange {
@@ -348,8 +350,8 @@ func (c *converter) sync(g *convGoroutine, r *rawEvent) {
 	cl := classifySync(frames, kind, r.behalf, c.selectDir)
 	if r.behalf {
 		// The chain is the partner's; this goroutine is parked where it
-		// last ran.
-		stack = c.push(c.top(g), g.lastPC)
+		// last did something.
+		stack = g.lastStack
 	}
 	addr, _ := c.locate(r.addr, 1)
 	objAddr := addr - uint64(cl.off)
