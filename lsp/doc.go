@@ -28,6 +28,22 @@
 // Recording happens only when the user asks, through a lens or a quick
 // fix, or on save when the "seer.runOnSave" setting is on.
 //
+// # Commands
+//
+//	seer.predict {uri, test?}       record and analyse test (all tests of
+//	                                uri's package without one); answers
+//	                                {findings, predicted, tests, cancelled?,
+//	                                error?} when the prediction ends
+//	seer.showOtherAccess {finding, access}
+//	seer.showWitness {finding, access}
+//	                                open the other access, or the witness
+//	                                document, with window/showDocument when
+//	                                the client supports it (else a message);
+//	                                both answer {uri, range?} so that an
+//	                                editor plugin can open it itself
+//
+// Finding ids are the server's and change when a test is re-run.
+//
 // # Layers
 //
 // As in gopls, handlers are thin and the work is in pure functions that
@@ -83,6 +99,9 @@
 //   - protocol.CancelHandler ignores numeric $/cancelRequest ids (it
 //     expects int32 and gets float64): the handler chain handles
 //     $/cancelRequest itself.
+//   - jsonrpc2.Conn closes the connection when a handler returns an
+//     error, and panics when it then records an error of another type:
+//     the handler chain logs errors and returns none.
 //   - jsonrpc2's stream fails, and the connection closes, on any message
 //     that is not valid JSON-RPC: stream.go answers a parse error and
 //     reads on.

@@ -260,6 +260,25 @@ func TestEditsMoveDiagnostics(t *testing.T) {
 	if len(msgs) != 1 || !strings.Contains(msgs[0].Message, "the changes to bank.go are not saved") {
 		t.Errorf("messages: %v", msgs)
 	}
+
+	// Editing the file that holds only related locations (where the
+	// goroutines are created) moves them too.
+	created := func() uint32 {
+		for _, r := range e.diagsOf("bank.go")[0].RelatedInformation {
+			if r.Message == "goroutine 7 is created here" {
+				return r.Location.Range.Start.Line
+			}
+		}
+		return 0
+	}
+	e.mu.Lock()
+	was := created()
+	e.mu.Unlock()
+	e.notify(protocol.MethodTextDocumentDidChange, &didChangeParams{
+		TextDocument: protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: e.open("bank_test.go")}, Version: 2},
+		Changes:      []contentChange{{Range: &protocol.Range{}, Text: "// unsaved\n"}},
+	})
+	e.await("moved related location", wait, func() bool { return created() == was+1 })
 }
 
 func TestCancelPrediction(t *testing.T) {

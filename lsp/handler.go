@@ -2,6 +2,7 @@
 // server's protocol methods, wired by hand to avoid the defects of
 // protocol.Handlers (see doc.go, "Protocol defects"):
 //
+//	noErrors        errors are logged, never returned to jsonrpc2.Conn
 //	cancelRequest   $/cancelRequest with numeric or string ids, at once
 //	jsonrpc2.CancelHandler   a cancellable context per request
 //	queue           one request at a time, in order; releaseQueue lets a long
@@ -32,7 +33,20 @@ func (s *server) handler() jsonrpc2.Handler {
 	h = jsonrpc2.ReplyHandler(h)
 	h = queue(h)
 	h, cancel := jsonrpc2.CancelHandler(h)
-	return cancelRequest(h, cancel)
+	return noErrors(cancelRequest(h, cancel), s.log)
+}
+
+// noErrors logs the errors of next instead of returning them. jsonrpc2's
+// Conn closes the connection on a handler error, and records it in an
+// atomic.Value that panics when a later error (the read that then fails)
+// has another type.
+func noErrors(next jsonrpc2.Handler, log *slog.Logger) jsonrpc2.Handler {
+	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		if err := next(ctx, reply, req); err != nil {
+			log.Warn("handling a message", "method", req.Method(), "error", err)
+		}
+		return nil
+	}
 }
 
 // cancelRequest handles $/cancelRequest before the queue, so that a

@@ -117,6 +117,7 @@ func (s *server) runJob(j *job, old *job, token *protocol.ProgressToken) {
 		Env:       cfg.Env,
 		CacheDir:  s.opts.CacheDir,
 		Stderr:    s.opts.Log,
+		Static:    s.static,
 		Progress:  func(pr check.Progress) { p.report(stageMessage(pr)) },
 	}
 	if j.sc.test != "" {

@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/static"
 )
 
 // Options configure a server. The zero value serves with check.Run and
@@ -91,6 +92,9 @@ type server struct {
 	opts Options
 	log  *slog.Logger
 	run  func(context.Context, check.Options) (*check.Report, error)
+	// static keeps the packages static analysis loaded across
+	// predictions; it reloads a package whose source has changed.
+	static *static.Cache
 
 	conn jsonrpc2.Conn
 	ctx  context.Context // cancelled when the connection ends
@@ -133,6 +137,7 @@ func newServer(opts Options) *server {
 		docs:       map[string]*document{},
 		uris:       map[string]protocol.DocumentURI{},
 		store:      newStore(),
+		static:     &static.Cache{},
 		outReady:   make(chan struct{}, 1),
 		exit:       make(chan struct{}),
 	}

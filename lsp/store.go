@@ -165,7 +165,23 @@ func without(marks []*mark, m *mark) []*mark {
 	return out
 }
 
-func (st *store) hasMarks(path string) bool { return len(st.marks[path]) > 0 }
+// involves reports whether a mark, or a related location of one, lies in
+// path: whether edits of path must move anything.
+func (st *store) involves(path string) bool {
+	if len(st.marks[path]) > 0 {
+		return true
+	}
+	for _, marks := range st.marks {
+		for _, m := range marks {
+			for _, r := range m.related {
+				if r.path == path {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
 
 // remap moves the marks of path, and related locations in path, along f,
 // dropping those whose lines changed. It returns the files whose

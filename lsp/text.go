@@ -42,7 +42,7 @@ func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocume
 	}
 	s.uris[path] = params.TextDocument.URI
 	content := []byte(params.TextDocument.Text)
-	if s.store.hasMarks(path) {
+	if s.store.involves(path) {
 		if disk, err := os.ReadFile(path); err == nil && !bytes.Equal(disk, content) {
 			s.remap(path, lineMap(disk, content))
 		}
@@ -76,7 +76,7 @@ func (s *server) didChange(params didChangeParams) error {
 		s.log.Warn("didChange for a document that is not open", "path", path)
 		return nil
 	}
-	marked := s.store.hasMarks(path)
+	marked := s.store.involves(path)
 	for _, c := range params.Changes {
 		next, err := applyChange(path, d.content, c)
 		if err != nil {
@@ -157,7 +157,7 @@ func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 		return nil
 	}
 	delete(s.docs, path)
-	if s.store.hasMarks(path) {
+	if s.store.involves(path) {
 		if disk, err := os.ReadFile(path); err == nil && !bytes.Equal(disk, d.content) {
 			s.remap(path, lineMap(d.content, disk))
 		}
