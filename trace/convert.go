@@ -28,7 +28,11 @@ const (
 //
 // Files under shadow (the shadow GOROOT the binary was built against) are
 // reported under the real GOROOT, h.GOROOT.
-func Convert(spoolPath, bin, shadow string, h Header) (*Trace, error) {
+//
+// atomic, if not nil, says which functions are marked //seer:atomic (by
+// their runtime symbol names): each activation of one becomes a
+// transaction (atomic.go).
+func Convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool) (*Trace, error) {
 	s, err := openSpool(spoolPath)
 	if err != nil {
 		return nil, err
@@ -45,7 +49,13 @@ func Convert(spoolPath, bin, shadow string, h Header) (*Trace, error) {
 	}
 	defer s.close()
 	c := newConverter(h, s, bin)
+	c.atomic = atomic
 	broken := s.merge(c.enter, c.exit, c.visit)
+	for _, g := range c.gs {
+		if g.id != 0 && !g.ended {
+			c.txSwitch(g, "", 0) // a transaction cut short by the end of the run
+		}
+	}
 	c.finish()
 	t, err := c.b.Trace()
 	if err != nil {
@@ -62,6 +72,9 @@ type convGoroutine struct {
 	shadow    []uint64  // function-entry pcs (call sites), outermost first
 	shadowID  []StackID // stack ids of shadow prefixes
 	lastStack StackID   // stack of its last event, for events made on its behalf
+	serials   []uint64  // serial numbers of the entries in shadow (atomic.go)
+	outer     []txKey   // outermost atomic activation at or below each entry
+	tx        txKey     // the transaction the goroutine is in
 	test      string
 	rwPending uint64 // trace address of RWMutex.Lock's readerSem acquire just seen
 	ended     bool
@@ -87,6 +100,8 @@ type converter struct {
 	objs     map[objKey]ObjID
 	lastRel  map[uint64]int // trace address -> index of the latest release-like event
 	selLines map[Frame]Op
+	atomic   func(string) bool // //seer:atomic functions; nil = none
+	serial   uint64
 }
 
 func newConverter(h Header, s *spool, bin string) *converter {
@@ -157,6 +172,9 @@ func (c *converter) enter(gid uint32, pc uint64) {
 	}
 	g.shadow = append(g.shadow, pc)
 	g.shadowID = append(g.shadowID, c.push(parent, pc))
+	if c.atomic != nil {
+		c.txEnter(g, pc)
+	}
 }
 
 func (c *converter) exit(gid uint32) {
@@ -164,6 +182,9 @@ func (c *converter) exit(gid uint32) {
 	if n := len(g.shadow); n > 0 {
 		g.shadow = g.shadow[:n-1]
 		g.shadowID = g.shadowID[:n-1]
+	}
+	if c.atomic != nil {
+		c.txExit(g)
 	}
 }
 
@@ -260,7 +281,7 @@ func (c *converter) visit(r *rawEvent) {
 	case rAcquire, rRelease, rReleaseMerge, rReleaseAcquire:
 		c.sync(g, r)
 	case rAtomic:
-		c.atomic(g, r)
+		c.atomicOp(g, r)
 	case rGo:
 		child := c.g(r.peer)
 		stack := c.push(c.top(g), r.pc)
@@ -274,6 +295,7 @@ func (c *converter) visit(r *rawEvent) {
 		}
 		c.add(g, Event{Op: OpStart, Peer: parent})
 	case rEnd:
+		c.txSwitch(g, "", 0)
 		c.add(g, Event{Op: OpEnd, Stack: c.top(g)})
 		g.ended = true
 	}
@@ -294,6 +316,9 @@ func (c *converter) access(g *convGoroutine, r *rawEvent) {
 	stack := c.push(c.top(g), r.pc)
 	frames := c.b.Stacks().Frames(stack)
 	c.noteTest(g, frames)
+	if c.atomic != nil {
+		c.txEvent(g, c.frames(r.pc), stack)
+	}
 	addr, obj := c.locate(r.addr, r.size)
 	op := OpRead
 	if r.kind == rWrite || r.kind == rWriteRange {
@@ -348,6 +373,9 @@ func (c *converter) sync(g *convGoroutine, r *rawEvent) {
 	kind := map[uint8]SyncKind{rAcquire: SyncAcquire, rRelease: SyncRelease, rReleaseMerge: SyncReleaseMerge, rReleaseAcquire: SyncReleaseAcquire}[r.kind]
 	stack, frames := c.chainStack(g, r.pcs)
 	cl := classifySync(frames, kind, r.behalf, c.selectDir)
+	if c.atomic != nil && !r.behalf {
+		c.txEvent(g, frames, stack)
+	}
 	if r.behalf {
 		// The chain is the partner's; this goroutine is parked where it
 		// last did something.
@@ -403,9 +431,12 @@ func (c *converter) selectDir(f Frame) Op {
 	return op
 }
 
-func (c *converter) atomic(g *convGoroutine, r *rawEvent) {
-	stack, _ := c.chainStack(g, r.pcs)
+func (c *converter) atomicOp(g *convGoroutine, r *rawEvent) {
+	stack, chain := c.chainStack(g, r.pcs)
 	frames := c.b.Stacks().Frames(stack)
+	if c.atomic != nil {
+		c.txEvent(g, chain, stack)
+	}
 	c.noteTest(g, frames)
 	special, drop := atomicClass(frames)
 	addr, obj := c.locate(r.addr, r.size)

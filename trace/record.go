@@ -36,6 +36,9 @@ type RecordOptions struct {
 	Env      []string      // extra environment (KEY=value) for the build and the run
 	CacheDir string        // seer's cache ("" = the user cache directory)
 	Progress func(stage string)
+	// Atomic, if not nil, names the functions marked //seer:atomic (by
+	// runtime symbol name): each call of one becomes a transaction.
+	Atomic func(funcName string) bool
 }
 
 // A RecordResult describes a recording.
@@ -229,7 +232,7 @@ func Record(ctx context.Context, opts RecordOptions) (*RecordResult, error) {
 		Format:    "seer",
 		GOROOT:    tc.GOROOT,
 	}
-	t, err := Convert(spool, bin, tc.Shadow, h)
+	t, err := Convert(spool, bin, tc.Shadow, h, opts.Atomic)
 	if err != nil {
 		return nil, fmt.Errorf("reading the recording of %s: %w", res.Package, err)
 	}

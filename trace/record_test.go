@@ -56,6 +56,7 @@ func testRecordGolden(t *testing.T, file string) {
 	}
 	dir := t.TempDir()
 	var want, wantOutcome, args string
+	var atomic []string
 	for _, f := range ar.Files {
 		switch f.Name {
 		case "want":
@@ -64,6 +65,8 @@ func testRecordGolden(t *testing.T, file string) {
 			wantOutcome = strings.TrimSpace(string(f.Data))
 		case "args":
 			args = strings.TrimSpace(string(f.Data))
+		case "atomic":
+			atomic = strings.Fields(string(f.Data))
 		default:
 			p := filepath.Join(dir, f.Name)
 			os.MkdirAll(filepath.Dir(p), 0o755)
@@ -73,12 +76,25 @@ func testRecordGolden(t *testing.T, file string) {
 		}
 	}
 	opts := RecordOptions{Dir: dir, Output: filepath.Join(dir, "out.trace"), Timeout: time.Minute}
+	if atomic != nil {
+		opts.Atomic = func(fn string) bool {
+			for _, a := range atomic {
+				if a == fn {
+					return true
+				}
+			}
+			return false
+		}
+	}
 	for _, a := range strings.Fields(args) {
 		if v, ok := strings.CutPrefix(a, "-timeout="); ok {
 			opts.Timeout, _ = time.ParseDuration(v)
 		}
 		if v, ok := strings.CutPrefix(a, "-run="); ok {
 			opts.Run = v
+		}
+		if strings.HasPrefix(a, "-gcflags=") {
+			opts.GoFlags = append(opts.GoFlags, a)
 		}
 	}
 	var out bytes.Buffer

@@ -119,10 +119,12 @@ func TestCheckExample(t *testing.T) {
 		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
 	}
 	for _, want := range []string{
-		"examples/bank/bank.go:18:2: data race on a.note (predicted, TestAudit)",
+		"examples/bank/bank.go:21:2: data race on a.note (predicted, TestAudit)",
 		"read by goroutine",
-		"examples/bank/bank.go:32:9",
+		"examples/bank/bank.go:35:9",
 		"witness runs in the other order",
+		"atomicity violation on a.balance",
+		"TestWithdraw",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

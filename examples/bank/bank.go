@@ -3,7 +3,10 @@
 // bugs that another schedule would show.
 package bank
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // An Account is a bank account. Its balance is guarded by mu; note is not.
 type Account struct {
@@ -39,20 +42,28 @@ func (a *Account) Balance() int {
 	return a.balance
 }
 
-// Withdraw takes n from the balance if it is there. Each access holds the
-// lock, but the check and the act are two critical sections: another
-// withdrawal can run between them (check-then-act).
+// Withdraw takes n from the balance if it is there, after a fraud check.
+// Each access holds the lock, but the check and the act are two critical
+// sections with the slow fraud check between them: another withdrawal can
+// take the money in the meantime (check-then-act), and the balance can go
+// negative. No data race: go test -race has nothing to say.
 //
 //seer:atomic
 func (a *Account) Withdraw(n int) bool {
 	a.mu.Lock()
 	ok := a.balance >= n
 	a.mu.Unlock()
-	if !ok {
+	if !ok || !fraudCheck(n) {
 		return false
 	}
 	a.mu.Lock()
 	a.balance -= n
 	a.mu.Unlock()
 	return true
+}
+
+// fraudCheck asks a (slow) fraud service about a withdrawal.
+func fraudCheck(n int) bool {
+	time.Sleep(20 * time.Millisecond)
+	return n < 1000
 }

@@ -22,21 +22,23 @@ func TestAudit(t *testing.T) {
 	}
 }
 
-// TestWithdraw withdraws twice, one after the other. Another schedule lets
-// the second withdrawal run between the first one's check and its act.
+// TestWithdraw makes two withdrawals that both fit. They overlap: the
+// second checks the balance while the first waits for its fraud check.
+// With a smaller balance, both checks would still pass and the account
+// would be overdrawn.
 func TestWithdraw(t *testing.T) {
 	a := &Account{balance: 100}
 	done := make(chan bool)
 	go func() {
-		time.Sleep(20 * time.Millisecond)
-		done <- a.Withdraw(80)
+		time.Sleep(5 * time.Millisecond)
+		done <- a.Withdraw(30)
 	}()
-	first := a.Withdraw(80)
+	first := a.Withdraw(30)
 	second := <-done
-	if first == second {
+	if !first || !second {
 		t.Errorf("withdrawals: %v %v", first, second)
 	}
-	if b := a.Balance(); b != 20 {
+	if b := a.Balance(); b != 40 {
 		t.Errorf("balance = %d", b)
 	}
 }

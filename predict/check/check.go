@@ -78,12 +78,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 }
 
 // listPackages expands the patterns to the packages that have tests.
-func listPackages(ctx context.Context, opts Options) ([]string, error) {
+func listPackages(ctx context.Context, opts Options) ([]listedPackage, error) {
 	patterns := opts.Patterns
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
-	args := append([]string{"list", "-e", "-f", "{{.ImportPath}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}\t{{if .Error}}error{{end}}"}, patterns...)
+	args := append([]string{"list", "-e", "-f", "{{.ImportPath}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}\t{{if .Error}}error{{end}}\t{{.Dir}}"}, patterns...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = opts.Dir
 	cmd.Env = append(os.Environ(), opts.Env...)
@@ -96,25 +96,38 @@ func listPackages(ctx context.Context, opts Options) ([]string, error) {
 		}
 		return nil, fmt.Errorf("go list: %v\n%s", err, strings.TrimSpace(stderr.String()))
 	}
-	var pkgs []string
+	var pkgs []listedPackage
 	for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
 		f := strings.Split(line, "\t")
-		if len(f) != 4 || f[0] == "" {
+		if len(f) != 5 || f[0] == "" {
 			continue
 		}
 		// Packages with errors are kept: building them reports the error.
 		if f[1] != "0" || f[2] != "0" || f[3] == "error" {
-			pkgs = append(pkgs, f[0])
+			pkgs = append(pkgs, listedPackage{Path: f[0], Dir: f[4]})
 		}
 	}
 	return pkgs, nil
 }
 
-func checkPackage(ctx context.Context, opts Options, pkg string, rep *Report) error {
+type listedPackage struct{ Path, Dir string }
+
+func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Report) error {
+	pkg := lp.Path
+	cache := opts.Static
+	if cache == nil {
+		cache = &static.Cache{}
+	}
 	progress := func(stage string, events int) {
 		if opts.Progress != nil {
 			opts.Progress(Progress{Package: pkg, Stage: stage, Events: events})
 		}
+	}
+	atomic := atomicFuncs(ctx, cache, opts.Dir, lp)
+	goFlags := opts.GoFlags
+	if atomic != nil {
+		// One entry record per call of an atomic function (see trace/atomic.go).
+		goFlags = append([]string{"-gcflags=-l"}, goFlags...)
 	}
 	rec, err := trace.Record(ctx, trace.RecordOptions{
 		Dir:      opts.Dir,
@@ -122,10 +135,11 @@ func checkPackage(ctx context.Context, opts Options, pkg string, rep *Report) er
 		Run:      opts.Run,
 		Timeout:  opts.Timeout,
 		Stderr:   opts.Stderr,
-		GoFlags:  opts.GoFlags,
+		GoFlags:  goFlags,
 		Env:      opts.Env,
 		CacheDir: opts.CacheDir,
 		Progress: func(stage string) { progress(stage, 0) },
+		Atomic:   atomic,
 	})
 	var bf *trace.BuildFailure
 	if errors.As(err, &bf) {
@@ -156,10 +170,6 @@ func checkPackage(ctx context.Context, opts Options, pkg string, rep *Report) er
 		res.Findings[i].Package = rec.Package
 	}
 	if opts.Source == nil {
-		cache := opts.Static
-		if cache == nil {
-			cache = &static.Cache{}
-		}
 		refine(ctx, cache, opts.Dir, pkg, res.Findings)
 	}
 	rep.Findings = append(rep.Findings, res.Findings...)

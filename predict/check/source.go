@@ -4,7 +4,10 @@
 package check
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 
 	"github.com/seer-tools/seer/static"
 	"github.com/seer-tools/seer/trace"
@@ -71,4 +74,26 @@ func refine(ctx context.Context, cache *static.Cache, dir, pkg string, findings 
 			f.Variable = f.Accesses[0].Variable
 		}
 	}
+}
+
+// atomicFuncs returns which functions are marked //seer:atomic in the
+// package, or nil when none of its files mentions the directive (the
+// common case, which then costs no type checking).
+func atomicFuncs(ctx context.Context, cache *static.Cache, dir string, lp listedPackage) func(string) bool {
+	files, _ := filepath.Glob(filepath.Join(lp.Dir, "*.go"))
+	marked := false
+	for _, f := range files {
+		if data, err := os.ReadFile(f); err == nil && bytes.Contains(data, []byte(static.AtomicDirective)) {
+			marked = true
+			break
+		}
+	}
+	if !marked {
+		return nil
+	}
+	prog, err := cache.Program(ctx, dir, lp.Path)
+	if err != nil {
+		return nil
+	}
+	return prog.IsAtomic
 }
