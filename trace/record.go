@@ -122,33 +122,35 @@ func parseBuildErrors(out, dir string) []BuildError {
 	return errs
 }
 
-// Record builds and runs the tests of one package under the recorder and
-// writes the trace. A test that fails, panics, times out or exits early
-// still gives a trace of everything it did (Outcome says how it ended); a
-// package that does not build gives a *BuildFailure.
-func Record(ctx context.Context, opts RecordOptions) (*RecordResult, error) {
-	progress := opts.Progress
-	if progress == nil {
-		progress = func(string) {}
-	}
-	stderr := opts.Stderr
-	if stderr == nil {
-		stderr = io.Discard
-	}
+// A Binary is a package's test binary built against the recording
+// toolchain, ready to run any of its tests under the recorder.
+type Binary struct {
+	Package string // import path
+	PkgDir  string // directory the tests run in
+	Path    string // the binary
+	ID      string // identity (hex SHA-256 prefix)
+	Build   time.Duration
+
+	tc   *Toolchain
+	work string
+	env  []string
+}
+
+// Build builds the test binary of one package (opts.Run, Output and
+// Atomic are not used). A package that does not build gives a
+// *BuildFailure. Close removes the binary.
+func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
+	progress := opts.progress()
 	pkg := opts.Package
 	if pkg == "" {
 		pkg = "."
-	}
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = 10 * time.Minute
 	}
 	tc, err := PrepareToolchain(ctx, opts.CacheDir)
 	if err != nil {
 		return nil, err
 	}
 	env := tc.Env(append(os.Environ(), opts.Env...))
-	res := &RecordResult{}
+	b := &Binary{tc: tc, env: opts.Env}
 
 	// Which package is it?
 	list := exec.CommandContext(ctx, tc.Go, "list", "-f", "{{.ImportPath}}\t{{.Dir}}", pkg)
@@ -168,73 +170,133 @@ func Record(ctx context.Context, opts RecordOptions) (*RecordResult, error) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != 1 {
-		return nil, fmt.Errorf("seer record takes one package; %q matches %d", pkg, len(lines))
+		return nil, fmt.Errorf("seer records one package at a time; %q matches %d", pkg, len(lines))
 	}
 	parts := strings.SplitN(lines[0], "\t", 2)
-	res.Package, res.PkgDir = parts[0], parts[1]
+	b.Package, b.PkgDir = parts[0], parts[1]
 
-	// Build the test binary.
 	progress("building")
-	work, err := os.MkdirTemp("", "seer-record-")
-	if err != nil {
+	if b.work, err = os.MkdirTemp("", "seer-record-"); err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(work)
-	bin := filepath.Join(work, "pkg.test")
+	b.Path = filepath.Join(b.work, "pkg.test")
 	start := time.Now()
-	args := append([]string{"test", "-c", "-race", "-o", bin}, opts.GoFlags...)
+	args := append([]string{"test", "-c", "-race", "-o", b.Path}, opts.GoFlags...)
 	args = append(args, pkg)
 	build := exec.CommandContext(ctx, tc.Go, args...)
 	build.Dir, build.Env = opts.Dir, env
 	var buildOut bytes.Buffer
 	build.Stdout, build.Stderr = &buildOut, &buildOut
 	err = build.Run()
-	res.Duration.Build = time.Since(start)
+	b.Build = time.Since(start)
 	if err != nil {
+		b.Close()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &BuildFailure{Package: res.Package, Output: buildOut.String(), Errors: parseBuildErrors(buildOut.String(), absDir(opts.Dir))}
+		return nil, &BuildFailure{Package: b.Package, Output: buildOut.String(), Errors: parseBuildErrors(buildOut.String(), absDir(opts.Dir))}
 	}
-	if _, err := os.Stat(bin); err != nil {
-		return nil, fmt.Errorf("%s: no test files", res.Package)
+	if _, err := os.Stat(b.Path); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("%s: no test files", b.Package)
 	}
-	binID, err := fileID(bin)
+	if b.ID, err = fileID(b.Path); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// Close removes the binary and its work directory.
+func (b *Binary) Close() error { return os.RemoveAll(b.work) }
+
+// Tests lists the top-level tests of the binary matching the regexp run
+// ("" = all), as -test.list reports them.
+func (b *Binary) Tests(ctx context.Context, run string) ([]string, error) {
+	if run == "" {
+		run = "."
+	}
+	cmd := exec.CommandContext(ctx, b.Path, "-test.list", run)
+	cmd.Dir = b.PkgDir
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("listing the tests of %s: %v", b.Package, err)
+	}
+	var tests []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "Test") {
+			tests = append(tests, l)
+		}
+	}
+	return tests, nil
+}
+
+// Record builds and runs the tests of one package under the recorder and
+// writes the trace. A test that fails, panics, times out or exits early
+// still gives a trace of everything it did (Outcome says how it ended); a
+// package that does not build gives a *BuildFailure.
+func Record(ctx context.Context, opts RecordOptions) (*RecordResult, error) {
+	b, err := Build(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
+	defer b.Close()
+	res, err := b.Run(ctx, opts)
+	if res != nil {
+		res.Duration.Build = b.Build
+	}
+	return res, err
+}
 
-	// Run it.
+// Run runs the tests selected by opts.Run under the recorder and writes the
+// trace to opts.Output (opts.Dir, Package and GoFlags are not used).
+func (b *Binary) Run(ctx context.Context, opts RecordOptions) (*RecordResult, error) {
+	progress := opts.progress()
+	stderr := opts.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	res := &RecordResult{Package: b.Package, PkgDir: b.PkgDir}
 	progress("running")
-	spool := filepath.Join(work, "spool")
+	spool, err := os.CreateTemp(b.work, "spool-")
+	if err != nil {
+		return nil, err
+	}
+	spool.Close()
+	defer os.Remove(spool.Name())
 	testArgs := []string{"-test.paniconexit0", "-test.v", "-test.timeout=" + timeout.String()}
 	if opts.Run != "" {
 		testArgs = append(testArgs, "-test.run="+opts.Run)
 	}
-	start = time.Now()
-	outcome, tests, err := runTest(ctx, bin, testArgs, res.PkgDir, append(os.Environ(), append(opts.Env, "SEER_SPOOL="+spool)...), stderr, timeout)
+	start := time.Now()
+	env := append(os.Environ(), b.env...)
+	env = append(env, opts.Env...)
+	outcome, tests, err := runTest(ctx, b.Path, testArgs, b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
 	res.Duration.Run = time.Since(start)
 	if err != nil {
 		return nil, err
 	}
 
-	// Convert the spool.
 	progress("converting")
 	start = time.Now()
 	h := Header{
 		Version:   FormatVersion,
-		GoVersion: tc.GoVersion,
-		GOOS:      tc.GOOS,
-		GOARCH:    tc.GOARCH,
-		Package:   res.Package,
-		Binary:    binID,
+		GoVersion: b.tc.GoVersion,
+		GOOS:      b.tc.GOOS,
+		GOARCH:    b.tc.GOARCH,
+		Package:   b.Package,
+		Binary:    b.ID,
 		Args:      strings.Join(testArgs, " "),
 		Format:    "seer",
-		GOROOT:    tc.GOROOT,
+		GOROOT:    b.tc.GOROOT,
 	}
-	t, err := Convert(spool, bin, tc.Shadow, h, opts.Atomic)
+	t, err := Convert(spool.Name(), b.Path, b.tc.Shadow, h, opts.Atomic)
 	if err != nil {
-		return nil, fmt.Errorf("reading the recording of %s: %w", res.Package, err)
+		return nil, fmt.Errorf("reading the recording of %s: %w", b.Package, err)
 	}
 	t.Outcome = outcome
 	path := opts.Output
@@ -252,6 +314,13 @@ func Record(ctx context.Context, opts RecordOptions) (*RecordResult, error) {
 	res.Duration.Convert = time.Since(start)
 	res.Path, res.Events, res.Outcome, res.Trace, res.Tests = path, len(t.Events), outcome, t, tests
 	return res, nil
+}
+
+func (o *RecordOptions) progress() func(string) {
+	if o.Progress == nil {
+		return func(string) {}
+	}
+	return o.Progress
 }
 
 func absDir(dir string) string {

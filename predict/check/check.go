@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"time"
 
@@ -29,6 +30,7 @@ type Options struct {
 	Run       string        // regexp selecting tests; "" = all
 	Timeout   time.Duration // per-package test timeout; 0 = 10m
 	Atomicity bool          // also treat each critical section as a transaction
+	PerTest   bool          // record each top-level test in a run of its own
 	GoFlags   []string      // extra flags for building the test binary
 	Env       []string      // extra environment for the build and the run
 	CacheDir  string        // seer's cache ("" = the user cache directory)
@@ -129,7 +131,7 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 		// One entry record per call of an atomic function (see trace/atomic.go).
 		goFlags = append([]string{"-gcflags=-l"}, goFlags...)
 	}
-	rec, err := trace.Record(ctx, trace.RecordOptions{
+	ropts := trace.RecordOptions{
 		Dir:      opts.Dir,
 		Package:  pkg,
 		Run:      opts.Run,
@@ -140,7 +142,8 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 		CacheDir: opts.CacheDir,
 		Progress: func(stage string) { progress(stage, 0) },
 		Atomic:   atomic,
-	})
+	}
+	bin, err := trace.Build(ctx, ropts)
 	var bf *trace.BuildFailure
 	if errors.As(err, &bf) {
 		t := Test{Package: bf.Package, Name: "", Outcome: "build-error"}
@@ -156,24 +159,45 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 	if err != nil {
 		return err
 	}
-	defer os.Remove(rec.Path)
-	progress("analysing", rec.Events)
-	res, err := Predict(ctx, rec.Trace, PredictOptions{
-		Atomicity: opts.Atomicity,
-		Source:    opts.Source,
-		Solving:   func() { progress("solving", rec.Events) },
-	})
-	if err != nil {
-		return err
+	defer bin.Close()
+	runs := []string{opts.Run}
+	if opts.PerTest {
+		tests, err := bin.Tests(ctx, opts.Run)
+		if err != nil {
+			return err
+		}
+		runs = runs[:0]
+		for _, name := range tests {
+			runs = append(runs, "^"+regexp.QuoteMeta(name)+"$")
+		}
 	}
-	for i := range res.Findings {
-		res.Findings[i].Package = rec.Package
+	var found []Finding
+	for _, run := range runs {
+		ropts.Run = run
+		rec, err := bin.Run(ctx, ropts)
+		if err != nil {
+			return err
+		}
+		os.Remove(rec.Path)
+		progress("analysing", rec.Events)
+		res, err := Predict(ctx, rec.Trace, PredictOptions{
+			Atomicity: opts.Atomicity,
+			Source:    opts.Source,
+			Solving:   func() { progress("solving", rec.Events) },
+		})
+		if err != nil {
+			return err
+		}
+		for i := range res.Findings {
+			res.Findings[i].Package = rec.Package
+		}
+		found = append(found, res.Findings...)
+		rep.Tests = append(rep.Tests, testsOf(rec, res)...)
 	}
 	if opts.Source == nil {
-		refine(ctx, cache, opts.Dir, pkg, res.Findings)
+		refine(ctx, cache, opts.Dir, pkg, found)
 	}
-	rep.Findings = append(rep.Findings, res.Findings...)
-	rep.Tests = append(rep.Tests, testsOf(rec, res)...)
+	rep.Findings = append(rep.Findings, found...)
 	return nil
 }
 
