@@ -96,7 +96,7 @@ func firstLine(s string) string {
 func (s *server) publishLocked(path string) {
 	params := &protocol.PublishDiagnosticsParams{
 		URI:         s.pathURI(path),
-		Diagnostics: s.store.diagnostics(path, s.pathURI),
+		Diagnostics: append(s.store.diagnostics(path, s.pathURI), s.directives[path]...),
 	}
 	if d, ok := s.docs[path]; ok && d.version > 0 {
 		params.Version = uint32(d.version)

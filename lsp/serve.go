@@ -111,7 +111,8 @@ type server struct {
 	configGen   int               // counts configuration fetches
 	configDone  chan struct{}     // closed when the last fetch ends
 	docs        map[string]*document
-	uris        map[string]protocol.DocumentURI // the client's URI for each path it named
+	directives  map[string][]protocol.Diagnostic // misused directives, by file
+	uris        map[string]protocol.DocumentURI  // the client's URI for each path it named
 	store       *store
 	jobs        *jobs
 	witnessDir  string // where witness documents are written, once made
@@ -135,6 +136,7 @@ func newServer(opts Options) *server {
 		run:        opts.Run,
 		configs:    map[string]Config{"": DefaultConfig()},
 		docs:       map[string]*document{},
+		directives: map[string][]protocol.Diagnostic{},
 		uris:       map[string]protocol.DocumentURI{},
 		store:      newStore(),
 		static:     &static.Cache{},

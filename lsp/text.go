@@ -48,6 +48,9 @@ func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocume
 		}
 	}
 	s.docs[path] = &document{version: params.TextDocument.Version, content: content}
+	if s.mentionsDirective(path, content) && s.inWorkspace(path) {
+		go s.checkDirectives(filepath.Dir(path))
+	}
 	return nil
 }
 
@@ -122,6 +125,11 @@ func (s *server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocume
 	if err != nil || !strings.HasSuffix(path, ".go") {
 		return nil
 	}
+	s.mu.Lock()
+	if content, err := os.ReadFile(path); err == nil && s.mentionsDirective(path, content) && s.inWorkspace(path) {
+		go s.checkDirectives(filepath.Dir(path))
+	}
+	s.mu.Unlock()
 	go func() {
 		s.configReady(s.ctx)
 		s.mu.Lock()
