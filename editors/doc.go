@@ -1,0 +1,12 @@
+// Package editors holds seer's editor integrations, which are not Go: a
+// VS Code extension (vscode/, TypeScript on vscode-languageclient) and a
+// Neovim plugin (nvim/, Lua). Both start `seer serve`, seer's language
+// server (package lsp). See README.md in this directory.
+//
+// The package has no Go code of its own. Its test is the one entry point
+// that `go test ./...` reaches: it builds seer and runs each editor's own
+// tests against the real server, the headless Neovim test when nvim is on
+// PATH and `npm test` in vscode/ when its node_modules are installed.
+// Under CI (env CI set) a missing prerequisite fails the test instead of
+// skipping it.
+package editors

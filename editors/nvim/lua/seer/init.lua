@@ -1,0 +1,496 @@
+-- seer for Neovim: starts `seer serve`, seer's language server, for Go
+-- buffers and adds :SeerPredict, :SeerWitness, :SeerOther and :SeerRestart.
+--
+--   require('seer').setup {
+--     cmd = { 'seer', 'serve' },
+--     settings = { seer = { atomicity = true, timeout = '5m', runOnSave = false } },
+--   }
+--
+-- Neovim 0.11+ registers the server with vim.lsp.config/vim.lsp.enable;
+-- 0.8 to 0.10 start it with vim.lsp.start; 0.7 with vim.lsp.start_client
+-- and vim.lsp.buf_attach_client. The root is the nearest go.mod.
+
+local gotest = require('seer.gotest')
+
+local M = {}
+
+M.name = 'seer'
+
+local defaults = {
+  -- The command that starts the server (a list).
+  cmd = { 'seer', 'serve' },
+  -- The server's configuration (lsp/config.go), answered to
+  -- workspace/configuration: { seer = { atomicity, timeout, runOnSave,
+  -- buildFlags, env } }. A table without the "seer" key is taken as the
+  -- section itself.
+  settings = {},
+  filetypes = { 'go' },
+  -- Refresh code lenses on BufEnter, InsertLeave and BufWritePost.
+  codelens = true,
+  -- Echo the stages of a prediction ($/progress) in the command line.
+  progress = true,
+  -- Called as on_attach(client, bufnr) after seer's own setup.
+  on_attach = nil,
+  capabilities = nil,
+}
+
+M.config = vim.deepcopy(defaults)
+
+--- The last answer of seer.predict sent by :SeerPredict or a lens, as
+--- {test, result} (result: {findings, predicted, tests, cancelled?, error?}).
+M.last = nil
+
+local has = function(v)
+  return vim.fn.has('nvim-' .. v) == 1
+end
+
+-- Client methods: 0.11 wants client:method(...), 0.7 client.method(...).
+local function call(client, method, ...)
+  if has('0.11') then
+    return client[method](client, ...)
+  end
+  return client[method](...)
+end
+
+local function notify(msg, level)
+  vim.notify('seer: ' .. msg, level or vim.log.levels.INFO)
+end
+
+--- Returns the seer clients, optionally only those attached to bufnr.
+function M.clients(bufnr)
+  local all = (vim.lsp.get_clients or vim.lsp.get_active_clients)()
+  local out = {}
+  for _, c in ipairs(all) do
+    if c.name == M.name and (not bufnr or (vim.lsp.buf_is_attached(bufnr, c.id))) then
+      table.insert(out, c)
+    end
+  end
+  return out
+end
+
+local function client_for(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local c = M.clients(bufnr)[1]
+  if not c then
+    notify('no seer server is attached to this buffer (is seer installed? :checkhealth seer)', vim.log.levels.WARN)
+  end
+  return c, bufnr
+end
+
+--- Returns the buffers a client is attached to.
+function M.buffers_of(client)
+  if type(client.attached_buffers) == 'table' then
+    local out = {}
+    for b, attached in pairs(client.attached_buffers) do
+      if attached then
+        table.insert(out, b)
+      end
+    end
+    return out
+  end
+  return vim.lsp.get_buffers_by_client_id(client.id)
+end
+
+--- Returns the directory of the nearest go.mod above the buffer's file,
+--- else the file's directory; nil for a buffer without a file.
+function M.root_dir(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr or 0)
+  if name == '' or name:match('^%a+://') then
+    return nil
+  end
+  local dir = vim.fn.fnamemodify(name, ':p:h')
+  local d = dir
+  while true do
+    if vim.loop.fs_stat(d .. '/go.mod') then
+      return d
+    end
+    local parent = vim.fn.fnamemodify(d, ':h')
+    if parent == d then
+      return dir
+    end
+    d = parent
+  end
+end
+
+-- The settings as sent: { seer = {...} }, with empty tables as JSON
+-- objects (an empty Lua table encodes as []).
+local function settings()
+  local s = vim.deepcopy(M.config.settings or {})
+  if s.seer == nil then
+    s = { seer = s }
+  end
+  if type(s.seer) == 'table' and vim.tbl_isempty(s.seer) then
+    s.seer = vim.empty_dict()
+  end
+  if type(s.seer) == 'table' and type(s.seer.env) == 'table' and vim.tbl_isempty(s.seer.env) then
+    s.seer.env = vim.empty_dict()
+  end
+  return s
+end
+
+local function echo_progress(_, result, ctx)
+  if not M.config.progress or type(result) ~= 'table' or type(result.value) ~= 'table' then
+    return
+  end
+  local v = result.value
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  local title = v.title
+  if client and client.messages and client.messages.progress then
+    local p = client.messages.progress[result.token]
+    title = title or (p and p.title)
+  end
+  local text = (title or 'seer') .. (v.message and (': ' .. v.message) or '')
+  if not text:match('^seer') then
+    text = 'seer: ' .. text
+  end
+  vim.api.nvim_echo({ { text } }, false, {})
+end
+
+local function handlers()
+  return {
+    ['$/progress'] = function(err, result, ctx, config)
+      local default = vim.lsp.handlers['$/progress']
+      local r = default and default(err, result, ctx, config)
+      echo_progress(err, result, ctx)
+      return r
+    end,
+  }
+end
+
+local function refresh_lenses(bufnr)
+  if M.config.codelens and vim.api.nvim_get_current_buf() == bufnr then
+    pcall(vim.lsp.codelens.refresh, { bufnr = bufnr })
+  end
+end
+
+local group
+
+local function on_attach(client, bufnr)
+  if M.config.codelens then
+    vim.api.nvim_clear_autocmds({ group = group, buffer = bufnr })
+    vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost' }, {
+      group = group,
+      buffer = bufnr,
+      callback = function()
+        refresh_lenses(bufnr)
+      end,
+    })
+    refresh_lenses(bufnr)
+  end
+  if M.config.on_attach then
+    M.config.on_attach(client, bufnr)
+  end
+end
+
+--- The client configuration for a root directory.
+function M.client_config(root)
+  return {
+    name = M.name,
+    cmd = M.config.cmd,
+    root_dir = root,
+    workspace_folders = root and { { uri = vim.uri_from_fname(root), name = root } } or nil,
+    settings = settings(),
+    capabilities = M.config.capabilities or vim.lsp.protocol.make_client_capabilities(),
+    handlers = handlers(),
+    on_attach = on_attach,
+    flags = { debounce_text_changes = 150 },
+  }
+end
+
+local function is_go(bufnr)
+  return vim.tbl_contains(M.config.filetypes, vim.bo[bufnr].filetype)
+end
+
+-- Neovim 0.7: the client started for each root directory.
+local started = {}
+
+--- Starts (or reuses) the server for a buffer and attaches it.
+function M.attach(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if not vim.api.nvim_buf_is_valid(bufnr) or vim.bo[bufnr].buftype ~= '' or not is_go(bufnr) then
+    return nil
+  end
+  local root = M.root_dir(bufnr)
+  if not root then
+    return nil
+  end
+  if vim.lsp.start then
+    -- 0.8 attaches vim.lsp.start's client to the current buffer.
+    return vim.api.nvim_buf_call(bufnr, function()
+      return vim.lsp.start(M.client_config(root), { bufnr = bufnr })
+    end)
+  end
+  -- Neovim 0.7: one client per root, attached to each buffer. A client
+  -- that is still initializing is not among the active ones: remember it.
+  local known = started[root] and vim.lsp.get_client_by_id(started[root])
+  if known and not known.is_stopped() then
+    vim.lsp.buf_attach_client(bufnr, known.id)
+    return known.id
+  end
+  local id = vim.lsp.start_client(M.client_config(root))
+  if id then
+    started[root] = id
+    vim.lsp.buf_attach_client(bufnr, id)
+  end
+  return id
+end
+
+local function answer_text(test, r)
+  local what = test and ('predicting ' .. test) or 'predicting all tests'
+  if type(r) ~= 'table' then
+    return what .. ': no answer'
+  elseif r.cancelled then
+    return what .. ': cancelled'
+  elseif r.error and r.error ~= '' then
+    return what .. ': failed: ' .. r.error
+  elseif (r.findings or 0) == 0 then
+    return what .. ': no findings'
+  end
+  return string.format('%s: %d finding%s', what, r.findings, r.findings == 1 and '' or 's')
+end
+
+--- Runs the server's seer.predict for a test of the buffer's package (all
+--- tests when opts.test is nil and opts.all is set; else the test under
+--- the cursor). Calls opts.on_done(result) when the prediction ends.
+function M.predict(opts)
+  opts = opts or {}
+  local client, bufnr = client_for(0)
+  if not client then
+    return false
+  end
+  local test = opts.test
+  if not test and not opts.all then
+    test = gotest.test_at_cursor(0)
+    if not test then
+      notify('the cursor is not in a test function (func TestXxx(t *testing.T)); :SeerPredict! predicts all tests', vim.log.levels.WARN)
+      return false
+    end
+  end
+  if vim.bo[bufnr].modified then
+    vim.cmd('silent write')
+  end
+  local args = { uri = vim.uri_from_bufnr(bufnr) }
+  if test then
+    args.test = test
+  end
+  notify((test and ('predicting ' .. test) or 'predicting all tests') .. '…')
+  call(client, 'request', 'workspace/executeCommand', { command = 'seer.predict', arguments = { args } }, function(err, result)
+    if err then
+      M.last = { test = test, result = { findings = 0, predicted = 0, error = err.message or tostring(err) } }
+    else
+      M.last = { test = test, result = result }
+    end
+    notify(answer_text(test, M.last.result), (err or (type(result) == 'table' and result.error)) and vim.log.levels.ERROR or nil)
+    refresh_lenses(vim.api.nvim_get_current_buf())
+    vim.cmd('doautocmd <nomodeline> User SeerPredictDone')
+    if opts.on_done then
+      opts.on_done(M.last.result)
+    end
+  end, bufnr)
+  return true
+end
+
+-- Converts a byte column of a buffer line to UTF-16 code units.
+local function utf16_col(bufnr, lnum, col)
+  local line = vim.api.nvim_buf_get_lines(bufnr, lnum, lnum + 1, false)[1] or ''
+  col = math.min(col, #line)
+  if has('0.11') then
+    return vim.str_utfindex(line, 'utf-16', col, false)
+  end
+  local _, u16 = vim.str_utfindex(line, col)
+  return u16
+end
+
+--- Returns seer's diagnostic under the cursor (the narrowest holding the
+--- cursor, else the first on the line).
+function M.diagnostic_at_cursor(win)
+  win = win or 0
+  local bufnr = vim.api.nvim_win_get_buf(win)
+  local row, col = unpack(vim.api.nvim_win_get_cursor(win))
+  local best, best_size, first
+  for _, d in ipairs(vim.diagnostic.get(bufnr, { lnum = row - 1 })) do
+    if d.source == 'seer' then
+      first = first or d
+      local end_lnum = d.end_lnum or d.lnum
+      local end_col = d.end_col or d.col
+      local inside = (d.lnum < row - 1 or d.col <= col) and (end_lnum > row - 1 or col <= end_col)
+      local size = (end_lnum - d.lnum) * 1e6 + (end_col - d.col)
+      if inside and (not best or size < best_size) then
+        best, best_size = d, size
+      end
+    end
+  end
+  return best or first, bufnr
+end
+
+local function open_location(client, shown)
+  if type(shown) ~= 'table' or type(shown.uri) ~= 'string' then
+    return
+  end
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  if caps.window and caps.window.showDocument and caps.window.showDocument.support then
+    return -- the server opened it with window/showDocument
+  end
+  if shown.range then
+    local loc = { uri = shown.uri, range = shown.range }
+    if vim.lsp.util.show_document then
+      vim.lsp.util.show_document(loc, client.offset_encoding or 'utf-16', { focus = true })
+    else
+      vim.lsp.util.jump_to_location(loc, client.offset_encoding or 'utf-16')
+    end
+  else
+    vim.cmd('split ' .. vim.fn.fnameescape(vim.uri_to_fname(shown.uri)))
+    vim.bo.readonly = true
+    vim.bo.modifiable = false
+  end
+end
+
+--- Runs one of the finding's quick fixes by command name
+--- (seer.showWitness, seer.showOtherAccess) for the diagnostic under the
+--- cursor, and opens what it answers if the client cannot be asked to.
+--- Calls on_done(answer) at the end.
+function M.run_finding_command(command, on_done)
+  local client, bufnr = client_for(0)
+  if not client then
+    return false
+  end
+  local d = M.diagnostic_at_cursor(0)
+  if not d then
+    notify('no finding under the cursor', vim.log.levels.WARN)
+    return false
+  end
+  local end_lnum, end_col = d.end_lnum or d.lnum, d.end_col or d.col
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = {
+      start = { line = d.lnum, character = utf16_col(bufnr, d.lnum, d.col) },
+      ['end'] = { line = end_lnum, character = utf16_col(bufnr, end_lnum, end_col) },
+    },
+    context = { diagnostics = {}, only = { 'quickfix' } },
+  }
+  call(client, 'request', 'textDocument/codeAction', params, function(err, actions)
+    if err then
+      notify('code actions: ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
+      return
+    end
+    local cmd
+    for _, a in ipairs(actions or {}) do
+      local c = type(a.command) == 'table' and a.command or a
+      if c.command == command then
+        cmd = c
+        break
+      end
+    end
+    if not cmd then
+      notify('the server offers no ' .. command .. ' here (was the test re-run?)', vim.log.levels.WARN)
+      return
+    end
+    call(client, 'request', 'workspace/executeCommand', { command = cmd.command, arguments = cmd.arguments }, function(err2, shown)
+      if err2 then
+        notify(command .. ': ' .. (err2.message or tostring(err2)), vim.log.levels.ERROR)
+        return
+      end
+      open_location(client, shown)
+      if on_done then
+        on_done(shown)
+      end
+    end, bufnr)
+  end, bufnr)
+  return true
+end
+
+--- :SeerWitness
+function M.witness(on_done)
+  return M.run_finding_command('seer.showWitness', on_done)
+end
+
+--- :SeerOther
+function M.other_access(on_done)
+  return M.run_finding_command('seer.showOtherAccess', on_done)
+end
+
+--- :SeerRestart: stops the seer clients and starts them again for their
+--- buffers.
+function M.restart()
+  local buffers = {}
+  local clients = M.clients()
+  for _, c in ipairs(clients) do
+    for _, b in ipairs(M.buffers_of(c)) do
+      buffers[b] = true
+    end
+    call(c, 'stop')
+  end
+  vim.wait(5000, function()
+    for _, c in ipairs(clients) do
+      if not call(c, 'is_stopped') then
+        return false
+      end
+    end
+    return true
+  end, 50)
+  for b in pairs(buffers) do
+    M.attach(b)
+  end
+  if next(buffers) == nil then
+    M.attach(0)
+  end
+end
+
+local function commands()
+  local create = vim.api.nvim_create_user_command
+  create('SeerPredict', function(o)
+    M.predict({ test = o.args ~= '' and o.args or nil, all = o.bang })
+  end, { nargs = '?', bang = true, desc = 'seer: predict the test under the cursor (or the named one; ! for all tests)' })
+  create('SeerWitness', function()
+    M.witness()
+  end, { desc = 'seer: show the witness schedule of the finding under the cursor' })
+  create('SeerOther', function()
+    M.other_access()
+  end, { desc = 'seer: go to the other access of the finding under the cursor' })
+  create('SeerRestart', function()
+    M.restart()
+  end, { desc = 'seer: restart the language server' })
+end
+
+--- Sets seer up: see the defaults at the top of this file.
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  if opts and opts.cmd then
+    M.config.cmd = opts.cmd -- lists are replaced, not merged
+  end
+  if opts and opts.filetypes then
+    M.config.filetypes = opts.filetypes
+  end
+  group = vim.api.nvim_create_augroup('seer', { clear = true })
+  commands()
+  if has('0.11') and vim.lsp.config and vim.lsp.enable then
+    vim.lsp.config(M.name, {
+      cmd = M.config.cmd,
+      filetypes = M.config.filetypes,
+      root_markers = { 'go.mod' },
+      settings = settings(),
+      capabilities = M.config.capabilities,
+      handlers = handlers(),
+      on_attach = on_attach,
+    })
+    vim.lsp.enable(M.name)
+    return
+  end
+  vim.api.nvim_create_autocmd('FileType', {
+    group = group,
+    pattern = M.config.filetypes,
+    callback = function(args)
+      M.attach(args.buf)
+    end,
+  })
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and is_go(b) then
+      M.attach(b)
+    end
+  end
+end
+
+M.enclosing_test = gotest.enclosing_test
+M.test_at_cursor = gotest.test_at_cursor
+
+return M

@@ -1,0 +1,340 @@
+-- Headless test of the seer plugin against the real `seer serve`, from the
+-- repository's root:
+--
+--   nvim --headless -u NONE -i NONE -n -c 'set rtp+=editors/nvim' -c 'luafile editors/nvim/test/run.lua'
+--
+-- The server is $SEER_BIN (else `seer` on PATH, else built with go). It
+-- opens examples/bank/bank_test.go, runs the "seer: predict" lens of
+-- TestAudit (recording the test: a minute on a cold cache), waits for the
+-- race on bank.go, hovers it, lists its code actions, runs :SeerWitness,
+-- :SeerOther, :SeerPredict and :SeerRestart, and runs :checkhealth seer.
+-- Exits 0 on success, 1 with a message on failure.
+
+local started = vim.loop.hrtime()
+local function elapsed()
+  return string.format('%6.1fs', (vim.loop.hrtime() - started) / 1e9)
+end
+
+local function log(msg)
+  io.stdout:write(elapsed() .. ' ' .. msg .. '\n')
+  io.stdout:flush()
+end
+
+local failed = false
+local function fail(msg)
+  failed = true
+  error('FAIL: ' .. msg, 0)
+end
+
+local function check(cond, msg)
+  if not cond then
+    fail(msg)
+  end
+  return cond
+end
+
+local function wait(what, ms, cond)
+  local ok = vim.wait(ms, cond, 100)
+  check(ok, 'timed out after ' .. ms / 1000 .. ' s waiting for ' .. what)
+end
+
+local script = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p')
+local root = vim.fn.fnamemodify(script, ':h:h:h:h')
+local bank_test = root .. '/examples/bank/bank_test.go'
+local bank = root .. '/examples/bank/bank.go'
+
+local function seer_bin()
+  local bin = vim.env.SEER_BIN
+  if bin and bin ~= '' then
+    check(vim.fn.executable(bin) == 1, 'SEER_BIN=' .. bin .. ' is not executable')
+    return bin
+  end
+  if vim.fn.executable('seer') == 1 then
+    return vim.fn.exepath('seer')
+  end
+  check(vim.fn.executable('go') == 1, 'neither SEER_BIN nor seer nor go is available')
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, 'p')
+  bin = dir .. '/seer'
+  log('building seer into ' .. bin)
+  local out = vim.fn.system({ 'go', 'build', '-o', bin, './cmd/seer' })
+  check(vim.v.shell_error == 0, 'go build failed: ' .. out)
+  return bin
+end
+
+local function line_of(path, needle)
+  for i, l in ipairs(vim.fn.readfile(path)) do
+    if l:find(needle, 1, true) then
+      return i - 1
+    end
+  end
+  fail(path .. ' has no line with ' .. needle)
+end
+
+local function seer_diags(buf)
+  local out = {}
+  if buf > 0 then
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      if d.source == 'seer' then
+        table.insert(out, d)
+      end
+    end
+  end
+  return out
+end
+
+-- Client methods: 0.11 wants client:method(...), 0.7 client.method(...).
+local function request_sync(client, ...)
+  if vim.fn.has('nvim-0.11') == 1 then
+    return client:request_sync(...)
+  end
+  return client.request_sync(...)
+end
+
+local function buffer_text(buf)
+  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+end
+
+local function unit_tests(seer)
+  local src = table.concat({
+    'package p',
+    'import "testing"',
+    'func TestA(t *testing.T) {',
+    '\ts := "}" + `',
+    '}`',
+    "\t_ = '}' // }",
+    '\tf := func() { /* } */ }',
+    '\t_, _ = s, f /*A*/',
+    '}',
+    'func helper() { /*helper*/ }',
+    'func (s *x) TestM(t *testing.T) { /*method*/ }',
+    'func Testlower(t *testing.T) { /*lower*/ }',
+    'func TestDot(t *T) { /*dot*/ }',
+    'func TestOpen(t *testing.T) {',
+    '\tif x { /*open*/',
+  }, '\n')
+  local function at(marker)
+    local i = src:find(marker, 1, true)
+    check(i, 'marker ' .. marker)
+    return seer.enclosing_test(src, i)
+  end
+  check(at('/*A*/') == 'TestA', 'TestA: ' .. tostring(at('/*A*/')))
+  check(at('/*helper*/') == nil, 'helper')
+  check(at('/*method*/') == nil, 'method')
+  check(at('/*lower*/') == nil, 'Testlower')
+  check(at('/*dot*/') == 'TestDot', 'TestDot')
+  check(at('/*open*/') == 'TestOpen', 'TestOpen')
+  check(seer.enclosing_test(src, 1) == nil, 'package clause')
+  log('ok: enclosing_test')
+end
+
+local function run()
+  vim.cmd('filetype on')
+  local seer = require('seer')
+  unit_tests(seer)
+
+  local bin = seer_bin()
+  log('server: ' .. bin .. ' serve (' .. vim.version().major .. '.' .. vim.version().minor .. '.' .. vim.version().patch .. ')')
+  seer.setup({ cmd = { bin, 'serve' }, settings = { seer = { timeout = '3m' } } })
+
+  -- Open the test file and wait for the client.
+  vim.cmd('edit ' .. vim.fn.fnameescape(bank_test))
+  local tbuf = vim.api.nvim_get_current_buf()
+  check(vim.bo.filetype == 'go', 'filetype is ' .. vim.bo.filetype)
+  wait('seer to attach to bank_test.go', 20000, function()
+    local c = seer.clients(tbuf)[1]
+    return c ~= nil and c.server_capabilities ~= nil
+  end)
+  local client = seer.clients(tbuf)[1]
+  check(client.config.root_dir == root, 'root_dir ' .. tostring(client.config.root_dir) .. ', want ' .. root)
+  log('ok: attached, root ' .. client.config.root_dir)
+
+  -- Code lenses: the plugin refreshes them on attach and BufEnter.
+  local lens
+  wait('the seer: predict lens of TestAudit', 20000, function()
+    for _, l in ipairs(vim.lsp.codelens.get(tbuf)) do
+      local a = l.command and l.command.arguments and l.command.arguments[1]
+      if l.command.command == 'seer.predict' and type(a) == 'table' and a.test == 'TestAudit' then
+        lens = l
+        return true
+      end
+    end
+    return false
+  end)
+  local titles = {}
+  for _, l in ipairs(vim.lsp.codelens.get(tbuf)) do
+    table.insert(titles, l.command.title)
+  end
+  check(vim.tbl_contains(titles, 'seer: predict all tests'), 'lenses: ' .. table.concat(titles, ', '))
+  -- And they are drawn (virtual text in the code lens namespace).
+  wait('the lenses to be drawn', 10000, function()
+    for name, ns in pairs(vim.api.nvim_get_namespaces()) do
+      if name:match('codelens') then
+        for _, m in ipairs(vim.api.nvim_buf_get_extmarks(tbuf, ns, 0, -1, { details = true })) do
+          local vt = m[4] and m[4].virt_text
+          if vt and vt[1] and tostring(vt[1][1]):find('seer: predict', 1, true) then
+            return true
+          end
+        end
+      end
+    end
+    return false
+  end)
+  log('ok: lenses: ' .. table.concat(titles, ', '))
+
+  -- Run the lens, as <cmd>lua vim.lsp.codelens.run()<cr> on its line.
+  vim.api.nvim_win_set_cursor(0, { lens.range.start.line + 1, 0 })
+  check(seer.test_at_cursor() == 'TestAudit', 'test at the lens: ' .. tostring(seer.test_at_cursor()))
+  vim.lsp.codelens.run()
+  local write_line = line_of(bank, 'a.note = "deposit"')
+  local read_line = line_of(bank, 'return a.note')
+  log(string.format('running the lens; waiting for seer diagnostics at bank.go:%d and bank.go:%d', write_line + 1, read_line + 1))
+  wait('seer diagnostics on bank.go (a cold cache records for about a minute)', 300000, function()
+    local lines = {}
+    for _, d in ipairs(seer_diags(vim.fn.bufnr(bank))) do
+      lines[d.lnum] = true
+    end
+    return lines[write_line] and lines[read_line]
+  end)
+  local bbuf = vim.fn.bufnr(bank)
+  local write
+  for _, d in ipairs(seer_diags(bbuf)) do
+    if d.lnum == write_line then
+      write = d
+    end
+  end
+  check(write.severity == vim.diagnostic.severity.WARN, 'severity ' .. tostring(write.severity))
+  check(write.message:find('a.note', 1, true), 'message: ' .. write.message)
+  log('ok: bank.go:' .. (write_line + 1) .. ': ' .. write.message)
+
+  -- Open bank.go, hover on the write.
+  vim.cmd('edit ' .. vim.fn.fnameescape(bank))
+  check(vim.api.nvim_get_current_buf() == bbuf, 'bank.go is the buffer the diagnostics are on')
+  wait('seer to attach to bank.go', 20000, function()
+    return seer.clients(bbuf)[1] ~= nil
+  end)
+  check(#seer.clients() == 1, 'one client for the module, got ' .. #seer.clients())
+  vim.api.nvim_win_set_cursor(0, { write.lnum + 1, write.col })
+  local resp = request_sync(client, 'textDocument/hover', vim.lsp.util.make_position_params(0, 'utf-16'), 10000, bbuf)
+  check(resp and not resp.err and resp.result, 'hover: ' .. vim.inspect(resp))
+  local md = resp.result.contents
+  check(type(md) == 'table' and md.kind == 'markdown', 'hover contents: ' .. vim.inspect(md))
+  check(md.value:find('bank.go:' .. (read_line + 1), 1, true), 'hover names the other access:\n' .. md.value)
+  log('ok: hover (' .. #md.value .. ' bytes of markdown)')
+  -- And through the user's path: K shows a floating window.
+  vim.lsp.buf.hover()
+  wait('the hover window', 10000, function()
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(w).relative ~= '' then
+        return true
+      end
+    end
+    return false
+  end)
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(w).relative ~= '' then
+      vim.api.nvim_win_close(w, true)
+    end
+  end
+  log('ok: hover window')
+
+  -- Code actions there.
+  local params = vim.lsp.util.make_range_params(0, 'utf-16')
+  params.context = { diagnostics = {} }
+  resp = request_sync(client, 'textDocument/codeAction', params, 10000, bbuf)
+  check(resp and not resp.err and resp.result, 'code actions: ' .. vim.inspect(resp))
+  local actions = {}
+  for _, a in ipairs(resp.result) do
+    table.insert(actions, a.title)
+  end
+  local all = table.concat(actions, ' | ')
+  check(all:find('Go to the other access', 1, true), 'actions: ' .. all)
+  check(vim.tbl_contains(actions, 'Show witness schedule'), 'actions: ' .. all)
+  check(vim.tbl_contains(actions, 'Re-run prediction of TestAudit'), 'actions: ' .. all)
+  log('ok: code actions: ' .. all)
+
+  -- :SeerWitness opens the witness (0.7 has no window/showDocument).
+  local shown
+  seer.witness(function(s)
+    shown = s
+  end)
+  wait(':SeerWitness', 20000, function()
+    return shown ~= nil
+  end)
+  local wbuf = vim.api.nvim_get_current_buf()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  if not (caps.window.showDocument and caps.window.showDocument.support) then
+    check(vim.api.nvim_buf_get_name(wbuf) == vim.uri_to_fname(shown.uri), 'current buffer ' .. vim.api.nvim_buf_get_name(wbuf) .. ', witness ' .. shown.uri)
+  end
+  local wtext = table.concat(vim.fn.readfile(vim.uri_to_fname(shown.uri)), '\n')
+  check(wtext:find('TestAudit', 1, true), 'witness:\n' .. wtext)
+  check(wtext:find('bank.go:' .. (write_line + 1), 1, true), 'witness:\n' .. wtext)
+  log('ok: :SeerWitness opened ' .. vim.uri_to_fname(shown.uri))
+  if #vim.api.nvim_tabpage_list_wins(0) > 1 then
+    vim.cmd('only')
+  end
+  vim.cmd('buffer ' .. bbuf)
+
+  -- :SeerOther jumps from the write to the read.
+  check(vim.api.nvim_get_current_buf() == bbuf, 'back on bank.go')
+  vim.api.nvim_win_set_cursor(0, { write.lnum + 1, write.col })
+  shown = nil
+  vim.cmd('SeerOther')
+  wait(':SeerOther', 20000, function()
+    return vim.api.nvim_win_get_cursor(0)[1] == read_line + 1
+  end)
+  log('ok: :SeerOther jumped to bank.go:' .. (read_line + 1))
+
+  -- :SeerPredict in the body of TestAudit.
+  vim.cmd('buffer ' .. tbuf)
+  local body = line_of(bank_test, 'a.Deposit(10)')
+  vim.api.nvim_win_set_cursor(0, { body + 1, 1 })
+  seer.last = nil
+  vim.cmd('SeerPredict')
+  wait(':SeerPredict', 300000, function()
+    return seer.last ~= nil
+  end)
+  check(seer.last.test == 'TestAudit', 'predicted ' .. tostring(seer.last.test))
+  local r = seer.last.result
+  check(type(r) == 'table' and not r.error and (r.findings or 0) >= 1, ':SeerPredict answered ' .. vim.inspect(r))
+  log(string.format('ok: :SeerPredict TestAudit: %d finding(s)', r.findings))
+
+  -- :SeerRestart starts a new client for the same buffers.
+  local old = client.id
+  vim.cmd('SeerRestart')
+  wait('a new client after :SeerRestart', 20000, function()
+    local c = seer.clients(tbuf)[1]
+    return c ~= nil and c.id ~= old and c.server_capabilities ~= nil
+  end)
+  wait('bank.go to be re-attached after :SeerRestart', 20000, function()
+    local c = seer.clients(bbuf)[1]
+    return c ~= nil and c.id == seer.clients(tbuf)[1].id
+  end)
+  check(#seer.clients() == 1, 'one client after restart, got ' .. #seer.clients())
+  log('ok: :SeerRestart')
+
+  -- :checkhealth seer
+  vim.cmd('checkhealth seer')
+  local health = buffer_text(vim.api.nvim_get_current_buf())
+  check(health:find('answers initialize: seer', 1, true), 'checkhealth:\n' .. health)
+  check(health:find('OK: binary', 1, true), 'checkhealth:\n' .. health)
+  check(not health:find('ERROR', 1, true), 'checkhealth:\n' .. health)
+  log('ok: :checkhealth seer')
+
+  for _, c in ipairs(seer.clients()) do
+    vim.lsp.stop_client(c.id)
+  end
+  vim.wait(5000, function()
+    return #seer.clients() == 0
+  end, 50)
+end
+
+local ok, err = xpcall(run, debug.traceback)
+if ok and not failed then
+  log('PASS')
+  vim.cmd('qall!')
+else
+  io.stderr:write(elapsed() .. ' ' .. tostring(err) .. '\n')
+  io.stderr:flush()
+  vim.cmd('cquit! 1')
+end

@@ -1,0 +1,103 @@
+// The VS Code extension: starts `seer serve` for Go files through
+// vscode-languageclient and wires the controller's commands, middleware
+// and status bar to it.
+
+import * as os from "os";
+import * as vscode from "vscode";
+import { LanguageClient, LanguageClientOptions, ServerOptions, State, TransportKind, WorkDoneProgress } from "vscode-languageclient/node";
+import { Controller, extensionCommands, SeerClient } from "./controller";
+import { serverCommand } from "./settings";
+import { ProgressValue } from "./status";
+
+let client: LanguageClient | undefined;
+let controller: Controller | undefined;
+let output: vscode.LogOutputChannel | undefined;
+
+function adapter(c: LanguageClient): SeerClient {
+  return {
+    sendRequest: (method, params, token) => c.sendRequest(method, params, token),
+    sendNotification: (method, params) => c.sendNotification(method, params),
+    onProgress: (token, handler) => c.onProgress(WorkDoneProgress.type, token, (v) => handler(v as ProgressValue)),
+  };
+}
+
+function newClient(ctl: Controller): LanguageClient {
+  const { command, args } = serverCommand(vscode.workspace.getConfiguration("seer").get("path"), os.homedir());
+  const serverOptions: ServerOptions = { command, args, transport: TransportKind.stdio };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [{ scheme: "file", language: "go" }],
+    outputChannel: output,
+    middleware: {
+      executeCommand: ctl.executeCommand,
+      workspace: { configuration: ctl.configuration },
+    },
+  };
+  const c = new LanguageClient("seer", "seer", serverOptions, clientOptions);
+  c.onDidChangeState((e) => {
+    ctl.setServerState(e.newState === State.Running ? "running" : e.newState === State.Starting ? "starting" : "stopped");
+  });
+  return c;
+}
+
+async function start(): Promise<void> {
+  if (!controller) {
+    return;
+  }
+  client = newClient(controller);
+  try {
+    await client.start();
+  } catch (e) {
+    controller.setServerState("stopped");
+    const path = vscode.workspace.getConfiguration("seer").get<string>("path") || "seer";
+    const choice = await vscode.window.showErrorMessage(
+      `seer: could not start '${path} serve': ${e instanceof Error ? e.message : e}. Install seer (go install github.com/seer-tools/seer/cmd/seer@latest) or set seer.path.`,
+      "Open Settings",
+    );
+    if (choice === "Open Settings") {
+      void vscode.commands.executeCommand("workbench.action.openSettings", "seer.path");
+    }
+  }
+}
+
+async function stop(): Promise<void> {
+  const c = client;
+  client = undefined;
+  if (c) {
+    try {
+      await c.stop();
+    } catch {
+      // a client that never started cannot stop
+    }
+    await c.dispose();
+  }
+}
+
+async function restart(): Promise<void> {
+  await stop();
+  await start();
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel("seer", { log: true });
+  controller = new Controller(() => (client && client.isRunning() ? adapter(client) : undefined));
+  context.subscriptions.push(
+    output,
+    controller,
+    vscode.commands.registerCommand(extensionCommands.restart, restart),
+    vscode.commands.registerCommand(extensionCommands.predictAtCursor, () => controller?.predictAtCursor()),
+    vscode.commands.registerCommand(extensionCommands.showWitnessAtCursor, () => controller?.showWitnessAtCursor()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration("seer.path")) {
+        void restart();
+      } else if (e.affectsConfiguration("seer")) {
+        void controller?.configurationChanged();
+      }
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => controller?.configurationChanged()),
+  );
+  await start();
+}
+
+export async function deactivate(): Promise<void> {
+  await stop();
+}
