@@ -144,3 +144,10 @@ func (b *Builder) AddObject(o Object) ObjID {
 	b.t.Objects = append(b.t.Objects, o)
 	return o.ID
 }
+
+// Grow reserves room for n more events.
+func (b *Builder) Grow(n int) {
+	if n > 0 && cap(b.t.Events)-len(b.t.Events) < n {
+		b.t.Events = append(make([]Event, 0, len(b.t.Events)+n), b.t.Events...)
+	}
+}

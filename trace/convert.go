@@ -50,6 +50,9 @@ func Convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool) 
 	defer s.close()
 	c := newConverter(h, s, bin)
 	c.atomic = atomic
+	// Spool records average over 24 bytes; growing the event slice by
+	// doubling would copy it about twenty times.
+	c.b.Grow(int(s.nchunks * s.chunkBytes / 24))
 	broken := s.merge(c.enter, c.exit, c.visit)
 	for _, g := range c.gs {
 		if g.id != 0 && !g.ended {
@@ -68,16 +71,17 @@ func Convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool) 
 }
 
 type convGoroutine struct {
-	id        GoID
-	shadow    []uint64  // function-entry pcs (call sites), outermost first
-	shadowID  []StackID // stack ids of shadow prefixes
-	lastStack StackID   // stack of its last event, for events made on its behalf
-	serials   []uint64  // serial numbers of the entries in shadow (atomic.go)
-	outer     []txKey   // outermost atomic activation at or below each entry
-	tx        txKey     // the transaction the goroutine is in
-	test      string
-	rwPending uint64 // trace address of RWMutex.Lock's readerSem acquire just seen
-	ended     bool
+	id          GoID
+	shadow      []uint64  // function-entry pcs (call sites), outermost first
+	shadowID    []StackID // stack ids of shadow prefixes
+	lastStack   StackID   // stack of its last event, for events made on its behalf
+	testChecked StackID   // 1 + the entry stack noteTestAt last looked under
+	serials     []uint64  // serial numbers of the entries in shadow (atomic.go)
+	outer       []txKey   // outermost atomic activation at or below each entry
+	tx          txKey     // the transaction the goroutine is in
+	test        string
+	rwPending   uint64 // trace address of RWMutex.Lock's readerSem acquire just seen
+	ended       bool
 }
 
 type alloc struct {
@@ -314,8 +318,7 @@ func (c *converter) add(g *convGoroutine, e Event) int {
 
 func (c *converter) access(g *convGoroutine, r *rawEvent) {
 	stack := c.push(c.top(g), r.pc)
-	frames := c.b.Stacks().Frames(stack)
-	c.noteTest(g, frames)
+	c.noteTestAt(g, stack)
 	if c.atomic != nil {
 		c.txEvent(g, c.frames(r.pc), stack)
 	}
@@ -329,6 +332,22 @@ func (c *converter) access(g *convGoroutine, r *rawEvent) {
 		size = 1<<32 - 1
 	}
 	c.add(g, Event{Op: op, Addr: addr, Size: uint32(size), Obj: obj, Stack: stack})
+}
+
+// noteTestAt calls noteTest with the frames of stack, but only when g is not
+// attributed yet and its entry stack changed since the last look: the
+// frame that names the test (the one tRunner called) is either the event's
+// own or one that an entry brought.
+func (c *converter) noteTestAt(g *convGoroutine, stack StackID) {
+	if g.test != "" {
+		return
+	}
+	top := c.top(g)
+	if g.testChecked == top+1 && top != 0 {
+		return
+	}
+	g.testChecked = top + 1
+	c.noteTest(g, c.b.Stacks().Frames(stack))
 }
 
 // noteTest attributes g to a test when frames show testing.tRunner calling
@@ -437,7 +456,7 @@ func (c *converter) atomicOp(g *convGoroutine, r *rawEvent) {
 	if c.atomic != nil {
 		c.txEvent(g, chain, stack)
 	}
-	c.noteTest(g, frames)
+	c.noteTestAt(g, stack)
 	special, drop := atomicClass(frames)
 	addr, obj := c.locate(r.addr, r.size)
 	e := Event{Addr: addr, Size: uint32(r.size), Obj: obj, Stack: stack, Value: r.value, Old: r.old}
@@ -498,6 +517,11 @@ func (c *converter) syncObj(kind ObjKind, addr uint64) ObjID {
 
 const pageShift = 13
 
+// The allocation map: each 8 KiB page holds the allocations that overlap
+// it, sorted by start address (allocations do not overlap one another:
+// a new one ends every life it overlaps). Allocations over 64 KiB are kept
+// apart, so no allocation is listed in more than nine pages.
+
 func (c *converter) malloc(p, size uint64) {
 	if size == 0 {
 		size = 1
@@ -508,8 +532,13 @@ func (c *converter) malloc(p, size uint64) {
 		c.large = append(c.large, a)
 		return
 	}
-	for pg := p >> pageShift; pg <= (p+size-1)>>pageShift; pg++ {
-		c.pages[pg] = append(c.pages[pg], a)
+	for pg := p >> pageShift; pg <= (a.end-1)>>pageShift; pg++ {
+		list := c.pages[pg]
+		i := sort.Search(len(list), func(i int) bool { return list[i].start > p })
+		list = append(list, nil)
+		copy(list[i+1:], list[i:])
+		list[i] = a
+		c.pages[pg] = list
 	}
 }
 
@@ -517,34 +546,44 @@ func (c *converter) malloc(p, size uint64) {
 func (c *converter) free(p, size uint64) {
 	end := p + size
 	for pg := p >> pageShift; pg <= (end-1)>>pageShift && pg-(p>>pageShift) < 1<<20; pg++ {
-		list := c.pages[pg]
-		kept := list[:0]
-		for _, a := range list {
-			if a.start < end && p < a.end {
-				continue
-			}
-			kept = append(kept, a)
+		list, ok := c.pages[pg]
+		if !ok {
+			continue
 		}
-		if len(kept) == 0 {
+		// The overlapping allocations are contiguous: from the last one
+		// starting at or before p (if it reaches p) to the last one
+		// starting before end.
+		lo := sort.Search(len(list), func(i int) bool { return list[i].start > p })
+		if lo > 0 && list[lo-1].end > p {
+			lo--
+		}
+		hi := sort.Search(len(list), func(i int) bool { return list[i].start >= end })
+		if lo >= hi {
+			continue
+		}
+		list = append(list[:lo], list[hi:]...)
+		if len(list) == 0 {
 			delete(c.pages, pg)
 		} else {
-			c.pages[pg] = kept
+			c.pages[pg] = list
 		}
 	}
-	kept := c.large[:0]
-	for _, a := range c.large {
-		if !(a.start < end && p < a.end) {
-			kept = append(kept, a)
+	if len(c.large) > 0 {
+		kept := c.large[:0]
+		for _, a := range c.large {
+			if !(a.start < end && p < a.end) {
+				kept = append(kept, a)
+			}
 		}
+		c.large = kept
 	}
-	c.large = kept
 }
 
 func (c *converter) findAlloc(addr uint64) *alloc {
-	for _, a := range c.pages[addr>>pageShift] {
-		if a.start <= addr && addr < a.end {
-			return a
-		}
+	list := c.pages[addr>>pageShift]
+	i := sort.Search(len(list), func(i int) bool { return list[i].start > addr })
+	if i > 0 && list[i-1].end > addr {
+		return list[i-1]
 	}
 	for _, a := range c.large {
 		if a.start <= addr && addr < a.end {
