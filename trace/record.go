@@ -39,6 +39,10 @@ type RecordOptions struct {
 	// Atomic, if not nil, names the functions marked //seer:atomic (by
 	// runtime symbol name): each call of one becomes a transaction.
 	Atomic func(funcName string) bool
+	// Exec, if set, is a command prefix that runs the test binary, for a
+	// binary built for another architecture (GOARCH in Env), e.g.
+	// {"qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"}.
+	Exec []string
 }
 
 // A RecordResult describes a recording.
@@ -134,6 +138,13 @@ type Binary struct {
 	tc   *Toolchain
 	work string
 	env  []string
+	exec []string // command prefix that runs the binary
+}
+
+// command returns the command that runs the binary with args.
+func (b *Binary) command(ctx context.Context, args ...string) *exec.Cmd {
+	argv := append(append(append([]string(nil), b.exec...), b.Path), args...)
+	return exec.CommandContext(ctx, argv[0], argv[1:]...)
 }
 
 // Build builds the test binary of one package (opts.Run, Output and
@@ -145,12 +156,13 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 	if pkg == "" {
 		pkg = "."
 	}
-	tc, err := PrepareToolchain(ctx, opts.CacheDir)
+	goEnv := append(os.Environ(), opts.Env...)
+	tc, err := prepareToolchain(ctx, opts.CacheDir, goEnv)
 	if err != nil {
 		return nil, err
 	}
-	env := tc.Env(append(os.Environ(), opts.Env...))
-	b := &Binary{tc: tc, env: opts.Env}
+	env := tc.Env(goEnv)
+	b := &Binary{tc: tc, env: opts.Env, exec: opts.Exec}
 
 	// Which package is it?
 	list := exec.CommandContext(ctx, tc.Go, "list", "-f", "{{.ImportPath}}\t{{.Dir}}", pkg)
@@ -216,7 +228,7 @@ func (b *Binary) Tests(ctx context.Context, run string) ([]string, error) {
 	if run == "" {
 		run = "."
 	}
-	cmd := exec.CommandContext(ctx, b.Path, "-test.list", run)
+	cmd := b.command(ctx, "-test.list", run)
 	cmd.Dir = b.PkgDir
 	out, err := cmd.Output()
 	if err != nil {
@@ -275,7 +287,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (*RecordResult, er
 	start := time.Now()
 	env := append(os.Environ(), b.env...)
 	env = append(env, opts.Env...)
-	outcome, tests, err := runTest(ctx, b.Path, testArgs, b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
+	outcome, tests, err := runTest(ctx, b.command(context.Background(), testArgs...), b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
 	res.Duration.Run = time.Since(start)
 	if err != nil {
 		return nil, err
@@ -351,8 +363,7 @@ func fileID(path string) (string, error) {
 // the way it ends. The binary's own -test.timeout normally stops a hung
 // test (with a panic that prints every goroutine); if the process outlives
 // that by a minute, or ctx is cancelled, it is killed.
-func runTest(ctx context.Context, bin string, args []string, dir string, env []string, w io.Writer, timeout time.Duration) (Outcome, []TestResult, error) {
-	cmd := exec.Command(bin, args...)
+func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.Writer, timeout time.Duration) (Outcome, []TestResult, error) {
 	cmd.Dir, cmd.Env = dir, env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	pr, pw := io.Pipe()

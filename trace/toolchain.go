@@ -48,11 +48,20 @@ var (
 // toolchain for it, building the recorder and the shadow GOROOT into the
 // cache directory on first use. cacheDir "" means the user cache directory.
 func PrepareToolchain(ctx context.Context, cacheDir string) (*Toolchain, error) {
+	return prepareToolchain(ctx, cacheDir, nil)
+}
+
+// prepareToolchain is PrepareToolchain for the go environment env (nil =
+// this process's): GOARCH and CC there select the target, so a recorder
+// for linux/arm64 can be built with a cross compiler.
+func prepareToolchain(ctx context.Context, cacheDir string, env []string) (*Toolchain, error) {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		return nil, fmt.Errorf("cannot find the go command on PATH")
 	}
-	out, err := exec.CommandContext(ctx, goCmd, "env", "GOROOT", "GOVERSION", "GOOS", "GOARCH", "CC").Output()
+	goEnv := exec.CommandContext(ctx, goCmd, "env", "GOROOT", "GOVERSION", "GOOS", "GOARCH", "CC")
+	goEnv.Env = env
+	out, err := goEnv.Output()
 	if err != nil {
 		return nil, fmt.Errorf("go env: %v", err)
 	}
