@@ -65,7 +65,7 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 				WorkspaceFolders: &protocol.ServerCapabilitiesWorkspaceFolders{Supported: true, ChangeNotifications: true},
 			},
 		},
-		ServerInfo: &protocol.ServerInfo{Name: "seer", Version: "devel"},
+		ServerInfo: &protocol.ServerInfo{Name: "seer", Version: s.version()},
 	}, nil
 }
 
@@ -245,4 +245,11 @@ func (s *server) configFor(dir string) Config {
 		return c
 	}
 	return DefaultConfig()
+}
+
+func (s *server) version() string {
+	if s.opts.Version == "" {
+		return "devel"
+	}
+	return s.opts.Version
 }

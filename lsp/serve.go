@@ -32,6 +32,9 @@ type Options struct {
 	// CacheDir is seer's cache directory ("" = the user cache directory).
 	CacheDir string
 
+	// Version is reported as the server's version ("" = "devel").
+	Version string
+
 	// MaxRuns bounds the recordings that run at once (0 = 1): recording
 	// builds and runs a test binary, and two at once mostly compete for
 	// the same cores.

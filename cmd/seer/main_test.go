@@ -58,6 +58,9 @@ func TestUsage(t *testing.T) {
 	if _, stderr, code := seer(t, ".", "check", "-nosuchflag"); code != 2 || !strings.Contains(stderr, "nosuchflag") {
 		t.Errorf("bad flag: exit %d, stderr %q", code, stderr)
 	}
+	if out, _, code := seer(t, ".", "version"); code != 0 || !strings.HasPrefix(out, "seer ") || !strings.Contains(out, "trace format") {
+		t.Errorf("version: exit %d, %q", code, out)
+	}
 	out, _, code := seer(t, ".", "check", "-explain", "race")
 	if code != 0 || !strings.Contains(out, "witness") {
 		t.Errorf("-explain race: exit %d, %q", code, out)

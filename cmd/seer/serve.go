@@ -49,7 +49,7 @@ func runServe(c *command, args []string) int {
 	os.Stdout = os.Stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := lsp.Serve(ctx, stdio{os.Stdin, stdout}, lsp.Options{Log: os.Stderr, CacheDir: *serveCache})
+	err := lsp.Serve(ctx, stdio{os.Stdin, stdout}, lsp.Options{Log: os.Stderr, CacheDir: *serveCache, Version: version()})
 	if err != nil {
 		errorf(c, "%v", err)
 		return 1
