@@ -289,6 +289,7 @@ func (c *converter) visit(r *rawEvent) {
 	case rGo:
 		child := c.g(r.peer)
 		stack := c.push(c.top(g), r.pc)
+		c.noteTestAt(g, stack)
 		child.id = c.b.Goroutine(g.id, stack)
 		child.test = g.test
 		c.add(g, Event{Op: OpGo, Peer: int32(child.id), Stack: stack})
@@ -392,8 +393,11 @@ func (c *converter) sync(g *convGoroutine, r *rawEvent) {
 	kind := map[uint8]SyncKind{rAcquire: SyncAcquire, rRelease: SyncRelease, rReleaseMerge: SyncReleaseMerge, rReleaseAcquire: SyncReleaseAcquire}[r.kind]
 	stack, frames := c.chainStack(g, r.pcs)
 	cl := classifySync(frames, kind, r.behalf, c.selectDir)
-	if c.atomic != nil && !r.behalf {
-		c.txEvent(g, frames, stack)
+	if !r.behalf {
+		c.noteTestAt(g, stack)
+		if c.atomic != nil {
+			c.txEvent(g, frames, stack)
+		}
 	}
 	if r.behalf {
 		// The chain is the partner's; this goroutine is parked where it

@@ -133,9 +133,28 @@ func printReport(w io.Writer, rep *check.Report) {
 			fmt.Fprintf(w, "seer: %s.%s: %s%s (what it recorded was analysed)\n", t.Package, t.Name, t.Outcome, msg)
 		}
 	}
+	for _, t := range rep.Tests {
+		if n := len(t.Leaked); n > 0 {
+			fmt.Fprintf(w, "seer: %s.%s: %d goroutine(s) still running when the test ended, created at %s\n",
+				t.Package, t.Name, n, strings.Join(relAll(t.Leaked, rel), ", "))
+		}
+	}
 	for _, f := range rep.Findings {
 		fmt.Fprintln(w, formatFinding(f, rel))
 	}
+}
+
+// relAll applies rel to the file part of file:line positions.
+func relAll(positions []string, rel func(string) string) []string {
+	out := make([]string, len(positions))
+	for i, p := range positions {
+		if j := strings.LastIndex(p, ":"); j > 0 {
+			out[i] = rel(p[:j]) + p[j:]
+		} else {
+			out[i] = p
+		}
+	}
+	return out
 }
 
 // formatFinding renders one finding go vet style.

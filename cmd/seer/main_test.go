@@ -168,3 +168,45 @@ func TestCheckBuildError(t *testing.T) {
 		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 }
+
+func TestCheckLeakedGoroutine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a test")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/leak\n\ngo 1.26\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "l_test.go"), []byte(`package leak
+
+import "testing"
+
+var block = make(chan int)
+
+func TestLeak(t *testing.T) {
+	go func() { <-block }()
+}
+
+func TestClean(t *testing.T) {
+	done := make(chan bool)
+	go func() { done <- true }()
+	<-done
+}
+`), 0o644)
+	out, stderr, code := seer(t, dir, "check", "-json", ".")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	var rep check.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	leaks := map[string][]string{}
+	for _, tt := range rep.Tests {
+		leaks[tt.Name] = tt.Leaked
+	}
+	if l := leaks["TestLeak"]; len(l) != 1 || l[0] != filepath.Join(dir, "l_test.go")+":8" {
+		t.Errorf("TestLeak leaked %v, want one goroutine created at l_test.go:8", l)
+	}
+	if l := leaks["TestClean"]; len(l) != 0 {
+		t.Errorf("TestClean leaked %v", l)
+	}
+}

@@ -211,6 +211,7 @@ func testsOf(rec *trace.RecordResult, res *Report) []Test {
 			events[g.Test]++
 		}
 	}
+	leaked := leakedGoroutines(rec)
 	var out []Test
 	for _, r := range rec.Tests {
 		if strings.Contains(r.Name, "/") {
@@ -223,6 +224,7 @@ func testsOf(rec *trace.RecordResult, res *Report) []Test {
 		if (test.Outcome == "panic" || test.Outcome == "timeout") && rec.Outcome.Message != "" {
 			test.Errors = []string{rec.Outcome.Message}
 		}
+		test.Leaked = leaked[r.Name]
 		out = append(out, test)
 	}
 	return out
@@ -270,4 +272,33 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*Report,
 		}
 	}
 	return rep, nil
+}
+
+// leakedGoroutines returns, per test, where its goroutines that never
+// ended were created — when the run itself ended normally (a panic or a
+// timeout stops every goroutine alike).
+func leakedGoroutines(rec *trace.RecordResult) map[string][]string {
+	t := rec.Trace
+	if rec.Outcome.Result != "pass" && rec.Outcome.Result != "fail" {
+		return nil
+	}
+	ended := make([]bool, len(t.Goroutines))
+	for i := range t.Events {
+		if t.Events[i].Op == trace.OpEnd {
+			ended[t.Events[i].G] = true
+		}
+	}
+	out := map[string][]string{}
+	for id := 1; id < len(t.Goroutines); id++ {
+		g := &t.Goroutines[id]
+		if ended[id] || g.Test == "" || g.Create == 0 {
+			continue
+		}
+		site, ok := trace.UserFrame(t.Stack(g.Create), t.Header.GOROOT)
+		if !ok {
+			continue // the test's own goroutine, or one the harness started
+		}
+		out[g.Test] = append(out[g.Test], fmt.Sprintf("%s:%d", site.File, site.Line))
+	}
+	return out
 }

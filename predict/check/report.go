@@ -80,4 +80,7 @@ type Test struct {
 	// Errors holds build errors (file:line:col: message) when Outcome is
 	// "build-error", and the panic or timeout message otherwise.
 	Errors []string `json:"errors,omitempty"`
+	// Leaked lists the goroutines of the test still running when its run
+	// ended normally, by where they were created (file:line).
+	Leaked []string `json:"leaked,omitempty"`
 }
