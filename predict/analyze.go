@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -26,6 +27,8 @@ type engine struct {
 	mhb  *clocks // must-happen-before
 	cone *clocks // must-happen-before plus kept read-from
 
+	relaxed bitset // plain reads that may see another writer (relevance.go)
+
 	writes   map[gl][]int32 // (location as ObjID, goroutine) -> shared writes
 	writersG map[int32][]int32
 	rels     map[addrG][]int32 // (sync address, goroutine) -> releases (not atomics)
@@ -38,14 +41,14 @@ type addrG struct {
 }
 
 // keepsWriter reports whether a witness keeps the writer of event i: it
-// reads a shared location, and it is an atomic or a plain read not named
-// control-irrelevant.
+// reads a shared location, and it is an atomic or a plain read that
+// relevance.go does not relax.
 func (e *engine) keepsWriter(i int32) bool {
 	ev := &e.c.ev[i]
 	if !isRead(ev.Op) || !e.m.shared(i) {
 		return false
 	}
-	return ev.Op != trace.OpRead || e.opts.ControlIrrelevant == nil || !e.opts.ControlIrrelevant(e.t, int(i))
+	return ev.Op != trace.OpRead || !e.relaxed.has(i)
 }
 
 func (e *engine) indexWrites() {
@@ -89,14 +92,19 @@ func (e *engine) releasesOf(a uint64, g int32) []int32 {
 	return e.rels[addrG{a, g}]
 }
 
-// newEngine runs the vector-clock passes of the seer analysis.
+// newEngine closes control relevance over read-from and runs the
+// vector-clock passes of the seer analysis.
 func newEngine(ctx context.Context, t *trace.Trace, c *ctp, m *memory, o Options) (*engine, error) {
 	e := &engine{ctx: ctx, opts: o, t: t, c: c, m: m}
 	var err error
+	if e.relaxed, err = relaxedReads(ctx, t, m.loc, func(l int32) span { return m.locs[l].span },
+		func(l int32) bool { return m.locs[l].shared() }, &o); err != nil {
+		return nil, err
+	}
 	if e.mhb, err = newClocks(ctx, c, m, clockMode{}); err != nil {
 		return nil, err
 	}
-	if e.cone, err = newClocks(ctx, c, m, clockMode{rf: true, irrelevant: o.ControlIrrelevant}); err != nil {
+	if e.cone, err = newClocks(ctx, c, m, clockMode{rf: true, relaxed: e.relaxed}); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -217,8 +225,6 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 
 	// Witnesses: per site key, the first candidate that gets one.
 	t0 = time.Now()
-	var hb *clocks
-	var chk *checker
 	done := make(map[siteKey]bool)
 	var wit [2]int64
 	for _, it := range items {
@@ -233,38 +239,84 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 			continue
 		}
 		done[it.cd.key] = true
-		fd := Finding{Events: evInts(it.cd), Witness: w, Count: int(it.site.count)}
+		fd := Finding{Events: evInts(it.cd), Prefix: w.prefix, Stops: w.stops, Witness: w.window, Count: int(it.site.count)}
 		if it.cd.kind == 'r' {
 			fd.Kind = KindRace
 			wit[0]++
-			if hb == nil {
-				if hb, err = newClocks(ctx, c, m, clockMode{locks: true}); err != nil {
-					return nil, err
-				}
-			}
-			fd.Predicted = !hb.concurrent(it.cd.ev[0], it.cd.ev[1])
 		} else {
 			fd.Kind = KindAtomicity
 			wit[1]++
 			fd.Predicted = !(it.cd.ev[0] < it.cd.ev[1] && it.cd.ev[1] < it.cd.ev[2])
 		}
-		if chk == nil {
-			chk = newChecker(t)
-		}
-		if err := chk.check(&fd, o.ControlIrrelevant); err != nil {
-			return nil, fmt.Errorf("predict: internal error: witness for %s %v rejected: %v", fd.Kind, fd.Events, err)
-		}
 		res.Findings = append(res.Findings, fd)
+	}
+	if err := e.observedRaces(res.Findings); err != nil {
+		return nil, err
 	}
 	res.Stats.Stages = append(res.Stats.Stages, Stage{Name: "witnessed", Races: wit[0], Atomicity: wit[1],
 		RaceSites: int(wit[0]), AtomicitySites: int(wit[1]), Time: time.Since(t0)})
+
+	// The independent check, after the engine (whose state is no longer
+	// used from here on, and may be collected while the checker builds
+	// its indices).
+	t0 = time.Now()
+	if len(res.Findings) > 0 {
+		loc, spans, relaxed := m.loc, make([]span, len(m.locs)), e.relaxed
+		for l := range m.locs {
+			spans[l] = m.locs[l].span
+		}
+		chk := newChecker(t, loc, spans, relaxed)
+		for i := range res.Findings {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			fd := &res.Findings[i]
+			if err := chk.check(fd); err != nil {
+				return nil, fmt.Errorf("predict: internal error: witness for %s %v rejected: %v", fd.Kind, fd.Events, err)
+			}
+		}
+	}
+	res.Stats.Check = time.Since(t0)
 	sortFindings(res.Findings)
 	res.Stats.Total = time.Since(start)
 	return res, nil
 }
 
+// observedRaces sets Predicted for race findings: false when the two
+// accesses are concurrent under the run's own happens-before, locks
+// included (what ThreadSanitizer sees). One pass keeps the clocks at just
+// the positions these queries ask about.
+func (e *engine) observedRaces(fs []Finding) error {
+	want := make(map[int32][]int32)
+	for _, f := range fs {
+		if f.Kind == KindRace {
+			for _, x := range f.Events {
+				g := int32(e.c.ev[x].G)
+				want[g] = append(want[g], e.c.pos[x]-1)
+			}
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	for g, ps := range want {
+		slices.Sort(ps)
+		want[g] = slices.Compact(ps)
+	}
+	hb, err := newClocks(e.ctx, e.c, e.m, clockMode{locks: true, want: want})
+	if err != nil {
+		return err
+	}
+	for i := range fs {
+		if f := &fs[i]; f.Kind == KindRace {
+			f.Predicted = !hb.concurrent(int32(f.Events[0]), int32(f.Events[1]))
+		}
+	}
+	return nil
+}
+
 // witnessFor tries the plans of a candidate and returns a witness.
-func (e *engine) witnessFor(cd cand, res *Result) []int {
+func (e *engine) witnessFor(cd cand, res *Result) *schedule {
 	var plans []*plan
 	if cd.kind == 'r' {
 		if p := e.racePlan(cd, false); p != nil {
@@ -291,11 +343,7 @@ func (e *engine) witnessFor(cd cand, res *Result) []int {
 			r, w := e.search(p)
 			switch r {
 			case encWitness:
-				out := make([]int, len(w))
-				for i, x := range w {
-					out[i] = int(x)
-				}
-				return out
+				return w
 			case encUnknown:
 				res.Stats.SolverUnknown++
 			}

@@ -6,6 +6,7 @@ package predict
 import (
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/seer-tools/seer/trace"
@@ -45,10 +46,21 @@ type Options struct {
 
 	// ControlIrrelevant, if set, names plain reads whose value cannot
 	// change which events their goroutine performs afterwards (static
-	// analysis proves that; see package static). A witness need not keep
-	// the writer of such a read (RVPredict-style). CheckWitness must be
-	// given the same function.
+	// analysis proves that; see package static). Such a read need not keep
+	// its writer in a witness (RVPredict-style), provided that no write its
+	// value reaches is observed by a relevant read: see Feeds.
 	ControlIrrelevant func(t *trace.Trace, event int) bool
+
+	// Feeds says which writes the value of a plain read reaches: the write
+	// events of the read's goroutine, after it, that store a value computed
+	// from it (package static's ReadFlow.Writes, matched to events). known
+	// is false when that is not known. A read counts as irrelevant only if
+	// ControlIrrelevant names it, Feeds knows its writes, and no write it
+	// feeds is observed (in the recorded run) by a relevant read, relevance
+	// being closed in the same way to a fixpoint; see relevance.go. Without
+	// Feeds, ControlIrrelevant has no effect. CheckWitness must be given
+	// the same ControlIrrelevant and Feeds.
+	Feeds func(t *trace.Trace, read int) (writes []int, known bool)
 
 	// MaxTries bounds how many candidate event pairs (triples) are tried
 	// per pair (triple) of source sites before giving up on it. Default 4.
@@ -102,11 +114,21 @@ type Finding struct {
 	// one transaction of one goroutine, r from another).
 	Events []int
 
-	// Witness is the schedule that shows the bug: event indices, each
-	// goroutine's a prefix of its program order, ending with the bug
-	// events (a race's two accesses adjacent and last; an atomicity
-	// violation's c' last, with c before r). Nil for the hb and shb
-	// baselines.
+	// Prefix, Stops and Witness give the schedule that shows the bug;
+	// Schedule expands it. The schedule begins with every event of the
+	// recorded run whose index is below Prefix and below its goroutine's
+	// limit, in observed order; a goroutine's limit is the least index of
+	// its events in Witness and Stops (none: no limit). Witness follows, in
+	// its order. So Witness is the part of the run that the witness
+	// reorders (the window after the last causality barrier) and the bug
+	// events: a race's two accesses adjacent and last; an atomicity
+	// violation's c' last, with c before r. Stops names, for goroutines
+	// with no event in Witness that stop before Prefix, the first event
+	// they do not run. Each goroutine's events in the schedule are a prefix
+	// of its program order. Prefix 0 means that Witness is the whole
+	// schedule. All three are empty for the hb and shb baselines.
+	Prefix  int
+	Stops   []int
 	Witness []int
 
 	// Count is how many event pairs (triples) at the same source sites
@@ -130,8 +152,9 @@ type Stats struct {
 	Locations       int // memory locations accessed
 	SharedLocations int // accessed by two goroutines and written
 
-	PrePass time.Duration // CTP, locations, vector clocks
+	PrePass time.Duration // CTP, locations, relevance, vector clocks
 	Stages  []Stage
+	Check   time.Duration // re-checking every witness (check.go)
 	Total   time.Duration
 
 	UCGSkipped    int // candidates whose window was too large for a UCG
@@ -161,5 +184,41 @@ func (s *Stats) Print(w io.Writer) {
 	if s.UCGSkipped > 0 || s.SolverUnknown > 0 {
 		fmt.Fprintf(w, "ucg skipped (window too large): %d; solver undecided: %d\n", s.UCGSkipped, s.SolverUnknown)
 	}
-	fmt.Fprintf(w, "total %v\n", s.Total.Round(time.Microsecond))
+	fmt.Fprintf(w, "witness check %v; total %v\n", s.Check.Round(time.Microsecond), s.Total.Round(time.Microsecond))
+}
+
+// Schedule returns the whole schedule that f's Prefix, Stops and Witness
+// describe, as trace indices.
+func (f *Finding) Schedule(t *trace.Trace) []int {
+	if f.Prefix <= 0 {
+		return append([]int(nil), f.Witness...)
+	}
+	limit := scheduleLimits(t, f)
+	n := min(f.Prefix, len(t.Events))
+	out := make([]int, 0, len(f.Witness)+n/4)
+	for i := 0; i < n; i++ {
+		if g := t.Events[i].G; g > 0 && int(g) < len(limit) && i < limit[g] {
+			out = append(out, i)
+		}
+	}
+	return append(out, f.Witness...)
+}
+
+// scheduleLimits returns every goroutine's limit (see Finding.Prefix):
+// the least index of its events in Witness and Stops, or MaxInt.
+func scheduleLimits(t *trace.Trace, f *Finding) []int {
+	limit := make([]int, len(t.Goroutines))
+	for g := range limit {
+		limit[g] = math.MaxInt
+	}
+	for _, list := range [2][]int{f.Witness, f.Stops} {
+		for _, i := range list {
+			if i >= 0 && i < len(t.Events) {
+				if g := t.Events[i].G; int(g) >= 0 && int(g) < len(limit) && i < limit[g] {
+					limit[g] = i
+				}
+			}
+		}
+	}
+	return limit
 }

@@ -267,6 +267,40 @@ func BenchmarkAnalyze(b *testing.B) {
 			for _, st := range s.Stages {
 				b.ReportMetric(st.Time.Seconds(), st.Name+"-s")
 			}
+			b.ReportMetric(s.Check.Seconds(), "check-s")
+		})
+	}
+}
+
+// BenchmarkAnalyze10M measures time and peak heap (the trace included) on
+// ten million events, the size of a large package's test run:
+//
+//	go test -run XXX -bench Analyze10M -benchtime 1x ./predict
+func BenchmarkAnalyze10M(b *testing.B) {
+	for _, name := range []string{"10M-8g", "10M-2000g-pool"} {
+		p := benchTraces[strings.Replace(name, "10M", "1M", 1)]
+		p.events *= 10
+		tr := synth(p)
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		traceMiB := float64(ms.HeapAlloc) / (1 << 20)
+		b.Run(name, func(b *testing.B) {
+			var res *Result
+			var top uint64
+			for i := 0; i < b.N; i++ {
+				top = max(top, peak(func() {
+					var err error
+					if res, err = Analyze(context.Background(), tr, Options{}); err != nil {
+						b.Fatal(err)
+					}
+				}))
+			}
+			b.ReportMetric(float64(len(tr.Events))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+			b.ReportMetric(float64(top)/(1<<20), "peak-MiB")
+			b.ReportMetric(traceMiB, "trace-MiB")
+			b.ReportMetric(float64(len(tr.Events))/res.Stats.PrePass.Seconds(), "prepass-events/s")
+			b.ReportMetric(float64(len(res.Findings)), "findings")
 		})
 	}
 }

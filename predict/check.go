@@ -3,22 +3,40 @@
 // Şerbănuţă, Chen and Roşu, "Maximal Causal Models", Theorem 2: a schedule
 // is feasible iff it is a consistent extended interleaving prefix of the
 // observed trace. The checker shares nothing with the encoder but the
-// trace model: it replays the observed trace and the witness itself.
+// trace model (addrs.go) and the set of relaxed reads (relevance.go): it
+// replays the observed trace and checks the witness itself.
 //
 // Checked: every goroutine's events form a prefix of its observed events;
 // each read sees, byte by byte, the same writer as in the observed run,
-// except a goroutine's last event (its value may differ) and plain reads
-// named control-irrelevant; locks are exclusive (shared mode excepted);
+// except a goroutine's last event (its value may differ) and the reads
+// that relevance.go relaxes; locks are exclusive (shared mode excepted);
 // each non-lock synchronisation that acquires sees the same release (and
 // release-merges) as observed; a goroutine starts after its go statement;
 // a join comes after all the joined goroutine's observed events; and the
 // schedule shows the finding (a race's two accesses last and adjacent; an
 // atomicity violation's remote access between its local accesses, the
 // second of which ends the schedule).
+//
+// A schedule is a prefix P of the observed run (Finding.Prefix: the
+// events below Prefix, less each goroutine's events from its limit on)
+// followed by Witness. Replaying P event by event would cost the length
+// of the trace per finding; instead the checker uses that the observed run
+// is consistent. P is the observed run up to Prefix less a set X of
+// per-goroutine suffixes, and an event of P sees in P what it saw in the
+// run unless what it saw is in X: a read whose writer is in X, an acquire
+// whose release is, a goroutine whose go statement is, a join whose
+// goroutine's events are, or a lock whose operations in X leave it in
+// another state. So the checker walks X, not P, and checks the dependents
+// of each of its events (indices built once per trace); it finds the
+// state after P, where Witness starts, from per-location and per-address
+// histories. The work per finding is proportional to X, the witness and
+// the number of goroutines, not to the trace. checkindex.go builds the
+// indices once per trace; checkprefix.go checks P and replays Witness.
 
 package predict
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -80,245 +98,150 @@ func (s *syncState) apply(e *trace.Event, i int) {
 	}
 }
 
-// checker holds what the observed run did, computed once per trace by
-// replaying it: each goroutine's program order, the writer each read saw
-// byte by byte, the release state each acquire saw, and a dense id per
-// 8-byte memory word so that replaying a witness needs no hashing.
-type checker struct {
-	t      *trace.Trace
-	posOf  []int32 // position of each event in its goroutine (0-based)
-	goOf   []int32 // per goroutine: its go event, or -1
-	word   []int32 // per memory access: dense id of its first word
-	words  map[uint64]int32
-	obsW   []int32 // per read: its writer, -1 initial, -2 mixed (see mixed)
-	mixed  map[int32][]int32
-	obsS   map[int32]syncState
-	joinN  []int32 // per join: events of the joined goroutine before it
-	nwords int
+// lockState is a lock's serial state: held exclusively, or by readers.
+type lockState struct {
+	writer  bool
+	readers int32
 }
 
-// newChecker replays t once.
-func newChecker(t *trace.Trace) *checker {
-	n := len(t.Events)
-	ng := len(t.Goroutines)
-	k := &checker{t: t, posOf: make([]int32, n), goOf: make([]int32, ng), word: make([]int32, n),
-		words: make(map[uint64]int32), obsW: make([]int32, n), mixed: make(map[int32][]int32),
-		obsS: make(map[int32]syncState), joinN: make([]int32, n)}
-	for g := range k.goOf {
-		k.goOf[g] = -1
+// step applies lock operation op; false if the specification forbids it.
+func (l *lockState) step(op trace.Op) bool {
+	switch op {
+	case trace.OpLock:
+		if l.writer || l.readers > 0 {
+			return false
+		}
+		l.writer = true
+	case trace.OpRLock:
+		if l.writer {
+			return false
+		}
+		l.readers++
+	case trace.OpUnlock:
+		if !l.writer {
+			return false
+		}
+		l.writer = false
+	case trace.OpRUnlock:
+		if l.readers == 0 {
+			return false
+		}
+		l.readers--
 	}
-	count := make([]int32, ng)
-	var last [][8]int32 // per word: writer of each byte, plus one
-	sst := make(map[uint64]*syncState)
-	writer := func(a uint64) int32 {
-		if id, ok := k.words[a>>3]; ok {
-			return last[id][a&7] - 1
-		}
-		return -1
-	}
-	for i := 0; i < n; i++ {
-		e := &t.Events[i]
-		g := e.G
-		if int(g) <= 0 || int(g) >= ng {
-			continue
-		}
-		k.posOf[i] = count[g]
-		count[g]++
-		if e.Op == trace.OpGo && e.Peer > 0 && int(e.Peer) < ng && k.goOf[e.Peer] < 0 && count[e.Peer] == 0 {
-			k.goOf[e.Peer] = int32(i) // (a go after the child ran orders nothing)
-		}
-		if e.Op == trace.OpJoin && e.Peer > 0 && int(e.Peer) < ng {
-			k.joinN[i] = count[e.Peer]
-		}
-		if chkMem(e) {
-			for w := e.Addr >> 3; w <= (e.End()-1)>>3; w++ {
-				if _, ok := k.words[w]; !ok {
-					k.words[w] = int32(len(last))
-					last = append(last, [8]int32{})
-				}
-			}
-			k.word[i] = k.words[e.Addr>>3]
-			if chkReads(e.Op) {
-				w0 := writer(e.Addr)
-				k.obsW[i] = w0
-				for a := e.Addr + 1; a < e.End(); a++ {
-					if writer(a) != w0 {
-						var ws []int32
-						for b := e.Addr; b < e.End(); b++ {
-							ws = append(ws, writer(b))
-						}
-						k.obsW[i] = -2
-						k.mixed[int32(i)] = ws
-						break
-					}
-				}
-			}
-			if chkWrites(e.Op) {
-				for a := e.Addr; a < e.End(); a++ {
-					last[k.words[a>>3]][a&7] = int32(i) + 1
-				}
-			}
-		}
-		if chkSync(e) {
-			s := sst[e.Addr]
-			if s == nil {
-				s = &syncState{rel: -1}
-				sst[e.Addr] = s
-			}
-			if e.Sync.Acquires() {
-				k.obsS[int32(i)] = syncState{rel: s.rel, merges: append([]int(nil), s.merges...)}
-			}
-			s.apply(e, i)
-		}
-	}
-	k.nwords = len(last)
-	return k
+	return true
 }
 
-// observed returns the writer read i saw at address a.
-func (k *checker) observed(i int, a uint64) int {
-	w := k.obsW[i]
-	if w == -2 {
-		return int(k.mixed[int32(i)][a-k.t.Events[i].Addr])
+func lockError(op trace.Op) string {
+	switch op {
+	case trace.OpLock:
+		return "acquired while held"
+	case trace.OpRLock:
+		return "read lock acquired while write-held"
+	case trace.OpUnlock:
+		return "unlock of a lock not held"
 	}
-	return int(w)
+	return "read unlock of a lock not read-held"
 }
 
-// CheckWitness checks f's witness against t. irrelevant must be the
-// ControlIrrelevant function the analysis ran with (or nil). A nil error
-// means the witness is a feasible schedule of the program that recorded t
-// and it exhibits f.
-func CheckWitness(t *trace.Trace, f *Finding, irrelevant func(*trace.Trace, int) bool) error {
-	return newChecker(t).check(f, irrelevant)
+// CheckWitness checks f's witness against t. opts must be the Options the
+// analysis ran with (their ControlIrrelevant and Feeds decide which reads
+// may see another writer). A nil error means the schedule is feasible for
+// the program that recorded t and exhibits f.
+func CheckWitness(t *trace.Trace, f *Finding, opts Options) error {
+	loc, spans := groupAccesses(t.Events)
+	k := newChecker(t, loc, spans, nil)
+	relaxed, err := relaxedReads(context.Background(), t, loc, func(l int32) span { return spans[l] },
+		func(l int32) bool { return k.hotID[l] >= 0 }, &opts)
+	if err != nil {
+		return err
+	}
+	k.relaxed = relaxed
+	return k.check(f)
 }
 
-func (k *checker) check(f *Finding, irrelevant func(*trace.Trace, int) bool) error {
+// fstate is the checker's view of one finding's schedule.
+type fstate struct {
+	k      *checker
+	f      *Finding
+	prefix int32
+	b      []int32                 // per goroutine: how many of its events P holds
+	lastOf []int32                 // per goroutine: its last event in the schedule, or -1
+	xlocks map[trace.ObjID][]int32 // lock operations of X, in order
+}
+
+// inP reports whether event i is in the prefix P.
+func (s *fstate) inP(i int32) bool {
+	g := s.k.t.Events[i].G
+	return i < s.prefix && int(g) > 0 && int(g) < s.k.ng && s.k.posOf[i] < s.b[g]
+}
+
+// exempt reports whether read i may see another writer: it is its
+// goroutine's last event in the schedule, or a relaxed plain read.
+func (s *fstate) exempt(i int32) bool {
+	e := &s.k.t.Events[i]
+	return s.lastOf[e.G] == i || (e.Op == trace.OpRead && s.k.relaxed.has(i))
+}
+
+// check checks that f's schedule is feasible and shows f.
+func (k *checker) check(f *Finding) error {
+	s, err := k.feasible(f)
+	if err != nil {
+		return err
+	}
+	return k.checkProperty(s)
+}
+
+// feasible checks that f's schedule is a consistent extended interleaving
+// prefix of the run.
+func (k *checker) feasible(f *Finding) (*fstate, error) {
 	t := k.t
-	n := len(t.Events)
-	ng := len(t.Goroutines)
+	n, ng := k.n, k.ng
 	if len(f.Witness) == 0 {
-		return errors.New("empty witness")
+		return nil, errors.New("empty witness")
 	}
-	for _, i := range f.Events {
-		if i < 0 || i >= n {
-			return fmt.Errorf("event %d out of range", i)
+	for _, list := range [3][]int{f.Events, f.Witness, f.Stops} {
+		for _, i := range list {
+			if i < 0 || i >= n {
+				return nil, fmt.Errorf("event %d out of range", i)
+			}
 		}
 	}
-	done := make([]bool, n)
-	lastOf := make([]int32, ng)
+	if f.Prefix < 0 || f.Prefix > n {
+		return nil, fmt.Errorf("prefix %d out of range", f.Prefix)
+	}
+	seen := make(map[int]bool, len(f.Witness))
+	s := &fstate{k: k, f: f, prefix: int32(f.Prefix), b: make([]int32, ng), lastOf: make([]int32, ng)}
+	for g := range s.lastOf {
+		s.lastOf[g] = -1
+	}
 	for _, i := range f.Witness {
-		if i < 0 || i >= n {
-			return fmt.Errorf("event %d out of range", i)
+		if seen[i] {
+			return nil, fmt.Errorf("event %d twice in the witness", i)
 		}
-		if done[i] {
-			return fmt.Errorf("event %d twice in the witness", i)
-		}
-		done[i] = true
+		seen[i] = true
 		if g := t.Events[i].G; int(g) > 0 && int(g) < ng {
-			lastOf[g] = int32(i)
+			s.lastOf[g] = int32(i)
 		}
 	}
-	clear(done)
-	next := make([]int32, ng)
-	wmem := make([][8]int32, k.nwords)
-	wwriter := func(a uint64) int {
-		return int(wmem[k.words[a>>3]][a&7]) - 1
+	limit := scheduleLimits(t, f)
+	for g := 1; g < ng; g++ {
+		s.b[g] = k.countBelow(g, min(f.Prefix, limit[g]))
+		if s.lastOf[g] < 0 && s.b[g] > 0 {
+			s.lastOf[g] = k.gEv[k.gOff[g]+s.b[g]-1]
+		}
 	}
-	wsync := make(map[uint64]*syncState)
-	type lockState struct {
-		writer  bool
-		readers int
+	if err := s.checkPrefix(); err != nil {
+		return nil, err
 	}
-	locks := make(map[trace.ObjID]*lockState)
-	for step, i := range f.Witness {
-		e := &t.Events[i]
-		g := e.G
-		if int(g) <= 0 || int(g) >= ng || k.posOf[i] != next[g] {
-			return fmt.Errorf("step %d: event %d is not the next event of goroutine %d", step, i, g)
-		}
-		if j := k.goOf[g]; j >= 0 && next[g] == 0 && !done[j] {
-			return fmt.Errorf("step %d: goroutine %d starts before its go statement (event %d)", step, g, j)
-		}
-		next[g]++
-		if chkMem(e) && chkReads(e.Op) {
-			exempt := int(lastOf[g]) == i || (e.Op == trace.OpRead && irrelevant != nil && irrelevant(t, i))
-			if !exempt {
-				one := e.Addr&7+uint64(e.Size) <= 8
-				for a := e.Addr; a < e.End(); a++ {
-					var w int
-					if one {
-						w = int(wmem[k.word[i]][a&7]) - 1
-					} else {
-						w = wwriter(a)
-					}
-					if o := k.observed(i, a); w != o {
-						return fmt.Errorf("step %d: read %d sees writer %d at %#x, observed %d", step, i, w, a, o)
-					}
-				}
-			}
-		}
-		if chkMem(e) && chkWrites(e.Op) {
-			if e.Addr&7+uint64(e.Size) <= 8 {
-				w := &wmem[k.word[i]]
-				for a := e.Addr; a < e.End(); a++ {
-					w[a&7] = int32(i) + 1
-				}
-			} else {
-				for a := e.Addr; a < e.End(); a++ {
-					wmem[k.words[a>>3]][a&7] = int32(i) + 1
-				}
-			}
-		}
-		if e.Op.IsLock() {
-			l := locks[e.Obj]
-			if l == nil {
-				l = &lockState{}
-				locks[e.Obj] = l
-			}
-			switch e.Op {
-			case trace.OpLock:
-				if l.writer || l.readers > 0 {
-					return fmt.Errorf("step %d: lock %d acquired while held", step, i)
-				}
-				l.writer = true
-			case trace.OpRLock:
-				if l.writer {
-					return fmt.Errorf("step %d: read lock %d acquired while write-held", step, i)
-				}
-				l.readers++
-			case trace.OpUnlock:
-				if !l.writer {
-					return fmt.Errorf("step %d: unlock %d of a lock not held", step, i)
-				}
-				l.writer = false
-			case trace.OpRUnlock:
-				if l.readers == 0 {
-					return fmt.Errorf("step %d: read unlock %d of a lock not read-held", step, i)
-				}
-				l.readers--
-			}
-		}
-		if chkSync(e) {
-			s := wsync[e.Addr]
-			if s == nil {
-				s = &syncState{rel: -1}
-				wsync[e.Addr] = s
-			}
-			if o := k.obsS[int32(i)]; e.Sync.Acquires() && !s.equal(o) {
-				return fmt.Errorf("step %d: acquire %d synchronises with %d%v, observed %d%v", step, i, s.rel, s.merges, o.rel, o.merges)
-			}
-			s.apply(e, i)
-		}
-		if e.Op == trace.OpJoin && e.Peer > 0 && int(e.Peer) < ng && next[e.Peer] < k.joinN[i] {
-			return fmt.Errorf("step %d: join %d before the joined goroutine's event %d", step, i, next[e.Peer])
-		}
-		done[i] = true
+	if err := s.replay(); err != nil {
+		return nil, err
 	}
-	return checkProperty(t, f)
+	return s, nil
 }
 
-// checkProperty checks that the witness shows the finding.
-func checkProperty(t *trace.Trace, f *Finding) error {
+// checkProperty checks that the schedule shows the finding.
+func (k *checker) checkProperty(s *fstate) error {
+	t, f := k.t, s.f
 	w := f.Witness
 	ev := func(i int) *trace.Event { return &t.Events[i] }
 	overlaps := func(a, b *trace.Event) bool { return a.Addr < b.End() && b.Addr < a.End() }
@@ -352,22 +275,25 @@ func checkProperty(t *trace.Trace, f *Finding) error {
 		if !wr && !(wc && wc2) { // R-R-R, R-R-W, W-R-R are serializable
 			return fmt.Errorf("events %v form a serializable pattern", f.Events)
 		}
-		if !sameTransaction(t, c1, c2) {
+		if !k.sameTransaction(c1, c2) {
 			return fmt.Errorf("events %d and %d are not in one transaction", c1, c2)
 		}
 		if w[len(w)-1] != c2 {
 			return fmt.Errorf("witness does not end with %d", c2)
 		}
-		pc, pr := -1, -1
-		for k, i := range w {
-			switch i {
-			case c1:
-				pc = k
-			case r:
-				pr = k
+		// Rank in the schedule: P in observed order, then Witness.
+		rank := func(i int) int {
+			if s.inP(int32(i)) {
+				return i - k.n
 			}
+			for p, j := range w {
+				if j == i {
+					return p
+				}
+			}
+			return k.n
 		}
-		if pc < 0 || pr < 0 || pc > pr {
+		if pc, pr := rank(c1), rank(r); pc >= k.n || pr >= k.n || pc > pr {
 			return fmt.Errorf("witness does not order %d before %d", c1, r)
 		}
 	default:
@@ -379,16 +305,21 @@ func checkProperty(t *trace.Trace, f *Finding) error {
 // sameTransaction reports whether events c1 < c2 of one goroutine lie in
 // one transaction: one outermost begin..end region, or one critical
 // section of some lock.
-func sameTransaction(t *trace.Trace, c1, c2 int) bool {
+func (k *checker) sameTransaction(c1, c2 int) bool {
+	t := k.t
 	g := t.Events[c1].G
+	if int(g) <= 0 || int(g) >= k.ng {
+		return false
+	}
 	depth, depthAtC1 := 0, 0
 	endedBetween := false
 	held := make(map[trace.ObjID]bool)
-	for i := 0; i < c2; i++ {
-		e := &t.Events[i]
-		if e.G != g {
-			continue
+	for _, i32 := range k.gEv[k.gOff[g]:k.gOff[g+1]] {
+		i := int(i32)
+		if i >= c2 {
+			break
 		}
+		e := &t.Events[i]
 		switch e.Op {
 		case trace.OpTxBegin:
 			depth++

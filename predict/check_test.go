@@ -4,6 +4,7 @@
 package predict
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -50,7 +51,7 @@ T2|w(x)|12
 		{&Finding{Kind: KindRace, Events: []int{3, 7}, Witness: []int{0, 1, 5, 2, 6, 3, 7}}, nil, "acquired while held"},
 		{&Finding{Kind: KindRace, Events: []int{1, 3}, Witness: []int{0, 1, 2, 3}}, nil, "do not conflict"},
 	} {
-		err := CheckWitness(tr, tc.f, tc.irr)
+		err := CheckWitness(tr, tc.f, Options{ControlIrrelevant: tc.irr, Feeds: feedsNothing})
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("witness %v rejected: %v", tc.f.Witness, err)
@@ -70,7 +71,7 @@ T1|end|5
 T1|r(x)|6
 `)
 	ok := &Finding{Kind: KindAtomicity, Events: []int{1, 2, 3}, Witness: []int{0, 1, 2, 3}}
-	if err := CheckWitness(tr, ok, nil); err != nil {
+	if err := CheckWitness(tr, ok, Options{}); err != nil {
 		t.Errorf("observed violation rejected: %v", err)
 	}
 	for _, tc := range []struct {
@@ -81,8 +82,40 @@ T1|r(x)|6
 		{&Finding{Kind: KindAtomicity, Events: []int{3, 2, 5}, Witness: []int{0, 1, 2, 3, 4, 5}}, "not in one transaction"},
 		{&Finding{Kind: KindAtomicity, Events: []int{1, 2, 3}, Witness: []int{0, 1, 2, 3, 4}}, "does not end with"},
 	} {
-		if err := CheckWitness(tr, tc.f, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := CheckWitness(tr, tc.f, Options{}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: got %v, want %q", tc.f.Events, err, tc.want)
+		}
+	}
+}
+
+// A witness in compact form: the prefix described by Prefix and Stops,
+// then Witness.
+func TestSchedule(t *testing.T) {
+	tr := parseTrace(t, `
+T1|fork(T2)|1
+T1|fork(T3)|2
+T3|w(z)|3
+T2|w(x)|4
+T3|w(x)|5
+T1|r(x)|6
+`)
+	// Events: 0 go, 1 go, 2 start, 3 w(z), 4 start, 5 w(x), 6 w(x), 7 r(x).
+	for _, tc := range []struct {
+		f    Finding
+		want string
+	}{
+		{Finding{Prefix: 7, Stops: []int{6}, Witness: []int{5, 7}}, "[0 1 2 3 4 5 7]"},
+		{Finding{Prefix: 7, Witness: []int{5, 7}}, "[0 1 2 3 4 6 5 7]"},
+		{Finding{Prefix: 3, Stops: []int{2}, Witness: []int{4, 5, 7}}, "[0 1 4 5 7]"},
+		{Finding{Witness: []int{0, 1, 4, 5, 7}}, "[0 1 4 5 7]"},
+	} {
+		f := tc.f
+		f.Kind, f.Events = KindRace, []int{5, 7}
+		if got := fmt.Sprint(f.Schedule(tr)); got != tc.want {
+			t.Errorf("%+v: schedule %s, want %s", tc.f, got, tc.want)
+		}
+		if err := CheckWitness(tr, &f, Options{}); err != nil {
+			t.Errorf("%+v: %v", tc.f, err)
 		}
 	}
 }

@@ -107,7 +107,9 @@ func dominates(a, b *frozen) bool {
 // extras need not be sorted.
 func join(c, src vclock, extras ...centry) (vclock, bool) {
 	orig := c
-	var cand []centry // sorted candidate entries that might raise c
+	// Scratch space on the stack: most joins touch a few entries.
+	var candBuf, exBuf, addBuf [16]centry
+	cand := candBuf[:0] // sorted candidate entries that might raise c
 	switch {
 	case dominates(c.base, src.base):
 		cand = append(cand, src.delta...)
@@ -128,7 +130,7 @@ func join(c, src vclock, extras ...centry) (vclock, bool) {
 		c = vclock{base: large.base}
 	}
 	if len(extras) > 0 {
-		ex := append([]centry(nil), extras...)
+		ex := append(exBuf[:0], extras...)
 		if len(ex) > 1 {
 			slices.SortFunc(ex, func(a, b centry) int { return int(a.g - b.g) })
 		}
@@ -147,7 +149,7 @@ func join(c, src vclock, extras ...centry) (vclock, bool) {
 	}
 	// Keep only the entries that raise c: by lookups when there are few,
 	// by one merge-like walk when there are many.
-	add := cand[:0:0]
+	add := addBuf[:0]
 	if len(cand) < 48 {
 		for _, e := range cand {
 			if e.v > c.get(e.g) {
@@ -176,7 +178,7 @@ func join(c, src vclock, extras ...centry) (vclock, bool) {
 		}
 		return c, true // re-based: conservatively "changed"
 	}
-	nd := mergeMax(append([]centry(nil), c.delta...), add)
+	nd := mergeMax(c.delta, add) // a new slice: add is not empty
 	out := vclock{base: c.base, delta: nd}
 	bl := 0
 	if c.base != nil {

@@ -4,6 +4,7 @@
 package predict
 
 import (
+	"context"
 	"math/rand"
 	"testing"
 )
@@ -74,6 +75,37 @@ func TestClockJoin(t *testing.T) {
 		pool = append(pool, p)
 		if len(pool) > 64 {
 			pool = pool[len(pool)-64:]
+		}
+	}
+}
+
+// A pass that keeps only the wanted states answers as the full history.
+func TestClocksWanted(t *testing.T) {
+	r := rand.New(rand.NewSource(8))
+	for it := 0; it < 300; it++ {
+		p := genParams{goroutines: 2 + r.Intn(5), vars: 1 + r.Intn(3), locks: r.Intn(3), sigs: 1 + r.Intn(3),
+			ops: 3 + r.Intn(12), atomics: r.Intn(2) == 0, cut: 0.01}
+		tr, _ := genTrace(r, p)
+		c := newCTP(tr)
+		m := newMemory(c)
+		full, _ := newClocks(context.Background(), c, m, clockMode{locks: true})
+		want := map[int32][]int32{}
+		for g := range c.byG {
+			for q := int32(0); q <= int32(len(c.byG[g])); q++ {
+				if r.Intn(3) == 0 {
+					want[int32(g)] = append(want[int32(g)], q)
+				}
+			}
+		}
+		some, _ := newClocks(context.Background(), c, m, clockMode{locks: true, want: want})
+		for g, qs := range want {
+			for _, q := range qs {
+				for k := int32(1); k < int32(len(c.byG)); k++ {
+					if a, b := full.knows(g, q, k), some.knows(g, q, k); a != b {
+						t.Fatalf("g%d after %d knows g%d: full %d, wanted %d", g, q, k, a, b)
+					}
+				}
+			}
 		}
 	}
 }

@@ -26,7 +26,10 @@
 // values in a recording), keeps every non-lock synchronisation as it was
 // observed (a receive takes the same send), and keeps locks as locks.
 // Optionally, reads that static analysis proves cannot change control flow
-// (Options.ControlIrrelevant) may see any writer, as in RVPredict.
+// (Options.ControlIrrelevant) may see any writer, as in RVPredict, once
+// that answer is closed over read-from (relevance.go): a read whose value
+// reaches a write (Options.Feeds) that a relevant read observed is
+// relevant too.
 //
 // # The pipeline
 //
@@ -43,14 +46,22 @@
 //     in a way no critical section explains (unlocked by another goroutine)
 //     is kept in observed order instead, which is sound.
 //
-//  2. Pre-passes (memory.go, vc.go, clock.go): accesses are grouped into
-//     locations; locations touched by one goroutine or never written are
-//     dropped. One replay computes vector clocks for must-happen-before;
-//     a second adds the read-from of every read whose writer a witness
-//     keeps (the "causal cone", which is schedulable happens-before with
-//     locks left out). Clocks are persistent and sparse, a shared base and
-//     a small delta, so thousands of goroutines cost little unless they
-//     all talk to all (then every exact history is Θ(events × goroutines)).
+//  2. Pre-passes (addrs.go, memory.go, relevance.go, vc.go, clock.go,
+//     history.go): accesses are grouped into locations (an open-addressing
+//     table: real runs touch millions of addresses); locations touched by
+//     one goroutine or never written are dropped; the last writer of each
+//     byte is kept per page, so that a multi-megabyte copy costs one step
+//     per page. Control relevance is closed over read-from. One replay
+//     computes vector clocks for must-happen-before; a second adds the
+//     read-from of every read whose writer a witness keeps (the "causal
+//     cone", which is schedulable happens-before with locks left out).
+//     The replays use persistent sparse clocks, a shared base and a small
+//     delta; a join is skipped when the receiver already knows the event
+//     (FastTrack's epochs), and release-merges are joined lazily, one per
+//     goroutine. What is kept is each clock's history as the rises of its
+//     components, so that memory follows what changed: thousands of
+//     goroutines cost little unless they all talk to all (then every exact
+//     history is Θ(events × goroutines) and this is what it costs).
 //
 //  3. Candidates (candidates.go, UCG §3.1): races are conflicting pairs
 //     (different goroutines, overlapping bytes, a write, not both atomic;
@@ -87,11 +98,18 @@
 //     Transitivity is lazy: solve, take one true literal per clause, look
 //     for a cycle, forbid it, repeat. An acyclic choice sorted
 //     topologically (observed order breaking ties) after the prefix, and
-//     followed by the bug events, is the witness schedule.
+//     followed by the bug events, is the witness schedule. A finding keeps
+//     the prefix as a description (Finding.Prefix and Stops: the observed
+//     run up to an index, each goroutine up to its barrier) and lists only
+//     the window and the bug events (Witness); Finding.Schedule expands it.
 //
-//  7. The checker (check.go) replays each witness against the serial
-//     specifications with code of its own. A rejected witness is a bug in
-//     seer: Analyze returns an error rather than a report.
+//  7. The checker (check.go, checkindex.go, checkprefix.go) re-checks
+//     each witness against the serial specifications with code of its
+//     own. The observed run is consistent, so the prefix is checked
+//     through the events it leaves out and what depends on them, and the
+//     window is replayed from the state after the prefix: the cost per
+//     finding follows the witness, not the trace. A rejected witness is a
+//     bug in seer: Analyze returns an error rather than a report.
 //
 // # Soundness first
 //

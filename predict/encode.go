@@ -22,7 +22,11 @@
 
 package predict
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/seer-tools/seer/trace"
+)
 
 // encResult is the outcome of a witness search.
 type encResult int
@@ -54,7 +58,7 @@ type encoder struct {
 
 // search looks for a witness for plan p. The plan's barriers may move
 // back when the prefix would break a kept read.
-func (e *engine) search(p *plan) (encResult, []int32) {
+func (e *engine) search(p *plan) (encResult, *schedule) {
 	for round := 0; round < 8; round++ {
 		enc := &encoder{e: e, p: p, node: make(map[int32]int32), pairs: make(map[[2]int32]lit), move: make(map[int32]int32)}
 		if !enc.window() {
@@ -354,7 +358,8 @@ func (enc *encoder) locks() {
 		acq, rel int32 // events; rel -1 if open in the body
 		shared   bool
 	}
-	by := make(map[any][]sect)
+	by := make(map[trace.ObjID][]sect)
+	var objs []trace.ObjID // in order of first appearance: deterministic clauses
 	for _, i := range enc.nodes {
 		if m := c.lockMode[i]; m == 'w' || m == 'r' {
 			g := int32(c.ev[i].G)
@@ -363,10 +368,14 @@ func (enc *encoder) locks() {
 			if s.rel != 0 && s.rel <= enc.p.cut[g] {
 				x.rel = c.at(g, s.rel)
 			}
+			if len(by[c.ev[i].Obj]) == 0 {
+				objs = append(objs, c.ev[i].Obj)
+			}
 			by[c.ev[i].Obj] = append(by[c.ev[i].Obj], x)
 		}
 	}
-	for _, list := range by {
+	for _, l := range objs {
+		list := by[l]
 		for x := 0; x < len(list); x++ {
 			for y := x + 1; y < len(list); y++ {
 				s, t := list[x], list[y]

@@ -184,28 +184,49 @@ func (enc *encoder) cycle(extra [][]edgeTag, indeg []int32) []int32 {
 	return []int32{}
 }
 
-// witness assembles the schedule: prefix in observed order, the window in
-// the found order, then the tail.
-func (enc *encoder) witness(order []int32) []int32 {
+// schedule is a witness in Finding's compact form: the events below
+// prefix in the goroutines' prefixes (goroutines in stops run up to that
+// event), then window.
+type schedule struct {
+	prefix int
+	stops  []int
+	window []int
+}
+
+// witness assembles the schedule: the prefix (each goroutine's events up
+// to its barrier, in observed order), the window in the found order, then
+// the tail. The prefix is described, not listed: it ends at the last
+// prefix event, and a goroutine that has no window or tail event but
+// events before that beyond its barrier stops at its barrier.
+func (enc *encoder) witness(order []int32) *schedule {
 	c, p := enc.e.c, enc.p
-	n := 0
 	last := int32(-1)
 	for g, b := range p.bar {
-		n += int(b)
 		if b > 0 && c.byG[g][b-1] > last {
 			last = c.byG[g][b-1]
 		}
 	}
-	out := make([]int32, 0, n+len(order)+len(p.tail))
-	for i := int32(0); i <= last; i++ {
-		if c.pos[i] <= p.bar[c.ev[i].G] {
-			out = append(out, i)
+	s := &schedule{prefix: int(last) + 1, window: make([]int, 0, len(order)+len(p.tail))}
+	for _, u := range order {
+		s.window = append(s.window, int(enc.nodes[u]))
+	}
+	for _, x := range p.tail {
+		s.window = append(s.window, int(x))
+	}
+	for g, evs := range c.byG {
+		b := p.bar[g]
+		if int(b) >= len(evs) || evs[b] > last || p.cut[g] > b {
+			continue // nothing of g left out below the prefix, or g has window events
+		}
+		tail := false
+		for _, x := range p.tail {
+			tail = tail || int(c.ev[x].G) == g
+		}
+		if !tail {
+			s.stops = append(s.stops, int(evs[b]))
 		}
 	}
-	for _, u := range order {
-		out = append(out, enc.nodes[u])
-	}
-	return append(out, p.tail...)
+	return s
 }
 
 type nodeHeap struct {

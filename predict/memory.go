@@ -40,10 +40,10 @@ func isMem(e *trace.Event) bool {
 
 // location is a maximal set of overlapping accesses.
 type location struct {
-	lo, hi uint64
-	g0     int32 // first goroutine to touch it
-	multi  bool  // touched by more than one goroutine
-	write  bool  // written at least once
+	span
+	g0    int32 // first goroutine to touch it
+	multi bool  // touched by more than one goroutine
+	write bool  // written at least once
 }
 
 func (l *location) shared() bool { return l.multi && l.write }
@@ -68,61 +68,19 @@ func (m *memory) writers(i int32) []int32 { return m.w[m.wOff[i]:m.wOff[i+1]] }
 
 func newMemory(c *ctp) *memory {
 	n := len(c.ev)
-	m := &memory{loc: make([]int32, n), wOff: make([]int32, n+1)}
-	// A small direct-mapped cache in front of the maps: tests hit the
-	// same addresses again and again.
-	const cacheSize = 1 << 12
-	var ckey [cacheSize]uint64
-	var cend [cacheSize]uint64
-	ends := make(map[uint64]uint64)
+	m := &memory{wOff: make([]int32, n+1)}
+	var spans []span
+	m.loc, spans = groupAccesses(c.ev)
+	m.locs = make([]location, len(spans))
+	for l, s := range spans {
+		m.locs[l] = location{span: s, g0: -1}
+	}
 	for i := range c.ev {
+		l := m.loc[i]
+		if l < 0 {
+			continue
+		}
 		e := &c.ev[i]
-		if !isMem(e) {
-			continue
-		}
-		h := (e.Addr >> 3) & (cacheSize - 1)
-		end := e.End()
-		if ckey[h] == e.Addr+1 && end <= cend[h] {
-			continue
-		}
-		if end > ends[e.Addr] {
-			ends[e.Addr] = end
-		}
-		ckey[h], cend[h] = e.Addr+1, ends[e.Addr]
-	}
-	addrs := make([]uint64, 0, len(ends))
-	for a := range ends {
-		addrs = append(addrs, a)
-	}
-	slices.Sort(addrs)
-	id := make(map[uint64]int32, len(addrs))
-	for _, a := range addrs {
-		if k := len(m.locs); k > 0 && a < m.locs[k-1].hi {
-			if ends[a] > m.locs[k-1].hi {
-				m.locs[k-1].hi = ends[a]
-			}
-		} else {
-			m.locs = append(m.locs, location{lo: a, hi: ends[a], g0: -1})
-		}
-		id[a] = int32(len(m.locs) - 1)
-	}
-	var cid [cacheSize]int32
-	ckey = [cacheSize]uint64{}
-	for i := range c.ev {
-		e := &c.ev[i]
-		if !isMem(e) {
-			m.loc[i] = -1
-			continue
-		}
-		h := (e.Addr >> 3) & (cacheSize - 1)
-		var l int32
-		if ckey[h] == e.Addr+1 {
-			l = cid[h]
-		} else {
-			l = id[e.Addr]
-			ckey[h], cid[h] = e.Addr+1, l
-		}
-		m.loc[i] = l
 		loc := &m.locs[l]
 		if loc.g0 < 0 {
 			loc.g0 = int32(e.G)
@@ -140,31 +98,11 @@ func newMemory(c *ctp) *memory {
 // readFrom replays the observed order and records each shared read's
 // writers, byte by byte.
 func (m *memory) readFrom(c *ctp) {
-	// Per shared location: last writer of each byte, in a dense pool when
-	// the location is small, else in a map.
-	const dense = 1 << 12
-	off := make([]int, len(m.locs))
-	total := 0
+	wm := newWriterMap()
 	for l := range m.locs {
-		off[l] = -1
-		if loc := &m.locs[l]; loc.shared() && loc.hi-loc.lo <= dense {
-			off[l] = total
-			total += int(loc.hi - loc.lo)
+		if m.locs[l].shared() {
+			wm.track(int32(l), m.locs[l].span)
 		}
-	}
-	pool := make([]int32, total)
-	for i := range pool {
-		pool[i] = -1
-	}
-	sparse := make(map[uint64]int32)
-	last := func(l int32, a uint64) int32 {
-		if o := off[l]; o >= 0 {
-			return pool[o+int(a-m.locs[l].lo)]
-		}
-		if w, ok := sparse[a]; ok {
-			return w
-		}
-		return -1
 	}
 	for i := range c.ev {
 		e := &c.ev[i]
@@ -175,21 +113,20 @@ func (m *memory) readFrom(c *ctp) {
 		}
 		if isRead(e.Op) {
 			start := len(m.w)
-			for a := e.Addr; a < e.End(); a++ {
-				w := last(l, a)
-				if !slices.Contains(m.w[start:], w) {
-					m.w = append(m.w, w)
+			wm.read(l, e.Addr, e.Size, func(_, _ uint64, w int32) {
+				if len(m.w)-start < 8 && slices.Contains(m.w[start:], w) {
+					return
 				}
+				m.w = append(m.w, w)
+			})
+			if len(m.w)-start > 8 { // many runs: deduplicate once
+				ws := m.w[start:]
+				slices.Sort(ws)
+				m.w = m.w[:start+len(slices.Compact(ws))]
 			}
 		}
 		if isWrite(e.Op) {
-			for a := e.Addr; a < e.End(); a++ {
-				if o := off[l]; o >= 0 {
-					pool[o+int(a-m.locs[l].lo)] = int32(i)
-				} else {
-					sparse[a] = int32(i)
-				}
-			}
+			wm.write(l, e.Addr, e.Size, int32(i))
 		}
 	}
 	m.wOff[len(c.ev)] = int32(len(m.w))

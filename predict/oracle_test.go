@@ -8,6 +8,13 @@
 // atomicity violations (c, r, c' executed in that order, c and c' in one
 // transaction, an unserializable pattern) that they show. The property
 // test checks that seer's findings are among the oracle's.
+//
+// With control relevance, a read named irrelevant whose writes are known
+// may see another value and go on; the writes it feeds then carry other
+// values too ("tainted"), and any read that sees a tainted write sees
+// another value: a relevant one stops its goroutine, an irrelevant one
+// taints what it feeds in turn. This is the value semantics that
+// relevance.go's closure over read-from must be sound for.
 
 package predict
 
@@ -34,6 +41,7 @@ type oracle struct {
 	seen  map[string]bool
 	csTx  bool
 	irr   func(*trace.Trace, int) bool
+	feeds func(*trace.Trace, int) ([]int, bool)
 }
 
 func newOracle(t *trace.Trace, csTx bool) *oracle {
@@ -81,6 +89,7 @@ type ostate struct {
 	done   map[int]int // event -> step
 	step   int
 	events []int
+	taint  map[int]bool // writes whose value differs from the run's
 }
 
 func (s *ostate) key() string {
@@ -118,13 +127,19 @@ func (s *ostate) key() string {
 	// The order of executed events matters for atomicity (which remote
 	// events came after which local ones); include it.
 	fmt.Fprint(&b, s.events)
+	var tw []int
+	for w := range s.taint {
+		tw = append(tw, w)
+	}
+	sort.Ints(tw)
+	fmt.Fprint(&b, "|", tw)
 	return b.String()
 }
 
 func (o *oracle) run() {
 	n := len(o.byG)
 	s := &ostate{pos: make([]int, n), term: make([]bool, n), mem: map[uint64]int{}, wr: map[trace.ObjID]bool{},
-		rd: map[trace.ObjID]int{}, syn: map[uint64]syncState{}, done: map[int]int{}}
+		rd: map[trace.ObjID]int{}, syn: map[uint64]syncState{}, done: map[int]int{}, taint: map[int]bool{}}
 	o.explore(s)
 }
 
@@ -168,17 +183,30 @@ func (o *oracle) explore(s *ostate) {
 			if !ok {
 				w = -1
 			}
-			if w != o.obsW[i] {
-				if e.Op == trace.OpRead && o.irr != nil && o.irr(t, i) {
-					o.step(s, i, false) // the value cannot change control flow
+			if w != o.obsW[i] || s.taint[w] {
+				if fed, ok := o.irrelevant(i); ok {
+					o.step(s, i, false, fed) // the value cannot change control flow
 					continue
 				}
-				o.step(s, i, true) // another writer: the goroutine stops here
+				o.step(s, i, true, nil) // another value: the goroutine stops here
 				continue
 			}
 		}
-		o.step(s, i, false)
+		o.step(s, i, false, nil)
 	}
+}
+
+// irrelevant reports whether read i may see another value and go on, and
+// the writes that value then reaches.
+func (o *oracle) irrelevant(i int) ([]int, bool) {
+	t := o.t
+	if t.Events[i].Op != trace.OpRead || o.irr == nil || !o.irr(t, i) {
+		return nil, false
+	}
+	if o.feeds == nil {
+		return nil, false
+	}
+	return o.feeds(t, i)
 }
 
 // enabled reports whether event i can run in state s.
@@ -219,7 +247,7 @@ func (o *oracle) enabled(s *ostate, i int) bool {
 	return true
 }
 
-func (o *oracle) step(s *ostate, i int, terminal bool) {
+func (o *oracle) step(s *ostate, i int, terminal bool, tainted []int) {
 	t := o.t
 	e := &t.Events[i]
 	g := int(e.G)
@@ -245,9 +273,15 @@ func (o *oracle) step(s *ostate, i int, terminal bool) {
 	}
 	ns := &ostate{pos: append([]int(nil), s.pos...), term: append([]bool(nil), s.term...), mem: map[uint64]int{},
 		wr: map[trace.ObjID]bool{}, rd: map[trace.ObjID]int{}, syn: map[uint64]syncState{}, done: map[int]int{},
-		step: s.step + 1, events: s.events}
+		step: s.step + 1, events: s.events, taint: map[int]bool{}}
 	if chkMem(e) {
 		ns.events = append(append([]int(nil), s.events...), i)
+	}
+	for k, v := range s.taint {
+		ns.taint[k] = v
+	}
+	for _, w := range tainted {
+		ns.taint[w] = true
 	}
 	for k, v := range s.mem {
 		ns.mem[k] = v
@@ -364,26 +398,29 @@ func TestOracleSoundness(t *testing.T) {
 		tested++
 		csTx := r.Intn(2) == 0
 		var irr func(*trace.Trace, int) bool
-		if r.Intn(4) == 0 {
-			salt := r.Intn(1000)
-			irr = func(_ *trace.Trace, i int) bool { return (i*7+salt)%3 == 0 }
+		var feeds func(*trace.Trace, int) ([]int, bool)
+		if r.Intn(3) == 0 {
+			salt, mod := r.Intn(1000), 2+r.Intn(2)
+			irr = func(_ *trace.Trace, i int) bool { return (i*7+salt)%mod != 0 }
+			feeds = randomFeeds(r, tr)
 		}
-		res, err := Analyze(context.Background(), tr, Options{CriticalSectionsAsTransactions: csTx, ControlIrrelevant: irr})
+		opts := Options{CriticalSectionsAsTransactions: csTx, ControlIrrelevant: irr, Feeds: feeds}
+		res, err := Analyze(context.Background(), tr, opts)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, text)
 		}
 		o := newOracle(tr, csTx)
-		o.irr = irr
+		o.irr, o.feeds = irr, feeds
 		o.run()
 		for _, f := range res.Findings {
 			switch f.Kind {
 			case KindRace:
 				if !o.races[[2]int{f.Events[0], f.Events[1]}] {
-					t.Fatalf("unsound race %v (witness %v)\n%s", f.Events, f.Witness, text)
+					t.Fatalf("unsound race %v (witness %v)\n%s", f.Events, f.Schedule(tr), text)
 				}
 			case KindAtomicity:
 				if !o.atoms[[3]int{f.Events[0], f.Events[1], f.Events[2]}] {
-					t.Fatalf("unsound atomicity %v (witness %v)\n%s", f.Events, f.Witness, text)
+					t.Fatalf("unsound atomicity %v (witness %v)\n%s", f.Events, f.Schedule(tr), text)
 				}
 			}
 		}
@@ -429,4 +466,26 @@ func consecutive(t *trace.Trace, c1, c2 int) bool {
 		}
 	}
 	return true
+}
+
+// randomFeeds returns a Feeds function that gives each read a random
+// subset of its goroutine's later writes, or says it does not know.
+func randomFeeds(r *rand.Rand, t *trace.Trace) func(*trace.Trace, int) ([]int, bool) {
+	fed := map[int][]int{}
+	unknown := map[int]bool{}
+	for i := range t.Events {
+		if t.Events[i].Op != trace.OpRead {
+			continue
+		}
+		if r.Intn(8) == 0 {
+			unknown[i] = true
+			continue
+		}
+		for j := i + 1; j < len(t.Events); j++ {
+			if e := &t.Events[j]; e.G == t.Events[i].G && e.Op == trace.OpWrite && r.Intn(3) == 0 {
+				fed[i] = append(fed[i], j)
+			}
+		}
+	}
+	return func(_ *trace.Trace, i int) ([]int, bool) { return fed[i], !unknown[i] }
 }

@@ -22,8 +22,14 @@ func analyze(tb testing.TB, t *trace.Trace, o Options) *Result {
 		if f.Witness == nil {
 			continue
 		}
-		if err := CheckWitness(t, f, o.ControlIrrelevant); err != nil {
+		if err := CheckWitness(t, f, o); err != nil {
 			tb.Fatalf("finding %+v: %v", f, err)
+		}
+		// The expanded schedule is the same witness.
+		full := *f
+		full.Prefix, full.Stops, full.Witness = 0, nil, f.Schedule(t)
+		if err := CheckWitness(t, &full, o); err != nil {
+			tb.Fatalf("finding %+v, expanded to %v: %v", f, full.Witness, err)
 		}
 	}
 	return res
@@ -160,8 +166,8 @@ T1|r(q)|7
 	}
 	for _, f := range res.Findings {
 		if f.Events[0] == 5 { // 6-7: T1's section precedes T2's open one
-			if fmt.Sprint(f.Witness) != "[0 1 2 3 4 5 6]" {
-				t.Errorf("witness %v", f.Witness)
+			if w := f.Schedule(tr); fmt.Sprint(w) != "[0 1 2 3 4 5 6]" {
+				t.Errorf("witness %v", w)
 			}
 		}
 	}
@@ -220,7 +226,7 @@ T2|end|27
 func TestBankAccount(t *testing.T) {
 	tr := parseTrace(t, bank)
 	irrelevant := func(t *trace.Trace, i int) bool { return t.Events[i].Op == trace.OpRead }
-	res := analyze(t, tr, Options{ControlIrrelevant: irrelevant})
+	res := analyze(t, tr, Options{ControlIrrelevant: irrelevant, Feeds: feedsNextWrite})
 	got := describe(tr, res.Findings)
 	if strings.Contains(got, "race") {
 		t.Errorf("bank account is race-free, got %q", got)

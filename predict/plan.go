@@ -26,19 +26,30 @@ type plan struct {
 }
 
 // coneInto raises cut to include the first p events of goroutine g and
-// everything they need (their causal cone).
+// everything they need (their causal cone). A clock that knows an event
+// knows all its goroutine knew then, except what a release-acquire event
+// acquired after releasing (vc.go): for those, their own cone is added
+// too, so that the cut holds the cone of each of its goroutines' events.
 func (e *engine) coneInto(cut []int32, g, p int32) {
-	if p > cut[g] {
-		cut[g] = p
-	}
-	if p <= 0 && (e.c.goEv[g] < 0) {
-		return
-	}
-	e.cone.after(g, p).each(func(k, v int32) {
-		if v > cut[k] {
-			cut[k] = v
+	work := [][2]int32{{g, p}}
+	for len(work) > 0 {
+		g, p := work[len(work)-1][0], work[len(work)-1][1]
+		work = work[:len(work)-1]
+		if p > cut[g] {
+			cut[g] = p
 		}
-	})
+		if p <= 0 && (e.c.goEv[g] < 0) {
+			continue
+		}
+		e.cone.h.each(g, p, func(k, v int32) {
+			if v > cut[k] {
+				cut[k] = v
+				if e.c.syncKind(int(e.c.at(k, v))) == trace.SyncReleaseAcquire {
+					work = append(work, [2]int32{k, v})
+				}
+			}
+		})
+	}
 }
 
 // racePlan returns the plan of race (a, b), or nil if the cone of one
@@ -219,49 +230,71 @@ func (e *engine) barrier(p *plan) {
 }
 
 // settle moves barriers back until no cone edge crosses from a suffix
-// into a prefix.
+// into a prefix. The cut holds the cone of every prefix (coneInto), so an
+// edge can only enter a goroutine whose barrier lies before its cut; and
+// moving a barrier back only shrinks its goroutine's prefix, so after
+// that only the goroutines whose barriers moved can be entered anew. Each
+// sweep looks at just those components of every prefix's clock (the
+// result is the greatest fixpoint, as with looking at all of them).
 func (e *engine) settle(p *plan, active []int32) {
-	for changed := true; changed; {
-		changed = false
+	var moved []int32 // goroutines an edge may enter
+	for _, j := range active {
+		if p.bar[j] < p.cut[j] {
+			moved = append(moved, j)
+		}
+	}
+	mark := make([]bool, len(p.cut))
+	for len(moved) > 0 {
+		for _, j := range moved {
+			mark[j] = true
+		}
+		var next []int32
 		for _, k := range active {
 			bk := p.bar[k]
 			if bk == 0 {
 				continue
 			}
 			minq := bk + 1
-			e.cone.after(k, bk).each(func(j, v int32) {
+			look := func(j, v int32) {
 				if j != k && v > p.bar[j] {
 					if q := e.firstKnowing(k, j, p.bar[j]); q < minq {
 						minq = q
 					}
 				}
-			})
+			}
+			if 4*len(moved) > e.cone.h.size(k) {
+				// Many to look at: walk the clock once.
+				e.cone.h.each(k, bk, func(j, v int32) {
+					if mark[j] {
+						look(j, v)
+					}
+				})
+			} else {
+				for _, j := range moved {
+					look(j, e.cone.h.get(k, bk, j))
+				}
+			}
 			if minq <= bk {
 				p.bar[k] = e.lastLockFree(k, minq-1)
-				changed = true
+				next = append(next, k)
 			}
 		}
+		for _, j := range moved {
+			mark[j] = false
+		}
+		moved = next
 	}
 }
 
 // firstKnowing returns the first position q of goroutine k whose cone
 // clock knows more than the first v events of goroutine j.
 func (e *engine) firstKnowing(k, j, v int32) int32 {
-	hs := e.cone.hist[k]
-	lo, hi := 0, len(hs)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if hs[m].clk.get(j) <= v {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo == len(hs) {
+	switch q := e.cone.h.firstAbove(k, j, v); {
+	case q < 0:
 		return 1 << 30
-	}
-	if hs[lo].pos < 1 {
+	case q < 1:
 		return 1
+	default:
+		return q
 	}
-	return hs[lo].pos
 }

@@ -14,42 +14,124 @@
 //
 // Clocks count events: component g = v means "the first v events of g".
 // A goroutine's own component is not stored (program order answers it).
+//
+// Joins that cannot change anything are skipped with epochs, as FastTrack
+// does (Flanagan and Freund, PLDI 2009): a goroutine that knows an event
+// knows all its goroutine knew then. Release-merges into an address are
+// joined at its next acquire, one per goroutine. The pass keeps each
+// clock's history in history.go's form, and for a pass that answers a few
+// queries (Finding.Predicted) only the states they ask about.
 
 package predict
 
 import (
 	"context"
+	"slices"
 
 	"github.com/seer-tools/seer/trace"
 )
 
+// clockMode selects the relation a pass computes.
 type clockMode struct {
 	locks bool // locks as release/acquire in observed order
 	rf    bool // reads join their writers' clocks
-	// irrelevant, with rf, names plain reads whose writer need not be kept.
-	irrelevant func(*trace.Trace, int) bool
+	// relaxed, with rf, names plain reads whose writer need not be kept.
+	relaxed bitset
+	// want, if set, keeps the clock only after the given numbers of
+	// events of each goroutine (sorted), instead of its whole history:
+	// for a few queries, memory in their number rather than the trace's.
+	want map[int32][]int32
 }
 
-type histEntry struct {
-	pos int32 // the clock holds after this many events of the goroutine
-	clk vclock
-}
-
-// clocks is the result of one pass.
+// clocks is the result of one pass: every goroutine's clock after each
+// of its positions, as a history (history.go).
 type clocks struct {
-	c    *ctp
-	hist [][]histEntry
+	c *ctp
+	h *history
 }
 
+// syncVar is the clock of a synchronisation address: clk joined with the
+// epochs eps (the releasers' own components, not stored in their clocks)
+// and with the pending merges. When exact, clk is the join of the
+// releasers' clocks at those epochs, so a clock that knows every epoch
+// already holds all of it: knowing an event means having joined a clock
+// at least as large as its goroutine's then (the FastTrack observation,
+// Flanagan and Freund, PLDI 2009). Release-merges are joined lazily, at
+// the next acquire, keeping only each goroutine's latest (its clock only
+// grows): a WaitGroup or a results channel that thousands of goroutines
+// merge into and one goroutine waits on costs one join per goroutine.
 type syncVar struct {
+	clk    vclock
+	eps    []centry // epochs not folded into clk yet
+	exact  bool
+	pend   []pendingMerge
+	pendAt map[int32]int // goroutine -> its entry in pend
+}
+
+type pendingMerge struct {
 	clk vclock
-	eps []centry // epochs not folded into clk yet
+	ep  centry
+}
+
+// merge records a release-merge by the goroutine of ep, whose clock is c.
+func (s *syncVar) merge(c vclock, ep centry) {
+	if s.pendAt == nil {
+		s.pendAt = make(map[int32]int)
+	}
+	if k, ok := s.pendAt[ep.g]; ok {
+		s.pend[k] = pendingMerge{c, ep}
+		return
+	}
+	s.pendAt[ep.g] = len(s.pend)
+	s.pend = append(s.pend, pendingMerge{c, ep})
+}
+
+// known reports whether clock c already holds all of s.
+func (s *syncVar) known(c vclock) bool {
+	if !s.exact || !knowsAll(c, s.eps) {
+		return false
+	}
+	for _, p := range s.pend {
+		if c.get(p.ep.g) < p.ep.v {
+			return false
+		}
+	}
+	return true
+}
+
+// fold joins the pending merges into clk.
+func (s *syncVar) fold() {
+	if len(s.pend) == 0 {
+		return
+	}
+	eps := s.eps[:len(s.eps):len(s.eps)]
+	for _, p := range s.pend {
+		s.clk, _ = join(s.clk, p.clk)
+		eps = append(eps, p.ep)
+	}
+	s.eps = eps
+	s.pend = s.pend[:0]
+	clear(s.pendAt)
+	if len(s.eps) > 64 {
+		s.clk, _ = join(s.clk, vclock{}, s.eps...)
+		s.eps, s.exact = nil, false
+	}
+}
+
+// knowsAll reports whether c knows every epoch of eps.
+func knowsAll(c vclock, eps []centry) bool {
+	for _, e := range eps {
+		if c.get(e.g) < e.v {
+			return false
+		}
+	}
+	return true
 }
 
 // newClocks runs one pass. It returns ctx's error if cancelled.
 func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks, error) {
 	ng := len(c.byG)
-	h := &clocks{c: c, hist: make([][]histEntry, ng)}
+	rec := newHistoryLog(ng)
 	cur := make([]vclock, ng)
 	type goSrc struct {
 		clk vclock
@@ -60,10 +142,31 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 	v := func(a uint64) *syncVar {
 		s := vars[a]
 		if s == nil {
-			s = &syncVar{}
+			s = &syncVar{exact: true}
 			vars[a] = s
 		}
 		return s
+	}
+	kept := func(i int) bool {
+		e := &c.ev[i]
+		return mode.rf && isRead(e.Op) && m.shared(int32(i)) && !(e.Op == trace.OpRead && mode.relaxed.has(int32(i)))
+	}
+	// With read-from, a read joins its writer's clock after the write:
+	// keep that clock from the write until its last such read.
+	var readers []int32 // per write: reads left that join its clock
+	var snap map[int32]vclock
+	if mode.rf {
+		readers = make([]int32, len(c.ev))
+		snap = make(map[int32]vclock)
+		for i := range c.ev {
+			if kept(i) {
+				for _, w := range m.writers(int32(i)) {
+					if w >= 0 && c.ev[w].G != c.ev[i].G {
+						readers[w]++
+					}
+				}
+			}
+		}
 	}
 	for i := range c.ev {
 		if i&0xffff == 0 && ctx.Err() != nil {
@@ -75,10 +178,11 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		changed := false
 		ch := false
 		if p == 1 && c.goEv[g] >= 0 && c.goEv[g] < int32(i) {
-			if cur[g], ch = join(cur[g], goClk[g].clk, goClk[g].ep); ch {
-				// The go statement happens before the whole goroutine.
-				h.hist[g] = append(h.hist[g], histEntry{0, cur[g]})
-			}
+			// The go statement happens before the whole goroutine.
+			cur[g], ch = join(cur[g], goClk[g].clk, goClk[g].ep)
+		}
+		if p == 1 && (mode.want == nil && ch || wanted(mode.want[g], 0)) {
+			rec.record(g, 0, cur[g])
 		}
 		switch e.Op {
 		case trace.OpGo:
@@ -100,56 +204,60 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			s := v(c.syncAddr(i))
 			switch k {
 			case trace.SyncAcquire:
-				cur[g], ch = join(cur[g], s.clk, s.eps...)
-			case trace.SyncRelease:
-				s.clk, s.eps = cur[g], []centry{{g, p}}
-			case trace.SyncReleaseMerge:
-				s.clk, _ = join(s.clk, cur[g])
-				s.eps = append(s.eps[:len(s.eps):len(s.eps)], centry{g, p})
-				if len(s.eps) > 8 {
-					s.clk, _ = join(s.clk, vclock{}, s.eps...)
-					s.eps = nil
+				if !s.known(cur[g]) {
+					s.fold()
+					cur[g], ch = join(cur[g], s.clk, s.eps...)
 				}
+			case trace.SyncRelease:
+				*s = syncVar{clk: cur[g], eps: []centry{{g, p}}, exact: true}
+			case trace.SyncReleaseMerge:
+				s.merge(cur[g], centry{g, p})
 			case trace.SyncReleaseAcquire:
 				old := *s
-				s.clk, s.eps = cur[g], []centry{{g, p}}
-				cur[g], ch = join(cur[g], old.clk, old.eps...)
+				*s = syncVar{clk: cur[g], eps: []centry{{g, p}}, exact: true}
+				if !old.known(cur[g]) {
+					old.fold()
+					cur[g], ch = join(cur[g], old.clk, old.eps...)
+				}
 			}
 			changed = changed || ch
 		}
-		if mode.rf && isRead(e.Op) && m.shared(int32(i)) && !(e.Op == trace.OpRead && mode.irrelevant != nil && mode.irrelevant(c.t, i)) {
+		if kept(i) {
 			for _, w := range m.writers(int32(i)) {
 				if w < 0 || c.ev[w].G == e.G {
 					continue
 				}
+				wclk := snap[w]
+				if readers[w]--; readers[w] == 0 {
+					delete(snap, w)
+				}
 				wg := int32(c.ev[w].G)
-				cur[g], ch = join(cur[g], h.after(wg, c.pos[w]), centry{wg, c.pos[w]})
+				if v := cur[g].get(wg); v > c.pos[w] || (v == c.pos[w] && !isRead(c.ev[w].Op) && !c.syncKind(int(w)).Acquires()) {
+					// w is known, with all wg knew after it: knowing an
+					// event means having joined a clock that holds its
+					// goroutine's up to it. Not so for w itself if w learnt
+					// something after publishing (a read-modify-write
+					// releases its clock from before its acquire).
+					continue
+				}
+				cur[g], ch = join(cur[g], wclk, centry{wg, c.pos[w]})
 				changed = changed || ch
 			}
 		}
-		if changed {
-			h.hist[g] = append(h.hist[g], histEntry{p, cur[g]})
+		if readers != nil && readers[i] > 0 {
+			snap[int32(i)] = cur[g]
+		}
+		if mode.want == nil && changed || mode.want != nil && wanted(mode.want[g], p) {
+			rec.record(g, p, cur[g])
 		}
 	}
-	return h, nil
+	return &clocks{c: c, h: rec.index()}, nil
 }
 
-// after returns goroutine g's clock after its first p events.
-func (h *clocks) after(g, p int32) vclock {
-	hs := h.hist[g]
-	lo, hi := 0, len(hs)
-	for lo < hi { // first entry with pos > p
-		m := int(uint(lo+hi) >> 1)
-		if hs[m].pos <= p {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo == 0 {
-		return vclock{}
-	}
-	return hs[lo-1].clk
+// wanted reports whether sorted ps holds p.
+func wanted(ps []int32, p int32) bool {
+	_, ok := slices.BinarySearch(ps, p)
+	return ok
 }
 
 // knows returns how many events of goroutine k goroutine g knows of after
@@ -159,7 +267,7 @@ func (h *clocks) knows(g, p, k int32) int32 {
 	if g == k {
 		return p
 	}
-	return h.after(g, p).get(k)
+	return h.h.get(g, p, k)
 }
 
 // before reports whether event a happens before event b (a ≠ b).

@@ -1,0 +1,244 @@
+// This file implements the address model that the pre-pass (memory.go),
+// the relevance closure (relevance.go) and the witness checker (check.go)
+// share, and nothing else: grouping the memory accesses of a trace into
+// locations (maximal runs of overlapping byte ranges), and the last
+// writer of every byte of a location. It decides no feasibility question.
+//
+// A recorded test touches millions of addresses (Go's race suite: 4
+// million locations in 12 million events) and copies of megabytes, so the
+// grouping uses an open-addressing table instead of Go maps, and the last
+// writers are kept per page: a page that one write covered entirely is one
+// number, so that a 16 MB copy costs one step per page rather than per
+// byte.
+
+package predict
+
+import (
+	"slices"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// span is a location: the bytes [lo, hi).
+type span struct{ lo, hi uint64 }
+
+// addrTable is an open-addressing hash table from addresses to uint32.
+type addrTable struct {
+	keys  []uint64 // address+1; 0 is empty
+	vals  []uint32
+	n     int
+	shift uint // 64 - log2(len(keys))
+}
+
+func newAddrTable() *addrTable {
+	const bits = 10
+	return &addrTable{keys: make([]uint64, 1<<bits), vals: make([]uint32, 1<<bits), shift: 64 - bits}
+}
+
+func (t *addrTable) slot(a uint64) int {
+	mask := uint64(len(t.keys) - 1)
+	k := a + 1
+	h := (k * 0x9E3779B97F4A7C15) >> t.shift // Fibonacci hashing
+	for {
+		h &= mask
+		if t.keys[h] == k || t.keys[h] == 0 {
+			return int(h)
+		}
+		h++
+	}
+}
+
+// get returns the value of a, or false.
+func (t *addrTable) get(a uint64) (uint32, bool) {
+	s := t.slot(a)
+	return t.vals[s], t.keys[s] != 0
+}
+
+// ref returns a pointer to a's value, inserting a zero value if absent.
+func (t *addrTable) ref(a uint64) *uint32 {
+	if 4*(t.n+1) > 3*len(t.keys) {
+		old, oldv := t.keys, t.vals
+		t.keys, t.vals = make([]uint64, 2*len(old)), make([]uint32, 2*len(old))
+		t.shift--
+		for i, k := range old {
+			if k != 0 {
+				s := t.slot(k - 1)
+				t.keys[s], t.vals[s] = k, oldv[i]
+			}
+		}
+	}
+	s := t.slot(a)
+	if t.keys[s] == 0 {
+		t.keys[s] = a + 1
+		t.n++
+	}
+	return &t.vals[s]
+}
+
+// groupAccesses returns, for every event, the location of the bytes it
+// accesses (-1 for events that are not memory accesses, see isMem), and
+// the locations sorted by address. Two accesses are in one location iff
+// their byte ranges are connected by a chain of overlapping accesses.
+func groupAccesses(ev []trace.Event) (loc []int32, spans []span) {
+	loc = make([]int32, len(ev))
+	// A small direct-mapped cache in front of the table: tests hit the
+	// same addresses again and again.
+	const cacheSize = 1 << 12
+	var ckey [cacheSize]uint64 // address+1
+	var cval [cacheSize]uint32
+	tbl := newAddrTable()
+	for i := range ev {
+		e := &ev[i]
+		if !isMem(e) {
+			continue
+		}
+		h := (e.Addr >> 3) & (cacheSize - 1)
+		if ckey[h] == e.Addr+1 && e.Size <= cval[h] {
+			continue
+		}
+		v := tbl.ref(e.Addr)
+		if e.Size > *v {
+			*v = e.Size
+		}
+		ckey[h], cval[h] = e.Addr+1, *v
+	}
+	addrs := make([]uint64, 0, tbl.n)
+	for _, k := range tbl.keys {
+		if k != 0 {
+			addrs = append(addrs, k-1)
+		}
+	}
+	slices.Sort(addrs)
+	for _, a := range addrs {
+		v := tbl.ref(a)
+		end := a + uint64(*v)
+		if k := len(spans); k > 0 && a < spans[k-1].hi {
+			spans[k-1].hi = max(spans[k-1].hi, end)
+		} else {
+			spans = append(spans, span{a, end})
+		}
+		*v = uint32(len(spans) - 1)
+	}
+	addrs = nil
+	ckey = [cacheSize]uint64{}
+	for i := range ev {
+		e := &ev[i]
+		if !isMem(e) {
+			loc[i] = -1
+			continue
+		}
+		h := (e.Addr >> 3) & (cacheSize - 1)
+		if ckey[h] != e.Addr+1 {
+			v, _ := tbl.get(e.Addr)
+			ckey[h], cval[h] = e.Addr+1, v
+		}
+		loc[i] = int32(cval[h])
+	}
+	return loc, spans
+}
+
+// pageSize is the granularity of writerMap.
+const pageSize = 256
+
+// writerMap holds the last writer of every byte of the locations it
+// tracks (-1: the initial value).
+type writerMap struct {
+	locs  map[int32]*wloc
+	last  int32 // cache: the location looked up last
+	lastP *wloc
+}
+
+type wloc struct {
+	span
+	pages []wpage
+}
+
+// wpage is the last writers of up to pageSize bytes: w for all of them if
+// d is nil, else d per byte.
+type wpage struct {
+	w int32
+	d []int32
+}
+
+func newWriterMap() *writerMap { return &writerMap{locs: make(map[int32]*wloc), last: -1} }
+
+// track makes location l, the bytes of s, tracked (all bytes initial).
+func (m *writerMap) track(l int32, s span) {
+	if _, ok := m.locs[l]; ok {
+		return
+	}
+	ps := make([]wpage, (s.hi-s.lo+pageSize-1)/pageSize)
+	for i := range ps {
+		ps[i].w = -1
+	}
+	m.locs[l] = &wloc{s, ps}
+}
+
+// get returns tracked location l, or nil.
+func (m *writerMap) get(l int32) *wloc {
+	if l == m.last {
+		return m.lastP
+	}
+	p := m.locs[l]
+	m.last, m.lastP = l, p
+	return p
+}
+
+// tracked reports whether location l is tracked.
+func (m *writerMap) tracked(l int32) bool { return m.get(l) != nil }
+
+// write records w as the writer of [a, a+size) in tracked location l.
+func (m *writerMap) write(l int32, a uint64, size uint32, w int32) {
+	x := m.get(l)
+	end := a + uint64(size)
+	for k := int((a - x.lo) / pageSize); k <= int((end-1-x.lo)/pageSize); k++ {
+		p := &x.pages[k]
+		plo := x.lo + uint64(k)*pageSize
+		phi := min(plo+pageSize, x.hi)
+		if a <= plo && end >= phi {
+			p.w, p.d = w, nil
+			continue
+		}
+		if p.d == nil {
+			p.d = make([]int32, phi-plo)
+			for i := range p.d {
+				p.d[i] = p.w
+			}
+		}
+		for b := max(a, plo); b < min(end, phi); b++ {
+			p.d[b-plo] = w
+		}
+	}
+}
+
+// read calls f for the maximal runs [lo, hi) of [a, a+size) in tracked
+// location l whose bytes have one last writer w, in address order.
+func (m *writerMap) read(l int32, a uint64, size uint32, f func(lo, hi uint64, w int32)) {
+	x := m.get(l)
+	end := a + uint64(size)
+	runLo, runW := a, int32(-2)
+	emit := func(b uint64, w int32) { // byte b onwards has writer w
+		if w != runW {
+			if runW != -2 {
+				f(runLo, b, runW)
+			}
+			runLo, runW = b, w
+		}
+	}
+	for k := int((a - x.lo) / pageSize); k <= int((end-1-x.lo)/pageSize); k++ {
+		p := &x.pages[k]
+		plo := x.lo + uint64(k)*pageSize
+		phi := min(plo+pageSize, x.hi)
+		lo, hi := max(a, plo), min(end, phi)
+		if p.d == nil {
+			emit(lo, p.w)
+			continue
+		}
+		for b := lo; b < hi; b++ {
+			emit(b, p.d[b-plo])
+		}
+	}
+	if runW != -2 {
+		f(runLo, end, runW)
+	}
+}
