@@ -335,36 +335,26 @@ func (c *converter) access(g *convGoroutine, r *rawEvent) {
 	c.add(g, Event{Op: op, Addr: addr, Size: uint32(size), Obj: obj, Stack: stack})
 }
 
-// noteTestAt calls noteTest with the frames of stack, but only when g is not
-// attributed yet and its entry stack changed since the last look: the
-// frame that names the test (the one tRunner called) is either the event's
-// own or one that an entry brought.
+// noteTestAt attributes g to a test when the stack shows testing.tRunner
+// calling a test function. It walks the interned stack without building
+// its frames, since it runs for every event of a goroutine not yet
+// attributed (harness goroutines never are).
 func (c *converter) noteTestAt(g *convGoroutine, stack StackID) {
 	if g.test != "" {
 		return
 	}
-	top := c.top(g)
-	if g.testChecked == top+1 && top != 0 {
-		return
-	}
-	g.testChecked = top + 1
-	c.noteTest(g, c.b.Stacks().Frames(stack))
-}
-
-// noteTest attributes g to a test when frames show testing.tRunner calling
-// a test function.
-func (c *converter) noteTest(g *convGoroutine, frames []Frame) {
-	if g.test != "" && !strings.Contains(g.test, "\x00") {
-		return
-	}
-	for i := 1; i < len(frames); i++ {
-		if frames[i].Func == "testing.tRunner" {
-			if name := testName(frames[i-1].Func); name != "" {
+	st := c.b.Stacks()
+	var inner Frame
+	for id := stack; id != 0; id = st.Parent(id) {
+		f, _ := st.Top(id)
+		if f.Func == "testing.tRunner" {
+			if name := testName(inner.Func); name != "" {
 				g.test = name
 				c.b.SetGoroutine(g.id, name, "")
 			}
 			return
 		}
+		inner = f
 	}
 }
 

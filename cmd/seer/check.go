@@ -203,7 +203,7 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 		}
 	}
 	if n := len(f.Witness); n > 0 {
-		fmt.Fprintf(&b, "\n\twitness: %d steps, ending", n)
+		fmt.Fprintf(&b, "\n\twitness: the recorded run's first %d events, then %d steps, ending", f.WitnessPrefix, n)
 		start := n - 4
 		if start < 0 {
 			start = 0

@@ -55,10 +55,11 @@ type Progress struct {
 type Source interface {
 	// Refine fills in Column/EndLine/EndColumn and Variable of an access.
 	Refine(a *Access, write bool)
-	// ControlIrrelevant reports whether the value read by the event at
-	// frame f cannot affect control flow, so the read need not keep its
-	// writer in a witness.
-	ControlIrrelevant(f trace.Frame) bool
+	// ReadFlow reports whether the value read at frame f cannot affect
+	// control flow (irrelevant), and the sites of the writes the value may
+	// be stored by. predict closes this over read-from (a read whose
+	// value reaches a write that a relevant read observes is relevant).
+	ReadFlow(f trace.Frame) (irrelevant bool, writes []trace.Frame)
 }
 
 // Run checks the packages and returns the report. Packages that do not
@@ -171,6 +172,12 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 			runs = append(runs, "^"+regexp.QuoteMeta(name)+"$")
 		}
 	}
+	src := opts.Source
+	if src == nil {
+		if prog, err := cache.Program(ctx, opts.Dir, pkg); err == nil {
+			src = StaticSource{Prog: prog}
+		}
+	}
 	var found []Finding
 	for _, run := range runs {
 		ropts.Run = run
@@ -182,7 +189,7 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 		progress("analysing", rec.Events)
 		res, err := Predict(ctx, rec.Trace, PredictOptions{
 			Atomicity: opts.Atomicity,
-			Source:    opts.Source,
+			Source:    src,
 			Solving:   func() { progress("solving", rec.Events) },
 		})
 		if err != nil {
@@ -194,8 +201,8 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 		found = append(found, res.Findings...)
 		rep.Tests = append(rep.Tests, testsOf(rec, res)...)
 	}
-	if opts.Source == nil {
-		refine(ctx, cache, opts.Dir, pkg, found)
+	if src != nil {
+		refineWith(src, found)
 	}
 	rep.Findings = append(rep.Findings, found...)
 	return nil
@@ -248,15 +255,9 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*Report,
 		CriticalSectionsAsTransactions: opts.Atomicity,
 	}
 	if opts.Source != nil {
-		src := opts.Source
-		popts.ControlIrrelevant = func(t *trace.Trace, i int) bool {
-			e := &t.Events[i]
-			frames := t.Stack(e.Stack)
-			if len(frames) == 0 {
-				return false
-			}
-			return src.ControlIrrelevant(frames[0])
-		}
+		rel := newRelevance(t, opts.Source)
+		popts.ControlIrrelevant = rel.irrelevant
+		popts.Feeds = rel.feeds
 	}
 	res, err := predict.Analyze(ctx, t, popts)
 	if err != nil {
@@ -266,8 +267,12 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*Report,
 		*opts.Stats = res.Stats
 	}
 	rep := &Report{Findings: []Finding{}, Tests: []Test{}}
+	var locks *lockIndex
+	if len(res.Findings) > 0 {
+		locks = newLockIndex(t)
+	}
 	for i := range res.Findings {
-		if f, ok := userFinding(t, &res.Findings[i], opts.Source); ok {
+		if f, ok := userFinding(t, &res.Findings[i], opts.Source, locks); ok {
 			rep.Findings = append(rep.Findings, f)
 		}
 	}

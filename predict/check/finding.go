@@ -5,6 +5,7 @@
 package check
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/seer-tools/seer/predict"
@@ -15,7 +16,7 @@ import (
 // access with no user-code frame (a race inside the testing harness or the
 // runtime) or one made by a goroutine that belongs to no test. STD traces
 // have no tests, and all their findings are the user's.
-func userFinding(t *trace.Trace, f *predict.Finding, src Source) (Finding, bool) {
+func userFinding(t *trace.Trace, f *predict.Finding, src Source, locks *lockIndex) (Finding, bool) {
 	std := t.Header.Format == "std"
 	out := Finding{Kind: f.Kind, Predicted: f.Predicted, Count: f.Count}
 	if out.Count == 0 {
@@ -71,8 +72,43 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source) (Finding, bool)
 			Object:    t.ObjectLabel(e),
 		})
 	}
-	out.Reordered = reordered(t, f.Witness)
+	out.WitnessPrefix = scheduledBeforeWindow(t, f)
+	out.Reordered = reordered(t, f, locks)
 	return out, true
+}
+
+// limits returns each goroutine's limit in f's schedule (see
+// predict.Finding.Prefix): its events below the limit and below Prefix
+// run, in observed order, before the window.
+func limits(t *trace.Trace, f *predict.Finding) []int {
+	limit := make([]int, len(t.Goroutines))
+	for g := range limit {
+		limit[g] = int(^uint(0) >> 1)
+	}
+	for _, list := range [][]int{f.Witness, f.Stops} {
+		for _, i := range list {
+			if g := t.Events[i].G; i < limit[g] {
+				limit[g] = i
+			}
+		}
+	}
+	return limit
+}
+
+// scheduledBeforeWindow counts the recorded events f's schedule runs
+// before its window.
+func scheduledBeforeWindow(t *trace.Trace, f *predict.Finding) int {
+	if f.Prefix <= 0 {
+		return 0
+	}
+	limit := limits(t, f)
+	n := 0
+	for i := 0; i < f.Prefix && i < len(t.Events); i++ {
+		if i < limit[t.Events[i].G] {
+			n++
+		}
+	}
+	return n
 }
 
 func toFrames(frames []trace.Frame) []Frame {
@@ -92,18 +128,41 @@ func shortName(sym string) string {
 	return sym
 }
 
+// A lockIndex lists each lock's acquisitions in trace order, built once
+// per trace.
+type lockIndex struct {
+	byObj map[trace.ObjID][]int
+}
+
+func newLockIndex(t *trace.Trace) *lockIndex {
+	li := &lockIndex{byObj: map[trace.ObjID][]int{}}
+	for i := range t.Events {
+		if e := &t.Events[i]; e.Op == trace.OpLock || e.Op == trace.OpRLock {
+			li.byObj[e.Obj] = append(li.byObj[e.Obj], i)
+		}
+	}
+	return li
+}
+
 // reordered returns the critical sections whose order the witness changes:
-// for each lock, the acquisitions the recorded run made before one that the
-// witness makes, but that the witness leaves out or runs later, followed by
-// the witness's acquisition that overtook them.
-func reordered(t *trace.Trace, witness []int) []Sync {
-	pos := make(map[int]int, len(witness))
-	last := map[trace.ObjID]int{} // lock -> its last acquisition in the witness
-	for p, i := range witness {
+// for each lock the window acquires, the acquisitions the recorded run
+// made before the window's last one that the schedule leaves out or runs
+// after it, followed by that overtaking acquisition.
+func reordered(t *trace.Trace, f *predict.Finding, locks *lockIndex) []Sync {
+	limit := limits(t, f)
+	pos := make(map[int]int, len(f.Witness))
+	last := map[trace.ObjID]int{}
+	for p, i := range f.Witness {
 		pos[i] = p
 		if e := &t.Events[i]; e.Op == trace.OpLock || e.Op == trace.OpRLock {
 			last[e.Obj] = i
 		}
+	}
+	before := func(i, overtaker int) bool { // does the schedule run i before overtaker?
+		if p, ok := pos[i]; ok {
+			return p < pos[overtaker]
+		}
+		return f.Prefix > 0 && i < f.Prefix && i < limit[t.Events[i].G]
 	}
 	var out []Sync
 	add := func(i int) {
@@ -111,14 +170,19 @@ func reordered(t *trace.Trace, witness []int) []Sync {
 		site := t.Site(e)
 		out = append(out, Sync{Op: e.Op.String(), Goroutine: int(e.G), File: site.File, Line: site.Line, Object: t.ObjectLabel(e)})
 	}
-	for obj, overtaker := range last {
+	objs := make([]trace.ObjID, 0, len(last))
+	for obj := range last {
+		objs = append(objs, obj)
+	}
+	sort.Slice(objs, func(i, j int) bool { return objs[i] < objs[j] })
+	for _, obj := range objs {
+		overtaker := last[obj]
 		var overtaken []int
-		for i := 0; i < overtaker; i++ {
-			e := &t.Events[i]
-			if e.Obj != obj || (e.Op != trace.OpLock && e.Op != trace.OpRLock) || e.G == t.Events[overtaker].G {
-				continue
+		for _, i := range locks.byObj[obj] {
+			if i >= overtaker {
+				break
 			}
-			if p, ok := pos[i]; !ok || p > pos[overtaker] {
+			if t.Events[i].G != t.Events[overtaker].G && !before(i, overtaker) {
 				overtaken = append(overtaken, i)
 			}
 		}

@@ -22,7 +22,11 @@ type Finding struct {
 	Count     int      `json:"count"`     // event pairs (triples) with these locations
 	Variable  string   `json:"variable,omitempty"`
 	Accesses  []Access `json:"accesses"`
-	Witness   []Step   `json:"witness"`
+	// Witness is the schedule that shows the bug, after WitnessPrefix
+	// events that run as in the recorded run: the part the witness
+	// reorders, ending with the bug's accesses.
+	Witness       []Step `json:"witness"`
+	WitnessPrefix int    `json:"witnessPrefix"`
 	// Reordered names the synchronisation the witness runs in another
 	// order than the recorded run (e.g. two critical sections on one lock).
 	Reordered []Sync `json:"reordered,omitempty"`

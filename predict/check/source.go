@@ -48,23 +48,17 @@ func (s StaticSource) Refine(a *Access, write bool) {
 	a.EndColumn = site.Range.End.Col
 }
 
-// ControlIrrelevant is conservative: it reports no read irrelevant.
-// Static's answer is per read; using it soundly needs the predictor to
-// close it over read-from (a read that feeds a write some relevant read
-// observes is relevant too), which predict does not do yet.
-func (s StaticSource) ControlIrrelevant(trace.Frame) bool { return false }
+// ReadFlow is static's control relevance of the reads at f.
+func (s StaticSource) ReadFlow(f trace.Frame) (bool, []trace.Frame) {
+	flow, ok := s.Prog.ReadFlow(f)
+	if !ok || flow.Relevant {
+		return false, nil
+	}
+	return true, flow.Writes
+}
 
-// refine loads the package's program (through cache) and refines the
-// accesses of the report's findings; failures leave line positions.
-func refine(ctx context.Context, cache *static.Cache, dir, pkg string, findings []Finding) {
-	if len(findings) == 0 || cache == nil {
-		return
-	}
-	prog, err := cache.Program(ctx, dir, pkg)
-	if err != nil {
-		return
-	}
-	src := StaticSource{Prog: prog}
+// refineWith refines the accesses of findings through src.
+func refineWith(src Source, findings []Finding) {
 	for i := range findings {
 		f := &findings[i]
 		for j := range f.Accesses {

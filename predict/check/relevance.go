@@ -1,0 +1,108 @@
+// This file implements the bridge from a Source's control relevance (per
+// source line) to predict's per-event ControlIrrelevant and Feeds.
+
+package check
+
+import (
+	"sort"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// relevance answers predict's questions about reads from src's per-site
+// answers, cached by stack.
+type relevance struct {
+	t     *trace.Trace
+	src   Source
+	sites map[trace.Frame]siteFlow
+	byG   map[trace.GoID][]int // each goroutine's events, in order (built on first use)
+}
+
+type siteFlow struct {
+	irrelevant bool
+	writes     []trace.Frame
+}
+
+// feedScan bounds how many of its goroutine's later events are searched
+// for the writes a read feeds; not finding them within it makes the read
+// relevant.
+const feedScan = 64
+
+func newRelevance(t *trace.Trace, src Source) *relevance {
+	return &relevance{t: t, src: src, sites: map[trace.Frame]siteFlow{}}
+}
+
+func (r *relevance) site(i int) (trace.Frame, siteFlow) {
+	f, ok := r.t.Stacks.Top(r.t.Events[i].Stack)
+	if !ok || f.File == "" {
+		return f, siteFlow{}
+	}
+	key := trace.Frame{File: f.File, Line: f.Line, Func: f.Func}
+	sf, ok := r.sites[key]
+	if !ok {
+		irr, writes := r.src.ReadFlow(f)
+		sf = siteFlow{irrelevant: irr, writes: writes}
+		r.sites[key] = sf
+	}
+	return f, sf
+}
+
+// irrelevant reports whether the read at event i cannot affect control
+// flow, per its site.
+func (r *relevance) irrelevant(t *trace.Trace, i int) bool {
+	if t.Events[i].Op != trace.OpRead {
+		return false
+	}
+	_, sf := r.site(i)
+	return sf.irrelevant
+}
+
+// feeds returns the write events the read at event i stores its value by:
+// the goroutine's next writes at the sites the Source names. known is
+// false when they cannot all be placed (predict then treats the read as
+// relevant).
+func (r *relevance) feeds(t *trace.Trace, i int) ([]int, bool) {
+	_, sf := r.site(i)
+	if !sf.irrelevant {
+		return nil, false
+	}
+	if len(sf.writes) == 0 {
+		return nil, true
+	}
+	if r.byG == nil {
+		r.byG = map[trace.GoID][]int{}
+		for j := range t.Events {
+			r.byG[t.Events[j].G] = append(r.byG[t.Events[j].G], j)
+		}
+	}
+	events := r.byG[t.Events[i].G]
+	k := sort.SearchInts(events, i) + 1
+	want := map[[2]any]bool{}
+	for _, w := range sf.writes {
+		want[[2]any{w.File, w.Line}] = true
+	}
+	var out []int
+	found := map[[2]any]bool{}
+	for n := 0; k < len(events) && n < feedScan; k, n = k+1, n+1 {
+		j := events[k]
+		e := &t.Events[j]
+		if e.Op != trace.OpWrite {
+			continue
+		}
+		f, ok := t.Stacks.Top(e.Stack)
+		if !ok {
+			continue
+		}
+		key := [2]any{f.File, f.Line}
+		if want[key] {
+			out = append(out, j)
+			found[key] = true
+			if len(found) == len(want) {
+				return out, true
+			}
+		}
+	}
+	// Not every site was seen: unless the goroutine simply ended, the
+	// value may be stored later, by a write this did not place.
+	return out, k >= len(events)
+}
