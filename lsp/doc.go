@@ -9,8 +9,8 @@
 // package clause of each _test.go file ("seer: predict all tests") runs
 // the seer.predict command. The server records the test under seer's
 // race runtime and analyses the recording with check.Run, in the
-// background, reporting progress (building, running, analysing N events,
-// solving) as a cancellable work-done progress, or with messages when the
+// background, reporting progress (building, running, reading the trace,
+// analysing N events) as a cancellable work-done progress, or with messages when the
 // client has none. When it ends, each finding becomes one warning
 // diagnostic at each of its accesses, with source "seer", code "race" or
 // "atomicity" and a link to its documentation. The first access carries

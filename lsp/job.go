@@ -162,8 +162,6 @@ func stageMessage(p check.Progress) string {
 	switch p.Stage {
 	case "analysing":
 		return fmt.Sprintf("analysing %d events", p.Events)
-	case "solving":
-		return "solving"
 	case "converting":
 		return "reading the trace"
 	}

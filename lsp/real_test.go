@@ -169,7 +169,7 @@ func TestRealPrediction(t *testing.T) {
 	e.mu.Unlock()
 	t.Logf("progress: %q", stages)
 	joined := strings.Join(stages, "|")
-	for _, want := range []string{"building", "running", "analysing"} { // "solving" only when SAT is needed
+	for _, want := range []string{"building", "running", "analysing"} { // the SAT stage is part of analysing
 		if !strings.Contains(joined, want) {
 			t.Errorf("no %q progress in %q", want, joined)
 		}

@@ -46,7 +46,7 @@ type Options struct {
 // Progress is a stage of checking one package.
 type Progress struct {
 	Package string
-	Stage   string // "building", "running", "converting", "analysing", "solving"
+	Stage   string // "building", "running", "converting", "analysing"
 	Events  int    // events in the trace, once known
 }
 
@@ -126,7 +126,14 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 			opts.Progress(Progress{Package: pkg, Stage: stage, Events: events})
 		}
 	}
-	atomic := atomicFuncs(ctx, cache, opts.Dir, lp)
+	// One load of the package's source serves the //seer:atomic functions,
+	// control relevance and the positions of findings; without it seer
+	// still works, at line level and with every read relevant.
+	prog, err := cache.Program(ctx, opts.Dir, pkg)
+	if err != nil {
+		prog = nil
+	}
+	atomic := atomicFuncs(prog)
 	goFlags := opts.GoFlags
 	if atomic != nil {
 		// One entry record per call of an atomic function (see trace/atomic.go).
@@ -173,10 +180,8 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 		}
 	}
 	src := opts.Source
-	if src == nil {
-		if prog, err := cache.Program(ctx, opts.Dir, pkg); err == nil {
-			src = StaticSource{Prog: prog}
-		}
+	if src == nil && prog != nil {
+		src = StaticSource{Prog: prog}
 	}
 	var found []Finding
 	for _, run := range runs {
@@ -190,7 +195,6 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 		res, err := Predict(ctx, rec.Trace, PredictOptions{
 			Atomicity: opts.Atomicity,
 			Source:    src,
-			Solving:   func() { progress("solving", rec.Events) },
 		})
 		if err != nil {
 			return err
@@ -242,7 +246,6 @@ type PredictOptions struct {
 	Atomicity bool
 	Source    Source
 	Analysis  string // "seer" (default), "hb", "shb"
-	Solving   func() // called when the SAT stage starts
 	Stats     *predict.Stats
 }
 

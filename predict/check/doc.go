@@ -16,7 +16,8 @@
 //
 // # Options
 //
-// Options.Progress receives the stages (building, running, analysing N
-// events, solving) for editors to show; cancelling the context stops the
+// Options.Progress receives the stages (building, running, converting,
+// analysing N events; the SAT stage is part of analysing) for editors to
+// show; cancelling the context stops the
 // test process and the solver.
 package check

@@ -4,11 +4,6 @@
 package check
 
 import (
-	"bytes"
-	"context"
-	"os"
-	"path/filepath"
-
 	"github.com/seer-tools/seer/static"
 	"github.com/seer-tools/seer/trace"
 )
@@ -70,23 +65,10 @@ func refineWith(src Source, findings []Finding) {
 	}
 }
 
-// atomicFuncs returns which functions are marked //seer:atomic in the
-// package, or nil when none of its files mentions the directive (the
-// common case, which then costs no type checking).
-func atomicFuncs(ctx context.Context, cache *static.Cache, dir string, lp listedPackage) func(string) bool {
-	files, _ := filepath.Glob(filepath.Join(lp.Dir, "*.go"))
-	marked := false
-	for _, f := range files {
-		if data, err := os.ReadFile(f); err == nil && bytes.Contains(data, []byte(static.AtomicDirective)) {
-			marked = true
-			break
-		}
-	}
-	if !marked {
-		return nil
-	}
-	prog, err := cache.Program(ctx, dir, lp.Path)
-	if err != nil {
+// atomicFuncs returns which functions prog marks //seer:atomic, or nil when
+// it marks none (or prog is nil).
+func atomicFuncs(prog *static.Program) func(string) bool {
+	if prog == nil || len(prog.AtomicFuncs()) == 0 {
 		return nil
 	}
 	return prog.IsAtomic
