@@ -301,22 +301,42 @@ func atomicity(ctx context.Context, c *ctp, m *memory, cs *candidates, cl []acla
 		if ti&0xff == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		last := make(map[int32]int32)
+		// The pairs are consecutive accesses to one variable: the latest
+		// earlier access in the transaction that overlaps. A location can
+		// hold several variables (a write of a whole struct joins its
+		// fields into one), so each keeps its accesses by byte range.
+		last := make(map[int32][]int32)
 		for p := tx.begin; p <= tx.end; p++ {
 			i := c.at(tx.g, p)
 			if !m.shared(i) {
 				continue
 			}
 			l := m.loc[i]
-			if prev, ok := last[l]; ok && !seen[[2]int32{prev, i}] {
-				seen[[2]int32{prev, i}] = true
-				for _, id := range byLoc[l] {
-					if atomicityLockset(c, cs, prev, i, &cl[id]) {
-						items = append(items, atomItem{prev, i, id})
-					}
+			e := &c.ev[i]
+			prev, same := int32(-1), -1
+			for k, j := range last[l] {
+				f := &c.ev[j]
+				if overlap(f.Addr, f.Size, e.Addr, e.Size) && j > prev {
+					prev = j
+				}
+				if f.Addr == e.Addr && f.Size == e.Size {
+					same = k
 				}
 			}
-			last[l] = i
+			if same >= 0 {
+				last[l][same] = i
+			} else {
+				last[l] = append(last[l], i)
+			}
+			if prev < 0 || seen[[2]int32{prev, i}] {
+				continue
+			}
+			seen[[2]int32{prev, i}] = true
+			for _, id := range byLoc[l] {
+				if atomicityLockset(c, cs, prev, i, &cl[id]) {
+					items = append(items, atomItem{prev, i, id})
+				}
+			}
 		}
 	}
 	return items, nil
