@@ -133,6 +133,38 @@ func atomicClass(frames []Frame) (op Op, drop bool) {
 	return OpInvalid, false
 }
 
+// mutexInternal reports whether an atomic with these frames (innermost
+// first) is sync.Mutex's own: the compare-and-swap of Lock, the add of
+// Unlock (also for RWMutex's writer mutex). The race detector sees them as
+// atomic accesses, so a plain write to a mutex in use races with them; as
+// two of them never race, they are kept as reads.
+func mutexInternal(frames []Frame) bool {
+	for _, f := range frames {
+		switch {
+		case strings.HasPrefix(f.Func, "sync/atomic."), strings.HasPrefix(f.Func, "internal/runtime/atomic."):
+			continue
+		case strings.HasPrefix(f.Func, "internal/sync.(*Mutex)."), strings.HasPrefix(f.Func, "sync.(*Mutex)."):
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// raceAnnotation reports whether the frames of an access's pc are those of
+// runtime.RaceRead and its kin, which uninstrumented packages call to
+// annotate an access (the pc is then the annotation's, not the caller's).
+func raceAnnotation(frames []Frame) bool {
+	if len(frames) == 0 {
+		return false
+	}
+	switch frames[0].Func {
+	case "runtime.raceread", "runtime.racewrite", "runtime.racereadrange", "runtime.racewriterange":
+		return true
+	}
+	return false
+}
+
 // noInstrument reports whether a physical function belongs to a package
 // the compiler does not instrument under -race (the runtime and its
 // dependencies), so that it has no function-entry record.

@@ -80,7 +80,13 @@ type convGoroutine struct {
 	outer       []txKey   // outermost atomic activation at or below each entry
 	tx          txKey     // the transaction the goroutine is in
 	test        string
-	rwPending   uint64 // trace address of RWMutex.Lock's readerSem acquire just seen
+	rwPending   uint64  // trace address of RWMutex.Lock's readerSem acquire just seen
+	lastPrim    StackID // stack of the atomic inside a sync primitive, if that was its last record
+	events      int     // events added so far
+	adopted     string  // runtime goroutine: the test its next go statements belong to (runtimegs.go)
+	adoptedAt   StackID // and the stack of the release that made it so (time.AfterFunc's call)
+	batch       bool    // continues a finalizer goroutine for one batch (runtimegs.go)
+	system      bool    // a timer context, started from a g0
 	ended       bool
 }
 
@@ -106,6 +112,10 @@ type converter struct {
 	selLines map[Frame]Op
 	atomic   func(string) bool // //seer:atomic functions; nil = none
 	serial   uint64
+	conv     []*convGoroutine        // by trace goroutine id
+	lastTest string                  // test of the latest event made by a test's goroutine
+	covered  map[uint32]map[GoID]int // acquire-all points: per spool goroutine, events of each goroutine already acquired
+	fingos   uint64                  // acquire-all points so far
 }
 
 func newConverter(h Header, s *spool, bin string) *converter {
@@ -119,6 +129,7 @@ func newConverter(h Header, s *spool, bin string) *converter {
 		objs:     make(map[objKey]ObjID),
 		lastRel:  make(map[uint64]int),
 		selLines: make(map[Frame]Op),
+		covered:  make(map[uint32]map[GoID]int),
 	}
 	c.globals = readGlobals(bin)
 	return c
@@ -163,7 +174,7 @@ func (c *converter) g(gid uint32) *convGoroutine {
 func (c *converter) goID(gid uint32) *convGoroutine {
 	g := c.g(gid)
 	if g.id == 0 {
-		g.id = c.b.Goroutine(0, 0)
+		c.newID(g, 0, 0)
 	}
 	return g
 }
@@ -279,9 +290,11 @@ func (c *converter) visit(r *rawEvent) {
 	if g.ended {
 		return
 	}
+	prim := g.lastPrim
+	g.lastPrim = 0
 	switch r.kind {
 	case rRead, rWrite, rReadRange, rWriteRange:
-		c.access(g, r)
+		c.access(g, r, prim)
 	case rAcquire, rRelease, rReleaseMerge, rReleaseAcquire:
 		c.sync(g, r)
 	case rAtomic:
@@ -290,24 +303,41 @@ func (c *converter) visit(r *rawEvent) {
 		child := c.g(r.peer)
 		stack := c.push(c.top(g), r.pc)
 		c.noteTestAt(g, stack)
-		child.id = c.b.Goroutine(g.id, stack)
+		c.newID(child, g.id, stack)
 		child.test = g.test
+		if child.test == "" && g.adopted != "" {
+			// Started by a timer the test set: created where it was set.
+			child.test = g.adopted
+			c.b.SetGoroutine(child.id, child.test, "")
+			c.b.t.Goroutines[child.id].Create = g.adoptedAt
+		}
 		c.add(g, Event{Op: OpGo, Peer: int32(child.id), Stack: stack})
 	case rStart:
 		parent := int32(0)
 		if p, ok := c.gs[r.peer]; ok {
 			parent = int32(p.id)
+		} else {
+			// Started from a g0: a context in which the runtime runs
+			// timers. Its stacks can run on into the frames of whichever
+			// goroutine the timers interrupted.
+			g.system = true
 		}
 		c.add(g, Event{Op: OpStart, Peer: parent})
 	case rEnd:
 		c.txSwitch(g, "", 0)
 		c.add(g, Event{Op: OpEnd, Stack: c.top(g)})
 		g.ended = true
+	case rFingo:
+		c.acquireAll(r.gid, g)
 	}
 }
 
 func (c *converter) add(g *convGoroutine, e Event) int {
 	e.G = g.id
+	g.events++
+	if g.test != "" {
+		c.lastTest = g.test
+	}
 	if e.Stack != 0 {
 		g.lastStack = e.Stack
 	}
@@ -317,8 +347,16 @@ func (c *converter) add(g *convGoroutine, e Event) int {
 	return c.b.Add(e)
 }
 
-func (c *converter) access(g *convGoroutine, r *rawEvent) {
-	stack := c.push(c.top(g), r.pc)
+func (c *converter) access(g *convGoroutine, r *rawEvent, prim StackID) {
+	var stack StackID
+	if prim != 0 && raceAnnotation(c.frames(r.pc)) {
+		// race.Read or race.Write called by a sync primitive right after
+		// one of its atomics (WaitGroup models its misuse this way): the
+		// pc is the annotation's, the atomic has the stack of the call.
+		stack = prim
+	} else {
+		stack = c.push(c.top(g), r.pc)
+	}
 	c.noteTestAt(g, stack)
 	if c.atomic != nil {
 		c.txEvent(g, c.frames(r.pc), stack)
@@ -340,7 +378,7 @@ func (c *converter) access(g *convGoroutine, r *rawEvent) {
 // its frames, since it runs for every event of a goroutine not yet
 // attributed (harness goroutines never are).
 func (c *converter) noteTestAt(g *convGoroutine, stack StackID) {
-	if g.test != "" {
+	if g.test != "" || g.system {
 		return
 	}
 	st := c.b.Stacks()
@@ -415,6 +453,9 @@ func (c *converter) sync(g *convGoroutine, r *rawEvent) {
 	if kind == SyncRelease || kind == SyncReleaseAcquire {
 		c.lastRel[addr] = i
 	}
+	if kind == SyncAcquire {
+		c.adopt(g, addr)
+	}
 }
 
 // selectDir tells a send from a receive inside runtime.selectgo by the
@@ -455,6 +496,16 @@ func (c *converter) atomicOp(g *convGoroutine, r *rawEvent) {
 	addr, obj := c.locate(r.addr, r.size)
 	e := Event{Addr: addr, Size: uint32(r.size), Obj: obj, Stack: stack, Value: r.value, Old: r.old}
 	if r.aflags&afNoSync != 0 || drop {
+		if drop {
+			g.lastPrim = stack
+		}
+		if drop && mutexInternal(frames) {
+			// The race detector sees Mutex's own atomics; overwriting a
+			// mutex that is in use races with them. They become reads,
+			// which conflict only with writes (see mutexInternal).
+			c.add(g, Event{Op: OpRead, Addr: addr, Size: uint32(r.size), Obj: obj, Stack: stack})
+			return
+		}
 		if r.aop == aAdd && isWaitGroupAdd(frames) && int64(r.value-r.old)>>32 > 0 {
 			e.Op, e.Value = OpWGAdd, uint64(int64(r.value-r.old)>>32)
 			e.Obj = c.syncObj(ObjWaitGroup, addr)

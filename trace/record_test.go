@@ -213,11 +213,10 @@ func subsequences(want, got string) []string {
 	return missing
 }
 
-// TestRecordAttribution checks that goroutines of parallel subtests belong
-// to their top-level test and that harness goroutines belong to none.
-func TestRecordAttribution(t *testing.T) {
-	skipIfCannotRecord(t)
-	ar, err := txtar.ParseFile("testdata/record/parallel.txtar")
+// recordTxtar records the module in the Go files and go.mod of a txtar file.
+func recordTxtar(t *testing.T, name string) *RecordResult {
+	t.Helper()
+	ar, err := txtar.ParseFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,6 +230,14 @@ func TestRecordAttribution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+// TestRecordAttribution checks that goroutines of parallel subtests belong
+// to their top-level test and that harness goroutines belong to none.
+func TestRecordAttribution(t *testing.T) {
+	skipIfCannotRecord(t)
+	res := recordTxtar(t, "testdata/record/parallel.txtar")
 	tr := res.Trace
 	writers := map[string]string{} // global -> test of the goroutine that wrote it
 	harness := 0

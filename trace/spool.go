@@ -32,6 +32,7 @@ const (
 	rSym            = 15
 	rMalloc         = 16
 	rFree           = 17
+	rFingo          = 19
 )
 
 // Atomic operations and flags of rAtomic records.
@@ -284,7 +285,7 @@ func (c *cursor) advance() {
 			need = 24
 		case rStart:
 			need = 16
-		case rEnd:
+		case rEnd, rFingo:
 			need = 8
 		default:
 			c.broken = true

@@ -83,6 +83,7 @@ enum {
 	R_MALLOC = 16,      // seq<<8, addr, size   (allocation region only)
 	R_FREE = 17,        // seq<<8, addr, size   (allocation region only)
 	R_FINI = 18,        // seq<<8               (spool header flag instead)
+	R_FINGO = 19,       // seq<<8               (finalizers or cleanups about to run)
 };
 
 enum { A_LOAD = 1, A_STORE, A_SWAP, A_ADD, A_AND, A_OR, A_CAS };
@@ -376,7 +377,16 @@ void __tsan_proc_create(void **pctx) {
 void __tsan_proc_destroy(void *pctx) { (void)pctx; }
 void __tsan_map_shadow(uptr addr, uptr size) { (void)addr; (void)size; }
 void __tsan_report_count(uint64_t *pn) { *pn = 0; }
-void __tsan_finalizer_goroutine(struct gctx *thr) { (void)thr; }
+// The runtime calls this on the goroutine that runs finalizers or cleanups,
+// before each batch. ThreadSanitizer makes it acquire everything every
+// goroutine has done so far; convert.go builds that ordering from the record.
+void __tsan_finalizer_goroutine(struct gctx *thr) {
+	uint64_t *w = reserve(thr, 1);
+	if (w) {
+		w[0] = (next_seq() << 8) | R_FINGO;
+		commit(thr, 1);
+	}
+}
 
 // ---- goroutines ----
 

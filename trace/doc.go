@@ -1,0 +1,52 @@
+// Package trace records one run of a package's tests and gives it back as a
+// Trace: the events every goroutine made, in Go terms, with symbolised
+// stacks, for the analyses of package predict.
+//
+// # Recording
+//
+// seer does not rewrite source. Record builds the test binary with -race,
+// so that the compiler instruments every memory access and function entry
+// in every package and the runtime and package sync annotate every
+// synchronisation, and links it against seer's own implementation of the
+// race runtime interface (runtime/recorder.c, the __tsan_* functions that
+// runtime/race.go declares) in place of ThreadSanitizer's. That
+// implementation records instead of detecting: each goroutine appends fixed
+// records to chunks of a memory-mapped spool file, stamped from one global
+// sequence counter, so that a test that panics, fails, hangs or is killed
+// still leaves every complete record. toolchain.go compiles the recorder
+// with the system C compiler on first use and keeps a shadow GOROOT (links
+// to the real one, the race .syso replaced, sync/cond.go annotated) and a
+// GOCACHE of its own under the user cache directory: the user's tree,
+// go.mod, GOROOT and GOCACHE are never touched. record.go runs the binary,
+// reads per-test results from -test.v, and converts the spool.
+//
+// # Conversion
+//
+// convert.go merges the goroutines' records by sequence number into one
+// event list and symbolises program counters (inlined frames included). A
+// goroutine's stack is its function entries (the shadow stack) plus, for
+// synchronisation and atomics, the frame-pointer chain that the recorder's
+// trampolines capture, since package sync and the runtime have no entries.
+// Heap memory is renamed by allocation lifetime, so memory the allocator
+// reuses is never mistaken for shared. classify.go turns acquire and release
+// on addresses back into Go operations (Mutex, RWMutex, channels, WaitGroup,
+// Cond, Once, atomics) from the call stack at which they were made, so that
+// the analyses reason about locks as locks; an annotation that matches no
+// construct keeps a generic op and no happens-before edge is ever lost.
+// atomic.go marks calls of //seer:atomic functions as transactions.
+// runtimegs.go orders finalizers and cleanups as the race detector does
+// (acquire everything done so far) and attributes them and the functions
+// timers start to the test that caused them.
+//
+// Every goroutine is attributed to the test whose testing.tRunner frame
+// its stack shows, or to its creator's test; the testing harness's own
+// goroutines belong to no test.
+//
+// # Files
+//
+// format.go, writer.go and reader.go define the versioned binary trace
+// file (about 8.5 bytes per event on real traces); a truncated or damaged
+// file reads back as every complete event before the damage, with
+// Trace.Truncated set. std.go reads and writes RAPID's STD text format.
+// dump.go prints a trace one event per line (seer trace dump).
+package trace
