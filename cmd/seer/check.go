@@ -124,7 +124,7 @@ func printReport(w io.Writer, rep *check.Report) {
 				fmt.Fprintln(w, e)
 			}
 			fmt.Fprintf(w, "seer: %s does not build\n", t.Package)
-		case "pass", "fail":
+		case "pass", "fail", "skip":
 		default:
 			msg := ""
 			if len(t.Errors) > 0 {

@@ -229,9 +229,6 @@ func testsOf(rec *trace.RecordResult, res *Report) []Test {
 			continue // subtests are reported with their test
 		}
 		test := Test{Package: rec.Package, Name: r.Name, Events: events[r.Name], Outcome: r.Result}
-		if test.Outcome == "skip" {
-			test.Outcome = "pass"
-		}
 		if (test.Outcome == "panic" || test.Outcome == "timeout") && rec.Outcome.Message != "" {
 			test.Errors = []string{rec.Outcome.Message}
 		}
@@ -302,7 +299,11 @@ func leakedGoroutines(rec *trace.RecordResult) map[string][]string {
 		if ended[id] || g.Test == "" || g.Create == 0 {
 			continue
 		}
-		site, ok := trace.UserFrame(t.Stack(g.Create), t.Header.GOROOT)
+		create := t.Stack(g.Create)
+		if len(create) > 0 && strings.HasPrefix(create[0].Func, "runtime.") {
+			continue // the runtime's own (GC workers, cleanup goroutines)
+		}
+		site, ok := trace.UserFrame(create, t.Header.GOROOT)
 		if !ok {
 			continue // the test's own goroutine, or one the harness started
 		}

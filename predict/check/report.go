@@ -78,8 +78,8 @@ type Test struct {
 	Package string `json:"package"`
 	Name    string `json:"name"`
 	Events  int    `json:"events"`
-	// Outcome is "pass", "fail", "panic", "timeout", "killed" or
-	// "build-error".
+	// Outcome is "pass", "fail", "skip" (the test called t.Skip),
+	// "panic", "timeout", "killed" or "build-error".
 	Outcome string `json:"outcome"`
 	// Errors holds build errors (file:line:col: message) when Outcome is
 	// "build-error", and the panic or timeout message otherwise.
