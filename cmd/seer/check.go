@@ -27,11 +27,12 @@ var (
 	checkExplain   = checkFlags.String("explain", "", "print the documentation of a finding `kind` (race, atomicity) and exit")
 	checkAtomicity = checkFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 	checkVerbose   = checkFlags.Bool("v", false, "pass the tests' own output through to standard error")
+	checkEach      = checkFlags.Bool("each", false, "record each top-level test in a run of its own")
 )
 
 var _ = register(&command{
 	name:      "check",
-	usageLine: "check [-run regexp] [-json] [-timeout d] [-explain kind] [packages]",
+	usageLine: "check [-run regexp] [-json] [-timeout d] [-each] [-explain kind] [packages]",
 	short:     "record, predict and report the tests of packages",
 	long: `
 Check records the selected tests of each package under seer's recording
@@ -42,6 +43,11 @@ or another schedule would (predicted), and the first steps of the witness.
 
 Tests that fail to build, panic, hang or exit early are reported as such,
 and whatever they recorded is still analysed.
+
+By default each package's tests are recorded in one run. With -each, every
+top-level test is recorded in a run of its own: slower (a process per test),
+but each trace holds one test, so no finding is lost to the size of a long
+run's witness windows.
 
 The exit status is 0 when there are no findings, 1 when there are, and 2 for
 usage or tool errors.`,
@@ -69,6 +75,7 @@ func runCheck(c *command, args []string) int {
 		Run:       *checkRun,
 		Timeout:   *checkTimeout,
 		Atomicity: *checkAtomicity,
+		PerTest:   *checkEach,
 	}
 	if *checkVerbose {
 		opts.Stderr = os.Stderr

@@ -117,23 +117,29 @@ func TestCheckExample(t *testing.T) {
 		t.Skip("records a test")
 	}
 	root, _ := filepath.Abs("../..")
-	out, stderr, code := seer(t, root, "check", "./examples/bank")
-	if code != 1 {
-		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
-	}
-	for _, want := range []string{
-		"examples/bank/bank.go:21:2: data race on a.note (predicted, TestAudit)",
-		"read by goroutine",
-		"examples/bank/bank.go:35:9",
-		"witness runs in the other order",
-		"atomicity violation on a.balance",
-		"TestWithdraw",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
+	for _, each := range []bool{false, true} {
+		args := []string{"check", "./examples/bank"}
+		if each {
+			args = []string{"check", "-each", "./examples/bank"}
+		}
+		out, stderr, code := seer(t, root, args...)
+		if code != 1 {
+			t.Fatalf("%v: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", args, code, out, stderr)
+		}
+		for _, want := range []string{
+			"examples/bank/bank.go:21:2: data race on a.note (predicted, TestAudit)",
+			"read by goroutine",
+			"examples/bank/bank.go:35:9",
+			"witness runs in the other order",
+			"atomicity violation on a.balance",
+			"TestWithdraw",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v: output lacks %q:\n%s", args, want, out)
+			}
 		}
 	}
-	out, _, code = seer(t, root, "check", "-json", "-run", "TestAudit", "./examples/bank")
+	out, _, code := seer(t, root, "check", "-json", "-run", "TestAudit", "./examples/bank")
 	var rep check.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 {
 		t.Fatalf("-json: exit %d, %v\n%s", code, err, out)
