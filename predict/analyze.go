@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 
@@ -163,6 +162,7 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 		cd   cand
 		site *siteCands
 		ok   bool
+		plan *plan // a race's plan, the same for the UCG and the witness
 	}
 	var items []item
 	for _, k := range cs.order {
@@ -195,6 +195,7 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 		var p *plan
 		if items[k].cd.kind == 'r' {
 			p = e.racePlan(items[k].cd, true)
+			items[k].plan = p
 		} else {
 			p = e.atomicityPlan(items[k].cd, 0, true)
 		}
@@ -227,14 +228,16 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	t0 = time.Now()
 	done := make(map[siteKey]bool)
 	var wit [2]int64
-	for _, it := range items {
+	for k := range items {
+		it := &items[k]
 		if !it.ok || done[it.cd.key] {
 			continue
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		w := e.witnessFor(it.cd, res)
+		w := e.witnessFor(it.cd, it.plan, res)
+		it.plan = nil
 		if w == nil {
 			continue
 		}
@@ -284,42 +287,51 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 
 // observedRaces sets Predicted for race findings: false when the two
 // accesses are concurrent under the run's own happens-before, locks
-// included (what ThreadSanitizer sees). One pass keeps the clocks at just
-// the positions these queries ask about.
+// included (what ThreadSanitizer sees). observed.go answers 64 findings
+// per walk of the trace between their accesses.
 func (e *engine) observedRaces(fs []Finding) error {
-	want := make(map[int32][]int32)
-	for _, f := range fs {
-		if f.Kind == KindRace {
-			for _, x := range f.Events {
-				g := int32(e.c.ev[x].G)
-				want[g] = append(want[g], e.c.pos[x]-1)
-			}
+	var idx []int
+	var qs []hbQuery
+	flush := func() {
+		bits := hbBefore(e.c, qs)
+		for k, i := range idx {
+			fs[i].Predicted = bits&(1<<uint(k)) != 0
 		}
-	}
-	if len(want) == 0 {
-		return nil
-	}
-	for g, ps := range want {
-		slices.Sort(ps)
-		want[g] = slices.Compact(ps)
-	}
-	hb, err := newClocks(e.ctx, e.c, e.m, clockMode{locks: true, want: want})
-	if err != nil {
-		return err
+		idx, qs = idx[:0], qs[:0]
 	}
 	for i := range fs {
-		if f := &fs[i]; f.Kind == KindRace {
-			f.Predicted = !hb.concurrent(int32(f.Events[0]), int32(f.Events[1]))
+		if fs[i].Kind != KindRace {
+			continue
+		}
+		if e.ctx.Err() != nil {
+			return e.ctx.Err()
+		}
+		a, b := int32(fs[i].Events[0]), int32(fs[i].Events[1])
+		if b < a {
+			a, b = b, a
+		}
+		if e.c.ev[a].G == e.c.ev[b].G {
+			fs[i].Predicted = true // ordered by program order
+			continue
+		}
+		idx, qs = append(idx, i), append(qs, hbQuery{a, b})
+		if len(qs) == 64 {
+			flush()
 		}
 	}
+	flush()
 	return nil
 }
 
-// witnessFor tries the plans of a candidate and returns a witness.
-func (e *engine) witnessFor(cd cand, res *Result) *schedule {
+// witnessFor tries the plans of a candidate and returns a witness. rp,
+// if not nil, is a race's plan already made for the UCG (the search may
+// move its barriers: it is used once).
+func (e *engine) witnessFor(cd cand, rp *plan, res *Result) *schedule {
 	var plans []*plan
 	if cd.kind == 'r' {
-		if p := e.racePlan(cd, false); p != nil {
+		if rp != nil {
+			plans = append(plans, rp)
+		} else if p := e.racePlan(cd, false); p != nil {
 			plans = append(plans, p)
 		}
 	} else {

@@ -79,6 +79,39 @@ func newChecker(t *trace.Trace, loc []int32, spans []span, relaxed bitset) *chec
 	}
 	count := make([]int32, ng)
 	locks := make(map[trace.ObjID]*lockState)
+	// Each lock's lists, sized exactly (appending would leave as much
+	// garbage as they hold).
+	lockN := make(map[trace.ObjID]int)
+	syncN := make(map[uint64]*[3]int32) // acquires, releases, replacing releases
+	for i := 0; i < n; i++ {
+		e := &t.Events[i]
+		if int(e.G) <= 0 || int(e.G) >= ng {
+			continue
+		}
+		if e.Op.IsLock() {
+			lockN[e.Obj]++
+		}
+		if chkSync(e) {
+			c := syncN[e.Addr]
+			if c == nil {
+				c = new([3]int32)
+				syncN[e.Addr] = c
+			}
+			if e.Sync.Acquires() {
+				c[0]++
+			}
+			if e.Sync.Releases() {
+				c[1]++
+			}
+			if e.Sync == trace.SyncRelease || e.Sync == trace.SyncReleaseAcquire {
+				c[2]++
+			}
+		}
+	}
+	for o, c := range lockN {
+		k.lockOps[o] = make([]int32, 0, c)
+		k.lockAfter[o] = make([]lockState, 0, c)
+	}
 	for i := 0; i < n; i++ {
 		e := &t.Events[i]
 		g := e.G
@@ -99,9 +132,10 @@ func newChecker(t *trace.Trace, loc []int32, spans []span, relaxed bitset) *chec
 			if !ok {
 				id = int32(len(k.acqEv))
 				k.syncID[e.Addr] = id
-				k.acqEv = append(k.acqEv, nil)
-				k.relEv = append(k.relEv, nil)
-				k.repEv = append(k.repEv, nil)
+				c := syncN[e.Addr]
+				k.acqEv = append(k.acqEv, make([]int32, 0, c[0]))
+				k.relEv = append(k.relEv, make([]int32, 0, c[1]))
+				k.repEv = append(k.repEv, make([]int32, 0, c[2]))
 			}
 			if e.Sync.Acquires() {
 				k.acqEv[id] = append(k.acqEv[id], int32(i))
@@ -176,8 +210,33 @@ func (k *checker) replayMemory() {
 			wm.track(int32(l), k.spans[l])
 		}
 	}
+	// Sizes, so that the lists below are allocated once: hot reads
+	// exactly, their runs and read-from pairs at one per read to start.
+	nr := 0
+	hotN := make([]int32, len(k.hotW))
+	for i, l := range k.loc {
+		if l < 0 || k.hotID[l] < 0 {
+			continue
+		}
+		e := &t.Events[i]
+		if !chkMem(e) {
+			continue
+		}
+		if chkReads(e.Op) {
+			nr++
+		}
+		if chkWrites(e.Op) {
+			hotN[k.hotID[l]]++
+		}
+	}
+	for h, c := range hotN {
+		k.hotW[h] = make([]int32, 0, c)
+	}
+	k.hotReads = make([]int32, 0, nr)
+	k.runOff = make([]int32, 0, nr+1)
+	k.runs = make([]obsRun, 0, nr)
 	type pair struct{ w, r int32 }
-	var pairs []pair
+	pairs := make([]pair, 0, nr)
 	for i, l := range k.loc {
 		if l < 0 || k.hotID[l] < 0 {
 			continue
@@ -210,6 +269,15 @@ func (k *checker) replayMemory() {
 		return int(a.r - b.r)
 	})
 	pairs = slices.Compact(pairs)
+	nw := 0
+	for j, p := range pairs {
+		if j == 0 || p.w != pairs[j-1].w {
+			nw++
+		}
+	}
+	k.wrIdx = make([]int32, 0, nw)
+	k.rdOff = make([]int32, 0, nw+1)
+	k.rd = make([]int32, 0, len(pairs))
 	for j, p := range pairs {
 		if j == 0 || p.w != pairs[j-1].w {
 			k.wrIdx = append(k.wrIdx, p.w)

@@ -8,6 +8,12 @@
 // parent's base, and joining a clock whose base the receiver already
 // dominates only touches the deltas (the epoch idea of FastTrack, Flanagan
 // and Freund, PLDI 2009, generalised to whole clocks).
+//
+// Allocation is what a pass costs in memory (garbage dominates the peak
+// heap), so joinOwn is the mutable exception: a pass that knows nobody
+// else holds a clock's delta (an ownership flag, cleared whenever the
+// clock is stored elsewhere) lets the join merge into it in place, and
+// every join works in scratch space the pass reuses.
 
 package predict
 
@@ -106,13 +112,30 @@ func dominates(a, b *frozen) bool {
 // join returns c ⊔ src ⊔ extras, and whether that differs from c.
 // extras need not be sorted.
 func join(c, src vclock, extras ...centry) (vclock, bool) {
+	var sc joinScratch
+	out, changed, _ := joinOwn(&sc, c, false, src, extras...)
+	return out, changed
+}
+
+// joinScratch is join's working space, reused by a pass across joins: a
+// join of clocks of thousands of goroutines would otherwise allocate and
+// drop several lists of thousands of entries.
+type joinScratch struct {
+	cand, tmp, ex, add []centry
+}
+
+// joinOwn is join for a clock c whose delta, if own, nobody else holds:
+// it may then be updated in place. The last result reports whether the
+// returned clock's delta is held by nobody else (fresh, or c's updated).
+func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) (vclock, bool, bool) {
 	orig := c
-	// Scratch space on the stack: most joins touch a few entries.
-	var candBuf, exBuf, addBuf [16]centry
-	cand := candBuf[:0] // sorted candidate entries that might raise c
+	sameDelta := false           // c.delta is orig.delta
+	cand, tmp := sc.cand, sc.tmp // sorted candidate entries that might raise c
+	cand = cand[:0]
 	switch {
 	case dominates(c.base, src.base):
 		cand = append(cand, src.delta...)
+		sameDelta = true
 	case c.base == nil || dominates(src.base, c.base):
 		// Adopt src's base: the result is src ⊔ c.delta ⊔ extras.
 		nc := vclock{base: src.base, delta: src.delta}
@@ -124,13 +147,16 @@ func join(c, src vclock, extras ...centry) (vclock, bool) {
 		if len(src.base.ents) < len(c.base.ents) {
 			small, large = src, c
 		}
-		cand = make([]centry, 0, small.size()+len(large.delta))
+		cand = slices.Grow(cand, small.size())
 		small.each(func(g, v int32) { cand = append(cand, centry{g, v}) })
-		cand = mergeMax(cand, large.delta)
+		if len(large.delta) > 0 {
+			cand, tmp = mergeMaxTo(tmp[:0], cand, large.delta), cand
+		}
 		c = vclock{base: large.base}
 	}
 	if len(extras) > 0 {
-		ex := append(exBuf[:0], extras...)
+		ex := append(sc.ex[:0], extras...)
+		sc.ex = ex
 		if len(ex) > 1 {
 			slices.SortFunc(ex, func(a, b centry) int { return int(a.g - b.g) })
 		}
@@ -145,11 +171,16 @@ func join(c, src vclock, extras ...centry) (vclock, bool) {
 			ex[k] = x
 			k++
 		}
-		cand = mergeMax(cand, ex[:k])
+		if len(cand) > 0 {
+			cand, tmp = mergeMaxTo(tmp[:0], cand, ex[:k]), cand
+		} else {
+			cand = append(cand, ex[:k]...)
+		}
 	}
+	sc.cand, sc.tmp = cand[:0], tmp[:0] // kept for the next join
 	// Keep only the entries that raise c: by lookups when there are few,
 	// by one merge-like walk when there are many.
-	add := addBuf[:0]
+	add := sc.add[:0]
 	if len(cand) < 48 {
 		for _, e := range cand {
 			if e.v > c.get(e.g) {
@@ -172,13 +203,23 @@ func join(c, src vclock, extras ...centry) (vclock, bool) {
 		})
 		add = append(add, cand[k:]...)
 	}
+	sc.add = add[:0]
 	if len(add) == 0 {
 		if c.base == orig.base {
-			return orig, false
+			return orig, false, own && sameDelta
 		}
-		return c, true // re-based: conservatively "changed"
+		return c, true, false // re-based: conservatively "changed"
 	}
-	nd := mergeMax(c.delta, add) // a new slice: add is not empty
+	var nd []centry
+	if own && sameDelta && cap(c.delta)-len(c.delta) >= len(add) {
+		nd = mergeMaxInPlace(c.delta, add)
+	} else {
+		// A new slice (add is not empty). Its size class may leave room
+		// to grow in place; more slack costs more than it saves, as
+		// clocks are shared (released, snapshotted) about as often as
+		// they grow.
+		nd = mergeMaxTo(make([]centry, 0, len(c.delta)+len(add)), c.delta, add)
+	}
 	out := vclock{base: c.base, delta: nd}
 	bl := 0
 	if c.base != nil {
@@ -186,8 +227,51 @@ func join(c, src vclock, extras ...centry) (vclock, bool) {
 	}
 	if len(nd) > 32+bl/32 {
 		out = out.flatten()
+		return out, true, false
 	}
-	return out, true
+	return out, true, true
+}
+
+// mergeMaxInPlace merges sorted b into sorted a, whose capacity holds
+// both, keeping the larger value for a goroutine in both: from the back,
+// so that nothing is overwritten before it is read.
+func mergeMaxInPlace(a, b []centry) []centry {
+	n := len(a)
+	i, j := 0, 0
+	for i < len(a) && j < len(b) { // count b's goroutines not in a
+		switch {
+		case a[i].g < b[j].g:
+			i++
+		case b[j].g < a[i].g:
+			n++
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	n += len(b) - j
+	out := a[:n]
+	i, j = len(a)-1, len(b)-1
+	for k := n - 1; j >= 0; k-- {
+		switch {
+		case i >= 0 && a[i].g > b[j].g:
+			out[k] = a[i]
+			i--
+		case i >= 0 && a[i].g == b[j].g:
+			e := a[i]
+			if b[j].v > e.v {
+				e.v = b[j].v
+			}
+			out[k] = e
+			i--
+			j--
+		default:
+			out[k] = b[j]
+			j--
+		}
+	}
+	return out
 }
 
 // flatten folds the delta into a new base that records it dominates the
@@ -195,23 +279,18 @@ func join(c, src vclock, extras ...centry) (vclock, bool) {
 func (c vclock) flatten() vclock {
 	var ents []centry
 	if c.base != nil {
-		ents = make([]centry, 0, len(c.base.ents)+len(c.delta))
-		ents = append(ents, c.base.ents...)
+		// One allocation, exactly sized.
+		ents = mergeMaxTo(make([]centry, 0, len(c.base.ents)+len(c.delta)), c.base.ents, c.delta)
+	} else {
+		ents = append([]centry(nil), c.delta...)
 	}
-	ents = mergeMax(ents, c.delta)
 	return vclock{base: &frozen{ents: ents, prev: c.base}}
 }
 
-// mergeMax merges two sorted entry lists, keeping the larger value for a
-// goroutine in both. It may reuse a's storage only when b is empty.
-func mergeMax(a, b []centry) []centry {
-	if len(b) == 0 {
-		return a
-	}
-	if len(a) == 0 {
-		return append([]centry(nil), b...)
-	}
-	out := make([]centry, 0, len(a)+len(b))
+// mergeMaxTo merges two sorted entry lists, keeping the larger value for
+// a goroutine in both, appending to out, which must not overlap a or b.
+func mergeMaxTo(out, a, b []centry) []centry {
+	out = slices.Grow(out, len(a)+len(b))
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
 		switch {

@@ -9,6 +9,8 @@
 package predict
 
 import (
+	"math/bits"
+
 	"github.com/seer-tools/seer/trace"
 )
 
@@ -29,19 +31,21 @@ type ctp struct {
 	lockMode []byte
 	observed map[trace.ObjID]bool
 	cs       map[gl][]csect // per (goroutine, lock): critical sections in order
-	depth    []int32        // locks held by the goroutine after each event
+	locked   bitset         // events after which their goroutine holds a lock
 
 	// Locksets: ls[i] indexes locksets, the locks held at event i (an
 	// acquire and a release are inside their critical section).
 	ls       []int32
 	locksets [][]heldLock
 
-	// Fixed synchronisation: for each acquiring event i, acqs[acqIdx[i]]
+	// Fixed synchronisation: for each acquiring event i, acqs[acqIdx(i)]
 	// lists the releases it is ordered after (see sources).
-	acqIdx []int32
-	acqs   []acqSrc
-	sk     []trace.SyncKind // per event: see syncKind
-	lastEv []int32          // per goroutine: its last event
+	acqBit  bitset  // the acquiring events
+	acqRank []int32 // per word of acqBit: acquiring events before it
+	acqs    []acqSrc
+	mviews  [][]int32        // views of merge logs, see acqSrc
+	sk      []trace.SyncKind // per event: see syncKind
+	lastEv  []int32          // per goroutine: its last event
 
 	tx []txn // transactions (OpTxBegin..OpTxEnd), per goroutine in order
 
@@ -65,11 +69,33 @@ type csect struct {
 
 // acqSrc says which releases an acquiring event is ordered after: rel (the
 // latest Release or ReleaseAcquire on its address, or -1) and the
-// release-merges since then (a view of the address's merge log, shared
-// between acquires).
+// release-merges since then: mviews[mv], a view of the address's merge
+// log shared between acquires, or none if mv < 0. Most acquires follow no
+// merge, so the view is kept apart: 8 bytes an acquire.
 type acqSrc struct {
-	rel    int32
-	merges []int32
+	rel, mv int32
+}
+
+// acqIdx returns the number of acquiring event i among the acquiring
+// events (its entry in acqs), or -1 if i does not acquire: a rank in
+// acqBit, which costs a bit an event rather than an int32.
+func (c *ctp) acqIdx(i int32) int32 {
+	w := c.acqBit[i>>6]
+	b := uint64(1) << (uint(i) & 63)
+	if w&b == 0 {
+		return -1
+	}
+	return c.acqRank[i>>6] + int32(bits.OnesCount64(w&(b-1)))
+}
+
+// acq returns the sources of acquire number k (acqIdx): the release and
+// the release-merges since.
+func (c *ctp) acq(k int32) (rel int32, merges []int32) {
+	s := c.acqs[k]
+	if s.mv >= 0 {
+		merges = c.mviews[s.mv]
+	}
+	return s.rel, merges
 }
 
 // heldLock is one lock of a lockset.
@@ -150,9 +176,9 @@ func newCTP(t *trace.Trace) *ctp {
 		lockMode: make([]byte, n),
 		observed: make(map[trace.ObjID]bool),
 		cs:       make(map[gl][]csect),
-		depth:    make([]int32, n),
+		locked:   newBitset(n),
 		ls:       make([]int32, n),
-		acqIdx:   make([]int32, n),
+		acqBit:   newBitset(n),
 		sk:       make([]trace.SyncKind, n),
 		lastEv:   make([]int32, ng),
 		siteID:   make(map[trace.Frame]int32),
@@ -192,32 +218,54 @@ func (c *ctp) buildSync() {
 	type state struct {
 		rel    int32
 		merges []int32
+		view   int32 // index in mviews of s.merges as it is, or -1
 	}
 	st := make(map[uint64]*state)
+	nacq := 0
 	for i := range c.ev {
-		c.acqIdx[i] = -1
 		k := c.computeSyncKind(i)
 		c.sk[i] = k
+		if k.Acquires() {
+			nacq++
+		}
+	}
+	c.acqs = make([]acqSrc, 0, nacq)
+	for i := range c.ev {
+		k := c.sk[i]
 		if k == trace.SyncNone {
 			continue
 		}
 		a := c.syncAddr(i)
 		s := st[a]
 		if s == nil {
-			s = &state{rel: -1}
+			s = &state{rel: -1, view: -1}
 			st[a] = s
 		}
 		if k.Acquires() {
-			c.acqIdx[i] = int32(len(c.acqs))
-			c.acqs = append(c.acqs, acqSrc{rel: s.rel, merges: s.merges[:len(s.merges):len(s.merges)]})
+			c.acqBit.set(int32(i))
+			mv := int32(-1)
+			if len(s.merges) > 0 {
+				if s.view < 0 {
+					s.view = int32(len(c.mviews))
+					c.mviews = append(c.mviews, s.merges[:len(s.merges):len(s.merges)])
+				}
+				mv = s.view
+			}
+			c.acqs = append(c.acqs, acqSrc{rel: s.rel, mv: mv})
 		}
 		switch k {
 		case trace.SyncRelease, trace.SyncReleaseAcquire:
 			s.rel = int32(i)
-			s.merges = nil // a new log: older merges are overwritten
+			s.merges, s.view = nil, -1 // a new log: older merges are overwritten
 		case trace.SyncReleaseMerge:
-			s.merges = append(s.merges, int32(i))
+			s.merges, s.view = append(s.merges, int32(i)), -1
 		}
+	}
+	c.acqRank = make([]int32, len(c.acqBit))
+	r := int32(0)
+	for w, x := range c.acqBit {
+		c.acqRank[w] = r
+		r += int32(bits.OnesCount64(x))
 	}
 }
 
@@ -226,12 +274,12 @@ func (c *ctp) buildSync() {
 // created its goroutine (for the goroutine's first event), and the last
 // event of a joined goroutine.
 func (c *ctp) sources(i int32, f func(j int32)) {
-	if k := c.acqIdx[i]; k >= 0 {
-		s := &c.acqs[k]
-		if s.rel >= 0 {
-			f(s.rel)
+	if k := c.acqIdx(i); k >= 0 {
+		rel, merges := c.acq(k)
+		if rel >= 0 {
+			f(rel)
 		}
-		for _, m := range s.merges {
+		for _, m := range merges {
 			f(m)
 		}
 	}

@@ -139,5 +139,7 @@
 // function): one per pair of sites for races, per triple for atomicity,
 // with Count saying how many event pairs (triples) at those sites passed
 // the cheap filters. A finding is Predicted when the run did not show it
-// as it was.
+// as it was: for a race, when its accesses are ordered by the run's own
+// happens-before (observed.go asks this with one bit per finding instead
+// of a third clock pass).
 package predict

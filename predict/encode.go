@@ -241,7 +241,7 @@ func (enc *encoder) constraints() {
 		if i != p.free && e.keepsWriter(i) {
 			enc.readFrom(i, writes[e.m.loc[i]])
 		}
-		if c.acqIdx[i] >= 0 && !c.ev[i].Op.IsAtomic() {
+		if c.acqIdx(int32(i)) >= 0 && !c.ev[i].Op.IsAtomic() {
 			a := c.syncAddr(int(i))
 			enc.syncFrom(i, a, releases[a])
 		}
@@ -322,20 +322,20 @@ func (enc *encoder) readFrom(v int32, ws []int32) {
 // its address in the body comes before v's release or after v.
 func (enc *encoder) syncFrom(v int32, a uint64, rs []int32) {
 	e, c := enc.e, enc.e.c
-	src := c.acqs[c.acqIdx[v]]
-	for _, m := range src.merges {
-		if src.rel >= 0 {
-			enc.edge(src.rel, m)
+	rel, merges := c.acq(c.acqIdx(v))
+	for _, m := range merges {
+		if rel >= 0 {
+			enc.edge(rel, m)
 		}
 	}
 	for _, x := range rs {
-		if x == src.rel || containsI32(src.merges, x) || x == v {
+		if x == rel || containsI32(merges, x) || x == v {
 			continue
 		}
-		if src.rel < 0 {
+		if rel < 0 {
 			enc.edge(v, x)
 		} else {
-			enc.or(enc.before(x, src.rel), enc.before(v, x))
+			enc.or(enc.before(x, rel), enc.before(v, x))
 		}
 	}
 	for _, g := range e.releaserGoroutines(a) {

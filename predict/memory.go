@@ -52,8 +52,11 @@ func (l *location) shared() bool { return l.multi && l.write }
 type memory struct {
 	loc  []int32 // per event: location id, or -1 (not a memory access)
 	locs []location
-	wOff []int32 // CSR: writers of read i are w[wOff[i]:wOff[i+1]]
-	w    []int32 // writer events; -1 is the initial value
+	// CSR over the reads of shared locations (numbered by reads): the
+	// writers of the k-th are w[wOff[k]:wOff[k+1]].
+	reads rankSet
+	wOff  []int32
+	w     []int32 // writer events; -1 is the initial value
 }
 
 // shared reports whether event i accesses a shared location.
@@ -64,11 +67,16 @@ func (m *memory) shared(i int32) bool {
 
 // writers returns the writers of read i (empty unless i reads a shared
 // location).
-func (m *memory) writers(i int32) []int32 { return m.w[m.wOff[i]:m.wOff[i+1]] }
+func (m *memory) writers(i int32) []int32 {
+	k := m.reads.index(i)
+	if k < 0 {
+		return nil
+	}
+	return m.w[m.wOff[k]:m.wOff[k+1]]
+}
 
 func newMemory(c *ctp) *memory {
-	n := len(c.ev)
-	m := &memory{wOff: make([]int32, n+1)}
+	m := &memory{}
 	var spans []span
 	m.loc, spans = groupAccesses(c.ev)
 	m.locs = make([]location, len(spans))
@@ -104,14 +112,23 @@ func (m *memory) readFrom(c *ctp) {
 			wm.track(int32(l), m.locs[l].span)
 		}
 	}
+	m.reads = newRankSet(len(c.ev), func(i int) bool {
+		l := m.loc[i]
+		return l >= 0 && m.locs[l].shared() && isRead(c.ev[i].Op)
+	})
+	m.wOff = make([]int32, m.reads.n+1)
+	// Most reads have one writer: start with room for one each.
+	m.w = make([]int32, 0, m.reads.n)
+	nr := 0
 	for i := range c.ev {
 		e := &c.ev[i]
 		l := m.loc[i]
-		m.wOff[i] = int32(len(m.w))
 		if l < 0 || !m.locs[l].shared() {
 			continue
 		}
 		if isRead(e.Op) {
+			m.wOff[nr] = int32(len(m.w))
+			nr++
 			start := len(m.w)
 			wm.read(l, e.Addr, e.Size, func(_, _ uint64, w int32) {
 				if len(m.w)-start < 8 && slices.Contains(m.w[start:], w) {
@@ -129,5 +146,5 @@ func (m *memory) readFrom(c *ctp) {
 			wm.write(l, e.Addr, e.Size, int32(i))
 		}
 	}
-	m.wOff[len(c.ev)] = int32(len(m.w))
+	m.wOff[nr] = int32(len(m.w))
 }

@@ -151,7 +151,7 @@ func (e *engine) closeSections(p *plan) bool {
 		changed = false
 		for g := range p.cut {
 			g := int32(g)
-			if p.fixed[g] || refused[g] || p.cut[g] == 0 || c.depth[c.at(g, p.cut[g])] == 0 {
+			if p.fixed[g] || refused[g] || p.cut[g] == 0 || !c.locked.has(c.at(g, p.cut[g])) {
 				continue
 			}
 			target := int32(0)
@@ -192,7 +192,7 @@ func (e *engine) keepsFixed(p *plan, t []int32) bool {
 // g holds no lock (0 is always lock-free).
 func (e *engine) lastLockFree(g, p int32) int32 {
 	for q := p; q >= 1; q-- {
-		if e.c.depth[e.c.at(g, q)] == 0 {
+		if !e.c.locked.has(e.c.at(g, q)) {
 			return q
 		}
 	}
@@ -254,24 +254,23 @@ func (e *engine) settle(p *plan, active []int32) {
 			if bk == 0 {
 				continue
 			}
+			// The first position of k that knows more of j than j's
+			// prefix: an edge crosses iff it is at or before bk.
 			minq := bk + 1
-			look := func(j, v int32) {
-				if j != k && v > p.bar[j] {
-					if q := e.firstKnowing(k, j, p.bar[j]); q < minq {
-						minq = q
-					}
+			look := func(j int32, rs []pv) {
+				if j == k || valueAt(rs, bk) <= p.bar[j] {
+					return // k's prefix needs nothing of j's suffix
+				}
+				if q := knowingPos(firstAboveIn(rs, p.bar[j])); q < minq {
+					minq = q
 				}
 			}
 			if 4*len(moved) > e.cone.h.size(k) {
-				// Many to look at: walk the clock once.
-				e.cone.h.each(k, bk, func(j, v int32) {
-					if mark[j] {
-						look(j, v)
-					}
-				})
+				// Many to look at: walk the clock's components once.
+				e.cone.h.eachRisesMarked(k, mark, look)
 			} else {
 				for _, j := range moved {
-					look(j, e.cone.h.get(k, bk, j))
+					look(j, e.cone.h.rises(k, j))
 				}
 			}
 			if minq <= bk {
@@ -286,10 +285,11 @@ func (e *engine) settle(p *plan, active []int32) {
 	}
 }
 
-// firstKnowing returns the first position q of goroutine k whose cone
-// clock knows more than the first v events of goroutine j.
-func (e *engine) firstKnowing(k, j, v int32) int32 {
-	switch q := e.cone.h.firstAbove(k, j, v); {
+// knowingPos turns the answer of firstAboveIn into a position: never
+// (-1) is past every position, and the clock before a goroutine's
+// first event (position 0) counts as its first event.
+func knowingPos(q int32) int32 {
+	switch {
 	case q < 0:
 		return 1 << 30
 	case q < 1:

@@ -53,6 +53,16 @@ func (c *ctp) buildLocks() {
 			}
 		}
 	}
+	// Each (goroutine, lock)'s sections, sized exactly.
+	ncs := make(map[gl]int)
+	for i := range c.ev {
+		if e := &c.ev[i]; (e.Op == trace.OpLock || e.Op == trace.OpRLock) && !c.observed[e.Obj] {
+			ncs[gl{int32(e.G), e.Obj}]++
+		}
+	}
+	for k, n := range ncs {
+		c.cs[k] = make([]csect, 0, n)
+	}
 	held := make([]int32, len(c.byG))
 	cur := make([]int32, len(c.byG)) // per goroutine: current lockset id
 	intern := map[string]int32{"": 0}
@@ -87,7 +97,9 @@ func (c *ctp) buildLocks() {
 				cur[g] = c.internLockset(intern, c.locksets[cur[g]], heldLock{e.Obj, e.Op == trace.OpRUnlock}, false)
 			}
 		}
-		c.depth[i] = held[g]
+		if held[g] > 0 {
+			c.locked.set(int32(i))
+		}
 	}
 }
 

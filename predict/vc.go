@@ -18,7 +18,9 @@
 // Joins that cannot change anything are skipped with epochs, as FastTrack
 // does (Flanagan and Freund, PLDI 2009): a goroutine that knows an event
 // knows all its goroutine knew then. Release-merges into an address are
-// joined at its next acquire, one per goroutine. The pass keeps each
+// joined at its next acquire, one per goroutine. A goroutine's clock is
+// updated in place while nothing else holds it (clock.go's joinOwn): the
+// pass tracks that per goroutine. The pass keeps each
 // clock's history in history.go's form, and for a pass that answers a few
 // queries (Finding.Predicted) only the states they ask about.
 
@@ -100,20 +102,20 @@ func (s *syncVar) known(c vclock) bool {
 }
 
 // fold joins the pending merges into clk.
-func (s *syncVar) fold() {
+func (s *syncVar) fold(sc *joinScratch) {
 	if len(s.pend) == 0 {
 		return
 	}
 	eps := s.eps[:len(s.eps):len(s.eps)]
 	for _, p := range s.pend {
-		s.clk, _ = join(s.clk, p.clk)
+		s.clk, _, _ = joinOwn(sc, s.clk, false, p.clk)
 		eps = append(eps, p.ep)
 	}
 	s.eps = eps
 	s.pend = s.pend[:0]
 	clear(s.pendAt)
 	if len(s.eps) > 64 {
-		s.clk, _ = join(s.clk, vclock{}, s.eps...)
+		s.clk, _, _ = joinOwn(sc, s.clk, false, vclock{}, s.eps...)
 		s.eps, s.exact = nil, false
 	}
 }
@@ -133,6 +135,16 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 	ng := len(c.byG)
 	rec := newHistoryLog(ng)
 	cur := make([]vclock, ng)
+	// own[g]: nobody else holds cur[g]'s delta, which joins may then
+	// update in place (clock.go's joinOwn). Storing the clock anywhere
+	// (a go statement, a release, a snapshot for readers) clears it.
+	own := make([]bool, ng)
+	sc := new(joinScratch)
+	jn := func(g int32, src vclock, extras ...centry) bool {
+		var ch bool
+		cur[g], ch, own[g] = joinOwn(sc, cur[g], own[g], src, extras...)
+		return ch
+	}
 	type goSrc struct {
 		clk vclock
 		ep  centry
@@ -153,16 +165,18 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 	}
 	// With read-from, a read joins its writer's clock after the write:
 	// keep that clock from the write until its last such read.
+	var writes rankSet  // the writes, numbered
 	var readers []int32 // per write: reads left that join its clock
 	var snap map[int32]vclock
 	if mode.rf {
-		readers = make([]int32, len(c.ev))
+		writes = newRankSet(len(c.ev), func(i int) bool { return isWrite(c.ev[i].Op) })
+		readers = make([]int32, writes.n)
 		snap = make(map[int32]vclock)
 		for i := range c.ev {
 			if kept(i) {
 				for _, w := range m.writers(int32(i)) {
 					if w >= 0 && c.ev[w].G != c.ev[i].G {
-						readers[w]++
+						readers[writes.index(w)]++
 					}
 				}
 			}
@@ -179,7 +193,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		ch := false
 		if p == 1 && c.goEv[g] >= 0 && c.goEv[g] < int32(i) {
 			// The go statement happens before the whole goroutine.
-			cur[g], ch = join(cur[g], goClk[g].clk, goClk[g].ep)
+			ch = jn(g, goClk[g].clk, goClk[g].ep)
 		}
 		if p == 1 && (mode.want == nil && ch || wanted(mode.want[g], 0)) {
 			rec.record(g, 0, cur[g])
@@ -188,11 +202,13 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		case trace.OpGo:
 			if k := e.Peer; k > 0 && int(k) < ng {
 				goClk[k] = goSrc{cur[g], centry{g, p}}
+				own[g] = false
 			}
 		case trace.OpJoin:
 			if j := c.joinSrc(int32(i)); j >= 0 {
 				k := int32(c.ev[j].G)
-				cur[g], ch = join(cur[g], cur[k], centry{k, c.pos[j]})
+				own[k] = false // the result may share cur[k]'s delta
+				ch = jn(g, cur[k], centry{k, c.pos[j]})
 				changed = changed || ch
 			}
 		}
@@ -205,19 +221,24 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			switch k {
 			case trace.SyncAcquire:
 				if !s.known(cur[g]) {
-					s.fold()
-					cur[g], ch = join(cur[g], s.clk, s.eps...)
+					s.fold(sc)
+					ch = jn(g, s.clk, s.eps...)
 				}
 			case trace.SyncRelease:
-				*s = syncVar{clk: cur[g], eps: []centry{{g, p}}, exact: true}
+				// s's epochs are its own (fold and joins copy them):
+				// their storage is reused.
+				*s = syncVar{clk: cur[g], eps: append(s.eps[:0], centry{g, p}), exact: true}
+				own[g] = false
 			case trace.SyncReleaseMerge:
 				s.merge(cur[g], centry{g, p})
+				own[g] = false
 			case trace.SyncReleaseAcquire:
 				old := *s
 				*s = syncVar{clk: cur[g], eps: []centry{{g, p}}, exact: true}
+				own[g] = false
 				if !old.known(cur[g]) {
-					old.fold()
-					cur[g], ch = join(cur[g], old.clk, old.eps...)
+					old.fold(sc)
+					ch = jn(g, old.clk, old.eps...)
 				}
 			}
 			changed = changed || ch
@@ -228,7 +249,8 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 					continue
 				}
 				wclk := snap[w]
-				if readers[w]--; readers[w] == 0 {
+				k := writes.index(w)
+				if readers[k]--; readers[k] == 0 {
 					delete(snap, w)
 				}
 				wg := int32(c.ev[w].G)
@@ -240,18 +262,22 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 					// releases its clock from before its acquire).
 					continue
 				}
-				cur[g], ch = join(cur[g], wclk, centry{wg, c.pos[w]})
+				ch = jn(g, wclk, centry{wg, c.pos[w]})
 				changed = changed || ch
 			}
 		}
-		if readers != nil && readers[i] > 0 {
+		if readers != nil && isWrite(e.Op) && readers[writes.index(int32(i))] > 0 {
 			snap[int32(i)] = cur[g]
+			own[g] = false
 		}
 		if mode.want == nil && changed || mode.want != nil && wanted(mode.want[g], p) {
 			rec.record(g, p, cur[g])
 		}
 	}
-	return &clocks{c: c, h: rec.index()}, nil
+	// The causal cone's history is walked a component's rises at a time
+	// (plan.go), which packed storage would answer with copies: only the
+	// others are packed.
+	return &clocks{c: c, h: rec.index(!mode.rf)}, nil
 }
 
 // wanted reports whether sorted ps holds p.
