@@ -32,6 +32,8 @@ type ctp struct {
 	observed map[trace.ObjID]bool
 	cs       map[gl][]csect // per (goroutine, lock): critical sections in order
 	locked   bitset         // events after which their goroutine holds a lock
+	pinned   bitset         // the same, not counting terminal sections (terminal.go)
+	terminal []termSect     // terminal sections, by goroutine
 
 	// Locksets: ls[i] indexes locksets, the locks held at event i (an
 	// acquire and a release are inside their critical section).

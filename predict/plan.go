@@ -189,10 +189,11 @@ func (e *engine) keepsFixed(p *plan, t []int32) bool {
 }
 
 // lastLockFree returns the last position q <= p of goroutine g after which
-// g holds no lock (0 is always lock-free).
+// g holds no lock but for terminal sections (0 is always lock-free; see
+// terminal.go).
 func (e *engine) lastLockFree(g, p int32) int32 {
 	for q := p; q >= 1; q-- {
-		if !e.c.locked.has(e.c.at(g, q)) {
+		if !e.c.pinned.has(e.c.at(g, q)) {
 			return q
 		}
 	}
@@ -227,6 +228,9 @@ func (e *engine) barrier(p *plan) {
 		}
 	}
 	e.settle(p, active)
+	for len(e.c.terminal) > 0 && e.unpinTerminal(p) {
+		e.settle(p, active)
+	}
 }
 
 // settle moves barriers back until no cone edge crosses from a suffix

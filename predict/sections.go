@@ -101,6 +101,7 @@ func (c *ctp) buildLocks() {
 			c.locked.set(int32(i))
 		}
 	}
+	c.buildPinned()
 }
 
 // internLockset returns the id of set with h added (or removed).

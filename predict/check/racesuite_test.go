@@ -55,15 +55,16 @@ func raceSuiteModule(t *testing.T) string {
 	return dir
 }
 
-// TestRaceSuite records each test of the race suite in a run of its own,
-// predicts, and scores it: a report on a TestNoRace* test fails it (a
+// TestRaceSuite scores seer on the race suite in the two ways seer check
+// records it: each test in a run of its own (-each), and all of them in
+// one run (12 million events). A report on a TestNoRace* test fails it (a
 // false warning is a seer bug), and so does a TestRace* test without one
 // (a missed race). Tests the suite itself skips are not scored. It takes
-// about a minute and a half; -short skips it.
-// SEER_RACESUITE_RUNS sets how many runs must agree (default 1).
+// about two minutes; -short skips it. SEER_RACESUITE_RUNS sets how many
+// test-by-test runs must agree (default 1).
 func TestRaceSuite(t *testing.T) {
 	if testing.Short() {
-		t.Skip("records the toolchain's race suite test by test: skipped in -short mode")
+		t.Skip("records the toolchain's race suite: skipped in -short mode")
 	}
 	if _, err := trace.PrepareToolchain(context.Background(), ""); err != nil {
 		t.Skipf("cannot record here: %v", err)
@@ -75,57 +76,58 @@ func TestRaceSuite(t *testing.T) {
 	}
 	var first map[string]bool
 	for run := 0; run < runs; run++ {
-		start := time.Now()
-		rep, err := Run(context.Background(), Options{Dir: dir, Timeout: 2 * time.Minute, PerTest: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := map[string]bool{}
-		for _, f := range rep.Findings {
-			found[f.Test] = true
-		}
-		var names []string
-		skipped := 0
-		for _, tt := range rep.Tests {
-			if tt.Outcome == "skip" {
-				// t.Skip before doing anything (TestRaceRangeFuncIterator,
-				// #72925): the race detector cannot report it either.
-				skipped++
-				continue
-			}
-			names = append(names, tt.Name)
-		}
-		sort.Strings(names)
-		passed, failed := 0, 0
-		var wrong []string
-		for _, name := range names {
-			want := strings.HasPrefix(name, "TestRace")
-			if !want && !strings.HasPrefix(name, "TestNoRace") {
-				continue
-			}
-			if found[name] == want {
-				passed++
-			} else {
-				failed++
-				wrong = append(wrong, fmt.Sprintf("%s (finding: %v)", name, found[name]))
-			}
-		}
-		t.Logf("run %d: %d tests, %d findings, %v", run+1, len(rep.Tests), len(rep.Findings), time.Since(start).Round(time.Second))
-		for _, w := range wrong {
-			t.Logf("wrong: %s", w)
-		}
-		fmt.Printf("race suite: %d passed, %d failed (%d skipped by the suite itself)\n", passed, failed, skipped)
+		found := scoreRaceSuite(t, dir, true, fmt.Sprintf("test by test, run %d", run+1))
 		if first == nil {
 			first = found
 		} else if fmt.Sprint(first) != fmt.Sprint(found) {
 			t.Errorf("run %d found races in other tests than run 1", run+1)
 		}
-		for _, w := range wrong {
-			if strings.HasPrefix(w, "TestNoRace") {
-				t.Errorf("false report: %s", w)
-			} else {
-				t.Errorf("missed race: %s", w)
-			}
+	}
+	scoreRaceSuite(t, dir, false, "in one run")
+}
+
+// scoreRaceSuite checks the suite in dir, prints the scoreboard line and
+// returns the tests with findings.
+func scoreRaceSuite(t *testing.T, dir string, perTest bool, label string) map[string]bool {
+	start := time.Now()
+	rep, err := Run(context.Background(), Options{Dir: dir, Timeout: 2 * time.Minute, PerTest: perTest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bool{}
+	for _, f := range rep.Findings {
+		found[f.Test] = true
+	}
+	var names []string
+	skipped := 0
+	for _, tt := range rep.Tests {
+		if tt.Outcome == "skip" {
+			// t.Skip before doing anything (TestRaceRangeFuncIterator,
+			// #72925): the race detector cannot report it either.
+			skipped++
+			continue
+		}
+		names = append(names, tt.Name)
+	}
+	sort.Strings(names)
+	passed, failed := 0, 0
+	for _, name := range names {
+		want := strings.HasPrefix(name, "TestRace")
+		if !want && !strings.HasPrefix(name, "TestNoRace") {
+			continue
+		}
+		switch {
+		case found[name] == want:
+			passed++
+		case want:
+			failed++
+			t.Errorf("%s: missed race: %s", label, name)
+		default:
+			failed++
+			t.Errorf("%s: false report: %s", label, name)
 		}
 	}
+	t.Logf("%s: %d tests, %d findings, %v", label, len(rep.Tests), len(rep.Findings), time.Since(start).Round(time.Second))
+	fmt.Printf("race suite (%s): %d passed, %d failed (%d skipped by the suite itself)\n", label, passed, failed, skipped)
+	return found
 }
