@@ -24,6 +24,7 @@ type clientCaps struct {
 	configuration      bool // workspace/configuration
 	relatedInformation bool // Diagnostic.RelatedInformation is shown
 	markdownHover      bool
+	watchFiles         bool // workspace/didChangeWatchedFiles by dynamic registration
 }
 
 func capsOf(c protocol.ClientCapabilities) clientCaps {
@@ -34,6 +35,7 @@ func capsOf(c protocol.ClientCapabilities) clientCaps {
 	}
 	if w := c.Workspace; w != nil {
 		caps.configuration = w.Configuration
+		caps.watchFiles = w.DidChangeWatchedFiles != nil && w.DidChangeWatchedFiles.DynamicRegistration
 	}
 	caps.markdownHover = true // the default when the client does not say
 	if td := c.TextDocument; td != nil {

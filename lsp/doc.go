@@ -89,7 +89,10 @@
 // (lineMap): lines outside the changed region move by the change in line
 // count, and diagnostics on changed lines are dropped rather than
 // guessed. Each didChange edit moves the stored diagnostics the same way,
-// and so does closing a buffer without saving. Re-running a test replaces
+// and so does closing a buffer without saving, and so does a change on
+// disk to a file that is not open, which clients that support dynamic
+// registration report through didChangeWatchedFiles (watch.go); a deleted
+// file loses its diagnostics. Re-running a test replaces
 // that test's diagnostics; a file left with none is sent [] (not null).
 //
 // # Protocol defects

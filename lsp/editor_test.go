@@ -50,6 +50,7 @@ type editor struct {
 	shown      []protocol.ShowDocumentParams
 	config     map[string]any // the "seer" section the editor answers
 	configAsks int
+	registered []string // methods registered by client/registerCapability
 }
 
 type editorOptions struct {
@@ -90,7 +91,8 @@ func newEditor(t testing.TB, dir string, o editorOptions) *editor {
 			WorkDoneProgress: !o.noProgress,
 			ShowDocument:     &protocol.ShowDocumentClientCapabilities{Support: !o.noShowDoc},
 		},
-		Workspace: &protocol.WorkspaceClientCapabilities{Configuration: true, WorkspaceFolders: true},
+		Workspace: &protocol.WorkspaceClientCapabilities{Configuration: true, WorkspaceFolders: true,
+			DidChangeWatchedFiles: &protocol.DidChangeWatchedFilesWorkspaceClientCapabilities{DynamicRegistration: true}},
 		TextDocument: &protocol.TextDocumentClientCapabilities{
 			PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{RelatedInformation: true},
 			Hover:              &protocol.HoverTextDocumentClientCapabilities{ContentFormat: []protocol.MarkupKind{protocol.Markdown}},
@@ -161,6 +163,18 @@ func (e *editor) record(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		}
 		e.progress = append(e.progress, progressEvent{fmt.Sprint(p.Token), p.Value.Kind, msg, p.Value.Cancellable})
 	case protocol.MethodWorkDoneProgressCreate:
+		return reply(ctx, nil, nil)
+	case protocol.MethodClientRegisterCapability:
+		var p struct {
+			Registrations []struct {
+				Method          string          `json:"method"`
+				RegisterOptions json.RawMessage `json:"registerOptions"`
+			} `json:"registrations"`
+		}
+		json.Unmarshal(req.Params(), &p)
+		for _, r := range p.Registrations {
+			e.registered = append(e.registered, r.Method+" "+string(r.RegisterOptions))
+		}
 		return reply(ctx, nil, nil)
 	case protocol.MethodWorkspaceConfiguration:
 		var p protocol.ConfigurationParams

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/seer-tools/seer/predict/check"
 )
@@ -420,5 +421,60 @@ func TestClientWithoutProgress(t *testing.T) {
 	}
 	if len(e.logs) < 4 {
 		t.Errorf("stages not logged: %v", e.logs)
+	}
+}
+
+// TestWatchedFilesMoveDiagnostics: the server registers for changes to Go
+// files; a file that is not open and changes on disk keeps its
+// diagnostics on the moved lines, and a deleted one loses them.
+func TestWatchedFilesMoveDiagnostics(t *testing.T) {
+	dir := writeTxtar(t, bankTxtar)
+	e := newEditor(t, dir, editorOptions{run: (&fakeRunner{answer: bankReport(t, dir)}).run})
+	e.await("registration", wait, func() bool { return len(e.registered) > 0 })
+	e.mu.Lock()
+	reg := strings.Join(e.registered, "\n")
+	e.mu.Unlock()
+	if !strings.Contains(reg, `workspace/didChangeWatchedFiles {"watchers":[{"globPattern":"**/*.go"}]}`) {
+		t.Errorf("registered %q, want the Go files watched", reg)
+	}
+	e.run(e.lens(e.open("bank_test.go"), "TestDeposit").Command)
+	e.await("diagnostics", wait, func() bool { return len(e.diagsOf("bank.go")) == 2 })
+	path := filepath.Join(dir, "bank.go")
+	publishes := func() int { e.mu.Lock(); defer e.mu.Unlock(); return e.publishes[path] }
+
+	// bank.go is not open: two lines written above both accesses on disk.
+	content, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfterN(string(content), "\n", 3)
+	moved := lines[0] + lines[1] + "// one\n// two\n" + lines[2]
+	if err := os.WriteFile(path, []byte(moved), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := publishes()
+	e.notify(protocol.MethodWorkspaceDidChangeWatchedFiles, &protocol.DidChangeWatchedFilesParams{
+		Changes: []*protocol.FileEvent{{Type: protocol.FileChangeTypeChanged, URI: uri.File(path)}},
+	})
+	e.await("moved diagnostics", wait, func() bool { return e.publishes[path] > before })
+	e.mu.Lock()
+	d := e.diagsOf("bank.go")
+	e.mu.Unlock()
+	if len(d) != 2 || d[0].Range.Start.Line != 13 || d[1].Range.Start.Line != 20 {
+		t.Fatalf("after two lines were written on disk: %v", d)
+	}
+
+	// Deleted: nothing left to point at.
+	os.Remove(path)
+	before = publishes()
+	e.notify(protocol.MethodWorkspaceDidChangeWatchedFiles, &protocol.DidChangeWatchedFilesParams{
+		Changes: []*protocol.FileEvent{{Type: protocol.FileChangeTypeDeleted, URI: uri.File(path)}},
+	})
+	e.await("dropped diagnostics", wait, func() bool { return e.publishes[path] > before })
+	e.mu.Lock()
+	d = e.diagsOf("bank.go")
+	e.mu.Unlock()
+	if len(d) != 0 {
+		t.Fatalf("after deleting the file: %v", d)
 	}
 }

@@ -84,9 +84,10 @@ func (s *server) addFolder(u protocol.DocumentURI) {
 	s.folders = append(s.folders, path)
 }
 
-// Initialized fetches the configuration.
+// Initialized fetches the configuration and asks for file events.
 func (s *server) Initialized(ctx context.Context, params *protocol.InitializedParams) error {
 	s.refetchConfig()
+	go s.registerWatchers()
 	return nil
 }
 

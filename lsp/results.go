@@ -22,7 +22,13 @@ const buildKey = "#build"
 func (s *server) finish(j *job, rep *check.Report, recorded map[string][]byte) outcome {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v := newViews(recorded, s.content)
+	v := newViews(recorded, func(path string) ([]byte, error) {
+		b, err := s.content(path)
+		if err == nil {
+			s.noteDisk(path, b)
+		}
+		return b, err
+	})
 	root := s.folderOf(j.sc.dir)
 	byTest := map[string]*result{}
 	var order []*result

@@ -114,6 +114,7 @@ type server struct {
 	configGen   int               // counts configuration fetches
 	configDone  chan struct{}     // closed when the last fetch ends
 	docs        map[string]*document
+	disk        map[string][]byte                // the text the marks of a closed file are in (watch.go)
 	directives  map[string][]protocol.Diagnostic // misused directives, by file
 	uris        map[string]protocol.DocumentURI  // the client's URI for each path it named
 	store       *store
@@ -139,6 +140,7 @@ func newServer(opts Options) *server {
 		run:        opts.Run,
 		configs:    map[string]Config{"": DefaultConfig()},
 		docs:       map[string]*document{},
+		disk:       map[string][]byte{},
 		directives: map[string][]protocol.Diagnostic{},
 		uris:       map[string]protocol.DocumentURI{},
 		store:      newStore(),

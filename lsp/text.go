@@ -48,6 +48,7 @@ func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocume
 		}
 	}
 	s.docs[path] = &document{version: params.TextDocument.Version, content: content}
+	delete(s.disk, path)
 	if s.mentionsDirective(path, content) && s.inWorkspace(path) {
 		go s.checkDirectives(filepath.Dir(path))
 	}
@@ -166,8 +167,11 @@ func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 	}
 	delete(s.docs, path)
 	if s.store.involves(path) {
-		if disk, err := os.ReadFile(path); err == nil && !bytes.Equal(disk, d.content) {
-			s.remap(path, lineMap(d.content, disk))
+		if disk, err := os.ReadFile(path); err == nil {
+			if !bytes.Equal(disk, d.content) {
+				s.remap(path, lineMap(d.content, disk))
+			}
+			s.disk[path] = disk
 		}
 	}
 	return nil

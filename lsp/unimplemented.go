@@ -18,11 +18,8 @@ func notFound(method string) error {
 
 // Notifications seer ignores.
 
-func (s *server) LogTrace(context.Context, *protocol.LogTraceParams) error { return nil }
-func (s *server) SetTrace(context.Context, *protocol.SetTraceParams) error { return nil }
-func (s *server) DidChangeWatchedFiles(context.Context, *protocol.DidChangeWatchedFilesParams) error {
-	return nil
-}
+func (s *server) LogTrace(context.Context, *protocol.LogTraceParams) error             { return nil }
+func (s *server) SetTrace(context.Context, *protocol.SetTraceParams) error             { return nil }
 func (s *server) WillSave(context.Context, *protocol.WillSaveTextDocumentParams) error { return nil }
 func (s *server) DidCreateFiles(context.Context, *protocol.CreateFilesParams) error    { return nil }
 func (s *server) DidRenameFiles(context.Context, *protocol.RenameFilesParams) error    { return nil }
