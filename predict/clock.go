@@ -13,7 +13,11 @@
 // heap), so joinOwn is the mutable exception: a pass that knows nobody
 // else holds a clock's delta (an ownership flag, cleared whenever the
 // clock is stored elsewhere) lets the join merge into it in place, and
-// every join works in scratch space the pass reuses.
+// every join works in scratch space the pass reuses. A join also reports
+// the components that rose (what a clock history records, history.go),
+// found on the way: against the receiver's delta alone when its base is
+// kept, which is most joins. Sorted lists are compared by galloping
+// search when one is much shorter (keepAbove).
 
 package predict
 
@@ -119,9 +123,13 @@ func join(c, src vclock, extras ...centry) (vclock, bool) {
 
 // joinScratch is join's working space, reused by a pass across joins: a
 // join of clocks of thousands of goroutines would otherwise allocate and
-// drop several lists of thousands of entries.
+// drop several lists of thousands of entries. With wantRises, a join also
+// leaves in rises the components of the result that exceed the receiver's
+// (what a history records), so that no one compares whole clocks again.
 type joinScratch struct {
 	cand, tmp, ex, add []centry
+	wantRises          bool
+	rises              []centry
 }
 
 // joinOwn is join for a clock c whose delta, if own, nobody else holds:
@@ -147,8 +155,7 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 		if len(src.base.ents) < len(c.base.ents) {
 			small, large = src, c
 		}
-		cand = slices.Grow(cand, small.size())
-		small.each(func(g, v int32) { cand = append(cand, centry{g, v}) })
+		cand = mergeMaxTo(cand, small.base.ents, small.delta)
 		if len(large.delta) > 0 {
 			cand, tmp = mergeMaxTo(tmp[:0], cand, large.delta), cand
 		}
@@ -177,59 +184,111 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 			cand = append(cand, ex[:k]...)
 		}
 	}
-	sc.cand, sc.tmp = cand[:0], tmp[:0] // kept for the next join
-	// Keep only the entries that raise c: by lookups when there are few,
-	// by one merge-like walk when there are many.
-	add := sc.add[:0]
-	if len(cand) < 48 {
-		for _, e := range cand {
-			if e.v > c.get(e.g) {
-				add = append(add, e)
-			}
-		}
-	} else {
-		k := 0
-		c.each(func(g, v int32) {
-			for k < len(cand) && cand[k].g < g {
-				add = append(add, cand[k])
-				k++
-			}
-			if k < len(cand) && cand[k].g == g {
-				if cand[k].v > v {
-					add = append(add, cand[k])
-				}
-				k++
-			}
-		})
-		add = append(add, cand[k:]...)
-	}
-	sc.add = add[:0]
-	if len(add) == 0 {
-		if c.base == orig.base {
-			return orig, false, own && sameDelta
-		}
-		return c, true, false // re-based: conservatively "changed"
-	}
-	var nd []centry
-	if own && sameDelta && cap(c.delta)-len(c.delta) >= len(add) {
-		nd = mergeMaxInPlace(c.delta, add)
-	} else {
-		// A new slice (add is not empty). Its size class may leave room
-		// to grow in place; more slack costs more than it saves, as
-		// clocks are shared (released, snapshotted) about as often as
-		// they grow.
-		nd = mergeMaxTo(make([]centry, 0, len(c.delta)+len(add)), c.delta, add)
-	}
-	out := vclock{base: c.base, delta: nd}
-	bl := 0
+	// Keep only the entries that raise c.
+	add := keepAbove(sc.add[:0], cand, c.delta)
 	if c.base != nil {
-		bl = len(c.base.ents)
+		add = keepAbove(add[:0], add, c.base.ents)
 	}
-	if len(nd) > 32+bl/32 {
-		out = out.flatten()
-		return out, true, false
+	sc.cand, sc.tmp, sc.add = cand[:0], tmp[:0], add[:0] // kept for the next join
+	if sc.wantRises && c.base == orig.base {
+		// Before orig's delta may be updated in place.
+		sc.rises = keepAbove(sc.rises[:0], add, orig.delta)
 	}
-	return out, true, true
+	out := c
+	changed := c.base != orig.base // re-based: conservatively "changed"
+	fresh := false
+	if len(add) > 0 {
+		var nd []centry
+		if own && sameDelta && cap(c.delta)-len(c.delta) >= len(add) {
+			nd = mergeMaxInPlace(c.delta, add)
+		} else {
+			// A new slice (add is not empty). Its size class may leave
+			// room to grow in place; more slack costs more than it
+			// saves, as clocks are shared (released, snapshotted) about
+			// as often as they grow.
+			nd = mergeMaxTo(make([]centry, 0, len(c.delta)+len(add)), c.delta, add)
+			fresh = true
+		}
+		out, changed = vclock{base: c.base, delta: nd}, true
+	} else if !changed {
+		out = orig
+	}
+	if sc.wantRises && c.base != orig.base {
+		sc.rises = risesOver(sc.rises[:0], orig, out)
+	}
+	if len(add) == 0 {
+		return out, changed, !changed && own && sameDelta
+	}
+	bl := 0
+	if out.base != nil {
+		bl = len(out.base.ents)
+	}
+	if len(out.delta) > 32+bl/32 {
+		return out.flatten(), true, false
+	}
+	return out, true, own && sameDelta || fresh
+}
+
+// risesOver appends to r the components of out (orig joined with
+// something, on another base) that exceed orig's.
+func risesOver(r []centry, orig, out vclock) []centry {
+	if out.base != nil {
+		r = mergeMaxTo(r, out.base.ents, out.delta)
+	} else {
+		r = append(r, out.delta...)
+	}
+	r = keepAbove(r[:0], r, orig.delta)
+	if orig.base != nil {
+		r = keepAbove(r[:0], r, orig.base.ents)
+	}
+	return r
+}
+
+// keepAbove appends to out the entries of sorted cand that exceed the
+// same goroutine's entry in sorted ents (or that ents lacks). out may
+// be cand[:0]. Searches gallop, so that a few candidates against a long
+// list cost a few probes each.
+func keepAbove(out, cand, ents []centry) []centry {
+	j := 0
+	if 4*len(cand) >= len(ents) { // dense: a plain merge walk
+		for _, e := range cand {
+			for j < len(ents) && ents[j].g < e.g {
+				j++
+			}
+			if j < len(ents) && ents[j].g == e.g && ents[j].v >= e.v {
+				continue
+			}
+			out = append(out, e)
+		}
+		return out
+	}
+	for _, e := range cand {
+		if j < len(ents) && ents[j].g < e.g {
+			// Gallop to a bound, then search: the first entry >= e.g.
+			lo, step := j+1, 1
+			hi := j + step
+			for hi < len(ents) && ents[hi].g < e.g {
+				lo = hi + 1
+				step <<= 1
+				hi = j + step
+			}
+			hi = min(hi, len(ents))
+			for lo < hi {
+				m := int(uint(lo+hi) >> 1)
+				if ents[m].g < e.g {
+					lo = m + 1
+				} else {
+					hi = m
+				}
+			}
+			j = lo
+		}
+		if j < len(ents) && ents[j].g == e.g && ents[j].v >= e.v {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // mergeMaxInPlace merges sorted b into sorted a, whose capacity holds

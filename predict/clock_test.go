@@ -49,7 +49,8 @@ func TestClockJoin(t *testing.T) {
 		for k := r.Intn(4); k > 0; k-- {
 			extras = append(extras, centry{int32(r.Intn(300)), int32(1 + r.Intn(1000))})
 		}
-		c, changed := join(a.c, b.c, extras...)
+		sc := &joinScratch{wantRises: true}
+		c, changed, _ := joinOwn(sc, a.c, false, b.c, extras...)
 		m := map[int32]int32{}
 		for g, v := range a.m {
 			m[g] = v
@@ -68,6 +69,21 @@ func TestClockJoin(t *testing.T) {
 		}
 		if differs && !changed {
 			t.Fatalf("step %d: join changed the clock but reported no change", step)
+		}
+		rose := 0
+		for i, e := range sc.rises {
+			if e.v != m[e.g] || e.v <= a.m[e.g] || i > 0 && sc.rises[i-1].g >= e.g {
+				t.Fatalf("step %d: rise %v: component is %d, was %d", step, e, m[e.g], a.m[e.g])
+			}
+			rose++
+		}
+		for g, v := range m {
+			if v > a.m[g] {
+				rose--
+			}
+		}
+		if rose != 0 {
+			t.Fatalf("step %d: join reported %d rises too many", step, rose)
 		}
 		p := pair{c, m}
 		check(p)

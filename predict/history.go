@@ -2,10 +2,12 @@
 // goroutine g and every goroutine k it ever knows of, the positions of g
 // at which component k of g's clock rose, with the new values. A pass
 // replays the trace with persistent clocks (clock.go) and records, after
-// each event, only the components that rose; the history is then indexed
-// per (g, k). The log is varint-coded (4 to 6 bytes a rise rather than
-// 12) and the pass records a private copy of each clock's delta, which
-// the pass may then update in place (clock.go's joinOwn).
+// each event, only the components that rose, as its joins report them
+// (clock.go's joinOwn: no whole clocks are compared again); the history
+// is then indexed per (g, k). The log is varint-coded, the rises at one
+// position in one group (about 3 bytes a rise rather than 12). A pass
+// that keeps only some states (vc.go's want) compares the clocks it
+// records, keeping a private copy of each delta.
 //
 // Storing each state of a clock instead, as persistent clocks would allow,
 // costs a copy of the clock's changed part per state: when thousands of
@@ -46,55 +48,96 @@ type historyLog struct {
 	log  []kpvLog // per goroutine: rises, in order of position
 	last []vclock // per goroutine: the clock last recorded, its delta a copy
 	buf  []centry // scratch
+	enc  []byte   // scratch: a group being encoded
 }
 
 // kpvLog is a goroutine's log of rises, append-only and read in order:
-// each rise as three uvarints (component, position since the previous
-// rise, value), usually 4 to 6 bytes instead of 12, in chunks that are
-// never copied (growing one slice by doubling would leave as much garbage
-// as the log holds).
+// the rises at one position as a group of uvarints (position since the
+// previous group, number of rises, then component and value of each),
+// usually 3 bytes a rise instead of 12, in chunks that are never copied
+// (growing one slice by doubling would leave as much garbage as the log
+// holds).
 type kpvLog struct {
 	full [][]byte
 	cur  []byte
-	last int32 // position of the last rise
+	last int32 // position of the last group
 	n    int   // rises
 	size int   // bytes
 }
 
-func (l *kpvLog) add(x kpv) {
-	if cap(l.cur)-len(l.cur) < 3*binary.MaxVarintLen32 {
+// add logs rises rs at position pos.
+func (l *kpvLog) add(pos int32, rs []centry, scratch *[]byte) {
+	if len(rs) == 0 {
+		return
+	}
+	b := binary.AppendUvarint((*scratch)[:0], uint64(uint32(pos-l.last)))
+	b = binary.AppendUvarint(b, uint64(len(rs)))
+	for _, r := range rs {
+		b = binary.AppendUvarint(b, uint64(uint32(r.g)))
+		b = binary.AppendUvarint(b, uint64(uint32(r.v)))
+	}
+	*scratch = b
+	if cap(l.cur)-len(l.cur) < len(b) {
 		if l.cur != nil {
 			l.full = append(l.full, l.cur)
 		}
-		// Chunks grow with the log, up to 256 KiB.
-		l.cur = make([]byte, 0, min(max(64, l.size/2), 1<<18))
+		// Chunks grow with the log, up to 256 KiB (or one group).
+		l.cur = make([]byte, 0, max(len(b), min(max(64, l.size/2), 1<<18)))
 	}
-	n0 := len(l.cur)
-	l.cur = binary.AppendUvarint(l.cur, uint64(uint32(x.k)))
-	l.cur = binary.AppendUvarint(l.cur, uint64(uint32(x.pos-l.last)))
-	l.cur = binary.AppendUvarint(l.cur, uint64(uint32(x.v)))
-	l.last = x.pos
-	l.n++
-	l.size += len(l.cur) - n0
+	l.cur = append(l.cur, b...)
+	l.last = pos
+	l.n += len(rs)
+	l.size += len(b)
 }
 
-// each calls f for every rise, in order.
-func (l *kpvLog) each(f func(x kpv)) {
+// uvAt decodes the uvarint at b[i:], returning it and the index after
+// it: the one-byte ones inline.
+func uvAt(b []byte, i int) (uint32, int) {
+	if x := b[i]; x < 0x80 {
+		return uint32(x), i + 1
+	}
+	return uvAtSlow(b, i)
+}
+
+func uvAtSlow(b []byte, i int) (uint32, int) {
+	if i+1 < len(b) && b[i+1] < 0x80 {
+		return uint32(b[i]&0x7f) | uint32(b[i+1])<<7, i + 2
+	}
+	u, n := binary.Uvarint(b[i:])
+	return uint32(u), i + n
+}
+
+// appendAll appends every rise to xs, in order.
+func (l *kpvLog) appendAll(xs []kpv) []kpv {
+	xs = slices.Grow(xs, l.n)
 	pos := int32(0)
-	dec := func(b []byte) {
-		for len(b) > 0 {
-			k, n1 := binary.Uvarint(b)
-			d, n2 := binary.Uvarint(b[n1:])
-			v, n3 := binary.Uvarint(b[n1+n2:])
-			b = b[n1+n2+n3:]
-			pos += int32(uint32(d))
-			f(kpv{int32(uint32(k)), pos, int32(uint32(v))})
+	for c := 0; c <= len(l.full); c++ {
+		b := l.cur
+		if c < len(l.full) {
+			b = l.full[c]
+		}
+		for i := 0; i < len(b); {
+			var d, n, k, v uint32
+			d, i = uvAt(b, i)
+			n, i = uvAt(b, i)
+			pos += int32(d)
+			for ; n > 0; n-- {
+				// uvAt, inline
+				if k = uint32(b[i]); k < 0x80 {
+					i++
+				} else {
+					k, i = uvAtSlow(b, i)
+				}
+				if v = uint32(b[i]); v < 0x80 {
+					i++
+				} else {
+					v, i = uvAtSlow(b, i)
+				}
+				xs = append(xs, kpv{int32(k), pos, int32(v)})
+			}
 		}
 	}
-	for _, ch := range l.full {
-		dec(ch)
-	}
-	dec(l.cur)
+	return xs
 }
 
 func newHistoryLog(ng int) *historyLog {
@@ -111,31 +154,23 @@ func (l *historyLog) record(g, pos int32, cur vclock) {
 	l.last[g] = vclock{base: cur.base, delta: append(old.delta[:0], cur.delta...)}
 }
 
+// logRises logs rises, the components of goroutine g's clock that rose
+// at its position pos (as the pass's joins reported them).
+func (l *historyLog) logRises(g, pos int32, rises []centry) {
+	l.log[g].add(pos, rises, &l.enc)
+}
+
 // rises logs the components of cur that exceed old's.
 func (l *historyLog) rises(g, pos int32, old, cur vclock) {
-	out := &l.log[g]
+	var rs []centry
 	if old.base == cur.base {
 		// The bases agree: only delta entries can differ.
-		for _, e := range cur.delta {
-			if e.v > old.get(e.g) {
-				out.add(kpv{e.g, pos, e.v})
-			}
-		}
-		return
+		rs = keepAbove(l.buf[:0], cur.delta, old.delta)
+	} else {
+		rs = risesOver(l.buf[:0], old, cur)
 	}
-	prev := l.buf[:0] // old's components, in order
-	old.each(func(k, v int32) { prev = append(prev, centry{k, v}) })
-	l.buf = prev
-	j := 0
-	cur.each(func(k, v int32) {
-		for j < len(prev) && prev[j].g < k {
-			j++
-		}
-		if j < len(prev) && prev[j].g == k && prev[j].v >= v {
-			return
-		}
-		out.add(kpv{k, pos, v})
-	})
+	l.buf = rs
+	l.log[g].add(pos, rs, &l.enc)
 }
 
 // index builds the history, releasing the log: a counting sort of each
@@ -145,21 +180,33 @@ func (l *historyLog) index(pack bool) *history {
 	ng := len(l.log)
 	h := &history{keys: make([][]int32, ng), off: make([][]int32, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng)}
 	cnt := make([]int32, ng) // per component: rises, then next slot
+	var xs []kpv             // a goroutine's rises, decoded once
 	for g := range l.log {
 		log := &l.log[g]
 		if log.n == 0 {
 			continue
 		}
+		xs = log.appendAll(xs[:0])
 		var keys []int32
 		top := int32(0) // the largest position or value
-		log.each(func(x kpv) {
+		for _, x := range xs {
 			if cnt[x.k] == 0 {
 				keys = append(keys, x.k)
 			}
 			cnt[x.k]++
 			top = max(top, x.pos, x.v)
-		})
-		slices.Sort(keys)
+		}
+		if 16*len(keys) > ng {
+			// Dense: one scan of the counts beats sorting.
+			keys = keys[:0]
+			for k, n := range cnt {
+				if n > 0 {
+					keys = append(keys, int32(k))
+				}
+			}
+		} else {
+			slices.Sort(keys)
+		}
 		off := make([]int32, len(keys)+1)
 		for j, k := range keys {
 			off[j+1] = off[j] + cnt[k]
@@ -167,17 +214,17 @@ func (l *historyLog) index(pack bool) *history {
 		}
 		if pack && top < 1<<16 {
 			p16 := make([]uint32, log.n)
-			log.each(func(x kpv) {
+			for _, x := range xs {
 				p16[cnt[x.k]] = uint32(x.pos)<<16 | uint32(x.v)
 				cnt[x.k]++
-			})
+			}
 			h.p16[g] = p16
 		} else {
 			ents := make([]pv, log.n)
-			log.each(func(x kpv) {
+			for _, x := range xs {
 				ents[cnt[x.k]] = pv{x.pos, x.v}
 				cnt[x.k]++
-			})
+			}
 			h.ents[g] = ents
 		}
 		for _, k := range keys {

@@ -139,11 +139,34 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 	// update in place (clock.go's joinOwn). Storing the clock anywhere
 	// (a go statement, a release, a snapshot for readers) clears it.
 	own := make([]bool, ng)
-	sc := new(joinScratch)
+	// Joins report what rose (clock.go); without want, that is what the
+	// history logs: pend gathers an event's rises, one per component
+	// (slot[k] is 1 + k's index in pend).
+	sc, fsc := &joinScratch{wantRises: mode.want == nil}, new(joinScratch)
+	var pend []centry
+	var slot []int32
+	if sc.wantRises {
+		slot = make([]int32, ng)
+	}
 	jn := func(g int32, src vclock, extras ...centry) bool {
 		var ch bool
 		cur[g], ch, own[g] = joinOwn(sc, cur[g], own[g], src, extras...)
+		for _, r := range sc.rises {
+			if s := slot[r.g]; s > 0 {
+				pend[s-1].v = max(pend[s-1].v, r.v)
+				continue
+			}
+			pend = append(pend, r)
+			slot[r.g] = int32(len(pend))
+		}
 		return ch
+	}
+	flush := func(g, p int32) {
+		rec.logRises(g, p, pend)
+		for _, r := range pend {
+			slot[r.g] = 0
+		}
+		pend = pend[:0]
 	}
 	type goSrc struct {
 		clk vclock
@@ -195,7 +218,9 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			// The go statement happens before the whole goroutine.
 			ch = jn(g, goClk[g].clk, goClk[g].ep)
 		}
-		if p == 1 && (mode.want == nil && ch || wanted(mode.want[g], 0)) {
+		if p == 1 && mode.want == nil {
+			flush(g, 0)
+		} else if p == 1 && wanted(mode.want[g], 0) {
 			rec.record(g, 0, cur[g])
 		}
 		switch e.Op {
@@ -221,7 +246,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			switch k {
 			case trace.SyncAcquire:
 				if !s.known(cur[g]) {
-					s.fold(sc)
+					s.fold(fsc)
 					ch = jn(g, s.clk, s.eps...)
 				}
 			case trace.SyncRelease:
@@ -237,7 +262,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 				*s = syncVar{clk: cur[g], eps: []centry{{g, p}}, exact: true}
 				own[g] = false
 				if !old.known(cur[g]) {
-					old.fold(sc)
+					old.fold(fsc)
 					ch = jn(g, old.clk, old.eps...)
 				}
 			}
@@ -270,7 +295,9 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			snap[int32(i)] = cur[g]
 			own[g] = false
 		}
-		if mode.want == nil && changed || mode.want != nil && wanted(mode.want[g], p) {
+		if mode.want == nil {
+			flush(g, p)
+		} else if wanted(mode.want[g], p) {
 			rec.record(g, p, cur[g])
 		}
 	}
