@@ -53,6 +53,8 @@ func Convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool) 
 	// Spool records average over 24 bytes; growing the event slice by
 	// doubling would copy it about twenty times.
 	c.b.Grow(int(s.nchunks * s.chunkBytes / 24))
+	// Most objects are heap allocations, which the spool counts.
+	c.b.GrowObjects(int(s.nmalloc) + len(c.globals))
 	broken := s.merge(c.enter, c.exit, c.visit)
 	for _, g := range c.gs {
 		if g.id != 0 && !g.ended {
