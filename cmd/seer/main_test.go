@@ -183,7 +183,11 @@ func TestCheckLeakedGoroutine(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/leak\n\ngo 1.26\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "l_test.go"), []byte(`package leak
 
-import "testing"
+import (
+	"sync"
+	"testing"
+	"time"
+)
 
 var block = make(chan int)
 
@@ -195,6 +199,24 @@ func TestClean(t *testing.T) {
 	done := make(chan bool)
 	go func() { done <- true }()
 	<-done
+}
+
+// The last test: the process may exit before these goroutines do.
+func TestCleanWaitGroup(t *testing.T) {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	defer func() {
+		close(stop)
+		wg.Wait()
+	}()
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer time.Sleep(100 * time.Millisecond) // tidying up after saying done
+			defer wg.Done()
+			<-stop
+		}()
+	}
 }
 `), 0o644)
 	out, stderr, code := seer(t, dir, "check", "-json", ".")
@@ -209,10 +231,12 @@ func TestClean(t *testing.T) {
 	for _, tt := range rep.Tests {
 		leaks[tt.Name] = tt.Leaked
 	}
-	if l := leaks["TestLeak"]; len(l) != 1 || l[0] != filepath.Join(dir, "l_test.go")+":8" {
-		t.Errorf("TestLeak leaked %v, want one goroutine created at l_test.go:8", l)
+	if l := leaks["TestLeak"]; len(l) != 1 || l[0] != filepath.Join(dir, "l_test.go")+":12" {
+		t.Errorf("TestLeak leaked %v, want one goroutine created at l_test.go:12", l)
 	}
-	if l := leaks["TestClean"]; len(l) != 0 {
-		t.Errorf("TestClean leaked %v", l)
+	for _, name := range []string{"TestClean", "TestCleanWaitGroup"} {
+		if l := leaks[name]; len(l) != 0 {
+			t.Errorf("%s leaked %v", name, l)
+		}
 	}
 }

@@ -282,6 +282,11 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*Report,
 // leakedGoroutines returns, per test, where its goroutines that never
 // ended were created — when the run itself ended normally (a panic or a
 // timeout stops every goroutine alike).
+//
+// A goroutine whose last act was wg.Done or close(ch) is finishing, not
+// leaked: the test waits for that signal and the process may exit before
+// the goroutine's own exit is recorded (the last test of a run, or every
+// test with seer check -each).
 func leakedGoroutines(rec *trace.RecordResult) map[string][]string {
 	t := rec.Trace
 	if rec.Outcome.Result != "pass" && rec.Outcome.Result != "fail" {
@@ -289,8 +294,11 @@ func leakedGoroutines(rec *trace.RecordResult) map[string][]string {
 	}
 	ended := make([]bool, len(t.Goroutines))
 	for i := range t.Events {
-		if t.Events[i].Op == trace.OpEnd {
+		switch t.Events[i].Op {
+		case trace.OpEnd, trace.OpWGDone, trace.OpClose:
 			ended[t.Events[i].G] = true
+		default:
+			ended[t.Events[i].G] = false
 		}
 	}
 	out := map[string][]string{}
