@@ -47,7 +47,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef uintptr_t uptr;
@@ -296,17 +298,23 @@ static void symbolize(uptr pc) {
 
 // ---- initialisation ----
 
+// open_spool maps the spool that seer created (empty) for this run. A test
+// that runs its own binary again (os.Args[0], as crash and misuse tests do)
+// hands the child the same SEER_SPOOL; the child finds the spool claimed
+// (not empty) and records nothing, as the race detector reports per process.
 static void open_spool(void) {
 	const char *path = getenv("SEER_SPOOL");
 	if (!path || !*path)
 		return;
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (ftruncate(fd, SPOOL_BYTES) != 0) {
+	struct stat st;
+	if (flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0 || st.st_size != 0 || ftruncate(fd, SPOOL_BYTES) != 0) {
 		close(fd);
 		return;
 	}
+	flock(fd, LOCK_UN);
 	void *m = mmap(NULL, SPOOL_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)
