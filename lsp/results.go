@@ -81,6 +81,10 @@ func (s *server) finish(j *job, rep *check.Report, recorded map[string][]byte) o
 				note += ": " + firstLine(t.Errors[0])
 			}
 			notes = append(notes, note)
+		case "pass", "fail":
+			for _, e := range t.Errors {
+				notes = append(notes, fmt.Sprintf("%s: %s", name, e))
+			}
 		}
 	}
 	for _, p := range s.store.replace(j.sc, order) {

@@ -32,7 +32,10 @@ const (
 // atomic, if not nil, says which functions are marked //seer:atomic (by
 // their runtime symbol names): each activation of one becomes a
 // transaction (atomic.go).
-func Convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool) (*Trace, error) {
+//
+// maxEvents, if positive, stops the conversion at that many events: the
+// trace is then marked Truncated (see RecordOptions.MaxEvents).
+func Convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, maxEvents int) (*Trace, error) {
 	s, err := openSpool(spoolPath)
 	if err != nil {
 		return nil, err
@@ -52,10 +55,18 @@ func Convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool) 
 	c.atomic = atomic
 	// Spool records average over 24 bytes; growing the event slice by
 	// doubling would copy it about twenty times.
-	c.b.Grow(int(s.nchunks * s.chunkBytes / 24))
+	estimate := int(s.nchunks * s.chunkBytes / 24)
+	if maxEvents > 0 {
+		estimate = min(estimate, maxEvents)
+	}
+	c.b.Grow(estimate)
 	// Most objects are heap allocations, which the spool counts.
 	c.b.GrowObjects(int(s.nmalloc) + len(c.globals))
-	broken := s.merge(c.enter, c.exit, c.visit)
+	full := func() bool { return maxEvents > 0 && c.b.Len() >= maxEvents }
+	broken := s.merge(c.enter, c.exit, c.visit, full)
+	if full() {
+		broken = true
+	}
 	for _, g := range c.gs {
 		if g.id != 0 && !g.ended {
 			c.txSwitch(g, "", 0) // a transaction cut short by the end of the run

@@ -78,9 +78,12 @@ func FuzzConvert(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		path := filepath.Join(t.TempDir(), "spool")
 		writeSpool(t, path, map[uint32][]byte{1: a, 2: b})
-		tr, err := Convert(path, "", "", Header{}, nil)
+		tr, err := Convert(path, "", "", Header{}, nil, 1000)
 		if err != nil {
 			return
+		}
+		if len(tr.Events) > 1000+len(tr.Goroutines) { // one record may add an event per goroutine
+			t.Fatalf("%d events converted, want at most about 1000", len(tr.Events))
 		}
 		for i := range tr.Events {
 			e := &tr.Events[i]

@@ -43,7 +43,16 @@ type RecordOptions struct {
 	// binary built for another architecture (GOARCH in Env), e.g.
 	// {"qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"}.
 	Exec []string
+	// MaxEvents bounds the events converted from one run (0 means
+	// DefaultMaxEvents, a negative value no bound). A run that made more
+	// is cut there: the trace holds its first MaxEvents events and
+	// RecordResult.Cut is set, rather than seer running out of memory.
+	MaxEvents int
 }
+
+// DefaultMaxEvents is RecordOptions.MaxEvents's default: about 1.5 GB of
+// trace in memory, and what analysing it takes besides.
+const DefaultMaxEvents = 30_000_000
 
 // A RecordResult describes a recording.
 type RecordResult struct {
@@ -54,6 +63,7 @@ type RecordResult struct {
 	Outcome  Outcome // how the test process ended
 	Tests    []TestResult
 	Trace    *Trace   // the trace, as written
+	Cut      bool     // the run made more than MaxEvents events; Trace has the first ones
 	Duration struct { // wall time of each stage
 		Build, Run, Convert time.Duration
 	}
@@ -306,7 +316,11 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (*RecordResult, er
 		Format:    "seer",
 		GOROOT:    b.tc.GOROOT,
 	}
-	t, err := Convert(spool.Name(), b.Path, b.tc.Shadow, h, opts.Atomic)
+	limit := opts.MaxEvents
+	if limit == 0 {
+		limit = DefaultMaxEvents
+	}
+	t, err := Convert(spool.Name(), b.Path, b.tc.Shadow, h, opts.Atomic, limit)
 	if err != nil {
 		return nil, fmt.Errorf("reading the recording of %s: %w", b.Package, err)
 	}
@@ -325,6 +339,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (*RecordResult, er
 	}
 	res.Duration.Convert = time.Since(start)
 	res.Path, res.Events, res.Outcome, res.Trace, res.Tests = path, len(t.Events), outcome, t, tests
+	res.Cut = limit > 0 && len(t.Events) >= limit
 	return res, nil
 }
 

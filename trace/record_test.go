@@ -322,3 +322,35 @@ func TestPingPong(t *testing.T) {
 		t.Errorf("%d receives linked to their send, want 100", linked)
 	}
 }
+
+// TestRecordMaxEvents: a run that makes more events than MaxEvents is cut
+// there, and says so, instead of filling memory.
+func TestRecordMaxEvents(t *testing.T) {
+	skipIfCannotRecord(t)
+	ar, err := txtar.ParseFile("testdata/record/parallel.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range ar.Files {
+		if strings.HasSuffix(f.Name, ".go") || f.Name == "go.mod" {
+			os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644)
+		}
+	}
+	opts := RecordOptions{Dir: dir, Output: filepath.Join(dir, "out.trace"), MaxEvents: 2000}
+	res, err := Record(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Cut || !res.Trace.Truncated || res.Events < 2000 || res.Events > 2100 {
+		t.Errorf("cut %v, truncated %v, %d events; want cut and truncated at about 2000", res.Cut, res.Trace.Truncated, res.Events)
+	}
+	back, err := ReadFile(res.Path)
+	if err != nil || len(back.Events) != res.Events {
+		t.Errorf("reading the cut trace back: %v (%d events)", err, len(back.Events))
+	}
+	opts.MaxEvents = -1
+	if res, err = Record(context.Background(), opts); err != nil || res.Cut || res.Events <= 2100 {
+		t.Errorf("without a bound: %v, cut %v, %d events", err, res.Cut, res.Events)
+	}
+}

@@ -356,7 +356,7 @@ func (h *cursorHeap) Pop() any {
 // allocation record, in sequence order, calling enter and exit for function
 // entries and exits of a goroutine before its next sequenced record.
 // It reports whether any goroutine's stream was malformed.
-func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent)) (broken bool) {
+func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), stop func() bool) (broken bool) {
 	streams := s.streams()
 	allocs := s.allocs()
 	h := make(cursorHeap, 0, len(streams))
@@ -371,7 +371,7 @@ func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), 
 	}
 	heap.Init(&h)
 	ai := 0
-	for h.Len() > 0 {
+	for h.Len() > 0 && !stop() {
 		c := h[0]
 		for ai < len(allocs) && allocs[ai].seq < c.next.seq {
 			visit(&allocs[ai])

@@ -132,6 +132,9 @@ func printReport(w io.Writer, rep *check.Report) {
 			}
 			fmt.Fprintf(w, "seer: %s does not build\n", t.Package)
 		case "pass", "fail", "skip":
+			for _, e := range t.Errors {
+				fmt.Fprintf(w, "seer: %s.%s: %s\n", t.Package, t.Name, e)
+			}
 		default:
 			msg := ""
 			if len(t.Errors) > 0 {

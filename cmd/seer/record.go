@@ -74,6 +74,9 @@ func runRecord(c *command, args []string) int {
 		return 2
 	}
 	fmt.Fprintf(os.Stderr, "seer: recorded %d events of %s (%s) in %s\n", res.Events, res.Package, res.Outcome.Result, res.Path)
+	if res.Cut {
+		fmt.Fprintf(os.Stderr, "seer: the run made more events: the trace holds the first %d\n", res.Events)
+	}
 	return 0
 }
 

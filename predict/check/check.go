@@ -232,6 +232,9 @@ func testsOf(rec *trace.RecordResult, res *Report) []Test {
 		if (test.Outcome == "panic" || test.Outcome == "timeout") && rec.Outcome.Message != "" {
 			test.Errors = []string{rec.Outcome.Message}
 		}
+		if rec.Cut {
+			test.Errors = append(test.Errors, fmt.Sprintf("the run made more than %d events: seer analysed the first ones", rec.Events))
+		}
 		test.Leaked = leaked[r.Name]
 		out = append(out, test)
 	}

@@ -82,7 +82,8 @@ type Test struct {
 	// "panic", "timeout", "killed" or "build-error".
 	Outcome string `json:"outcome"`
 	// Errors holds build errors (file:line:col: message) when Outcome is
-	// "build-error", and the panic or timeout message otherwise.
+	// "build-error", the panic or timeout message, and a note when the run
+	// made more events than seer converts (trace.RecordOptions.MaxEvents).
 	Errors []string `json:"errors,omitempty"`
 	// Leaked lists the goroutines of the test still running when its run
 	// ended normally, by where they were created (file:line).
