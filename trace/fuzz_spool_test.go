@@ -93,3 +93,36 @@ func FuzzConvert(f *testing.F) {
 		}
 	})
 }
+
+// TestConvertStopsAtCut: when the recorder could not keep a record, it
+// notes the last sequence number all of whose records it kept; the trace
+// is the prefix up to it (a goroutine with room left in its chunk wrote on,
+// but those records are not used) and is marked truncated.
+func TestConvertStopsAtCut(t *testing.T) {
+	var main, child []byte
+	main = append(main, spoolRec(1, rGo, 2, 0x1000)...)
+	main = append(main, spoolRec(3, rWrite, 0xc000010000, 0x1000<<8|8)...)
+	main = append(main, spoolRec(4, rRelease, 0xc000020000, 0)...)
+	main = append(main, spoolRec(6, rWrite, 0xc000010000, 0x1000<<8|8)...)
+	main = append(main, spoolRec(7, rEnd)...)
+	child = append(child, spoolRec(2, rStart, 1)...)
+	child = append(child, spoolRec(5, rRead, 0xc000010000, 0x1000<<8|8)...)
+	path := filepath.Join(t.TempDir(), "spool")
+	writeSpool(t, path, map[uint32][]byte{1: main, 2: child})
+	for _, tc := range []struct {
+		cut    uint64
+		events int
+		trunc  bool
+	}{{0, 7, false}, {5, 5, true}, {3, 3, true}} {
+		data, _ := os.ReadFile(path)
+		binary.LittleEndian.PutUint64(data[80:], tc.cut)
+		os.WriteFile(path, data, 0o644)
+		tr, err := Convert(path, "", "", Header{}, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tr.Events) != tc.events || tr.Truncated != tc.trunc {
+			t.Errorf("cut %d: %d events, truncated %v; want %d, %v", tc.cut, len(tr.Events), tr.Truncated, tc.events, tc.trunc)
+		}
+	}
+}

@@ -294,8 +294,19 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (*RecordResult, er
 	if opts.Run != "" {
 		testArgs = append(testArgs, "-test.run="+opts.Run)
 	}
+	limit := opts.MaxEvents
+	if limit == 0 {
+		limit = DefaultMaxEvents
+	}
 	start := time.Now()
 	env := append(os.Environ(), b.env...)
+	if limit > 0 {
+		// The spool gets room for about twice the records the limit
+		// converts (real traces average under 30 bytes of records an
+		// event), plus a partial chunk for each of many goroutines, so
+		// that a test that runs away does not fill the disk.
+		env = append(env, fmt.Sprintf("SEER_SPOOL_CHUNKS=%d", int64(limit)*64/spoolChunkBytes+8192))
+	}
 	env = append(env, opts.Env...)
 	outcome, tests, err := runTest(ctx, b.command(context.Background(), testArgs...), b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
 	res.Duration.Run = time.Since(start)
@@ -315,10 +326,6 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (*RecordResult, er
 		Args:      strings.Join(testArgs, " "),
 		Format:    "seer",
 		GOROOT:    b.tc.GOROOT,
-	}
-	limit := opts.MaxEvents
-	if limit == 0 {
-		limit = DefaultMaxEvents
 	}
 	t, err := Convert(spool.Name(), b.Path, b.tc.Shadow, h, opts.Atomic, limit)
 	if err != nil {

@@ -350,7 +350,19 @@ func TestRecordMaxEvents(t *testing.T) {
 		t.Errorf("reading the cut trace back: %v (%d events)", err, len(back.Events))
 	}
 	opts.MaxEvents = -1
-	if res, err = Record(context.Background(), opts); err != nil || res.Cut || res.Events <= 2100 {
-		t.Errorf("without a bound: %v, cut %v, %d events", err, res.Cut, res.Events)
+	all, err := Record(context.Background(), opts)
+	if err != nil || all.Cut || all.Events <= 2100 {
+		t.Fatalf("without a bound: %v, cut %v, %d events", err, all.Cut, all.Events)
+	}
+
+	// A spool of 40 chunks (320 KiB) fills up: the recorder notes where,
+	// and the trace is the prefix before it.
+	opts.Env = []string{"SEER_SPOOL_CHUNKS=40"}
+	res, err = Record(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Trace.Truncated || res.Events == 0 || res.Events >= all.Events {
+		t.Errorf("spool of 40 chunks: truncated %v, %d events of %d", res.Trace.Truncated, res.Events, all.Events)
 	}
 }

@@ -53,8 +53,10 @@ const (
 
 const (
 	spoolMagic   = 0x4c4f4f5052454553
-	spoolVersion = 1
+	spoolVersion = 2
 	chunkHdr     = 8
+
+	spoolChunkBytes = 8192 // recorder.c's CHUNK_BYTES
 )
 
 // rawEvent is one sequenced spool record, decoded.
@@ -82,6 +84,7 @@ type spool struct {
 	nchunks    uint64
 	nmalloc    uint64
 	overflow   uint64
+	cut        uint64 // if not 0, records numbered after it are not used (recorder.c's cut_here)
 	fini       uint64
 	syms       map[uint64][]Frame // pc -> frames, innermost first
 	fileName   func(string) string
@@ -102,7 +105,7 @@ func openSpool(path string) (*spool, error) {
 	if st.Size() < 4096 {
 		return nil, errNoSpool
 	}
-	var hdr [80]byte
+	var hdr [88]byte
 	if _, err := f.ReadAt(hdr[:], 0); err != nil {
 		return nil, err
 	}
@@ -120,6 +123,7 @@ func openSpool(path string) (*spool, error) {
 		nmalloc:    le.Uint64(hdr[40:]),
 		fini:       le.Uint64(hdr[48:]),
 		overflow:   le.Uint64(hdr[56:]),
+		cut:        le.Uint64(hdr[80:]),
 	}
 	mallocBytes := le.Uint64(hdr[24:])
 	if s.chunkBytes == 0 || s.chunkBytes%8 != 0 || s.chunksOff < 4096 {
@@ -373,6 +377,10 @@ func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), 
 	ai := 0
 	for h.Len() > 0 && !stop() {
 		c := h[0]
+		if s.cut != 0 && c.next.seq > s.cut {
+			broken = true
+			break
+		}
 		for ai < len(allocs) && allocs[ai].seq < c.next.seq {
 			visit(&allocs[ai])
 			ai++

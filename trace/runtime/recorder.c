@@ -55,7 +55,7 @@
 typedef uintptr_t uptr;
 
 #define SPOOL_MAGIC 0x4c4f4f5052454553ULL /* "SEERPOOL" */
-#define SPOOL_VERSION 1
+#define SPOOL_VERSION 2
 #define HEADER_BYTES 4096ULL
 #define MALLOC_BYTES (4ULL << 30)
 #define CHUNK_BYTES 8192ULL
@@ -104,6 +104,7 @@ struct spool_header {
 	uint64_t pid;
 	uint32_t ptr_size;
 	uint32_t pad;
+	uint64_t cut;          // if not 0: the last sequence number every record of which was kept
 };
 
 struct gctx {
@@ -128,6 +129,20 @@ static uint64_t *seen_pcs; // open-addressing set of symbolised pcs
 
 static inline uint64_t next_seq(void) {
 	return __atomic_add_fetch(&seq_counter, 1, __ATOMIC_SEQ_CST);
+}
+
+// max_chunks bounds the spool (SEER_SPOOL_CHUNKS, else all of it).
+static uint64_t max_chunks;
+
+// cut_here records, the first time a record cannot be kept (the spool or
+// its allocation region is full), the last sequence number handed out so
+// far. Every record numbered up to it was kept (a record takes its number
+// after its room), so the records up to it are a prefix of the run, which
+// is what the converter keeps: a goroutine with room left in its chunk
+// goes on writing, but nothing after the cut is used.
+static void cut_here(void) {
+	uint64_t zero = 0, now = __atomic_load_n(&seq_counter, __ATOMIC_SEQ_CST);
+	__atomic_compare_exchange_n(&hdr->cut, &zero, now ? now : 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
 static inline void cpu_relax(void) {
@@ -165,8 +180,9 @@ static void populate(uint8_t *from, uint64_t off, uint64_t limit) {
 
 static uint8_t *new_chunk(uint32_t gid) {
 	uint64_t i = __atomic_fetch_add(&hdr->next_chunk, 1, __ATOMIC_RELAXED);
-	if (i >= MAX_CHUNKS) {
+	if (i >= max_chunks) {
 		__atomic_fetch_add(&hdr->overflow, 1, __ATOMIC_RELAXED);
+		cut_here();
 		return NULL;
 	}
 	uint64_t off = i * CHUNK_BYTES;
@@ -309,6 +325,13 @@ static void open_spool(void) {
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return;
+	max_chunks = MAX_CHUNKS;
+	const char *limit = getenv("SEER_SPOOL_CHUNKS");
+	if (limit && *limit) {
+		uint64_t n = strtoull(limit, NULL, 10);
+		if (n > 0 && n < MAX_CHUNKS)
+			max_chunks = n;
+	}
 	struct stat st;
 	if (flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0 || st.st_size != 0 || ftruncate(fd, SPOOL_BYTES) != 0) {
 		close(fd);
@@ -451,7 +474,10 @@ static void alloc_record(uint64_t kind, uptr p, uptr sz) {
 		return;
 	uint64_t i = __atomic_fetch_add(&hdr->next_malloc, 1, __ATOMIC_RELAXED);
 	if ((i + 1) * 24 > MALLOC_BYTES) {
+		// Without the record, freed memory reused by a new object would
+		// look shared between them: cut the run here.
 		__atomic_fetch_add(&hdr->overflow, 1, __ATOMIC_RELAXED);
+		cut_here();
 		return;
 	}
 	if ((i * 24) % POPULATE_BYTES < 24)
