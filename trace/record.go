@@ -386,7 +386,9 @@ func fileID(path string) (string, error) {
 // test (with a panic that prints every goroutine); if the process outlives
 // that by a minute, or ctx is cancelled, it is killed.
 func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.Writer, timeout time.Duration) (Outcome, []TestResult, error) {
-	cmd.Dir, cmd.Env = dir, env
+	// As go test does: the test runs in its package's directory, and PWD
+	// says so (os.Getwd and child processes trust it).
+	cmd.Dir, cmd.Env = dir, append(env[:len(env):len(env)], "PWD="+dir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
