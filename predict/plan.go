@@ -191,9 +191,13 @@ func (e *engine) keepsFixed(p *plan, t []int32) bool {
 // lastLockFree returns the last position q <= p of goroutine g after which
 // g holds no lock but for terminal sections (0 is always lock-free; see
 // terminal.go).
-func (e *engine) lastLockFree(g, p int32) int32 {
+func (e *engine) lastLockFree(g, p int32) int32 { return e.lastOutside(e.c.pinned, g, p) }
+
+// lastOutside returns the last position q <= p of goroutine g whose event
+// is not in held (0 if there is none).
+func (e *engine) lastOutside(held bitset, g, p int32) int32 {
 	for q := p; q >= 1; q-- {
-		if !e.c.pinned.has(e.c.at(g, q)) {
+		if !held.has(e.c.at(g, q)) {
 			return q
 		}
 	}

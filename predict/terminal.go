@@ -106,7 +106,7 @@ func (e *engine) unpinTerminal(p *plan) bool {
 			}
 			for _, s := range ss {
 				if s.acq > p.bar[k.g] && s.acq <= p.cut[k.g] {
-					p.bar[t.g] = e.lastUnlocked(t.g, t.acq-1)
+					p.bar[t.g] = e.lastOutside(e.c.locked, t.g, t.acq-1) // no lock at all held
 					moved = true
 					break
 				}
@@ -117,15 +117,4 @@ func (e *engine) unpinTerminal(p *plan) bool {
 		}
 	}
 	return moved
-}
-
-// lastUnlocked returns the last position q <= p of goroutine g after which
-// g holds no lock at all.
-func (e *engine) lastUnlocked(g, p int32) int32 {
-	for q := p; q >= 1; q-- {
-		if !e.c.locked.has(e.c.at(g, q)) {
-			return q
-		}
-	}
-	return 0
 }

@@ -216,6 +216,18 @@ func subsequences(want, got string) []string {
 // recordTxtar records the module in the Go files and go.mod of a txtar file.
 func recordTxtar(t *testing.T, name string) *RecordResult {
 	t.Helper()
+	dir := txtarModule(t, name)
+	res, err := Record(context.Background(), RecordOptions{Dir: dir, Output: filepath.Join(dir, "out.trace")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// txtarModule writes the Go files and go.mod of a txtar file into a new
+// directory.
+func txtarModule(t *testing.T, name string) string {
+	t.Helper()
 	ar, err := txtar.ParseFile(name)
 	if err != nil {
 		t.Fatal(err)
@@ -226,11 +238,7 @@ func recordTxtar(t *testing.T, name string) *RecordResult {
 			os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644)
 		}
 	}
-	res, err := Record(context.Background(), RecordOptions{Dir: dir, Output: filepath.Join(dir, "out.trace")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return dir
 }
 
 // TestRecordAttribution checks that goroutines of parallel subtests belong
@@ -327,16 +335,7 @@ func TestPingPong(t *testing.T) {
 // there, and says so, instead of filling memory.
 func TestRecordMaxEvents(t *testing.T) {
 	skipIfCannotRecord(t)
-	ar, err := txtar.ParseFile("testdata/record/parallel.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for _, f := range ar.Files {
-		if strings.HasSuffix(f.Name, ".go") || f.Name == "go.mod" {
-			os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644)
-		}
-	}
+	dir := txtarModule(t, "testdata/record/parallel.txtar")
 	opts := RecordOptions{Dir: dir, Output: filepath.Join(dir, "out.trace"), MaxEvents: 2000}
 	res, err := Record(context.Background(), opts)
 	if err != nil {
