@@ -10,9 +10,7 @@ package lsp
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 	"unicode"
 	"unicode/utf8"
 
@@ -21,6 +19,7 @@ import (
 
 	"github.com/seer-tools/seer/predict/check"
 	"github.com/seer-tools/seer/static"
+	"github.com/seer-tools/seer/trace"
 )
 
 // views resolves positions recorded by a run in the current text of
@@ -190,34 +189,26 @@ func firstOfGoroutine(f *finding, j int) bool {
 	return true
 }
 
-var buildErrRE = regexp.MustCompile(`^(\S.*?\.go):(\d+)(?::(\d+))?: (.*)$`)
-
 // buildErrorMarks returns error marks for a test's build errors, and the
 // errors that have no usable position.
 func buildErrorMarks(t check.Test, dir string, v *views) (marks []*mark, loose []string) {
 	for _, e := range t.Errors {
-		m := buildErrRE.FindStringSubmatch(e)
-		if m == nil {
+		be, ok := trace.ParseBuildError(e, dir)
+		if !ok {
 			loose = append(loose, e)
 			continue
 		}
-		file := m[1]
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(dir, file)
-		}
-		line, _ := strconv.Atoi(m[2])
-		col, _ := strconv.Atoi(m[3])
-		rng, ok := v.locateToken(file, line, col)
+		rng, ok := v.locateToken(be.File, be.Line, be.Col)
 		if !ok {
 			loose = append(loose, e)
 			continue
 		}
 		marks = append(marks, &mark{
-			path:     filepath.Clean(file),
+			path:     be.File,
 			rng:      rng,
 			severity: protocol.DiagnosticSeverityError,
 			code:     "build",
-			message:  m[4] + " (seer could not build the test)",
+			message:  be.Msg + " (seer could not build the test)",
 		})
 	}
 	return marks, loose

@@ -115,23 +115,30 @@ func (f *BuildFailure) Error() string {
 
 var buildErrRE = regexp.MustCompile(`^(\S[^:]*\.go):(\d+)(?::(\d+))?: (.*)$`)
 
-// parseBuildErrors extracts positioned errors from go build output; file
-// names relative to dir are made absolute.
+// ParseBuildError parses one "file:line[:col]: message" line of go build
+// output (or a BuildError's String); a relative file name is taken
+// relative to dir. It reports false for a line without a position.
+func ParseBuildError(line, dir string) (BuildError, bool) {
+	m := buildErrRE.FindStringSubmatch(strings.TrimSpace(line))
+	if m == nil {
+		return BuildError{}, false
+	}
+	file := m[1]
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(dir, file)
+	}
+	ln, _ := strconv.Atoi(m[2])
+	col, _ := strconv.Atoi(m[3])
+	return BuildError{File: filepath.Clean(file), Line: ln, Col: col, Msg: m[4]}, true
+}
+
+// parseBuildErrors extracts positioned errors from go build output.
 func parseBuildErrors(out, dir string) []BuildError {
 	var errs []BuildError
 	for _, line := range strings.Split(out, "\n") {
-		line = strings.TrimSpace(line)
-		m := buildErrRE.FindStringSubmatch(line)
-		if m == nil {
-			continue
+		if e, ok := ParseBuildError(line, dir); ok {
+			errs = append(errs, e)
 		}
-		file := m[1]
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(dir, file)
-		}
-		ln, _ := strconv.Atoi(m[2])
-		col, _ := strconv.Atoi(m[3])
-		errs = append(errs, BuildError{File: filepath.Clean(file), Line: ln, Col: col, Msg: m[4]})
 	}
 	return errs
 }
