@@ -9,29 +9,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
+
+	"github.com/seer-tools/seer/trace/racesuite"
 )
 
-// raceSuiteDir copies $GOROOT/src/runtime/race/testdata (without the cgo
-// and synctest tests) into a module.
+// raceSuiteDir copies the race suite into a module (trace/racesuite).
 func raceSuiteDir(tb testing.TB) string {
-	src := filepath.Join(runtime.GOROOT(), "src", "runtime", "race", "testdata")
-	files, _ := filepath.Glob(filepath.Join(src, "*_test.go"))
-	if len(files) == 0 {
-		tb.Skip("no race suite in this GOROOT")
-	}
 	dir := tb.TempDir()
-	for _, f := range files {
-		switch filepath.Base(f) {
-		case "cgo_test.go", "cgo_test_main.go", "synctest_test.go":
-			continue
-		}
-		data, _ := os.ReadFile(f)
-		os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644)
+	if err := racesuite.Copy(dir); err == racesuite.ErrMissing {
+		tb.Skip(err)
+	} else if err != nil {
+		tb.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module racetest\n\ngo 1.26\n"), 0o644)
 	return dir
 }
 

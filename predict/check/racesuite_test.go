@@ -8,9 +8,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,40 +15,17 @@ import (
 	"time"
 
 	"github.com/seer-tools/seer/trace"
+	"github.com/seer-tools/seer/trace/racesuite"
 )
 
-// raceSuiteModule copies the race tests into a temporary module whose go
-// line is the toolchain's, leaving out the cgo and synctest tests.
+// raceSuiteModule copies the race suite into a module (trace/racesuite).
 func raceSuiteModule(t *testing.T) string {
-	t.Helper()
-	src := filepath.Join(runtime.GOROOT(), "src", "runtime", "race", "testdata")
-	files, err := filepath.Glob(filepath.Join(src, "*_test.go"))
-	if err != nil || len(files) == 0 {
-		t.Skipf("no race tests in %s", src)
-	}
 	dir := t.TempDir()
-	for _, f := range files {
-		switch filepath.Base(f) {
-		case "cgo_test.go", "cgo_test_main.go", "synctest_test.go":
-			continue
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out, err := exec.Command("go", "env", "GOVERSION").Output()
-	if err != nil {
+	if err := racesuite.Copy(dir); err == racesuite.ErrMissing {
+		t.Skip(err)
+	} else if err != nil {
 		t.Fatal(err)
 	}
-	v := strings.TrimPrefix(strings.TrimSpace(string(out)), "go")
-	if parts := strings.Split(v, "."); len(parts) > 2 {
-		v = parts[0] + "." + parts[1]
-	}
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module racetest\n\ngo "+v+"\n"), 0o644)
 	return dir
 }
 
