@@ -126,7 +126,6 @@ type converter struct {
 	atomic   func(string) bool // //seer:atomic functions; nil = none
 	serial   uint64
 	conv     []*convGoroutine        // by trace goroutine id
-	lastTest string                  // test of the latest event made by a test's goroutine
 	covered  map[uint32]map[GoID]int // acquire-all points: per spool goroutine, events of each goroutine already acquired
 	fingos   uint64                  // acquire-all points so far
 }
@@ -348,9 +347,6 @@ func (c *converter) visit(r *rawEvent) {
 func (c *converter) add(g *convGoroutine, e Event) int {
 	e.G = g.id
 	g.events++
-	if g.test != "" {
-		c.lastTest = g.test
-	}
 	if e.Stack != 0 {
 		g.lastStack = e.Stack
 	}

@@ -38,7 +38,7 @@ func (c *converter) acquireAll(gid uint32, g *convGoroutine) *convGoroutine {
 	if g.test == "" || g.batch {
 		v := *g
 		c.newID(&v, g.id, 0)
-		v.test, v.batch, v.events = c.lastTest, true, 0
+		v.test, v.batch, v.events = c.runningTest(), true, 0
 		c.add(g, Event{Op: OpGo, Peer: int32(v.id)})
 		c.add(g, Event{Op: OpEnd})
 		g.ended = true
@@ -81,6 +81,17 @@ func (c *converter) acquireAll(gid uint32, g *convGoroutine) *convGoroutine {
 		c.add(g, Event{Op: OpAcquire, Sync: SyncAcquire, Addr: addr, Obj: obj, Stack: g.lastStack})
 	}
 	return g
+}
+
+// runningTest returns the test of the latest event made by a goroutine
+// that belongs to one ("" if none has yet).
+func (c *converter) runningTest() string {
+	for i := c.b.Len() - 1; i >= 0; i-- {
+		if test := c.conv[c.b.Event(i).G].test; test != "" {
+			return test
+		}
+	}
+	return ""
 }
 
 // newID gives g a new trace goroutine with the given parent and creation

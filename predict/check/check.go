@@ -295,19 +295,19 @@ func leakedGoroutines(rec *trace.RecordResult) map[string][]string {
 	if rec.Outcome.Result != "pass" && rec.Outcome.Result != "fail" {
 		return nil
 	}
-	ended := make([]bool, len(t.Goroutines))
+	finished := make([]bool, len(t.Goroutines)) // its last event ends or signals the end
 	for i := range t.Events {
-		switch t.Events[i].Op {
+		switch e := &t.Events[i]; e.Op {
 		case trace.OpEnd, trace.OpWGDone, trace.OpClose:
-			ended[t.Events[i].G] = true
+			finished[e.G] = true
 		default:
-			ended[t.Events[i].G] = false
+			finished[e.G] = false
 		}
 	}
 	out := map[string][]string{}
 	for id := 1; id < len(t.Goroutines); id++ {
 		g := &t.Goroutines[id]
-		if ended[id] || g.Test == "" || g.Create == 0 {
+		if finished[id] || g.Test == "" || g.Create == 0 {
 			continue
 		}
 		create := t.Stack(g.Create)
