@@ -212,23 +212,27 @@ func (k *checker) replayMemory() {
 	}
 	// Sizes, so that the lists below are allocated once: hot reads
 	// exactly, their runs and read-from pairs at one per read to start.
+	// hot calls f with each memory event on a hot location.
+	hot := func(f func(i int, l int32, e *trace.Event)) {
+		for i, l := range k.loc {
+			if l < 0 || k.hotID[l] < 0 {
+				continue
+			}
+			if e := &t.Events[i]; chkMem(e) {
+				f(i, l, e)
+			}
+		}
+	}
 	nr := 0
 	hotN := make([]int32, len(k.hotW))
-	for i, l := range k.loc {
-		if l < 0 || k.hotID[l] < 0 {
-			continue
-		}
-		e := &t.Events[i]
-		if !chkMem(e) {
-			continue
-		}
+	hot(func(_ int, l int32, e *trace.Event) {
 		if chkReads(e.Op) {
 			nr++
 		}
 		if chkWrites(e.Op) {
 			hotN[k.hotID[l]]++
 		}
-	}
+	})
 	for h, c := range hotN {
 		k.hotW[h] = make([]int32, 0, c)
 	}
@@ -237,14 +241,7 @@ func (k *checker) replayMemory() {
 	k.runs = make([]obsRun, 0, nr)
 	type pair struct{ w, r int32 }
 	pairs := make([]pair, 0, nr)
-	for i, l := range k.loc {
-		if l < 0 || k.hotID[l] < 0 {
-			continue
-		}
-		e := &t.Events[i]
-		if !chkMem(e) {
-			continue
-		}
+	hot(func(i int, l int32, e *trace.Event) {
 		if chkReads(e.Op) {
 			k.hotReads = append(k.hotReads, int32(i))
 			k.runOff = append(k.runOff, int32(len(k.runs)))
@@ -260,7 +257,7 @@ func (k *checker) replayMemory() {
 			h := k.hotID[l]
 			k.hotW[h] = append(k.hotW[h], int32(i))
 		}
-	}
+	})
 	k.runOff = append(k.runOff, int32(len(k.runs)))
 	slices.SortFunc(pairs, func(a, b pair) int {
 		if a.w != b.w {
