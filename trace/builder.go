@@ -95,6 +95,16 @@ func (b *Builder) Add(e Event) int {
 	return len(b.t.Events) - 1
 }
 
+// AddValue appends e, which carries the given values (see EventValue), and
+// returns its index.
+func (b *Builder) AddValue(e Event, value, old uint64) int {
+	i := b.Add(e)
+	if value != 0 || old != 0 {
+		b.t.Values = append(b.t.Values, EventValue{Event: i, Value: value, Old: old})
+	}
+	return i
+}
+
 // Len returns the number of events added so far.
 func (b *Builder) Len() int { return len(b.t.Events) }
 
@@ -110,9 +120,15 @@ func (b *Builder) SetTruncated() { b.t.Truncated = true }
 // Trace validates and returns the trace. The builder must not be used after.
 // Invariants: every event's goroutine and object exist; a goroutine's events
 // after an OpEnd do not exist; OpGo's Peer is a goroutine whose parent is the
-// event's goroutine.
+// event's goroutine; Values has at most one entry per event, in event order,
+// none of them zero.
 func (b *Builder) Trace() (*Trace, error) {
 	t := b.t
+	for k, v := range t.Values {
+		if v.Event < 0 || v.Event >= len(t.Events) || k > 0 && v.Event <= t.Values[k-1].Event || v.Value == 0 && v.Old == 0 {
+			return nil, fmt.Errorf("value %d (of event %d): not in event order or zero", k, v.Event)
+		}
+	}
 	ended := make([]bool, len(t.Goroutines))
 	for i := range t.Events {
 		e := &t.Events[i]

@@ -344,7 +344,10 @@ func (c *converter) visit(r *rawEvent) {
 	}
 }
 
-func (c *converter) add(g *convGoroutine, e Event) int {
+func (c *converter) add(g *convGoroutine, e Event) int { return c.addValue(g, e, 0, 0) }
+
+// addValue adds e, made by g, with the values it carries (see EventValue).
+func (c *converter) addValue(g *convGoroutine, e Event, value, old uint64) int {
 	e.G = g.id
 	g.events++
 	if e.Stack != 0 {
@@ -353,7 +356,7 @@ func (c *converter) add(g *convGoroutine, e Event) int {
 	if e.Op != OpRLock && e.Op != OpLock {
 		g.rwPending = 0
 	}
-	return c.b.Add(e)
+	return c.b.AddValue(e, value, old)
 }
 
 func (c *converter) access(g *convGoroutine, r *rawEvent, prim StackID) {
@@ -503,7 +506,7 @@ func (c *converter) atomicOp(g *convGoroutine, r *rawEvent) {
 	c.noteTestAt(g, stack)
 	special, drop := atomicClass(frames)
 	addr, obj := c.locate(r.addr, r.size)
-	e := Event{Addr: addr, Size: uint32(r.size), Obj: obj, Stack: stack, Value: r.value, Old: r.old}
+	e := Event{Addr: addr, Size: uint32(r.size), Obj: obj, Stack: stack}
 	if r.aflags&afNoSync != 0 || drop {
 		if drop {
 			g.lastPrim = stack
@@ -516,9 +519,10 @@ func (c *converter) atomicOp(g *convGoroutine, r *rawEvent) {
 			return
 		}
 		if r.aop == aAdd && isWaitGroupAdd(frames) && int64(r.value-r.old)>>32 > 0 {
-			e.Op, e.Value = OpWGAdd, uint64(int64(r.value-r.old)>>32)
-			e.Obj = c.syncObj(ObjWaitGroup, addr)
-			c.add(g, e)
+			// The value is the delta; old is the state word before the
+			// add, as recorded.
+			e.Op, e.Obj = OpWGAdd, c.syncObj(ObjWaitGroup, addr)
+			c.addValue(g, e, uint64(int64(r.value-r.old)>>32), r.old)
 		}
 		return
 	}
@@ -537,7 +541,7 @@ func (c *converter) atomicOp(g *convGoroutine, r *rawEvent) {
 			e.Op = OpOnceDone
 		}
 	}
-	i := c.add(g, e)
+	i := c.addValue(g, e, r.value, r.old)
 	if e.Sync.Releases() {
 		c.lastRel[addr] = i
 	}

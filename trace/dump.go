@@ -44,17 +44,18 @@ func Dump(w io.Writer, t *Trace, opts DumpOptions) error {
 				pos = fmt.Sprintf("%s:%d", file, f.Line)
 			}
 		}
-		fmt.Fprintf(bw, "%d\tg%d\t%s\t%s\t%s\n", i, e.G, e.Op, t.ObjectLabel(e), pos)
+		fmt.Fprintf(bw, "%d\tg%d\t%s\t%s\t%s\n", i, e.G, e.Op, t.ObjectLabel(i), pos)
 	}
 	return bw.Flush()
 }
 
 func lifecycle(op Op) bool { return op == OpGo || op == OpStart || op == OpEnd || op == OpJoin }
 
-// ObjectLabel describes what event e acts on: "#3+8" (object 3, offset 8),
+// ObjectLabel describes what event i acts on: "#3+8" (object 3, offset 8),
 // a global's name, "mutex#4", "g5" for goroutine operations, and atomic
 // values ("atomic-rmw #2 1->2").
-func (t *Trace) ObjectLabel(e *Event) string {
+func (t *Trace) ObjectLabel(i int) string {
+	e := &t.Events[i]
 	switch e.Op {
 	case OpGo, OpStart, OpJoin:
 		return fmt.Sprintf("g%d", e.Peer)
@@ -80,9 +81,11 @@ func (t *Trace) ObjectLabel(e *Event) string {
 	}
 	switch {
 	case e.Op == OpAtomicRMW:
-		label += fmt.Sprintf(" %d->%d", e.Old, e.Value)
+		value, old := t.Value(i)
+		label += fmt.Sprintf(" %d->%d", old, value)
 	case e.Op.IsAtomic() || e.Op == OpWGAdd:
-		label += fmt.Sprintf(" =%d", e.Value)
+		value, _ := t.Value(i)
+		label += fmt.Sprintf(" =%d", value)
 	case e.Op == OpRecv && e.Peer >= 0 && e.Sync.Acquires():
 		label += fmt.Sprintf(" from %d", e.Peer)
 	}

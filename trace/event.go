@@ -1,4 +1,5 @@
-// This file defines the event model shared by every analysis: Op, SyncKind and Event.
+// This file defines the event model shared by every analysis: Op, SyncKind,
+// Event and EventValue.
 
 package trace
 
@@ -41,7 +42,7 @@ const (
 	OpRecv
 	OpClose
 
-	// sync.WaitGroup.
+	// sync.WaitGroup. OpWGAdd's value (see Trace.Value) is the delta.
 	OpWGAdd
 	OpWGDone
 	OpWGWait
@@ -57,9 +58,10 @@ const (
 	OpOnceCheck
 	OpOnceDone
 
-	// sync/atomic. Value is the value loaded (load), stored (store) or the
-	// new value (read-modify-write); Old is the previous value for RMW ops.
-	// A failed compare-and-swap is an OpAtomicLoad.
+	// sync/atomic. The event's value (see Trace.Value) is the value loaded
+	// (load), stored (store) or the new value (read-modify-write); its old
+	// value is the previous value for RMW ops. A failed compare-and-swap is
+	// an OpAtomicLoad.
 	OpAtomicLoad
 	OpAtomicStore
 	OpAtomicRMW
@@ -186,10 +188,12 @@ type StackID uint32
 // Event is one thing a goroutine did. Events of a Trace are in the order
 // they happened (for synchronisation on one object and for atomics on one
 // address that order is exact; see the recorder's notes on plain accesses).
+//
+// An Event takes 32 bytes, and a trace may hold tens of millions of them:
+// the values of atomics and WaitGroup.Add, which few events carry, are kept
+// apart in Trace.Values.
 type Event struct {
 	Addr  uint64  // address accessed or synchronised on
-	Value uint64  // atomics: value loaded, stored or the new value
-	Old   uint64  // atomic read-modify-write: the previous value
 	G     GoID    // the goroutine
 	Peer  int32   // OpGo/OpStart/OpJoin: goroutine; OpRecv: send event index or -1
 	Obj   ObjID   // the object (see ObjID)
@@ -197,6 +201,15 @@ type Event struct {
 	Size  uint32  // bytes accessed (accesses and atomics)
 	Op    Op
 	Sync  SyncKind // happens-before meaning (SyncNone for non-sync events)
+}
+
+// EventValue holds the values carried by event Event, an index in
+// Trace.Events. For atomics, Value is the value loaded, stored or the new
+// value of a read-modify-write, and Old the previous value; for OpWGAdd,
+// Value is the delta.
+type EventValue struct {
+	Event      int // index in Trace.Events
+	Value, Old uint64
 }
 
 // End returns one past the last byte the event touches.

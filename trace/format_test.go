@@ -92,6 +92,7 @@ func formatSmallTrace(tb testing.TB) *Trace {
 		case op.IsAccess() || op.IsAtomic():
 			e.Size = []uint32{1, 2, 4, 8, 16, 1 << 30}[i%6]
 		}
+		var value, old uint64
 		switch op {
 		case OpJoin:
 			e.Peer = int32(g4)
@@ -100,11 +101,11 @@ func formatSmallTrace(tb testing.TB) *Trace {
 		case OpRecv:
 			e.Peer = int32(send)
 		case OpAtomicRMW:
-			e.Value, e.Old = math.MaxUint64, 1<<63
+			value, old = math.MaxUint64, 1<<63
 		case OpAtomicLoad, OpAtomicStore:
-			e.Value = 42
+			value = 42
 		}
-		add(e)
+		b.AddValue(e, value, old)
 	}
 	// Runs of one goroutine, a receive with no known send, wild addresses.
 	for i := range 12 {
@@ -250,6 +251,7 @@ func formatRealisticTrace(tb testing.TB, n int) *Trace {
 		}
 		stack := g.prog[g.pc]
 		e := Event{G: g.id, Stack: stack}
+		var value, old uint64
 		switch r := rng.Float64(); {
 		case r < 0.60:
 			if rng.Float64() < 0.1 {
@@ -296,13 +298,13 @@ func formatRealisticTrace(tb testing.TB, n int) *Trace {
 			e.Addr, e.Obj, e.Size = atomics[a].addr, atomics[a].id, 8
 			switch rng.IntN(3) {
 			case 0:
-				e.Op, e.Sync, e.Value = OpAtomicLoad, SyncAcquire, counters[a]
+				e.Op, e.Sync, value = OpAtomicLoad, SyncAcquire, counters[a]
 			case 1:
 				counters[a]++
-				e.Op, e.Sync, e.Value, e.Old = OpAtomicRMW, SyncReleaseAcquire, counters[a], counters[a]-1
+				e.Op, e.Sync, value, old = OpAtomicRMW, SyncReleaseAcquire, counters[a], counters[a]-1
 			case 2:
 				counters[a] = rng.Uint64N(1000)
-				e.Op, e.Sync, e.Value = OpAtomicStore, SyncRelease, counters[a]
+				e.Op, e.Sync, value = OpAtomicStore, SyncRelease, counters[a]
 			}
 		default:
 			e.Op, e.Addr, e.Obj = OpAcquire, 0xc000700000+uint64(rng.IntN(16))*8, 0
@@ -311,7 +313,7 @@ func formatRealisticTrace(tb testing.TB, n int) *Trace {
 				e.Op, e.Sync = OpRelease, SyncRelease
 			}
 		}
-		b.Add(e)
+		b.AddValue(e, value, old)
 	}
 	for _, g := range gs[1:] {
 		b.Add(Event{Op: OpWGDone, G: g.id, Addr: 0xc000600000, Obj: wg, Stack: g.prog[0], Sync: SyncReleaseMerge})
@@ -338,7 +340,7 @@ func formatEncode(tb testing.TB, t *Trace, batchMax int) []byte {
 
 // formatDiff returns the first difference between want and got, comparing
 // stacks by their frames (stack ids may differ), the first n events of
-// each (all if n < 0), and the header without its Version.
+// each (all if n < 0) and their values, and the header without its Version.
 func formatDiff(want, got *Trace, n int) string {
 	wh, gh := want.Header, got.Header
 	wh.Version, gh.Version = 0, 0
@@ -362,6 +364,11 @@ func formatDiff(want, got *Trace, n int) string {
 		we.Stack, ge.Stack = 0, 0
 		if we != ge {
 			return fmt.Sprintf("event %d: %+v, want %+v", i, ge, we)
+		}
+		wv, wo := want.Value(i)
+		gv, gold := got.Value(i)
+		if gv != wv || gold != wo {
+			return fmt.Sprintf("event %d: values %d, %d; want %d, %d", i, gv, gold, wv, wo)
 		}
 	}
 	if len(got.Goroutines) != len(want.Goroutines) || len(got.Objects) != len(want.Objects) {
@@ -469,11 +476,12 @@ func TestFormatStreaming(t *testing.T) {
 	must(w.Event(Event{Op: OpGo, G: 1, Peer: 2, Stack: s2}))
 	must(w.Flush())
 	must(w.Event(Event{Op: OpRead, G: 2, Obj: 1, Addr: 0x1000, Size: 8, Stack: s2}))
+	must(w.EventValue(Event{Op: OpAtomicRMW, G: 2, Obj: 1, Addr: 0x1000, Size: 8, Stack: s2, Sync: SyncReleaseAcquire}, 7, 6))
 	must(w.UpdateGoroutine(Goroutine{ID: 2, Parent: 1, Create: s2, Test: "TestP", Func: "p.g"}))
 	must(w.UpdateObject(Object{ID: 1, Kind: ObjVar, Addr: 0x1000, Size: 8, Name: "p.x", Alloc: s1}))
 	must(w.Outcome(Outcome{Result: "pass"}))
-	if w.Len() != 3 {
-		t.Errorf("Len = %d, want 3", w.Len())
+	if w.Len() != 4 {
+		t.Errorf("Len = %d, want 4", w.Len())
 	}
 	// Misuse is reported and writes nothing.
 	for _, err := range []error{
@@ -514,18 +522,31 @@ func TestFormatStreaming(t *testing.T) {
 	if f, _ := r.Stacks().Top(e.Stack); f.Line != 3 {
 		t.Errorf("first event at %v", f)
 	}
+	if v, old := r.Value(); v != 0 || old != 0 {
+		t.Errorf("first event carries values %d, %d", v, old)
+	}
 	for i := 1; ; i++ {
-		_, err := r.Next()
+		e, err := r.Next()
 		if err == io.EOF {
-			if i != 3 {
-				t.Errorf("%d events, want 3", i)
+			if i != 4 {
+				t.Errorf("%d events, want 4", i)
 			}
 			break
 		}
 		must(err)
+		var want [2]uint64
+		if e.Op == OpAtomicRMW {
+			want = [2]uint64{7, 6}
+		}
+		if v, old := r.Value(); [2]uint64{v, old} != want {
+			t.Errorf("event %d (%v) carries values %d, %d, want %d", i, e.Op, v, old, want)
+		}
 	}
 	if _, err := r.Next(); err != io.EOF {
 		t.Errorf("Next after EOF: %v", err)
+	}
+	if v, old := r.Value(); v != 0 || old != 0 {
+		t.Errorf("values %d, %d after EOF", v, old)
 	}
 	if g, ok := r.Goroutine(2); !ok || g.Test != "TestP" || g.Func != "p.g" || g.Parent != 1 {
 		t.Errorf("goroutine 2 = %+v", g)
@@ -572,6 +593,10 @@ func TestFormatTruncation(t *testing.T) {
 			we.Stack, ge.Stack = 0, 0
 			if we != ge {
 				t.Fatalf("cut at %d: event %d = %+v, want %+v", cut, i, ge, we)
+			}
+			gv, gold := got.Value(i)
+			if wv, wo := want.Value(i); gv != wv || gold != wo {
+				t.Fatalf("cut at %d: event %d has values %d, %d; want %d, %d", cut, i, gv, gold, wv, wo)
 			}
 		}
 

@@ -10,9 +10,9 @@ import (
 )
 
 // FuzzReader checks that no input makes the reader panic or disagree with
-// itself: Read and the streaming Reader return the same events, and a
-// trace that reads writes back into a file that reads as the same trace
-// and rewrites to the same bytes.
+// itself: Read and the streaming Reader return the same events and values,
+// and a trace that reads writes back into a file that reads as the same
+// trace and rewrites to the same bytes.
 func FuzzReader(f *testing.F) {
 	small := formatEncode(f, formatSmallTrace(f), batchTarget)
 	f.Add(small)
@@ -45,6 +45,10 @@ func FuzzReader(f *testing.F) {
 				}
 				if e != tr.Events[i] {
 					t.Fatalf("event %d: Next gave %+v, Read %+v", i, e, tr.Events[i])
+				}
+				v, old := r.Value()
+				if wv, wo := tr.Value(i); v != wv || old != wo {
+					t.Fatalf("event %d: Next gave values %d, %d, Read %d, %d", i, v, old, wv, wo)
 				}
 			}
 		} else if !tr.Truncated || len(tr.Events) != 0 {

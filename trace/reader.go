@@ -52,8 +52,9 @@ type Reader struct {
 	short   bool  // the input ended inside the payload
 	payOff  int64 // offset of payload[0]
 
-	events int       // events decoded
-	pred   predictor // (see format.go)
+	events     int       // events decoded
+	value, old uint64    // the values of the event Next returned last
+	pred       predictor // (see format.go)
 }
 
 // errShort is the internal signal for input that ends inside the file.
@@ -149,8 +150,10 @@ func (r *Reader) NumObjects() int    { return len(r.objects) - 1 }
 // Outcome returns the outcome record read last, or the zero Outcome.
 func (r *Reader) Outcome() Outcome { return r.outcome }
 
-// Next returns the next event (see Reader for its errors).
+// Next returns the next event (see Reader for its errors), and Value then
+// returns the values it carries.
 func (r *Reader) Next() (Event, error) {
+	r.value, r.old = 0, 0
 	for r.err == nil {
 		if r.left > 0 {
 			e, err := r.decodeEvent()
@@ -166,6 +169,10 @@ func (r *Reader) Next() (Event, error) {
 	}
 	return Event{}, r.err
 }
+
+// Value returns the values carried by the event Next returned last (see
+// EventValue): zero if it carries none, or if Next returned an error.
+func (r *Reader) Value() (value, old uint64) { return r.value, r.old }
 
 // final turns the internal end-of-input signal into a *TruncatedError.
 func (r *Reader) final(err error) error {
@@ -404,11 +411,12 @@ func (r *Reader) decodeEvent() (Event, error) {
 			peer = int64(r.events) - peer
 		}
 	}
+	var value, old uint64
 	if mask&maskValue != 0 {
-		e.Value = d.uvarint()
+		value = d.uvarint()
 	}
 	if mask&maskOld != 0 {
-		e.Old = d.uvarint()
+		old = d.uvarint()
 	}
 	switch {
 	case d.err != nil:
@@ -437,6 +445,7 @@ func (r *Reader) decodeEvent() (Event, error) {
 
 	r.pred.observe(&e, stack)
 	r.events++
+	r.value, r.old = value, old
 	e.Stack = r.stackIDs[stack]
 	return e, nil
 }
@@ -621,8 +630,9 @@ func Read(r io.Reader) (*Trace, error) {
 	// growing one slice by append would copy a large trace many times.
 	var chunks [][]Event
 	chunk := make([]Event, 0, 1024)
+	var values []EventValue
 	truncated := false
-	for {
+	for i := 0; ; i++ {
 		e, err := rd.Next()
 		if err == io.EOF {
 			break
@@ -639,6 +649,9 @@ func Read(r io.Reader) (*Trace, error) {
 			chunk = make([]Event, 0, min(2*cap(chunk), 1<<16))
 		}
 		chunk = append(chunk, e)
+		if value, old := rd.Value(); value != 0 || old != 0 {
+			values = append(values, EventValue{Event: i, Value: value, Old: old})
+		}
 	}
 	events := make([]Event, 0, rd.events)
 	for _, c := range append(chunks, chunk) {
@@ -647,6 +660,7 @@ func Read(r io.Reader) (*Trace, error) {
 	b := &Builder{t: &Trace{
 		Header:     rd.header,
 		Events:     events,
+		Values:     values,
 		Goroutines: rd.goroutines,
 		Objects:    rd.objects,
 		Stacks:     rd.stacks,

@@ -1,14 +1,23 @@
 // This file defines Trace, the in-memory form of one recorded run, and its
-// tables of goroutines, objects, frames and stacks.
+// tables of event values, goroutines, objects, frames and stacks.
 
 package trace
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+)
 
 // A Trace is one recorded run of a test, read back and classified.
 type Trace struct {
-	Header     Header
-	Events     []Event
+	Header Header
+	Events []Event
+
+	// Values holds the values of the events that carry any (see
+	// EventValue), sorted by event index, one entry per event whose Value
+	// or Old is not zero. Use Value to look one up.
+	Values []EventValue
+
 	Goroutines []Goroutine // indexed by GoID; entry 0 is unused
 	Objects    []Object    // indexed by ObjID; entry 0 is unused
 	Stacks     *StackTable
@@ -106,6 +115,16 @@ func (f Frame) String() string {
 		return fmt.Sprintf("%s:%d", f.Func, f.Line)
 	}
 	return fmt.Sprintf("%s %s:%d", f.Func, f.File, f.Line)
+}
+
+// Value returns the values carried by event i (see EventValue): zero for
+// events without any.
+func (t *Trace) Value(i int) (value, old uint64) {
+	k := sort.Search(len(t.Values), func(k int) bool { return t.Values[k].Event >= i })
+	if k < len(t.Values) && t.Values[k].Event == i {
+		return t.Values[k].Value, t.Values[k].Old
+	}
+	return 0, 0
 }
 
 // Goroutine returns the goroutine with id g.

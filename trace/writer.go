@@ -203,7 +203,11 @@ func (w *Writer) Outcome(o Outcome) error {
 // Event writes e, the event with index Len(). Its goroutine (and, for
 // OpGo, the child goroutine in Peer) and its object must have been written.
 // An invalid event is rejected with an error and nothing is written.
-func (w *Writer) Event(e Event) error {
+func (w *Writer) Event(e Event) error { return w.EventValue(e, 0, 0) }
+
+// EventValue writes e, which carries the given values (see EventValue), as
+// Event does.
+func (w *Writer) EventValue(e Event, value, old uint64) error {
 	if err := w.usable(); err != nil {
 		return err
 	}
@@ -251,10 +255,10 @@ func (w *Writer) Event(e Event) error {
 	if e.Op == OpRecv {
 		peer = int64(w.events) - peer
 	}
-	if e.Value != 0 {
+	if value != 0 {
 		mask |= maskValue
 	}
-	if e.Old != 0 {
+	if old != 0 {
 		mask |= maskOld
 	}
 
@@ -287,10 +291,10 @@ func (w *Writer) Event(e Event) error {
 		b = binary.AppendVarint(b, peer)
 	}
 	if mask&maskValue != 0 {
-		b = binary.AppendUvarint(b, e.Value)
+		b = binary.AppendUvarint(b, value)
 	}
 	if mask&maskOld != 0 {
-		b = binary.AppendUvarint(b, e.Old)
+		b = binary.AppendUvarint(b, old)
 	}
 	w.batch = b
 
@@ -470,7 +474,13 @@ func writeTrace(w io.Writer, t *Trace, batchMax int) error {
 		}
 		return nil
 	}
-	for _, e := range t.Events {
+	values := t.Values
+	for i, e := range t.Events {
+		var value, old uint64
+		if len(values) > 0 && values[0].Event == i {
+			value, old = values[0].Value, values[0].Old
+			values = values[1:]
+		}
 		peer := GoID(0)
 		if e.Op == OpGo || e.Op == OpStart || e.Op == OpJoin {
 			peer = GoID(e.Peer)
@@ -481,7 +491,7 @@ func writeTrace(w io.Writer, t *Trace, batchMax int) error {
 		if err := objectsTo(e.Obj); err != nil {
 			return err
 		}
-		if err := tw.Event(e); err != nil {
+		if err := tw.EventValue(e, value, old); err != nil {
 			return err
 		}
 	}

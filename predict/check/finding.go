@@ -69,7 +69,7 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, locks *lockInde
 			File:      site.File,
 			Line:      site.Line,
 			Event:     i,
-			Object:    t.ObjectLabel(e),
+			Object:    t.ObjectLabel(i),
 		})
 	}
 	out.WitnessPrefix = scheduledBeforeWindow(t, f)
@@ -168,7 +168,7 @@ func reordered(t *trace.Trace, f *predict.Finding, locks *lockIndex) []Sync {
 	add := func(i int) {
 		e := &t.Events[i]
 		site := t.Site(e)
-		out = append(out, Sync{Op: e.Op.String(), Goroutine: int(e.G), File: site.File, Line: site.Line, Object: t.ObjectLabel(e)})
+		out = append(out, Sync{Op: e.Op.String(), Goroutine: int(e.G), File: site.File, Line: site.Line, Object: t.ObjectLabel(i)})
 	}
 	objs := make([]trace.ObjID, 0, len(last))
 	for obj := range last {
