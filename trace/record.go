@@ -50,8 +50,8 @@ type RecordOptions struct {
 	MaxEvents int
 }
 
-// DefaultMaxEvents is RecordOptions.MaxEvents's default: a 1.4 GB event
-// table (48 bytes an event), and what analysing it takes besides.
+// DefaultMaxEvents is RecordOptions.MaxEvents's default: a 960 MB event
+// table (32 bytes an event), and what analysing it takes besides.
 const DefaultMaxEvents = 30_000_000
 
 // A RecordResult describes a recording.
