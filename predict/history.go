@@ -36,10 +36,10 @@ type history struct {
 	keys [][]int32 // per goroutine: the components it ever knows of, sorted
 	off  [][]int32 // per goroutine: rises of keys[g][j] are ents[g][off[g][j]:off[g][j+1]]
 	ents [][]pv
-	// p16, for a history built packed, holds instead of ents[g] the
-	// rises of a goroutine whose positions and values all fit in 16 bits,
-	// as pos<<16|v (4 bytes a rise, not 8: thousands of goroutines that
-	// all talk to all make tens of millions of rises, each of them short).
+	// p16 holds instead of ents[g] the rises of a goroutine whose
+	// positions and values all fit in 16 bits, as pos<<16|v (4 bytes a
+	// rise, not 8: thousands of goroutines that all talk to all make tens
+	// of millions of rises, each of them short).
 	p16 [][]uint32
 }
 
@@ -174,9 +174,9 @@ func (l *historyLog) rises(g, pos int32, old, cur vclock) {
 }
 
 // index builds the history, releasing the log: a counting sort of each
-// goroutine's rises by component, stable in position. With pack, a
-// goroutine's rises are stored in p16 where they fit.
-func (l *historyLog) index(pack bool) *history {
+// goroutine's rises by component, stable in position. A goroutine's
+// rises are stored in p16 where they fit.
+func (l *historyLog) index() *history {
 	ng := len(l.log)
 	h := &history{keys: make([][]int32, ng), off: make([][]int32, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng)}
 	cnt := make([]int32, ng) // per component: rises, then next slot
@@ -212,7 +212,7 @@ func (l *historyLog) index(pack bool) *history {
 			off[j+1] = off[j] + cnt[k]
 			cnt[k] = off[j]
 		}
-		if pack && top < 1<<16 {
+		if top < 1<<16 {
 			p16 := make([]uint32, log.n)
 			for _, x := range xs {
 				p16[cnt[x.k]] = uint32(x.pos)<<16 | uint32(x.v)
@@ -237,28 +237,62 @@ func (l *historyLog) index(pack bool) *history {
 	return h
 }
 
-// rises returns the rises of component k of goroutine g's clock (for a
-// packed goroutine, a copy).
-func (h *history) rises(g, k int32) []pv {
+// riseList is a view of one component's rises in a goroutine's clock,
+// in order of position (and so of value: a component only rises): ents,
+// or for a packed goroutine p16, read in place.
+type riseList struct {
+	ents []pv
+	p16  []uint32
+}
+
+// valueAt returns the component's value at position p: the value of the
+// last rise at or before p (0 if none).
+func (r riseList) valueAt(p int32) int32 {
+	if r.p16 != nil {
+		return valueAt16(r.p16, p)
+	}
+	return valueAt(r.ents, p)
+}
+
+// firstAbove returns the position of the first rise above v, or -1: the
+// first position of the goroutine whose clock knows more than v.
+func (r riseList) firstAbove(v int32) int32 {
+	if r.p16 == nil {
+		return firstAboveIn(r.ents, v)
+	}
+	if v >= 1<<16-1 {
+		return -1
+	}
+	// Values grow with positions: the first entry whose value exceeds v.
+	j, _ := slices.BinarySearchFunc(r.p16, v, func(x uint32, v int32) int {
+		if int32(x&0xffff) <= v {
+			return -1
+		}
+		return 1
+	})
+	if j == len(r.p16) {
+		return -1
+	}
+	return int32(r.p16[j] >> 16)
+}
+
+// rises returns the rises of component k of goroutine g's clock.
+func (h *history) rises(g, k int32) riseList {
 	keys := h.keys[g]
 	j, ok := slices.BinarySearch(keys, k)
 	if !ok {
-		return nil
+		return riseList{}
 	}
 	return h.list(g, j)
 }
 
 // list returns the rises of component keys[g][j].
-func (h *history) list(g int32, j int) []pv {
+func (h *history) list(g int32, j int) riseList {
 	lo, hi := h.off[g][j], h.off[g][j+1]
 	if p := h.p16[g]; p != nil {
-		rs := make([]pv, 0, hi-lo)
-		for _, x := range p[lo:hi] {
-			rs = append(rs, pv{int32(x >> 16), int32(x & 0xffff)})
-		}
-		return rs
+		return riseList{p16: p[lo:hi]}
 	}
-	return h.ents[g][lo:hi]
+	return riseList{ents: h.ents[g][lo:hi]}
 }
 
 // valueAt16 is valueAt for packed rises.
@@ -271,6 +305,16 @@ func valueAt16(rs []uint32, p int32) int32 {
 	}
 	if p < 0 {
 		return 0
+	}
+	if len(rs) <= 8 {
+		v := int32(0)
+		for _, x := range rs {
+			if int32(x>>16) > p {
+				break
+			}
+			v = int32(x & 0xffff)
+		}
+		return v
 	}
 	// The first rise after p is the first entry >= (p+1)<<16.
 	j, _ := slices.BinarySearch(rs, uint32(p+1)<<16)
@@ -320,10 +364,7 @@ func (h *history) get(g, p, k int32) int32 {
 	if !ok {
 		return 0
 	}
-	if p16 := h.p16[g]; p16 != nil {
-		return valueAt16(p16[h.off[g][j]:h.off[g][j+1]], p)
-	}
-	return valueAt(h.ents[g][h.off[g][j]:h.off[g][j+1]], p)
+	return h.list(g, j).valueAt(p)
 }
 
 // each calls f for every non-zero component of goroutine g's clock after
@@ -344,30 +385,16 @@ func (h *history) each(g, p int32, f func(k, v int32)) {
 }
 
 // eachRisesMarked calls f with the rises of every component k of
-// goroutine g's clock that has mark[k], in goroutine order. f must not
-// keep rs (for a packed goroutine, a buffer reused between calls).
-func (h *history) eachRisesMarked(g int32, mark []bool, f func(k int32, rs []pv)) {
-	off, p16 := h.off[g], h.p16[g]
-	var buf []pv
+// goroutine g's clock that has mark[k], in goroutine order.
+func (h *history) eachRisesMarked(g int32, mark []bool, f func(k int32, rs riseList)) {
 	for j, k := range h.keys[g] {
-		if !mark[k] {
-			continue
+		if mark[k] {
+			f(k, h.list(g, j))
 		}
-		if p16 == nil {
-			f(k, h.ents[g][off[j]:off[j+1]])
-			continue
-		}
-		buf = buf[:0]
-		for _, x := range p16[off[j]:off[j+1]] {
-			buf = append(buf, pv{int32(x >> 16), int32(x & 0xffff)})
-		}
-		f(k, buf)
 	}
 }
 
-// firstAboveIn returns the position of the first rise of rs (a
-// component's rises, see rises) above v, or -1: the first position of
-// the goroutine whose clock knows more than v.
+// firstAboveIn is riseList.firstAbove for unpacked rises.
 func firstAboveIn(rs []pv, v int32) int32 {
 	j, _ := slices.BinarySearchFunc(rs, v, func(x pv, v int32) int {
 		if x.v <= v {

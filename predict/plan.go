@@ -265,11 +265,11 @@ func (e *engine) settle(p *plan, active []int32) {
 			// The first position of k that knows more of j than j's
 			// prefix: an edge crosses iff it is at or before bk.
 			minq := bk + 1
-			look := func(j int32, rs []pv) {
-				if j == k || valueAt(rs, bk) <= p.bar[j] {
+			look := func(j int32, rs riseList) {
+				if j == k || rs.valueAt(bk) <= p.bar[j] {
 					return // k's prefix needs nothing of j's suffix
 				}
-				if q := knowingPos(firstAboveIn(rs, p.bar[j])); q < minq {
+				if q := knowingPos(rs.firstAbove(p.bar[j])); q < minq {
 					minq = q
 				}
 			}

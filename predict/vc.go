@@ -301,10 +301,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			rec.record(g, p, cur[g])
 		}
 	}
-	// The causal cone's history is walked a component's rises at a time
-	// (plan.go), which packed storage would answer with copies: only the
-	// others are packed.
-	return &clocks{c: c, h: rec.index(!mode.rf)}, nil
+	return &clocks{c: c, h: rec.index()}, nil
 }
 
 // wanted reports whether sorted ps holds p.
