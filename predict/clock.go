@@ -31,6 +31,7 @@ type centry struct{ g, v int32 }
 type frozen struct {
 	ents []centry
 	prev *frozen // a base that this one dominates pointwise, or nil
+	seen uint32  // the last sweep that found it held (arena.go)
 }
 
 // vclock is a persistent vector clock. The zero value is the empty clock.
@@ -126,10 +127,13 @@ func join(c, src vclock, extras ...centry) (vclock, bool) {
 // drop several lists of thousands of entries. With wantRises, a join also
 // leaves in rises the components of the result that exceed the receiver's
 // (what a history records), so that no one compares whole clocks again.
+//
+// Bases are made in arena if it is set (arena.go).
 type joinScratch struct {
 	cand, tmp, ex, add []centry
 	wantRises          bool
 	rises              []centry
+	arena              *baseArena
 }
 
 // joinOwn is join for a clock c whose delta, if own, nobody else holds:
@@ -224,7 +228,7 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 		bl = len(out.base.ents)
 	}
 	if len(out.delta) > 32+bl/32 {
-		return out.flatten(), true, false
+		return out.flatten(sc.arena), true, false
 	}
 	return out, true, own && sameDelta || fresh
 }
@@ -334,16 +338,28 @@ func mergeMaxInPlace(a, b []centry) []centry {
 }
 
 // flatten folds the delta into a new base that records it dominates the
-// old one.
-func (c vclock) flatten() vclock {
-	var ents []centry
+// old one, made in a if it is not nil.
+func (c vclock) flatten(a *baseArena) vclock {
+	n := len(c.delta)
 	if c.base != nil {
-		// One allocation, exactly sized.
-		ents = mergeMaxTo(make([]centry, 0, len(c.base.ents)+len(c.delta)), c.base.ents, c.delta)
-	} else {
-		ents = append([]centry(nil), c.delta...)
+		n += len(c.base.ents)
 	}
-	return vclock{base: &frozen{ents: ents, prev: c.base}}
+	var ents []centry
+	if a != nil {
+		ents = a.alloc(n)
+	} else {
+		ents = make([]centry, 0, n) // one allocation, exactly sized
+	}
+	if c.base != nil {
+		ents = mergeMaxTo(ents, c.base.ents, c.delta)
+	} else {
+		ents = append(ents, c.delta...)
+	}
+	f := &frozen{ents: ents, prev: c.base}
+	if a != nil {
+		a.add(f)
+	}
+	return vclock{base: f}
 }
 
 // mergeMaxTo merges two sorted entry lists, keeping the larger value for

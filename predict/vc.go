@@ -142,7 +142,9 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 	// Joins report what rose (clock.go); without want, that is what the
 	// history logs: pend gathers an event's rises, one per component
 	// (slot[k] is 1 + k's index in pend).
-	sc, fsc := &joinScratch{wantRises: mode.want == nil}, new(joinScratch)
+	// Bases come from one arena, swept between events (clock.go).
+	ar := new(baseArena)
+	sc, fsc := &joinScratch{wantRises: mode.want == nil, arena: ar}, &joinScratch{arena: ar}
 	var pend []centry
 	var slot []int32
 	if sc.wantRises {
@@ -208,6 +210,26 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 	for i := range c.ev {
 		if i&0xffff == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if ar.due() {
+			ar.sweep(func(hold func(*frozen)) {
+				for g := range cur {
+					hold(cur[g].base)
+					hold(goClk[g].clk.base)
+				}
+				for _, s := range vars {
+					hold(s.clk.base)
+					for _, p := range s.pend {
+						hold(p.clk.base)
+					}
+				}
+				for _, w := range snap {
+					hold(w.base)
+				}
+				for _, l := range rec.last {
+					hold(l.base)
+				}
+			})
 		}
 		e := &c.ev[i]
 		g := int32(e.G)

@@ -1,0 +1,88 @@
+// This file implements the arena that clock bases (clock.go) are made in
+// during one vector-clock pass (vc.go). When thousands of goroutines meet
+// at an atomic counter, every meeting joins two clocks of thousands of
+// entries on unrelated bases and makes a new base: ten million events made
+// two gigabytes of bases, nearly all dropped soon after, and the garbage
+// collector let the heap grow to twice the live data for them. The pass
+// knows every place a clock is held (its roots), so the arena sweeps
+// between events: a base no root holds any more gives its storage to the
+// next base. Another base may still name it as prev (dominates compares
+// only identities), so a swept base keeps its identity and loses only its
+// entries, which nothing reads again.
+
+package predict
+
+import "math/bits"
+
+// sweepEntries is how many entries the arena hands out between sweeps (8
+// MB): a sweep costs a look at every root, a few per goroutine.
+var sweepEntries = 1 << 20
+
+// baseArena is the storage of the bases one pass makes.
+type baseArena struct {
+	made  []*frozen          // bases made and held at the last sweep
+	free  map[int][][]centry // storage of swept bases, by capacity (a size class)
+	fresh int                // entries handed out since the last sweep
+	epoch uint32
+}
+
+// sizeClass rounds n up to a capacity of the form 2^k·(4+j)/4, j < 4:
+// storage of one class serves any base of that class.
+func sizeClass(n int) int {
+	if n <= 8 {
+		return 8
+	}
+	k := bits.Len(uint(n-1)) - 3 // n-1 < 8·2^k
+	q := (n - 1) >> k            // in 4..7
+	return (q + 1) << k
+}
+
+// alloc returns an empty entry list with room for n entries, the storage
+// of a swept base of n's size class if there is one.
+func (a *baseArena) alloc(n int) []centry {
+	n = sizeClass(n)
+	a.fresh += n
+	if l := a.free[n]; len(l) > 0 {
+		b := l[len(l)-1]
+		a.free[n] = l[:len(l)-1]
+		return b
+	}
+	return make([]centry, 0, n)
+}
+
+// add registers a base made from alloc's storage.
+func (a *baseArena) add(f *frozen) { a.made = append(a.made, f) }
+
+// due reports whether a sweep is due.
+func (a *baseArena) due() bool { return a.fresh >= sweepEntries }
+
+// sweep takes back the storage of every base made here that roots does
+// not hold: roots must call hold for the base of every clock the pass
+// keeps anywhere.
+func (a *baseArena) sweep(roots func(hold func(*frozen))) {
+	a.epoch++
+	roots(func(f *frozen) {
+		if f != nil {
+			f.seen = a.epoch
+		}
+	})
+	// What the last sweep freed and no base has used since is of sizes
+	// the pass has outgrown: it goes to the garbage collector.
+	clear(a.free)
+	if a.free == nil {
+		a.free = make(map[int][][]centry)
+	}
+	keep := a.made[:0]
+	for _, f := range a.made {
+		if f.seen == a.epoch {
+			keep = append(keep, f)
+			continue
+		}
+		n := cap(f.ents)
+		a.free[n] = append(a.free[n], f.ents[:0])
+		f.ents = nil
+	}
+	clear(a.made[len(keep):])
+	a.made = keep
+	a.fresh = 0
+}
