@@ -91,9 +91,19 @@ func (e *engine) releasesOf(a uint64, g int32) []int32 {
 	return e.rels[addrG{a, g}]
 }
 
-// newEngine closes control relevance over read-from and runs the
+// newEngine closes control relevance over read-from and runs both
 // vector-clock passes of the seer analysis.
 func newEngine(ctx context.Context, t *trace.Trace, c *ctp, m *memory, o Options) (*engine, error) {
+	e, err := prePass(ctx, t, c, m, o)
+	if err != nil {
+		return nil, err
+	}
+	return e, e.buildCone()
+}
+
+// prePass closes control relevance over read-from and runs the
+// must-happen-before pass, which is all the candidate filters need.
+func prePass(ctx context.Context, t *trace.Trace, c *ctp, m *memory, o Options) (*engine, error) {
 	e := &engine{ctx: ctx, opts: o, t: t, c: c, m: m}
 	var err error
 	if e.relaxed, err = relaxedReads(ctx, t, m.loc, func(l int32) span { return m.locs[l].span },
@@ -103,10 +113,16 @@ func newEngine(ctx context.Context, t *trace.Trace, c *ctp, m *memory, o Options
 	if e.mhb, err = newClocks(ctx, c, m, clockMode{}); err != nil {
 		return nil, err
 	}
-	if e.cone, err = newClocks(ctx, c, m, clockMode{rf: true, relaxed: e.relaxed}); err != nil {
-		return nil, err
-	}
 	return e, nil
+}
+
+// buildCone runs the causal cone's pass (must-happen-before plus the
+// read-from of every read whose value matters), which plans need: only
+// once a candidate has survived the filters, as most runs have none.
+func (e *engine) buildCone() error {
+	var err error
+	e.cone, err = newClocks(e.ctx, e.c, e.m, clockMode{rf: true, relaxed: e.relaxed})
+	return err
 }
 
 // Analyze predicts the data races and atomicity violations of t. With the
@@ -137,7 +153,7 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	default:
 		return nil, fmt.Errorf("predict: unknown analysis %q", o.Analysis)
 	}
-	e, err := newEngine(ctx, t, c, m, o)
+	e, err := prePass(ctx, t, c, m, o)
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +171,14 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	stage("candidates", 0, f.total[0], f.total[1], cs.times[0])
 	stage("lockset", 1, f.lockset[0], f.lockset[1], cs.times[1])
 	stage("happens-before", 2, f.mhb[0], f.mhb[1], cs.times[2])
+
+	if len(cs.order) > 0 {
+		t0 := time.Now()
+		if err := e.buildCone(); err != nil {
+			return nil, err
+		}
+		res.Stats.Cone = time.Since(t0)
+	}
 
 	// UCG, in batches of up to 64 candidates.
 	t0 := time.Now()

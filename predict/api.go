@@ -152,10 +152,13 @@ type Stats struct {
 	Locations       int // memory locations accessed
 	SharedLocations int // accessed by two goroutines and written
 
-	PrePass time.Duration // CTP, locations, relevance, vector clocks
-	Stages  []Stage
-	Check   time.Duration // re-checking every witness (check.go)
-	Total   time.Duration
+	PrePass time.Duration // CTP, locations, relevance, must-happen-before clocks
+	// Cone is the pass of the causal cone's clocks, which plans need: run
+	// only if a candidate survives happens-before.
+	Cone   time.Duration
+	Stages []Stage
+	Check  time.Duration // re-checking every witness (check.go)
+	Total  time.Duration
 
 	UCGSkipped    int // candidates whose window was too large for a UCG
 	SolverUnknown int // candidates the solver could not decide in time
@@ -175,8 +178,8 @@ type Stage struct {
 
 // Print writes the funnel as a table.
 func (s *Stats) Print(w io.Writer) {
-	fmt.Fprintf(w, "analysis %s: %d events, %d goroutines, %d locations (%d shared); pre-pass %v\n",
-		s.Analysis, s.Events, s.Goroutines, s.Locations, s.SharedLocations, s.PrePass.Round(time.Microsecond))
+	fmt.Fprintf(w, "analysis %s: %d events, %d goroutines, %d locations (%d shared); pre-pass %v, causal cone %v\n",
+		s.Analysis, s.Events, s.Goroutines, s.Locations, s.SharedLocations, s.PrePass.Round(time.Microsecond), s.Cone.Round(time.Microsecond))
 	fmt.Fprintf(w, "%-15s %12s %8s %12s %8s %12s\n", "stage", "races", "sites", "atomicity", "sites", "time")
 	for _, st := range s.Stages {
 		fmt.Fprintf(w, "%-15s %12d %8d %12d %8d %12v\n", st.Name, st.Races, st.RaceSites, st.Atomicity, st.AtomicitySites, st.Time.Round(time.Microsecond))

@@ -268,6 +268,7 @@ func BenchmarkAnalyze(b *testing.B) {
 			// the world every 20 ms (ReadMemStats), which would count.
 			b.ReportMetric(float64(len(tr.Events))/prePass.Seconds(), "prepass-events/s")
 			s := res.Stats
+			b.ReportMetric(s.Cone.Seconds(), "cone-s")
 			b.ReportMetric(float64(peak(run))/(1<<20), "peak-MiB")
 			b.ReportMetric(float64(len(res.Findings)), "findings")
 			for _, st := range s.Stages {
@@ -306,6 +307,7 @@ func BenchmarkAnalyze10M(b *testing.B) {
 			b.ReportMetric(float64(top)/(1<<20), "peak-MiB")
 			b.ReportMetric(traceMiB, "trace-MiB")
 			b.ReportMetric(float64(len(tr.Events))/res.Stats.PrePass.Seconds(), "prepass-events/s")
+			b.ReportMetric(res.Stats.Cone.Seconds(), "cone-s")
 			b.ReportMetric(float64(len(res.Findings)), "findings")
 		})
 	}

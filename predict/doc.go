@@ -54,7 +54,10 @@
 //     per page. Control relevance is closed over read-from. One replay
 //     computes vector clocks for must-happen-before; a second adds the
 //     read-from of every read whose writer a witness keeps (the "causal
-//     cone", which is schedulable happens-before with locks left out).
+//     cone", which is schedulable happens-before with locks left out). The
+//     second runs only once a candidate survives the filters of step 3:
+//     most runs have none, and it costs more than the first (every read of
+//     a shared location joins its writer's clock).
 //     The replays use persistent sparse clocks, a shared base and a small
 //     delta; a join is skipped when the receiver already knows the event
 //     (FastTrack's epochs), and release-merges are joined lazily, one per
