@@ -158,6 +158,17 @@ func (s *spool) chunk(i uint64) (gid uint32, words []byte) {
 	return gid, c[chunkHdr : chunkHdr+used]
 }
 
+// usedBytes returns the bytes of records the goroutines' chunks hold.
+func (s *spool) usedBytes() uint64 {
+	var n uint64
+	for i := uint64(0); i < s.nchunks; i++ {
+		if gid, words := s.chunk(i); gid != 0 {
+			n += uint64(len(words))
+		}
+	}
+	return n
+}
+
 // streams reads the symbol chunks and returns each goroutine's chunk list.
 func (s *spool) streams() map[uint32][]uint64 {
 	s.syms = make(map[uint64][]Frame)
