@@ -29,6 +29,7 @@ type RecordOptions struct {
 	Dir      string        // directory to run the go command in ("" = current)
 	Package  string        // package pattern ("" = ".")
 	Run      string        // regexp selecting tests (-test.run); "" = all
+	Skip     string        // regexp of tests not to run (-test.skip); "" = none
 	Timeout  time.Duration // per-run test timeout (-test.timeout); 0 = 10m
 	Output   string        // trace file to write; "" = a temporary file
 	Stderr   io.Writer     // receives the build's and the test's output (nil = discard)
@@ -300,6 +301,9 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (*RecordResult, er
 	testArgs := []string{"-test.paniconexit0", "-test.v", "-test.timeout=" + timeout.String()}
 	if opts.Run != "" {
 		testArgs = append(testArgs, "-test.run="+opts.Run)
+	}
+	if opts.Skip != "" {
+		testArgs = append(testArgs, "-test.skip="+opts.Skip)
 	}
 	limit := opts.MaxEvents
 	if limit == 0 {

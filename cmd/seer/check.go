@@ -22,6 +22,7 @@ import (
 var (
 	checkFlags     = flag.NewFlagSet("check", flag.ContinueOnError)
 	checkRun       = checkFlags.String("run", "", "check only the tests matching `regexp`")
+	checkSkip      = checkFlags.String("skip", "", "do not run the tests matching `regexp`")
 	checkJSON      = checkFlags.Bool("json", false, "print the report as JSON")
 	checkTimeout   = checkFlags.Duration("timeout", 10*time.Minute, "stop each package's test run after `d`")
 	checkExplain   = checkFlags.String("explain", "", "print the documentation of a finding `kind` (race, atomicity) and exit")
@@ -32,7 +33,7 @@ var (
 
 var _ = register(&command{
 	name:      "check",
-	usageLine: "check [-run regexp] [-json] [-timeout d] [-each] [-explain kind] [packages]",
+	usageLine: "check [-run regexp] [-skip regexp] [-json] [-timeout d] [-each] [-explain kind] [packages]",
 	short:     "record, predict and report the tests of packages",
 	long: `
 Check records the selected tests of each package under seer's recording
@@ -73,6 +74,7 @@ func runCheck(c *command, args []string) int {
 	opts := check.Options{
 		Patterns:  c.flags.Args(),
 		Run:       *checkRun,
+		Skip:      *checkSkip,
 		Timeout:   *checkTimeout,
 		Atomicity: *checkAtomicity,
 		PerTest:   *checkEach,

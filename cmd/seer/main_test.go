@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,6 +147,25 @@ func TestCheckExample(t *testing.T) {
 	}
 	if len(rep.Tests) != 1 || rep.Tests[0].Name != "TestAudit" || rep.Tests[0].Outcome != "pass" || rep.Tests[0].Events == 0 {
 		t.Errorf("tests: %+v", rep.Tests)
+	}
+	// -skip, as go test's: in one run and test by test.
+	for _, each := range []bool{false, true} {
+		args := []string{"check", "-json", "-skip", "TestAudit"}
+		if each {
+			args = append(args, "-each")
+		}
+		out, _, _ := seer(t, root, append(args, "./examples/bank")...)
+		var rep check.Report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		var names []string
+		for _, tt := range rep.Tests {
+			names = append(names, tt.Name)
+		}
+		if len(names) == 0 || slices.Contains(names, "TestAudit") {
+			t.Errorf("%v: tests %v", args, names)
+		}
 	}
 	for _, f := range rep.Findings {
 		for _, a := range f.Accesses {

@@ -18,12 +18,13 @@ var (
 	recordFlags   = flag.NewFlagSet("record", flag.ContinueOnError)
 	recordOut     = recordFlags.String("o", "", "trace file to write (default: seer.trace)")
 	recordRun     = recordFlags.String("run", "", "run only the tests matching `regexp`")
+	recordSkip    = recordFlags.String("skip", "", "do not run the tests matching `regexp`")
 	recordTimeout = recordFlags.Duration("timeout", 10*time.Minute, "stop a test run after `d`")
 )
 
 var _ = register(&command{
 	name:      "record",
-	usageLine: "record [-o file] [-run regexp] [-timeout d] [package]",
+	usageLine: "record [-o file] [-run regexp] [-skip regexp] [-timeout d] [package]",
 	short:     "record a run of a package's tests as a trace",
 	long: `
 Record builds the package's test binary with -race against seer's recording
@@ -54,6 +55,7 @@ func runRecord(c *command, args []string) int {
 	res, err := trace.Record(ctx, trace.RecordOptions{
 		Package: c.flags.Arg(0),
 		Run:     *recordRun,
+		Skip:    *recordSkip,
 		Timeout: *recordTimeout,
 		Output:  out,
 		Stderr:  os.Stderr,

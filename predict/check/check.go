@@ -28,6 +28,7 @@ type Options struct {
 	Dir       string        // directory to run the go command in ("" = current)
 	Patterns  []string      // package patterns (default ".")
 	Run       string        // regexp selecting tests; "" = all
+	Skip      string        // regexp of tests not to run (as go test -skip); "" = none
 	Timeout   time.Duration // per-package test timeout; 0 = 10m
 	Atomicity bool          // also treat each critical section as a transaction
 	PerTest   bool          // record each top-level test in a run of its own
@@ -143,6 +144,7 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 		Dir:      opts.Dir,
 		Package:  pkg,
 		Run:      opts.Run,
+		Skip:     opts.Skip,
 		Timeout:  opts.Timeout,
 		Stderr:   opts.Stderr,
 		GoFlags:  goFlags,
@@ -176,6 +178,9 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 		}
 		runs = runs[:0]
 		for _, name := range tests {
+			if skipped(opts.Skip, name) {
+				continue
+			}
 			runs = append(runs, "^"+regexp.QuoteMeta(name)+"$")
 		}
 	}
@@ -321,4 +326,15 @@ func leakedGoroutines(rec *trace.RecordResult) map[string][]string {
 		out[g.Test] = append(out[g.Test], fmt.Sprintf("%s:%d", site.File, site.Line))
 	}
 	return out
+}
+
+// skipped reports whether go test's -skip pattern skips top-level test
+// name. A pattern with a '/' selects subtests, which the test binary
+// itself skips: the test is still run.
+func skipped(pattern, name string) bool {
+	if pattern == "" || strings.Contains(pattern, "/") {
+		return false
+	}
+	re, err := regexp.Compile(pattern)
+	return err == nil && re.MatchString(name)
 }
