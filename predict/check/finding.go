@@ -31,11 +31,22 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, locks *lockInde
 		}
 		g := t.Goroutine(e.G)
 		if !std {
-			if g == nil || g.Test == "" {
+			test := ""
+			if g != nil {
+				test = g.Test
+				if runtimeMade(t, g) {
+					// Finalizers or cleanups: the running test is a
+					// guess, the function's own test is not.
+					if st := stackTest(t, frames); st != "" {
+						test = st
+					}
+				}
+			}
+			if test == "" {
 				return Finding{}, false
 			}
 			if out.Test == "" {
-				out.Test = g.Test
+				out.Test = test
 			}
 		}
 		a := Access{
@@ -194,4 +205,44 @@ func reordered(t *trace.Trace, f *predict.Finding, locks *lockIndex) []Sync {
 		}
 	}
 	return out
+}
+
+// runtimeMade reports whether the runtime, not the test, started g: a
+// batch of finalizers or cleanups (no creation stack, see the trace
+// package's runtimegs.go) or a goroutine a runtime function created (the
+// cleanup queue's goroutines).
+func runtimeMade(t *trace.Trace, g *trace.Goroutine) bool {
+	if g.Parent == 0 {
+		return false
+	}
+	if g.Create == 0 {
+		return true
+	}
+	st := t.Stack(g.Create)
+	return len(st) > 0 && strings.HasPrefix(st[0].Func, "runtime.")
+}
+
+// stackTest returns the test whose function (or a function literal in it)
+// is on stack frames, if that test ran in t: the runtime runs a cleanup or
+// finalizer during whichever test is running when the collector finds its
+// object, but the function was written in the test that registered it.
+func stackTest(t *trace.Trace, frames []trace.Frame) string {
+	for _, f := range frames {
+		name := f.Func[strings.LastIndex(f.Func, "/")+1:]
+		if i := strings.Index(name, "."); i >= 0 {
+			name = name[i+1:]
+		}
+		if i := strings.Index(name, "."); i >= 0 {
+			name = name[:i]
+		}
+		if !strings.HasPrefix(name, "Test") {
+			continue
+		}
+		for _, g := range t.Goroutines {
+			if g.Test == name || strings.HasPrefix(g.Test, name+"/") {
+				return name
+			}
+		}
+	}
+	return ""
 }
