@@ -216,10 +216,18 @@ func (s *spool) readSyms(b []byte) {
 	}
 }
 
+// allocRec is an allocation record (rMalloc or rFree): a test may make
+// millions, so it is kept in a quarter of a rawEvent's room until merge
+// visits it.
+type allocRec struct {
+	seq, addr, size uint64
+	kind            uint8
+}
+
 // allocs returns the allocation records in sequence order.
-func (s *spool) allocs() []rawEvent {
+func (s *spool) allocs() []allocRec {
 	le := binary.LittleEndian
-	out := make([]rawEvent, 0, s.nmalloc)
+	out := make([]allocRec, 0, s.nmalloc)
 	for i := uint64(0); i < s.nmalloc; i++ {
 		r := s.data[4096+i*24 : 4096+i*24+24]
 		w0 := le.Uint64(r)
@@ -227,18 +235,18 @@ func (s *spool) allocs() []rawEvent {
 		if kind != rMalloc && kind != rFree {
 			continue // reserved but never written: the process died here
 		}
-		out = append(out, rawEvent{seq: w0 >> 8, kind: kind, addr: le.Uint64(r[8:]), size: le.Uint64(r[16:])})
+		out = append(out, allocRec{seq: w0 >> 8, kind: kind, addr: le.Uint64(r[8:]), size: le.Uint64(r[16:])})
 	}
-	sortRaw(out)
+	sortAllocs(out)
 	return out
 }
 
-func sortRaw(evs []rawEvent) {
+func sortAllocs(rs []allocRec) {
 	// Allocation records are nearly sorted already (index and sequence
 	// number are taken a few instructions apart): insertion sort is linear.
-	for i := 1; i < len(evs); i++ {
-		for j := i; j > 0 && evs[j].seq < evs[j-1].seq; j-- {
-			evs[j], evs[j-1] = evs[j-1], evs[j]
+	for i := 1; i < len(rs); i++ {
+		for j := i; j > 0 && rs[j].seq < rs[j-1].seq; j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
 		}
 	}
 }
@@ -370,7 +378,8 @@ func (h *cursorHeap) Pop() any {
 // merge calls visit for every sequenced record of every goroutine and every
 // allocation record, in sequence order, calling enter and exit for function
 // entries and exits of a goroutine before its next sequenced record.
-// It reports whether any goroutine's stream was malformed.
+// visit must not keep the record it is given. It reports whether any
+// goroutine's stream was malformed.
 func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), stop func() bool) (broken bool) {
 	streams := s.streams()
 	allocs := s.allocs()
@@ -386,6 +395,9 @@ func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), 
 	}
 	heap.Init(&h)
 	ai := 0
+	// One record visited at a time, in one place: visit does not keep it
+	// (a variable per record would be a heap allocation per record).
+	var ev rawEvent
 	for h.Len() > 0 && !stop() {
 		c := h[0]
 		if s.cut != 0 && c.next.seq > s.cut {
@@ -393,10 +405,12 @@ func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), 
 			break
 		}
 		for ai < len(allocs) && allocs[ai].seq < c.next.seq {
-			visit(&allocs[ai])
+			a := &allocs[ai]
+			ev = rawEvent{seq: a.seq, kind: a.kind, addr: a.addr, size: a.size}
+			visit(&ev)
 			ai++
 		}
-		ev := c.next
+		ev = c.next
 		visit(&ev)
 		c.advance()
 		if c.ok {
