@@ -142,7 +142,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 	// Joins report what rose (clock.go); without want, that is what the
 	// history logs: pend gathers an event's rises, one per component
 	// (slot[k] is 1 + k's index in pend).
-	// Bases come from one arena, swept between events (clock.go).
+	// Bases come from one arena, swept between events (arena.go).
 	ar := new(baseArena)
 	sc, fsc := &joinScratch{wantRises: mode.want == nil, arena: ar}, &joinScratch{arena: ar}
 	var pend []centry
