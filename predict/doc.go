@@ -51,8 +51,9 @@
 //     open-addressing table: real runs touch millions of addresses);
 //     locations touched by one goroutine or never written are dropped; the
 //     last writer of each byte is kept per page, so that a multi-megabyte
-//     copy costs one step per page. Control relevance is closed over read-from. One replay
-//     computes vector clocks for must-happen-before; a second adds the
+//     copy costs one step per page. Control relevance is closed over
+//     read-from. One replay computes vector clocks for must-happen-before;
+//     a second adds the
 //     read-from of every read whose writer a witness keeps (the "causal
 //     cone", which is schedulable happens-before with locks left out). The
 //     second runs only once a candidate survives the filters of step 3:
