@@ -47,26 +47,27 @@
 //     is kept in observed order instead, which is sound.
 //
 //  2. Pre-passes (addrs.go, memory.go, relevance.go, vc.go, clock.go,
-//     arena.go, history.go): accesses are grouped into locations (an open-
-//     addressing table: real runs touch millions of addresses); locations
-//     touched by one goroutine or never written are dropped; the last writer
-//     of each byte is kept per page, so that a multi-megabyte copy costs one
-//     step per page. Control relevance is closed over read-from. One replay
-//     computes vector clocks for must-happen-before; a second adds the read-
-//     from of every read whose writer a witness keeps (the "causal cone",
-//     which is schedulable happens-before with locks left out). The second
-//     runs only once a candidate survives the filters of step 3: most runs
-//     have none, and it costs more than the first (every read of a shared
-//     location joins its writer's clock). The replays use persistent sparse
-//     clocks, a shared base and a small delta; a join is skipped when the
-//     receiver already knows the event (FastTrack's epochs), and release-
-//     merges are joined lazily, one per goroutine. What is kept is each
-//     clock's history as the rises of its components, so that memory follows
-//     what changed: thousands of goroutines cost little unless they all talk
-//     to all (then every exact history is Θ(events × goroutines) and this is
-//     what it costs). Bases are made in an arena that the replay sweeps
-//     between events: it knows every place it holds a clock, and a base no
-//     longer held gives its storage to the next.
+//     arena.go, history.go): accesses are grouped into locations (an
+//     open-addressing table: real runs touch millions of addresses);
+//     locations touched by one goroutine or never written are dropped; the
+//     last writer of each byte is kept per page, so that a multi-megabyte
+//     copy costs one step per page. Control relevance is closed over
+//     read-from. One replay computes vector clocks for must-happen-before; a
+//     second adds the read-from of every read whose writer a witness keeps
+//     (the "causal cone", which is schedulable happens-before with locks
+//     left out). The second runs only once a candidate survives the filters
+//     of step 3: most runs have none, and it costs more than the first
+//     (every read of a shared location joins its writer's clock). The
+//     replays use persistent sparse clocks, a shared base and a small delta;
+//     a join is skipped when the receiver already knows the event
+//     (FastTrack's epochs), and release-merges are joined lazily, one per
+//     goroutine. What is kept is each clock's history as the rises of its
+//     components, so that memory follows what changed: thousands of
+//     goroutines cost little unless they all talk to all (then every exact
+//     history is Θ(events × goroutines) and this is what it costs). Bases
+//     are made in an arena that the replay sweeps between events: it knows
+//     every place it holds a clock, and a base no longer held gives its
+//     storage to the next.
 //
 //  3. Candidates (candidates.go, UCG §3.1): races are conflicting pairs
 //     (different goroutines, overlapping bytes, a write, not both atomic;
