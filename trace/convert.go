@@ -401,7 +401,7 @@ func (c *converter) noteTestAt(g *convGoroutine, stack StackID) {
 	for id := stack; id != 0; id = st.Parent(id) {
 		f, _ := st.Top(id)
 		if f.Func == "testing.tRunner" {
-			if name := testName(inner.Func); name != "" {
+			if name := TestName(inner.Func); name != "" {
 				g.test = name
 				c.b.SetGoroutine(g.id, name, "")
 			}
@@ -411,8 +411,11 @@ func (c *converter) noteTestAt(g *convGoroutine, stack StackID) {
 	}
 }
 
-// testName returns "TestX" for "example.com/p.TestX" or a closure in it.
-func testName(fn string) string {
+// TestName returns the name of the test, benchmark, example or fuzz test
+// that function fn is, or is a function literal in: "TestX" for
+// "example.com/p.TestX" or "example.com/p.TestX.func1". It returns "" for
+// any other function.
+func TestName(fn string) string {
 	if i := strings.LastIndex(fn, "/"); i >= 0 {
 		fn = fn[i+1:]
 	}

@@ -228,14 +228,8 @@ func runtimeMade(t *trace.Trace, g *trace.Goroutine) bool {
 // object, but the function was written in the test that registered it.
 func stackTest(t *trace.Trace, frames []trace.Frame) string {
 	for _, f := range frames {
-		name := f.Func[strings.LastIndex(f.Func, "/")+1:]
-		if i := strings.Index(name, "."); i >= 0 {
-			name = name[i+1:]
-		}
-		if i := strings.Index(name, "."); i >= 0 {
-			name = name[:i]
-		}
-		if !strings.HasPrefix(name, "Test") {
+		name := trace.TestName(f.Func)
+		if name == "" {
 			continue
 		}
 		for _, g := range t.Goroutines {
