@@ -177,8 +177,9 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 			return err
 		}
 		runs = runs[:0]
+		skip := topLevelSkip(opts.Skip)
 		for _, name := range tests {
-			if skipped(opts.Skip, name) {
+			if skip != nil && skip.MatchString(name) {
 				continue
 			}
 			runs = append(runs, "^"+regexp.QuoteMeta(name)+"$")
@@ -328,13 +329,14 @@ func leakedGoroutines(rec *trace.RecordResult) map[string][]string {
 	return out
 }
 
-// skipped reports whether go test's -skip pattern skips top-level test
-// name. A pattern with a '/' selects subtests, which the test binary
-// itself skips: the test is still run.
-func skipped(pattern, name string) bool {
+// topLevelSkip returns go test's -skip pattern as a filter of top-level
+// test names, or nil if it filters none: a pattern with a '/' selects
+// subtests, which the test binary itself skips (the test is still run),
+// and a pattern that does not compile is the test binary's to report.
+func topLevelSkip(pattern string) *regexp.Regexp {
 	if pattern == "" || strings.Contains(pattern, "/") {
-		return false
+		return nil
 	}
-	re, err := regexp.Compile(pattern)
-	return err == nil && re.MatchString(name)
+	re, _ := regexp.Compile(pattern)
+	return re
 }
