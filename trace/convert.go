@@ -55,10 +55,10 @@ func Convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	c.atomic = atomic
 	// Spool records average over 24 bytes; growing the event slice by
 	// doubling would copy it about twenty times. What the chunks hold is
-	// counted, not their size: goroutines leave their last chunks mostly
-	// empty (on Go's race suite the estimate drops from 14.5M events to
-	// 12.8M, for 12.5M).
-	estimate := int(s.usedBytes() / 24)
+	// counted, not their capacity: on Go's race suite that estimates 12.8M
+	// events for 12.5M, where the chunks' capacity gave 14.5M.
+	streams, used := s.streams()
+	estimate := int(used / 24)
 	if maxEvents > 0 {
 		estimate = min(estimate, maxEvents)
 	}
@@ -66,7 +66,7 @@ func Convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	// Most objects are heap allocations, which the spool counts.
 	c.b.GrowObjects(int(s.nmalloc) + len(c.globals))
 	full := func() bool { return maxEvents > 0 && c.b.Len() >= maxEvents }
-	broken := s.merge(c.enter, c.exit, c.visit, full)
+	broken := s.merge(streams, c.enter, c.exit, c.visit, full)
 	if full() {
 		broken = true
 	}

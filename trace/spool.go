@@ -158,21 +158,12 @@ func (s *spool) chunk(i uint64) (gid uint32, words []byte) {
 	return gid, c[chunkHdr : chunkHdr+used]
 }
 
-// usedBytes returns the bytes of records the goroutines' chunks hold.
-func (s *spool) usedBytes() uint64 {
-	var n uint64
-	for i := uint64(0); i < s.nchunks; i++ {
-		if gid, words := s.chunk(i); gid != 0 {
-			n += uint64(len(words))
-		}
-	}
-	return n
-}
-
-// streams reads the symbol chunks and returns each goroutine's chunk list.
-func (s *spool) streams() map[uint32][]uint64 {
+// streams reads the symbol chunks and returns each goroutine's chunk list
+// and the bytes of records those chunks hold.
+func (s *spool) streams() (map[uint32][]uint64, uint64) {
 	s.syms = make(map[uint64][]Frame)
 	out := make(map[uint32][]uint64)
+	var used uint64
 	for i := uint64(0); i < s.nchunks; i++ {
 		gid, words := s.chunk(i)
 		if gid == 0 {
@@ -180,8 +171,9 @@ func (s *spool) streams() map[uint32][]uint64 {
 			continue
 		}
 		out[gid] = append(out[gid], i)
+		used += uint64(len(words))
 	}
-	return out
+	return out, used
 }
 
 func (s *spool) readSyms(b []byte) {
@@ -375,13 +367,13 @@ func (h *cursorHeap) Pop() any {
 	return c
 }
 
-// merge calls visit for every sequenced record of every goroutine and every
+// merge calls visit for every sequenced record of every goroutine (streams,
+// from spool.streams) and every
 // allocation record, in sequence order, calling enter and exit for function
 // entries and exits of a goroutine before its next sequenced record.
 // visit must not keep the record it is given. It reports whether any
 // goroutine's stream was malformed.
-func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), stop func() bool) (broken bool) {
-	streams := s.streams()
+func (s *spool) merge(streams map[uint32][]uint64, enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), stop func() bool) (broken bool) {
 	allocs := s.allocs()
 	h := make(cursorHeap, 0, len(streams))
 	var cursors []*cursor
