@@ -368,11 +368,10 @@ func (h *cursorHeap) Pop() any {
 }
 
 // merge calls visit for every sequenced record of every goroutine (streams,
-// from spool.streams) and every
-// allocation record, in sequence order, calling enter and exit for function
-// entries and exits of a goroutine before its next sequenced record.
-// visit must not keep the record it is given. It reports whether any
-// goroutine's stream was malformed.
+// from spool.streams) and every allocation record, in sequence order,
+// calling enter and exit for function entries and exits of a goroutine
+// before its next sequenced record. visit must not keep the record it is
+// given. It reports whether any goroutine's stream was malformed.
 func (s *spool) merge(streams map[uint32][]uint64, enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), stop func() bool) (broken bool) {
 	allocs := s.allocs()
 	h := make(cursorHeap, 0, len(streams))
