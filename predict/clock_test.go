@@ -99,9 +99,7 @@ func TestClockJoin(t *testing.T) {
 func TestClocksWanted(t *testing.T) {
 	r := rand.New(rand.NewSource(8))
 	for it := 0; it < 300; it++ {
-		p := genParams{goroutines: 2 + r.Intn(5), vars: 1 + r.Intn(3), locks: r.Intn(3), sigs: 1 + r.Intn(3),
-			ops: 3 + r.Intn(12), atomics: r.Intn(2) == 0, cut: 0.01}
-		tr, _ := genTrace(r, p)
+		tr, _ := genTrace(r, syncParams(r))
 		c := newCTP(tr)
 		m := newMemory(c)
 		full, _ := newClocks(context.Background(), c, m, clockMode{locks: true})

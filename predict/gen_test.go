@@ -146,6 +146,14 @@ func genText(r *rand.Rand, p genParams) string {
 	return out.String()
 }
 
+// syncParams draws the shape of a small trace for the tests that compare
+// two ways of computing the same orderings: every kind of synchronisation,
+// a few goroutines.
+func syncParams(r *rand.Rand) genParams {
+	return genParams{goroutines: 2 + r.Intn(5), vars: 1 + r.Intn(3), locks: r.Intn(3), sigs: 1 + r.Intn(3),
+		ops: 3 + r.Intn(12), atomics: r.Intn(2) == 0, cut: 0.01}
+}
+
 func genTrace(r *rand.Rand, p genParams) (*trace.Trace, string) {
 	text := genText(r, p)
 	t, err := buildTrace(text)

@@ -12,9 +12,7 @@ import (
 func TestHBBeforeMatchesClocks(t *testing.T) {
 	r := rand.New(rand.NewSource(11))
 	for it := 0; it < 400; it++ {
-		p := genParams{goroutines: 2 + r.Intn(5), vars: 1 + r.Intn(3), locks: r.Intn(3), sigs: 1 + r.Intn(3),
-			ops: 3 + r.Intn(12), atomics: r.Intn(2) == 0, cut: 0.01}
-		tr, text := genTrace(r, p)
+		tr, text := genTrace(r, syncParams(r))
 		c := newCTP(tr)
 		m := newMemory(c)
 		hb, _ := newClocks(context.Background(), c, m, clockMode{locks: true})
