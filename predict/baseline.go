@@ -18,7 +18,8 @@ import (
 
 func baseline(ctx context.Context, c *ctp, m *memory, o *Options, res *Result) error {
 	start := time.Now()
-	mode := clockMode{locks: true, rf: o.Analysis == AnalysisSHB}
+	shb := o.Analysis == AnalysisSHB
+	mode := clockMode{locks: true, serial: shb, rf: shb}
 	clk, err := newClocks(ctx, c, m, mode)
 	if err != nil {
 		return err

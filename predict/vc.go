@@ -36,7 +36,17 @@ import (
 // clockMode selects the relation a pass computes.
 type clockMode struct {
 	locks bool // locks as release/acquire in observed order
-	rf    bool // reads join their writers' clocks
+	// serial makes every release-acquire event (an atomic
+	// read-modify-write, an operation on an observed lock: one unlocked
+	// by another goroutine, which keeps the CTP's total order instead of
+	// ThreadSanitizer's release/acquire) acquire first and then release all
+	// it knows, so that their chains are transitive in the clocks: every
+	// witness keeps each one after the release it acquires. Without it a
+	// release-acquire event releases its clock from before its acquire,
+	// which under-approximates that order (the cone's worklist in plan.go
+	// makes up for it).
+	serial bool
+	rf     bool // reads join their writers' clocks
 	// relaxed, with rf, names plain reads whose writer need not be kept.
 	relaxed bitset
 	// want, if set, keeps the clock only after the given numbers of
@@ -259,8 +269,9 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 				changed = changed || ch
 			}
 		}
+		var serialRel *syncVar // with serial, the release of a release-acquire event
 		k := c.syncKind(i)
-		if mode.locks && e.Op.IsLock() {
+		if mode.locks && e.Op.IsLock() && !(mode.serial && c.observed[e.Obj]) {
 			k = lockSync(e.Op)
 		}
 		if k != trace.SyncNone {
@@ -280,6 +291,15 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 				s.merge(cur[g], centry{g, p})
 				own[g] = false
 			case trace.SyncReleaseAcquire:
+				if mode.serial {
+					// Acquire now; release below, after read-from.
+					if !s.known(cur[g]) {
+						s.fold(fsc)
+						ch = jn(g, s.clk, s.eps...)
+					}
+					serialRel = s
+					break
+				}
 				old := *s
 				*s = syncVar{clk: cur[g], eps: []centry{{g, p}}, exact: true}
 				own[g] = false
@@ -312,6 +332,10 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 				ch = jn(g, wclk, centry{wg, c.pos[w]})
 				changed = changed || ch
 			}
+		}
+		if serialRel != nil {
+			*serialRel = syncVar{clk: cur[g], eps: append(serialRel.eps[:0], centry{g, p}), exact: true}
+			own[g] = false
 		}
 		if readers != nil && isWrite(e.Op) && readers[writes.index(int32(i))] > 0 {
 			snap[int32(i)] = cur[g]
