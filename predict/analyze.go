@@ -172,12 +172,39 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	stage("lockset", 1, f.lockset[0], f.lockset[1], cs.times[1])
 	stage("happens-before", 2, f.mhb[0], f.mhb[1], cs.times[2])
 
-	if len(cs.order) > 0 {
+	// The sound layers (layers.go), cheapest first; a site pair one of
+	// them proves goes no further.
+	proofs := make(map[siteKey]*proof)
+	var proofOrder []siteKey
+	if !o.NoRaces {
+		st, err := e.shbLayer(cs, proofs, &proofOrder)
+		if err != nil {
+			return nil, err
+		}
+		res.Stats.Stages = append(res.Stats.Stages, st)
+	}
+	open := 0 // site pairs no layer has proved yet
+	for _, k := range cs.order {
+		if proofs[k] == nil {
+			open++
+		}
+	}
+	if open > 0 {
 		t0 := time.Now()
 		if err := e.buildCone(); err != nil {
 			return nil, err
 		}
 		res.Stats.Cone = time.Since(t0)
+	}
+	if !o.NoRaces {
+		st := Stage{Name: "sync-preserving"}
+		if open > 0 {
+			st = e.syncPLayer(cs, proofs, &proofOrder)
+		}
+		res.Stats.Stages = append(res.Stats.Stages, st)
+		if e.ctx.Err() != nil {
+			return nil, e.ctx.Err()
+		}
 	}
 
 	// UCG, in batches of up to 64 candidates.
@@ -190,6 +217,9 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	}
 	var items []item
 	for _, k := range cs.order {
+		if proofs[k] != nil {
+			continue
+		}
 		s := cs.bySite[k]
 		for _, cd := range s.cands {
 			items = append(items, item{cd: cd, site: s})
@@ -250,6 +280,10 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 
 	// Witnesses: per site key, the first candidate that gets one.
 	t0 = time.Now()
+	for _, k := range proofOrder {
+		res.Findings = append(res.Findings, proofs[k].fd)
+	}
+	proofs = nil
 	done := make(map[siteKey]bool)
 	var wit [2]int64
 	for k := range items {

@@ -63,6 +63,12 @@ type funnelCounts struct {
 }
 
 type candidates struct {
+	// cl are the access classes; racePairs the pairs of classes that
+	// conflict and pass the lockset filter (the sound layers sweep them
+	// again with their own relations).
+	cl        []aclass
+	racePairs [][2]int32
+
 	bySite map[siteKey]*siteCands
 	order  []siteKey // first-seen order, for determinism
 	f      funnelCounts
@@ -182,6 +188,7 @@ func findCandidates(ctx context.Context, c *ctp, m *memory, mhb *clocks, opts *O
 		}
 	}
 	cs.times[1] = time.Since(start)
+	cs.cl, cs.racePairs = cl, races
 	start = time.Now()
 	// Must-happen-before: sweep the survivors.
 	for k, rc := range races {

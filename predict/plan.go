@@ -26,11 +26,15 @@ type plan struct {
 }
 
 // coneInto raises cut to include the first p events of goroutine g and
-// everything they need (their causal cone). A clock that knows an event
+// everything they need (their causal cone).
+func (e *engine) coneInto(cut []int32, g, p int32) { e.closeInto(e.cone, cut, g, p) }
+
+// closeInto raises cut to include the first p events of goroutine g and
+// everything they are after in relation h. A clock that knows an event
 // knows all its goroutine knew then, except what a release-acquire event
-// acquired after releasing (vc.go): for those, their own cone is added
-// too, so that the cut holds the cone of each of its goroutines' events.
-func (e *engine) coneInto(cut []int32, g, p int32) {
+// acquired after releasing (vc.go): for those, their own clock is added
+// too, so that the cut is downward closed under h.
+func (e *engine) closeInto(h *clocks, cut []int32, g, p int32) {
 	work := [][2]int32{{g, p}}
 	for len(work) > 0 {
 		g, p := work[len(work)-1][0], work[len(work)-1][1]
@@ -41,7 +45,7 @@ func (e *engine) coneInto(cut []int32, g, p int32) {
 		if p <= 0 && (e.c.goEv[g] < 0) {
 			continue
 		}
-		e.cone.h.each(g, p, func(k, v int32) {
+		h.h.each(g, p, func(k, v int32) {
 			if v > cut[k] {
 				cut[k] = v
 				if e.c.syncKind(int(e.c.at(k, v))) == trace.SyncReleaseAcquire {

@@ -156,9 +156,12 @@ func newLockIndex(t *trace.Trace) *lockIndex {
 }
 
 // reordered returns the critical sections whose order the witness changes:
-// for each lock the window acquires, the acquisitions the recorded run
-// made before the window's last one that the schedule leaves out or runs
-// after it, followed by that overtaking acquisition.
+// for each lock, the schedule's last acquisition of it (the overtaker) and
+// the acquisitions the recorded run made before it, by other goroutines,
+// that the schedule leaves out or runs after it. The overtaker is in the
+// window, or in the prefix when the witness leaves a section out instead
+// of moving it (the sound layers' witnesses: a goroutine stopped before a
+// section that the recorded run had run first).
 func reordered(t *trace.Trace, f *predict.Finding, locks *lockIndex) []Sync {
 	limit := limits(t, f)
 	pos := make(map[int]int, len(f.Witness))
@@ -169,11 +172,36 @@ func reordered(t *trace.Trace, f *predict.Finding, locks *lockIndex) []Sync {
 			last[e.Obj] = i
 		}
 	}
+	inPrefix := func(i int) bool { return f.Prefix > 0 && i < f.Prefix && i < limit[t.Events[i].G] }
 	before := func(i, overtaker int) bool { // does the schedule run i before overtaker?
 		if p, ok := pos[i]; ok {
-			return p < pos[overtaker]
+			q, ok := pos[overtaker]
+			return !ok || p < q
 		}
-		return f.Prefix > 0 && i < f.Prefix && i < limit[t.Events[i].G]
+		return inPrefix(i)
+	}
+	// Below the least limit, the prefix runs every recorded event: no
+	// acquisition there is left out.
+	low := f.Prefix
+	for g := range limit {
+		low = min(low, limit[g])
+	}
+	for i := max(low, 0); i < f.Prefix && i < len(t.Events); i++ {
+		e := &t.Events[i]
+		if (e.Op != trace.OpLock && e.Op != trace.OpRLock) || inPrefix(i) {
+			continue
+		}
+		if _, ok := last[e.Obj]; ok {
+			continue
+		}
+		// Left out: overtaken if the prefix runs a later acquisition.
+		list := locks.byObj[e.Obj]
+		for k := sort.SearchInts(list, f.Prefix) - 1; k >= 0 && list[k] > i; k-- {
+			if inPrefix(list[k]) {
+				last[e.Obj] = list[k]
+				break
+			}
+		}
 	}
 	var out []Sync
 	add := func(i int) {
@@ -189,7 +217,8 @@ func reordered(t *trace.Trace, f *predict.Finding, locks *lockIndex) []Sync {
 	for _, obj := range objs {
 		overtaker := last[obj]
 		var overtaken []int
-		for _, i := range locks.byObj[obj] {
+		list := locks.byObj[obj]
+		for _, i := range list[sort.SearchInts(list, max(low, 0)):] {
 			if i >= overtaker {
 				break
 			}

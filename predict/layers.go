@@ -1,0 +1,366 @@
+// This file implements the sound layers that run before the UCG and the
+// solver, each proving races with a witness it builds rather than searches
+// for, cheapest first:
+//
+//  1. Schedulable happens-before (Mathur, Kini and Viswanathan, "What
+//     happens-after the first race?", OOPSLA 2018; soundness of predictive
+//     analyses §6.5): one vector-clock pass with locks in observed order and
+//     read-from. Every conflicting pair that SHB leaves unordered, judged
+//     from the state just before each access, is a predictable race. Its
+//     witness is the SHB-downward closure of the two accesses in observed
+//     order, then the two accesses: the closure holds every read's writer
+//     (so every read sees what it saw: a write between them in the run
+//     would have been the last writer instead), every acquire's releases,
+//     and for each lock at most one open section, the last.
+//
+//  2. Sync-preserving races (Mathur, Pavlogiannis and Viswanathan,
+//     "Optimal prediction of synchronization-preserving races", POPL 2021):
+//     witnesses that keep the observed order of critical sections but need
+//     not hold everything that happened before. The witness is the smallest
+//     set closed under the causal cone (program order, the fixed
+//     synchronisation, read-from of the reads that matter) and the paper's
+//     lock closure: if the set holds two acquires of one lock, it holds the
+//     release of the earlier. The pair races when neither access is in the
+//     set; the set in observed order, then the two accesses, is the
+//     witness. The paper decides all pairs in Õ(N); seer decides it for the
+//     closest pairs of each pair of access classes (Options.MaxTries of
+//     them per pair of sites, in order of distance), from the cone's clocks.
+//
+// A set closed in this way is a cut: each goroutine runs a prefix of its
+// events. A Finding describes it without listing it (Prefix, Stops), so a
+// witness costs a word per goroutine, and the checker's work follows the
+// events the cut leaves out below the later access, which is why the
+// layers prove the closest pair they can.
+
+package predict
+
+import (
+	"slices"
+	"time"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// Layers, in the order they run; a site pair is proved by the first.
+const (
+	layerSHB = iota
+	layerSyncP
+	layerSAT
+)
+
+// proof is a race that a layer proved.
+type proof struct {
+	cd    cand
+	layer int
+	fd    Finding
+}
+
+// closestUnordered sweeps classes A and B (conflicting, different
+// goroutines) with relation clk: it returns how many of their pairs clk
+// leaves unordered, judged from the state before each access, and the
+// pair among them closest in the trace.
+func closestUnordered(c *ctp, clk *clocks, A, B *aclass) (count int64, best cand) {
+	best.ev = [3]int32{-1, -1, -1}
+	bestD := int32(-1)
+	kA := make([]int32, len(A.evs))
+	for i, a := range A.evs {
+		kA[i] = clk.knows(A.g, c.pos[a]-1, B.g)
+	}
+	lo, hi := 0, 0
+	for _, b := range B.evs {
+		kb := clk.knows(B.g, c.pos[b]-1, A.g)
+		for lo < len(A.evs) && c.pos[A.evs[lo]] <= kb {
+			lo++
+		}
+		for hi < len(A.evs) && kA[hi] < c.pos[b] {
+			hi++
+		}
+		if hi <= lo {
+			continue
+		}
+		count += int64(hi - lo)
+		// The a in [lo, hi) nearest to b: on either side of b's index.
+		k, _ := slices.BinarySearch(A.evs[lo:hi], b)
+		for _, j := range [2]int{lo + k - 1, lo + k} {
+			if j < lo || j >= hi {
+				continue
+			}
+			a := A.evs[j]
+			d := a - b
+			if d < 0 {
+				d = -d
+			}
+			if bestD < 0 || d < bestD {
+				bestD = d
+				best.ev = [3]int32{min(a, b), max(a, b), -1}
+			}
+		}
+	}
+	best.kind = 'r'
+	return count, best
+}
+
+// cutWitness returns the finding of race cd whose schedule is cut in
+// observed order, then the two accesses. cut must be downward closed and
+// hold exactly the events of each access's goroutine before it; ok is
+// false if it does not.
+func (e *engine) cutWitness(cd cand, cut []int32) (Finding, bool) {
+	c := e.c
+	a, b := cd.ev[0], cd.ev[1]
+	ga, gb := int32(c.ev[a].G), int32(c.ev[b].G)
+	if cut[ga] != c.pos[a]-1 || cut[gb] != c.pos[b]-1 {
+		return Finding{}, false
+	}
+	var stops []int
+	for g := range cut {
+		n := cut[g]
+		if n > 0 && c.byG[g][n-1] >= b {
+			return Finding{}, false // cannot happen: the cut lies before b
+		}
+		if int32(g) == ga || int32(g) == gb || int(n) >= len(c.byG[g]) {
+			continue
+		}
+		if x := c.byG[g][n]; x < b {
+			stops = append(stops, int(x))
+		}
+	}
+	slices.Sort(stops)
+	return Finding{Kind: KindRace, Events: []int{int(a), int(b)}, Prefix: int(b), Stops: stops,
+		Witness: []int{int(a), int(b)}}, true
+}
+
+// shbLayer proves every site pair that schedulable happens-before leaves
+// unordered, with the closest such pair of each, and returns the stage's
+// funnel row. Races are SHB-unordered pairs; sites, the pairs proved.
+func (e *engine) shbLayer(cs *candidates, proofs map[siteKey]*proof, order *[]siteKey) (Stage, error) {
+	t0 := time.Now()
+	c := e.c
+	shb, err := newClocks(e.ctx, c, e.m, clockMode{locks: true, serial: true, rf: true, relaxed: e.relaxed})
+	if err != nil {
+		return Stage{}, err
+	}
+	type best struct {
+		cd    cand
+		count int64
+	}
+	bests := make(map[siteKey]*best)
+	var keys []siteKey
+	var total int64
+	for k, rc := range cs.racePairs {
+		if k&0xfff == 0 && e.ctx.Err() != nil {
+			return Stage{}, e.ctx.Err()
+		}
+		A, B := &cs.cl[rc[0]], &cs.cl[rc[1]]
+		n, cd := closestUnordered(c, shb, A, B)
+		if n == 0 {
+			continue
+		}
+		total += n
+		cd.key = siteKey{kind: 'r', s: sitePair(A.site, B.site)}
+		bt := bests[cd.key]
+		if bt == nil {
+			bt = &best{cd: cd}
+			bests[cd.key] = bt
+			keys = append(keys, cd.key)
+		} else if cd.ev[1]-cd.ev[0] < bt.cd.ev[1]-bt.cd.ev[0] {
+			bt.cd = cd
+		}
+		bt.count += n
+	}
+	cut := make([]int32, len(c.byG))
+	for _, k := range keys {
+		bt := bests[k]
+		a, b := bt.cd.ev[0], bt.cd.ev[1]
+		clear(cut)
+		e.closeInto(shb, cut, int32(c.ev[a].G), c.pos[a]-1)
+		e.closeInto(shb, cut, int32(c.ev[b].G), c.pos[b]-1)
+		fd, ok := e.cutWitness(bt.cd, cut)
+		if !ok {
+			continue // left to the next layers
+		}
+		fd.Count = int(bt.count)
+		if s := cs.bySite[k]; s != nil && s.count > bt.count {
+			fd.Count = int(s.count)
+		}
+		proofs[k] = &proof{cd: bt.cd, layer: layerSHB, fd: fd}
+		*order = append(*order, k)
+	}
+	return Stage{Name: "shb", Races: total, RaceSites: len(*order), Time: time.Since(t0)}, nil
+}
+
+// syncPLayer tries the site pairs that survived must-happen-before and
+// that SHB did not prove, with up to MaxTries of their closest
+// cone-unordered pairs each, for a sync-preserving witness. It returns
+// the stage's funnel row: races are the pairs tried; sites, those proved.
+func (e *engine) syncPLayer(cs *candidates, proofs map[siteKey]*proof, order *[]siteKey) Stage {
+	t0 := time.Now()
+	c := e.c
+	tries := make(map[siteKey][]cand)
+	for k, rc := range cs.racePairs {
+		if k&0xfff == 0 && e.ctx.Err() != nil {
+			break
+		}
+		A, B := &cs.cl[rc[0]], &cs.cl[rc[1]]
+		key := siteKey{kind: 'r', s: sitePair(A.site, B.site)}
+		if proofs[key] != nil || cs.bySite[key] == nil {
+			continue
+		}
+		tries[key] = append(tries[key], nearPairs(c, e.cone, A, B, key, e.opts.MaxTries)...)
+	}
+	keys := make([]siteKey, 0, len(tries))
+	for _, k := range cs.order {
+		if tries[k] != nil {
+			keys = append(keys, k)
+		}
+	}
+	cut := make([]int32, len(c.byG))
+	var tried int64
+	proved := 0
+	lg := e.lockGoroutines()
+	for _, k := range keys {
+		cds := tries[k]
+		slices.SortStableFunc(cds, func(x, y cand) int { return int((x.ev[1] - x.ev[0]) - (y.ev[1] - y.ev[0])) })
+		for j, cd := range cds {
+			if j >= e.opts.MaxTries || e.ctx.Err() != nil {
+				break
+			}
+			tried++
+			if !e.syncPreserving(cd, cut, lg) {
+				continue
+			}
+			fd, ok := e.cutWitness(cd, cut)
+			if !ok {
+				continue
+			}
+			fd.Count = int(cs.bySite[k].count)
+			proofs[k] = &proof{cd: cd, layer: layerSyncP, fd: fd}
+			*order = append(*order, k)
+			proved++
+			break
+		}
+	}
+	return Stage{Name: "sync-preserving", Races: tried, RaceSites: proved, Time: time.Since(t0)}
+}
+
+// nearPairs returns, for classes A and B, up to 4×most of the pairs clk
+// leaves unordered that lie closest together in the trace: for each b,
+// the nearest a on either side.
+func nearPairs(c *ctp, clk *clocks, A, B *aclass, key siteKey, most int) []cand {
+	kA := make([]int32, len(A.evs))
+	for i, a := range A.evs {
+		kA[i] = clk.knows(A.g, c.pos[a]-1, B.g)
+	}
+	var out []cand
+	lo, hi := 0, 0
+	for _, b := range B.evs {
+		kb := clk.knows(B.g, c.pos[b]-1, A.g)
+		for lo < len(A.evs) && c.pos[A.evs[lo]] <= kb {
+			lo++
+		}
+		for hi < len(A.evs) && kA[hi] < c.pos[b] {
+			hi++
+		}
+		if hi <= lo {
+			continue
+		}
+		k, _ := slices.BinarySearch(A.evs[lo:hi], b)
+		for _, j := range [2]int{lo + k - 1, lo + k} {
+			if j >= lo && j < hi {
+				a := A.evs[j]
+				out = append(out, cand{kind: 'r', ev: [3]int32{min(a, b), max(a, b), -1}, key: key})
+			}
+		}
+	}
+	if len(out) > 4*most {
+		slices.SortStableFunc(out, func(x, y cand) int { return int((x.ev[1] - x.ev[0]) - (y.ev[1] - y.ev[0])) })
+		out = out[:4*most]
+	}
+	return out
+}
+
+// lockGoroutines returns, per lock kept as a lock, the goroutines with
+// critical sections of it.
+func (e *engine) lockGoroutines() map[trace.ObjID][]int32 {
+	lg := make(map[trace.ObjID][]int32)
+	for k := range e.c.cs {
+		lg[k.l] = append(lg[k.l], k.g)
+	}
+	for _, gs := range lg {
+		slices.Sort(gs)
+	}
+	return lg
+}
+
+// syncPreserving computes in cut the sync-preserving closure of race cd
+// (Mathur, Pavlogiannis and Viswanathan, POPL 2021, §3): the causal cone
+// of the events before each access, closed under "if two acquires of a
+// lock are in the set, the earlier one's release is too" (shared sections
+// of a read-write lock do not exclude each other). It reports whether
+// neither access is in the closure, which is then a witness's cut.
+func (e *engine) syncPreserving(cd cand, cut []int32, lg map[trace.ObjID][]int32) bool {
+	c := e.c
+	a, b := cd.ev[0], cd.ev[1]
+	ga, gb := int32(c.ev[a].G), int32(c.ev[b].G)
+	clear(cut)
+	e.coneInto(cut, ga, c.pos[a]-1)
+	e.coneInto(cut, gb, c.pos[b]-1)
+	type open struct {
+		g   int32
+		rel int32
+	}
+	var todo []open
+	for cut[ga] < c.pos[a] && cut[gb] < c.pos[b] {
+		todo = todo[:0]
+		fail := false
+		for g := range cut {
+			p := cut[g]
+			if p <= 0 {
+				continue
+			}
+			c.heldAt(int32(g), p, func(l trace.ObjID, s csect) {
+				if s.rel != 0 && s.rel <= p {
+					return // released within the cut
+				}
+				if !c.laterAcquire(l, c.at(int32(g), s.acq), s.shared, cut, lg[l]) {
+					return // the last section of l in the cut: may stay open
+				}
+				if s.rel == 0 {
+					fail = true // must be released, and never is
+					return
+				}
+				todo = append(todo, open{int32(g), s.rel})
+			})
+		}
+		if fail {
+			return false
+		}
+		if len(todo) == 0 {
+			return true
+		}
+		for _, o := range todo {
+			e.coneInto(cut, o.g, o.rel)
+		}
+	}
+	return false
+}
+
+// laterAcquire reports whether cut holds an acquire of lock l after event
+// i (in observed order) that excludes a section acquired at i (shared
+// says whether that one is shared). gs are the goroutines with sections
+// of l.
+func (c *ctp) laterAcquire(l trace.ObjID, i int32, shared bool, cut []int32, gs []int32) bool {
+	for _, h := range gs {
+		list := c.cs[gl{h, l}]
+		n, _ := slices.BinarySearchFunc(list, cut[h]+1, func(s csect, p int32) int { return int(s.acq - p) })
+		for j := n - 1; j >= 0; j-- { // sections of h acquired in the cut, latest first
+			x := c.at(h, list[j].acq)
+			if x <= i {
+				break
+			}
+			if !(shared && list[j].shared) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,266 @@
+// This file tests the sound layers (layers.go) differentially: on random
+// traces, seer's race site pairs contain those of the SHB baseline and
+// those of a brute-force sync-preserving closure written from the
+// definitions (Mathur, Pavlogiannis and Viswanathan, POPL 2021), and every
+// finding's witness passes the checker.
+
+package predict
+
+import (
+	"context"
+	"flag"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+var layersN = flag.Int("layers.n", 3000, "random traces in the layers' differential test")
+
+// raceSites returns the race findings' pairs of source lines.
+func raceSites(t *trace.Trace, fs []Finding) map[[2]int]bool {
+	out := map[[2]int]bool{}
+	for _, f := range fs {
+		if f.Kind == KindRace {
+			out[linePair(t, f.Events[0], f.Events[1])] = true
+		}
+	}
+	return out
+}
+
+func linePair(t *trace.Trace, a, b int) [2]int {
+	x, y := t.Site(&t.Events[a]).Line, t.Site(&t.Events[b]).Line
+	return [2]int{min(x, y), max(x, y)}
+}
+
+// TestLayersContainSHBAndSyncP is the differential test of issue 12:
+// findings(seer) ⊇ findings(SHB) and ⊇ the sync-preserving races, on
+// traces of several thread, lock and variable counts, with every witness
+// re-checked (analyze does that).
+func TestLayersContainSHBAndSyncP(t *testing.T) {
+	n := *layersN
+	if testing.Short() {
+		n = 300
+	}
+	r := rand.New(rand.NewSource(7))
+	var shbSites, syncSites, seerSites, traces, events int
+	for k := 0; k < n; k++ {
+		p := genParams{goroutines: 2 + r.Intn(6), vars: 1 + r.Intn(4), locks: r.Intn(4), sigs: r.Intn(3),
+			ops: 2 + r.Intn(10), atomics: r.Intn(3) == 0, tx: r.Intn(3) == 0, cut: 0.01}
+		if k%50 == 0 { // now and then a longer one: repeated sites
+			p.ops, p.goroutines = 200+r.Intn(400), 2+r.Intn(14)
+		}
+		tr, text := genTrace(r, p)
+		traces++
+		events += len(tr.Events)
+		seer := raceSites(tr, analyze(t, tr, Options{NoAtomicity: true}).Findings)
+		shb := raceSites(tr, analyze(t, tr, Options{Analysis: AnalysisSHB}).Findings)
+		seerSites += len(seer)
+		shbSites += len(shb)
+		for sp := range shb {
+			if !seer[sp] {
+				t.Fatalf("seer misses the SHB race at lines %v\n%s", sp, text)
+			}
+		}
+		if len(tr.Events) > 400 {
+			continue // the brute force is quadratic
+		}
+		sp := syncPreservingRaces(tr)
+		syncSites += len(sp)
+		for pair := range sp {
+			if !seer[pair] {
+				t.Fatalf("seer misses the sync-preserving race at lines %v\n%s", pair, text)
+			}
+		}
+	}
+	t.Logf("%d traces, %d events: site pairs: seer %d, shb %d, sync-preserving (small traces) %d",
+		traces, events, seerSites, shbSites, syncSites)
+}
+
+// syncPreservingRaces returns the line pairs of every conflicting pair
+// whose sync-preserving closure holds neither access, computed per pair
+// by a fixpoint over events (not clocks).
+func syncPreservingRaces(t *trace.Trace) map[[2]int]bool {
+	o := Options{}
+	o = o.defaults()
+	c := newCTP(t)
+	m := newMemory(c)
+	e, err := prePass(context.Background(), t, c, m, o)
+	if err != nil {
+		panic(err)
+	}
+	out := map[[2]int]bool{}
+	var acc []int32
+	for i := range c.ev {
+		if m.shared(int32(i)) {
+			acc = append(acc, int32(i))
+		}
+	}
+	for x, a := range acc {
+		for _, b := range acc[x+1:] {
+			ea, eb := &c.ev[a], &c.ev[b]
+			if ea.G == eb.G || !(isWrite(ea.Op) || isWrite(eb.Op)) || (ea.Op.IsAtomic() && eb.Op.IsAtomic()) ||
+				!overlap(ea.Addr, ea.Size, eb.Addr, eb.Size) {
+				continue
+			}
+			if in := spClosure(e, a, b); !in[a] && !in[b] {
+				out[linePair(t, int(a), int(b))] = true
+			}
+		}
+	}
+	return out
+}
+
+// spClosure is the smallest set of events that holds every event before
+// a or b in program order and is closed under program order, fixed
+// synchronisation (c.sources), the writers of the reads whose value
+// matters, and the lock closure.
+func spClosure(e *engine, a, b int32) map[int32]bool {
+	c := e.c
+	in := map[int32]bool{}
+	var work []int32
+	add := func(i int32) {
+		for g, p := int32(c.ev[i].G), c.pos[i]; p >= 1 && !in[c.at(g, p)]; p-- {
+			in[c.at(g, p)] = true
+			work = append(work, c.at(g, p))
+		}
+	}
+	for _, x := range [2]int32{a, b} {
+		if c.pos[x] > 1 {
+			add(c.at(int32(c.ev[x].G), c.pos[x]-1))
+		}
+	}
+	for {
+		for len(work) > 0 {
+			i := work[len(work)-1]
+			work = work[:len(work)-1]
+			c.sources(i, add)
+			if e.keepsWriter(i) {
+				for _, w := range e.m.writers(i) {
+					if w >= 0 {
+						add(w)
+					}
+				}
+			}
+		}
+		// Lock closure: of two sections of a lock whose acquires are in
+		// the set (not both shared), the earlier one's release is too.
+		grew := false
+		for k, ss := range c.cs {
+			for _, s := range ss {
+				if !in[c.at(k.g, s.acq)] || (s.rel != 0 && in[c.at(k.g, s.rel)]) {
+					continue
+				}
+				for k2, ss2 := range c.cs {
+					if k2.l != k.l {
+						continue
+					}
+					for _, s2 := range ss2 {
+						if x := c.at(k2.g, s2.acq); in[x] && x > c.at(k.g, s.acq) && !(s.shared && s2.shared) {
+							if s.rel == 0 {
+								return map[int32]bool{a: true, b: true} // never released: no witness
+							}
+							if !in[c.at(k.g, s.rel)] {
+								add(c.at(k.g, s.rel))
+								grew = true
+							}
+						}
+					}
+				}
+			}
+		}
+		if !grew {
+			return in
+		}
+	}
+}
+
+// TestLayersOnTraceShapes checks the shapes named in issue 12: a race the
+// recorded run itself shows (a write under a lock, then an unguarded read
+// of the same map, adjacent), and races that need a critical section left
+// out (sync-preserving) rather than everything that happened before.
+func TestLayersOnTraceShapes(t *testing.T) {
+	for _, tc := range []struct {
+		name, trace string
+		want        string // describe() of the findings
+		layer       string // the stage that proves them
+	}{{
+		name: "observed: write under a lock, adjacent unguarded read",
+		trace: `T1|fork(T2)|1
+T1|acq(L)|2
+T1|w(m)|3
+T2|r(m)|4
+T1|rel(L)|5
+`,
+		want: "race 3-4", layer: "shb",
+	}, {
+		name: "sync-preserving: the earlier critical section is left out",
+		trace: `T1|fork(T2)|1
+T1|w(x)|2
+T1|acq(L)|3
+T1|w(y)|4
+T1|rel(L)|5
+T2|acq(L)|6
+T2|r(z)|7
+T2|rel(L)|8
+T2|w(x)|9
+`,
+		want: "race 2-9 predicted", layer: "sync-preserving",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := parseTrace(t, tc.trace)
+			res := analyze(t, tr, Options{NoAtomicity: true})
+			if got := describe(tr, res.Findings); got != tc.want {
+				t.Errorf("findings %q, want %q", got, tc.want)
+			}
+			if st := stage(res, tc.layer); st.RaceSites != 1 {
+				t.Errorf("stage %s proved %d site pairs, want 1", tc.layer, st.RaceSites)
+			}
+		})
+	}
+}
+
+// TestClosestUnordered checks the sweep's count and choice against a
+// brute force over every pair of two classes.
+func TestClosestUnordered(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for k := 0; k < 300; k++ {
+		tr, text := genTrace(r, syncParams(r))
+		o := Options{}
+		o = o.defaults()
+		c := newCTP(tr)
+		m := newMemory(c)
+		e, err := prePass(context.Background(), tr, c, m, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := findCandidates(context.Background(), c, m, e.mhb, &o, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rc := range cs.racePairs {
+			A, B := &cs.cl[rc[0]], &cs.cl[rc[1]]
+			n, best := closestUnordered(c, e.mhb, A, B)
+			var wantN int64
+			wantD := int32(-1)
+			for _, a := range A.evs {
+				for _, b := range B.evs {
+					if e.mhb.concurrent(a, b) {
+						wantN++
+						if d := max(a, b) - min(a, b); wantD < 0 || d < wantD {
+							wantD = d
+						}
+					}
+				}
+			}
+			if n != wantN || (n > 0 && best.ev[1]-best.ev[0] != wantD) {
+				t.Fatalf("classes %v %v: count %d distance %d, want %d and %d\n%s",
+					A.evs, B.evs, n, best.ev[1]-best.ev[0], wantN, wantD, text)
+			}
+			if n > 0 && !slices.Contains(A.evs, best.ev[0]) && !slices.Contains(B.evs, best.ev[0]) {
+				t.Fatalf("best pair %v not of the classes", best.ev)
+			}
+		}
+	}
+}
