@@ -132,8 +132,10 @@ type Finding struct {
 	Witness []int
 
 	// Count is how many event pairs (triples) at the same source sites
-	// survived the lockset and must-happen-before filters; one of them is
-	// witnessed.
+	// the analysis found racing (violating): for a race that schedulable
+	// happens-before proves, the pairs it leaves unordered; otherwise those
+	// that survived the lockset and must-happen-before filters. One of them
+	// is witnessed.
 	Count int
 }
 

@@ -27,7 +27,7 @@ func baseline(ctx context.Context, c *ctp, m *memory, o *Options, res *Result) e
 	res.Stats.PrePass = time.Since(start)
 	nr := *o
 	nr.NoAtomicity = true
-	cs, err := findCandidates(ctx, c, m, clk, &nr, true)
+	cs, err := findCandidates(ctx, c, m, clk, &nr, true, nil)
 	if err != nil {
 		return err
 	}

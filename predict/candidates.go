@@ -130,8 +130,10 @@ func unserializable(c, r, c2 bool) bool {
 
 // findCandidates builds access classes and runs the cheap filters: the
 // lockset filter (unless noLockset: the baselines order locks by clk
-// instead) and the ordering clk (must-happen-before for seer).
-func findCandidates(ctx context.Context, c *ctp, m *memory, mhb *clocks, opts *Options, noLockset bool) (*candidates, error) {
+// instead) and the ordering clk (must-happen-before for seer). Race
+// classes whose pair of sites proved says is proved already (by a sound
+// layer, layers.go) skip the ordering filter; proved may be nil.
+func findCandidates(ctx context.Context, c *ctp, m *memory, mhb *clocks, opts *Options, noLockset bool, proved func(siteKey) bool) (*candidates, error) {
 	start := time.Now()
 	cs := &candidates{bySite: make(map[siteKey]*siteCands)}
 	classes := make(map[classKey]int32)
@@ -194,6 +196,9 @@ func findCandidates(ctx context.Context, c *ctp, m *memory, mhb *clocks, opts *O
 	for k, rc := range races {
 		if k&0xfff == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if proved != nil && proved(siteKey{kind: 'r', s: sitePair(cl[rc[0]].site, cl[rc[1]].site)}) {
+			continue
 		}
 		raceSweep(c, mhb, cs, &cl[rc[0]], &cl[rc[1]], opts.MaxTries)
 	}

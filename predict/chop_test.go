@@ -26,7 +26,7 @@ func ucgVerdicts(t *testing.T, text string, o Options, batched bool) []ucgResult
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := findCandidates(context.Background(), c, m, e.mhb, &o, false)
+	cs, err := findCandidates(context.Background(), c, m, e.mhb, &o, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,51 +55,6 @@ type proof struct {
 	fd    Finding
 }
 
-// closestUnordered sweeps classes A and B (conflicting, different
-// goroutines) with relation clk: it returns how many of their pairs clk
-// leaves unordered, judged from the state before each access, and the
-// pair among them closest in the trace.
-func closestUnordered(c *ctp, clk *clocks, A, B *aclass) (count int64, best cand) {
-	best.ev = [3]int32{-1, -1, -1}
-	bestD := int32(-1)
-	kA := make([]int32, len(A.evs))
-	for i, a := range A.evs {
-		kA[i] = clk.knows(A.g, c.pos[a]-1, B.g)
-	}
-	lo, hi := 0, 0
-	for _, b := range B.evs {
-		kb := clk.knows(B.g, c.pos[b]-1, A.g)
-		for lo < len(A.evs) && c.pos[A.evs[lo]] <= kb {
-			lo++
-		}
-		for hi < len(A.evs) && kA[hi] < c.pos[b] {
-			hi++
-		}
-		if hi <= lo {
-			continue
-		}
-		count += int64(hi - lo)
-		// The a in [lo, hi) nearest to b: on either side of b's index.
-		k, _ := slices.BinarySearch(A.evs[lo:hi], b)
-		for _, j := range [2]int{lo + k - 1, lo + k} {
-			if j < lo || j >= hi {
-				continue
-			}
-			a := A.evs[j]
-			d := a - b
-			if d < 0 {
-				d = -d
-			}
-			if bestD < 0 || d < bestD {
-				bestD = d
-				best.ev = [3]int32{min(a, b), max(a, b), -1}
-			}
-		}
-	}
-	best.kind = 'r'
-	return count, best
-}
-
 // cutWitness returns the finding of race cd whose schedule is cut in
 // observed order, then the two accesses. cut must be downward closed and
 // hold exactly the events of each access's goroutine before it; ok is
@@ -129,16 +84,38 @@ func (e *engine) cutWitness(cd cand, cut []int32) (Finding, bool) {
 		Witness: []int{int(a), int(b)}}, true
 }
 
+// shbAccess is the latest access of one goroutine, at one source site,
+// of one kind and byte range, to a location: the SHB pass checks each
+// access against these (FastTrack's last-access epochs, one per site, so
+// that every pair of sites is found, not only the first race of each
+// location). If an access a of goroutine h races with a later access e,
+// so does the latest access of h at a's site before e: it comes after a
+// in h, so e's clock does not know it either; and it is the closest.
+type shbAccess struct {
+	site          int32
+	write, atomic bool
+	addr          uint64
+	size          uint32
+	last, pos     int32   // the latest access: trace index, position in its goroutine
+	poss          []int32 // the positions of all of them, for counting pairs
+}
+
+// shbGroup holds a goroutine's latest accesses to one location.
+type shbGroup struct {
+	g      int32
+	maxPos int32 // the largest pos among accs
+	accs   []shbAccess
+}
+
 // shbLayer proves every site pair that schedulable happens-before leaves
 // unordered, with the closest such pair of each, and returns the stage's
-// funnel row. Races are SHB-unordered pairs; sites, the pairs proved.
-func (e *engine) shbLayer(cs *candidates, proofs map[siteKey]*proof, order *[]siteKey) (Stage, error) {
+// funnel row: races are the SHB-unordered pairs, each counted at its
+// later access; sites, the pairs of sites proved. It runs two passes: one that finds
+// the races as it goes, keeping no history, and one that keeps only the
+// clocks that the chosen pairs' witnesses need.
+func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, error) {
 	t0 := time.Now()
-	c := e.c
-	shb, err := newClocks(e.ctx, c, e.m, clockMode{locks: true, serial: true, rf: true, relaxed: e.relaxed})
-	if err != nil {
-		return Stage{}, err
-	}
+	c, m := e.c, e.m
 	type best struct {
 		cd    cand
 		count int64
@@ -146,42 +123,105 @@ func (e *engine) shbLayer(cs *candidates, proofs map[siteKey]*proof, order *[]si
 	bests := make(map[siteKey]*best)
 	var keys []siteKey
 	var total int64
-	for k, rc := range cs.racePairs {
-		if k&0xfff == 0 && e.ctx.Err() != nil {
-			return Stage{}, e.ctx.Err()
+	locs := make(map[int32][]shbGroup)
+	visit := func(i int32, cur vclock) {
+		if !m.shared(i) {
+			return
 		}
-		A, B := &cs.cl[rc[0]], &cs.cl[rc[1]]
-		n, cd := closestUnordered(c, shb, A, B)
-		if n == 0 {
-			continue
+		ev := &c.ev[i]
+		g, l := int32(ev.G), m.loc[i]
+		w, at := isWrite(ev.Op), ev.Op.IsAtomic()
+		site := c.site(i)
+		groups := locs[l]
+		own := -1
+		for k := range groups {
+			gr := &groups[k]
+			if gr.g == g {
+				own = k
+				continue
+			}
+			known := cur.get(gr.g)
+			if gr.maxPos <= known {
+				continue
+			}
+			for _, a := range gr.accs {
+				if a.pos <= known || !(w || a.write) || (at && a.atomic) || !overlap(a.addr, a.size, ev.Addr, ev.Size) {
+					continue
+				}
+				// The accesses of a that e's clock does not know race
+				// with e: those after known.
+				n := int64(len(a.poss))
+				if j, _ := slices.BinarySearch(a.poss, known+1); j > 0 {
+					n -= int64(j)
+				}
+				total += n
+				key := siteKey{kind: 'r', s: sitePair(a.site, site)}
+				bt := bests[key]
+				if bt == nil {
+					bt = &best{cd: cand{kind: 'r', ev: [3]int32{a.last, i, -1}, key: key}}
+					bests[key] = bt
+					keys = append(keys, key)
+				} else if i-a.last < bt.cd.ev[1]-bt.cd.ev[0] {
+					bt.cd.ev = [3]int32{a.last, i, -1}
+				}
+				bt.count += n
+			}
 		}
-		total += n
-		cd.key = siteKey{kind: 'r', s: sitePair(A.site, B.site)}
-		bt := bests[cd.key]
-		if bt == nil {
-			bt = &best{cd: cd}
-			bests[cd.key] = bt
-			keys = append(keys, cd.key)
-		} else if cd.ev[1]-cd.ev[0] < bt.cd.ev[1]-bt.cd.ev[0] {
-			bt.cd = cd
+		if own < 0 {
+			groups = append(groups, shbGroup{g: g})
+			own = len(groups) - 1
+			locs[l] = groups
 		}
-		bt.count += n
+		gr := &groups[own]
+		gr.maxPos = c.pos[i]
+		for k := range gr.accs {
+			if a := &gr.accs[k]; a.site == site && a.write == w && a.atomic == at && a.addr == ev.Addr && a.size == ev.Size {
+				a.last, a.pos = i, c.pos[i]
+				a.poss = append(a.poss, c.pos[i])
+				return
+			}
+		}
+		gr.accs = append(gr.accs, shbAccess{site: site, write: w, atomic: at, addr: ev.Addr, size: ev.Size, last: i, pos: c.pos[i], poss: []int32{c.pos[i]}})
+	}
+	mode := clockMode{locks: true, serial: true, rf: true, relaxed: e.relaxed}
+	mode.want, mode.visit = map[int32][]int32{}, visit
+	if _, err := newClocks(e.ctx, c, m, mode); err != nil {
+		return Stage{}, err
+	}
+	locs = nil
+	// The second pass keeps the clocks before each chosen pair's accesses.
+	want := make(map[int32][]int32)
+	for _, k := range keys {
+		for _, x := range bests[k].cd.ev[:2] {
+			g := int32(c.ev[x].G)
+			want[g] = append(want[g], c.pos[x]-1)
+		}
+	}
+	for g, ps := range want {
+		slices.Sort(ps)
+		want[g] = slices.Compact(ps)
+	}
+	mode.want, mode.visit = want, nil
+	shb, err := newClocks(e.ctx, c, m, mode)
+	if err != nil {
+		return Stage{}, err
 	}
 	cut := make([]int32, len(c.byG))
 	for _, k := range keys {
 		bt := bests[k]
-		a, b := bt.cd.ev[0], bt.cd.ev[1]
 		clear(cut)
-		e.closeInto(shb, cut, int32(c.ev[a].G), c.pos[a]-1)
-		e.closeInto(shb, cut, int32(c.ev[b].G), c.pos[b]-1)
+		// In the serial mode a clock that knows an event knows all its
+		// goroutine knew then: the join of the two clocks is closed.
+		for _, x := range bt.cd.ev[:2] {
+			g, p := int32(c.ev[x].G), c.pos[x]-1
+			cut[g] = max(cut[g], p)
+			shb.h.each(g, p, func(k, v int32) { cut[k] = max(cut[k], v) })
+		}
 		fd, ok := e.cutWitness(bt.cd, cut)
 		if !ok {
 			continue // left to the next layers
 		}
 		fd.Count = int(bt.count)
-		if s := cs.bySite[k]; s != nil && s.count > bt.count {
-			fd.Count = int(s.count)
-		}
 		proofs[k] = &proof{cd: bt.cd, layer: layerSHB, fd: fd}
 		*order = append(*order, k)
 	}

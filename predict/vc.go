@@ -53,6 +53,10 @@ type clockMode struct {
 	// events of each goroutine (sorted), instead of its whole history:
 	// for a few queries, memory in their number rather than the trace's.
 	want map[int32][]int32
+	// visit, if set, is called for every event with its goroutine's clock
+	// just before it (after a goroutine's go statement, before the event's
+	// own joins): what a race check judges an access by.
+	visit func(i int32, cur vclock)
 }
 
 // clocks is the result of one pass: every goroutine's clock after each
@@ -254,6 +258,9 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			flush(g, 0)
 		} else if p == 1 && wanted(mode.want[g], 0) {
 			rec.record(g, 0, cur[g])
+		}
+		if mode.visit != nil {
+			mode.visit(int32(i), cur[g])
 		}
 		switch e.Op {
 		case trace.OpGo:

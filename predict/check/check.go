@@ -276,12 +276,12 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*Report,
 		*opts.Stats = res.Stats
 	}
 	rep := &Report{Findings: []Finding{}, Tests: []Test{}}
-	var locks *lockIndex
+	var ix *traceIndex
 	if len(res.Findings) > 0 {
-		locks = newLockIndex(t)
+		ix = newTraceIndex(t)
 	}
 	for i := range res.Findings {
-		if f, ok := userFinding(t, &res.Findings[i], opts.Source, locks); ok {
+		if f, ok := userFinding(t, &res.Findings[i], opts.Source, ix); ok {
 			rep.Findings = append(rep.Findings, f)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 // access with no user-code frame (a race inside the testing harness or the
 // runtime) or one made by a goroutine that belongs to no test. STD traces
 // have no tests, and all their findings are the user's.
-func userFinding(t *trace.Trace, f *predict.Finding, src Source, locks *lockIndex) (Finding, bool) {
+func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex) (Finding, bool) {
 	std := t.Header.Format == "std"
 	out := Finding{Kind: f.Kind, Predicted: f.Predicted, Count: f.Count}
 	if out.Count == 0 {
@@ -83,8 +83,8 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, locks *lockInde
 			Object:    t.ObjectLabel(i),
 		})
 	}
-	out.WitnessPrefix = scheduledBeforeWindow(t, f)
-	out.Reordered = reordered(t, f, locks)
+	out.WitnessPrefix = scheduledBeforeWindow(t, f, ix)
+	out.Reordered = reordered(t, f, ix)
 	return out, true
 }
 
@@ -107,17 +107,16 @@ func limits(t *trace.Trace, f *predict.Finding) []int {
 }
 
 // scheduledBeforeWindow counts the recorded events f's schedule runs
-// before its window.
-func scheduledBeforeWindow(t *trace.Trace, f *predict.Finding) int {
+// before its window: each goroutine's events below both Prefix and its
+// limit.
+func scheduledBeforeWindow(t *trace.Trace, f *predict.Finding, ix *traceIndex) int {
 	if f.Prefix <= 0 {
 		return 0
 	}
 	limit := limits(t, f)
 	n := 0
-	for i := 0; i < f.Prefix && i < len(t.Events); i++ {
-		if i < limit[t.Events[i].G] {
-			n++
-		}
+	for g, evs := range ix.byG {
+		n += sort.SearchInts(evs, min(f.Prefix, limit[g]))
 	}
 	return n
 }
@@ -139,20 +138,25 @@ func shortName(sym string) string {
 	return sym
 }
 
-// A lockIndex lists each lock's acquisitions in trace order, built once
-// per trace.
-type lockIndex struct {
+// A traceIndex lists each lock's acquisitions and each goroutine's
+// events in trace order, built once per trace for the reports.
+type traceIndex struct {
 	byObj map[trace.ObjID][]int
+	byG   [][]int
 }
 
-func newLockIndex(t *trace.Trace) *lockIndex {
-	li := &lockIndex{byObj: map[trace.ObjID][]int{}}
+func newTraceIndex(t *trace.Trace) *traceIndex {
+	ix := &traceIndex{byObj: map[trace.ObjID][]int{}, byG: make([][]int, len(t.Goroutines))}
 	for i := range t.Events {
-		if e := &t.Events[i]; e.Op == trace.OpLock || e.Op == trace.OpRLock {
-			li.byObj[e.Obj] = append(li.byObj[e.Obj], i)
+		e := &t.Events[i]
+		if e.Op == trace.OpLock || e.Op == trace.OpRLock {
+			ix.byObj[e.Obj] = append(ix.byObj[e.Obj], i)
+		}
+		if int(e.G) < len(ix.byG) {
+			ix.byG[e.G] = append(ix.byG[e.G], i)
 		}
 	}
-	return li
+	return ix
 }
 
 // reordered returns the critical sections whose order the witness changes:
@@ -162,7 +166,7 @@ func newLockIndex(t *trace.Trace) *lockIndex {
 // window, or in the prefix when the witness leaves a section out instead
 // of moving it (the sound layers' witnesses: a goroutine stopped before a
 // section that the recorded run had run first).
-func reordered(t *trace.Trace, f *predict.Finding, locks *lockIndex) []Sync {
+func reordered(t *trace.Trace, f *predict.Finding, ix *traceIndex) []Sync {
 	limit := limits(t, f)
 	pos := make(map[int]int, len(f.Witness))
 	last := map[trace.ObjID]int{}
@@ -195,7 +199,7 @@ func reordered(t *trace.Trace, f *predict.Finding, locks *lockIndex) []Sync {
 			continue
 		}
 		// Left out: overtaken if the prefix runs a later acquisition.
-		list := locks.byObj[e.Obj]
+		list := ix.byObj[e.Obj]
 		for k := sort.SearchInts(list, f.Prefix) - 1; k >= 0 && list[k] > i; k-- {
 			if inPrefix(list[k]) {
 				last[e.Obj] = list[k]
@@ -217,7 +221,7 @@ func reordered(t *trace.Trace, f *predict.Finding, locks *lockIndex) []Sync {
 	for _, obj := range objs {
 		overtaker := last[obj]
 		var overtaken []int
-		list := locks.byObj[obj]
+		list := ix.byObj[obj]
 		for _, i := range list[sort.SearchInts(list, max(low, 0)):] {
 			if i >= overtaker {
 				break

@@ -36,14 +36,14 @@ func TestCleanupRaceBelongsToItsTest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, ok := userFinding(tr, &predict.Finding{Kind: predict.KindRace, Events: ws}, nil, newLockIndex(tr))
+	f, ok := userFinding(tr, &predict.Finding{Kind: predict.KindRace, Events: ws}, nil, newTraceIndex(tr))
 	if !ok || f.Test != "TestB" {
 		t.Errorf("finding of test %q (kept %v), want TestB", f.Test, ok)
 	}
 	// A goroutine the test started keeps its tree's test.
 	tr.Goroutines[3].Create = at("example.TestA", "/src/example/f_test.go", 20)
 	tr.Goroutines[4].Create = tr.Goroutines[3].Create
-	if f, _ := userFinding(tr, &predict.Finding{Kind: predict.KindRace, Events: ws}, nil, newLockIndex(tr)); f.Test != "TestA" {
+	if f, _ := userFinding(tr, &predict.Finding{Kind: predict.KindRace, Events: ws}, nil, newTraceIndex(tr)); f.Test != "TestA" {
 		t.Errorf("finding of test %q, want TestA", f.Test)
 	}
 }
