@@ -200,16 +200,21 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 		res.Stats.Cone = time.Since(t0)
 	}
 	if !o.NoRaces {
-		st := Stage{Name: "sync-preserving"}
+		var keys []siteKey
+		var tries map[siteKey][]cand
 		if open > 0 {
-			st = e.syncPLayer(cs, proofs, &proofOrder)
+			keys, tries = e.layerTries(cs, proofs)
 		}
-		res.Stats.Stages = append(res.Stats.Stages, st)
+		lg := e.lockGoroutines()
+		res.Stats.Stages = append(res.Stats.Stages,
+			e.coneLayer("sync-preserving", layerSyncP, cs, keys, tries, proofs, &proofOrder, e.syncPWitness(lg)),
+			e.coneLayer("reversal", layerReversal, cs, keys, tries, proofs, &proofOrder, func(cd cand, cut []int32) (Finding, bool) {
+				return e.reversalWitness(cd, cut, lg)
+			}))
 		if e.ctx.Err() != nil {
 			return nil, e.ctx.Err()
 		}
 	}
-
 	// UCG, in batches of up to 64 candidates.
 	t0 := time.Now()
 	type item struct {

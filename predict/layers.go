@@ -45,6 +45,7 @@ import (
 const (
 	layerSHB = iota
 	layerSyncP
+	layerReversal
 	layerSAT
 )
 
@@ -228,13 +229,11 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 	return Stage{Name: "shb", Races: total, RaceSites: len(*order), Time: time.Since(t0)}, nil
 }
 
-// syncPLayer tries the site pairs that survived must-happen-before and
-// that SHB did not prove, with up to MaxTries of their closest
-// cone-unordered pairs each, for a sync-preserving witness. It returns
-// the stage's funnel row: races are the pairs tried; sites, those proved.
-func (e *engine) syncPLayer(cs *candidates, proofs map[siteKey]*proof, order *[]siteKey) Stage {
-	t0 := time.Now()
-	c := e.c
+// layerTries gathers, for the site pairs that survived must-happen-before
+// and that no layer has proved, up to MaxTries of their closest
+// cone-unordered pairs each, closest first, for the layers that build
+// witnesses from the cone: sync-preserving and reversal.
+func (e *engine) layerTries(cs *candidates, proofs map[siteKey]*proof) ([]siteKey, map[siteKey][]cand) {
 	tries := make(map[siteKey][]cand)
 	for k, rc := range cs.racePairs {
 		if k&0xfff == 0 && e.ctx.Err() != nil {
@@ -245,41 +244,61 @@ func (e *engine) syncPLayer(cs *candidates, proofs map[siteKey]*proof, order *[]
 		if proofs[key] != nil || cs.bySite[key] == nil {
 			continue
 		}
-		tries[key] = append(tries[key], nearPairs(c, e.cone, A, B, key, e.opts.MaxTries)...)
+		tries[key] = append(tries[key], nearPairs(e.c, e.cone, A, B, key, e.opts.MaxTries)...)
 	}
 	keys := make([]siteKey, 0, len(tries))
 	for _, k := range cs.order {
-		if tries[k] != nil {
+		if cds := tries[k]; cds != nil {
 			keys = append(keys, k)
+			slices.SortStableFunc(cds, func(x, y cand) int { return int((x.ev[1] - x.ev[0]) - (y.ev[1] - y.ev[0])) })
+			tries[k] = cds[:min(len(cds), e.opts.MaxTries)]
 		}
 	}
-	cut := make([]int32, len(c.byG))
+	return keys, tries
+}
+
+// coneLayer runs one of the layers that build a witness from the cone
+// (witness: syncPWitness or reversalWitness) over the tries of the site
+// pairs not proved yet, and returns its funnel row: races are the pairs
+// tried; sites, those proved.
+func (e *engine) coneLayer(name string, layer int, cs *candidates, keys []siteKey, tries map[siteKey][]cand,
+	proofs map[siteKey]*proof, order *[]siteKey, witness func(cand, []int32) (Finding, bool)) Stage {
+	t0 := time.Now()
+	cut := make([]int32, len(e.c.byG))
 	var tried int64
 	proved := 0
-	lg := e.lockGoroutines()
 	for _, k := range keys {
-		cds := tries[k]
-		slices.SortStableFunc(cds, func(x, y cand) int { return int((x.ev[1] - x.ev[0]) - (y.ev[1] - y.ev[0])) })
-		for j, cd := range cds {
-			if j >= e.opts.MaxTries || e.ctx.Err() != nil {
+		if proofs[k] != nil {
+			continue
+		}
+		for _, cd := range tries[k] {
+			if e.ctx.Err() != nil {
 				break
 			}
 			tried++
-			if !e.syncPreserving(cd, cut, lg) {
-				continue
-			}
-			fd, ok := e.cutWitness(cd, cut)
+			fd, ok := witness(cd, cut)
 			if !ok {
 				continue
 			}
 			fd.Count = int(cs.bySite[k].count)
-			proofs[k] = &proof{cd: cd, layer: layerSyncP, fd: fd}
+			proofs[k] = &proof{cd: cd, layer: layer, fd: fd}
 			*order = append(*order, k)
 			proved++
 			break
 		}
 	}
-	return Stage{Name: "sync-preserving", Races: tried, RaceSites: proved, Time: time.Since(t0)}
+	return Stage{Name: name, Races: tried, RaceSites: proved, Time: time.Since(t0)}
+}
+
+// syncPWitness returns the sync-preserving witness of race cd, if there is
+// one: its closure in observed order, then the two accesses.
+func (e *engine) syncPWitness(lg map[trace.ObjID][]int32) func(cand, []int32) (Finding, bool) {
+	return func(cd cand, cut []int32) (Finding, bool) {
+		if !e.syncPreserving(cd, cut, lg) {
+			return Finding{}, false
+		}
+		return e.cutWitness(cd, cut)
+	}
 }
 
 // nearPairs returns, for classes A and B, up to 4×most of the pairs clk

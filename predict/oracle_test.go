@@ -377,8 +377,9 @@ func (o *oracle) sameTx(c1, c2 int) bool {
 }
 
 var (
-	oracleSeed = flag.Int64("oracle.seed", 1, "seed of the oracle property test")
-	oracleN    = flag.Int("oracle.n", 2000, "random traces in the oracle property test")
+	oracleSeed   = flag.Int64("oracle.seed", 1, "seed of the oracle property test")
+	oracleN      = flag.Int("oracle.n", 2000, "random traces in the oracle property test")
+	oracleMisses = flag.Int("oracle.misses", 0, "log up to this many races the oracle finds and seer misses")
 )
 
 func TestOracleSoundness(t *testing.T) {
@@ -439,6 +440,9 @@ func TestOracleSoundness(t *testing.T) {
 		for p := range o.races {
 			if seerR[p] {
 				found++
+			} else if *oracleMisses > 0 && irr == nil {
+				*oracleMisses--
+				t.Logf("missed race %v (irrelevant reads: %v)\n%s%s", p, irr != nil, text, describeStages(res))
 			}
 		}
 		// seer checks consecutive accesses c, c' only: compare on those.
@@ -488,4 +492,12 @@ func randomFeeds(r *rand.Rand, t *trace.Trace) func(*trace.Trace, int) ([]int, b
 		}
 	}
 	return func(_ *trace.Trace, i int) ([]int, bool) { return fed[i], !unknown[i] }
+}
+
+func describeStages(res *Result) string {
+	var b strings.Builder
+	for _, st := range res.Stats.Stages {
+		fmt.Fprintf(&b, "%s %d/%d; ", st.Name, st.Races, st.RaceSites)
+	}
+	return b.String()
 }
