@@ -217,6 +217,15 @@ T2|rel(L)|8
 T2|w(x)|9
 `,
 		want: "race 2-9 predicted", layer: "sync-preserving",
+	}, {
+		// The shape of the race that OSR (Shi, Mathur and Pavlogiannis,
+		// PLDI 2024) finds and sync-preservation cannot: T7's read of x
+		// follows, through nested sections of T5 and T6, T6's section on
+		// a, which must move ahead of T1's (open at the write) while T2-T4
+		// do unrelated work.
+		name:  "reversal: a chain of nested sections through seven threads",
+		trace: osrChain,
+		want:  "race 11-53 predicted", layer: "reversal",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := parseTrace(t, tc.trace)
@@ -280,3 +289,38 @@ func TestNearPairs(t *testing.T) {
 		}
 	}
 }
+
+const osrChain = `T1|fork(T2)|1
+T1|fork(T3)|2
+T1|fork(T4)|3
+T1|fork(T5)|4
+T1|fork(T6)|5
+T1|fork(T7)|6
+T1|acq(a)|10
+T1|w(x)|11
+T1|rel(a)|12
+T2|acq(d)|20
+T2|w(p)|21
+T2|rel(d)|22
+T3|acq(d)|23
+T3|r(p)|24
+T3|rel(d)|25
+T4|acq(e)|26
+T4|w(q)|27
+T4|rel(e)|28
+T5|acq(b)|30
+T5|w(u)|31
+T5|rel(b)|32
+T6|acq(a)|40
+T6|acq(b)|41
+T6|r(u)|42
+T6|rel(b)|43
+T6|acq(c)|44
+T6|w(y)|45
+T6|rel(c)|46
+T6|rel(a)|47
+T7|acq(c)|50
+T7|r(y)|51
+T7|rel(c)|52
+T7|r(x)|53
+`

@@ -67,7 +67,20 @@ func (e *engine) openSections(cut []int32, ga, gb int32) []openSect {
 
 // reversalWitness tries race cd with the optimistic lock closure and the
 // scheduler described above. It returns the witness, or false.
+//
+// It tries two closures: first only the sections held at the racing
+// accesses stay open (every other open section with a later section of
+// its lock in the set closes, as in the sync-preserving closure); then,
+// if that fails, any one section per lock may stay open, so that the
+// others can run before it.
 func (e *engine) reversalWitness(cd cand, cut []int32, lg map[trace.ObjID][]int32) (Finding, bool) {
+	if fd, ok := e.reversalTry(cd, cut, lg, true); ok {
+		return fd, true
+	}
+	return e.reversalTry(cd, cut, lg, false)
+}
+
+func (e *engine) reversalTry(cd cand, cut []int32, lg map[trace.ObjID][]int32, strict bool) (Finding, bool) {
 	c := e.c
 	a, b := cd.ev[0], cd.ev[1]
 	ga, gb := int32(c.ev[a].G), int32(c.ev[b].G)
@@ -98,6 +111,13 @@ func (e *engine) reversalWitness(cd cand, cut []int32, lg map[trace.ObjID][]int3
 				keep[o.l], o = o, k
 			}
 			closing = append(closing, o)
+		}
+		if strict {
+			for l, k := range keep {
+				if !k.pinned && c.laterAcquire(l, k.acq, k.s.shared, cut, lg[l]) {
+					closing = append(closing, k)
+				}
+			}
 		}
 		if len(closing) == 0 {
 			opens = e.openSections(cut, ga, gb)
