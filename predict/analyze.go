@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -326,11 +327,26 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 		}
 		res.Findings = append(res.Findings, fd)
 	}
+	res.Stats.Stages = append(res.Stats.Stages, Stage{Name: "sat", Races: wit[0], Atomicity: wit[1],
+		RaceSites: int(wit[0]), AtomicitySites: int(wit[1]), Time: time.Since(t0)})
+	t0 = time.Now()
 	if err := e.observedRaces(res.Findings[nSHB:]); err != nil {
 		return nil, err
 	}
-	res.Stats.Stages = append(res.Stats.Stages, Stage{Name: "witnessed", Races: wit[0], Atomicity: wit[1],
-		RaceSites: int(wit[0]), AtomicitySites: int(wit[1]), Time: time.Since(t0)})
+	obs := Stage{Name: "observed", Time: time.Since(t0)}
+	for _, f := range res.Findings {
+		if f.Kind == KindRace && !f.Predicted {
+			obs.Races += int64(f.Count)
+			obs.RaceSites++
+		}
+	}
+	// The observed races come first among the layers' rows: the run
+	// itself shows them.
+	at := slices.IndexFunc(res.Stats.Stages, func(s Stage) bool { return s.Name == "shb" })
+	if at < 0 {
+		at = len(res.Stats.Stages)
+	}
+	res.Stats.Stages = slices.Insert(res.Stats.Stages, at, obs)
 
 	// The independent check, after the engine (whose state is no longer
 	// used from here on, and may be collected while the checker builds

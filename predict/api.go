@@ -167,12 +167,17 @@ type Stats struct {
 }
 
 // A Stage is one step of the funnel. Candidates, Lockset and
-// HappensBefore count event pairs (triples); UCG and Witnessed count the
-// representative candidates examined, since those stages work per
-// candidate. Sites counts distinct pairs (triples) of source sites, the
-// unit findings are reported in.
+// HappensBefore count event pairs (triples); HappensBefore only of the
+// site pairs SHB did not prove. The layers that prove races (layers.go,
+// reversal.go) follow, cheapest first: "observed" (race findings the run
+// itself shows: its own happens-before leaves them unordered), "shb"
+// (SHB-unordered event pairs, and the site pairs it proved),
+// "sync-preserving" and "reversal" (pairs tried, site pairs proved), "ucg"
+// (representative candidates the UCG kept) and "sat" (witnesses the
+// solver found). Sites counts distinct pairs (triples) of source sites,
+// the unit findings are reported in; for the layers, those each proved.
 type Stage struct {
-	Name                      string // "candidates", "lockset", "happens-before", "ucg", "witnessed"
+	Name                      string // "candidates", "lockset", "observed", "shb", "happens-before", "sync-preserving", "reversal", "ucg", "sat"
 	Races, Atomicity          int64
 	RaceSites, AtomicitySites int
 	Time                      time.Duration

@@ -31,6 +31,39 @@
 // reaches a write (Options.Feeds) that a relevant read observed is
 // relevant too.
 //
+// # Layers
+//
+// A race is proved by the cheapest sound layer that can, each building a
+// witness rather than searching for one, and only what none of them
+// proves goes on to the UCG and the solver (layers.go, reversal.go):
+//
+//   - schedulable happens-before (Mathur, Kini and Viswanathan, OOPSLA
+//     2018): one vector-clock pass, locks in observed order plus read-from,
+//     checks each access against the latest access of every other
+//     goroutine at every site (FastTrack's epochs, one per site), so that
+//     every pair of sites SHB leaves unordered is found with its closest
+//     pair. The witness is the pair's SHB-downward closure in observed
+//     order, then the pair. These races are observed: the run's own
+//     happens-before, which SHB contains, leaves them unordered too;
+//   - sync-preserving races (Mathur, Pavlogiannis and Viswanathan, POPL
+//     2021): the causal cone closed under "of two acquires of a lock in
+//     the set, the earlier one's release is too"; the witness keeps the
+//     observed order of synchronisation and drops what the pair does not
+//     need;
+//   - synchronisation-reversal races (Shi, Mathur and Pavlogiannis, PLDI
+//     2024, OSR): the optimistic lock closure, where a section held at the
+//     race stays open and the others of its lock close, scheduled so that
+//     the open one runs last;
+//   - the UCG and the solver (below) for the rest, with the sampled
+//     representatives of each pair of sites.
+//
+// Each layer works on every pair of sites the earlier ones left, so a
+// pair of sites that a simpler sound relation proves is never lost to
+// sampling: the differential test (layers_test.go) checks on thousands of
+// random traces that seer's pairs of sites contain SHB's and those of a
+// brute-force sync-preserving closure, and the oracle test measures what
+// share of all predictable races seer finds on small traces.
+//
 // # The pipeline
 //
 // Analyze follows the Universal Causality Graph paper (Kahlon and Wang),
@@ -137,7 +170,12 @@
 // in observed order) or "shb" (Mathur, Kini and Viswanathan's schedulable
 // happens-before, which adds read-from) instead; they report every pair
 // their relation leaves unordered, without witnesses, to compare against.
-// HB is sound only for the first race of a run; SHB for all.
+// HB is sound only for the first race of a run; SHB for all. The shb
+// baseline sweeps pairs of access classes with the pass's history, a
+// different computation from the SHB layer's, which makes it the
+// reference of the differential test; both keep read-modify-write chains
+// transitive and observed locks in their total order (vc.go's serial
+// mode), without which SHB reports pairs no witness can show.
 //
 // # Findings
 //

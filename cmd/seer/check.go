@@ -235,7 +235,7 @@ var (
 	predictFlags    = flag.NewFlagSet("predict", flag.ContinueOnError)
 	predictFormat   = predictFlags.String("format", "", "trace `format`: seer or std (default: by content)")
 	predictJSON     = predictFlags.Bool("json", false, "print the report as JSON (the document seer check -json prints)")
-	predictStats    = predictFlags.Bool("stats", false, "print the funnel: candidates, lockset, happens-before, UCG, witnessed, with times")
+	predictStats    = predictFlags.Bool("stats", false, "print the funnel with times: candidates, lockset, then the layers that prove races (observed, shb, happens-before, sync-preserving, reversal, ucg, sat)")
 	predictAnalysis = predictFlags.String("analysis", "seer", "analysis: seer, hb or shb")
 	predictAtom     = predictFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 )
