@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"time"
@@ -105,16 +106,29 @@ func newEngine(ctx context.Context, t *trace.Trace, c *ctp, m *memory, o Options
 // prePass closes control relevance over read-from and runs the
 // must-happen-before pass, which is all the candidate filters need.
 func prePass(ctx context.Context, t *trace.Trace, c *ctp, m *memory, o Options) (*engine, error) {
+	e, err := relevance(ctx, t, c, m, o)
+	if err != nil {
+		return nil, err
+	}
+	return e, e.buildMHB()
+}
+
+// relevance makes the engine and closes control relevance over read-from.
+func relevance(ctx context.Context, t *trace.Trace, c *ctp, m *memory, o Options) (*engine, error) {
 	e := &engine{ctx: ctx, opts: o, t: t, c: c, m: m}
 	var err error
 	if e.relaxed, err = relaxedReads(ctx, t, m.loc, func(l int32) span { return m.locs[l].span },
 		func(l int32) bool { return m.locs[l].shared() }, &o); err != nil {
 		return nil, err
 	}
-	if e.mhb, err = newClocks(ctx, c, m, clockMode{}); err != nil {
-		return nil, err
-	}
 	return e, nil
+}
+
+// buildMHB runs the must-happen-before pass.
+func (e *engine) buildMHB() error {
+	var err error
+	e.mhb, err = newClocks(e.ctx, e.c, e.m, clockMode{})
+	return err
 }
 
 // buildCone runs the causal cone's pass (must-happen-before plus the
@@ -154,15 +168,14 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	default:
 		return nil, fmt.Errorf("predict: unknown analysis %q", o.Analysis)
 	}
-	e, err := prePass(ctx, t, c, m, o)
+	e, err := relevance(ctx, t, c, m, o)
 	if err != nil {
 		return nil, err
 	}
-	res.Stats.PrePass = time.Since(start)
-
 	// The sound layers (layers.go), cheapest first; a site pair one of
-	// them proves goes no further. SHB runs before the candidates'
-	// must-happen-before sweep, which then skips what it proved.
+	// them proves goes no further. SHB runs before the must-happen-before
+	// pass (so that the two passes' memory is never held at once) and
+	// before the candidates' sweep, which then skips what it proved.
 	proofs := make(map[siteKey]*proof)
 	var proofOrder []siteKey
 	var shbStage Stage
@@ -171,6 +184,17 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 			return nil, err
 		}
 	}
+	if len(t.Events) >= 1<<20 {
+		// The SHB passes leave their clocks' copies as garbage, about 27
+		// bytes an event; collected now, they never add to what the
+		// later passes hold at their peak (GOGC's goal is twice the live
+		// heap, and the trace alone is most of it).
+		runtime.GC()
+	}
+	if err := e.buildMHB(); err != nil {
+		return nil, err
+	}
+	res.Stats.PrePass = time.Since(start) - shbStage.Time
 	cs, err := findCandidates(ctx, c, m, e.mhb, &o, false, func(k siteKey) bool { return proofs[k] != nil })
 	if err != nil {
 		return nil, err
@@ -442,6 +466,11 @@ func (e *engine) witnessFor(cd cand, rp *plan, res *Result) *schedule {
 				continue
 			}
 			r, w := e.search(p)
+			// No witness with the prefix in observed order: give the
+			// solver more of the run to reorder, up to MaxWindow.
+			for k := 0; k < maxWidenings && r == encInfeasible && e.widen(p); k++ {
+				r, w = e.search(p)
+			}
 			switch r {
 			case encWitness:
 				return w

@@ -154,7 +154,7 @@ type Stats struct {
 	Locations       int // memory locations accessed
 	SharedLocations int // accessed by two goroutines and written
 
-	PrePass time.Duration // CTP, locations, relevance, must-happen-before clocks
+	PrePass time.Duration // CTP, locations, relevance, must-happen-before clocks (not the SHB layer's passes, which its stage times)
 	// Cone is the pass of the causal cone's clocks, which plans need: run
 	// only if a candidate survives happens-before.
 	Cone   time.Duration

@@ -241,6 +241,48 @@ func (e *engine) barrier(p *plan) {
 	}
 }
 
+// maxWidenings bounds how often a candidate's window is widened.
+const maxWidenings = 3
+
+// widen moves plan p's barriers back so that each goroutine's part of the
+// window about doubles (by 16 events at least), then settles them: the
+// solver, which keeps the prefix in observed order, may then reorder more
+// of the run. It reports false when no barrier can move or the window is
+// already an eighth of MaxWindow.
+func (e *engine) widen(p *plan) bool {
+	if e.opts.NoChop {
+		return false
+	}
+	var active []int32
+	size := int32(0)
+	for g := range p.cut {
+		if p.cut[g] > 0 {
+			active = append(active, int32(g))
+			size += p.cut[g] - p.bar[g]
+		}
+	}
+	if int(size) >= e.opts.MaxWindow/8 {
+		return false // widening large windows costs the solver more than it finds
+	}
+	moved := false
+	for _, g := range active {
+		if p.bar[g] == 0 {
+			continue
+		}
+		w := max(16, p.cut[g]-p.bar[g])
+		p.bar[g] = e.lastLockFree(g, max(0, p.bar[g]-w))
+		moved = true
+	}
+	if !moved {
+		return false
+	}
+	e.settle(p, active)
+	for len(e.c.terminal) > 0 && e.unpinTerminal(p) {
+		e.settle(p, active)
+	}
+	return true
+}
+
 // settle moves barriers back until no cone edge crosses from a suffix
 // into a prefix. The cut holds the cone of every prefix (coneInto), so an
 // edge can only enter a goroutine whose barrier lies before its cut; and
