@@ -363,41 +363,20 @@ func (e *engine) syncPreserving(cd cand, cut []int32, lg map[trace.ObjID][]int32
 	clear(cut)
 	e.coneInto(cut, ga, c.pos[a]-1)
 	e.coneInto(cut, gb, c.pos[b]-1)
-	type open struct {
-		g   int32
-		rel int32
-	}
-	var todo []open
 	for cut[ga] < c.pos[a] && cut[gb] < c.pos[b] {
-		todo = todo[:0]
-		fail := false
-		for g := range cut {
-			p := cut[g]
-			if p <= 0 {
-				continue
+		todo := false
+		for _, o := range e.openSections(cut, ga, gb) {
+			if !c.laterAcquire(o.l, o.acq, o.s.shared, cut, lg[o.l]) {
+				continue // the last section of its lock in the cut: may stay open
 			}
-			c.heldAt(int32(g), p, func(l trace.ObjID, s csect) {
-				if s.rel != 0 && s.rel <= p {
-					return // released within the cut
-				}
-				if !c.laterAcquire(l, c.at(int32(g), s.acq), s.shared, cut, lg[l]) {
-					return // the last section of l in the cut: may stay open
-				}
-				if s.rel == 0 {
-					fail = true // must be released, and never is
-					return
-				}
-				todo = append(todo, open{int32(g), s.rel})
-			})
+			if o.s.rel == 0 {
+				return false // must be released, and never is
+			}
+			e.coneInto(cut, o.g, o.s.rel)
+			todo = true
 		}
-		if fail {
-			return false
-		}
-		if len(todo) == 0 {
+		if !todo {
 			return true
-		}
-		for _, o := range todo {
-			e.coneInto(cut, o.g, o.rel)
 		}
 	}
 	return false
