@@ -15,6 +15,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/seer-tools/seer/predict/witness"
 	"github.com/seer-tools/seer/trace"
 )
 
@@ -117,7 +118,7 @@ func prePass(ctx context.Context, t *trace.Trace, c *ctp, m *memory, o Options) 
 func relevance(ctx context.Context, t *trace.Trace, c *ctp, m *memory, o Options) (*engine, error) {
 	e := &engine{ctx: ctx, opts: o, t: t, c: c, m: m}
 	var err error
-	if e.relaxed, err = relaxedReads(ctx, t, m.loc, func(l int32) span { return m.locs[l].span },
+	if e.relaxed, err = relaxedReads(ctx, t, m.loc, func(l int32) trace.Span { return m.locs[l].Span },
 		func(l int32) bool { return m.locs[l].shared() }, &o); err != nil {
 		return nil, err
 	}
@@ -377,17 +378,18 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	// its indices).
 	t0 = time.Now()
 	if len(res.Findings) > 0 {
-		loc, spans, relaxed := m.loc, make([]span, len(m.locs)), e.relaxed
+		loc, spans, relaxed := m.loc, make([]trace.Span, len(m.locs)), e.relaxed
 		for l := range m.locs {
-			spans[l] = m.locs[l].span
+			spans[l] = m.locs[l].Span
 		}
-		chk := newChecker(t, loc, spans, relaxed)
+		chk := witness.NewChecker(t, loc, spans)
+		chk.Relax(relaxed.has)
 		for i := range res.Findings {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 			fd := &res.Findings[i]
-			if err := chk.check(fd); err != nil {
+			if err := chk.Check(fd.claim()); err != nil {
 				return nil, fmt.Errorf("predict: internal error: witness for %s %v rejected: %v", fd.Kind, fd.Events, err)
 			}
 		}

@@ -4,11 +4,12 @@
 package predict
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"math"
 	"time"
 
+	"github.com/seer-tools/seer/predict/witness"
 	"github.com/seer-tools/seer/trace"
 )
 
@@ -159,7 +160,7 @@ type Stats struct {
 	// only if a candidate survives happens-before.
 	Cone   time.Duration
 	Stages []Stage
-	Check  time.Duration // re-checking every witness (check.go)
+	Check  time.Duration // re-checking every witness (package witness)
 	Total  time.Duration
 
 	UCGSkipped    int // candidates whose window was too large for a UCG
@@ -199,36 +200,25 @@ func (s *Stats) Print(w io.Writer) {
 
 // Schedule returns the whole schedule that f's Prefix, Stops and Witness
 // describe, as trace indices.
-func (f *Finding) Schedule(t *trace.Trace) []int {
-	if f.Prefix <= 0 {
-		return append([]int(nil), f.Witness...)
-	}
-	limit := scheduleLimits(t, f)
-	n := min(f.Prefix, len(t.Events))
-	out := make([]int, 0, len(f.Witness)+n/4)
-	for i := 0; i < n; i++ {
-		if g := t.Events[i].G; g > 0 && int(g) < len(limit) && i < limit[g] {
-			out = append(out, i)
-		}
-	}
-	return append(out, f.Witness...)
+func (f *Finding) Schedule(t *trace.Trace) []int { return f.claim().Expand(t) }
+
+// claim is f as the witness checker reads it.
+func (f *Finding) claim() *witness.Schedule {
+	return &witness.Schedule{Kind: witness.Kind(f.Kind), Events: f.Events, Prefix: f.Prefix, Stops: f.Stops, Witness: f.Witness}
 }
 
-// scheduleLimits returns every goroutine's limit (see Finding.Prefix):
-// the least index of its events in Witness and Stops, or MaxInt.
-func scheduleLimits(t *trace.Trace, f *Finding) []int {
-	limit := make([]int, len(t.Goroutines))
-	for g := range limit {
-		limit[g] = math.MaxInt
+// CheckWitness checks f's witness against t with the independent checker
+// (package witness). opts must be the Options the analysis ran with
+// (their ControlIrrelevant and Feeds decide which reads may see another
+// writer). A nil error means the schedule is feasible for the program
+// that recorded t and exhibits f.
+func CheckWitness(t *trace.Trace, f *Finding, opts Options) error {
+	loc, spans := trace.GroupAccesses(t.Events)
+	k := witness.NewChecker(t, loc, spans)
+	relaxed, err := relaxedReads(context.Background(), t, loc, func(l int32) trace.Span { return spans[l] }, k.Shared, &opts)
+	if err != nil {
+		return err
 	}
-	for _, list := range [2][]int{f.Witness, f.Stops} {
-		for _, i := range list {
-			if i >= 0 && i < len(t.Events) {
-				if g := t.Events[i].G; int(g) >= 0 && int(g) < len(limit) && i < limit[g] {
-					limit[g] = i
-				}
-			}
-		}
-	}
-	return limit
+	k.Relax(relaxed.has)
+	return k.Check(f.claim())
 }

@@ -1,4 +1,5 @@
-// This file tests the witness checker (check.go): it accepts the schedules
+// This file tests CheckWitness (package witness behind predict's
+// relevance closure): it accepts the schedules
 // the theory allows and rejects each kind of infeasible one.
 
 package predict

@@ -1,4 +1,4 @@
-// This file tests that the witness checker's shortcut (check.go: walk X,
+// This file tests that the witness checker's shortcut (witness/check.go: walk X,
 // the events the prefix leaves out, instead of replaying the prefix) is
 // exact: on random traces with accesses of mixed sizes and offsets, and
 // random schedules in Finding's compact form (valid and invalid alike),
@@ -14,6 +14,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/seer-tools/seer/predict/witness"
 	"github.com/seer-tools/seer/trace"
 )
 
@@ -173,7 +174,7 @@ func TestCheckerMatchesNaiveReplay(t *testing.T) {
 		if ne == 0 {
 			continue
 		}
-		loc, spans := groupAccesses(tr.Events)
+		loc, spans := trace.GroupAccesses(tr.Events)
 		var relaxed bitset
 		if r.Intn(3) == 0 {
 			relaxed = newBitset(ne)
@@ -183,7 +184,8 @@ func TestCheckerMatchesNaiveReplay(t *testing.T) {
 				}
 			}
 		}
-		k := newChecker(tr, loc, spans, relaxed)
+		k := witness.NewChecker(tr, loc, spans)
+		k.Relax(relaxed.has)
 		byG := make([][]int, ng)
 		for i := range tr.Events {
 			byG[tr.Events[i].G] = append(byG[tr.Events[i].G], i)
@@ -193,7 +195,7 @@ func TestCheckerMatchesNaiveReplay(t *testing.T) {
 			if f == nil {
 				continue
 			}
-			_, got := k.feasible(f)
+			got := k.Feasible(f.claim())
 			want := naiveFeasible(tr, f.Schedule(tr), relaxed)
 			if (got == nil) != (want == nil) {
 				t.Fatalf("trace %d: prefix %d stops %v witness %v (schedule %v):\nchecker: %v\nnaive:   %v\n%s",

@@ -79,7 +79,7 @@
 //     in a way no critical section explains (unlocked by another goroutine)
 //     is kept in observed order instead, which is sound.
 //
-//  2. Pre-passes (addrs.go, memory.go, relevance.go, vc.go, clock.go,
+//  2. Pre-passes (trace.GroupAccesses, memory.go, relevance.go, vc.go, clock.go,
 //     arena.go, history.go): accesses are grouped into locations (an
 //     open-addressing table: real runs touch millions of addresses);
 //     locations touched by one goroutine or never written are dropped; the
@@ -142,9 +142,10 @@
 //     run up to an index, each goroutine up to its barrier) and lists only
 //     the window and the bug events (Witness); Finding.Schedule expands it.
 //
-//  7. The checker (check.go, checkindex.go, checkprefix.go) re-checks
-//     each witness against the serial specifications with code of its
-//     own. The observed run is consistent, so the prefix is checked
+//  7. The checker (package witness, which imports trace and nothing of
+//     this package: go list -deps shows it) re-checks each witness
+//     against the serial specifications with code of its own; what it
+//     takes from the analysis is only the set of relaxed reads. The observed run is consistent, so the prefix is checked
 //     through the events it leaves out and what depends on them, and the
 //     window is replayed from the state after the prefix: the cost per
 //     finding follows the witness, not the trace. A rejected witness is a

@@ -33,14 +33,9 @@ func isWrite(op trace.Op) bool {
 	return false
 }
 
-// isMem reports whether e is a memory access the analyses consider.
-func isMem(e *trace.Event) bool {
-	return e.Size > 0 && (e.Op.IsAccess() || e.Op.IsAtomic())
-}
-
 // location is a maximal set of overlapping accesses.
 type location struct {
-	span
+	trace.Span
 	g0    int32 // first goroutine to touch it
 	multi bool  // touched by more than one goroutine
 	write bool  // written at least once
@@ -77,11 +72,11 @@ func (m *memory) writers(i int32) []int32 {
 
 func newMemory(c *ctp) *memory {
 	m := &memory{}
-	var spans []span
-	m.loc, spans = groupAccesses(c.ev)
+	var spans []trace.Span
+	m.loc, spans = trace.GroupAccesses(c.ev)
 	m.locs = make([]location, len(spans))
 	for l, s := range spans {
-		m.locs[l] = location{span: s, g0: -1}
+		m.locs[l] = location{Span: s, g0: -1}
 	}
 	for i := range c.ev {
 		l := m.loc[i]
@@ -106,10 +101,10 @@ func newMemory(c *ctp) *memory {
 // readFrom replays the observed order and records each shared read's
 // writers, byte by byte.
 func (m *memory) readFrom(c *ctp) {
-	wm := newWriterMap()
+	wm := trace.NewWriterMap()
 	for l := range m.locs {
 		if m.locs[l].shared() {
-			wm.track(int32(l), m.locs[l].span)
+			wm.Track(int32(l), m.locs[l].Span)
 		}
 	}
 	m.reads = newRankSet(len(c.ev), func(i int) bool {
@@ -130,7 +125,7 @@ func (m *memory) readFrom(c *ctp) {
 			m.wOff[nr] = int32(len(m.w))
 			nr++
 			start := len(m.w)
-			wm.read(l, e.Addr, e.Size, func(_, _ uint64, w int32) {
+			wm.Read(l, e.Addr, e.Size, func(_, _ uint64, w int32) {
 				if len(m.w)-start < 8 && slices.Contains(m.w[start:], w) {
 					return
 				}
@@ -143,7 +138,7 @@ func (m *memory) readFrom(c *ctp) {
 			}
 		}
 		if isWrite(e.Op) {
-			wm.write(l, e.Addr, e.Size, int32(i))
+			wm.Write(l, e.Addr, e.Size, int32(i))
 		}
 	}
 	m.wOff[nr] = int32(len(m.w))

@@ -47,9 +47,9 @@ func (b bitset) count() (n int) {
 // relaxedReads returns the plain reads of shared locations that may see
 // another writer (nil if none): those that ControlIrrelevant names, whose
 // fed writes Feeds knows, and that the closure leaves irrelevant. loc is
-// groupAccesses's, spanOf gives a location's bytes; shared says which locations are touched by
+// trace.GroupAccesses's, spanOf gives a location's bytes; shared says which locations are touched by
 // two goroutines and written (the only ones where a writer can change).
-func relaxedReads(ctx context.Context, t *trace.Trace, loc []int32, spanOf func(l int32) span, shared func(l int32) bool, o *Options) (bitset, error) {
+func relaxedReads(ctx context.Context, t *trace.Trace, loc []int32, spanOf func(l int32) trace.Span, shared func(l int32) bool, o *Options) (bitset, error) {
 	if o.ControlIrrelevant == nil {
 		return nil, nil
 	}
@@ -69,7 +69,7 @@ func relaxedReads(ctx context.Context, t *trace.Trace, loc []int32, spanOf func(
 			return nil, false
 		}
 		for _, w := range ws {
-			if w <= i || w >= n || ev[w].G != ev[i].G || !isWrite(ev[w].Op) || !isMem(&ev[w]) {
+			if w <= i || w >= n || ev[w].G != ev[i].G || !isWrite(ev[w].Op) || !ev[w].IsMem() {
 				return nil, false
 			}
 		}
@@ -97,10 +97,10 @@ func relaxedReads(ctx context.Context, t *trace.Trace, loc []int32, spanOf func(
 	}
 	slices.SortFunc(feeds, func(a, b edge) int { return int(a.w - b.w) })
 	fed := newBitset(n)
-	wm := newWriterMap()
+	wm := trace.NewWriterMap()
 	for _, f := range feeds {
 		fed.set(f.w)
-		wm.track(loc[f.w], spanOf(loc[f.w]))
+		wm.Track(loc[f.w], spanOf(loc[f.w]))
 	}
 	// Who observed the fed writes, in the recorded run.
 	var obs []edge // sorted by reader
@@ -110,18 +110,18 @@ func relaxedReads(ctx context.Context, t *trace.Trace, loc []int32, spanOf func(
 		}
 		e := &ev[i]
 		l := loc[i]
-		if l < 0 || !wm.tracked(l) {
+		if l < 0 || !wm.Tracked(l) {
 			continue
 		}
 		if isRead(e.Op) {
-			wm.read(l, e.Addr, e.Size, func(_, _ uint64, w int32) {
+			wm.Read(l, e.Addr, e.Size, func(_, _ uint64, w int32) {
 				if w >= 0 && fed.has(w) && (len(obs) == 0 || obs[len(obs)-1] != edge{w, int32(i)}) {
 					obs = append(obs, edge{w, int32(i)})
 				}
 			})
 		}
 		if isWrite(e.Op) {
-			wm.write(l, e.Addr, e.Size, int32(i))
+			wm.Write(l, e.Addr, e.Size, int32(i))
 		}
 	}
 	// relevant reports whether observer r is relevant to begin with. A

@@ -1,4 +1,4 @@
-// This file implements the witness checker's indices (see check.go): one
+// This file implements the checker's indices (see check.go): one
 // replay of the observed run records each goroutine's events, go
 // statements and joins; for hot memory (touched by two goroutines and
 // written) each read's writers byte range by byte range and each write's
@@ -8,7 +8,7 @@
 // search (Şerbănuţă, Chen and Roşu, "Maximal Causal Models", Theorem 2,
 // is what is checked; this is how the run's side of it is kept).
 
-package predict
+package witness
 
 import (
 	"slices"
@@ -24,11 +24,12 @@ type obsRun struct {
 	w   int32
 }
 
-// checker holds what the observed run did, computed once per trace.
-type checker struct {
+// A Checker holds what the observed run did, computed once per trace,
+// and checks schedules against it.
+type Checker struct {
 	t       *trace.Trace
 	n, ng   int
-	relaxed bitset
+	relaxed func(i int32) bool
 
 	posOf []int32 // position of each event in its goroutine (0-based)
 	gOff  []int32 // events of goroutine g: gEv[gOff[g]:gOff[g+1]]
@@ -41,7 +42,7 @@ type checker struct {
 	// Memory, for hot locations (touched by two goroutines and written;
 	// reads of the others see the same writer in every schedule).
 	loc      []int32
-	spans    []span
+	spans    []trace.Span
 	hotID    []int32   // per location: dense id, or -1
 	hotW     [][]int32 // per hot location: its writes, in order
 	hotReads []int32   // hot reads, in order
@@ -66,11 +67,13 @@ type checker struct {
 	lockBad   map[trace.ObjID]bool
 }
 
-// newChecker replays t once. relaxed is relevance.go's set.
-func newChecker(t *trace.Trace, loc []int32, spans []span, relaxed bitset) *checker {
+// NewChecker replays t once. loc and spans must be
+// trace.GroupAccesses(t.Events)'s (an analysis that computed them may
+// pass them on; Check computes them itself).
+func NewChecker(t *trace.Trace, loc []int32, spans []trace.Span) *Checker {
 	n := len(t.Events)
 	ng := len(t.Goroutines)
-	k := &checker{t: t, n: n, ng: ng, relaxed: relaxed, posOf: make([]int32, n), gOff: make([]int32, ng+1),
+	k := &Checker{t: t, n: n, ng: ng, posOf: make([]int32, n), gOff: make([]int32, ng+1),
 		goOf: make([]int32, ng), joinN: make(map[int32]int32),
 		loc: loc, spans: spans, syncID: make(map[uint64]int32),
 		lockOps: make(map[trace.ObjID][]int32), lockAfter: make(map[trace.ObjID][]lockState), lockBad: make(map[trace.ObjID]bool)}
@@ -176,9 +179,22 @@ func newChecker(t *trace.Trace, loc []int32, spans []span, relaxed bitset) *chec
 	return k
 }
 
+// Shared reports whether location l is touched by two goroutines and
+// written: the only locations whose reads may see another writer in
+// another schedule.
+func (k *Checker) Shared(l int32) bool { return k.hotID[l] >= 0 }
+
+// Relax lets the plain reads for which relaxed reports true see another
+// writer than in the observed run: reads whose value an analysis proved
+// to decide nothing that the finding depends on (predict's relevance
+// closure, Huang, Meredith and Roşu, "Maximal Sound Predictive Race
+// Detection with Control Flow Abstraction"). Without it, every read but a
+// goroutine's last in the schedule must see its observed writer.
+func (k *Checker) Relax(relaxed func(i int32) bool) { k.relaxed = relaxed }
+
 // replayMemory finds the hot locations and records each hot read's
 // observed writers and each hot write's readers.
-func (k *checker) replayMemory() {
+func (k *Checker) replayMemory() {
 	t := k.t
 	type lg struct {
 		g0          trace.GoID
@@ -201,13 +217,13 @@ func (k *checker) replayMemory() {
 		}
 	}
 	k.hotID = make([]int32, len(k.spans))
-	wm := newWriterMap()
+	wm := trace.NewWriterMap()
 	for l := range st {
 		k.hotID[l] = -1
 		if st[l].multi && st[l].wrtn {
 			k.hotID[l] = int32(len(k.hotW))
 			k.hotW = append(k.hotW, nil)
-			wm.track(int32(l), k.spans[l])
+			wm.Track(int32(l), k.spans[l])
 		}
 	}
 	// Sizes, so that the lists below are allocated once: hot reads
@@ -245,7 +261,7 @@ func (k *checker) replayMemory() {
 		if chkReads(e.Op) {
 			k.hotReads = append(k.hotReads, int32(i))
 			k.runOff = append(k.runOff, int32(len(k.runs)))
-			wm.read(l, e.Addr, e.Size, func(lo, _ uint64, w int32) {
+			wm.Read(l, e.Addr, e.Size, func(lo, _ uint64, w int32) {
 				k.runs = append(k.runs, obsRun{uint32(lo - e.Addr), w})
 				if w >= 0 {
 					pairs = append(pairs, pair{w, int32(i)})
@@ -253,7 +269,7 @@ func (k *checker) replayMemory() {
 			})
 		}
 		if chkWrites(e.Op) {
-			wm.write(l, e.Addr, e.Size, int32(i))
+			wm.Write(l, e.Addr, e.Size, int32(i))
 			h := k.hotID[l]
 			k.hotW[h] = append(k.hotW[h], int32(i))
 		}
@@ -286,7 +302,7 @@ func (k *checker) replayMemory() {
 }
 
 // readRuns returns the observed runs of hot read i (nil if i is not one).
-func (k *checker) readRuns(i int32) []obsRun {
+func (k *Checker) readRuns(i int32) []obsRun {
 	j, ok := slices.BinarySearch(k.hotReads, i)
 	if !ok {
 		return nil
@@ -295,7 +311,7 @@ func (k *checker) readRuns(i int32) []obsRun {
 }
 
 // readers returns the hot reads that observed write w at some byte.
-func (k *checker) readers(w int32) []int32 {
+func (k *Checker) readers(w int32) []int32 {
 	j, ok := slices.BinarySearch(k.wrIdx, w)
 	if !ok {
 		return nil
@@ -304,7 +320,7 @@ func (k *checker) readers(w int32) []int32 {
 }
 
 // countBelow returns how many events of goroutine g have index < x.
-func (k *checker) countBelow(g int, x int) int32 {
+func (k *Checker) countBelow(g int, x int) int32 {
 	evs := k.gEv[k.gOff[g]:k.gOff[g+1]]
 	return int32(sort.Search(len(evs), func(j int) bool { return int(evs[j]) >= x }))
 }
@@ -312,7 +328,7 @@ func (k *checker) countBelow(g int, x int) int32 {
 // syncState returns the state of sync address a just before event
 // index x, counting only the releases for which in says yes: the latest
 // release and the merges since.
-func (k *checker) syncBefore(a uint64, x int32, in func(int32) bool) syncState {
+func (k *Checker) syncBefore(a uint64, x int32, in func(int32) bool) syncState {
 	t := k.t
 	st := syncState{rel: -1}
 	id, ok := k.syncID[a]

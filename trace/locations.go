@@ -1,6 +1,6 @@
-// This file implements the address model that the pre-pass (memory.go),
-// the relevance closure (relevance.go) and the witness checker (check.go)
-// share, and nothing else: grouping the memory accesses of a trace into
+// This file implements the address model that seer's analyses
+// (predict's pre-pass and relevance closure) and its independent witness
+// checker (predict/witness) share, and nothing else: grouping the memory accesses of a trace into
 // locations (maximal runs of overlapping byte ranges), and the last
 // writer of every byte of a location. It decides no feasibility question.
 //
@@ -11,16 +11,12 @@
 // number, so that a 16 MB copy costs one step per page rather than per
 // byte.
 
-package predict
+package trace
 
-import (
-	"slices"
+import "slices"
 
-	"github.com/seer-tools/seer/trace"
-)
-
-// span is a location: the bytes [lo, hi).
-type span struct{ lo, hi uint64 }
+// Span is a location: the bytes [Lo, Hi).
+type Span struct{ Lo, Hi uint64 }
 
 // addrTable is an open-addressing hash table from addresses to uint32.
 type addrTable struct {
@@ -75,11 +71,17 @@ func (t *addrTable) ref(a uint64) *uint32 {
 	return &t.vals[s]
 }
 
-// groupAccesses returns, for every event, the location of the bytes it
-// accesses (-1 for events that are not memory accesses, see isMem), and
+// IsMem reports whether e accesses memory: a plain or atomic access of
+// at least one byte.
+func (e *Event) IsMem() bool {
+	return e.Size > 0 && (e.Op.IsAccess() || e.Op.IsAtomic())
+}
+
+// GroupAccesses returns, for every event, the location of the bytes it
+// accesses (-1 for events that are not memory accesses, see IsMem), and
 // the locations sorted by address. Two accesses are in one location iff
 // their byte ranges are connected by a chain of overlapping accesses.
-func groupAccesses(ev []trace.Event) (loc []int32, spans []span) {
+func GroupAccesses(ev []Event) (loc []int32, spans []Span) {
 	loc = make([]int32, len(ev))
 	// A small direct-mapped cache in front of the table: tests hit the
 	// same addresses again and again.
@@ -89,7 +91,7 @@ func groupAccesses(ev []trace.Event) (loc []int32, spans []span) {
 	tbl := newAddrTable()
 	for i := range ev {
 		e := &ev[i]
-		if !isMem(e) {
+		if !e.IsMem() {
 			continue
 		}
 		h := (e.Addr >> 3) & (cacheSize - 1)
@@ -112,10 +114,10 @@ func groupAccesses(ev []trace.Event) (loc []int32, spans []span) {
 	for _, a := range addrs {
 		v := tbl.ref(a)
 		end := a + uint64(*v)
-		if k := len(spans); k > 0 && a < spans[k-1].hi {
-			spans[k-1].hi = max(spans[k-1].hi, end)
+		if k := len(spans); k > 0 && a < spans[k-1].Hi {
+			spans[k-1].Hi = max(spans[k-1].Hi, end)
 		} else {
-			spans = append(spans, span{a, end})
+			spans = append(spans, Span{a, end})
 		}
 		*v = uint32(len(spans) - 1)
 	}
@@ -123,7 +125,7 @@ func groupAccesses(ev []trace.Event) (loc []int32, spans []span) {
 	ckey = [cacheSize]uint64{}
 	for i := range ev {
 		e := &ev[i]
-		if !isMem(e) {
+		if !e.IsMem() {
 			loc[i] = -1
 			continue
 		}
@@ -137,19 +139,19 @@ func groupAccesses(ev []trace.Event) (loc []int32, spans []span) {
 	return loc, spans
 }
 
-// pageSize is the granularity of writerMap.
+// pageSize is the granularity of WriterMap.
 const pageSize = 256
 
-// writerMap holds the last writer of every byte of the locations it
+// WriterMap holds the last writer of every byte of the locations it
 // tracks (-1: the initial value).
-type writerMap struct {
+type WriterMap struct {
 	locs  map[int32]*wloc
 	last  int32 // cache: the location looked up last
 	lastP *wloc
 }
 
 type wloc struct {
-	span
+	Span
 	pages []wpage
 }
 
@@ -160,14 +162,15 @@ type wpage struct {
 	d []int32
 }
 
-func newWriterMap() *writerMap { return &writerMap{locs: make(map[int32]*wloc), last: -1} }
+// NewWriterMap returns a map that tracks no location.
+func NewWriterMap() *WriterMap { return &WriterMap{locs: make(map[int32]*wloc), last: -1} }
 
-// track makes location l, the bytes of s, tracked (all bytes initial).
-func (m *writerMap) track(l int32, s span) {
+// Track makes location l, the bytes of s, tracked (all bytes initial).
+func (m *WriterMap) Track(l int32, s Span) {
 	if _, ok := m.locs[l]; ok {
 		return
 	}
-	ps := make([]wpage, (s.hi-s.lo+pageSize-1)/pageSize)
+	ps := make([]wpage, (s.Hi-s.Lo+pageSize-1)/pageSize)
 	for i := range ps {
 		ps[i].w = -1
 	}
@@ -175,7 +178,7 @@ func (m *writerMap) track(l int32, s span) {
 }
 
 // get returns tracked location l, or nil.
-func (m *writerMap) get(l int32) *wloc {
+func (m *WriterMap) get(l int32) *wloc {
 	if l == m.last {
 		return m.lastP
 	}
@@ -184,17 +187,17 @@ func (m *writerMap) get(l int32) *wloc {
 	return p
 }
 
-// tracked reports whether location l is tracked.
-func (m *writerMap) tracked(l int32) bool { return m.get(l) != nil }
+// Tracked reports whether location l is tracked.
+func (m *WriterMap) Tracked(l int32) bool { return m.get(l) != nil }
 
-// write records w as the writer of [a, a+size) in tracked location l.
-func (m *writerMap) write(l int32, a uint64, size uint32, w int32) {
+// Write records w as the writer of [a, a+size) in tracked location l.
+func (m *WriterMap) Write(l int32, a uint64, size uint32, w int32) {
 	x := m.get(l)
 	end := a + uint64(size)
-	for k := int((a - x.lo) / pageSize); k <= int((end-1-x.lo)/pageSize); k++ {
+	for k := int((a - x.Lo) / pageSize); k <= int((end-1-x.Lo)/pageSize); k++ {
 		p := &x.pages[k]
-		plo := x.lo + uint64(k)*pageSize
-		phi := min(plo+pageSize, x.hi)
+		plo := x.Lo + uint64(k)*pageSize
+		phi := min(plo+pageSize, x.Hi)
 		if a <= plo && end >= phi {
 			p.w, p.d = w, nil
 			continue
@@ -211,9 +214,9 @@ func (m *writerMap) write(l int32, a uint64, size uint32, w int32) {
 	}
 }
 
-// read calls f for the maximal runs [lo, hi) of [a, a+size) in tracked
+// Read calls f for the maximal runs [lo, hi) of [a, a+size) in tracked
 // location l whose bytes have one last writer w, in address order.
-func (m *writerMap) read(l int32, a uint64, size uint32, f func(lo, hi uint64, w int32)) {
+func (m *WriterMap) Read(l int32, a uint64, size uint32, f func(lo, hi uint64, w int32)) {
 	x := m.get(l)
 	end := a + uint64(size)
 	runLo, runW := a, int32(-2)
@@ -225,10 +228,10 @@ func (m *writerMap) read(l int32, a uint64, size uint32, f func(lo, hi uint64, w
 			runLo, runW = b, w
 		}
 	}
-	for k := int((a - x.lo) / pageSize); k <= int((end-1-x.lo)/pageSize); k++ {
+	for k := int((a - x.Lo) / pageSize); k <= int((end-1-x.Lo)/pageSize); k++ {
 		p := &x.pages[k]
-		plo := x.lo + uint64(k)*pageSize
-		phi := min(plo+pageSize, x.hi)
+		plo := x.Lo + uint64(k)*pageSize
+		phi := min(plo+pageSize, x.Hi)
 		lo, hi := max(a, plo), min(end, phi)
 		if p.d == nil {
 			emit(lo, p.w)

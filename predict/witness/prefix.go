@@ -2,9 +2,9 @@
 // check.go): checking that the prefix P is consistent by walking X, the
 // events below Prefix that the schedule leaves out or runs later, and the
 // observed events that depend on them; then replaying Witness from the
-// state after P, found from the indices of checkindex.go.
+// state after P, found from the indices of index.go.
 
-package predict
+package witness
 
 import (
 	"fmt"

@@ -2,9 +2,7 @@
 // every reported schedule against the serial specifications, following
 // Şerbănuţă, Chen and Roşu, "Maximal Causal Models", Theorem 2: a schedule
 // is feasible iff it is a consistent extended interleaving prefix of the
-// observed trace. The checker shares nothing with the encoder but the
-// trace model (addrs.go) and the set of relaxed reads (relevance.go): it
-// replays the observed trace and checks the witness itself.
+// observed trace. See doc.go for what the checker trusts.
 //
 // Checked: every goroutine's events form a prefix of its observed events;
 // each read sees, byte by byte, the same writer as in the observed run,
@@ -17,7 +15,7 @@
 // atomicity violation's remote access between its local accesses, the
 // second of which ends the schedule).
 //
-// A schedule is a prefix P of the observed run (Finding.Prefix: the
+// A schedule is a prefix P of the observed run (Schedule.Prefix: the
 // events below Prefix, less each goroutine's events from its limit on)
 // followed by Witness. Replaying P event by event would cost the length
 // of the trace per finding; instead the checker uses that the observed run
@@ -31,17 +29,77 @@
 // state after P, where Witness starts, from per-location and per-address
 // histories. The work per finding is proportional to X, the witness and
 // the number of goroutines, not to the trace. checkindex.go builds the
-// indices once per trace; checkprefix.go checks P and replays Witness.
+// indices once per trace (index.go); prefix.go checks P and replays
+// Witness.
 
-package predict
+package witness
 
 import (
-	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/seer-tools/seer/trace"
 )
+
+// Kind is the property a schedule claims to show.
+type Kind string
+
+const (
+	// Race: the schedule ends with two conflicting accesses of different
+	// goroutines, adjacent.
+	Race Kind = "race"
+	// Atomicity: the schedule runs a remote access between two accesses
+	// of one transaction of another goroutine, and ends with the second.
+	Atomicity Kind = "atomicity"
+)
+
+// A Schedule is what an analysis claims: a schedule of the program that
+// recorded a trace, and the property it shows. The schedule is the
+// observed run's events below Prefix, less each goroutine's events from
+// its limit on (its least event in Witness or Stops), followed by Witness.
+type Schedule struct {
+	Kind    Kind
+	Events  []int // Race: the two accesses; Atomicity: local, remote, local
+	Prefix  int
+	Stops   []int
+	Witness []int
+}
+
+// Limits returns every goroutine's limit: the least index of its events
+// in s.Witness and s.Stops, or MaxInt.
+func (s *Schedule) Limits(t *trace.Trace) []int {
+	limit := make([]int, len(t.Goroutines))
+	for g := range limit {
+		limit[g] = math.MaxInt
+	}
+	for _, list := range [2][]int{s.Witness, s.Stops} {
+		for _, i := range list {
+			if i >= 0 && i < len(t.Events) {
+				if g := t.Events[i].G; int(g) >= 0 && int(g) < len(limit) && i < limit[g] {
+					limit[g] = i
+				}
+			}
+		}
+	}
+	return limit
+}
+
+// Expand returns the whole schedule as trace indices, in order.
+func (s *Schedule) Expand(t *trace.Trace) []int {
+	if s.Prefix <= 0 {
+		return append([]int(nil), s.Witness...)
+	}
+	limit := s.Limits(t)
+	n := min(s.Prefix, len(t.Events))
+	out := make([]int, 0, len(s.Witness)+n/4)
+	for i := 0; i < n; i++ {
+		if g := t.Events[i].G; g > 0 && int(g) < len(limit) && i < limit[g] {
+			out = append(out, i)
+		}
+	}
+	return append(out, s.Witness...)
+}
 
 func chkReads(op trace.Op) bool {
 	return op == trace.OpRead || op == trace.OpAtomicLoad || op == trace.OpOnceCheck || op == trace.OpAtomicRMW
@@ -143,26 +201,10 @@ func lockError(op trace.Op) string {
 	return "read unlock of a lock not read-held"
 }
 
-// CheckWitness checks f's witness against t. opts must be the Options the
-// analysis ran with (their ControlIrrelevant and Feeds decide which reads
-// may see another writer). A nil error means the schedule is feasible for
-// the program that recorded t and exhibits f.
-func CheckWitness(t *trace.Trace, f *Finding, opts Options) error {
-	loc, spans := groupAccesses(t.Events)
-	k := newChecker(t, loc, spans, nil)
-	relaxed, err := relaxedReads(context.Background(), t, loc, func(l int32) span { return spans[l] },
-		func(l int32) bool { return k.hotID[l] >= 0 }, &opts)
-	if err != nil {
-		return err
-	}
-	k.relaxed = relaxed
-	return k.check(f)
-}
-
 // fstate is the checker's view of one finding's schedule.
 type fstate struct {
-	k      *checker
-	f      *Finding
+	k      *Checker
+	f      *Schedule
 	prefix int32
 	b      []int32                 // per goroutine: how many of its events P holds
 	lastOf []int32                 // per goroutine: its last event in the schedule, or -1
@@ -179,11 +221,12 @@ func (s *fstate) inP(i int32) bool {
 // goroutine's last event in the schedule, or a relaxed plain read.
 func (s *fstate) exempt(i int32) bool {
 	e := &s.k.t.Events[i]
-	return s.lastOf[e.G] == i || (e.Op == trace.OpRead && s.k.relaxed.has(i))
+	return s.lastOf[e.G] == i || (e.Op == trace.OpRead && s.k.relaxed != nil && s.k.relaxed(i))
 }
 
-// check checks that f's schedule is feasible and shows f.
-func (k *checker) check(f *Finding) error {
+// Check checks that f is feasible for the program that recorded the
+// trace and shows the property f claims. A nil error means it does.
+func (k *Checker) Check(f *Schedule) error {
 	s, err := k.feasible(f)
 	if err != nil {
 		return err
@@ -191,9 +234,14 @@ func (k *checker) check(f *Finding) error {
 	return k.checkProperty(s)
 }
 
-// feasible checks that f's schedule is a consistent extended interleaving
-// prefix of the run.
-func (k *checker) feasible(f *Finding) (*fstate, error) {
+// Feasible checks that f's schedule is a consistent extended interleaving
+// prefix of the run, whatever it shows.
+func (k *Checker) Feasible(f *Schedule) error {
+	_, err := k.feasible(f)
+	return err
+}
+
+func (k *Checker) feasible(f *Schedule) (*fstate, error) {
 	t := k.t
 	n, ng := k.n, k.ng
 	if len(f.Witness) == 0 {
@@ -223,7 +271,7 @@ func (k *checker) feasible(f *Finding) (*fstate, error) {
 			s.lastOf[g] = int32(i)
 		}
 	}
-	limit := scheduleLimits(t, f)
+	limit := f.Limits(t)
 	for g := 1; g < ng; g++ {
 		s.b[g] = k.countBelow(g, min(f.Prefix, limit[g]))
 		if s.lastOf[g] < 0 && s.b[g] > 0 {
@@ -240,13 +288,13 @@ func (k *checker) feasible(f *Finding) (*fstate, error) {
 }
 
 // checkProperty checks that the schedule shows the finding.
-func (k *checker) checkProperty(s *fstate) error {
+func (k *Checker) checkProperty(s *fstate) error {
 	t, f := k.t, s.f
 	w := f.Witness
 	ev := func(i int) *trace.Event { return &t.Events[i] }
 	overlaps := func(a, b *trace.Event) bool { return a.Addr < b.End() && b.Addr < a.End() }
 	switch f.Kind {
-	case KindRace:
+	case Race:
 		if len(f.Events) != 2 || len(w) < 2 {
 			return errors.New("race needs two events and a witness of two or more")
 		}
@@ -259,7 +307,7 @@ func (k *checker) checkProperty(s *fstate) error {
 		if !((x == f.Events[0] && y == f.Events[1]) || (x == f.Events[1] && y == f.Events[0])) {
 			return fmt.Errorf("witness does not end with the racing events %v", f.Events)
 		}
-	case KindAtomicity:
+	case Atomicity:
 		if len(f.Events) != 3 {
 			return errors.New("atomicity needs three events")
 		}
@@ -305,7 +353,7 @@ func (k *checker) checkProperty(s *fstate) error {
 // sameTransaction reports whether events c1 < c2 of one goroutine lie in
 // one transaction: one outermost begin..end region, or one critical
 // section of some lock.
-func (k *checker) sameTransaction(c1, c2 int) bool {
+func (k *Checker) sameTransaction(c1, c2 int) bool {
 	t := k.t
 	g := t.Events[c1].G
 	if int(g) <= 0 || int(g) >= k.ng {

@@ -1,0 +1,28 @@
+// Package witness is seer's independent witness checker: it decides
+// whether a schedule that an analysis claims (a Schedule: a prefix of the
+// observed run, less some goroutines' suffixes, then a witness sequence)
+// is feasible for the program that recorded a trace, and whether it shows
+// the property claimed (a data race, an atomicity violation).
+//
+// Feasibility is that of Şerbănuţă, Chen and Roşu, "Maximal Causal
+// Models for Sequentially Consistent Systems" (RV 2012), Theorem 2: a
+// schedule is feasible iff it is a consistent extended interleaving
+// prefix of the observed trace. Every goroutine runs a prefix of its
+// observed events; each read sees, byte by byte, the writer it saw in the
+// run (except a goroutine's last event, whose value may differ, and the
+// reads the caller relaxes, see Checker.Relax); locks are exclusive
+// (shared mode excepted); every other synchronisation acquires what it
+// acquired in the run; a goroutine starts after its go statement and a
+// join comes after the joined goroutine's events.
+//
+// The package imports the trace model and nothing of seer's analyses
+// (predict's vector clocks, causality graphs, SAT encoding, layers):
+// `go list -deps` shows it, and a test keeps it so. What it trusts from
+// an analysis is only the set of relaxed reads. The location grouping it
+// uses is trace.GroupAccesses, a function of the trace alone.
+//
+// A checker is built once per trace (NewChecker, index.go: one replay of
+// the run into per-goroutine, per-location and per-lock indices); each
+// Check then costs what the schedule leaves out of the run and its
+// witness, not the length of the trace (check.go, prefix.go).
+package witness

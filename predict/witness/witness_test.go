@@ -1,0 +1,90 @@
+// This file tests the checker on a small trace in RAPID's STD format: it
+// accepts the schedules the maximal causal model allows and rejects each
+// kind of infeasible one; and it tests that the package stays independent
+// of seer's analyses.
+
+package witness
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+const stdTrace = `T1|fork(T2)|1
+T1|w(x)|2
+T1|acq(L)|3
+T1|w(y)|4
+T1|rel(L)|5
+T2|acq(L)|6
+T2|r(y)|7
+T2|rel(L)|8
+T2|fork(T3)|9
+T3|r(y)|10
+T1|r(x)|11
+T2|w(x)|12
+`
+
+// Events: 0 go(g2), 1 w(x), 2 acq, 3 w(y), 4 rel, 5 start g2, 6 acq,
+// 7 r(y), 8 rel, 9 go(g3), 10 start g3, 11 r(y), 12 r(x) g1, 13 w(x) g2.
+
+func TestCheck(t *testing.T) {
+	tr, err := trace.ReadSTD(strings.NewReader(stdTrace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, spans := trace.GroupAccesses(tr.Events)
+	race := func(w ...int) *Schedule { return &Schedule{Kind: Race, Events: []int{12, 13}, Witness: w} }
+	only7 := func(i int32) bool { return i == 7 }
+	for _, tc := range []struct {
+		name    string
+		s       *Schedule
+		relaxed func(int32) bool
+		want    string // "" means accepted
+	}{
+		{"observed order", race(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13), nil, ""},
+		{"racing pair swapped", race(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 12), nil, ""},
+		{"prefix form", &Schedule{Kind: Race, Events: []int{12, 13}, Prefix: 12, Witness: []int{13, 12}}, nil, ""},
+		{"g3 stopped early", &Schedule{Kind: Race, Events: []int{12, 13}, Prefix: 12, Stops: []int{11}, Witness: []int{12, 13}}, nil, ""},
+		{"race not last", race(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12), nil, "does not end with the racing events"},
+		{"program order broken", race(0, 2, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13), nil, "not the next event"},
+		{"read sees another writer", race(0, 5, 6, 7, 8, 1, 2, 3, 4, 9, 10, 11, 12, 13), nil, "read 7 sees writer -1"},
+		{"relaxed read", race(0, 5, 6, 7, 8, 1, 2, 3, 4, 9, 10, 11, 12, 13), only7, ""},
+		{"lock held twice", race(0, 1, 2, 5, 6, 3, 4, 7, 8, 9, 10, 11, 12, 13), nil, "acquired while held"},
+		{"start before go", race(5, 0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13), nil, "starts before its go"},
+		{"event twice", race(0, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13), nil, "twice"},
+		{"no conflict", &Schedule{Kind: Race, Events: []int{1, 3}, Witness: []int{0, 1, 2, 3}}, nil, "do not conflict"},
+		{"out of range", race(0, 99), nil, "out of range"},
+		{"empty", race(), nil, "empty witness"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := NewChecker(tr, loc, spans)
+			k.Relax(tc.relaxed)
+			err := k.Check(tc.s)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("rejected: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestIndependent keeps the checker independent of the analyses whose
+// witnesses it checks: of seer's packages it may import only trace.
+func TestIndependent(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	const mod = "github.com/seer-tools/seer"
+	allowed := map[string]bool{mod + "/predict/witness": true, mod + "/trace": true}
+	for _, p := range strings.Fields(string(out)) {
+		if (p == mod || strings.HasPrefix(p, mod+"/")) && !allowed[p] {
+			t.Errorf("package witness depends on %s; it may import only %s/trace of seer", p, mod)
+		}
+	}
+}
