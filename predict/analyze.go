@@ -141,6 +141,19 @@ func (e *engine) buildCone() error {
 	return err
 }
 
+// collect runs the garbage collector between the passes of a large
+// trace. A pass's temporaries (clock copies, sweep lists, append growth)
+// die with it; collected at once, they never add to the next pass's peak,
+// whereas GOGC's goal lets the heap reach twice what is live, and the
+// trace alone is most of that. The big arrays hold no pointers, so a
+// collection marks little: a few milliseconds against the seconds a
+// pass of a million events takes.
+func collect(t *trace.Trace) {
+	if len(t.Events) >= 1<<20 {
+		runtime.GC()
+	}
+}
+
 // Analyze predicts the data races and atomicity violations of t. With the
 // seer analysis every finding carries a witness schedule that CheckWitness
 // accepts; a witness it rejects is a bug in seer and makes Analyze return
@@ -185,13 +198,7 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 			return nil, err
 		}
 	}
-	if len(t.Events) >= 1<<20 {
-		// The SHB passes leave their clocks' copies as garbage, about 27
-		// bytes an event; collected now, they never add to what the
-		// later passes hold at their peak (GOGC's goal is twice the live
-		// heap, and the trace alone is most of it).
-		runtime.GC()
-	}
+	collect(t) // the SHB passes' clocks
 	if err := e.buildMHB(); err != nil {
 		return nil, err
 	}
@@ -200,6 +207,7 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
+	collect(t) // the candidates' sweep's temporaries
 	f := &cs.f
 	stage := func(name string, k int, r, a int64, d time.Duration) {
 		res.Stats.Stages = append(res.Stats.Stages, Stage{Name: name, Races: r, Atomicity: a,
@@ -224,6 +232,7 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 			return nil, err
 		}
 		res.Stats.Cone = time.Since(t0)
+		collect(t)
 	}
 	if !o.NoRaces {
 		var keys []siteKey
@@ -376,6 +385,7 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	// The independent check, after the engine (whose state is no longer
 	// used from here on, and may be collected while the checker builds
 	// its indices).
+	collect(t) // the engine's, before the checker builds its indices
 	t0 = time.Now()
 	if len(res.Findings) > 0 {
 		loc, spans, relaxed := m.loc, make([]trace.Span, len(m.locs)), e.relaxed
