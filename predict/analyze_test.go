@@ -218,3 +218,43 @@ T2|rel(L)|9
 		t.Errorf("findings: %s", describe(tr, res.Findings))
 	}
 }
+
+// A critical section is a transaction for a location only if no other
+// lock guards the location while this one does not (issue 14's false
+// report on syscall.forking: ForkLock is held across a fork, around
+// updates of forking that forkingLock guards).
+func TestSectionTransactionsFollowGuards(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		remote string // T2's access to x
+		want   int    // atomicity findings
+	}{
+		// forkingLock (N) guards x; ForkLock (L) does not: no transaction.
+		{"other lock guards", "T2|acq(N)|20\nT2|w(x)|21\nT2|rel(N)|22\n", 0},
+		// Nothing guards x: L's section is still a transaction.
+		{"unguarded", "T2|w(x)|21\n", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := parseTrace(t, `T1|fork(T2)|1
+T1|acq(L)|2
+T1|acq(N)|3
+T1|r(x)|4
+T1|rel(N)|5
+T1|acq(N)|6
+T1|w(x)|7
+T1|rel(N)|8
+T1|rel(L)|9
+`+tc.remote)
+			res := analyze(t, tr, Options{CriticalSectionsAsTransactions: true})
+			n := 0
+			for _, f := range res.Findings {
+				if f.Kind == KindAtomicity {
+					n++
+				}
+			}
+			if n != tc.want {
+				t.Errorf("%d atomicity findings %+v, want %d", n, res.Findings, tc.want)
+			}
+		})
+	}
+}

@@ -304,9 +304,13 @@ func atomicity(ctx context.Context, c *ctp, m *memory, cs *candidates, cl []acla
 				if end == 0 {
 					end = int32(len(c.byG[k.g]))
 				}
-				txs = append(txs, txn{g: k.g, begin: s.acq, end: end})
+				txs = append(txs, txn{g: k.g, begin: s.acq, end: end, lock: k.l})
 			}
 		}
+	}
+	var guards map[int32][]trace.ObjID
+	if opts.CriticalSectionsAsTransactions {
+		guards = lockGuards(c, m)
 	}
 	seen := make(map[[2]int32]bool)
 	for ti, tx := range txs {
@@ -324,6 +328,9 @@ func atomicity(ctx context.Context, c *ctp, m *memory, cs *candidates, cl []acla
 				continue
 			}
 			l := m.loc[i]
+			if tx.lock != 0 && !sectionGuards(guards[l], tx.lock) {
+				continue
+			}
 			e := &c.ev[i]
 			prev, same := int32(-1), -1
 			for k, j := range last[l] {
@@ -352,6 +359,61 @@ func atomicity(ctx context.Context, c *ctp, m *memory, cs *candidates, cl []acla
 		}
 	}
 	return items, nil
+}
+
+// lockGuards returns, per shared location, the locks held at every access
+// to it once a second goroutine has touched it (Eraser's candidate
+// lockset, Savage et al., TOCS 1997, without its initialisation states):
+// the locks that guard it. A location with no entry has no guard.
+func lockGuards(c *ctp, m *memory) map[int32][]trace.ObjID {
+	type st struct {
+		g0     trace.GoID
+		shared bool
+		locks  []trace.ObjID
+	}
+	per := make(map[int32]*st)
+	for i := range c.ev {
+		if !m.shared(int32(i)) {
+			continue
+		}
+		l, e := m.loc[i], &c.ev[i]
+		s := per[l]
+		if s == nil {
+			per[l] = &st{g0: e.G}
+			continue
+		}
+		if !s.shared {
+			if e.G == s.g0 {
+				continue // still the first goroutine's, before it is shared
+			}
+			s.shared = true
+			for _, h := range c.locksets[c.ls[i]] {
+				s.locks = append(s.locks, h.l)
+			}
+			continue
+		}
+		held := c.locksets[c.ls[i]]
+		s.locks = slices.DeleteFunc(s.locks, func(x trace.ObjID) bool {
+			return !slices.ContainsFunc(held, func(h heldLock) bool { return h.l == x })
+		})
+	}
+	out := make(map[int32][]trace.ObjID)
+	for l, s := range per {
+		if len(s.locks) > 0 {
+			out[l] = s.locks
+		}
+	}
+	return out
+}
+
+// sectionGuards reports whether a critical section of lock is a
+// transaction for a location whose guards are given: unless another lock
+// guards the location and this one does not. A lock held across work
+// that another lock protects (syscall.ForkLock, held across a fork,
+// around the updates of syscall.forking, which forkingLock guards) is not
+// meant to make that work atomic, and interleavings there are intended.
+func sectionGuards(guards []trace.ObjID, lock trace.ObjID) bool {
+	return len(guards) == 0 || slices.Contains(guards, lock)
 }
 
 // atomicityLockset counts the triples (c1, r, c2) for r in class R and

@@ -111,6 +111,7 @@ type heldLock struct {
 type txn struct {
 	g          int32
 	begin, end int32
+	lock       trace.ObjID // the critical section's lock, for sections taken as transactions; 0 otherwise
 }
 
 // syncKind returns the fixed-synchronisation meaning of event i in the CTP:
