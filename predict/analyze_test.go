@@ -5,6 +5,7 @@ package predict
 
 import (
 	"context"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -256,5 +257,21 @@ T1|rel(L)|9
 				t.Errorf("%d atomicity findings %+v, want %d", n, res.Findings, tc.want)
 			}
 		})
+	}
+}
+
+// The format's golden trace holds every operation with arbitrary operands:
+// accesses that wrap around the address space, unlocks of locks nobody
+// holds. Analyze must neither crash nor reject its own witnesses on it.
+func TestAnalyzeDamagedTrace(t *testing.T) {
+	tr, err := trace.ReadFile(filepath.Join("..", "trace", "testdata", "format", "small.v1.seertrace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []Options{{}, {CriticalSectionsAsTransactions: true}} {
+		res := analyze(t, tr, o)
+		if len(res.Findings) == 0 {
+			t.Errorf("%+v: no findings; the trace has an observed race", o)
+		}
 	}
 }

@@ -13,7 +13,10 @@
 
 package trace
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // Span is a location: the bytes [Lo, Hi).
 type Span struct{ Lo, Hi uint64 }
@@ -72,9 +75,11 @@ func (t *addrTable) ref(a uint64) *uint32 {
 }
 
 // IsMem reports whether e accesses memory: a plain or atomic access of
-// at least one byte.
+// at least one byte, whose bytes do not wrap around the address space
+// (no program makes one; a damaged or crafted trace may, and the tables
+// here keep address+1 and end addresses).
 func (e *Event) IsMem() bool {
-	return e.Size > 0 && (e.Op.IsAccess() || e.Op.IsAtomic())
+	return e.Size > 0 && e.Addr <= math.MaxUint64-uint64(e.Size) && (e.Op.IsAccess() || e.Op.IsAtomic())
 }
 
 // GroupAccesses returns, for every event, the location of the bytes it

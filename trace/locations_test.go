@@ -5,6 +5,7 @@
 package trace
 
 import (
+	"math"
 	"math/rand"
 	"testing"
 )
@@ -20,6 +21,10 @@ func TestGroupAccesses(t *testing.T) {
 				e.Op = OpLock // not an access
 			case 1:
 				e.Size = uint32(1 + r.Intn(300))
+			case 2:
+				if r.Intn(4) == 0 { // wraps around: not an access
+					e.Addr = math.MaxUint64 - uint64(r.Intn(4))
+				}
 			}
 			ev = append(ev, e)
 		}

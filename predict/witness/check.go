@@ -209,6 +209,8 @@ type fstate struct {
 	b      []int32                 // per goroutine: how many of its events P holds
 	lastOf []int32                 // per goroutine: its last event in the schedule, or -1
 	xlocks map[trace.ObjID][]int32 // lock operations of X, in order
+
+	badNext map[trace.ObjID]int // per lock whose run breaks its specification: its next operation's index in lockOps
 }
 
 // inP reports whether event i is in the prefix P.

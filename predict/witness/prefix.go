@@ -129,7 +129,10 @@ func (s *fstate) lockAtPrefix(l trace.ObjID) (lockState, error) {
 		return after[p-1]
 	}
 	var st lockState
-	agree := !k.lockBad[l]
+	if k.lockBad[l] {
+		return st, s.badLockPrefix(l, ops[:end])
+	}
+	agree := true
 	p := 0 // next operation to look at
 	// replay runs P's operations in [p, q) until the states agree.
 	replay := func(q int) error {
@@ -141,7 +144,7 @@ func (s *fstate) lockAtPrefix(l trace.ObjID) (lockState, error) {
 			if !st.step(t.Events[x].Op) {
 				return fmt.Errorf("prefix: lock operation %d: %s", x, lockError(t.Events[x].Op))
 			}
-			agree = st == after[p] && !k.lockBad[l]
+			agree = st == after[p]
 		}
 		return nil
 	}
@@ -162,6 +165,29 @@ func (s *fstate) lockAtPrefix(l trace.ObjID) (lockState, error) {
 		st = observed(end)
 	}
 	return st, nil
+}
+
+// badLockPrefix checks P's operations on lock l, whose observed run
+// breaks the lock's specification (a damaged or synthetic trace; in a
+// real one, the throw of an unlock of an unlocked mutex). What such a lock
+// does is known only for its observed order: P must run a prefix of its
+// operations below Prefix (ops), in order, and Witness must go on with
+// the next ones (s.badNext).
+func (s *fstate) badLockPrefix(l trace.ObjID, ops []int32) error {
+	q := 0
+	for q < len(ops) && s.inP(ops[q]) {
+		q++
+	}
+	for _, x := range ops[q:] {
+		if s.inP(x) {
+			return fmt.Errorf("prefix: lock operation %d runs before %d, against the observed order of a lock whose run breaks its specification", x, ops[q])
+		}
+	}
+	if s.badNext == nil {
+		s.badNext = make(map[trace.ObjID]int)
+	}
+	s.badNext[l] = q
+	return nil
 }
 
 // replay runs Witness from the state after P.
@@ -203,7 +229,13 @@ func (s *fstate) replay() error {
 				l = &st
 				locks[e.Obj] = l
 			}
-			if !l.step(e.Op) {
+			if k.lockBad[e.Obj] {
+				ops, q := k.lockOps[e.Obj], s.badNext[e.Obj]
+				if q >= len(ops) || ops[q] != i {
+					return fmt.Errorf("step %d: lock operation %d out of the observed order of a lock whose run breaks its specification", step, i)
+				}
+				s.badNext[e.Obj]++
+			} else if !l.step(e.Op) {
 				return fmt.Errorf("step %d: lock operation %d: %s", step, i, lockError(e.Op))
 			}
 		}
