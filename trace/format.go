@@ -87,9 +87,9 @@
 //
 // A reader checks every id against the records before it, every length
 // against the bounds above and the END count against the events read, and
-// reports ErrNotTrace (no magic), *VersionError (another version),
-// *TruncatedError (the input ends before END; the events before it are
-// complete and usable) or *CorruptError (anything else).
+// reports ErrEmpty (no bytes at all), ErrNotTrace (no magic), *VersionError
+// (another version), *TruncatedError (the input ends before END; the events
+// before it are complete and usable) or *CorruptError (anything else).
 
 package trace
 
@@ -156,6 +156,11 @@ const (
 // ErrNotTrace is returned for input that does not start like a seer trace.
 var ErrNotTrace = errors.New("not a seer trace file")
 
+// ErrEmpty is returned for input without a single byte: it holds no trace
+// in any format (an empty file is not a trace cut short, since nothing in
+// it says what it was meant to be).
+var ErrEmpty = errors.New("empty file: it holds no trace")
+
 // A VersionError reports a trace written in a format version this seer
 // cannot read.
 type VersionError struct {
@@ -170,11 +175,16 @@ func (e *VersionError) Error() string {
 // recorded process was killed, or the file was cut. Every event read before
 // it is complete and correct.
 type TruncatedError struct {
-	Events int // number of complete events read
+	Events int   // number of complete events read
+	Offset int64 // where the input ends: the number of bytes it holds
+	Header bool  // the input ends inside the file header
 }
 
 func (e *TruncatedError) Error() string {
-	return fmt.Sprintf("seer trace truncated after %d events (the recording stopped before its end record)", e.Events)
+	if e.Header {
+		return fmt.Sprintf("seer trace truncated at byte %d, inside its header: it holds no events", e.Offset)
+	}
+	return fmt.Sprintf("seer trace truncated at byte %d, after %d complete events (the recording stopped before its end record)", e.Offset, e.Events)
 }
 
 // A CorruptError reports data that no seer writer produces.

@@ -36,6 +36,7 @@ type Reader struct {
 	recOff int64 // offset of the current record, for errors
 	header Header
 	err    error // sticky: what Next returns once the events are over
+	inHead bool  // reading the header, for TruncatedError
 
 	strings    []string  // [0] = ""
 	frames     []Frame   // [0] unused
@@ -60,10 +61,10 @@ type Reader struct {
 // errShort is the internal signal for input that ends inside the file.
 var errShort = errors.New("short trace")
 
-// NewReader reads and checks the file header. It returns ErrNotTrace if r
-// does not hold a seer trace, a *VersionError if it has another format
-// version, and a *TruncatedError (with no events) if it ends inside the
-// header.
+// NewReader reads and checks the file header. It returns ErrEmpty if r
+// holds no bytes at all, ErrNotTrace if it does not hold a seer trace, a
+// *VersionError if it has another format version, and a *TruncatedError
+// (with no events, Header set) if it ends inside the header.
 func NewReader(r io.Reader) (*Reader, error) {
 	rd := &Reader{
 		br:         bufio.NewReaderSize(r, 64<<10),
@@ -75,9 +76,11 @@ func NewReader(r io.Reader) (*Reader, error) {
 		objects:    []Object{{}},
 		pred:       newPredictor(),
 	}
+	rd.inHead = true
 	if err := rd.readHeader(); err != nil {
 		return nil, rd.final(err)
 	}
+	rd.inHead = false
 	return rd, nil
 }
 
@@ -85,6 +88,9 @@ func (r *Reader) readHeader() error {
 	var magic [len(fileMagic)]byte
 	n, err := io.ReadFull(r.br, magic[:])
 	r.off += int64(n)
+	if n == 0 && err == io.EOF {
+		return ErrEmpty
+	}
 	if string(magic[:n]) != fileMagic[:n] {
 		return ErrNotTrace
 	}
@@ -177,7 +183,7 @@ func (r *Reader) Value() (value, old uint64) { return r.value, r.old }
 // final turns the internal end-of-input signal into a *TruncatedError.
 func (r *Reader) final(err error) error {
 	if err == errShort {
-		return &TruncatedError{Events: r.events}
+		return &TruncatedError{Events: r.events, Offset: r.off, Header: r.inHead}
 	}
 	return err
 }
@@ -615,9 +621,10 @@ func (r *Reader) stack() (StackID, error) {
 // Read reads a whole trace. A trace that ends before its END record (see
 // TruncatedError) is returned with Truncated set and a nil error: it holds
 // every complete event, and the caller decides whether a prefix will do.
-// This includes a file cut inside its header, even an empty one, which
-// reads as an empty truncated trace with a zero Header. The trace
-// satisfies the invariants of Builder.Trace, or Read returns an error.
+// This includes a file cut inside its header, which reads as an empty
+// truncated trace with a zero Header; but input without a single byte is
+// ErrEmpty. The trace satisfies the invariants of Builder.Trace, or Read
+// returns an error.
 func Read(r io.Reader) (*Trace, error) {
 	rd, err := NewReader(r)
 	if err != nil {
