@@ -96,6 +96,8 @@ package trace
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"unicode/utf8"
 )
 
 // FormatVersion is the version of the trace file format this package writes
@@ -195,6 +197,76 @@ type CorruptError struct {
 
 func (e *CorruptError) Error() string {
 	return fmt.Sprintf("corrupt seer trace at byte %d: %s", e.Offset, e.Msg)
+}
+
+// formatNames names the trace formats seer reads, for messages.
+const formatNames = "seer trace files (written by seer record) and RAPID's STD text (thread|op(operand)|location)"
+
+// A FormatError reports input in none of the formats seer reads: binary
+// data that is not a seer trace.
+type FormatError struct {
+	Offset int64 // the first byte that is not text
+	Byte   byte  // its value
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("not a trace: binary data at byte %d (%#02x); seer reads %s", e.Offset, e.Byte, formatNames)
+}
+
+// binaryAt returns the offset of the first byte of b that text has no
+// place for (a NUL or other control character but tab, newline, vertical
+// tab, form feed and carriage return; invalid UTF-8), or -1. A rune cut by
+// the end of b is not counted against it.
+func binaryAt(b []byte) int {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if (c < ' ' && (c < '\t' || c > '\r')) || c == 0x7f {
+				return i
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			if !utf8.FullRune(b[i:]) {
+				return -1 // cut by the end of b
+			}
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// maxQuote bounds the length of a quotation of input in an error message.
+const maxQuote = 60
+
+// quote returns s quoted as by %q, cut at a rune boundary so that the
+// quotation is at most maxQuote bytes long, then "..." if it was cut.
+func quote(s string) string {
+	end := 0
+	for end < len(s) {
+		_, n := utf8.DecodeRuneInString(s[end:])
+		if len(strconv.Quote(s[:end+n])) > maxQuote {
+			return strconv.Quote(s[:end]) + "..."
+		}
+		end += n
+	}
+	return strconv.Quote(s)
+}
+
+// clip returns s, a name that needs no quoting, cut to at most about
+// maxQuote bytes.
+func clip(s string) string {
+	if len(s) <= maxQuote {
+		return s
+	}
+	end := maxQuote - len("...")
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end] + "..."
 }
 
 // tfZig and tfUnzig are the zigzag mapping of binary.AppendVarint, for
