@@ -90,6 +90,16 @@
 // reports ErrEmpty (no bytes at all), ErrNotTrace (no magic), *VersionError
 // (another version), *TruncatedError (the input ends before END; the events
 // before it are complete and usable) or *CorruptError (anything else).
+//
+// # Telling the formats apart
+//
+// seer reads this format and RAPID's STD text format (std.go). DetectFormat
+// tells them apart by their first bytes: the magic (or a prefix of it, for a
+// file cut inside it) means this format, text means STD, and anything else
+// (a NUL byte, another control character, invalid UTF-8) is neither, and is
+// rejected with a *FormatError that names the first such byte and the
+// formats seer reads. Error messages never quote more than about 60 bytes of
+// the input.
 
 package trace
 
@@ -211,6 +221,26 @@ type FormatError struct {
 
 func (e *FormatError) Error() string {
 	return fmt.Sprintf("not a trace: binary data at byte %d (%#02x); seer reads %s", e.Offset, e.Byte, formatNames)
+}
+
+// sniffLen is how many leading bytes DetectFormat needs to decide.
+const sniffLen = 512
+
+// DetectFormat returns the format of the input that starts with head
+// ("seer" or "std"; see Telling the formats apart). head should be the
+// input's first 512 bytes, or all of it if shorter; an empty head gives
+// ErrEmpty, binary data a *FormatError.
+func DetectFormat(head []byte) (string, error) {
+	if len(head) == 0 {
+		return "", ErrEmpty
+	}
+	if n := min(len(head), len(fileMagic)); string(head[:n]) == fileMagic[:n] {
+		return "seer", nil
+	}
+	if off := binaryAt(head); off >= 0 {
+		return "", &FormatError{Offset: int64(off), Byte: head[off]}
+	}
+	return "std", nil
 }
 
 // binaryAt returns the offset of the first byte of b that text has no

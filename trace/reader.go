@@ -624,32 +624,38 @@ func (r *Reader) stack() (StackID, error) {
 // This includes a file cut inside its header, which reads as an empty
 // truncated trace with a zero Header; but input without a single byte is
 // ErrEmpty. The trace satisfies the invariants of Builder.Trace, or Read
-// returns an error.
+// returns an error. (ReadFormat returns the *TruncatedError as well.)
 func Read(r io.Reader) (*Trace, error) {
+	t, _, err := read(r)
+	return t, err
+}
+
+// read is Read, also returning the *TruncatedError of a trace cut short.
+func read(r io.Reader) (*Trace, *TruncatedError, error) {
 	rd, err := NewReader(r)
 	if err != nil {
-		if _, ok := err.(*TruncatedError); ok {
-			return &Trace{Goroutines: []Goroutine{{}}, Objects: []Object{{}}, Stacks: NewStackTable(), Truncated: true}, nil
+		if te, ok := err.(*TruncatedError); ok {
+			return &Trace{Goroutines: []Goroutine{{}}, Objects: []Object{{}}, Stacks: NewStackTable(), Truncated: true}, te, nil
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	// Events go into chunks, copied once into a slice of the exact size:
 	// growing one slice by append would copy a large trace many times.
 	var chunks [][]Event
 	chunk := make([]Event, 0, 1024)
 	var values []EventValue
-	truncated := false
+	var truncated *TruncatedError
 	for i := 0; ; i++ {
 		e, err := rd.Next()
 		if err == io.EOF {
 			break
 		}
-		if _, ok := err.(*TruncatedError); ok {
-			truncated = true
+		if te, ok := err.(*TruncatedError); ok {
+			truncated = te
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(chunk) == cap(chunk) {
 			chunks = append(chunks, chunk)
@@ -672,13 +678,13 @@ func Read(r io.Reader) (*Trace, error) {
 		Objects:    rd.objects,
 		Stacks:     rd.stacks,
 		Outcome:    rd.outcome,
-		Truncated:  truncated,
+		Truncated:  truncated != nil,
 	}}
 	t, err := b.Trace()
 	if err != nil {
-		return nil, fmt.Errorf("invalid seer trace: %w", err)
+		return nil, nil, fmt.Errorf("invalid seer trace: %w", err)
 	}
-	return t, nil
+	return t, truncated, nil
 }
 
 // ReadFile reads the named trace file (see Read).
@@ -693,4 +699,61 @@ func ReadFile(path string) (*Trace, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return t, nil
+}
+
+// ReadFormat reads a trace in the named format: "seer" (as Read) or "std"
+// (as ReadSTD), or, if format is "", the one DetectFormat finds in the
+// input's first bytes. It is what a tool calls on a file a user names:
+//
+//   - input without a single byte is ErrEmpty, whatever the format;
+//   - binary input that is no seer trace is a *FormatError naming the first
+//     byte that is not text and the formats seer reads;
+//   - a seer trace cut short gives both the trace of its complete events
+//     (Truncated set) and a *TruncatedError saying where the input ends and
+//     how many events are complete, so that a caller can report the
+//     truncation and still use the prefix;
+//   - every other error comes with a nil trace.
+func ReadFormat(r io.Reader, format string) (*Trace, error) {
+	br := bufio.NewReaderSize(r, 64<<10) // NewReader uses it as it is
+	head, err := br.Peek(sniffLen)
+	if len(head) == 0 {
+		if err == io.EOF {
+			return nil, ErrEmpty
+		}
+		return nil, err
+	}
+	if format == "" {
+		if format, err = DetectFormat(head); err != nil {
+			return nil, err
+		}
+	}
+	switch format {
+	case "seer":
+		t, te, err := read(br)
+		if err != nil {
+			return nil, err
+		}
+		if te != nil {
+			return t, te
+		}
+		return t, nil
+	case "std":
+		return ReadSTD(br)
+	}
+	return nil, fmt.Errorf("unknown trace format %s (want seer or std)", quote(format))
+}
+
+// ReadFileFormat reads the named file as ReadFormat does; its errors start
+// with the file name.
+func ReadFileFormat(path, format string) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := ReadFormat(f, format)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", path, err)
+	}
+	return t, err
 }
