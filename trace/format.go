@@ -87,15 +87,27 @@
 //
 // A reader checks every id against the records before it, every length
 // against the bounds above and the END count against the events read, and
-// reports ErrNotTrace (no magic), *VersionError (another version),
-// *TruncatedError (the input ends before END; the events before it are
-// complete and usable) or *CorruptError (anything else).
+// reports ErrEmpty (no bytes at all), ErrNotTrace (no magic), *VersionError
+// (another version), *TruncatedError (the input ends before END; the events
+// before it are complete and usable) or *CorruptError (anything else).
+//
+// # Telling the formats apart
+//
+// seer reads this format and RAPID's STD text format (std.go). DetectFormat
+// tells them apart by their first bytes: the magic (or a prefix of it, for a
+// file cut inside it) means this format, text means STD, and anything else
+// (a NUL byte, another control character, invalid UTF-8) is neither, and is
+// rejected with a *FormatError that names the first such byte and the
+// formats seer reads. Error messages never quote more than about 60 bytes of
+// the input.
 
 package trace
 
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"unicode/utf8"
 )
 
 // FormatVersion is the version of the trace file format this package writes
@@ -156,6 +168,11 @@ const (
 // ErrNotTrace is returned for input that does not start like a seer trace.
 var ErrNotTrace = errors.New("not a seer trace file")
 
+// ErrEmpty is returned for input without a single byte: it holds no trace
+// in any format (an empty file is not a trace cut short, since nothing in
+// it says what it was meant to be).
+var ErrEmpty = errors.New("empty file: it holds no trace")
+
 // A VersionError reports a trace written in a format version this seer
 // cannot read.
 type VersionError struct {
@@ -170,11 +187,16 @@ func (e *VersionError) Error() string {
 // recorded process was killed, or the file was cut. Every event read before
 // it is complete and correct.
 type TruncatedError struct {
-	Events int // number of complete events read
+	Events int   // number of complete events read
+	Offset int64 // where the input ends: the number of bytes it holds
+	Header bool  // the input ends inside the file header
 }
 
 func (e *TruncatedError) Error() string {
-	return fmt.Sprintf("seer trace truncated after %d events (the recording stopped before its end record)", e.Events)
+	if e.Header {
+		return fmt.Sprintf("seer trace truncated at byte %d, inside its header: it holds no events", e.Offset)
+	}
+	return fmt.Sprintf("seer trace truncated at byte %d, after %d complete events (the recording stopped before its end record)", e.Offset, e.Events)
 }
 
 // A CorruptError reports data that no seer writer produces.
@@ -185,6 +207,96 @@ type CorruptError struct {
 
 func (e *CorruptError) Error() string {
 	return fmt.Sprintf("corrupt seer trace at byte %d: %s", e.Offset, e.Msg)
+}
+
+// formatNames names the trace formats seer reads, for messages.
+const formatNames = "seer trace files (written by seer record) and RAPID's STD text (thread|op(operand)|location)"
+
+// A FormatError reports input in none of the formats seer reads: binary
+// data that is not a seer trace.
+type FormatError struct {
+	Offset int64 // the first byte that is not text
+	Byte   byte  // its value
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("not a trace: binary data at byte %d (%#02x); seer reads %s", e.Offset, e.Byte, formatNames)
+}
+
+// sniffLen is how many leading bytes DetectFormat needs to decide.
+const sniffLen = 512
+
+// DetectFormat returns the format of the input that starts with head
+// ("seer" or "std"; see Telling the formats apart). head should be the
+// input's first 512 bytes, or all of it if shorter; an empty head gives
+// ErrEmpty, binary data a *FormatError.
+func DetectFormat(head []byte) (string, error) {
+	if len(head) == 0 {
+		return "", ErrEmpty
+	}
+	if n := min(len(head), len(fileMagic)); string(head[:n]) == fileMagic[:n] {
+		return "seer", nil
+	}
+	if off := binaryAt(head); off >= 0 {
+		return "", &FormatError{Offset: int64(off), Byte: head[off]}
+	}
+	return "std", nil
+}
+
+// binaryAt returns the offset of the first byte of b that text has no
+// place for (a NUL or other control character but tab, newline, vertical
+// tab, form feed and carriage return; invalid UTF-8), or -1. A rune cut by
+// the end of b is not counted against it.
+func binaryAt(b []byte) int {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if (c < ' ' && (c < '\t' || c > '\r')) || c == 0x7f {
+				return i
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			if !utf8.FullRune(b[i:]) {
+				return -1 // cut by the end of b
+			}
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// maxQuote bounds the length of a quotation of input in an error message.
+const maxQuote = 60
+
+// quote returns s quoted as by %q, cut at a rune boundary so that the
+// quotation is at most maxQuote bytes long, then "..." if it was cut.
+func quote(s string) string {
+	end := 0
+	for end < len(s) {
+		_, n := utf8.DecodeRuneInString(s[end:])
+		if len(strconv.Quote(s[:end+n])) > maxQuote {
+			return strconv.Quote(s[:end]) + "..."
+		}
+		end += n
+	}
+	return strconv.Quote(s)
+}
+
+// clip returns s, a name that needs no quoting, cut to at most about
+// maxQuote bytes.
+func clip(s string) string {
+	if len(s) <= maxQuote {
+		return s
+	}
+	end := maxQuote - len("...")
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end] + "..."
 }
 
 // tfZig and tfUnzig are the zigzag mapping of binary.AppendVarint, for

@@ -565,14 +565,18 @@ func TestFormatStreaming(t *testing.T) {
 	}
 }
 
-// TestFormatTruncation cuts a file at every byte: each prefix reads as a
-// truncated trace whose events are a prefix of the original, growing with
-// the cut, and the streaming reader reports how many events it returned.
+// TestFormatTruncation cuts a file at every byte: each non-empty prefix
+// reads as a truncated trace whose events are a prefix of the original,
+// growing with the cut, and the streaming reader reports where the input
+// ends and how many events it returned.
 func TestFormatTruncation(t *testing.T) {
 	want := formatSmallTrace(t)
 	data := formatEncode(t, want, 8) // many small batches
+	if _, err := Read(bytes.NewReader(nil)); err != ErrEmpty {
+		t.Errorf("empty input: %v, want ErrEmpty", err)
+	}
 	prev := 0
-	for cut := 0; cut < len(data); cut++ {
+	for cut := 1; cut < len(data); cut++ {
 		got, err := Read(bytes.NewReader(data[:cut]))
 		if err != nil {
 			t.Fatalf("cut at %d: %v", cut, err)
@@ -603,8 +607,8 @@ func TestFormatTruncation(t *testing.T) {
 		r, err := NewReader(bytes.NewReader(data[:cut]))
 		var te *TruncatedError
 		if err != nil {
-			if !errors.As(err, &te) || te.Events != 0 {
-				t.Fatalf("cut at %d: NewReader: %v", cut, err)
+			if !errors.As(err, &te) || te.Events != 0 || te.Offset != int64(cut) || !te.Header {
+				t.Fatalf("cut at %d: NewReader: %+v", cut, err)
 			}
 			continue
 		}
@@ -614,8 +618,8 @@ func TestFormatTruncation(t *testing.T) {
 				break
 			}
 		}
-		if !errors.As(err, &te) || te.Events != k || k != n {
-			t.Fatalf("cut at %d: Next: %v after %d events, want truncation after %d", cut, err, k, n)
+		if !errors.As(err, &te) || te.Events != k || k != n || te.Offset != int64(cut) || te.Header {
+			t.Fatalf("cut at %d: Next: %+v after %d events, want truncation after %d", cut, err, k, n)
 		}
 	}
 	if prev != len(want.Events) {
@@ -923,8 +927,12 @@ func TestFormatIOErrors(t *testing.T) {
 	if err := WriteFile(filepath.Join(t.TempDir(), "no", "such", "dir"), tr); err == nil {
 		t.Error("WriteFile into a missing directory succeeded")
 	}
-	msg := (&TruncatedError{Events: 7}).Error()
-	if msg != "seer trace truncated after 7 events (the recording stopped before its end record)" {
+	msg := (&TruncatedError{Events: 7, Offset: 300}).Error()
+	if msg != "seer trace truncated at byte 300, after 7 complete events (the recording stopped before its end record)" {
 		t.Errorf("TruncatedError says %q", msg)
+	}
+	msg = (&TruncatedError{Offset: 10, Header: true}).Error()
+	if msg != "seer trace truncated at byte 10, inside its header: it holds no events" {
+		t.Errorf("TruncatedError in the header says %q", msg)
 	}
 }

@@ -12,7 +12,7 @@ import (
 // FuzzReader checks that no input makes the reader panic or disagree with
 // itself: Read and the streaming Reader return the same events and values,
 // and a trace that reads writes back into a file that reads as the same
-// trace and rewrites to the same bytes.
+// trace and rewrites to the same bytes. Errors are short whatever the input.
 func FuzzReader(f *testing.F) {
 	small := formatEncode(f, formatSmallTrace(f), batchTarget)
 	f.Add(small)
@@ -21,13 +21,23 @@ func FuzzReader(f *testing.F) {
 	f.Add(formatEncode(f, formatRealisticTrace(f, 300), 256))
 	f.Add(formatRecords(formatUvarints(tagEnd, 0)))
 	f.Add([]byte(fileMagic))
-	f.Add([]byte{})
+	f.Add([]byte{})                                           // empty: ErrEmpty
+	f.Add(small[:10])                                         // cut inside the header
+	f.Add(small[:len(small)-1])                               // cut before the end record's count
+	f.Add(randomBytes(4096, 1))                               // binary garbage
+	f.Add(append([]byte(fileMagic), randomBytes(4096, 2)...)) // garbage after the magic
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := Read(bytes.NewReader(data))
 		if err != nil {
 			if tr != nil {
 				t.Fatalf("Read returned a trace and %v", err)
+			}
+			if len(err.Error()) >= 300 {
+				t.Fatalf("error of %d bytes: %.300s", len(err.Error()), err)
+			}
+			if len(data) == 0 && err != ErrEmpty {
+				t.Fatalf("empty input: %v, want ErrEmpty", err)
 			}
 			return
 		}
@@ -37,9 +47,12 @@ func FuzzReader(f *testing.F) {
 			for i := 0; ; i++ {
 				e, err := r.Next()
 				if err != nil {
-					_, truncated := err.(*TruncatedError)
+					te, truncated := err.(*TruncatedError)
 					if i != len(tr.Events) || (err != io.EOF && !truncated) || truncated != tr.Truncated {
 						t.Fatalf("Next: %v after %d events; Read gave %d events, truncated %v", err, i, len(tr.Events), tr.Truncated)
+					}
+					if truncated && (te.Events != i || te.Offset != int64(len(data)) || te.Header) {
+						t.Fatalf("Next: %+v after %d events of a %d-byte input", te, i, len(data))
 					}
 					break
 				}

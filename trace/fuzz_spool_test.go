@@ -75,11 +75,16 @@ func FuzzConvert(f *testing.F) {
 	f.Add(main, child)
 	f.Add(main[:20], child)
 	f.Add(append(spoolRec(1, rStart, 7), spoolRec(2, rFingo)...), child[:30])
+	f.Add([]byte{}, []byte{})
+	f.Add(randomBytes(1024, 4), randomBytes(1024, 5))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		path := filepath.Join(t.TempDir(), "spool")
 		writeSpool(t, path, map[uint32][]byte{1: a, 2: b})
 		tr, err := Convert(path, "", "", Header{}, nil, 1000)
 		if err != nil {
+			if len(err.Error()) >= 300 {
+				t.Fatalf("error of %d bytes: %.300s", len(err.Error()), err)
+			}
 			return
 		}
 		if len(tr.Events) > 1000+len(tr.Goroutines) { // one record may add an event per goroutine

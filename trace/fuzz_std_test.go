@@ -1,6 +1,6 @@
 // This file fuzzes the STD importer (std.go): any input either reads into a
 // valid trace that exports and re-reads to the same events, or fails with
-// an error naming a line; it never panics.
+// a short error; it never panics.
 
 package trace
 
@@ -22,6 +22,12 @@ func FuzzReadSTD(f *testing.F) {
 		"|||",
 		"T1|(V1)|1",
 		"T1|r(V1)|-3",
+		"",                       // empty
+		"# only a comment\n\n",   // no events
+		"T1|w(V1)|1\nT1|w(V",     // cut inside a line
+		"T1|w(V1)|1\nT2|r(\x00)", // binary data
+		string(randomBytes(4096, 3)),
+		strings.Repeat("T1|w(V1)|1 ", 300), // one long bad line
 	} {
 		f.Add(s)
 	}
@@ -30,6 +36,9 @@ func FuzzReadSTD(f *testing.F) {
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "std: ") {
 				t.Fatalf("error without prefix: %v", err)
+			}
+			if len(err.Error()) >= 300 {
+				t.Fatalf("error of %d bytes: %.300s", len(err.Error()), err)
 			}
 			return
 		}

@@ -36,6 +36,7 @@ type Reader struct {
 	recOff int64 // offset of the current record, for errors
 	header Header
 	err    error // sticky: what Next returns once the events are over
+	inHead bool  // reading the header, for TruncatedError
 
 	strings    []string  // [0] = ""
 	frames     []Frame   // [0] unused
@@ -60,10 +61,10 @@ type Reader struct {
 // errShort is the internal signal for input that ends inside the file.
 var errShort = errors.New("short trace")
 
-// NewReader reads and checks the file header. It returns ErrNotTrace if r
-// does not hold a seer trace, a *VersionError if it has another format
-// version, and a *TruncatedError (with no events) if it ends inside the
-// header.
+// NewReader reads and checks the file header. It returns ErrEmpty if r
+// holds no bytes at all, ErrNotTrace if it does not hold a seer trace, a
+// *VersionError if it has another format version, and a *TruncatedError
+// (with no events, Header set) if it ends inside the header.
 func NewReader(r io.Reader) (*Reader, error) {
 	rd := &Reader{
 		br:         bufio.NewReaderSize(r, 64<<10),
@@ -75,9 +76,11 @@ func NewReader(r io.Reader) (*Reader, error) {
 		objects:    []Object{{}},
 		pred:       newPredictor(),
 	}
+	rd.inHead = true
 	if err := rd.readHeader(); err != nil {
 		return nil, rd.final(err)
 	}
+	rd.inHead = false
 	return rd, nil
 }
 
@@ -85,6 +88,9 @@ func (r *Reader) readHeader() error {
 	var magic [len(fileMagic)]byte
 	n, err := io.ReadFull(r.br, magic[:])
 	r.off += int64(n)
+	if n == 0 && err == io.EOF {
+		return ErrEmpty
+	}
 	if string(magic[:n]) != fileMagic[:n] {
 		return ErrNotTrace
 	}
@@ -177,7 +183,7 @@ func (r *Reader) Value() (value, old uint64) { return r.value, r.old }
 // final turns the internal end-of-input signal into a *TruncatedError.
 func (r *Reader) final(err error) error {
 	if err == errShort {
-		return &TruncatedError{Events: r.events}
+		return &TruncatedError{Events: r.events, Offset: r.off, Header: r.inHead}
 	}
 	return err
 }
@@ -615,34 +621,41 @@ func (r *Reader) stack() (StackID, error) {
 // Read reads a whole trace. A trace that ends before its END record (see
 // TruncatedError) is returned with Truncated set and a nil error: it holds
 // every complete event, and the caller decides whether a prefix will do.
-// This includes a file cut inside its header, even an empty one, which
-// reads as an empty truncated trace with a zero Header. The trace
-// satisfies the invariants of Builder.Trace, or Read returns an error.
+// This includes a file cut inside its header, which reads as an empty
+// truncated trace with a zero Header; but input without a single byte is
+// ErrEmpty. The trace satisfies the invariants of Builder.Trace, or Read
+// returns an error. (ReadFormat returns the *TruncatedError as well.)
 func Read(r io.Reader) (*Trace, error) {
+	t, _, err := read(r)
+	return t, err
+}
+
+// read is Read, also returning the *TruncatedError of a trace cut short.
+func read(r io.Reader) (*Trace, *TruncatedError, error) {
 	rd, err := NewReader(r)
 	if err != nil {
-		if _, ok := err.(*TruncatedError); ok {
-			return &Trace{Goroutines: []Goroutine{{}}, Objects: []Object{{}}, Stacks: NewStackTable(), Truncated: true}, nil
+		if te, ok := err.(*TruncatedError); ok {
+			return &Trace{Goroutines: []Goroutine{{}}, Objects: []Object{{}}, Stacks: NewStackTable(), Truncated: true}, te, nil
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	// Events go into chunks, copied once into a slice of the exact size:
 	// growing one slice by append would copy a large trace many times.
 	var chunks [][]Event
 	chunk := make([]Event, 0, 1024)
 	var values []EventValue
-	truncated := false
+	var truncated *TruncatedError
 	for i := 0; ; i++ {
 		e, err := rd.Next()
 		if err == io.EOF {
 			break
 		}
-		if _, ok := err.(*TruncatedError); ok {
-			truncated = true
+		if te, ok := err.(*TruncatedError); ok {
+			truncated = te
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(chunk) == cap(chunk) {
 			chunks = append(chunks, chunk)
@@ -665,13 +678,13 @@ func Read(r io.Reader) (*Trace, error) {
 		Objects:    rd.objects,
 		Stacks:     rd.stacks,
 		Outcome:    rd.outcome,
-		Truncated:  truncated,
+		Truncated:  truncated != nil,
 	}}
 	t, err := b.Trace()
 	if err != nil {
-		return nil, fmt.Errorf("invalid seer trace: %w", err)
+		return nil, nil, fmt.Errorf("invalid seer trace: %w", err)
 	}
-	return t, nil
+	return t, truncated, nil
 }
 
 // ReadFile reads the named trace file (see Read).
@@ -686,4 +699,61 @@ func ReadFile(path string) (*Trace, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return t, nil
+}
+
+// ReadFormat reads a trace in the named format: "seer" (as Read) or "std"
+// (as ReadSTD), or, if format is "", the one DetectFormat finds in the
+// input's first bytes. It is what a tool calls on a file a user names:
+//
+//   - input without a single byte is ErrEmpty, whatever the format;
+//   - binary input that is no seer trace is a *FormatError naming the first
+//     byte that is not text and the formats seer reads;
+//   - a seer trace cut short gives both the trace of its complete events
+//     (Truncated set) and a *TruncatedError saying where the input ends and
+//     how many events are complete, so that a caller can report the
+//     truncation and still use the prefix;
+//   - every other error comes with a nil trace.
+func ReadFormat(r io.Reader, format string) (*Trace, error) {
+	br := bufio.NewReaderSize(r, 64<<10) // NewReader uses it as it is
+	head, err := br.Peek(sniffLen)
+	if len(head) == 0 {
+		if err == io.EOF {
+			return nil, ErrEmpty
+		}
+		return nil, err
+	}
+	if format == "" {
+		if format, err = DetectFormat(head); err != nil {
+			return nil, err
+		}
+	}
+	switch format {
+	case "seer":
+		t, te, err := read(br)
+		if err != nil {
+			return nil, err
+		}
+		if te != nil {
+			return t, te
+		}
+		return t, nil
+	case "std":
+		return ReadSTD(br)
+	}
+	return nil, fmt.Errorf("unknown trace format %s (want seer or std)", quote(format))
+}
+
+// ReadFileFormat reads the named file as ReadFormat does; its errors start
+// with the file name.
+func ReadFileFormat(path, format string) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := ReadFormat(f, format)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", path, err)
+	}
+	return t, err
 }

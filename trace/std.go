@@ -18,6 +18,9 @@ import (
 const (
 	stdVarBase  = 0x1000
 	stdLockBase = 0x10000000
+
+	// stdMaxLine bounds the length of a line.
+	stdMaxLine = 1 << 20
 )
 
 // ReadSTD reads a trace in RAPID's STD format. Each non-blank line is
@@ -41,7 +44,10 @@ const (
 // ReadSTD checks that the trace is one a program could have produced: a
 // lock is acquired only when free and released only by its holder, a thread
 // is forked at most once and before it acts, and no thread acts after it
-// was joined. Errors name the offending line.
+// was joined. It rejects input with no event line (empty, or only blank and
+// comment lines), binary data (naming the byte offset of the first byte that
+// is not text) and lines longer than 1 MiB. Errors name the offending line
+// and quote at most about 60 bytes of it.
 func ReadSTD(r io.Reader) (*Trace, error) {
 	p := &stdReader{
 		b:       NewBuilder(Header{Format: "std"}),
@@ -54,10 +60,22 @@ func ReadSTD(r io.Reader) (*Trace, error) {
 		acted:   make(map[GoID]bool),
 	}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	line := 0
+	sc.Buffer(make([]byte, 64*1024), stdMaxLine)
+	var off, lineOff int64 // input offsets of the next line and this one
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		n, tok, err := bufio.ScanLines(data, atEOF)
+		if tok != nil {
+			lineOff = off
+		}
+		off += int64(n)
+		return n, tok, err
+	})
+	line, events := 0, 0
 	for sc.Scan() {
 		line++
+		if i := binaryAt(sc.Bytes()); i >= 0 {
+			return nil, fmt.Errorf("std: line %d: %w", line, &FormatError{Offset: lineOff + int64(i), Byte: sc.Bytes()[i]})
+		}
 		text := strings.TrimSpace(sc.Text())
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
@@ -65,9 +83,18 @@ func ReadSTD(r io.Reader) (*Trace, error) {
 		if err := p.line(text); err != nil {
 			return nil, fmt.Errorf("std: line %d: %v", line, err)
 		}
+		events++
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); err == bufio.ErrTooLong {
+		return nil, fmt.Errorf("std: line %d: longer than %d bytes", line+1, stdMaxLine)
+	} else if err != nil {
 		return nil, fmt.Errorf("std: line %d: %v", line+1, err)
+	}
+	switch {
+	case line == 0:
+		return nil, fmt.Errorf("std: %w", ErrEmpty)
+	case events == 0:
+		return nil, fmt.Errorf("std: no events, only blank and comment lines")
 	}
 	t, err := p.b.Trace()
 	if err != nil {
@@ -97,11 +124,11 @@ type stdReader struct {
 func (p *stdReader) line(text string) error {
 	fields := strings.Split(text, "|")
 	if len(fields) < 2 || len(fields) > 3 {
-		return fmt.Errorf("want thread|op(operand)|location, got %q", text)
+		return fmt.Errorf("want thread|op(operand)|location, got %s", quote(text))
 	}
 	thread := strings.TrimSpace(fields[0])
 	if !stdName(thread) {
-		return fmt.Errorf("bad thread name %q", thread)
+		return fmt.Errorf("bad thread name %s", quote(thread))
 	}
 	op, arg, err := stdOp(strings.TrimSpace(fields[1]))
 	if err != nil {
@@ -113,14 +140,14 @@ func (p *stdReader) line(text string) error {
 		if s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 0 {
-				return fmt.Errorf("bad location %q (want a non-negative number)", s)
+				return fmt.Errorf("bad location %s (want a non-negative number)", quote(s))
 			}
 			loc = n
 		}
 	}
 	g := p.thread(thread, 0)
 	if p.joined[g] {
-		return fmt.Errorf("thread %s acts after it was joined", thread)
+		return fmt.Errorf("thread %s acts after it was joined", clip(thread))
 	}
 	stack := p.b.Stacks().Push(0, Frame{Line: loc})
 	if p.forked[g] && !p.started[g] {
@@ -161,14 +188,14 @@ func (p *stdReader) line(text string) error {
 			case l.holder == g:
 				l.depth++ // re-entrant: folded
 			case l.holder != 0:
-				return fmt.Errorf("acq(%s) while thread %s holds it", arg, p.name(l.holder))
+				return fmt.Errorf("acq(%s) while thread %s holds it", clip(arg), clip(p.name(l.holder)))
 			default:
 				l.holder, l.depth = g, 1
 				p.b.Add(Event{Op: OpLock, Sync: SyncAcquire, G: g, Obj: l.id, Addr: l.addr, Stack: stack})
 			}
 		} else {
 			if l.holder != g {
-				return fmt.Errorf("rel(%s) by thread %s, which does not hold it", arg, p.name(g))
+				return fmt.Errorf("rel(%s) by thread %s, which does not hold it", clip(arg), clip(p.name(g)))
 			}
 			l.depth--
 			if l.depth == 0 {
@@ -181,16 +208,16 @@ func (p *stdReader) line(text string) error {
 			return fmt.Errorf("fork needs a thread")
 		}
 		if !stdName(arg) {
-			return fmt.Errorf("bad thread name %q", arg)
+			return fmt.Errorf("bad thread name %s", quote(arg))
 		}
 		if arg == thread {
-			return fmt.Errorf("thread %s forks itself", arg)
+			return fmt.Errorf("thread %s forks itself", clip(arg))
 		}
 		if c, ok := p.threads[arg]; ok {
 			if p.forked[c] {
-				return fmt.Errorf("thread %s forked twice", arg)
+				return fmt.Errorf("thread %s forked twice", clip(arg))
 			}
-			return fmt.Errorf("thread %s forked after it appeared", arg)
+			return fmt.Errorf("thread %s forked after it appeared", clip(arg))
 		}
 		c := p.thread(arg, g)
 		p.forked[c] = true
@@ -201,14 +228,14 @@ func (p *stdReader) line(text string) error {
 		}
 		c, ok := p.threads[arg]
 		if !ok {
-			return fmt.Errorf("join of unknown thread %s", arg)
+			return fmt.Errorf("join of unknown thread %s", clip(arg))
 		}
 		if c == g {
-			return fmt.Errorf("thread %s joins itself", arg)
+			return fmt.Errorf("thread %s joins itself", clip(arg))
 		}
 		for _, l := range p.locks {
 			if l.holder == c {
-				return fmt.Errorf("join of thread %s, which still holds a lock", arg)
+				return fmt.Errorf("join of thread %s, which still holds a lock", clip(arg))
 			}
 		}
 		p.joined[c] = true
@@ -223,7 +250,7 @@ func (p *stdReader) line(text string) error {
 		}
 		p.b.Add(e)
 	default:
-		return fmt.Errorf("unknown operation %q", op)
+		return fmt.Errorf("unknown operation %s", quote(op))
 	}
 	return nil
 }
@@ -249,20 +276,20 @@ func stdOp(s string) (op, arg string, err error) {
 	i := strings.IndexByte(s, '(')
 	if i < 0 {
 		if !stdName(s) {
-			return "", "", fmt.Errorf("bad operation %q", s)
+			return "", "", fmt.Errorf("bad operation %s", quote(s))
 		}
 		return s, "", nil
 	}
 	if !strings.HasSuffix(s, ")") {
-		return "", "", fmt.Errorf("bad operation %q: missing ')'", s)
+		return "", "", fmt.Errorf("bad operation %s: missing ')'", quote(s))
 	}
 	op = strings.TrimSpace(s[:i])
 	arg = strings.TrimSpace(s[i+1 : len(s)-1])
 	if !stdName(op) {
-		return "", "", fmt.Errorf("bad operation %q", s)
+		return "", "", fmt.Errorf("bad operation %s", quote(s))
 	}
 	if arg != "" && !stdName(arg) {
-		return "", "", fmt.Errorf("bad operand %q", arg)
+		return "", "", fmt.Errorf("bad operand %s", quote(arg))
 	}
 	return op, arg, nil
 }

@@ -83,10 +83,24 @@ func TestReadSTDErrors(t *testing.T) {
 		{"T1|begin(X)|1", "line 1: begin takes no operand"},
 		{"T1|fork(T1)|1", "line 1: thread T1 forks itself"},
 		{"\n\nT1|r(a b)|1", "line 3: bad operand"},
+
+		// Input with no events, binary data, and input too long to quote.
+		{"", "std: empty file: it holds no trace"},
+		{"# only a comment\n\n  \n", "std: no events, only blank and comment lines"},
+		{"T1|w(V1)|1\nT1|w(\x00)|2\n", "std: line 2: not a trace: binary data at byte 16 (0x00); seer reads seer trace files"},
+		{"T1|w(V1)|1\r\nT1|w(\xfe\xff)|2\n", "std: line 2: not a trace: binary data at byte 17 (0xfe)"},
+		{strings.Repeat("x", 2000), `line 1: want thread|op(operand)|location, got "` + strings.Repeat("x", 58) + `"...`},
+		{"T1|r(V1)|" + strings.Repeat("9", 2000), `line 1: bad location "` + strings.Repeat("9", 58) + `"...`},
+		{strings.Repeat("T", 2000) + "|r(V1)|1\nT2|fork(" + strings.Repeat("T", 2000) + ")|2", "line 2: thread " + strings.Repeat("T", 57) + "... forked after it appeared"},
+		{"T1|" + strings.Repeat("é", 1000) + "|1", `line 1: unknown operation "` + strings.Repeat("é", 29) + `"...`},
+		{strings.Repeat("T1|w(V1)|1 ", 200000), "line 1: longer than 1048576 bytes"},
 	} {
 		_, err := ReadSTD(strings.NewReader(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("ReadSTD(%q) = %v, want error containing %q", tc.in, err, tc.want)
+			t.Errorf("ReadSTD(%.40q) = %v, want error containing %q", tc.in, err, tc.want)
+		}
+		if err != nil && len(err.Error()) >= 300 {
+			t.Errorf("ReadSTD(%.40q): error of %d bytes", tc.in, len(err.Error()))
 		}
 	}
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -252,7 +253,13 @@ independent checker has replayed. For STD traces, file is empty and line is
 the STD location number.
 
 The hb and shb analyses are baselines for comparison: they report what
-their relation leaves unordered, without witnesses.`,
+their relation leaves unordered, without witnesses.
+
+The exit status is 0 when there are no findings, 1 when there are, and 2 for
+usage errors and bad input: an empty file, data in neither format, a trace
+that does not read. A seer trace cut short (its recording was killed) is
+analysed up to its last complete event, its findings are printed, and the
+status is 2 whatever they are, since the rest of the run was never seen.`,
 	flags: predictFlags,
 	run:   runPredict,
 })
@@ -265,13 +272,14 @@ func runPredict(c *command, args []string) int {
 		errorf(c, "usage: seer %s", c.usageLine)
 		return 2
 	}
-	t, err := readAnyTrace(c.flags.Arg(0), *predictFormat)
-	if err != nil {
+	t, err := trace.ReadFileFormat(c.flags.Arg(0), *predictFormat)
+	var cut *trace.TruncatedError
+	if err != nil && (!errors.As(err, &cut) || len(t.Events) == 0) {
 		errorf(c, "%v", err)
 		return 2
 	}
-	if t.Truncated {
-		fmt.Fprintf(os.Stderr, "seer predict: %s is truncated: analysing its %d complete events\n", c.flags.Arg(0), len(t.Events))
+	if cut != nil {
+		errorf(c, "%v: analysing those %d events", err, len(t.Events))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -284,34 +292,10 @@ func runPredict(c *command, args []string) int {
 	if *predictStats {
 		stats.Print(os.Stderr)
 	}
-	return report(os.Stdout, rep, *predictJSON)
-}
-
-// readAnyTrace reads a seer trace or an STD text trace.
-func readAnyTrace(path, format string) (*trace.Trace, error) {
-	if format == "" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		head := make([]byte, 16)
-		n, _ := io.ReadFull(f, head)
-		f.Close()
-		format = "std"
-		if strings.HasPrefix(string(head[:n]), "SEERTRACE") {
-			format = "seer"
-		}
+	status := report(os.Stdout, rep, *predictJSON)
+	if cut != nil {
+		errorf(c, "%s is truncated: the findings are those of its first %d events only", c.flags.Arg(0), len(t.Events))
+		return 2
 	}
-	switch format {
-	case "seer":
-		return trace.ReadFile(path)
-	case "std":
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		return trace.ReadSTD(f)
-	}
-	return nil, fmt.Errorf("unknown trace format %q (want seer or std)", format)
+	return status
 }
