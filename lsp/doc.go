@@ -109,6 +109,9 @@
 //     that is not valid JSON-RPC: stream.go answers a parse error and
 //     reads on.
 //   - There is no UnimplementedServer: every method is implemented.
+//   - protocol.ServerHandler answers params that do not decode with an
+//     error that has lost its code (0, where InvalidParams is due):
+//     handler.go gives such answers the code InvalidParams.
 //   - protocol.ServerHandler answers a parse error, not "method not
 //     found", for an unknown method without params, and rejects shutdown
 //     and exit with "params": null: handler.go answers those itself.

@@ -10,6 +10,7 @@
 //	jsonrpc2.ReplyHandler   every request is answered exactly once
 //	recoverPanics   a panic in a method answers an internal error
 //	intercept       methods whose protocol decoding is wrong
+//	invalidParams   a decoding error is answered with InvalidParams
 //	protocol.ServerHandler   decodes params and calls the Server
 
 package lsp
@@ -20,6 +21,7 @@ import (
 	"errors"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
@@ -28,6 +30,7 @@ import (
 
 func (s *server) handler() jsonrpc2.Handler {
 	h := protocol.ServerHandler(s, jsonrpc2.MethodNotFoundHandler)
+	h = invalidParams(h)
 	h = s.intercept(h)
 	h = recoverPanics(h, s.log)
 	h = jsonrpc2.ReplyHandler(h)
@@ -68,6 +71,25 @@ func cancelRequest(next jsonrpc2.Handler, cancel func(jsonrpc2.ID)) jsonrpc2.Han
 			}
 		}
 		return reply(ctx, nil, nil) // a notification: nothing is sent
+	}
+}
+
+// invalidParams answers InvalidParams when protocol.ServerHandler fails
+// to decode a request's params. It answers those failures with
+// fmt.Errorf("%s: %w", jsonrpc2.ErrParse, err), which formats the
+// *jsonrpc2.Error as text and so leaves the reply without a code (0);
+// ParseError would be wrong anyway, since the message itself parsed.
+func invalidParams(next jsonrpc2.Handler) jsonrpc2.Handler {
+	prefix := jsonrpc2.ErrParse.Error() + ": "
+	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		r := func(ctx context.Context, result any, err error) error {
+			var rpcErr *jsonrpc2.Error
+			if err != nil && !errors.As(err, &rpcErr) && strings.HasPrefix(err.Error(), prefix) {
+				err = jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %s", req.Method(), strings.TrimPrefix(err.Error(), prefix))
+			}
+			return reply(ctx, result, err)
+		}
+		return next(ctx, r, req)
 	}
 }
 

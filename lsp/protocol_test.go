@@ -39,6 +39,7 @@ type rawClient struct {
 	conn   io.Writer
 	msgs   chan rawMsg
 	served chan error
+	notes  []rawMsg // notifications that response skipped
 }
 
 // newRawClient serves on one end of a pipe and talks on the other.
@@ -116,6 +117,9 @@ func (c *rawClient) response(id string) rawMsg {
 			}
 			if m.Method == "" && string(m.ID) == id {
 				return m
+			}
+			if m.Method != "" {
+				c.notes = append(c.notes, m)
 			}
 		case <-timeout:
 			c.t.Fatalf("no response %s", id)
@@ -315,5 +319,46 @@ func TestInitializeFromRealClients(t *testing.T) {
 				t.Errorf("initialize: %+v %s", m.Error, m.Result)
 			}
 		})
+	}
+}
+
+// TestInvalidParams sends requests whose params do not decode into the
+// method's parameter type: each must be answered with InvalidParams
+// (-32602), not with an error without a code, and the session goes on.
+func TestInvalidParams(t *testing.T) {
+	dir := writeTxtar(t, bankTxtar)
+	c := newRawClient(t, Options{Run: (&fakeRunner{answer: bankReport(t, dir)}).run})
+	c.initialize(dir)
+	file := string(uri.File(filepath.Join(dir, "bank_test.go")))
+	for i, tc := range []struct{ method, params string }{
+		{"textDocument/hover", `5`},
+		{"textDocument/hover", `[]`},
+		{"textDocument/hover", `"x"`},
+		{"textDocument/hover", ``}, // no params at all
+		{"textDocument/hover", `{"textDocument":{"uri":5},"position":{"line":0,"character":0}}`},
+		{"textDocument/hover", `{"textDocument":{"uri":"` + file + `"},"position":{"line":"0","character":0}}`},
+		{"textDocument/hover", `{"textDocument":{"uri":"` + file + `"},"position":{"line":-1,"character":0}}`},
+		{"textDocument/codeLens", `{"textDocument":[]}`},
+		{"textDocument/codeAction", `{"textDocument":{"uri":"` + file + `"},"range":true}`},
+		{"workspace/executeCommand", `{"command":5}`},
+		{"workspace/executeCommand", `{"command":"seer.predict","arguments":{}}`},
+		{"textDocument/didOpen", `{"textDocument":{"uri":"` + file + `","version":"1"}}`},
+		{"textDocument/didChange", `{"contentChanges":5}`},
+		{"workspace/didChangeWorkspaceFolders", `{"event":{"added":"x"}}`},
+		{"workspace/didChangeConfiguration", `3`},
+	} {
+		t.Run(fmt.Sprintf("%s/%d", tc.method, i), func(t *testing.T) {
+			id := 100 + i
+			if tc.params == "" {
+				c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q}`, id, tc.method))
+			} else {
+				c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, tc.method, tc.params))
+			}
+			wantError(t, c.response(strconv.Itoa(id)), -32602)
+		})
+	}
+	c.request(2, "textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": file}})
+	if m := c.response("2"); m.Error != nil || len(m.Result) < 10 {
+		t.Errorf("codeLens after invalid params: %+v %s", m.Error, m.Result)
 	}
 }
