@@ -16,6 +16,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -153,8 +154,9 @@ func recoverPanics(next jsonrpc2.Handler, log *slog.Logger) jsonrpc2.Handler {
 
 // intercept answers what protocol.ServerHandler gets wrong or does not
 // check, and passes the rest on:
-//   - initialize, decoded leniently: one capability whose shape protocol
-//     v0.12.0 does not expect must not fail the session;
+//   - initialize, whose capabilities are decoded leniently (one
+//     capability whose shape protocol v0.12.0 does not expect must not
+//     fail the session) and the rest strictly (decodeInitialize);
 //   - requests before initialize (ServerNotInitialized) and after
 //     shutdown (InvalidRequest), as the LSP requires;
 //   - methods the protocol package does not know: it decodes their params
@@ -184,17 +186,11 @@ func (s *server) intercept(next jsonrpc2.Handler) jsonrpc2.Handler {
 		case !knownMethods[method]:
 			return reply(ctx, nil, notFound(method))
 		case method == protocol.MethodInitialize:
-			var params protocol.InitializeParams
-			if err := json.Unmarshal(req.Params(), &params); err != nil {
-				var typeErr *json.UnmarshalTypeError
-				if !errors.As(err, &typeErr) {
-					return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", method, err))
-				}
-				// A capability of a shape protocol v0.12.0 does not
-				// know: the rest is decoded, and seer needs little.
-				s.log.Warn("initialize: ignoring a capability", "error", err)
+			params, err := s.decodeInitialize(req.Params())
+			if err != nil {
+				return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", method, err))
 			}
-			res, err := s.Initialize(ctx, &params)
+			res, err := s.Initialize(ctx, params)
 			return reply(ctx, res, err)
 		case method == protocol.MethodTextDocumentDidChange:
 			var params didChangeParams
@@ -205,6 +201,42 @@ func (s *server) intercept(next jsonrpc2.Handler) jsonrpc2.Handler {
 		}
 		return next(ctx, reply, req)
 	}
+}
+
+// decodeInitialize decodes initialize's params. Everything but the
+// capabilities must decode: a malformed rootUri or workspaceFolders would
+// otherwise start a session without its workspace, and refuse the valid
+// initialize that follows. The capabilities are decoded leniently: one
+// capability of a shape protocol v0.12.0 does not expect (clients are
+// newer than it) must not fail the session, and seer needs few of them.
+func (s *server) decodeInitialize(raw json.RawMessage) (*protocol.InitializeParams, error) {
+	if !isObject(raw) {
+		return nil, errors.New("params must be an object")
+	}
+	var params struct {
+		protocol.InitializeParams
+		Capabilities json.RawMessage `json:"capabilities"` // shadows InitializeParams.Capabilities
+	}
+	if err := json.Unmarshal(raw, &params); err != nil {
+		return nil, err
+	}
+	caps := params.Capabilities
+	if len(caps) == 0 || string(caps) == "null" {
+		return &params.InitializeParams, nil
+	}
+	if !isObject(caps) {
+		return nil, errors.New("capabilities must be an object")
+	}
+	if err := json.Unmarshal(caps, &params.InitializeParams.Capabilities); err != nil {
+		s.log.Warn("initialize: ignoring a capability", "error", err)
+	}
+	return &params.InitializeParams, nil
+}
+
+// isObject reports whether the JSON text v is an object.
+func isObject(v json.RawMessage) bool {
+	v = bytes.TrimLeft(v, " \t\r\n")
+	return len(v) > 0 && v[0] == '{'
 }
 
 // knownMethods are the methods protocol.ServerHandler dispatches.

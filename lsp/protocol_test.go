@@ -362,3 +362,37 @@ func TestInvalidParams(t *testing.T) {
 		t.Errorf("codeLens after invalid params: %+v %s", m.Error, m.Result)
 	}
 }
+
+// TestInitializeMalformed sends initialize requests with params of the
+// wrong shape outside the capabilities: each is refused with
+// InvalidParams, and a valid initialize after it is accepted.
+func TestInitializeMalformed(t *testing.T) {
+	dir := t.TempDir()
+	for name, params := range map[string]string{
+		"rootUri number":     `{"processId":1,"rootUri":42,"capabilities":{}}`,
+		"rootPath object":    `{"processId":1,"rootPath":{},"capabilities":{}}`,
+		"folders string":     `{"processId":1,"workspaceFolders":"x","capabilities":{}}`,
+		"folder uri number":  `{"processId":1,"workspaceFolders":[{"uri":1,"name":"ws"}],"capabilities":{}}`,
+		"processId string":   `{"processId":"1","capabilities":{}}`,
+		"capabilities array": `{"processId":1,"capabilities":[]}`,
+		"not an object":      `42`,
+		"an array":           `[{"processId":1,"capabilities":{}}]`,
+		"null":               `null`,
+		// A capability of an unexpected shape is tolerated, but must not
+		// hide a malformed field decoded after it.
+		"odd capability then rootUri": `{"processId":1,"capabilities":{"window":{"workDoneProgress":"yes"}},"rootUri":42}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := newRawClient(t, Options{})
+			c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":` + params + `}`)
+			wantError(t, c.response("1"), -32602)
+			c.request(2, "textDocument/hover", map[string]any{})
+			wantError(t, c.response("2"), -32002) // still not initialized
+			c.request(3, "initialize", map[string]any{"processId": 1, "capabilities": map[string]any{},
+				"rootUri": string(uri.File(dir))})
+			if m := c.response("3"); m.Error != nil || !strings.Contains(string(m.Result), `"codeLensProvider"`) {
+				t.Errorf("valid initialize after a malformed one: %+v %s", m.Error, m.Result)
+			}
+		})
+	}
+}
