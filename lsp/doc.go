@@ -26,7 +26,10 @@
 // build gets error diagnostics at its compiler errors instead.
 //
 // Recording happens only when the user asks, through a lens or a quick
-// fix, or on save when the "seer.runOnSave" setting is on.
+// fix, or on save when the "seer.runOnSave" setting is on, and only for
+// packages inside a workspace folder: without
+// one (no rootUri, rootPath or workspaceFolders) the server records and
+// analyses nothing, and says so once.
 //
 // # Commands
 //

@@ -56,14 +56,34 @@ func (s *server) notePath(u protocol.DocumentURI) (string, error) {
 	return path, nil
 }
 
-// inWorkspace reports whether path lies in a workspace folder (any path
-// does when the client named no folder). Called with s.mu held.
+// inWorkspace reports whether path lies in a workspace folder: seer
+// builds, runs and analyses only code there. No path does when the client
+// named no folder (an editor started on a lone file): taking every path
+// then would record whatever package a file is opened in, GOROOT's
+// included. Called with s.mu held.
 func (s *server) inWorkspace(path string) bool {
-	if len(s.folders) == 0 {
-		return true
+	if s.noWorkspace() {
+		return false
 	}
 	return s.folderOf(path) != ""
 }
+
+// noWorkspace reports whether the session has no workspace folder, and
+// the first time it has none, tells the user why seer does nothing.
+// Called with s.mu held.
+func (s *server) noWorkspace() bool {
+	if len(s.folders) > 0 {
+		return false
+	}
+	if !s.toldNoWorkspace {
+		s.toldNoWorkspace = true
+		s.showMessage(protocol.MessageTypeWarning, "%s", errNoWorkspace)
+	}
+	return true
+}
+
+// errNoWorkspace is what seer.predict answers without a workspace folder.
+const errNoWorkspace = "no workspace folder: seer records and analyses only code in a workspace folder; open the module's folder"
 
 // folderOf returns the innermost workspace folder holding path, or "".
 // Called with s.mu held.

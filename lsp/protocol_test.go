@@ -396,3 +396,56 @@ func TestInitializeMalformed(t *testing.T) {
 		})
 	}
 }
+
+// TestNoWorkspace initializes without a workspace folder (no rootUri,
+// rootPath or workspaceFolders): the server records and analyses
+// nothing, offers no lenses, refuses seer.predict saying why, and tells
+// the user once.
+func TestNoWorkspace(t *testing.T) {
+	dir := writeTxtar(t, bankTxtar)
+	fr := &fakeRunner{answer: bankReport(t, dir)}
+	c := newRawClient(t, Options{Run: fr.run})
+	c.request(1, "initialize", map[string]any{"processId": nil, "capabilities": map[string]any{},
+		"initializationOptions": map[string]any{"seer": map[string]any{"runOnSave": true}}})
+	if m := c.response("1"); m.Error != nil {
+		t.Fatalf("initialize: %+v", m.Error)
+	}
+	c.notify("initialized", map[string]any{})
+	test := uri.File(filepath.Join(dir, "bank_test.go"))
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": test, "languageId": "go", "version": 1,
+		"text": "package bank\n\n//seer:ignore\nfunc TestX(t *testing.T) {}\n"}})
+	c.request(2, "textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": test}})
+	if m := c.response("2"); m.Error != nil || string(m.Result) != "[]" {
+		t.Errorf("codeLens without a workspace: %+v %s", m.Error, m.Result)
+	}
+	for id := 3; id <= 4; id++ {
+		c.request(id, "workspace/executeCommand", map[string]any{"command": "seer.predict",
+			"arguments": []any{map[string]any{"uri": test, "test": "TestDeposit"}}})
+		m := c.response(strconv.Itoa(id))
+		wantError(t, m, -32602)
+		if m.Error != nil && !strings.Contains(m.Error.Message, "workspace folder") {
+			t.Errorf("seer.predict without a workspace: the error does not say why: %q", m.Error.Message)
+		}
+	}
+	c.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": test}})
+	c.request(5, "shutdown", nil)
+	if m := c.response("5"); m.Error != nil {
+		t.Errorf("shutdown: %+v", m.Error)
+	}
+	if fr.count() != 0 {
+		t.Errorf("recorded %d times without a workspace (%+v)", fr.count(), fr.last())
+	}
+	var shown []string
+	for _, m := range c.notes {
+		if m.Method == "window/showMessage" {
+			var p struct{ Message string }
+			json.Unmarshal(m.Params, &p)
+			if strings.Contains(p.Message, "workspace folder") {
+				shown = append(shown, p.Message)
+			}
+		}
+	}
+	if len(shown) != 1 {
+		t.Errorf("told the user %d times about the missing workspace folder, want once: %q", len(shown), shown)
+	}
+}
