@@ -27,9 +27,10 @@
 //
 // Recording happens only when the user asks, through a lens or a quick
 // fix, or on save when the "seer.runOnSave" setting is on, and only for
-// packages inside a workspace folder: without
-// one (no rootUri, rootPath or workspaceFolders) the server records and
-// analyses nothing, and says so once.
+// files inside a workspace folder once symbolic links are resolved (a
+// link out of the workspace does not count). Without a folder (no
+// rootUri, rootPath or workspaceFolders) the server records and analyses
+// nothing, and says so once.
 //
 // # Commands
 //

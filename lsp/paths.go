@@ -10,8 +10,11 @@
 package lsp
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -60,12 +63,49 @@ func (s *server) notePath(u protocol.DocumentURI) (string, error) {
 // builds, runs and analyses only code there. No path does when the client
 // named no folder (an editor started on a lone file): taking every path
 // then would record whatever package a file is opened in, GOROOT's
-// included. Called with s.mu held.
+// included.
+//
+// The check is on the paths that symbolic links lead to, for the path
+// and for the folders alike: a link inside the workspace to a directory
+// or file outside it does not bring that code in, and a folder opened
+// through a link still holds its files. Called with s.mu held.
 func (s *server) inWorkspace(path string) bool {
 	if s.noWorkspace() {
 		return false
 	}
-	return s.folderOf(path) != ""
+	real, ok := resolvePath(path)
+	if !ok {
+		return false
+	}
+	for _, f := range s.folders {
+		if root, ok := resolvePath(f); ok && within(root, real) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolvePath returns path with its symbolic links resolved
+// (filepath.EvalSymlinks). A path that does not exist yet (a new file, a
+// new directory) is resolved through its nearest existing ancestor. It
+// reports false when a component exists but cannot be resolved: a
+// dangling link, a loop, a directory it may not read.
+func resolvePath(path string) (string, bool) {
+	rest := ""
+	for p := filepath.Clean(path); ; {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest), true
+		}
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			return "", false
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", false
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }
 
 // noWorkspace reports whether the session has no workspace folder, and
