@@ -111,7 +111,8 @@
 //     the handler chain logs errors and returns none.
 //   - jsonrpc2's stream fails, and the connection closes, on any message
 //     that is not valid JSON-RPC: stream.go answers a parse error and
-//     reads on.
+//     reads on. It also answers a request whose method name is empty,
+//     which jsonrpc2 takes for a response and drops.
 //   - There is no UnimplementedServer: every method is implemented.
 //   - protocol.ServerHandler answers params that do not decode with an
 //     error that has lost its code (0, where InvalidParams is due):

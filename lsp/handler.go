@@ -173,7 +173,13 @@ func (s *server) intercept(next jsonrpc2.Handler) jsonrpc2.Handler {
 		s.mu.Unlock()
 		switch {
 		case method == protocol.MethodExit:
-			return reply(ctx, nil, s.Exit(ctx))
+			// Answer first (exit is a notification, but a request must
+			// be answered): Exit closes the connection.
+			err := reply(ctx, nil, nil)
+			if exitErr := s.Exit(ctx); exitErr != nil {
+				s.log.Debug("exit", "error", exitErr)
+			}
+			return err
 		case !initialized && method != protocol.MethodInitialize:
 			if !isCall {
 				return reply(ctx, nil, nil)

@@ -154,6 +154,8 @@ func TestMalformedMessages(t *testing.T) {
 	wantError(t, c.response("7"), -32600)
 	c.send(`[1,2,3]`)
 	wantError(t, c.response("null"), -32600)
+	c.send(`{"jsonrpc":"2.0","id":9,"method":""}`) // jsonrpc2 takes it for a response
+	wantError(t, c.response("9"), -32601)
 	fmt.Fprintf(c.conn, "X-Nonsense: 1\r\n\r\n")     // a frame without Content-Length
 	fmt.Fprintf(c.conn, "Content-Length: x\r\n\r\n") // a bad one
 	c.request(8, "shutdown", nil)
@@ -210,6 +212,23 @@ func TestExitWithoutShutdown(t *testing.T) {
 	c.notify("exit", nil)
 	if err := <-c.served; err != ErrExitWithoutShutdown {
 		t.Errorf("Serve: %v, want ErrExitWithoutShutdown", err)
+	}
+	c.served <- nil
+}
+
+// TestExitRequest sends exit as a request (it is a notification): the
+// server answers before it closes the connection.
+func TestExitRequest(t *testing.T) {
+	c := newRawClient(t, Options{})
+	c.initialize(t.TempDir())
+	c.request(2, "shutdown", nil)
+	c.response("2")
+	c.request(3, "exit", nil)
+	if m := c.response("3"); m.Error != nil || string(m.Result) != "null" {
+		t.Errorf("exit as a request: %+v %s", m.Error, m.Result)
+	}
+	if err := <-c.served; err != nil {
+		t.Errorf("Serve after shutdown and exit: %v", err)
 	}
 	c.served <- nil
 }
