@@ -64,6 +64,9 @@ func decodeArgs(params *protocol.ExecuteCommandParams, v any) error {
 func (s *server) predict(ctx context.Context, args predictArgs, progressToken *protocol.ProgressToken) (any, error) {
 	s.mu.Lock()
 	path, err := s.notePath(args.URI)
+	if err == nil && s.noWorkspace() {
+		err = jsonrpc2.Errorf(jsonrpc2.InvalidParams, "seer: %s", errNoWorkspace)
+	}
 	if err == nil && (!strings.HasSuffix(path, ".go") || !s.inWorkspace(path)) {
 		err = jsonrpc2.Errorf(jsonrpc2.InvalidParams, "seer: %s is not a Go file in the workspace", args.URI)
 	}

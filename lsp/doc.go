@@ -26,7 +26,11 @@
 // build gets error diagnostics at its compiler errors instead.
 //
 // Recording happens only when the user asks, through a lens or a quick
-// fix, or on save when the "seer.runOnSave" setting is on.
+// fix, or on save when the "seer.runOnSave" setting is on, and only for
+// files inside a workspace folder once symbolic links are resolved (a
+// link out of the workspace does not count). Without a folder (no
+// rootUri, rootPath or workspaceFolders) the server records and analyses
+// nothing, and says so once.
 //
 // # Commands
 //
@@ -107,8 +111,12 @@
 //     the handler chain logs errors and returns none.
 //   - jsonrpc2's stream fails, and the connection closes, on any message
 //     that is not valid JSON-RPC: stream.go answers a parse error and
-//     reads on.
+//     reads on. It also answers a request whose method name is empty,
+//     which jsonrpc2 takes for a response and drops.
 //   - There is no UnimplementedServer: every method is implemented.
+//   - protocol.ServerHandler answers params that do not decode with an
+//     error that has lost its code (0, where InvalidParams is due):
+//     handler.go gives such answers the code InvalidParams.
 //   - protocol.ServerHandler answers a parse error, not "method not
 //     found", for an unknown method without params, and rejects shutdown
 //     and exit with "params": null: handler.go answers those itself.

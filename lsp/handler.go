@@ -10,16 +10,19 @@
 //	jsonrpc2.ReplyHandler   every request is answered exactly once
 //	recoverPanics   a panic in a method answers an internal error
 //	intercept       methods whose protocol decoding is wrong
+//	invalidParams   a decoding error is answered with InvalidParams
 //	protocol.ServerHandler   decodes params and calls the Server
 
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
@@ -28,6 +31,7 @@ import (
 
 func (s *server) handler() jsonrpc2.Handler {
 	h := protocol.ServerHandler(s, jsonrpc2.MethodNotFoundHandler)
+	h = invalidParams(h)
 	h = s.intercept(h)
 	h = recoverPanics(h, s.log)
 	h = jsonrpc2.ReplyHandler(h)
@@ -68,6 +72,25 @@ func cancelRequest(next jsonrpc2.Handler, cancel func(jsonrpc2.ID)) jsonrpc2.Han
 			}
 		}
 		return reply(ctx, nil, nil) // a notification: nothing is sent
+	}
+}
+
+// invalidParams answers InvalidParams when protocol.ServerHandler fails
+// to decode a request's params. It answers those failures with
+// fmt.Errorf("%s: %w", jsonrpc2.ErrParse, err), which formats the
+// *jsonrpc2.Error as text and so leaves the reply without a code (0);
+// ParseError would be wrong anyway, since the message itself parsed.
+func invalidParams(next jsonrpc2.Handler) jsonrpc2.Handler {
+	prefix := jsonrpc2.ErrParse.Error() + ": "
+	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		r := func(ctx context.Context, result any, err error) error {
+			var rpcErr *jsonrpc2.Error
+			if err != nil && !errors.As(err, &rpcErr) && strings.HasPrefix(err.Error(), prefix) {
+				err = jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %s", req.Method(), strings.TrimPrefix(err.Error(), prefix))
+			}
+			return reply(ctx, result, err)
+		}
+		return next(ctx, r, req)
 	}
 }
 
@@ -131,8 +154,9 @@ func recoverPanics(next jsonrpc2.Handler, log *slog.Logger) jsonrpc2.Handler {
 
 // intercept answers what protocol.ServerHandler gets wrong or does not
 // check, and passes the rest on:
-//   - initialize, decoded leniently: one capability whose shape protocol
-//     v0.12.0 does not expect must not fail the session;
+//   - initialize, whose capabilities are decoded leniently (one
+//     capability whose shape protocol v0.12.0 does not expect must not
+//     fail the session) and the rest strictly (decodeInitialize);
 //   - requests before initialize (ServerNotInitialized) and after
 //     shutdown (InvalidRequest), as the LSP requires;
 //   - methods the protocol package does not know: it decodes their params
@@ -149,7 +173,13 @@ func (s *server) intercept(next jsonrpc2.Handler) jsonrpc2.Handler {
 		s.mu.Unlock()
 		switch {
 		case method == protocol.MethodExit:
-			return reply(ctx, nil, s.Exit(ctx))
+			// Answer first (exit is a notification, but a request must
+			// be answered): Exit closes the connection.
+			err := reply(ctx, nil, nil)
+			if exitErr := s.Exit(ctx); exitErr != nil {
+				s.log.Debug("exit", "error", exitErr)
+			}
+			return err
 		case !initialized && method != protocol.MethodInitialize:
 			if !isCall {
 				return reply(ctx, nil, nil)
@@ -162,17 +192,11 @@ func (s *server) intercept(next jsonrpc2.Handler) jsonrpc2.Handler {
 		case !knownMethods[method]:
 			return reply(ctx, nil, notFound(method))
 		case method == protocol.MethodInitialize:
-			var params protocol.InitializeParams
-			if err := json.Unmarshal(req.Params(), &params); err != nil {
-				var typeErr *json.UnmarshalTypeError
-				if !errors.As(err, &typeErr) {
-					return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", method, err))
-				}
-				// A capability of a shape protocol v0.12.0 does not
-				// know: the rest is decoded, and seer needs little.
-				s.log.Warn("initialize: ignoring a capability", "error", err)
+			params, err := s.decodeInitialize(req.Params())
+			if err != nil {
+				return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", method, err))
 			}
-			res, err := s.Initialize(ctx, &params)
+			res, err := s.Initialize(ctx, params)
 			return reply(ctx, res, err)
 		case method == protocol.MethodTextDocumentDidChange:
 			var params didChangeParams
@@ -183,6 +207,42 @@ func (s *server) intercept(next jsonrpc2.Handler) jsonrpc2.Handler {
 		}
 		return next(ctx, reply, req)
 	}
+}
+
+// decodeInitialize decodes initialize's params. Everything but the
+// capabilities must decode: a malformed rootUri or workspaceFolders would
+// otherwise start a session without its workspace, and refuse the valid
+// initialize that follows. The capabilities are decoded leniently: one
+// capability of a shape protocol v0.12.0 does not expect (clients are
+// newer than it) must not fail the session, and seer needs few of them.
+func (s *server) decodeInitialize(raw json.RawMessage) (*protocol.InitializeParams, error) {
+	if !isObject(raw) {
+		return nil, errors.New("params must be an object")
+	}
+	var params struct {
+		protocol.InitializeParams
+		Capabilities json.RawMessage `json:"capabilities"` // shadows InitializeParams.Capabilities
+	}
+	if err := json.Unmarshal(raw, &params); err != nil {
+		return nil, err
+	}
+	caps := params.Capabilities
+	if len(caps) == 0 || string(caps) == "null" {
+		return &params.InitializeParams, nil
+	}
+	if !isObject(caps) {
+		return nil, errors.New("capabilities must be an object")
+	}
+	if err := json.Unmarshal(caps, &params.InitializeParams.Capabilities); err != nil {
+		s.log.Warn("initialize: ignoring a capability", "error", err)
+	}
+	return &params.InitializeParams, nil
+}
+
+// isObject reports whether the JSON text v is an object.
+func isObject(v json.RawMessage) bool {
+	v = bytes.TrimLeft(v, " \t\r\n")
+	return len(v) > 0 && v[0] == '{'
 }
 
 // knownMethods are the methods protocol.ServerHandler dispatches.

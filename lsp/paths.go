@@ -10,8 +10,11 @@
 package lsp
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -56,14 +59,71 @@ func (s *server) notePath(u protocol.DocumentURI) (string, error) {
 	return path, nil
 }
 
-// inWorkspace reports whether path lies in a workspace folder (any path
-// does when the client named no folder). Called with s.mu held.
+// inWorkspace reports whether path lies in a workspace folder: seer
+// builds, runs and analyses only code there. No path does when the client
+// named no folder (an editor started on a lone file): taking every path
+// then would record whatever package a file is opened in, GOROOT's
+// included.
+//
+// The check is on the paths that symbolic links lead to, for the path
+// and for the folders alike: a link inside the workspace to a directory
+// or file outside it does not bring that code in, and a folder opened
+// through a link still holds its files. Called with s.mu held.
 func (s *server) inWorkspace(path string) bool {
-	if len(s.folders) == 0 {
-		return true
+	if s.noWorkspace() {
+		return false
 	}
-	return s.folderOf(path) != ""
+	real, ok := resolvePath(path)
+	if !ok {
+		return false
+	}
+	for _, f := range s.folders {
+		if root, ok := resolvePath(f); ok && within(root, real) {
+			return true
+		}
+	}
+	return false
 }
+
+// resolvePath returns path with its symbolic links resolved
+// (filepath.EvalSymlinks). A path that does not exist yet (a new file, a
+// new directory) is resolved through its nearest existing ancestor. It
+// reports false when a component exists but cannot be resolved: a
+// dangling link, a loop, a directory it may not read.
+func resolvePath(path string) (string, bool) {
+	rest := ""
+	for p := filepath.Clean(path); ; {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest), true
+		}
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			return "", false
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", false
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+// noWorkspace reports whether the session has no workspace folder, and
+// the first time it has none, tells the user why seer does nothing.
+// Called with s.mu held.
+func (s *server) noWorkspace() bool {
+	if len(s.folders) > 0 {
+		return false
+	}
+	if !s.toldNoWorkspace {
+		s.toldNoWorkspace = true
+		s.showMessage(protocol.MessageTypeWarning, "%s", errNoWorkspace)
+	}
+	return true
+}
+
+// errNoWorkspace is what seer.predict answers without a workspace folder.
+const errNoWorkspace = "no workspace folder: seer records and analyses only code in a workspace folder; open the module's folder"
 
 // folderOf returns the innermost workspace folder holding path, or "".
 // Called with s.mu held.

@@ -39,6 +39,7 @@ type rawClient struct {
 	conn   io.Writer
 	msgs   chan rawMsg
 	served chan error
+	notes  []rawMsg // notifications that response skipped
 }
 
 // newRawClient serves on one end of a pipe and talks on the other.
@@ -117,6 +118,9 @@ func (c *rawClient) response(id string) rawMsg {
 			if m.Method == "" && string(m.ID) == id {
 				return m
 			}
+			if m.Method != "" {
+				c.notes = append(c.notes, m)
+			}
 		case <-timeout:
 			c.t.Fatalf("no response %s", id)
 		}
@@ -150,6 +154,8 @@ func TestMalformedMessages(t *testing.T) {
 	wantError(t, c.response("7"), -32600)
 	c.send(`[1,2,3]`)
 	wantError(t, c.response("null"), -32600)
+	c.send(`{"jsonrpc":"2.0","id":9,"method":""}`) // jsonrpc2 takes it for a response
+	wantError(t, c.response("9"), -32601)
 	fmt.Fprintf(c.conn, "X-Nonsense: 1\r\n\r\n")     // a frame without Content-Length
 	fmt.Fprintf(c.conn, "Content-Length: x\r\n\r\n") // a bad one
 	c.request(8, "shutdown", nil)
@@ -206,6 +212,23 @@ func TestExitWithoutShutdown(t *testing.T) {
 	c.notify("exit", nil)
 	if err := <-c.served; err != ErrExitWithoutShutdown {
 		t.Errorf("Serve: %v, want ErrExitWithoutShutdown", err)
+	}
+	c.served <- nil
+}
+
+// TestExitRequest sends exit as a request (it is a notification): the
+// server answers before it closes the connection.
+func TestExitRequest(t *testing.T) {
+	c := newRawClient(t, Options{})
+	c.initialize(t.TempDir())
+	c.request(2, "shutdown", nil)
+	c.response("2")
+	c.request(3, "exit", nil)
+	if m := c.response("3"); m.Error != nil || string(m.Result) != "null" {
+		t.Errorf("exit as a request: %+v %s", m.Error, m.Result)
+	}
+	if err := <-c.served; err != nil {
+		t.Errorf("Serve after shutdown and exit: %v", err)
 	}
 	c.served <- nil
 }
@@ -315,5 +338,133 @@ func TestInitializeFromRealClients(t *testing.T) {
 				t.Errorf("initialize: %+v %s", m.Error, m.Result)
 			}
 		})
+	}
+}
+
+// TestInvalidParams sends requests whose params do not decode into the
+// method's parameter type: each must be answered with InvalidParams
+// (-32602), not with an error without a code, and the session goes on.
+func TestInvalidParams(t *testing.T) {
+	dir := writeTxtar(t, bankTxtar)
+	c := newRawClient(t, Options{Run: (&fakeRunner{answer: bankReport(t, dir)}).run})
+	c.initialize(dir)
+	file := string(uri.File(filepath.Join(dir, "bank_test.go")))
+	for i, tc := range []struct{ method, params string }{
+		{"textDocument/hover", `5`},
+		{"textDocument/hover", `[]`},
+		{"textDocument/hover", `"x"`},
+		{"textDocument/hover", ``}, // no params at all
+		{"textDocument/hover", `{"textDocument":{"uri":5},"position":{"line":0,"character":0}}`},
+		{"textDocument/hover", `{"textDocument":{"uri":"` + file + `"},"position":{"line":"0","character":0}}`},
+		{"textDocument/hover", `{"textDocument":{"uri":"` + file + `"},"position":{"line":-1,"character":0}}`},
+		{"textDocument/codeLens", `{"textDocument":[]}`},
+		{"textDocument/codeAction", `{"textDocument":{"uri":"` + file + `"},"range":true}`},
+		{"workspace/executeCommand", `{"command":5}`},
+		{"workspace/executeCommand", `{"command":"seer.predict","arguments":{}}`},
+		{"textDocument/didOpen", `{"textDocument":{"uri":"` + file + `","version":"1"}}`},
+		{"textDocument/didChange", `{"contentChanges":5}`},
+		{"workspace/didChangeWorkspaceFolders", `{"event":{"added":"x"}}`},
+		{"workspace/didChangeConfiguration", `3`},
+	} {
+		t.Run(fmt.Sprintf("%s/%d", tc.method, i), func(t *testing.T) {
+			id := 100 + i
+			if tc.params == "" {
+				c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q}`, id, tc.method))
+			} else {
+				c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, tc.method, tc.params))
+			}
+			wantError(t, c.response(strconv.Itoa(id)), -32602)
+		})
+	}
+	c.request(2, "textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": file}})
+	if m := c.response("2"); m.Error != nil || len(m.Result) < 10 {
+		t.Errorf("codeLens after invalid params: %+v %s", m.Error, m.Result)
+	}
+}
+
+// TestInitializeMalformed sends initialize requests with params of the
+// wrong shape outside the capabilities: each is refused with
+// InvalidParams, and a valid initialize after it is accepted.
+func TestInitializeMalformed(t *testing.T) {
+	dir := t.TempDir()
+	for name, params := range map[string]string{
+		"rootUri number":     `{"processId":1,"rootUri":42,"capabilities":{}}`,
+		"rootPath object":    `{"processId":1,"rootPath":{},"capabilities":{}}`,
+		"folders string":     `{"processId":1,"workspaceFolders":"x","capabilities":{}}`,
+		"folder uri number":  `{"processId":1,"workspaceFolders":[{"uri":1,"name":"ws"}],"capabilities":{}}`,
+		"processId string":   `{"processId":"1","capabilities":{}}`,
+		"capabilities array": `{"processId":1,"capabilities":[]}`,
+		"not an object":      `42`,
+		"an array":           `[{"processId":1,"capabilities":{}}]`,
+		"null":               `null`,
+		// A capability of an unexpected shape is tolerated, but must not
+		// hide a malformed field decoded after it.
+		"odd capability then rootUri": `{"processId":1,"capabilities":{"window":{"workDoneProgress":"yes"}},"rootUri":42}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := newRawClient(t, Options{})
+			c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":` + params + `}`)
+			wantError(t, c.response("1"), -32602)
+			c.request(2, "textDocument/hover", map[string]any{})
+			wantError(t, c.response("2"), -32002) // still not initialized
+			c.request(3, "initialize", map[string]any{"processId": 1, "capabilities": map[string]any{},
+				"rootUri": string(uri.File(dir))})
+			if m := c.response("3"); m.Error != nil || !strings.Contains(string(m.Result), `"codeLensProvider"`) {
+				t.Errorf("valid initialize after a malformed one: %+v %s", m.Error, m.Result)
+			}
+		})
+	}
+}
+
+// TestNoWorkspace initializes without a workspace folder (no rootUri,
+// rootPath or workspaceFolders): the server records and analyses
+// nothing, offers no lenses, refuses seer.predict saying why, and tells
+// the user once.
+func TestNoWorkspace(t *testing.T) {
+	dir := writeTxtar(t, bankTxtar)
+	fr := &fakeRunner{answer: bankReport(t, dir)}
+	c := newRawClient(t, Options{Run: fr.run})
+	c.request(1, "initialize", map[string]any{"processId": nil, "capabilities": map[string]any{},
+		"initializationOptions": map[string]any{"seer": map[string]any{"runOnSave": true}}})
+	if m := c.response("1"); m.Error != nil {
+		t.Fatalf("initialize: %+v", m.Error)
+	}
+	c.notify("initialized", map[string]any{})
+	test := uri.File(filepath.Join(dir, "bank_test.go"))
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": test, "languageId": "go", "version": 1,
+		"text": "package bank\n\n//seer:ignore\nfunc TestX(t *testing.T) {}\n"}})
+	c.request(2, "textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": test}})
+	if m := c.response("2"); m.Error != nil || string(m.Result) != "[]" {
+		t.Errorf("codeLens without a workspace: %+v %s", m.Error, m.Result)
+	}
+	for id := 3; id <= 4; id++ {
+		c.request(id, "workspace/executeCommand", map[string]any{"command": "seer.predict",
+			"arguments": []any{map[string]any{"uri": test, "test": "TestDeposit"}}})
+		m := c.response(strconv.Itoa(id))
+		wantError(t, m, -32602)
+		if m.Error != nil && !strings.Contains(m.Error.Message, "workspace folder") {
+			t.Errorf("seer.predict without a workspace: the error does not say why: %q", m.Error.Message)
+		}
+	}
+	c.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": test}})
+	c.request(5, "shutdown", nil)
+	if m := c.response("5"); m.Error != nil {
+		t.Errorf("shutdown: %+v", m.Error)
+	}
+	if fr.count() != 0 {
+		t.Errorf("recorded %d times without a workspace (%+v)", fr.count(), fr.last())
+	}
+	var shown []string
+	for _, m := range c.notes {
+		if m.Method == "window/showMessage" {
+			var p struct{ Message string }
+			json.Unmarshal(m.Params, &p)
+			if strings.Contains(p.Message, "workspace folder") {
+				shown = append(shown, p.Message)
+			}
+		}
+	}
+	if len(shown) != 1 {
+		t.Errorf("told the user %d times about the missing workspace folder, want once: %q", len(shown), shown)
 	}
 }

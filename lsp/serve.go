@@ -121,6 +121,10 @@ type server struct {
 	jobs        *jobs
 	witnessDir  string // where witness documents are written, once made
 
+	// toldNoWorkspace is set once the user was told that, without a
+	// workspace folder, seer does nothing (noWorkspace).
+	toldNoWorkspace bool
+
 	outMu    sync.Mutex
 	out      []outgoing    // notifications not yet sent
 	outReady chan struct{} // signals send that out is not empty

@@ -55,6 +55,16 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 			continue // a frame without content, already logged
 		}
 		msg, err := jsonrpc2.DecodeMessage(data)
+		if resp, ok := msg.(*jsonrpc2.Response); ok && err == nil && hasMethod(data) {
+			// "method": "" names no method, but jsonrpc2 takes a message
+			// without a method name for a response, and the connection
+			// drops a response to nothing: the request would never be
+			// answered.
+			id := resp.ID()
+			raw, _ := id.MarshalJSON()
+			s.replyError(raw, jsonrpc2.MethodNotFound, "method not found: the method name is empty")
+			continue
+		}
 		if err == nil {
 			return msg, total, nil
 		}
@@ -131,6 +141,11 @@ func (s *stream) replyMalformed(data []byte) {
 			}
 		}
 	}
+	s.replyError(id, code, text)
+}
+
+// replyError answers the message whose id is id (JSON text) with an error.
+func (s *stream) replyError(id json.RawMessage, code jsonrpc2.Code, text string) {
 	body, _ := json.Marshal(struct {
 		Version string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
@@ -139,6 +154,14 @@ func (s *stream) replyMalformed(data []byte) {
 	if err := s.writeFrame(body); err != nil {
 		s.log.Warn("answering a malformed message", "error", err)
 	}
+}
+
+// hasMethod reports whether the message data has a "method" member.
+func hasMethod(data []byte) bool {
+	var probe struct {
+		Method *json.RawMessage `json:"method"`
+	}
+	return json.Unmarshal(data, &probe) == nil && probe.Method != nil
 }
 
 // isID reports whether raw is a JSON-RPC id: a number or a string.

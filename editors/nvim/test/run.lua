@@ -8,6 +8,7 @@
 -- TestAudit (recording the test: a minute on a cold cache), waits for the
 -- race on bank.go, hovers it, lists its code actions, runs :SeerWitness,
 -- :SeerOther, :SeerPredict and :SeerRestart, and runs :checkhealth seer.
+-- Before recording, it checks that :SeerPredict refuses a modified buffer.
 -- Exits 0 on success, 1 with a message on failure.
 
 local started = vim.loop.hrtime()
@@ -148,6 +149,35 @@ local function run()
   local client = seer.clients(tbuf)[1]
   check(client.config.root_dir == root, 'root_dir ' .. tostring(client.config.root_dir) .. ', want ' .. root)
   log('ok: attached, root ' .. client.config.root_dir)
+
+  -- :SeerPredict on a modified buffer refuses, says why, and neither
+  -- writes the buffer nor asks the server.
+  local on_disk = vim.fn.readfile(bank_test, 'b')
+  vim.api.nvim_buf_set_lines(tbuf, -1, -1, false, { '// an unsaved edit' })
+  check(vim.bo[tbuf].modified, 'the buffer is modified')
+  local notified = {}
+  local orig_notify = vim.notify
+  vim.notify = function(msg, level)
+    table.insert(notified, { msg = msg, level = level })
+  end
+  seer.last = nil
+  local ok_cmd, cmd_err = pcall(vim.cmd, 'SeerPredict TestAudit')
+  vim.notify = orig_notify
+  local written = not vim.deep_equal(vim.fn.readfile(bank_test, 'b'), on_disk)
+  if written then
+    vim.fn.writefile(on_disk, bank_test, 'b') -- put the repository's file back
+  end
+  check(ok_cmd, ':SeerPredict on a modified buffer: ' .. tostring(cmd_err))
+  check(not written and vim.bo[tbuf].modified, ':SeerPredict wrote the modified buffer')
+  check(#notified == 1 and notified[1].msg:find('save the buffer first (:w)', 1, true) and notified[1].level == vim.log.levels.WARN,
+    ':SeerPredict on a modified buffer said ' .. vim.inspect(notified))
+  vim.wait(500, function()
+    return seer.last ~= nil
+  end, 50)
+  check(seer.last == nil, ':SeerPredict on a modified buffer asked the server: ' .. vim.inspect(seer.last))
+  vim.cmd('edit!')
+  check(not vim.bo[tbuf].modified, 'the edit is dropped')
+  log('ok: :SeerPredict refuses a modified buffer: ' .. notified[1].msg)
 
   -- Code lenses: the plugin refreshes them on attach and BufEnter.
   local lens

@@ -252,6 +252,7 @@ end
 --- Runs the server's seer.predict for a test of the buffer's package (all
 --- tests when opts.test is nil and opts.all is set; else the test under
 --- the cursor). Calls opts.on_done(result) when the prediction ends.
+--- Refuses (returns false) while the buffer has unsaved changes.
 function M.predict(opts)
   opts = opts or {}
   local client, bufnr = client_for(0)
@@ -266,8 +267,11 @@ function M.predict(opts)
       return false
     end
   end
+  -- The recording builds and runs the files on disk. Writing the user's
+  -- buffer behind their back is not ours to do: refuse, and say how.
   if vim.bo[bufnr].modified then
-    vim.cmd('silent write')
+    notify('save the buffer first (:w) – the recording runs the file on disk', vim.log.levels.WARN)
+    return false
   end
   local args = { uri = vim.uri_from_bufnr(bufnr) }
   if test then
