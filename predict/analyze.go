@@ -382,16 +382,17 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	}
 	res.Stats.Stages = slices.Insert(res.Stats.Stages, at, obs)
 
-	// The independent check, after the engine (whose state is no longer
-	// used from here on, and may be collected while the checker builds
-	// its indices).
-	collect(t) // the engine's, before the checker builds its indices
+	// The independent check, after the engine: what the checker needs is
+	// taken, the engine's state dropped and collected, and only then does
+	// the checker build its indices, so that the two never add up.
 	t0 = time.Now()
 	if len(res.Findings) > 0 {
 		loc, spans, relaxed := m.loc, make([]trace.Span, len(m.locs)), e.relaxed
 		for l := range m.locs {
 			spans[l] = m.locs[l].Span
 		}
+		e, c, m, cs, f, proofs = nil, nil, nil, nil, nil, nil
+		collect(t)
 		chk := witness.NewChecker(t, loc, spans)
 		chk.Relax(relaxed.has)
 		for i := range res.Findings {

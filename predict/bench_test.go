@@ -8,7 +8,9 @@ package predict
 import (
 	"context"
 	"math/rand"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -183,6 +185,28 @@ func synth(p synthParams) *trace.Trace {
 		panic(err)
 	}
 	return t
+}
+
+// peakRSS returns the process's peak resident set while f runs, from
+// Linux's VmHWM after resetting it (clear_refs 5), or 0 where that is not
+// available. Unlike peak's sampling, it cannot miss a short peak.
+func peakRSS(f func()) uint64 {
+	if os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) != nil {
+		f()
+		return 0
+	}
+	f()
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // peak samples the heap while f runs.

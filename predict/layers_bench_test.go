@@ -130,6 +130,7 @@ func benchLayers(b *testing.B, tr *trace.Trace, analyses ...string) {
 			b.ReportMetric(res.Stats.Cone.Seconds(), "cone-s")
 			b.ReportMetric(res.Stats.Check.Seconds(), "check-s")
 			b.ReportMetric(float64(peak(run))/(1<<20), "peak-MiB")
+			b.ReportMetric(float64(peakRSS(run))/(1<<20), "peak-RSS-MiB")
 		})
 	}
 }
