@@ -51,6 +51,11 @@ type ctp struct {
 
 	tx []txn // transactions (OpTxBegin..OpTxEnd), per goroutine in order
 
+	// overAtomic holds the plain writes over an atomic variable (its
+	// latest release an atomic operation), which end its release chain:
+	// see buildSync. Nil if there are none.
+	overAtomic bitset
+
 	sites  []int32 // per StackID: interned site id, -1 until computed
 	siteID map[trace.Frame]int32
 	frames []trace.Frame
@@ -236,6 +241,21 @@ func (c *ctp) buildSync() {
 	for i := range c.ev {
 		k := c.sk[i]
 		if k == trace.SyncNone {
+			if e := &c.ev[i]; e.Op == trace.OpWrite {
+				// A plain write over an atomic variable: an atomic load
+				// after it reads its value, not a release's, and is
+				// ordered after none (the read-from of the cone orders
+				// it after the write where the value matters). The
+				// passes that keep their own synchronisation state
+				// (vc.go, observed.go) read the same from overAtomic.
+				if s := st[e.Addr]; s != nil && s.rel >= 0 && c.ev[s.rel].Op.IsAtomic() {
+					s.rel, s.merges, s.view = -1, nil, -1
+					if c.overAtomic == nil {
+						c.overAtomic = newBitset(len(c.ev))
+					}
+					c.overAtomic.set(int32(i))
+				}
+			}
 			continue
 		}
 		a := c.syncAddr(i)

@@ -74,7 +74,11 @@
 //     program order, go → start, join, and every synchronisation that is
 //     not a lock, with ThreadSanitizer's meaning (an acquire is ordered
 //     after the latest release on its address and every release-merge
-//     since; atomics by read-from over their exact per-address order).
+//     since; atomics by read-from over their exact per-address order,
+//     where a plain write over an atomic variable ends the chain: the
+//     atomic load after it reads the plain write's value and acquires no
+//     earlier release, so the run's own happens-before, as seer computes
+//     it, leaves such a load unordered with the atomics before the write).
 //     Locks stay locks: critical sections may be reordered. A mutex used
 //     in a way no critical section explains (unlocked by another goroutine)
 //     is kept in observed order instead, which is sound.

@@ -64,6 +64,9 @@ func hbBefore(c *ctp, qs []hbQuery) uint64 {
 				cur[g] |= cur[c.ev[j].G]
 			}
 		}
+		if c.overAtomic.has(i) {
+			vars[e.Addr] = 0 // a plain write over an atomic (see buildSync)
+		}
 		k := c.syncKind(int(i))
 		if e.Op.IsLock() {
 			k = lockSync(e.Op)

@@ -28,6 +28,7 @@ package predict
 
 import (
 	"context"
+	"runtime"
 	"slices"
 
 	"github.com/seer-tools/seer/trace"
@@ -225,6 +226,13 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		if i&0xffff == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if i&(1<<22-1) == 0 && i > 0 {
+			// The clocks a pass replaces (a goroutine's delta after a
+			// join, a variable's after a release) are garbage at once;
+			// on a long trace, collect them as the pass goes (see
+			// collect in analyze.go).
+			runtime.GC()
+		}
 		if ar.due() {
 			ar.sweep(func(hold func(*frozen)) {
 				for g := range cur {
@@ -275,6 +283,12 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 				ch = jn(g, cur[k], centry{k, c.pos[j]})
 				changed = changed || ch
 			}
+		}
+		if c.overAtomic.has(int32(i)) {
+			// A plain write over an atomic variable (see buildSync in
+			// ctp.go): the next atomic load reads it, and acquires no
+			// release.
+			*v(e.Addr) = syncVar{exact: true}
 		}
 		var serialRel *syncVar // with serial, the release of a release-acquire event
 		k := c.syncKind(i)
