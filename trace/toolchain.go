@@ -135,10 +135,14 @@ func (tc *Toolchain) ensure(ctx context.Context, cc string) error {
 		return err
 	}
 	syso := filepath.Join(tmp, "recorder.syso")
-	cmd := exec.CommandContext(ctx, cc, "-c", "-O2", "-fno-stack-protector", "-fno-exceptions", "-o", syso, src)
+	cmd := exec.Command(cc, "-c", "-O2", "-fno-stack-protector", "-fno-exceptions", "-o", syso, src)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp) // its temporary files go with tmp
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	if _, err := runOwned(ctx, cmd, 0); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return fmt.Errorf("compiling seer's recording runtime with %s: %v\n%s", cc, err, stderr.Bytes())
 	}
 	if err := buildShadow(tc.GOROOT, filepath.Join(tmp, "goroot"), syso); err != nil {
