@@ -3,13 +3,11 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
@@ -69,8 +67,8 @@ func runCheck(c *command, args []string) int {
 		fmt.Println(text)
 		return 0
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx := withStopSignals()
+	defer ctx.stop()
 	opts := check.Options{
 		Patterns:  c.flags.Args(),
 		Run:       *checkRun,
@@ -90,6 +88,10 @@ func runCheck(c *command, args []string) int {
 		}
 	}
 	rep, err := check.Run(ctx, opts)
+	if sig := ctx.signal(); sig != nil {
+		errorf(c, "stopped by %v", sig)
+		return signalStatus(sig)
+	}
 	if err != nil {
 		errorf(c, "%v", err)
 		return 2
@@ -273,10 +275,14 @@ func runPredict(c *command, args []string) int {
 	if t.Truncated {
 		fmt.Fprintf(os.Stderr, "seer predict: %s is truncated: analysing its %d complete events\n", c.flags.Arg(0), len(t.Events))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx := withStopSignals()
+	defer ctx.stop()
 	var stats predict.Stats
 	rep, err := check.Predict(ctx, t, check.PredictOptions{Atomicity: *predictAtom, Analysis: *predictAnalysis, Stats: &stats})
+	if sig := ctx.signal(); sig != nil {
+		errorf(c, "stopped by %v", sig)
+		return signalStatus(sig)
+	}
 	if err != nil {
 		errorf(c, "%v", err)
 		return 2

@@ -3,12 +3,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"time"
 
 	"github.com/seer-tools/seer/trace"
@@ -46,8 +44,8 @@ func runRecord(c *command, args []string) int {
 		errorf(c, "takes at most one package")
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx := withStopSignals()
+	defer ctx.stop()
 	out := *recordOut
 	if out == "" {
 		out = "seer.trace"
@@ -60,6 +58,10 @@ func runRecord(c *command, args []string) int {
 		Output:  out,
 		Stderr:  os.Stderr,
 	})
+	if sig := ctx.signal(); sig != nil {
+		errorf(c, "stopped by %v", sig)
+		return signalStatus(sig)
+	}
 	if err != nil {
 		var bf *trace.BuildFailure
 		if errors.As(err, &bf) {
