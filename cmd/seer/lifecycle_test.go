@@ -1,5 +1,6 @@
-// This file tests what a stopped or killed seer leaves behind: no
-// processes, no temporary files. Each test runs the real seer binary on
+// This file tests what seer leaves behind: when it is stopped or killed,
+// no processes and no temporary files; and never anything in the user's
+// GOCACHE. Each test runs the real seer binary on
 // real test packages (lifecycleModule, which outcome_test.go shares).
 
 package main
@@ -292,5 +293,24 @@ exec "$@"
 		t.Errorf("exit status %d, want 130\n%s", code, stderr.String())
 	}
 	waitGone(t, pid, 5*time.Second)
+	assertEmpty(t, tmp, "TMPDIR")
+}
+
+// TestCheckLeavesGOCACHEAlone: seer builds and lists with caches of its
+// own; the user's GOCACHE is not written to, nor is anything left in
+// TMPDIR.
+func TestCheckLeavesGOCACHEAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a test")
+	}
+	dir := lifeDir(t)
+	gocache := filepath.Join(t.TempDir(), "gocache")
+	os.Mkdir(gocache, 0o755)
+	cmd, tmp := seerCmd(t, dir, []string{"GOCACHE=" + gocache}, "check", "./pass")
+	out, stderr, code := runSeer(t, cmd)
+	if code != 0 {
+		t.Fatalf("exit status %d, want 0\n%s%s", code, out, stderr)
+	}
+	assertEmpty(t, gocache, "GOCACHE")
 	assertEmpty(t, tmp, "TMPDIR")
 }

@@ -90,7 +90,7 @@ func listPackages(ctx context.Context, opts Options) ([]listedPackage, error) {
 	args := append([]string{"list", "-e", "-f", "{{.ImportPath}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}\t{{if .Error}}error{{end}}\t{{.Dir}}"}, patterns...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = opts.Dir
-	cmd.Env = append(os.Environ(), opts.Env...)
+	cmd.Env = trace.GoEnv(opts.CacheDir, append(os.Environ(), opts.Env...)) // go list writes to the build cache too
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -118,10 +118,6 @@ type listedPackage struct{ Path, Dir string }
 
 func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Report) error {
 	pkg := lp.Path
-	cache := opts.Static
-	if cache == nil {
-		cache = &static.Cache{}
-	}
 	progress := func(stage string, events int) {
 		if opts.Progress != nil {
 			opts.Progress(Progress{Package: pkg, Stage: stage, Events: events})
@@ -130,9 +126,20 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 	// One load of the package's source serves the //seer:atomic functions,
 	// control relevance and the positions of findings; without it seer
 	// still works, at line level and with every read relevant.
-	prog, err := cache.Program(ctx, opts.Dir, pkg)
+	var prog *static.Program
+	var err error
+	if opts.Static != nil {
+		prog, err = opts.Static.Program(ctx, opts.Dir, pkg)
+	} else {
+		// Loaded here rather than through a Cache, whose loads outlive
+		// their caller: a cancelled check stops its go list too.
+		prog, err = static.Load(ctx, opts.Dir, pkg)
+	}
 	if err != nil {
 		prog = nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	atomic := atomicFuncs(prog)
 	goFlags := opts.GoFlags
