@@ -74,7 +74,9 @@ type RecordResult struct {
 // A TestResult is how one test (or subtest) of a recorded run ended, from
 // the test binary's -test.v output: "pass", "fail", "skip", or, for a test
 // that started but never finished, the outcome of the whole run ("panic",
-// "timeout", "killed", "fail").
+// "timeout", "killed"), or "exit" when the binary exited in the middle of
+// it (os.Exit, log.Fatal, a fatal runtime error; Outcome.Message says
+// which test and how).
 type TestResult struct {
 	Name   string
 	Result string
@@ -591,6 +593,7 @@ func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.
 	} else if err != nil && !stopped {
 		return Outcome{}, nil, fmt.Errorf("running the test binary: %v", err)
 	}
+	exited := false // the binary exited in the middle of a test
 	switch {
 	case killed == "cancelled":
 		o.Result, o.Message = "killed", "recording cancelled"
@@ -602,9 +605,21 @@ func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.
 	case scan.firstPanic != "" && o.Result != "pass":
 		o.Result, o.Message = "panic", scan.firstPanic
 	case o.Result == "fail" && scan.exitedEarly:
-		o.Message = "test binary exited without finishing its tests (os.Exit?)"
+		exited = true
+		switch {
+		case scan.fatal != "":
+			o.Message = scan.fatal
+		case scan.running() != "":
+			o.Message = fmt.Sprintf("the test binary exited with status %d during %s (os.Exit or log.Fatal?)", o.ExitCode, scan.running())
+		default:
+			o.Message = fmt.Sprintf("the test binary exited with status %d without finishing its tests (os.Exit or log.Fatal?)", o.ExitCode)
+		}
 	}
-	tests := scan.results(o.Result)
+	run := o.Result
+	if exited {
+		run = "exit"
+	}
+	tests := scan.results(run)
 	if ctx.Err() != nil {
 		return o, tests, ctx.Err()
 	}
@@ -614,6 +629,7 @@ func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.
 // outputScan copies test output and notes how the run ended.
 type outputScan struct {
 	firstPanic  string
+	fatal       string // the first "fatal error:" line of the runtime
 	timedOut    bool
 	exitedEarly bool
 	sawResult   bool
@@ -622,6 +638,16 @@ type outputScan struct {
 }
 
 var testLineRE = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+) \(`)
+
+// running returns the last test that started and did not finish, or "".
+func (s *outputScan) running() string {
+	for i := len(s.order) - 1; i >= 0; i-- {
+		if _, ok := s.result[s.order[i]]; !ok {
+			return s.order[i]
+		}
+	}
+	return ""
+}
 
 // results returns each started test's result; unfinished ones get the
 // run's outcome.
@@ -664,6 +690,8 @@ func (s *outputScan) note(line string) {
 		}
 	case strings.HasPrefix(line, "panic: ") && s.firstPanic == "":
 		s.firstPanic = strings.TrimPrefix(line, "panic: ")
+	case strings.HasPrefix(line, "fatal error: ") && s.fatal == "":
+		s.fatal = line
 	case line == "PASS" || line == "FAIL":
 		s.sawResult = true
 	case strings.HasPrefix(line, "=== RUN   "):
