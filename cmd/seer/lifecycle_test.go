@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -298,7 +299,7 @@ exec "$@"
 
 // TestCheckLeavesGOCACHEAlone: seer builds and lists with caches of its
 // own; the user's GOCACHE is not written to, nor is anything left in
-// TMPDIR.
+// TMPDIR. With no findings, the summary line is still printed.
 func TestCheckLeavesGOCACHEAlone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records a test")
@@ -310,6 +311,9 @@ func TestCheckLeavesGOCACHEAlone(t *testing.T) {
 	out, stderr, code := runSeer(t, cmd)
 	if code != 0 {
 		t.Fatalf("exit status %d, want 0\n%s%s", code, out, stderr)
+	}
+	if !regexp.MustCompile(`(?m)^seer: example.com/life/pass: 1 test \(1 passed\), \d+ events, no findings$`).MatchString(out) {
+		t.Errorf("no summary line:\n%s", out)
 	}
 	assertEmpty(t, gocache, "GOCACHE")
 	assertEmpty(t, tmp, "TMPDIR")
