@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seer-tools/seer/trace"
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
@@ -111,7 +112,8 @@ const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledG
 // It fails only when nothing at all could be loaded; see Program.Errors.
 //
 // Loading is slow (go list, type checking): use a Cache to load each
-// version of a package once.
+// version of a package once. The go command runs with seer's own build
+// cache (trace.GoEnv), so loading never writes to the user's GOCACHE.
 func Load(ctx context.Context, dir string, patterns ...string) (*Program, error) {
 	start := time.Now()
 	if len(patterns) == 0 {
@@ -121,12 +123,21 @@ func Load(ctx context.Context, dir string, patterns ...string) (*Program, error)
 	if err != nil {
 		return nil, err
 	}
+	// go list -export builds the export data of dependencies: into
+	// seer's build cache, never the user's, and with its work directory
+	// in one of seer's temporary directories, removed however it ends.
+	tmp, removeTmp, err := trace.TempDir("seer-load-")
+	if err != nil {
+		return nil, err
+	}
+	defer removeTmp()
 	var contentMu sync.Mutex
 	content := make(map[string][]byte)
 	cfg := &packages.Config{
 		Context: ctx,
 		Mode:    loadMode,
 		Dir:     absDir,
+		Env:     append(trace.GoEnv("", nil), "GOTMPDIR="+tmp),
 		Tests:   true,
 		ParseFile: func(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
 			contentMu.Lock()

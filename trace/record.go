@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,7 +74,9 @@ type RecordResult struct {
 // A TestResult is how one test (or subtest) of a recorded run ended, from
 // the test binary's -test.v output: "pass", "fail", "skip", or, for a test
 // that started but never finished, the outcome of the whole run ("panic",
-// "timeout", "killed", "fail").
+// "timeout", "killed"), or "exit" when the binary exited in the middle of
+// it (os.Exit, log.Fatal, a fatal runtime error; Outcome.Message says
+// which test and how).
 type TestResult struct {
 	Name   string
 	Result string
@@ -153,16 +156,137 @@ type Binary struct {
 	ID      string // identity (hex SHA-256 prefix)
 	Build   time.Duration
 
-	tc   *Toolchain
-	work string
-	env  []string
-	exec []string // command prefix that runs the binary
+	tc         *Toolchain
+	work       string
+	removeWork func() error
+	env        []string
+	exec       []string // command prefix that runs the binary
 }
 
-// command returns the command that runs the binary with args.
-func (b *Binary) command(ctx context.Context, args ...string) *exec.Cmd {
+// command returns the command that runs the binary with args (run it
+// with runOwned).
+func (b *Binary) command(args ...string) *exec.Cmd {
 	argv := append(append(append([]string(nil), b.exec...), b.Path), args...)
-	return exec.CommandContext(ctx, argv[0], argv[1:]...)
+	return exec.Command(argv[0], argv[1:]...)
+}
+
+// runOwned starts cmd and waits for it, as a process that dies with seer:
+// it runs in a process group of its own, so that a signal reaches the
+// processes it starts too (the go command's compilers, a test's
+// children); the kernel kills it if seer dies, even by SIGKILL
+// (Pdeathsig); and when ctx is done its group is sent SIGINT, which the
+// go command answers by stopping its build and removing its work
+// directory, and, grace later (at once if grace is 0), SIGKILL. It
+// reports whether ctx stopped the process.
+func runOwned(ctx context.Context, cmd *exec.Cmd, grace time.Duration) (stopped bool, err error) {
+	// Pdeathsig is sent when the thread that started the child ends, not
+	// the process: keep this goroutine on that thread until the child
+	// has been waited for.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	if err := ctx.Err(); err != nil {
+		return true, err
+	}
+	if err := cmd.Start(); err != nil {
+		return false, err
+	}
+	pgid := cmd.Process.Pid
+	exited := make(chan struct{})
+	watcher := make(chan bool, 1)
+	go func() {
+		select {
+		case <-exited:
+			watcher <- false
+			return
+		case <-ctx.Done():
+		}
+		if grace > 0 {
+			syscall.Kill(-pgid, syscall.SIGINT)
+			select {
+			case <-exited:
+				watcher <- true
+				return
+			case <-time.After(grace):
+			}
+		}
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		watcher <- true
+	}()
+	err = cmd.Wait()
+	close(exited)
+	if stopped = <-watcher; stopped {
+		// The group's leader is gone; whatever it left in the group
+		// goes too (the group id cannot be reused while it has members).
+		syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+	return stopped, err
+}
+
+// lockName is the file in each of seer's temporary directories that the
+// process owning the directory holds a lock on while it lives.
+const lockName = ".seer-lock"
+
+var sweepOnce sync.Once
+
+// TempDir creates a temporary directory for this process's work, named
+// like os.MkdirTemp("", pattern); remove removes it. The process holds a
+// lock on a file in it while it lives, so that a directory left behind by
+// a seer process that died without removing it (killed by SIGKILL, say)
+// is removed by the next seer process that calls TempDir. pattern should
+// start with "seer-".
+func TempDir(pattern string) (dir string, remove func() error, err error) {
+	sweepOnce.Do(sweepTempDirs)
+	dir, err = os.MkdirTemp("", pattern)
+	if err != nil {
+		return "", nil, err
+	}
+	// The lock is taken under another name and renamed into place, so
+	// that a sweeper never finds lockName unlocked in a live directory.
+	tmp := filepath.Join(dir, lockName+".new")
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_RDWR, 0o600)
+	if err == nil {
+		if err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+			err = os.Rename(tmp, filepath.Join(dir, lockName))
+		}
+		if err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	var once sync.Once
+	remove = func() error {
+		var err error
+		once.Do(func() {
+			err = os.RemoveAll(dir)
+			f.Close()
+		})
+		return err
+	}
+	return dir, remove, nil
+}
+
+// sweepTempDirs removes the temporary directories of seer processes that
+// are gone: those whose lock nobody holds.
+func sweepTempDirs() {
+	locks, _ := filepath.Glob(filepath.Join(os.TempDir(), "seer-*", lockName))
+	for _, lock := range locks {
+		f, err := os.Open(lock)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.RemoveAll(filepath.Dir(lock))
+		}
+		f.Close()
+	}
 }
 
 // Build builds the test binary of one package (opts.Run, Output and
@@ -183,12 +307,11 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 	b := &Binary{tc: tc, env: opts.Env, exec: opts.Exec}
 
 	// Which package is it?
-	list := exec.CommandContext(ctx, tc.Go, "list", "-f", "{{.ImportPath}}\t{{.Dir}}", pkg)
+	list := exec.Command(tc.Go, "list", "-f", "{{.ImportPath}}\t{{.Dir}}", pkg)
 	list.Dir, list.Env = opts.Dir, env
-	var listErr bytes.Buffer
-	list.Stderr = &listErr
-	out, err := list.Output()
-	if err != nil {
+	var listOut, listErr bytes.Buffer
+	list.Stdout, list.Stderr = &listOut, &listErr
+	if _, err := runOwned(ctx, list, goGrace); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -198,7 +321,7 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 		}
 		return nil, &BuildFailure{Package: pkg, Output: msg, Errors: parseBuildErrors(msg, absDir(opts.Dir))}
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	lines := strings.Split(strings.TrimSpace(listOut.String()), "\n")
 	if len(lines) != 1 {
 		return nil, fmt.Errorf("seer records one package at a time; %q matches %d", pkg, len(lines))
 	}
@@ -206,18 +329,26 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 	b.Package, b.PkgDir = parts[0], parts[1]
 
 	progress("building")
-	if b.work, err = os.MkdirTemp("", "seer-record-"); err != nil {
+	if b.work, b.removeWork, err = TempDir("seer-record-"); err != nil {
+		return nil, err
+	}
+	// The go command's work directory (and the C compiler's files) go
+	// under ours, so that nothing is left in the system's temporary
+	// directory however the build ends.
+	tmp := filepath.Join(b.work, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		b.Close()
 		return nil, err
 	}
 	b.Path = filepath.Join(b.work, "pkg.test")
 	start := time.Now()
 	args := append([]string{"test", "-c", "-race", "-o", b.Path}, opts.GoFlags...)
 	args = append(args, pkg)
-	build := exec.CommandContext(ctx, tc.Go, args...)
-	build.Dir, build.Env = opts.Dir, env
+	build := exec.Command(tc.Go, args...)
+	build.Dir, build.Env = opts.Dir, append(env[:len(env):len(env)], "GOTMPDIR="+tmp, "TMPDIR="+tmp)
 	var buildOut bytes.Buffer
 	build.Stdout, build.Stderr = &buildOut, &buildOut
-	err = build.Run()
+	_, err = runOwned(ctx, build, goGrace)
 	b.Build = time.Since(start)
 	if err != nil {
 		b.Close()
@@ -237,8 +368,17 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 	return b, nil
 }
 
+// goGrace is how long a go command has, once asked to stop, to stop its
+// compilers and remove its work directory before it is killed.
+const goGrace = 5 * time.Second
+
 // Close removes the binary and its work directory.
-func (b *Binary) Close() error { return os.RemoveAll(b.work) }
+func (b *Binary) Close() error {
+	if b.removeWork == nil {
+		return nil
+	}
+	return b.removeWork()
+}
 
 // Tests lists the top-level tests of the binary matching the regexp run
 // ("" = all), as -test.list reports them.
@@ -246,14 +386,18 @@ func (b *Binary) Tests(ctx context.Context, run string) ([]string, error) {
 	if run == "" {
 		run = "."
 	}
-	cmd := b.command(ctx, "-test.list", run)
-	cmd.Dir = b.PkgDir
-	out, err := cmd.Output()
-	if err != nil {
+	cmd := b.command("-test.list", run)
+	cmd.Dir, cmd.Env = b.PkgDir, append(os.Environ(), b.env...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if _, err := runOwned(ctx, cmd, 0); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, fmt.Errorf("listing the tests of %s: %v", b.Package, err)
 	}
 	var tests []string
-	for _, l := range strings.Split(string(out), "\n") {
+	for _, l := range strings.Split(out.String(), "\n") {
 		if l = strings.TrimSpace(l); strings.HasPrefix(l, "Test") {
 			tests = append(tests, l)
 		}
@@ -271,15 +415,31 @@ func Record(ctx context.Context, opts RecordOptions) (*RecordResult, error) {
 		return nil, err
 	}
 	defer b.Close()
+	temp := ""
+	if opts.Output == "" {
+		// Binary.Run would write it in the binary's work directory,
+		// which Close removes.
+		f, err := os.CreateTemp("", "seer-*.trace")
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+		opts.Output, temp = f.Name(), f.Name()
+	}
 	res, err := b.Run(ctx, opts)
 	if res != nil {
 		res.Duration.Build = b.Build
+	}
+	if err != nil && temp != "" {
+		os.Remove(temp)
 	}
 	return res, err
 }
 
 // Run runs the tests selected by opts.Run under the recorder and writes the
-// trace to opts.Output (opts.Dir, Package and GoFlags are not used).
+// trace to opts.Output, or, if that is "", to a file in the binary's work
+// directory that Close removes (opts.Dir, Package and GoFlags are not
+// used).
 func (b *Binary) Run(ctx context.Context, opts RecordOptions) (*RecordResult, error) {
 	progress := opts.progress()
 	stderr := opts.Stderr
@@ -319,7 +479,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (*RecordResult, er
 		env = append(env, fmt.Sprintf("SEER_SPOOL_CHUNKS=%d", int64(limit)*64/spoolChunkBytes+8192))
 	}
 	env = append(env, opts.Env...)
-	outcome, tests, err := runTest(ctx, b.command(context.Background(), testArgs...), b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
+	outcome, tests, err := runTest(ctx, b.command(testArgs...), b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
 	res.Duration.Run = time.Since(start)
 	if err != nil {
 		return nil, err
@@ -345,7 +505,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (*RecordResult, er
 	t.Outcome = outcome
 	path := opts.Output
 	if path == "" {
-		f, err := os.CreateTemp("", "seer-*.trace")
+		f, err := os.CreateTemp(b.work, "trace-")
 		if err != nil {
 			return nil, err
 		}
@@ -400,12 +560,8 @@ func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.
 	// As go test does: the test runs in its package's directory, and PWD
 	// says so (os.Getwd and child processes trust it).
 	cmd.Dir, cmd.Env = dir, append(env[:len(env):len(env)], "PWD="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
-		return Outcome{}, nil, fmt.Errorf("starting the test binary: %v", err)
-	}
 	var scan outputScan
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -413,23 +569,18 @@ func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.
 		defer wg.Done()
 		scan.copy(w, pr)
 	}()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var killed string
-	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		killed = "cancelled"
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		err = <-done
-	case <-time.After(timeout + time.Minute):
-		killed = "timeout"
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		err = <-done
-	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout+time.Minute)
+	defer cancel()
+	stopped, err := runOwned(runCtx, cmd, 0)
 	pw.Close()
 	wg.Wait()
+	killed := ""
+	if stopped {
+		killed = "timeout"
+		if ctx.Err() != nil {
+			killed = "cancelled"
+		}
+	}
 	o := Outcome{Result: "pass"}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
@@ -439,9 +590,10 @@ func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.
 			o.Result = "killed"
 			o.Message = "killed by " + ws.Signal().String()
 		}
-	} else if err != nil {
-		return Outcome{}, nil, err
+	} else if err != nil && !stopped {
+		return Outcome{}, nil, fmt.Errorf("running the test binary: %v", err)
 	}
+	exited := false // the binary exited in the middle of a test
 	switch {
 	case killed == "cancelled":
 		o.Result, o.Message = "killed", "recording cancelled"
@@ -453,9 +605,21 @@ func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.
 	case scan.firstPanic != "" && o.Result != "pass":
 		o.Result, o.Message = "panic", scan.firstPanic
 	case o.Result == "fail" && scan.exitedEarly:
-		o.Message = "test binary exited without finishing its tests (os.Exit?)"
+		exited = true
+		switch {
+		case scan.fatal != "":
+			o.Message = scan.fatal
+		case scan.running() != "":
+			o.Message = fmt.Sprintf("the test binary exited with status %d during %s (os.Exit or log.Fatal?)", o.ExitCode, scan.running())
+		default:
+			o.Message = fmt.Sprintf("the test binary exited with status %d without finishing its tests (os.Exit or log.Fatal?)", o.ExitCode)
+		}
 	}
-	tests := scan.results(o.Result)
+	run := o.Result
+	if exited {
+		run = "exit"
+	}
+	tests := scan.results(run)
 	if ctx.Err() != nil {
 		return o, tests, ctx.Err()
 	}
@@ -465,6 +629,7 @@ func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.
 // outputScan copies test output and notes how the run ended.
 type outputScan struct {
 	firstPanic  string
+	fatal       string // the first "fatal error:" line of the runtime
 	timedOut    bool
 	exitedEarly bool
 	sawResult   bool
@@ -473,6 +638,16 @@ type outputScan struct {
 }
 
 var testLineRE = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+) \(`)
+
+// running returns the last test that started and did not finish, or "".
+func (s *outputScan) running() string {
+	for i := len(s.order) - 1; i >= 0; i-- {
+		if _, ok := s.result[s.order[i]]; !ok {
+			return s.order[i]
+		}
+	}
+	return ""
+}
 
 // results returns each started test's result; unfinished ones get the
 // run's outcome.
@@ -515,6 +690,8 @@ func (s *outputScan) note(line string) {
 		}
 	case strings.HasPrefix(line, "panic: ") && s.firstPanic == "":
 		s.firstPanic = strings.TrimPrefix(line, "panic: ")
+	case strings.HasPrefix(line, "fatal error: ") && s.fatal == "":
+		s.fatal = line
 	case line == "PASS" || line == "FAIL":
 		s.sawResult = true
 	case strings.HasPrefix(line, "=== RUN   "):

@@ -83,12 +83,7 @@ func prepareToolchain(ctx context.Context, cacheDir string, env []string) (*Tool
 			return nil, ErrNoCompiler
 		}
 	}
-	if cacheDir == "" {
-		if cacheDir, err = os.UserCacheDir(); err != nil {
-			cacheDir = os.TempDir()
-		}
-		cacheDir = filepath.Join(cacheDir, "seer")
-	}
+	cacheDir = CacheDir(cacheDir)
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00", tc.GoVersion, tc.GOROOT, tc.GOARCH, ccPath, runtime.Version())
 	h.Write(recorderSource)
@@ -135,10 +130,14 @@ func (tc *Toolchain) ensure(ctx context.Context, cc string) error {
 		return err
 	}
 	syso := filepath.Join(tmp, "recorder.syso")
-	cmd := exec.CommandContext(ctx, cc, "-c", "-O2", "-fno-stack-protector", "-fno-exceptions", "-o", syso, src)
+	cmd := exec.Command(cc, "-c", "-O2", "-fno-stack-protector", "-fno-exceptions", "-o", syso, src)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp) // its temporary files go with tmp
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	if _, err := runOwned(ctx, cmd, 0); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return fmt.Errorf("compiling seer's recording runtime with %s: %v\n%s", cc, err, stderr.Bytes())
 	}
 	if err := buildShadow(tc.GOROOT, filepath.Join(tmp, "goroot"), syso); err != nil {
@@ -225,6 +224,38 @@ func buildShadow(src, dst, syso string) error {
 		}
 	}
 	return nil
+}
+
+// CacheDir returns seer's cache directory: dir, or if dir is "", "seer"
+// in the user cache directory.
+func CacheDir(dir string) string {
+	if dir != "" {
+		return dir
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "seer")
+}
+
+// GoEnv returns the environment for the go commands that seer runs against
+// the real GOROOT (go list, go/packages' go list -export), starting from
+// base (os.Environ() if nil): GOCACHE is seer's own, "gocache" in the
+// cache directory cacheDir ("" = CacheDir's default), since even go list
+// writes to the build cache (its module index, export data), and seer
+// never writes to the user's.
+func GoEnv(cacheDir string, base []string) []string {
+	if base == nil {
+		base = os.Environ()
+	}
+	env := make([]string, 0, len(base)+1)
+	for _, kv := range base {
+		if !strings.HasPrefix(kv, "GOCACHE=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "GOCACHE="+filepath.Join(CacheDir(cacheDir), "gocache"))
 }
 
 // Env returns the environment for go commands that build against the

@@ -3,14 +3,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
@@ -30,11 +28,12 @@ var (
 	checkAtomicity = checkFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 	checkVerbose   = checkFlags.Bool("v", false, "pass the tests' own output through to standard error")
 	checkEach      = checkFlags.Bool("each", false, "record each top-level test in a run of its own")
+	checkMax       = checkFlags.Int("maxevents", trace.DefaultMaxEvents, "analyse at most `n` events of each run (the test during which a run passes n is named; -1: no cap)")
 )
 
 var _ = register(&command{
 	name:      "check",
-	usageLine: "check [-run regexp] [-skip regexp] [-json] [-timeout d] [-each] [-explain kind] [packages]",
+	usageLine: "check [-run regexp] [-skip regexp] [-json] [-timeout d] [-each] [-maxevents n] [-explain kind] [packages]",
 	short:     "record, predict and report the tests of packages",
 	long: `
 Check records the selected tests of each package under seer's recording
@@ -43,16 +42,28 @@ would show, and prints each finding go vet style: both accesses, the
 goroutines and where they were created, whether the run showed it (observed)
 or another schedule would (predicted), and the first steps of the witness.
 
-Tests that fail to build, panic, hang or exit early are reported as such,
-and whatever they recorded is still analysed.
+Tests that fail, panic, time out, exit early (os.Exit, log.Fatal) or do
+not build are reported as such, by name, and whatever they recorded is still
+analysed; tests that a run ending early kept from starting are reported as
+not run. After the findings, a line for each package sums it up: its tests
+by outcome, the events recorded and the findings. A package without test
+files is reported as such, and so is a pattern that names no package.
 
 By default each package's tests are recorded in one run. With -each, every
 top-level test is recorded in a run of its own: slower (a process per test),
 but each trace holds one test, so no finding is lost to the size of a long
 run's witness windows.
 
-The exit status is 0 when there are no findings, 1 when there are, and 2 for
-usage or tool errors.`,
+The exit status is
+	0  every test passed (or was skipped), and there are no findings;
+	1  every test passed, and there are findings;
+	3  a test failed, panicked, timed out, exited early, was killed or did
+	   not run, or a package does not build (findings are still printed);
+	2  usage or tool errors, or a pattern that names no package;
+	128+n  stopped by signal n (SIGINT 130, SIGTERM 143, SIGHUP 129),
+	   after stopping the processes seer started and removing its
+	   temporary files.
+The first that applies, in the order 2, 3, 1, wins.`,
 	flags: checkFlags,
 	run:   runCheck,
 })
@@ -70,8 +81,8 @@ func runCheck(c *command, args []string) int {
 		fmt.Println(text)
 		return 0
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx := withStopSignals()
+	defer ctx.stop()
 	opts := check.Options{
 		Patterns:  c.flags.Args(),
 		Run:       *checkRun,
@@ -79,6 +90,7 @@ func runCheck(c *command, args []string) int {
 		Timeout:   *checkTimeout,
 		Atomicity: *checkAtomicity,
 		PerTest:   *checkEach,
+		MaxEvents: *checkMax,
 	}
 	if *checkVerbose {
 		opts.Stderr = os.Stderr
@@ -91,6 +103,10 @@ func runCheck(c *command, args []string) int {
 		}
 	}
 	rep, err := check.Run(ctx, opts)
+	if sig := ctx.signal(); sig != nil {
+		errorf(c, "stopped by %v", sig)
+		return signalStatus(sig)
+	}
 	if err != nil {
 		errorf(c, "%v", err)
 		return 2
@@ -98,7 +114,7 @@ func runCheck(c *command, args []string) int {
 	return report(os.Stdout, rep, *checkJSON)
 }
 
-// report prints rep and returns the exit status.
+// report prints rep and returns the exit status (see seer help check).
 func report(w io.Writer, rep *check.Report, asJSON bool) int {
 	if asJSON {
 		enc := json.NewEncoder(w)
@@ -107,16 +123,59 @@ func report(w io.Writer, rep *check.Report, asJSON bool) int {
 	} else {
 		printReport(w, rep)
 	}
-	status := 0
+	return exitStatus(rep)
+}
+
+// Exit statuses of seer check and seer predict.
+const (
+	exitClean    = 0
+	exitFindings = 1
+	exitTool     = 2
+	exitTests    = 3
+)
+
+// exitStatus is the exit status that rep gives seer check.
+func exitStatus(rep *check.Report) int {
+	status := exitClean
+	if len(rep.Findings) > 0 {
+		status = exitFindings
+	}
 	for _, t := range rep.Tests {
-		if t.Outcome == "build-error" {
-			status = 2
+		if t.Outcome != "pass" && t.Outcome != "skip" {
+			status = exitTests
 		}
 	}
-	if len(rep.Findings) > 0 && status == 0 {
-		status = 1
+	for _, p := range rep.Packages {
+		switch p.Status {
+		case "no-package":
+			return exitTool
+		case "fail", "build-error":
+			status = exitTests
+		}
 	}
 	return status
+}
+
+// outcomeWords says what a test's outcome means, in the order the
+// summary counts them.
+var outcomeWords = []struct{ outcome, words string }{
+	{"pass", "passed"},
+	{"fail", "failed"},
+	{"skip", "skipped"},
+	{"panic", "panicked"},
+	{"timeout", "timed out"},
+	{"exit", "exited early"},
+	{"killed", "killed"},
+	{"not-run", "not run"},
+}
+
+func words(outcome string) string {
+	for _, o := range outcomeWords {
+		if o.outcome == outcome {
+			return o.words
+		}
+	}
+	return outcome
 }
 
 func printReport(w io.Writer, rep *check.Report) {
@@ -127,6 +186,7 @@ func printReport(w io.Writer, rep *check.Report) {
 		}
 		return file
 	}
+	notRun := map[string][]string{}
 	for _, t := range rep.Tests {
 		switch t.Outcome {
 		case "build-error":
@@ -134,7 +194,14 @@ func printReport(w io.Writer, rep *check.Report) {
 				fmt.Fprintln(w, e)
 			}
 			fmt.Fprintf(w, "seer: %s does not build\n", t.Package)
-		case "pass", "fail", "skip":
+		case "not-run":
+			notRun[t.Package] = append(notRun[t.Package], t.Name)
+		case "pass", "skip":
+			for _, e := range t.Errors {
+				fmt.Fprintf(w, "seer: %s.%s: %s\n", t.Package, t.Name, e)
+			}
+		case "fail":
+			fmt.Fprintf(w, "seer: %s.%s: failed; what it recorded was analysed\n", t.Package, t.Name)
 			for _, e := range t.Errors {
 				fmt.Fprintf(w, "seer: %s.%s: %s\n", t.Package, t.Name, e)
 			}
@@ -143,18 +210,100 @@ func printReport(w io.Writer, rep *check.Report) {
 			if len(t.Errors) > 0 {
 				msg = ": " + t.Errors[0]
 			}
-			fmt.Fprintf(w, "seer: %s.%s: %s%s (what it recorded was analysed)\n", t.Package, t.Name, t.Outcome, msg)
+			fmt.Fprintf(w, "seer: %s.%s: %s%s; what it recorded was analysed\n", t.Package, t.Name, words(t.Outcome), msg)
+			for _, e := range t.Errors[min(1, len(t.Errors)):] {
+				fmt.Fprintf(w, "seer: %s.%s: %s\n", t.Package, t.Name, e)
+			}
+		}
+	}
+	for _, p := range rep.Packages {
+		if names := notRun[p.Path]; len(names) > 0 {
+			fmt.Fprintf(w, "seer: %s: %s not run: the run ended before %s started: %s\n",
+				p.Path, plural(len(names), "test"), them(len(names)), strings.Join(names, ", "))
 		}
 	}
 	for _, t := range rep.Tests {
 		if n := len(t.Leaked); n > 0 {
 			fmt.Fprintf(w, "seer: %s.%s: %d goroutine(s) still running when the test ended, created at %s\n",
-				t.Package, t.Name, n, strings.Join(relAll(t.Leaked, rel), ", "))
+				t.Package, t.Name, n, strings.Join(groupSites(relAll(t.Leaked, rel)), ", "))
 		}
 	}
 	for _, f := range rep.Findings {
 		fmt.Fprintln(w, formatFinding(f, rel))
 	}
+	for _, p := range rep.Packages {
+		fmt.Fprintf(w, "seer: %s\n", packageSummary(p))
+	}
+}
+
+// packageSummary is the line that sums up one package.
+func packageSummary(p check.Package) string {
+	switch p.Status {
+	case "no-package":
+		return fmt.Sprintf("%s: %s", p.Path, p.Error)
+	case "no-test-files":
+		return fmt.Sprintf("%s: no test files", p.Path)
+	case "build-error":
+		return fmt.Sprintf("%s: does not build", p.Path)
+	}
+	total := 0
+	var counts []string
+	for _, o := range outcomeWords {
+		if n := p.Outcomes[o.outcome]; n > 0 {
+			total += n
+			counts = append(counts, fmt.Sprintf("%d %s", n, o.words))
+		}
+	}
+	for outcome, n := range p.Outcomes { // none, unless check learns new ones
+		if words(outcome) == outcome {
+			total += n
+			counts = append(counts, fmt.Sprintf("%d %s", n, outcome))
+		}
+	}
+	tests := "no tests to run"
+	if total > 0 {
+		tests = fmt.Sprintf("%s (%s)", plural(total, "test"), strings.Join(counts, ", "))
+	}
+	findings := "no findings"
+	if p.Findings > 0 {
+		findings = plural(p.Findings, "finding")
+	}
+	return fmt.Sprintf("%s: %s, %s, %s", p.Path, tests, plural(p.Events, "event"), findings)
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "they"
+}
+
+// groupSites groups repeated positions, in the order they first appear:
+// "a.go:3 (×73), b.go:9".
+func groupSites(sites []string) []string {
+	count := map[string]int{}
+	var order []string
+	for _, s := range sites {
+		if count[s] == 0 {
+			order = append(order, s)
+		}
+		count[s]++
+	}
+	out := make([]string, len(order))
+	for i, s := range order {
+		out[i] = s
+		if n := count[s]; n > 1 {
+			out[i] = fmt.Sprintf("%s (×%d)", s, n)
+		}
+	}
+	return out
 }
 
 // relAll applies rel to the file part of file:line positions.
@@ -255,11 +404,12 @@ the STD location number.
 The hb and shb analyses are baselines for comparison: they report what
 their relation leaves unordered, without witnesses.
 
-The exit status is 0 when there are no findings, 1 when there are, and 2 for
-usage errors and bad input: an empty file, data in neither format, a trace
-that does not read. A seer trace cut short (its recording was killed) is
-analysed up to its last complete event, its findings are printed, and the
-status is 2 whatever they are, since the rest of the run was never seen.`,
+The exit status is 0 when there are no findings, 1 when there are, 2 for
+usage errors and bad input (an empty file, data in neither format, a trace
+that does not read), and 128+n when stopped by signal n. A seer trace cut
+short (its recording was killed) is analysed up to its last complete event,
+its findings are printed, and the status is 2 whatever they are, since the
+rest of the run was never seen.`,
 	flags: predictFlags,
 	run:   runPredict,
 })
@@ -281,10 +431,14 @@ func runPredict(c *command, args []string) int {
 	if cut != nil {
 		errorf(c, "%v: analysing those %d events", err, len(t.Events))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx := withStopSignals()
+	defer ctx.stop()
 	var stats predict.Stats
 	rep, err := check.Predict(ctx, t, check.PredictOptions{Atomicity: *predictAtom, Analysis: *predictAnalysis, Stats: &stats})
+	if sig := ctx.signal(); sig != nil {
+		errorf(c, "stopped by %v", sig)
+		return signalStatus(sig)
+	}
 	if err != nil {
 		errorf(c, "%v", err)
 		return 2

@@ -187,8 +187,8 @@ func TestCheckBuildError(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/broken\n\ngo 1.26\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "b_test.go"), []byte("package broken\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) {\n\tundefined()\n}\n"), 0o644)
 	out, _, code := seer(t, dir, "check", ".")
-	if code != 2 {
-		t.Errorf("exit %d, want 2", code)
+	if code != 3 {
+		t.Errorf("exit %d, want 3", code)
 	}
 	if want := filepath.Join(dir, "b_test.go") + ":6:2: undefined: undefined"; !strings.Contains(out, want) {
 		t.Errorf("output lacks %q:\n%s", want, out)

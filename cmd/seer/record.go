@@ -3,12 +3,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"time"
 
 	"github.com/seer-tools/seer/trace"
@@ -30,10 +28,16 @@ var _ = register(&command{
 Record builds the package's test binary with -race against seer's recording
 runtime (never touching your tree, go.mod, GOROOT or GOCACHE), runs the tests
 selected by -run, passes their output through to standard error, and writes
-one trace file. A test that fails, panics, times out or is killed still
-leaves a trace of everything it did before.
+one trace file. A test that fails, panics, times out, exits early or is
+killed still leaves a trace of everything it did before.
 
-Build errors are printed as file:line:col: message, and the exit status is 2.`,
+Build errors are printed as file:line:col: message.
+
+The exit status is 0 when the trace is written and the tests passed, 3 when
+it is written but a test failed, panicked, timed out, exited early or was
+killed, or when the package does not build, 2 for usage or tool errors, and
+128+n when seer was stopped by signal n (SIGINT, SIGTERM, SIGHUP), after
+stopping the test and removing its temporary files.`,
 	flags: recordFlags,
 	run:   runRecord,
 })
@@ -46,8 +50,8 @@ func runRecord(c *command, args []string) int {
 		errorf(c, "takes at most one package")
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx := withStopSignals()
+	defer ctx.stop()
 	out := *recordOut
 	if out == "" {
 		out = "seer.trace"
@@ -60,6 +64,10 @@ func runRecord(c *command, args []string) int {
 		Output:  out,
 		Stderr:  os.Stderr,
 	})
+	if sig := ctx.signal(); sig != nil {
+		errorf(c, "stopped by %v", sig)
+		return signalStatus(sig)
+	}
 	if err != nil {
 		var bf *trace.BuildFailure
 		if errors.As(err, &bf) {
@@ -70,16 +78,23 @@ func runRecord(c *command, args []string) int {
 				fmt.Fprint(os.Stderr, bf.Output)
 			}
 			errorf(c, "%s does not build", bf.Package)
-			return 2
+			return exitTests
 		}
 		errorf(c, "%v", err)
-		return 2
+		return exitTool
 	}
-	fmt.Fprintf(os.Stderr, "seer: recorded %d events of %s (%s) in %s\n", res.Events, res.Package, res.Outcome.Result, res.Path)
+	how := res.Outcome.Result
+	if res.Outcome.Message != "" {
+		how += ": " + res.Outcome.Message
+	}
+	fmt.Fprintf(os.Stderr, "seer: recorded %d events of %s (%s) in %s\n", res.Events, res.Package, how, res.Path)
 	if res.Cut {
 		fmt.Fprintf(os.Stderr, "seer: the run made more events: the trace holds the first %d\n", res.Events)
 	}
-	return 0
+	if res.Outcome.Result != "pass" {
+		return exitTests
+	}
+	return exitClean
 }
 
 var _ = register(&command{

@@ -6,6 +6,7 @@ package check
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,7 @@ type Options struct {
 	Timeout   time.Duration // per-package test timeout; 0 = 10m
 	Atomicity bool          // also treat each critical section as a transaction
 	PerTest   bool          // record each top-level test in a run of its own
+	MaxEvents int           // events analysed of each run (trace.RecordOptions.MaxEvents)
 	GoFlags   []string      // extra flags for building the test binary
 	Env       []string      // extra environment for the build and the run
 	CacheDir  string        // seer's cache ("" = the user cache directory)
@@ -64,16 +66,21 @@ type Source interface {
 }
 
 // Run checks the packages and returns the report. Packages that do not
-// build appear in Report.Tests with outcome "build-error"; an error is
-// returned only when checking itself is impossible (no go command, no C
-// compiler, cancelled).
+// build appear in Report.Tests with outcome "build-error", and patterns
+// that name no package in Report.Packages with status "no-package"; an
+// error is returned only when checking itself is impossible (no go
+// command, no C compiler, cancelled).
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	pkgs, err := listPackages(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Findings: []Finding{}, Tests: []Test{}}
+	rep := &Report{Findings: []Finding{}, Tests: []Test{}, Packages: []Package{}}
 	for _, pkg := range pkgs {
+		if pkg.Status != "" {
+			rep.Packages = append(rep.Packages, Package{Path: pkg.Path, Status: pkg.Status, Error: pkg.Error})
+			continue
+		}
 		if err := checkPackage(ctx, opts, pkg, rep); err != nil {
 			return rep, err
 		}
@@ -81,16 +88,25 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// listPackages expands the patterns to the packages that have tests.
+// listedPackage is a package as go list describes it, or a pattern that
+// names none. Status is "" for a package to check, else the final
+// Package.Status ("no-test-files", "no-package").
+type listedPackage struct {
+	Path, Dir     string
+	Status, Error string
+}
+
+// listPackages expands the patterns to packages. It runs go list with
+// seer's own build cache (trace.GoEnv): go list writes to the cache too.
 func listPackages(ctx context.Context, opts Options) ([]listedPackage, error) {
 	patterns := opts.Patterns
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
-	args := append([]string{"list", "-e", "-f", "{{.ImportPath}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}\t{{if .Error}}error{{end}}\t{{.Dir}}"}, patterns...)
+	args := append([]string{"list", "-e", "-json=ImportPath,Dir,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,IgnoredGoFiles,InvalidGoFiles,Error"}, patterns...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = opts.Dir
-	cmd.Env = append(os.Environ(), opts.Env...)
+	cmd.Env = trace.GoEnv(opts.CacheDir, append(os.Environ(), opts.Env...))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -101,27 +117,64 @@ func listPackages(ctx context.Context, opts Options) ([]listedPackage, error) {
 		return nil, fmt.Errorf("go list: %v\n%s", err, strings.TrimSpace(stderr.String()))
 	}
 	var pkgs []listedPackage
-	for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
-		f := strings.Split(line, "\t")
-		if len(f) != 5 || f[0] == "" {
-			continue
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p struct {
+			ImportPath, Dir                              string
+			GoFiles, CgoFiles, TestGoFiles, XTestGoFiles []string
+			IgnoredGoFiles, InvalidGoFiles               []string
+			Error                                        *struct{ Err string }
 		}
-		// Packages with errors are kept: building them reports the error.
-		if f[1] != "0" || f[2] != "0" || f[3] == "error" {
-			pkgs = append(pkgs, listedPackage{Path: f[0], Dir: f[4]})
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("go list: %v", err)
+		}
+		lp := listedPackage{Path: p.ImportPath, Dir: p.Dir}
+		files := len(p.GoFiles) + len(p.CgoFiles) + len(p.TestGoFiles) + len(p.XTestGoFiles) + len(p.IgnoredGoFiles) + len(p.InvalidGoFiles)
+		switch {
+		case p.Error != nil && files == 0:
+			// Nothing to build: a directory that does not exist or has
+			// no Go files, a path no module provides.
+			lp.Status, lp.Error = "no-package", noPackage(p.Error.Err)
+		case p.Error != nil:
+			// Building it reports the error, positioned.
+		case len(p.TestGoFiles)+len(p.XTestGoFiles) == 0:
+			lp.Status = "no-test-files"
+		}
+		pkgs = append(pkgs, lp)
+	}
+	// A wildcard that matches nothing is only a warning to go list.
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if m := noMatchRE.FindStringSubmatch(line); m != nil {
+			pkgs = append(pkgs, listedPackage{Path: m[1], Status: "no-package", Error: "pattern matched no packages"})
 		}
 	}
 	return pkgs, nil
 }
 
-type listedPackage struct{ Path, Dir string }
+var noMatchRE = regexp.MustCompile(`^go: warning: "(.*)" matched no packages$`)
+
+// noPackage words go list's error for a pattern that names no package.
+func noPackage(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if m := notFoundRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("directory %s does not exist", m[1])
+	}
+	if m := noDirRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("pattern matched no packages (directory %s does not exist)", m[1])
+	}
+	msg, _, _ = strings.Cut(msg, "\n")
+	return msg
+}
+
+var (
+	notFoundRE = regexp.MustCompile(`^stat (.*): directory not found$`)
+	noDirRE    = regexp.MustCompile(`^pattern .*: lstat (.*): no such file or directory$`)
+)
 
 func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Report) error {
 	pkg := lp.Path
-	cache := opts.Static
-	if cache == nil {
-		cache = &static.Cache{}
-	}
 	progress := func(stage string, events int) {
 		if opts.Progress != nil {
 			opts.Progress(Progress{Package: pkg, Stage: stage, Events: events})
@@ -130,9 +183,20 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 	// One load of the package's source serves the //seer:atomic functions,
 	// control relevance and the positions of findings; without it seer
 	// still works, at line level and with every read relevant.
-	prog, err := cache.Program(ctx, opts.Dir, pkg)
+	var prog *static.Program
+	var err error
+	if opts.Static != nil {
+		prog, err = opts.Static.Program(ctx, opts.Dir, pkg)
+	} else {
+		// Loaded here rather than through a Cache, whose loads outlive
+		// their caller: a cancelled check stops its go list too.
+		prog, err = static.Load(ctx, opts.Dir, pkg)
+	}
 	if err != nil {
 		prog = nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	atomic := atomicFuncs(prog)
 	goFlags := opts.GoFlags
@@ -141,17 +205,18 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 		goFlags = append([]string{"-gcflags=-l"}, goFlags...)
 	}
 	ropts := trace.RecordOptions{
-		Dir:      opts.Dir,
-		Package:  pkg,
-		Run:      opts.Run,
-		Skip:     opts.Skip,
-		Timeout:  opts.Timeout,
-		Stderr:   opts.Stderr,
-		GoFlags:  goFlags,
-		Env:      opts.Env,
-		CacheDir: opts.CacheDir,
-		Progress: func(stage string) { progress(stage, 0) },
-		Atomic:   atomic,
+		Dir:       opts.Dir,
+		Package:   pkg,
+		Run:       opts.Run,
+		Skip:      opts.Skip,
+		Timeout:   opts.Timeout,
+		Stderr:    opts.Stderr,
+		GoFlags:   goFlags,
+		Env:       opts.Env,
+		CacheDir:  opts.CacheDir,
+		Progress:  func(stage string) { progress(stage, 0) },
+		Atomic:    atomic,
+		MaxEvents: opts.MaxEvents,
 	}
 	bin, err := trace.Build(ctx, ropts)
 	var bf *trace.BuildFailure
@@ -164,6 +229,7 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 			t.Errors = []string{strings.TrimSpace(bf.Output)}
 		}
 		rep.Tests = append(rep.Tests, t)
+		rep.Packages = append(rep.Packages, Package{Path: bf.Package, Status: "build-error"})
 		return nil
 	}
 	if err != nil {
@@ -171,17 +237,30 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 	}
 	defer bin.Close()
 	runs := []string{opts.Run}
-	if opts.PerTest {
+	var selected []string // the top-level tests selected, once listed
+	skip := topLevelSkip(opts.Skip)
+	listSelected := func() error {
+		if selected != nil {
+			return nil
+		}
 		tests, err := bin.Tests(ctx, opts.Run)
 		if err != nil {
 			return err
 		}
-		runs = runs[:0]
-		skip := topLevelSkip(opts.Skip)
+		selected = []string{}
 		for _, name := range tests {
-			if skip != nil && skip.MatchString(name) {
-				continue
+			if skip == nil || !skip.MatchString(name) {
+				selected = append(selected, name)
 			}
+		}
+		return nil
+	}
+	if opts.PerTest {
+		if err := listSelected(); err != nil {
+			return err
+		}
+		runs = runs[:0]
+		for _, name := range selected {
 			runs = append(runs, "^"+regexp.QuoteMeta(name)+"$")
 		}
 	}
@@ -190,6 +269,9 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 		src = StaticSource{Prog: prog}
 	}
 	var found []Finding
+	var tests []Test
+	summary := Package{Path: bin.Package, Status: "ok", Outcomes: map[string]int{}}
+	ended := false // a run ended before running all its tests
 	for _, run := range runs {
 		ropts.Run = run
 		rec, err := bin.Run(ctx, ropts)
@@ -197,6 +279,7 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 			return err
 		}
 		os.Remove(rec.Path)
+		summary.Events += rec.Events
 		progress("analysing", rec.Events)
 		res, err := Predict(ctx, rec.Trace, PredictOptions{
 			Atomicity: opts.Atomicity,
@@ -209,12 +292,42 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 			res.Findings[i].Package = rec.Package
 		}
 		found = append(found, res.Findings...)
-		rep.Tests = append(rep.Tests, testsOf(rec, res)...)
+		tests = append(tests, testsOf(rec, res)...)
+		if r := rec.Outcome.Result; r != "pass" && r != "fail" {
+			ended = true
+		}
+		for _, t := range rec.Tests {
+			ended = ended || t.Result == "exit"
+		}
+	}
+	if ended && !opts.PerTest {
+		// Which selected tests never started?
+		if err := listSelected(); err != nil {
+			return err
+		}
+		started := map[string]bool{}
+		for _, t := range tests {
+			started[t.Name] = true
+		}
+		for _, name := range selected {
+			if !started[name] {
+				tests = append(tests, Test{Package: bin.Package, Name: name, Outcome: "not-run"})
+			}
+		}
+	}
+	for _, t := range tests {
+		summary.Outcomes[t.Outcome]++
+		if t.Outcome != "pass" && t.Outcome != "skip" {
+			summary.Status = "fail"
+		}
 	}
 	if src != nil {
 		refineWith(src, found)
 	}
+	summary.Findings = len(found)
+	rep.Tests = append(rep.Tests, tests...)
 	rep.Findings = append(rep.Findings, found...)
+	rep.Packages = append(rep.Packages, summary)
 	return nil
 }
 
@@ -229,17 +342,30 @@ func testsOf(rec *trace.RecordResult, res *Report) []Test {
 		}
 	}
 	leaked := leakedGoroutines(rec)
+	// The test during which the run reached the event cap: the test of
+	// the last goroutine recorded that belongs to one.
+	cutIn := ""
+	if rec.Cut {
+		for i := len(t.Events) - 1; i >= 0 && cutIn == ""; i-- {
+			if g := t.Goroutine(t.Events[i].G); g != nil {
+				cutIn = g.Test
+			}
+		}
+	}
 	var out []Test
 	for _, r := range rec.Tests {
 		if strings.Contains(r.Name, "/") {
 			continue // subtests are reported with their test
 		}
 		test := Test{Package: rec.Package, Name: r.Name, Events: events[r.Name], Outcome: r.Result}
-		if (test.Outcome == "panic" || test.Outcome == "timeout") && rec.Outcome.Message != "" {
-			test.Errors = []string{rec.Outcome.Message}
+		switch test.Outcome {
+		case "panic", "timeout", "exit", "killed":
+			if rec.Outcome.Message != "" {
+				test.Errors = []string{rec.Outcome.Message}
+			}
 		}
-		if rec.Cut {
-			test.Errors = append(test.Errors, fmt.Sprintf("the run made more than %d events: seer analysed the first ones", rec.Events))
+		if rec.Cut && (r.Name == cutIn || cutIn == "" && len(out) == 0) {
+			test.Errors = append(test.Errors, fmt.Sprintf("the run reached seer's cap of %d events during this test: seer analysed the events up to there, and none of the tests after it", rec.Events))
 		}
 		test.Leaked = leaked[r.Name]
 		out = append(out, test)
@@ -289,8 +415,8 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*Report,
 }
 
 // leakedGoroutines returns, per test, where its goroutines that never
-// ended were created — when the run itself ended normally (a panic or a
-// timeout stops every goroutine alike).
+// ended were created — when the run itself ended normally (a panic, a
+// timeout or an exit stops every goroutine alike).
 //
 // A goroutine whose last act was wg.Done or close(ch) is finishing, not
 // leaked: the test waits for that signal and the process may exit before
@@ -300,6 +426,11 @@ func leakedGoroutines(rec *trace.RecordResult) map[string][]string {
 	t := rec.Trace
 	if rec.Outcome.Result != "pass" && rec.Outcome.Result != "fail" {
 		return nil
+	}
+	for _, r := range rec.Tests {
+		if r.Result == "exit" {
+			return nil // os.Exit stops every goroutine alike too
+		}
 	}
 	finished := make([]bool, len(t.Goroutines)) // its last event ends or signals the end
 	for i := range t.Events {

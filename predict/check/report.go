@@ -9,6 +9,28 @@ package check
 type Report struct {
 	Findings []Finding `json:"findings"`
 	Tests    []Test    `json:"tests"`
+	// Packages says, for each package the patterns named, how checking
+	// it went (empty for a report of one trace file).
+	Packages []Package `json:"packages,omitempty"`
+}
+
+// A Package is one package that the patterns named, with the sums of its
+// tests.
+type Package struct {
+	// Path is the import path, or the pattern as given when it names no
+	// package.
+	Path string `json:"path"`
+	// Status is "ok" (every test passed or was skipped), "fail" (a test
+	// failed, panicked, timed out, exited early, was killed or did not
+	// run), "build-error", "no-test-files", or "no-package" (the pattern
+	// matched no package, or names a directory that does not exist or
+	// has no Go files: Error says which).
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// Outcomes counts the package's top-level tests by outcome.
+	Outcomes map[string]int `json:"outcomes,omitempty"`
+	Events   int            `json:"events"`
+	Findings int            `json:"findings"`
 }
 
 // A Finding is one predicted or observed bug: a pair of source locations
@@ -79,11 +101,15 @@ type Test struct {
 	Name    string `json:"name"`
 	Events  int    `json:"events"`
 	// Outcome is "pass", "fail", "skip" (the test called t.Skip),
-	// "panic", "timeout", "killed" or "build-error".
+	// "panic", "timeout", "exit" (the test binary exited during the
+	// test: os.Exit, log.Fatal, a fatal runtime error), "killed",
+	// "not-run" (selected, but the run ended before it started) or
+	// "build-error" (Name is then "").
 	Outcome string `json:"outcome"`
 	// Errors holds build errors (file:line:col: message) when Outcome is
-	// "build-error", the panic or timeout message, and a note when the run
-	// made more events than seer converts (trace.RecordOptions.MaxEvents).
+	// "build-error", the panic, timeout or exit message, and, for the
+	// test during which the run made more events than seer converts
+	// (trace.RecordOptions.MaxEvents), a note saying so.
 	Errors []string `json:"errors,omitempty"`
 	// Leaked lists the goroutines of the test still running when its run
 	// ended normally, by where they were created (file:line).
