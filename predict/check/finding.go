@@ -18,6 +18,9 @@ import (
 // have no tests, and all their findings are the user's.
 func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex) (Finding, bool) {
 	std := t.Header.Format == "std"
+	if !std && libraryOwn(t, f) {
+		return Finding{}, false
+	}
 	out := Finding{Kind: f.Kind, Predicted: f.Predicted, Count: f.Count}
 	if out.Count == 0 {
 		out.Count = 1
@@ -87,6 +90,46 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 	out.Reordered = reordered(t, f, ix)
 	return out, true
 }
+
+// libraryOwn reports whether every access of f is made by the standard
+// library (its innermost frame under GOROOT) to a package-level variable
+// of the package making it, such as syscall.forking from
+// syscall.acquireForkLock: state the user's code cannot have passed in,
+// whose interleavings are the library's own design, so never the user's
+// bug. Memory the user's code allocated or declared is never excluded:
+// a bufio.Reader shared by two goroutines is reported at the lines that
+// call into it.
+func libraryOwn(t *trace.Trace, f *predict.Finding) bool {
+	if t.Header.GOROOT == "" || len(f.Events) == 0 {
+		return false
+	}
+	for _, i := range f.Events {
+		e := &t.Events[i]
+		top, ok := t.Stacks.Top(e.Stack)
+		if !ok || top.File == "" || trace.IsUserFrame(top, t.Header.GOROOT) {
+			return false
+		}
+		o := t.Object(e.Obj)
+		if o == nil || o.Alloc != 0 || o.Name == "" || funcPackage(top.Func) != symbolPackage(o.Name) {
+			return false
+		}
+	}
+	return true
+}
+
+// symbolPackage returns the package path of a package-level symbol name
+// ("net/http.DefaultClient" → "net/http").
+func symbolPackage(name string) string {
+	slash := strings.LastIndexByte(name, '/')
+	if dot := strings.IndexByte(name[slash+1:], '.'); dot >= 0 {
+		return name[:slash+1+dot]
+	}
+	return ""
+}
+
+// funcPackage returns the package path of a function's symbol name
+// ("syscall.acquireForkLock", "net/http.(*Client).Do" → its package).
+func funcPackage(fn string) string { return symbolPackage(fn) }
 
 // limits returns each goroutine's limit in f's schedule (see
 // predict.Finding.Prefix): its events below the limit and below Prefix

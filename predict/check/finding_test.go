@@ -47,3 +47,54 @@ func TestCleanupRaceBelongsToItsTest(t *testing.T) {
 		t.Errorf("finding of test %q, want TestA", f.Test)
 	}
 }
+
+// The standard library's own package-level state, touched only from its
+// own code, is never the user's finding; memory the user's code declared
+// or allocated is, even when only library code touches it.
+func TestLibraryOwnState(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		obj      string // the variable's name
+		alloc    bool   // a heap object
+		fn, file string // innermost frame of both accesses
+		want     bool   // kept as the user's finding
+	}{
+		{"library state from the library", "syscall.forking", false, "syscall.acquireForkLock", "/goroot/src/syscall/forkpipe2.go", false},
+		{"library state from user code", "syscall.forking", false, "example.TestA.func1", "/src/example/f_test.go", true},
+		{"user state from the library", "example.counter", false, "sync/atomic.AddInt64", "/goroot/src/sync/atomic/doc.go", true},
+		{"another package's state", "os.Args", false, "syscall.acquireForkLock", "/goroot/src/syscall/forkpipe2.go", true},
+		{"heap object", "", true, "bufio.(*Reader).Read", "/goroot/src/bufio/bufio.go", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := trace.NewBuilder(trace.Header{Format: "seer", GOROOT: "/goroot"})
+			st := b.Stacks()
+			test := b.Goroutine(0, 0)
+			b.SetGoroutine(test, "TestA", "")
+			b.Add(trace.Event{Op: trace.OpStart, G: test})
+			user := st.Push(0, trace.Frame{Func: "example.TestA.func1", File: "/src/example/f_test.go", Line: 9})
+			at := user
+			if tc.fn != "example.TestA.func1" {
+				at = st.Push(user, trace.Frame{Func: tc.fn, File: tc.file, Line: 30})
+			}
+			obj := b.Object(trace.ObjVar, 0x1000, 8, tc.obj)
+			if tc.alloc {
+				b.SetObject(obj, "", user)
+			}
+			var ws []int
+			for k := 0; k < 2; k++ {
+				g := b.Goroutine(test, user)
+				b.SetGoroutine(g, "TestA", "")
+				b.Add(trace.Event{Op: trace.OpGo, G: test, Peer: int32(g), Stack: user})
+				b.Add(trace.Event{Op: trace.OpStart, G: g, Peer: int32(test)})
+				ws = append(ws, b.Add(trace.Event{Op: trace.OpWrite, G: g, Addr: 0x1000, Size: 8, Obj: obj, Stack: at}))
+			}
+			tr, err := b.Trace()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := userFinding(tr, &predict.Finding{Kind: predict.KindRace, Events: ws}, nil, newTraceIndex(tr)); ok != tc.want {
+				t.Errorf("kept %v, want %v", ok, tc.want)
+			}
+		})
+	}
+}
