@@ -319,6 +319,28 @@ func relAll(positions []string, rel func(string) string) []string {
 	return out
 }
 
+// libraryFrames names the frames of an access inside code that is not
+// the user's (the standard library, a dependency outside the module),
+// innermost first, up to the user's line that the finding is reported at:
+// the calls that explain why that line touches the memory.
+func libraryFrames(a check.Access) string {
+	var parts []string
+	for _, fr := range a.Stack {
+		if fr.File == a.File && fr.Line == a.Line {
+			break
+		}
+		if len(parts) == 3 {
+			parts = append(parts, "...")
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s:%d)", fr.Func, filepath.Base(fr.File), fr.Line))
+	}
+	if len(parts) == len(a.Stack) {
+		return "" // the reported line is not on the stack: nothing to explain
+	}
+	return strings.Join(parts, " called from ")
+}
+
 // formatFinding renders one finding go vet style.
 func formatFinding(f check.Finding, rel func(string) string) string {
 	var b strings.Builder
@@ -356,6 +378,9 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 		fmt.Fprintf(&b, "\n\t%s by goroutine %d at %s", a.Op, a.Goroutine, pos(a))
 		if len(a.Created) > 0 {
 			fmt.Fprintf(&b, " (created at %s:%d)", rel(a.Created[0].File), a.Created[0].Line)
+		}
+		if inside := libraryFrames(a); inside != "" {
+			fmt.Fprintf(&b, "\n\t\tinside %s", inside)
 		}
 	}
 	if len(f.Reordered) > 0 {

@@ -47,7 +47,7 @@ func runServe(c *command, args []string) int {
 	// prints (a stray fmt.Println) goes to standard error.
 	stdout := os.Stdout
 	os.Stdout = os.Stderr
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	err := lsp.Serve(ctx, stdio{os.Stdin, stdout}, lsp.Options{Log: os.Stderr, CacheDir: *serveCache, Version: version()})
 	if err != nil {
