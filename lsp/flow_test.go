@@ -359,24 +359,37 @@ func TestBuildErrorsBecomeDiagnostics(t *testing.T) {
 	e.await("build error cleared", wait, func() bool { return len(e.diagsOf("bank_test.go")) == 0 && len(e.diagsOf("bank.go")) == 2 })
 }
 
-func TestTimeoutKeepsPartialFindings(t *testing.T) {
-	dir := writeTxtar(t, bankTxtar)
-	fr := &fakeRunner{answer: func(int, check.Options) *check.Report {
-		r := bankReport(t, dir)(0, check.Options{})
-		r.Tests[0].Outcome = "timeout"
-		r.Tests[0].Errors = []string{"panic: test timed out after 7s"}
-		return r
-	}}
-	e := newEditor(t, dir, editorOptions{run: fr.run, config: map[string]any{"timeout": "7s"}})
-	e.run(e.lens(e.open("bank_test.go"), "TestDeposit").Command)
-	e.await("partial results", wait, func() bool { return len(e.diagsOf("bank.go")) == 2 && len(e.messages) > 0 })
-	if got := fr.last().Timeout; got != 7*time.Second {
-		t.Errorf("timeout %v, want 7s from the configuration", got)
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if msg := e.messages[0].Message; !strings.Contains(msg, "TestDeposit timed out (seer.timeout is 7s)") {
-		t.Errorf("message %q", msg)
+func TestEndedTestKeepsPartialFindings(t *testing.T) {
+	for _, tc := range []struct {
+		outcome string
+		want    string
+	}{
+		{"timeout", "TestDeposit timed out (seer.timeout is 7s)"},
+		{"exit", "TestDeposit exited the test binary (os.Exit)"},
+		{"not-run", "TestDeposit did not run"},
+	} {
+		t.Run(tc.outcome, func(t *testing.T) {
+			dir := writeTxtar(t, bankTxtar)
+			fr := &fakeRunner{answer: func(int, check.Options) *check.Report {
+				r := bankReport(t, dir)(0, check.Options{})
+				r.Tests[0].Outcome = tc.outcome
+				if tc.outcome == "timeout" {
+					r.Tests[0].Errors = []string{"panic: test timed out after 7s"}
+				}
+				return r
+			}}
+			e := newEditor(t, dir, editorOptions{run: fr.run, config: map[string]any{"timeout": "7s"}})
+			e.run(e.lens(e.open("bank_test.go"), "TestDeposit").Command)
+			e.await("partial results", wait, func() bool { return len(e.diagsOf("bank.go")) == 2 && len(e.messages) > 0 })
+			if got := fr.last().Timeout; got != 7*time.Second {
+				t.Errorf("timeout %v, want 7s from the configuration", got)
+			}
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			if msg := e.messages[0].Message; !strings.Contains(msg, tc.want) {
+				t.Errorf("message %q, want %q", msg, tc.want)
+			}
+		})
 	}
 }
 

@@ -72,15 +72,20 @@ func (s *server) finish(j *job, rep *check.Report, recorded map[string][]byte) o
 			} else if len(marks) == 0 {
 				notes = append(notes, fmt.Sprintf("%s does not build", name))
 			}
-		case "timeout", "panic", "killed":
+		case "timeout", "panic", "killed", "exit":
 			note := fmt.Sprintf("%s ended by %s; the findings come from what it did before", name, t.Outcome)
-			if t.Outcome == "timeout" {
+			switch t.Outcome {
+			case "exit":
+				note = fmt.Sprintf("%s exited the test binary (os.Exit); the findings come from what it did before, and the tests after it did not run", name)
+			case "timeout":
 				note = fmt.Sprintf("%s timed out (seer.timeout is %s); the findings come from what it did before", name, s.configFor(j.sc.dir).Timeout)
 			}
 			if len(t.Errors) > 0 {
 				note += ": " + firstLine(t.Errors[0])
 			}
 			notes = append(notes, note)
+		case "not-run":
+			notes = append(notes, fmt.Sprintf("%s did not run: the test binary ended before it started", name))
 		case "pass", "fail":
 			for _, e := range t.Errors {
 				notes = append(notes, fmt.Sprintf("%s: %s", name, e))
