@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -364,4 +365,79 @@ func TestRecordMaxEvents(t *testing.T) {
 	if !res.Trace.Truncated || res.Events == 0 || res.Events >= all.Events {
 		t.Errorf("spool of 40 chunks: truncated %v, %d events of %d", res.Trace.Truncated, res.Events, all.Events)
 	}
+}
+
+// A test that goes on long past the event cap stops being recorded at the
+// cap: the spool stops growing, and reading it back costs what was kept,
+// not what the test went on to do (issue 13: two goroutines of 25M
+// Lock/n++/Unlock each made seer record take 75 s and 22 GB, the reader
+// touching a chunk header for every failed chunk request).
+func TestRecordPastCapStaysSmall(t *testing.T) {
+	skipIfCannotRecord(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/cap\n\ngo 1.26\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "cap_test.go"), []byte(`package cap
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestLoop(t *testing.T) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	n := 0
+	for g := 0; g < 2; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 1_500_000; i++ {
+				mu.Lock()
+				n++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+}
+`), 0o644)
+	opts := RecordOptions{Dir: dir, Output: filepath.Join(dir, "out.trace"), MaxEvents: 20_000}
+	var res *RecordResult
+	rss := peakRSSDuring(t, func() {
+		var err error
+		if res, err = Record(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if !res.Cut || res.Events < 20_000 || res.Events > 21_000 {
+		t.Errorf("cut %v, %d events; want a cut at about 20,000", res.Cut, res.Events)
+	}
+	// The kept events are about 2 MB; reading a spool that went on
+	// counting chunks took gigabytes.
+	if rss > 400<<20 {
+		t.Errorf("peak RSS %d MiB while recording and reading a capped run", rss>>20)
+	}
+	t.Logf("peak RSS %d MiB", rss>>20)
+}
+
+// peakRSSDuring returns this process's peak resident set while f runs
+// (VmHWM after clear_refs 5), or skips the test where Linux does not say.
+func peakRSSDuring(t *testing.T, f func()) uint64 {
+	t.Helper()
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		t.Skipf("cannot reset the peak RSS: %v", err)
+	}
+	f()
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	t.Skip("no VmHWM")
+	return 0
 }

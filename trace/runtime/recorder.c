@@ -140,9 +140,17 @@ static uint64_t max_chunks;
 // after its room), so the records up to it are a prefix of the run, which
 // is what the converter keeps: a goroutine with room left in its chunk
 // goes on writing, but nothing after the cut is used.
+//
+// Once cut, recording stops (stopped): nothing after the cut is used, and
+// a test that goes on for minutes past the cap must neither pay for
+// recording it nor grow the spool. Symbols are still written, as kept
+// records may name pcs that are symbolised after the cut.
+static int stopped;
+
 static void cut_here(void) {
 	uint64_t zero = 0, now = __atomic_load_n(&seq_counter, __ATOMIC_SEQ_CST);
 	__atomic_compare_exchange_n(&hdr->cut, &zero, now ? now : 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+	__atomic_store_n(&stopped, 1, __ATOMIC_RELAXED);
 }
 
 static inline void cpu_relax(void) {
@@ -179,7 +187,17 @@ static void populate(uint8_t *from, uint64_t off, uint64_t limit) {
 }
 
 static uint8_t *new_chunk(uint32_t gid) {
-	uint64_t i = __atomic_fetch_add(&hdr->next_chunk, 1, __ATOMIC_RELAXED);
+	// next_chunk is what the reader maps: it must not go on counting
+	// past the end (each failed call would add one, and the reader would
+	// map and touch a chunk header for each).
+	uint64_t i = __atomic_load_n(&hdr->next_chunk, __ATOMIC_RELAXED);
+	do {
+		if (i >= max_chunks) {
+			__atomic_fetch_add(&hdr->overflow, 1, __ATOMIC_RELAXED);
+			cut_here();
+			return NULL;
+		}
+	} while (!__atomic_compare_exchange_n(&hdr->next_chunk, &i, i + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	if (i >= max_chunks) {
 		__atomic_fetch_add(&hdr->overflow, 1, __ATOMIC_RELAXED);
 		cut_here();
@@ -197,7 +215,7 @@ static uint8_t *new_chunk(uint32_t gid) {
 // reserve returns room for n words in g's chunk, or NULL when recording is
 // off or the spool is full. commit(g, n) publishes them.
 static inline uint64_t *reserve(struct gctx *g, uint32_t n) {
-	if (!spool || !g)
+	if (!spool || !g || (__atomic_load_n(&stopped, __ATOMIC_RELAXED) && g != &sym_ctx))
 		return NULL;
 	uint32_t bytes = n * 8;
 	if (!g->chunk || g->used + bytes > CHUNK_BYTES - CHUNK_HDR) {
@@ -470,7 +488,7 @@ void __tsan_go_ignore_sync_end(struct gctx *thr) {
 // ---- allocation ----
 
 static void alloc_record(uint64_t kind, uptr p, uptr sz) {
-	if (!spool)
+	if (!spool || __atomic_load_n(&stopped, __ATOMIC_RELAXED))
 		return;
 	uint64_t i = __atomic_fetch_add(&hdr->next_malloc, 1, __ATOMIC_RELAXED);
 	if ((i + 1) * 24 > MALLOC_BYTES) {
