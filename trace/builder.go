@@ -150,11 +150,6 @@ func (b *Builder) Trace() (*Trace, error) {
 			}
 		}
 	}
-	if n := len(t.Events); n >= 1<<16 && cap(t.Events)-n > n/8 {
-		// Appends leave up to a quarter of the array unused, and the
-		// events are most of what an analysis holds: give it back.
-		t.Events = append(make([]Event, 0, n), t.Events...)
-	}
 	b.t = nil
 	return t, nil
 }

@@ -60,7 +60,10 @@ func Convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	streams, used := s.streams()
 	estimate := int(used / 24)
 	if maxEvents > 0 {
-		estimate = min(estimate, maxEvents)
+		// A record can make a few events (a go statement and the
+		// start it implies): the margin keeps the last ones from
+		// growing a full-size array.
+		estimate = min(estimate, maxEvents+1024)
 	}
 	c.b.Grow(estimate)
 	// Most objects are heap allocations, which the spool counts.

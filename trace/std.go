@@ -100,6 +100,12 @@ func ReadSTD(r io.Reader) (*Trace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("std: %v", err)
 	}
+	if n := len(t.Events); n >= 1<<16 && cap(t.Events)-n > n/8 {
+		// Appends leave up to a quarter of the array unused, and the
+		// events are most of what an analysis holds: give it back, now
+		// that parsing (which held more) is over.
+		t.Events = append(make([]Event, 0, n), t.Events...)
+	}
 	return t, nil
 }
 
