@@ -89,19 +89,15 @@ func Explain(h *History, m Model) (*Result, error) {
 	rs := g.rules()
 	var core []int
 	if m == SC || m == TSO {
-		if v := thinAirRead(g); v >= 0 {
-			core = []int{rs.rv(int(v) - len(g.keys))}
-		} else {
-			e := newSatEnc(newChecker(g), m)
-			ok, c := e.solve(nil)
-			if ok {
-				panic("history: the solver finds consistent what the checker does not")
-			}
-			core = minimize(c, func(active []int) bool {
-				ok, _ := e.solve(active)
-				return !ok
-			})
+		e := newSatEnc(newChecker(g), m)
+		ok, c := e.solve(nil)
+		if ok {
+			panic("history: the solver finds consistent what the checker does not")
 		}
+		core = minimize(c, func(active []int) bool {
+			ok, _ := e.solve(active)
+			return !ok
+		})
 	} else {
 		violated := func(active []int) bool {
 			off := make([]bool, rs.size())
@@ -130,15 +126,6 @@ func Explain(h *History, m Model) (*Result, error) {
 		res.Violation.Rules = append(res.Violation.Rules, g.rule(m, r))
 	}
 	return res, nil
-}
-
-func thinAirRead(g *hg) int32 {
-	for v := len(g.keys); v < len(g.nodes); v++ {
-		if nd := &g.nodes[v]; !nd.write && nd.src == srcNone {
-			return int32(v)
-		}
-	}
-	return -1
 }
 
 // mentioned returns the rules that the violation's cycle touches: the

@@ -87,6 +87,12 @@ func newSatEnc(c *checker, m Model) *satEnc {
 		e.act[r] = e.s.Lit()
 		e.actOf[e.act[r]] = r
 	}
+	// A read of a value that nothing writes contradicts its own rule.
+	for v := len(g.keys); v < len(g.nodes); v++ {
+		if nd := &g.nodes[v]; !nd.write && nd.src == srcNone {
+			e.clause(e.act[e.rs.rv(v-len(g.keys))].Not())
+		}
+	}
 	// The initial value of key k: its initial write precedes every write.
 	for k, ws := range e.writes {
 		for _, w := range ws[1:] {
@@ -309,6 +315,9 @@ func (e *satEnc) cycles(succ []int32) bool {
 	}
 	found := false
 	for i, ord := range ords {
+		if !e.active[e.rs.size()+i] {
+			continue // the axiom is off: this graph may be cyclic
+		}
 		gi := g.makeGraph(nil, func(v int32, add func(edge)) {
 			nd := &g.nodes[v]
 			if nd.proc >= 0 && e.active[e.rs.po(int(nd.proc))] {
