@@ -1,0 +1,76 @@
+// This file measures the checks on large histories: runs of a simulated
+// sequentially consistent memory, so that no check can stop early.
+
+package history
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+)
+
+// scRun simulates procs processes doing ops operations in all on keys
+// keys of a sequentially consistent memory, in a random interleaving.
+func scRun(seed int64, procs, ops, keys int) *History {
+	rng := rand.New(rand.NewSource(seed))
+	h := New()
+	mem := make([]int64, keys)
+	next := make([]int64, keys)
+	for range ops {
+		p := fmt.Sprintf("P%d", rng.Intn(procs))
+		k := rng.Intn(keys)
+		key := fmt.Sprintf("k%d", k)
+		if rng.Intn(2) == 0 {
+			next[k]++
+			mem[k] = next[k]
+			h.Write(p, key, mem[k])
+		} else {
+			h.Read(p, key, mem[k])
+		}
+	}
+	return h
+}
+
+func BenchmarkCheck(b *testing.B) {
+	for _, size := range []struct{ procs, ops, keys int }{{8, 10000, 16}, {4, 10000, 1}, {32, 10000, 64}} {
+		h := scRun(1, size.procs, size.ops, size.keys)
+		for _, m := range []Model{CC, CCv, CM, CCM} {
+			b.Run(fmt.Sprintf("%s/p=%d/n=%d/k=%d", m, size.procs, size.ops, size.keys), func(b *testing.B) {
+				for b.Loop() {
+					res, err := Check(h, m)
+					if err != nil || !res.Consistent {
+						b.Fatalf("%v %v", res.Violation, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkCheckSmall covers the NP-hard models on histories of the
+// size the paper measures (200 operations, 4 processes).
+func BenchmarkCheckSmall(b *testing.B) {
+	h := scRun(2, 4, 200, 8)
+	for _, m := range []Model{SC, TSO, WCCM} {
+		b.Run(m.String(), func(b *testing.B) {
+			for b.Loop() {
+				res, err := Check(h, m)
+				if err != nil || !res.Consistent {
+					b.Fatalf("%v %v", res.Violation, err)
+				}
+			}
+		})
+	}
+}
+
+// TestLarge checks a 10,000-operation run under the polynomial criteria
+// (it must be consistent), quickly enough for every go test.
+func TestLarge(t *testing.T) {
+	h := scRun(3, 8, 10000, 16)
+	for _, m := range []Model{CC, CCv, CM, CCM} {
+		res, err := Check(h, m)
+		if err != nil || !res.Consistent {
+			t.Fatalf("%s: %v %v", m, res.Violation, err)
+		}
+	}
+}
