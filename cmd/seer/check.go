@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,12 +29,13 @@ var (
 	checkAtomicity = checkFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 	checkVerbose   = checkFlags.Bool("v", false, "pass the tests' own output through to standard error")
 	checkEach      = checkFlags.Bool("each", false, "record each top-level test in a run of its own")
-	checkMax       = checkFlags.Int("maxevents", trace.DefaultMaxEvents, "analyse at most `n` events of each run (the test during which a run passes n is named; -1: no cap)")
+	checkMax       = checkFlags.Int("maxevents", 0, "analyse at most `n` events of each run (the test during which a run passes n is named; -1: no cap; default: what -maxmem holds)")
+	checkMaxMem    = checkFlags.String("maxmem", "1GiB", "memory to keep each run's recording and analysis within, as an event cap of `size` / trace.BytesPerEvent (100 bytes); e.g. 512MiB, 4GiB")
 )
 
 var _ = register(&command{
 	name:      "check",
-	usageLine: "check [-run regexp] [-skip regexp] [-json] [-timeout d] [-each] [-maxevents n] [-explain kind] [packages]",
+	usageLine: "check [-run regexp] [-skip regexp] [-json] [-timeout d] [-each] [-maxmem size] [-maxevents n] [-explain kind] [packages]",
 	short:     "record, predict and report the tests of packages",
 	long: `
 Check records the selected tests of each package under seer's recording
@@ -91,6 +93,14 @@ func runCheck(c *command, args []string) int {
 		Atomicity: *checkAtomicity,
 		PerTest:   *checkEach,
 		MaxEvents: *checkMax,
+	}
+	if opts.MaxEvents == 0 {
+		mem, err := parseSize(*checkMaxMem)
+		if err != nil {
+			errorf(c, "-maxmem: %v", err)
+			return 2
+		}
+		opts.MaxEvents = int(max(mem/trace.BytesPerEvent, 1))
 	}
 	if *checkVerbose {
 		opts.Stderr = os.Stderr
@@ -317,6 +327,27 @@ func relAll(positions []string, rel func(string) string) []string {
 		}
 	}
 	return out
+}
+
+// parseSize reads a size in bytes with an optional unit: KiB, MiB, GiB
+// (or K, M, G, KB, MB, GB, all powers of 1024).
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(strings.ToUpper(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(t, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%q is not a size (e.g. 512MiB, 2GiB)", s)
+	}
+	return int64(n * float64(mult)), nil
 }
 
 // libraryFrames names the frames of an access inside code that is not
