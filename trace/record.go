@@ -55,10 +55,10 @@ type RecordOptions struct {
 // BytesPerEvent is what one event costs seer check end to end, as peak
 // resident memory over recording, conversion and analysis: the event
 // table's 32 bytes, the analysis's indices and clocks, and the garbage
-// between collections. Measured at 10M events: 1.0 GB for a test of 1,000
-// goroutines passing values over 100K channels, 0.77 GB for the analysis
-// alone of an 8-thread lock-heavy trace.
-const BytesPerEvent = 100
+// between collections. Measured at about 10M events: 1.0 GB for a test of
+// 1,000 goroutines passing values over 100K channels, 1.09 GB for two
+// goroutines in a Lock/n++/Unlock loop cut at 10.7M events.
+const BytesPerEvent = 110
 
 // DefaultMaxEvents is RecordOptions.MaxEvents's default: what about 1 GB
 // of memory holds (BytesPerEvent). Raise it with seer check -maxmem or

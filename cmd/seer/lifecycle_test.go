@@ -90,12 +90,20 @@ func TestFirst(t *testing.T) {}
 
 func TestBusy(t *testing.T) {
 	var mu sync.Mutex
+	var wg sync.WaitGroup
 	n := 0
-	for range 20000 {
-		mu.Lock()
-		n++
-		mu.Unlock()
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 10000 {
+				mu.Lock()
+				n++
+				mu.Unlock()
+			}
+		}()
 	}
+	wg.Wait()
 }
 
 func TestLast(t *testing.T) {}

@@ -133,4 +133,8 @@ func TestCheckOutputOnce(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit %d, want 0", code)
 	}
+	// Its goroutines were running at the cut, not when it ended.
+	if strings.Contains(out, "still running") {
+		t.Errorf("goroutines reported leaked at the cut:\n%s", out)
+	}
 }
