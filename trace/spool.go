@@ -88,7 +88,12 @@ type spool struct {
 	fini       uint64
 	syms       map[uint64][]Frame // pc -> frames, innermost first
 	fileName   func(string) string
+	left       []uint16 // per region of releaseChunks chunks: chunks not read yet
 }
+
+// releaseChunks is how many chunks release gives back at once: 2 MiB of
+// 8 KiB chunks. One madvise per chunk cost a third of the conversion.
+const releaseChunks = 256
 
 var errNoSpool = errors.New("the test binary did not start recording (was it built by seer?)")
 
@@ -146,14 +151,24 @@ func openSpool(path string) (*spool, error) {
 
 func (s *spool) close() { syscall.Munmap(s.data) }
 
-// release gives back the pages of chunk i, which its cursor has read:
-// the mapping is of a file, so the records stay there, but they no longer
-// count in this process's resident set (reading a 30M-event spool kept
-// about a gigabyte of it resident).
+// release notes that chunk i has been read, and gives back the pages of
+// its region of releaseChunks chunks once all of them have: the mapping
+// is of a file, so the records stay there, but they no longer count in
+// this process's resident set (reading a 30M-event spool kept about a
+// gigabyte of it resident).
 func (s *spool) release(i uint64) {
-	off := s.chunksOff + i*s.chunkBytes
-	if off%4096 == 0 && s.chunkBytes%4096 == 0 {
-		syscall.Madvise(s.data[off:off+s.chunkBytes], syscall.MADV_DONTNEED)
+	r := i / releaseChunks
+	if r >= uint64(len(s.left)) || s.left[r] == 0 {
+		return
+	}
+	s.left[r]--
+	if s.left[r] > 0 {
+		return
+	}
+	lo := s.chunksOff + r*releaseChunks*s.chunkBytes
+	hi := min(lo+releaseChunks*s.chunkBytes, s.chunksOff+s.nchunks*s.chunkBytes)
+	if lo%4096 == 0 {
+		syscall.Madvise(s.data[lo:hi], syscall.MADV_DONTNEED)
 	}
 }
 
@@ -175,12 +190,14 @@ func (s *spool) streams() (map[uint32][]uint64, uint64) {
 	s.syms = make(map[uint64][]Frame)
 	out := make(map[uint32][]uint64)
 	var used uint64
+	s.left = make([]uint16, (s.nchunks+releaseChunks-1)/releaseChunks)
 	for i := uint64(0); i < s.nchunks; i++ {
 		gid, words := s.chunk(i)
 		if gid == 0 {
 			s.readSyms(words)
 			continue
 		}
+		s.left[i/releaseChunks]++
 		out[gid] = append(out[gid], i)
 		used += uint64(len(words))
 	}
@@ -276,6 +293,10 @@ func (c *cursor) advance() {
 	for {
 		if len(c.buf) < 8 {
 			if len(c.chunks) == 0 || c.broken {
+				if c.cur >= 0 && !c.broken {
+					c.s.release(uint64(c.cur)) // the stream is read
+					c.cur = -1
+				}
 				return
 			}
 			if c.cur >= 0 {
