@@ -383,24 +383,29 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 			fmt.Fprintf(&b, "\n\t\tinside %s", inside)
 		}
 	}
-	if len(f.Reordered) > 0 {
-		b.WriteString("\n\twitness runs in the other order:")
-		for _, s := range f.Reordered {
-			fmt.Fprintf(&b, " %s by goroutine %d at %s:%d;", s.Op, s.Goroutine, rel(s.File), s.Line)
-		}
+	for _, sentence := range check.ReorderedSentences(&f, rel) {
+		fmt.Fprintf(&b, "\n\t%s", sentence)
 	}
 	if n := len(f.Witness); n > 0 {
-		fmt.Fprintf(&b, "\n\twitness: the recorded run's first %d events, then %d steps, ending", f.WitnessPrefix, n)
-		start := n - 4
-		if start < 0 {
-			start = 0
+		b.WriteString("\n\twitness: ")
+		if prefix := check.PrefixPhrase(&f, rel); prefix != "" {
+			fmt.Fprintf(&b, "%s, then ", prefix)
 		}
-		for _, s := range f.Witness[start:] {
-			fmt.Fprintf(&b, " g%d %s", s.Goroutine, s.Op)
-			if s.File != "" {
-				fmt.Fprintf(&b, " %s:%d", filepath.Base(s.File), s.Line)
+		fmt.Fprintf(&b, "%s, ending", plural(n, "step"))
+		var story []check.Step
+		for _, s := range f.Witness {
+			if check.StoryStep(&s) {
+				story = append(story, s)
 			}
-			b.WriteString(";")
+		}
+		for k, s := range story[max(0, len(story)-4):] {
+			if k > 0 {
+				b.WriteString(";")
+			}
+			fmt.Fprintf(&b, " g%d %s", s.Goroutine, check.StepText(&s))
+			if s.File != "" {
+				fmt.Fprintf(&b, " at %s:%d", filepath.Base(s.File), s.Line)
+			}
 		}
 	}
 	return b.String()
