@@ -85,17 +85,17 @@ func bankFinding(t testing.TB, dir string) check.Finding {
 				Created: []check.Frame{{Func: "example.com/bank.TestDeposit", File: test, Line: g2}}, Event: 52},
 		},
 		Witness: []check.Step{
-			{Goroutine: 6, Op: "go", File: test, Line: g1, Event: 10, Object: "g7"},
-			{Goroutine: 6, Op: "go", File: test, Line: g2, Event: 12, Object: "g8"},
-			{Goroutine: 8, Op: "lock", File: bank, Line: lock2, Event: 48, Object: "a.mu"},
-			{Goroutine: 8, Op: "unlock", File: bank, Line: lock2 + 1, Event: 50, Object: "a.mu"},
-			{Goroutine: 7, Op: "lock", File: bank, Line: lock, Event: 38, Object: "a.mu"},
-			{Goroutine: 7, Op: "write", File: bank, Line: write, Event: 40, Object: "a.balance"},
-			{Goroutine: 8, Op: "read", File: bank, Line: read, Event: 52, Object: "a.balance"},
+			{Goroutine: 6, Op: "go", File: test, Line: g1, Event: 10, Object: "goroutine 7", Text: "starts goroutine 7"},
+			{Goroutine: 6, Op: "go", File: test, Line: g2, Event: 12, Object: "goroutine 8", Text: "starts goroutine 8"},
+			{Goroutine: 8, Op: "lock", File: bank, Line: lock2, Event: 48, Object: "a.mu", Text: "locks a.mu"},
+			{Goroutine: 8, Op: "unlock", File: bank, Line: lock2 + 1, Event: 50, Object: "a.mu", Text: "unlocks a.mu"},
+			{Goroutine: 7, Op: "lock", File: bank, Line: lock, Event: 38, Object: "a.mu", Text: "locks a.mu"},
+			{Goroutine: 7, Op: "write", File: bank, Line: write, Event: 40, Object: "a.balance", Text: "writes a.balance"},
+			{Goroutine: 8, Op: "read", File: bank, Line: read, Event: 52, Object: "a.balance", Text: "reads a.balance"},
 		},
 		Reordered: []check.Sync{
-			{Op: "lock", Goroutine: 8, File: bank, Line: lock2, Object: "a.mu"},
 			{Op: "lock", Goroutine: 7, File: bank, Line: lock, Object: "a.mu"},
+			{Op: "lock", Goroutine: 8, File: bank, Line: lock2, Object: "a.mu", First: true},
 		},
 	}
 }

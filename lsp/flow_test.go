@@ -116,8 +116,9 @@ func TestPredictFlow(t *testing.T) {
 	e.call(protocol.MethodTextDocumentHover, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: e.open("bank.go")}, Position: protocol.Position{Line: 18, Character: 5}}}, &hover)
 	for _, want := range []string{"```go\nreturn a.balance\n```", "**data race** on `a.balance` (predicted)", "---",
-		"goroutine 7 was created at bank_test.go:12", "`lock a.mu by goroutine 8 at bank.go:17`", "Nothing else orders them",
-		"**Witness schedule** (synchronisation and the accesses, 7 of 7 steps", "6. **goroutine 7: `write a.balance` at bank.go:12**"} {
+		"goroutine 7 was created at bank_test.go:12", "in the recorded run goroutine 7's critical section on a.mu at bank.go:11 ran before goroutine 8's at :17; the witness runs goroutine 8's first",
+		"Nothing else orders the accesses",
+		"**Witness schedule** (synchronisation and the accesses, 7 of 7 steps", "6. **goroutine 7 writes `a.balance` at bank.go:12**"} {
 		if !strings.Contains(hover.Contents.Value, want) {
 			t.Errorf("hover lacks %q:\n%s", want, hover.Contents.Value)
 		}
@@ -156,7 +157,7 @@ func TestPredictFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"goroutine 6", "goroutine 7", "goroutine 8", "write a.balance bank.go:12", "a.balance += n   <== write"} {
+	for _, want := range []string{"goroutine 6", "goroutine 7", "goroutine 8", "writes a.balance bank.go:12", "a.balance += n   <== write"} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("witness document lacks %q:\n%s", want, text)
 		}

@@ -138,18 +138,17 @@ func hoverMarkdown(f *check.Finding, i int, short func(string) string, src func(
 
 	b.WriteString("\n**Ordering**\n\n")
 	if f.Predicted {
-		if len(f.Reordered) > 0 {
-			b.WriteString("- In the recorded run only the schedule kept the accesses apart: these critical sections ran in one order, and the witness runs them in the other:\n")
-			for k := range f.Reordered {
-				fmt.Fprintf(&b, "  - `%s`\n", syncPhrase(&f.Reordered[k], short))
-			}
+		if sentences := check.ReorderedSentences(f, short); len(sentences) > 0 {
+			b.WriteString("- Only the schedule kept the accesses apart: ")
+			b.WriteString(strings.Join(sentences, "; "))
+			b.WriteString(".\n")
 		} else {
 			b.WriteString("- In the recorded run only the schedule kept the accesses apart; the witness runs them in another order.\n")
 		}
 	} else {
 		b.WriteString("- The recorded run itself left the accesses unordered (observed).\n")
 	}
-	b.WriteString("- Nothing else orders them: no go statement, channel operation, WaitGroup, Once or atomic leads from one access to the other, and no lock is held around both. seer followed every happens-before edge of the recording, and its checker replayed the witness.\n")
+	b.WriteString("- Nothing else orders the accesses: no go statement, channel operation, WaitGroup, Once or atomic leads from one access to the other, and no lock is held around both. seer followed every happens-before edge of the recording, and its checker replayed the witness.\n")
 
 	if steps := storySteps(f); len(steps) > 0 {
 		access := map[int]bool{}
@@ -160,15 +159,18 @@ func hoverMarkdown(f *check.Finding, i int, short func(string) string, src func(
 		fmt.Fprintf(&b, "\n**Witness schedule** (synchronisation and the accesses, %d of %d steps; *Show witness schedule* shows every step in your code)\n\n", shown, len(steps))
 		for k, i := range steps[:shown] {
 			st := &f.Witness[i]
-			obj := ""
-			if st.Object != "" {
-				obj = " " + st.Object
+			text := check.StepText(st)
+			if obj := st.Object; obj != "" && !strings.Contains(obj, " ") {
+				text = strings.Replace(text, obj, "`"+obj+"`", 1) // an expression from the source
 			}
-			line := fmt.Sprintf("goroutine %d: `%s%s` at %s", st.Goroutine, st.Op, obj, site(st.File, st.Line, short))
+			line := fmt.Sprintf("goroutine %d %s at %s", st.Goroutine, text, site(st.File, st.Line, short))
 			if access[st.Event] {
 				line = "**" + line + "**"
 			}
 			fmt.Fprintf(&b, "%d. %s\n", k+1, line)
+		}
+		if prefix := check.PrefixPhrase(f, short); prefix != "" {
+			fmt.Fprintf(&b, "\nThe witness starts from %s.\n", prefix)
 		}
 	}
 	return b.String()

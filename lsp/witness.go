@@ -47,10 +47,13 @@ func witnessDocument(f *check.Finding, short func(string) string, src func(strin
 	if left := len(f.Witness) - len(steps); left > 0 {
 		fmt.Fprintf(&b, "The %d steps the runtime and the test harness take are left out; step\nnumbers count them.\n", left)
 	}
-	if len(f.Reordered) > 0 {
+	if prefix := check.PrefixPhrase(f, short); prefix != "" {
+		fmt.Fprintf(&b, "The schedule starts from %s; the steps below follow.\n", prefix)
+	}
+	if sentences := check.ReorderedSentences(f, short); len(sentences) > 0 {
 		b.WriteString("\nRun in the other order than recorded:\n")
-		for k := range f.Reordered {
-			fmt.Fprintf(&b, "  %s\n", syncPhrase(&f.Reordered[k], short))
+		for _, sentence := range sentences {
+			fmt.Fprintf(&b, "  %s.\n", capitalize(sentence))
 		}
 	}
 	b.WriteString("\n")
@@ -75,11 +78,7 @@ func witnessDocument(f *check.Finding, short func(string) string, src func(strin
 	}
 	for k, i := range steps {
 		st := &f.Witness[i]
-		cell := st.Op
-		if st.Object != "" {
-			cell += " " + st.Object
-		}
-		cell += " " + site(st.File, st.Line, short)
+		cell := check.StepText(st) + " " + site(st.File, st.Line, short)
 		cells[k] = clip(cell, maxCell)
 		width[col[st.Goroutine]] = max(width[col[st.Goroutine]], utf8.RuneCountInString(cells[k]))
 	}

@@ -23,7 +23,8 @@ var (
 	checkFlags     = flag.NewFlagSet("check", flag.ContinueOnError)
 	checkRun       = checkFlags.String("run", "", "check only the tests matching `regexp`")
 	checkSkip      = checkFlags.String("skip", "", "do not run the tests matching `regexp`")
-	checkJSON      = checkFlags.Bool("json", false, "print the report as JSON")
+	checkJSON      = checkFlags.Bool("json", false, "print the report as JSON (the same as -format json)")
+	checkFormat    = checkFlags.String("format", "text", "print the report as `text`, json or sarif (SARIF 2.1.0, for code scanning)")
 	checkTimeout   = checkFlags.Duration("timeout", 10*time.Minute, "stop each package's test run after `d`")
 	checkExplain   = checkFlags.String("explain", "", "print the documentation of a finding `kind` (race, atomicity) and exit")
 	checkAtomicity = checkFlags.Bool("atomicity", false, "also check each critical section as a transaction")
@@ -35,7 +36,7 @@ var (
 
 var _ = register(&command{
 	name:      "check",
-	usageLine: "check [-run regexp] [-skip regexp] [-json] [-timeout d] [-each] [-maxmem size] [-maxevents n] [-explain kind] [packages]",
+	usageLine: "check [-run regexp] [-skip regexp] [-format text|json|sarif] [-json] [-timeout d] [-each] [-maxmem size] [-maxevents n] [-explain kind] [packages]",
 	short:     "record, predict and report the tests of packages",
 	long: `
 Check records the selected tests of each package under seer's recording
@@ -50,6 +51,13 @@ analysed; tests that a run ending early kept from starting are reported as
 not run. After the findings, a line for each package sums it up: its tests
 by outcome, the events recorded and the findings. A package without test
 files is reported as such, and so is a pattern that names no package.
+
+With -format json (or -json) the report is one JSON document, the one
+that seer predict -o json prints too. With -format sarif it is a SARIF
+2.1.0 log for code scanning: a result per finding, with both accesses as
+locations, the witness as a code flow with a thread flow per goroutine,
+and a rule per finding kind; file URIs are relative to the module root
+(uriBaseId %SRCROOT%).
 
 By default each package's tests are recorded in one run. With -each, every
 top-level test is recorded in a run of its own: slower (a process per test),
@@ -72,6 +80,10 @@ The first that applies, in the order 2, 3, 1, wins.`,
 
 func runCheck(c *command, args []string) int {
 	if !c.parse(args) {
+		return 2
+	}
+	format, ok := outputFormat(c, *checkFormat, *checkJSON)
+	if !ok {
 		return 2
 	}
 	if *checkExplain != "" {
@@ -105,7 +117,7 @@ func runCheck(c *command, args []string) int {
 	if *checkVerbose {
 		opts.Stderr = os.Stderr
 	}
-	if !*checkJSON {
+	if format == "text" {
 		opts.Progress = func(p check.Progress) {
 			if p.Stage == "running" {
 				fmt.Fprintf(os.Stderr, "seer: recording %s\n", p.Package)
@@ -121,19 +133,57 @@ func runCheck(c *command, args []string) int {
 		errorf(c, "%v", err)
 		return 2
 	}
-	return report(os.Stdout, rep, *checkJSON)
+	return report(os.Stdout, rep, format)
 }
 
-// report prints rep and returns the exit status (see seer help check).
-func report(w io.Writer, rep *check.Report, asJSON bool) int {
+// outputFormat checks a report format flag; asJSON is the -json alias.
+func outputFormat(c *command, format string, asJSON bool) (string, bool) {
 	if asJSON {
+		if format != "text" && format != "json" {
+			errorf(c, "-json and -format %s disagree", format)
+			return "", false
+		}
+		return "json", true
+	}
+	switch format {
+	case "text", "json", "sarif":
+		return format, true
+	}
+	errorf(c, "unknown report format %q (want text, json or sarif)", format)
+	return "", false
+}
+
+// report prints rep in format (text, json, sarif) and returns the exit
+// status (see seer help check).
+func report(w io.Writer, rep *check.Report, format string) int {
+	switch format {
+	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.Encode(rep)
-	} else {
+	case "sarif":
+		check.WriteSARIF(w, rep, check.SARIFOptions{Root: moduleRoot(), Version: version()})
+	default:
 		printReport(w, rep)
 	}
 	return exitStatus(rep)
+}
+
+// moduleRoot is the directory of the go.mod that governs the current
+// directory, or the current directory: SARIF names files relative to it.
+func moduleRoot() string {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for dir := cwd; ; dir = filepath.Dir(dir) {
+		if fi, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && !fi.IsDir() {
+			return dir
+		}
+		if filepath.Dir(dir) == dir {
+			return cwd
+		}
+	}
 }
 
 // Exit statuses of seer check and seer predict.
@@ -414,24 +464,29 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 			fmt.Fprintf(&b, "\n\t\tinside %s", inside)
 		}
 	}
-	if len(f.Reordered) > 0 {
-		b.WriteString("\n\twitness runs in the other order:")
-		for _, s := range f.Reordered {
-			fmt.Fprintf(&b, " %s by goroutine %d at %s:%d;", s.Op, s.Goroutine, rel(s.File), s.Line)
-		}
+	for _, sentence := range check.ReorderedSentences(&f, rel) {
+		fmt.Fprintf(&b, "\n\t%s", sentence)
 	}
 	if n := len(f.Witness); n > 0 {
-		fmt.Fprintf(&b, "\n\twitness: the recorded run's first %d events, then %d steps, ending", f.WitnessPrefix, n)
-		start := n - 4
-		if start < 0 {
-			start = 0
+		b.WriteString("\n\twitness: ")
+		if prefix := check.PrefixPhrase(&f, rel); prefix != "" {
+			fmt.Fprintf(&b, "%s, then ", prefix)
 		}
-		for _, s := range f.Witness[start:] {
-			fmt.Fprintf(&b, " g%d %s", s.Goroutine, s.Op)
-			if s.File != "" {
-				fmt.Fprintf(&b, " %s:%d", filepath.Base(s.File), s.Line)
+		fmt.Fprintf(&b, "%s, ending", plural(n, "step"))
+		var story []check.Step
+		for _, s := range f.Witness {
+			if check.StoryStep(&s) {
+				story = append(story, s)
 			}
-			b.WriteString(";")
+		}
+		for k, s := range story[max(0, len(story)-4):] {
+			if k > 0 {
+				b.WriteString(";")
+			}
+			fmt.Fprintf(&b, " g%d %s", s.Goroutine, check.StepText(&s))
+			if s.File != "" {
+				fmt.Fprintf(&b, " at %s:%d", filepath.Base(s.File), s.Line)
+			}
 		}
 	}
 	return b.String()
@@ -440,7 +495,8 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 var (
 	predictFlags    = flag.NewFlagSet("predict", flag.ContinueOnError)
 	predictFormat   = predictFlags.String("format", "", "trace `format`: seer or std (default: by content)")
-	predictJSON     = predictFlags.Bool("json", false, "print the report as JSON (the document seer check -json prints)")
+	predictJSON     = predictFlags.Bool("json", false, "print the report as JSON (the same as -o json)")
+	predictOutput   = predictFlags.String("o", "text", "print the report as `text`, json (the document seer check -json prints) or sarif (SARIF 2.1.0); -format is the trace's format")
 	predictStats    = predictFlags.Bool("stats", false, "print the funnel with times: candidates, lockset, then the layers that prove races (observed, shb, happens-before, sync-preserving, reversal, ucg, sat)")
 	predictAnalysis = predictFlags.String("analysis", "seer", "analysis: seer, hb or shb")
 	predictAtom     = predictFlags.Bool("atomicity", false, "also check each critical section as a transaction")
@@ -448,7 +504,7 @@ var (
 
 var _ = register(&command{
 	name:      "predict",
-	usageLine: "predict [-format seer|std] [-json] [-stats] [-analysis seer|hb|shb] FILE",
+	usageLine: "predict [-format seer|std] [-o text|json|sarif] [-json] [-stats] [-analysis seer|hb|shb] FILE",
 	short:     "predict races and atomicity violations from a trace file",
 	long: `
 Predict reads a trace (recorded by seer record, or RAPID's STD text format)
@@ -456,6 +512,10 @@ and reports the races and atomicity violations that another schedule of the
 recorded run would show, each proved by a witness schedule that an
 independent checker has replayed. For STD traces, file is empty and line is
 the STD location number.
+
+-format names the trace's format (by default, seer guesses it from the
+content); -o names the report's: text, json (-json is the same) or sarif,
+as seer check -format prints them.
 
 The hb and shb analyses are baselines for comparison: they report what
 their relation leaves unordered, without witnesses.
@@ -476,6 +536,10 @@ func runPredict(c *command, args []string) int {
 	}
 	if c.flags.NArg() != 1 {
 		errorf(c, "usage: seer %s", c.usageLine)
+		return 2
+	}
+	format, ok := outputFormat(c, *predictOutput, *predictJSON)
+	if !ok {
 		return 2
 	}
 	t, err := trace.ReadFileFormat(c.flags.Arg(0), *predictFormat)
@@ -502,7 +566,7 @@ func runPredict(c *command, args []string) int {
 	if *predictStats {
 		stats.Print(os.Stderr)
 	}
-	status := report(os.Stdout, rep, *predictJSON)
+	status := report(os.Stdout, rep, format)
 	if cut != nil {
 		errorf(c, "%s is truncated: the findings are those of its first %d events only", c.flags.Arg(0), len(t.Events))
 		return 2

@@ -131,7 +131,7 @@ func TestCheckExample(t *testing.T) {
 			"examples/bank/bank.go:21:2: data race on a.note (predicted, TestAudit)",
 			"read by goroutine",
 			"examples/bank/bank.go:35:9",
-			"witness runs in the other order",
+			"the witness runs goroutine",
 			"atomicity violation on a.balance",
 			"TestWithdraw",
 		} {

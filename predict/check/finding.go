@@ -22,6 +22,7 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 		return Finding{}, false
 	}
 	out := Finding{Kind: f.Kind, Predicted: f.Predicted, Count: f.Count}
+	names := newNamer(t, src)
 	if out.Count == 0 {
 		out.Count = 1
 	}
@@ -72,22 +73,40 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 		if out.Variable == "" {
 			out.Variable = a.Variable
 		}
+		if a.Variable != "" {
+			names.known[i] = a.Variable
+		}
 		out.Accesses = append(out.Accesses, a)
+	}
+	access := map[int]bool{}
+	for _, i := range f.Events {
+		access[i] = true
 	}
 	for _, i := range f.Witness {
 		e := &t.Events[i]
-		site := t.Site(e)
-		out.Witness = append(out.Witness, Step{
+		frames := t.Stack(e.Stack)
+		site, user := trace.UserFrame(frames, t.Header.GOROOT)
+		if !user && len(frames) > 0 {
+			site = frames[0]
+		}
+		st := Step{
 			Goroutine: int(e.G),
 			Op:        e.Op.String(),
 			File:      site.File,
 			Line:      site.Line,
 			Event:     i,
-			Object:    t.ObjectLabel(i),
-		})
+			Object:    names.object(i, user || std),
+		}
+		if user && !std && !access[i] {
+			st.Within = names.within(i)
+		}
+		st.Text = stepWords(t, i, st.Object, st.Within)
+		out.Witness = append(out.Witness, st)
 	}
 	out.WitnessPrefix = scheduledBeforeWindow(t, f, ix)
-	out.Reordered = reordered(t, f, ix)
+	out.PrefixEnd = max(f.Prefix, 0)
+	out.PrefixStops = prefixStops(t, f, ix)
+	out.Reordered = reordered(t, f, ix, names)
 	return out, true
 }
 
@@ -164,6 +183,34 @@ func scheduledBeforeWindow(t *trace.Trace, f *predict.Finding, ix *traceIndex) i
 	return n
 }
 
+// prefixStops lists the goroutines that f's schedule stops before
+// Prefix: those with recorded events below Prefix at or after their
+// limit, which the prefix leaves out.
+func prefixStops(t *trace.Trace, f *predict.Finding, ix *traceIndex) []Stop {
+	if f.Prefix <= 0 {
+		return nil
+	}
+	limit := limits(t, f)
+	var out []Stop
+	for g, evs := range ix.byG {
+		if limit[g] >= f.Prefix {
+			continue
+		}
+		from := sort.SearchInts(evs, limit[g])
+		left := sort.SearchInts(evs, f.Prefix) - from
+		if left <= 0 {
+			continue
+		}
+		e := &t.Events[evs[from]]
+		site, user := trace.UserFrame(t.Stack(e.Stack), t.Header.GOROOT)
+		if !user {
+			site = t.Site(e)
+		}
+		out = append(out, Stop{Goroutine: g, Event: evs[from], Left: left, File: site.File, Line: site.Line, Harness: !user && t.Header.Format != "std"})
+	}
+	return out
+}
+
 func toFrames(frames []trace.Frame) []Frame {
 	out := make([]Frame, len(frames))
 	for i, f := range frames {
@@ -209,7 +256,7 @@ func newTraceIndex(t *trace.Trace) *traceIndex {
 // window, or in the prefix when the witness leaves a section out instead
 // of moving it (the sound layers' witnesses: a goroutine stopped before a
 // section that the recorded run had run first).
-func reordered(t *trace.Trace, f *predict.Finding, ix *traceIndex) []Sync {
+func reordered(t *trace.Trace, f *predict.Finding, ix *traceIndex, names *namer) []Sync {
 	limit := limits(t, f)
 	pos := make(map[int]int, len(f.Witness))
 	last := map[trace.ObjID]int{}
@@ -251,10 +298,13 @@ func reordered(t *trace.Trace, f *predict.Finding, ix *traceIndex) []Sync {
 		}
 	}
 	var out []Sync
-	add := func(i int) {
+	add := func(i int, first bool) {
 		e := &t.Events[i]
-		site := t.Site(e)
-		out = append(out, Sync{Op: e.Op.String(), Goroutine: int(e.G), File: site.File, Line: site.Line, Object: t.ObjectLabel(i)})
+		site, user := trace.UserFrame(t.Stack(e.Stack), t.Header.GOROOT)
+		if !user {
+			site = t.Site(e)
+		}
+		out = append(out, Sync{Op: e.Op.String(), Goroutine: int(e.G), File: site.File, Line: site.Line, Object: names.object(i, user), First: first})
 	}
 	objs := make([]trace.ObjID, 0, len(last))
 	for obj := range last {
@@ -275,9 +325,9 @@ func reordered(t *trace.Trace, f *predict.Finding, ix *traceIndex) []Sync {
 		}
 		if len(overtaken) > 0 {
 			for _, i := range overtaken {
-				add(i)
+				add(i, false)
 			}
-			add(overtaker)
+			add(overtaker, true)
 		}
 	}
 	return out

@@ -49,6 +49,12 @@ type Finding struct {
 	// reorders, ending with the bug's accesses.
 	Witness       []Step `json:"witness"`
 	WitnessPrefix int    `json:"witnessPrefix"`
+	// PrefixEnd and PrefixStops say which recorded events those are:
+	// every event below PrefixEnd, less the events from Stop.Event on of
+	// each goroutine in PrefixStops (the goroutines the witness holds
+	// back, whose later events are in Witness or never run).
+	PrefixEnd   int    `json:"prefixEnd,omitempty"`
+	PrefixStops []Stop `json:"prefixStops,omitempty"`
 	// Reordered names the synchronisation the witness runs in another
 	// order than the recorded run (e.g. two critical sections on one lock).
 	Reordered []Sync `json:"reordered,omitempty"`
@@ -80,10 +86,33 @@ type Frame struct {
 type Step struct {
 	Goroutine int    `json:"goroutine"`
 	Op        string `json:"op"`
-	File      string `json:"file"`
+	File      string `json:"file"` // the nearest user-code frame's
 	Line      int    `json:"line"`
 	Event     int    `json:"event"`
-	Object    string `json:"object,omitempty"`
+	// Object names what the step acts on as the source does ("a.mu",
+	// "a.note", "goroutine 10"), never by the trace's object number.
+	Object string `json:"object,omitempty"`
+	// Within is the library call of the user's line that a memory access
+	// was made inside ("a.mu.Unlock()" for the mutex's own read of its
+	// state): part of that call, not an access the user wrote.
+	Within string `json:"within,omitempty"`
+	// Text says what the step does: "locks a.mu", "writes a.note",
+	// "sends on done".
+	Text string `json:"text,omitempty"`
+}
+
+// A Stop is a goroutine that a witness's prefix holds back: the recorded
+// run's events before Finding.PrefixEnd run, except this goroutine's from
+// Event on (Left of them).
+type Stop struct {
+	Goroutine int    `json:"goroutine"`
+	Event     int    `json:"event"`
+	Left      int    `json:"left"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	// Harness is set when the event is outside user code: a goroutine of
+	// the runtime or the testing package, or one of the user's inside them.
+	Harness bool `json:"harness,omitempty"`
 }
 
 // A Sync is a synchronisation operation named in a finding's explanation.
@@ -93,6 +122,10 @@ type Sync struct {
 	File      string `json:"file"`
 	Line      int    `json:"line"`
 	Object    string `json:"object,omitempty"`
+	// First marks the operation the witness runs before the others of
+	// its object listed just before it, which the recorded run ran
+	// first.
+	First bool `json:"first,omitempty"`
 }
 
 // A Test is one test function that was recorded.
