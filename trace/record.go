@@ -60,10 +60,11 @@ type RecordOptions struct {
 // goroutines in a Lock/n++/Unlock loop cut at 10.7M events.
 const BytesPerEvent = 110
 
-// DefaultMaxEvents is RecordOptions.MaxEvents's default: what about 1 GB
-// of memory holds (BytesPerEvent). Raise it with seer check -maxmem or
-// -maxevents on a machine with more.
-const DefaultMaxEvents = 10_000_000
+// DefaultMaxEvents is RecordOptions.MaxEvents's default: what about 2 GiB
+// of memory holds (BytesPerEvent). Go's race suite, 12.5M events in one
+// run, must fit: a lower cap loses the races of the tests after it.
+// Raise it with seer check -maxmem or -maxevents on a machine with more.
+const DefaultMaxEvents = 2 << 30 / BytesPerEvent
 
 // A RecordResult describes a recording.
 type RecordResult struct {

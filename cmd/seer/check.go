@@ -31,7 +31,7 @@ var (
 	checkVerbose   = checkFlags.Bool("v", false, "pass the tests' own output through to standard error")
 	checkEach      = checkFlags.Bool("each", false, "record each top-level test in a run of its own")
 	checkMax       = checkFlags.Int("maxevents", 0, "analyse at most `n` events of each run (the test during which a run passes n is named; -1: no cap; default: what -maxmem holds)")
-	checkMaxMem    = checkFlags.String("maxmem", "1GiB", "memory to keep each run's recording and analysis within, as an event cap of `size` / trace.BytesPerEvent (110 bytes); e.g. 512MiB, 4GiB")
+	checkMaxMem    = checkFlags.String("maxmem", "2GiB", "memory to keep each run's recording and analysis within, as an event cap of `size` / trace.BytesPerEvent (110 bytes); e.g. 512MiB, 4GiB")
 )
 
 var _ = register(&command{
