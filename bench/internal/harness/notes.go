@@ -31,7 +31,7 @@ func GoTestNote(out []byte) string {
 
 var (
 	failedTest = regexp.MustCompile(`(?m)^--- FAIL: `) // top-level tests only
-	failedPkg  = regexp.MustCompile(`(?m)^FAIL\s+\S+`)
+	failedPkg  = regexp.MustCompile(`(?m)^FAIL[ \t]+\S+`)
 )
 
 // seerReport is the part of seer check -json's report the harness reads.

@@ -15,10 +15,12 @@ WARNING: DATA RACE
 --- FAIL: TestRaceB (0.00s)
     --- FAIL: TestRaceB/sub (0.00s)
 FAIL
+exit status 1
 FAIL	racetest	4.321s
 ok  	other	0.1s
 FAIL
 `
+	// go test prints a bare FAIL line before FAIL<tab>package: one package.
 	if got, want := GoTestNote([]byte(out)), "2 race reports, 2 failed tests, 1 failed package"; got != want {
 		t.Errorf("GoTestNote = %q, want %q", got, want)
 	}
