@@ -39,6 +39,7 @@ var (
 	chanChans  = flag.Int("chan-channels", 100, "stress-chan: `channels`, each with a consumer goroutine")
 	chanOps    = flag.Int("chan-ops", 100_000, "stress-chan: channel `operations` (sends plus receives)")
 	lockIters  = flag.Int("lock-iters", 25_000_000, "stress-lock: Lock/n++/Unlock `iterations` per goroutine")
+	fromJSON   = flag.String("table", "", "print the table of an earlier -json run's `file` and exit")
 	sampleRate = flag.Duration("sample", 50*time.Millisecond, "interval between /proc samples of the process tree's RSS")
 )
 
@@ -61,6 +62,9 @@ func main() {
 }
 
 func run(ctx context.Context) error {
+	if *fromJSON != "" {
+		return printSaved(*fromJSON)
+	}
 	startLoad := loadAverage()
 	moduleDir, err := benchModuleDir()
 	if err != nil {
@@ -117,6 +121,21 @@ func run(ctx context.Context) error {
 	fmt.Printf("seerbench: %d round(s); load average %s at the start, %s at the end (2 cores or more busy means noisy timings)\n\n",
 		*rounds, startLoad, loadAverage())
 	return harness.WriteTable(os.Stdout, results)
+}
+
+// printSaved prints the table of a saved -json report.
+func printSaved(file string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var rep report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return fmt.Errorf("%s: %v", file, err)
+	}
+	fmt.Printf("seerbench: %d round(s) on %s; load average %s at the start, %s at the end\n\n",
+		rep.Rounds, rep.Date.Format(time.RFC3339), rep.LoadStart, rep.LoadEnd)
+	return harness.WriteTable(os.Stdout, rep.Results)
 }
 
 // report is the -json document.
