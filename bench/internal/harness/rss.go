@@ -21,7 +21,7 @@ import (
 //     at the same time count once.
 //   - TreeRSS is the peak, over samples taken every few tens of
 //     milliseconds, of the sum of the resident sets of the child and all
-//     its descendants at that instant, read from /proc. It sees processes
+//     its descendants at that instant, read from /proc/<pid>/stat. It sees processes
 //     that are big together (go test runs compilers and test binaries side
 //     by side), but can miss a peak shorter than the sampling interval.
 //
@@ -36,46 +36,45 @@ func MaxRSSBytes(ru *syscall.Rusage) int64 {
 	return int64(ru.Maxrss) * 1024
 }
 
-// ParseStatPPID returns the parent pid from the contents of /proc/<pid>/stat.
-// The second field (comm) is in parentheses and may itself hold spaces and
-// parentheses, so the fields are counted from the last ')'.
-func ParseStatPPID(stat []byte) (int, error) {
+// A ProcStat is what TreeRSS reads from /proc/<pid>/stat.
+type ProcStat struct {
+	PPID  int
+	VSize uint64 // bytes of virtual memory
+	RSS   int64  // resident pages
+}
+
+// ParseStat parses the contents of /proc/<pid>/stat. The second field
+// (comm) is in parentheses and may itself hold spaces and parentheses, so
+// the fields are counted from the last ')'.
+func ParseStat(stat []byte) (ProcStat, error) {
+	var ps ProcStat
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {
-		return 0, errors.New("stat: no ')' after comm")
+		return ps, errors.New("stat: no ')' after comm")
 	}
+	// After comm: state (field 3 of proc(5)), ppid (4), ..., vsize (23), rss (24).
 	fields := bytes.Fields(stat[i+1:])
-	// fields[0] is state, fields[1] is ppid.
-	if len(fields) < 2 {
-		return 0, errors.New("stat: too few fields")
+	if len(fields) < 22 {
+		return ps, errors.New("stat: too few fields")
 	}
-	ppid, err := strconv.Atoi(string(fields[1]))
-	if err != nil {
-		return 0, fmt.Errorf("stat: ppid: %v", err)
+	var err error
+	if ps.PPID, err = strconv.Atoi(string(fields[1])); err != nil {
+		return ps, fmt.Errorf("stat: ppid: %v", err)
 	}
-	return ppid, nil
+	if ps.VSize, err = strconv.ParseUint(string(fields[20]), 10, 64); err != nil {
+		return ps, fmt.Errorf("stat: vsize: %v", err)
+	}
+	if ps.RSS, err = strconv.ParseInt(string(fields[21]), 10, 64); err != nil {
+		return ps, fmt.Errorf("stat: rss: %v", err)
+	}
+	return ps, nil
 }
 
-// ParseStatmRSS returns the resident set size in bytes from the contents
-// of /proc/<pid>/statm, whose second field is resident pages.
-func ParseStatmRSS(statm []byte, pageSize int) (int64, error) {
-	fields := bytes.Fields(statm)
-	if len(fields) < 2 {
-		return 0, errors.New("statm: too few fields")
-	}
-	pages, err := strconv.ParseInt(string(fields[1]), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("statm: resident: %v", err)
-	}
-	return pages * int64(pageSize), nil
-}
-
-// Descendants returns root and every pid below it in the tree given by
-// parent (pid -> ppid).
-func Descendants(root int, parent map[int]int) []int {
+// Descendants returns root and every pid below it in procs's tree.
+func Descendants(root int, procs map[int]ProcStat) []int {
 	children := map[int][]int{}
-	for pid, ppid := range parent {
-		children[ppid] = append(children[ppid], pid)
+	for pid, ps := range procs {
+		children[ps.PPID] = append(children[ps.PPID], pid)
 	}
 	out := []int{root}
 	for i := 0; i < len(out); i++ {
@@ -84,15 +83,36 @@ func Descendants(root int, parent map[int]int) []int {
 	return out
 }
 
+// TreeSum returns the resident bytes of root and its descendants in
+// procs. A child whose size and resident set equal its parent's exactly is
+// taken to share the parent's memory — a vfork'd child before its exec
+// (how os/exec starts commands), or a fork's copy-on-write twin — and is
+// not counted again: otherwise a sample that lands in that window counts
+// a multi-gigabyte seer twice.
+func TreeSum(root int, procs map[int]ProcStat, pageSize int) int64 {
+	var sum int64
+	for _, pid := range Descendants(root, procs) {
+		ps, ok := procs[pid]
+		if !ok {
+			continue
+		}
+		if parent, ok := procs[ps.PPID]; ok && pid != root && parent.VSize == ps.VSize && parent.RSS == ps.RSS {
+			continue
+		}
+		sum += ps.RSS * int64(pageSize)
+	}
+	return sum
+}
+
 // TreeRSS returns the summed resident set size, in bytes, of root and its
-// descendants as /proc shows them now. Processes that end while it reads
-// are left out.
+// descendants as /proc shows them now (see TreeSum). Processes that end
+// while it reads are left out.
 func TreeRSS(root int) (int64, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0, err
 	}
-	parent := map[int]int{}
+	procs := map[int]ProcStat{}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -102,20 +122,9 @@ func TreeRSS(root int) (int64, error) {
 		if err != nil {
 			continue
 		}
-		if ppid, err := ParseStatPPID(stat); err == nil {
-			parent[pid] = ppid
+		if ps, err := ParseStat(stat); err == nil {
+			procs[pid] = ps
 		}
 	}
-	page := os.Getpagesize()
-	var sum int64
-	for _, pid := range Descendants(root, parent) {
-		statm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "statm"))
-		if err != nil {
-			continue
-		}
-		if rss, err := ParseStatmRSS(statm, page); err == nil {
-			sum += rss
-		}
-	}
-	return sum, nil
+	return TreeSum(root, procs, os.Getpagesize()), nil
 }
