@@ -199,7 +199,7 @@ func measure(ctx context.Context, side *harness.Side, note func(harness.Measurem
 		tee = os.Stderr
 	}
 	m, err := harness.Measure(ctx, side.Dir, nil, *sampleRate, tee, side.Command[0], side.Command[1:]...)
-	r := harness.Run{Wall: m.Wall, MaxRSS: m.MaxRSS, TreeRSS: m.TreeRSS, Exit: m.Exit, Signal: m.Signal, Note: note(m)}
+	r := harness.Run{Wall: m.Wall, MaxRSS: m.MaxRSS, TreeRSS: m.TreeRSS, TreeAnon: m.TreeAnon, Exit: m.Exit, Signal: m.Signal, Note: note(m)}
 	if err != nil {
 		r.Err = err.Error()
 	}
@@ -207,8 +207,8 @@ func measure(ctx context.Context, side *harness.Side, note func(harness.Measurem
 }
 
 func describe(r harness.Run) string {
-	s := fmt.Sprintf("%s, maxrss %s, tree %s, exit %d", harness.FormatDuration(r.Wall),
-		harness.FormatBytes(r.MaxRSS), harness.FormatBytes(r.TreeRSS), r.Exit)
+	s := fmt.Sprintf("%s, maxrss %s, tree %s (anon %s), exit %d", harness.FormatDuration(r.Wall),
+		harness.FormatBytes(r.MaxRSS), harness.FormatBytes(r.TreeRSS), harness.FormatBytes(r.TreeAnon), r.Exit)
 	if r.Signal != "" {
 		s += " (" + r.Signal + ")"
 	}

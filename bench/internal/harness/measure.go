@@ -16,16 +16,18 @@ type Measurement struct {
 	Wall    time.Duration
 	MaxRSS  int64 // bytes: ru_maxrss of the child (largest single process in the tree)
 	TreeRSS int64 // bytes: peak of the sampled sum over the process tree
-	Exit    int   // exit status; -1 if the process was killed by a signal
-	Signal  string
-	Stdout  []byte
-	Stderr  []byte
+	// TreeAnon is the peak of the sampled sum of anonymous memory.
+	TreeAnon int64
+	Exit     int // exit status; -1 if the process was killed by a signal
+	Signal   string
+	Stdout   []byte
+	Stderr   []byte
 }
 
 // Measure runs name with args in dir (extra environment env) and measures
 // it. The child gets a process group of its own, and when ctx ends the
 // whole group is killed. sample is the /proc sampling interval for
-// TreeRSS (0 = 50ms). tee, if not nil, also receives the output.
+// the tree (0 = 50ms). tee, if not nil, also receives the output.
 func Measure(ctx context.Context, dir string, env []string, sample time.Duration, tee io.Writer, name string, args ...string) (Measurement, error) {
 	if sample <= 0 {
 		sample = 50 * time.Millisecond
@@ -50,14 +52,15 @@ func Measure(ctx context.Context, dir string, env []string, sample time.Duration
 		return m, err
 	}
 	done := make(chan struct{})
-	var peak int64
+	var peak TreeMem
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		t := time.NewTicker(sample)
 		defer t.Stop()
 		for {
-			if rss, err := TreeRSS(cmd.Process.Pid); err == nil && rss > peak {
-				peak = rss
+			if mem, err := SampleTree(cmd.Process.Pid); err == nil {
+				peak.RSS = max(peak.RSS, mem.RSS)
+				peak.Anon = max(peak.Anon, mem.Anon)
 			}
 			select {
 			case <-done:
@@ -70,7 +73,7 @@ func Measure(ctx context.Context, dir string, env []string, sample time.Duration
 	m.Wall = time.Since(start)
 	close(done)
 	wg.Wait()
-	m.TreeRSS = peak
+	m.TreeRSS, m.TreeAnon = peak.RSS, peak.Anon
 	m.Stdout, m.Stderr = stdout.Bytes(), stderr.Bytes()
 	st := cmd.ProcessState
 	if st == nil {

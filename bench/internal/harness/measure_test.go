@@ -18,8 +18,8 @@ func TestMeasure(t *testing.T) {
 	if m.Exit != 3 || m.Signal != "" || string(m.Stdout) != "out\n" || string(m.Stderr) != "err\n" {
 		t.Errorf("Measure = exit %d, signal %q, stdout %q, stderr %q", m.Exit, m.Signal, m.Stdout, m.Stderr)
 	}
-	if m.Wall < 50*time.Millisecond || m.MaxRSS <= 0 || m.TreeRSS <= 0 {
-		t.Errorf("Measure = wall %v, maxrss %d, tree %d", m.Wall, m.MaxRSS, m.TreeRSS)
+	if m.Wall < 50*time.Millisecond || m.MaxRSS <= 0 || m.TreeRSS <= 0 || m.TreeAnon <= 0 {
+		t.Errorf("Measure = wall %v, maxrss %d, tree %d, anon %d", m.Wall, m.MaxRSS, m.TreeRSS, m.TreeAnon)
 	}
 }
 

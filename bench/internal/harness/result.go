@@ -22,10 +22,13 @@ type Run struct {
 	Wall    time.Duration `json:"wall_ns"`
 	MaxRSS  int64         `json:"maxrss_bytes"`   // ru_maxrss: largest single process
 	TreeRSS int64         `json:"tree_rss_bytes"` // sampled peak of the whole tree's sum
-	Exit    int           `json:"exit"`
-	Signal  string        `json:"signal,omitempty"`
-	Note    string        `json:"note,omitempty"` // what the output said: races, findings, a cut trace
-	Err     string        `json:"error,omitempty"`
+	// TreeAnon is the sampled peak of the tree's anonymous memory (RSS
+	// less file-backed mappings such as seer's spool).
+	TreeAnon int64  `json:"tree_anon_bytes"`
+	Exit     int    `json:"exit"`
+	Signal   string `json:"signal,omitempty"`
+	Note     string `json:"note,omitempty"` // what the output said: races, findings, a cut trace
+	Err      string `json:"error,omitempty"`
 }
 
 // Peak is the larger of the run's two memory measures.
@@ -37,6 +40,15 @@ type Side struct {
 	Command []string `json:"command"`
 	Dir     string   `json:"dir"`
 	Runs    []Run    `json:"runs"`
+}
+
+// PeakAnon is the largest anonymous-memory sample over the side's runs.
+func (s Side) PeakAnon() int64 {
+	var p int64
+	for _, r := range s.Runs {
+		p = max(p, r.TreeAnon)
+	}
+	return p
 }
 
 // MedianWall is the median wall time of the side's runs.
@@ -185,6 +197,10 @@ func WriteTable(w io.Writer, results []Result) error {
 			notes = append(notes, fmt.Sprintf("%s: %s", r.Suite, r.Err))
 		}
 		for _, s := range []Side{r.GoTest, r.Seer} {
+			if peak, anon := s.PeakRSS(), s.PeakAnon(); peak > MemTarget && anon > 0 {
+				notes = append(notes, fmt.Sprintf("%s, %s: peak RSS %s, of which anonymous at most %s (the rest is file-backed)",
+					r.Suite, s.Tool, FormatBytes(peak), FormatBytes(anon)))
+			}
 			runNotes := make([]string, len(s.Runs))
 			for i, run := range s.Runs {
 				runNotes[i] = strings.TrimSpace(run.Note + " " + run.Err)

@@ -24,6 +24,9 @@ import (
 //     its descendants at that instant, read from /proc/<pid>/stat. It sees processes
 //     that are big together (go test runs compilers and test binaries side
 //     by side), but can miss a peak shorter than the sampling interval.
+//     TreeAnon is the same for anonymous memory alone (heap, stacks), from
+//     /proc/<pid>/statm: what is left when file-backed pages, which the
+//     kernel can drop, are not counted.
 //
 // Targets are judged on the larger of the two.
 
@@ -36,7 +39,7 @@ func MaxRSSBytes(ru *syscall.Rusage) int64 {
 	return int64(ru.Maxrss) * 1024
 }
 
-// A ProcStat is what TreeRSS reads from /proc/<pid>/stat.
+// A ProcStat is what SampleTree reads from /proc/<pid>/stat.
 type ProcStat struct {
 	PPID  int
 	VSize uint64 // bytes of virtual memory
@@ -84,13 +87,14 @@ func Descendants(root int, procs map[int]ProcStat) []int {
 }
 
 // TreeSum returns the resident bytes of root and its descendants in
-// procs. A child whose size and resident set equal its parent's exactly is
-// taken to share the parent's memory — a vfork'd child before its exec
-// (how os/exec starts commands), or a fork's copy-on-write twin — and is
-// not counted again: otherwise a sample that lands in that window counts
-// a multi-gigabyte seer twice.
-func TreeSum(root int, procs map[int]ProcStat, pageSize int) int64 {
+// procs, and the pids it counted. A child whose size and resident set
+// equal its parent's exactly is taken to share the parent's memory — a
+// vfork'd child before its exec (how os/exec starts commands), or a fork's
+// copy-on-write twin — and is not counted again: otherwise a sample that
+// lands in that window counts a multi-gigabyte seer twice.
+func TreeSum(root int, procs map[int]ProcStat, pageSize int) (int64, []int) {
 	var sum int64
+	var counted []int
 	for _, pid := range Descendants(root, procs) {
 		ps, ok := procs[pid]
 		if !ok {
@@ -100,17 +104,40 @@ func TreeSum(root int, procs map[int]ProcStat, pageSize int) int64 {
 			continue
 		}
 		sum += ps.RSS * int64(pageSize)
+		counted = append(counted, pid)
 	}
-	return sum
+	return sum, counted
 }
 
-// TreeRSS returns the summed resident set size, in bytes, of root and its
-// descendants as /proc shows them now (see TreeSum). Processes that end
-// while it reads are left out.
-func TreeRSS(root int) (int64, error) {
+// ParseStatm returns the resident and the shared (file-backed or shared
+// memory) pages from the contents of /proc/<pid>/statm; resident minus
+// shared is the process's anonymous memory (its heap and stacks).
+func ParseStatm(statm []byte) (resident, shared int64, err error) {
+	fields := bytes.Fields(statm)
+	if len(fields) < 3 {
+		return 0, 0, errors.New("statm: too few fields")
+	}
+	if resident, err = strconv.ParseInt(string(fields[1]), 10, 64); err != nil {
+		return 0, 0, fmt.Errorf("statm: resident: %v", err)
+	}
+	if shared, err = strconv.ParseInt(string(fields[2]), 10, 64); err != nil {
+		return 0, 0, fmt.Errorf("statm: shared: %v", err)
+	}
+	return resident, shared, nil
+}
+
+// TreeMem is a sample of a process tree's memory.
+type TreeMem struct {
+	RSS  int64 // bytes resident (see TreeSum)
+	Anon int64 // of which anonymous: RSS less file-backed mappings
+}
+
+// SampleTree returns the memory of root and its descendants as /proc
+// shows them now. Processes that end while it reads are left out.
+func SampleTree(root int) (TreeMem, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0, err
+		return TreeMem{}, err
 	}
 	procs := map[int]ProcStat{}
 	for _, e := range entries {
@@ -126,5 +153,18 @@ func TreeRSS(root int) (int64, error) {
 			procs[pid] = ps
 		}
 	}
-	return TreeSum(root, procs, os.Getpagesize()), nil
+	page := os.Getpagesize()
+	var m TreeMem
+	var counted []int
+	m.RSS, counted = TreeSum(root, procs, page)
+	for _, pid := range counted {
+		statm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "statm"))
+		if err != nil {
+			continue
+		}
+		if resident, shared, err := ParseStatm(statm); err == nil && resident >= shared {
+			m.Anon += (resident - shared) * int64(page)
+		}
+	}
+	return m, nil
 }

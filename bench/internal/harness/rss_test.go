@@ -40,11 +40,25 @@ func TestTreeSum(t *testing.T) {
 		13: {PPID: 11, VSize: 70, RSS: 7},    // grandchild
 		20: {PPID: 1, VSize: 9, RSS: 9},      // elsewhere
 	}
-	if got, want := TreeSum(10, procs, 10), int64((100+10+7)*10); got != want {
-		t.Errorf("TreeSum(10) = %d, want %d", got, want)
+	got, counted := TreeSum(10, procs, 10)
+	slices.Sort(counted)
+	if want := int64((100 + 10 + 7) * 10); got != want || !slices.Equal(counted, []int{10, 11, 13}) {
+		t.Errorf("TreeSum(10) = %d, %v; want %d, [10 11 13]", got, counted, want)
 	}
-	if got := TreeSum(99, procs, 10); got != 0 {
-		t.Errorf("TreeSum(gone) = %d, want 0", got)
+	if got, counted := TreeSum(99, procs, 10); got != 0 || len(counted) != 0 {
+		t.Errorf("TreeSum(gone) = %d, %v; want 0", got, counted)
+	}
+}
+
+func TestParseStatm(t *testing.T) {
+	resident, shared, err := ParseStatm([]byte("190522 25431 5234 1 0 53672 0\n"))
+	if err != nil || resident != 25431 || shared != 5234 {
+		t.Errorf("ParseStatm = %d, %d, %v; want 25431, 5234", resident, shared, err)
+	}
+	for _, bad := range []string{"", "12 3", "12 x 3", "12 3 x"} {
+		if _, _, err := ParseStatm([]byte(bad)); err == nil {
+			t.Errorf("ParseStatm(%q): no error", bad)
+		}
 	}
 }
 
@@ -69,13 +83,13 @@ func TestDescendants(t *testing.T) {
 	}
 }
 
-// TestTreeRSSSelf reads this process's own tree from /proc.
-func TestTreeRSSSelf(t *testing.T) {
+// TestSampleTreeSelf reads this process's own tree from /proc.
+func TestSampleTreeSelf(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("no /proc")
 	}
-	rss, err := TreeRSS(os.Getpid())
-	if err != nil || rss <= 0 {
-		t.Errorf("TreeRSS(self) = %d, %v; want > 0", rss, err)
+	m, err := SampleTree(os.Getpid())
+	if err != nil || m.RSS <= 0 || m.Anon <= 0 || m.Anon > m.RSS {
+		t.Errorf("SampleTree(self) = %+v, %v; want 0 < Anon <= RSS", m, err)
 	}
 }
