@@ -17,8 +17,12 @@ func GoTestNote(out []byte) string {
 	if n := bytes.Count(out, []byte("WARNING: DATA RACE")); n > 0 {
 		parts = append(parts, plural(n, "race report"))
 	}
-	if n := len(failedTest.FindAll(out, -1)); n > 0 {
-		parts = append(parts, plural(n, "failed test"))
+	var failed []string
+	for _, m := range failedTest.FindAllSubmatch(out, -1) {
+		failed = append(failed, string(m[1]))
+	}
+	if len(failed) > 0 {
+		parts = append(parts, plural(len(failed), "failed test")+" "+someNames(failed))
 	}
 	if n := len(failedPkg.FindAll(out, -1)); n > 0 {
 		parts = append(parts, plural(n, "failed package"))
@@ -30,7 +34,7 @@ func GoTestNote(out []byte) string {
 }
 
 var (
-	failedTest = regexp.MustCompile(`(?m)^--- FAIL: `) // top-level tests only
+	failedTest = regexp.MustCompile(`(?m)^--- FAIL: (\S+)`) // top-level tests only
 	failedPkg  = regexp.MustCompile(`(?m)^FAIL[ \t]+\S+`)
 )
 
@@ -41,6 +45,7 @@ type seerReport struct {
 		Predicted bool   `json:"predicted"`
 	} `json:"findings"`
 	Tests []struct {
+		Name    string   `json:"name"`
 		Events  int      `json:"events"`
 		Outcome string   `json:"outcome"`
 		Errors  []string `json:"errors"`
@@ -72,8 +77,12 @@ func SeerNote(stdout, stderr []byte) string {
 	outcomes := map[string]int{}
 	events, leaked := 0, 0
 	cut := false
+	var failed []string
 	for _, t := range rep.Tests {
 		outcomes[t.Outcome]++
+		if t.Outcome != "pass" && t.Outcome != "skip" {
+			failed = append(failed, t.Name)
+		}
 		events += t.Events
 		if len(t.Leaked) > 0 {
 			leaked++
@@ -93,6 +102,9 @@ func SeerNote(stdout, stderr []byte) string {
 	tests := plural(len(rep.Tests), "test")
 	if len(oc) > 0 {
 		tests += " (" + strings.Join(oc, ", ") + ")"
+	}
+	if len(failed) > 0 {
+		tests += " " + someNames(failed)
 	}
 	parts = append(parts, tests, fmt.Sprintf("%d events", events))
 	if leaked > 0 {
@@ -114,4 +126,12 @@ func plural(n int, what string) string {
 func lastLine(b []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// someNames lists the first three names, in brackets.
+func someNames(names []string) string {
+	if len(names) > 3 {
+		names = append(names[:3:3], "…")
+	}
+	return "[" + strings.Join(names, " ") + "]"
 }

@@ -21,7 +21,7 @@ ok  	other	0.1s
 FAIL
 `
 	// go test prints a bare FAIL line before FAIL<tab>package: one package.
-	if got, want := GoTestNote([]byte(out)), "2 race reports, 2 failed tests, 1 failed package"; got != want {
+	if got, want := GoTestNote([]byte(out)), "2 race reports, 2 failed tests [TestRaceA TestRaceB], 1 failed package"; got != want {
 		t.Errorf("GoTestNote = %q, want %q", got, want)
 	}
 	if got := GoTestNote([]byte("ok  \tx\t0.1s\n")); got != "" {
@@ -44,7 +44,7 @@ func TestSeerNote(t *testing.T) {
      "errors": ["the run made more than 30000000 events: seer analysed the first ones"]}
   ]
 }`
-	want := "3 findings (2 predicted), 4 tests (2 fail, 1 skip), 135 events, 1 test leaving goroutines, trace cut at the event cap"
+	want := "3 findings (2 predicted), 4 tests (2 fail, 1 skip) [TestB TestD], 135 events, 1 test leaving goroutines, trace cut at the event cap"
 	if got := SeerNote([]byte(stdout), nil); got != want {
 		t.Errorf("SeerNote = %q\nwant %q", got, want)
 	}
@@ -53,5 +53,18 @@ func TestSeerNote(t *testing.T) {
 	}
 	if got, want := SeerNote(nil, []byte("building\nseer: check: out of memory\n")), "no JSON report: seer: check: out of memory"; got != want {
 		t.Errorf("SeerNote(no report) = %q, want %q", got, want)
+	}
+}
+
+func TestSomeNames(t *testing.T) {
+	if got, want := someNames([]string{"A"}), "[A]"; got != want {
+		t.Errorf("someNames = %q, want %q", got, want)
+	}
+	names := []string{"A", "B", "C", "D", "E"}
+	if got, want := someNames(names), "[A B C …]"; got != want {
+		t.Errorf("someNames = %q, want %q", got, want)
+	}
+	if names[3] != "D" {
+		t.Error("someNames changed its argument")
 	}
 }
