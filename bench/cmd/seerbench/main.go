@@ -39,7 +39,7 @@ var (
 	chanChans  = flag.Int("chan-channels", 100, "stress-chan: `channels`, each with a consumer goroutine")
 	chanOps    = flag.Int("chan-ops", 100_000, "stress-chan: channel `operations` (sends plus receives)")
 	lockIters  = flag.Int("lock-iters", 25_000_000, "stress-lock: Lock/n++/Unlock `iterations` per goroutine")
-	fromJSON   = flag.String("table", "", "print the table of an earlier -json run's `file` and exit")
+	fromJSON   = flag.String("table", "", "print the table of earlier -json runs' `files` (comma-separated) and exit")
 	sampleRate = flag.Duration("sample", 50*time.Millisecond, "interval between /proc samples of the process tree's RSS")
 )
 
@@ -123,19 +123,24 @@ func run(ctx context.Context) error {
 	return harness.WriteTable(os.Stdout, results)
 }
 
-// printSaved prints the table of a saved -json report.
-func printSaved(file string) error {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return err
+// printSaved prints one table of the suites of saved -json reports.
+func printSaved(files string) error {
+	var results []harness.Result
+	for _, file := range strings.Split(files, ",") {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		var rep report
+		if err := json.Unmarshal(data, &rep); err != nil {
+			return fmt.Errorf("%s: %v", file, err)
+		}
+		fmt.Printf("seerbench: %s: %d round(s) at %s; load average %s at the start, %s at the end\n",
+			file, rep.Rounds, rep.Date.Format(time.RFC3339), rep.LoadStart, rep.LoadEnd)
+		results = append(results, rep.Results...)
 	}
-	var rep report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return fmt.Errorf("%s: %v", file, err)
-	}
-	fmt.Printf("seerbench: %d round(s) on %s; load average %s at the start, %s at the end\n\n",
-		rep.Rounds, rep.Date.Format(time.RFC3339), rep.LoadStart, rep.LoadEnd)
-	return harness.WriteTable(os.Stdout, rep.Results)
+	fmt.Println()
+	return harness.WriteTable(os.Stdout, results)
 }
 
 // report is the -json document.
