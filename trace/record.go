@@ -527,7 +527,13 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (*RecordResult, er
 	}
 	res.Duration.Convert = time.Since(start)
 	res.Path, res.Events, res.Outcome, res.Trace, res.Tests = path, len(t.Events), outcome, t, tests
-	res.Cut = limit > 0 && len(t.Events) >= limit
+	// Cut too when the spool filled up before the event cap (records
+	// larger than the spool's sizing assumed): the trace is as cut, and
+	// silence would pass a partial analysis off as a whole one. A run
+	// that ended otherwise (panic, kill) is truncated for its own reason,
+	// which its outcome says.
+	res.Cut = limit > 0 && len(t.Events) >= limit ||
+		t.Truncated && (outcome.Result == "pass" || outcome.Result == "fail")
 	return res, nil
 }
 

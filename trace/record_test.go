@@ -362,8 +362,8 @@ func TestRecordMaxEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Trace.Truncated || res.Events == 0 || res.Events >= all.Events {
-		t.Errorf("spool of 40 chunks: truncated %v, %d events of %d", res.Trace.Truncated, res.Events, all.Events)
+	if !res.Trace.Truncated || !res.Cut || res.Events == 0 || res.Events >= all.Events {
+		t.Errorf("spool of 40 chunks: truncated %v, cut %v, %d events of %d", res.Trace.Truncated, res.Cut, res.Events, all.Events)
 	}
 }
 
