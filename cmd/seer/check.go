@@ -82,7 +82,7 @@ func runCheck(c *command, args []string) int {
 	if !c.parse(args) {
 		return 2
 	}
-	format, ok := outputFormat(c, *checkFormat, *checkJSON)
+	format, ok := outputFormat(c, "-format", *checkFormat, *checkJSON)
 	if !ok {
 		return 2
 	}
@@ -136,11 +136,12 @@ func runCheck(c *command, args []string) int {
 	return report(os.Stdout, rep, format)
 }
 
-// outputFormat checks a report format flag; asJSON is the -json alias.
-func outputFormat(c *command, format string, asJSON bool) (string, bool) {
+// outputFormat checks a report format flag (named flag: -format for
+// check, -o for predict); asJSON is the -json alias.
+func outputFormat(c *command, flag, format string, asJSON bool) (string, bool) {
 	if asJSON {
 		if format != "text" && format != "json" {
-			errorf(c, "-json and -format %s disagree", format)
+			errorf(c, "-json and %s %s disagree", flag, format)
 			return "", false
 		}
 		return "json", true
@@ -538,7 +539,7 @@ func runPredict(c *command, args []string) int {
 		errorf(c, "usage: seer %s", c.usageLine)
 		return 2
 	}
-	format, ok := outputFormat(c, *predictOutput, *predictJSON)
+	format, ok := outputFormat(c, "-o", *predictOutput, *predictJSON)
 	if !ok {
 		return 2
 	}
