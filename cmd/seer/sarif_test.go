@@ -37,13 +37,17 @@ func TestReportFormats(t *testing.T) {
 		len(log.Runs[0].Results) != 1 || log.Runs[0].Results[0].RuleID != "race" {
 		t.Errorf("SARIF log: %+v", log)
 	}
-	for _, args := range [][]string{
-		{"predict", "-o", "xml", file},
-		{"predict", "-json", "-o", "sarif", file},
-		{"check", "-format", "xml", "."},
+	for _, tc := range []struct {
+		args []string
+		want string // in the usage error
+	}{
+		{[]string{"predict", "-o", "xml", file}, "unknown report format"},
+		{[]string{"predict", "-json", "-o", "sarif", file}, "-json and -o sarif disagree"},
+		{[]string{"check", "-format", "xml", "."}, "unknown report format"},
+		{[]string{"check", "-json", "-format", "sarif", "."}, "-json and -format sarif disagree"},
 	} {
-		if _, stderr, code := seer(t, dir, args...); code != 2 || !strings.Contains(stderr, "format") {
-			t.Errorf("%v: exit %d, stderr %q; want a usage error", args, code, stderr)
+		if _, stderr, code := seer(t, dir, tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error with %q", tc.args, code, stderr, tc.want)
 		}
 	}
 }
