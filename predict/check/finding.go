@@ -18,7 +18,7 @@ import (
 // have no tests, and all their findings are the user's.
 func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex) (Finding, bool) {
 	std := t.Header.Format == "std"
-	if !std && libraryOwn(t, f) {
+	if !std && f.Kind == predict.KindAtomicity && libraryOwn(t, f) {
 		return Finding{}, false
 	}
 	out := Finding{Kind: f.Kind, Predicted: f.Predicted, Count: f.Count}
@@ -113,11 +113,14 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 // libraryOwn reports whether every access of f is made by the standard
 // library (its innermost frame under GOROOT) to a package-level variable
 // of the package making it, such as syscall.forking from
-// syscall.acquireForkLock: state the user's code cannot have passed in,
-// whose interleavings are the library's own design, so never the user's
-// bug. Memory the user's code allocated or declared is never excluded:
-// a bufio.Reader shared by two goroutines is reported at the lines that
-// call into it.
+// syscall.acquireForkLock: state the user's code cannot have passed in.
+// For an atomicity violation the interleaving of such state is the
+// library's own design, never the user's bug. A data race there is still
+// reported (calling a library that is not safe for concurrent use from
+// two goroutines, such as flag.Parse, races on its package state, and
+// the run may show it). Memory the user's code allocated or declared is
+// never excluded: a bufio.Reader shared by two goroutines is reported at
+// the lines that call into it.
 func libraryOwn(t *trace.Trace, f *predict.Finding) bool {
 	if t.Header.GOROOT == "" || len(f.Events) == 0 {
 		return false

@@ -49,21 +49,24 @@ func TestCleanupRaceBelongsToItsTest(t *testing.T) {
 }
 
 // The standard library's own package-level state, touched only from its
-// own code, is never the user's finding; memory the user's code declared
-// or allocated is, even when only library code touches it.
+// own code, is never the user's atomicity violation; memory the user's
+// code declared or allocated is, even when only library code touches it;
+// and a data race is always reported.
 func TestLibraryOwnState(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		obj      string // the variable's name
 		alloc    bool   // a heap object
 		fn, file string // innermost frame of both accesses
+		race     bool   // a data race rather than an atomicity violation
 		want     bool   // kept as the user's finding
 	}{
-		{"library state from the library", "syscall.forking", false, "syscall.acquireForkLock", "/goroot/src/syscall/forkpipe2.go", false},
-		{"library state from user code", "syscall.forking", false, "example.TestA.func1", "/src/example/f_test.go", true},
-		{"user state from the library", "example.counter", false, "sync/atomic.AddInt64", "/goroot/src/sync/atomic/doc.go", true},
-		{"another package's state", "os.Args", false, "syscall.acquireForkLock", "/goroot/src/syscall/forkpipe2.go", true},
-		{"heap object", "", true, "bufio.(*Reader).Read", "/goroot/src/bufio/bufio.go", true},
+		{"library state from the library", "syscall.forking", false, "syscall.acquireForkLock", "/goroot/src/syscall/forkpipe2.go", false, false},
+		{"race on library state", "flag.CommandLine", false, "flag.(*FlagSet).Parse", "/goroot/src/flag/flag.go", true, true},
+		{"library state from user code", "syscall.forking", false, "example.TestA.func1", "/src/example/f_test.go", false, true},
+		{"user state from the library", "example.counter", false, "sync/atomic.AddInt64", "/goroot/src/sync/atomic/doc.go", false, true},
+		{"another package's state", "os.Args", false, "syscall.acquireForkLock", "/goroot/src/syscall/forkpipe2.go", false, true},
+		{"heap object", "", true, "bufio.(*Reader).Read", "/goroot/src/bufio/bufio.go", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := trace.NewBuilder(trace.Header{Format: "seer", GOROOT: "/goroot"})
@@ -80,19 +83,29 @@ func TestLibraryOwnState(t *testing.T) {
 			if tc.alloc {
 				b.SetObject(obj, "", user)
 			}
+			// Goroutine 2 writes twice, goroutine 3 once between: a race
+			// takes the last two, an atomicity violation all three.
 			var ws []int
+			var gs []trace.GoID
 			for k := 0; k < 2; k++ {
 				g := b.Goroutine(test, user)
 				b.SetGoroutine(g, "TestA", "")
 				b.Add(trace.Event{Op: trace.OpGo, G: test, Peer: int32(g), Stack: user})
 				b.Add(trace.Event{Op: trace.OpStart, G: g, Peer: int32(test)})
+				gs = append(gs, g)
+			}
+			for _, g := range []trace.GoID{gs[0], gs[1], gs[0]} {
 				ws = append(ws, b.Add(trace.Event{Op: trace.OpWrite, G: g, Addr: 0x1000, Size: 8, Obj: obj, Stack: at}))
 			}
 			tr, err := b.Trace()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := userFinding(tr, &predict.Finding{Kind: predict.KindRace, Events: ws}, nil, newTraceIndex(tr)); ok != tc.want {
+			f := &predict.Finding{Kind: predict.KindAtomicity, Events: ws}
+			if tc.race {
+				f = &predict.Finding{Kind: predict.KindRace, Events: ws[1:]}
+			}
+			if _, ok := userFinding(tr, f, nil, newTraceIndex(tr)); ok != tc.want {
 				t.Errorf("kept %v, want %v", ok, tc.want)
 			}
 		})
