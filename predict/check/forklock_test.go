@@ -7,8 +7,6 @@ package check
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -47,9 +45,7 @@ func TestNoAtomicityReportOnForkLock(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records tests")
 	}
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/forks\n\ngo 1.26\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "fork_test.go"), []byte(forkModule), 0o644)
+	dir := testModule(t, "example.com/forks", "fork_test.go", forkModule)
 	rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute, Atomicity: true})
 	if err != nil {
 		t.Fatal(err)

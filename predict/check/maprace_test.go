@@ -75,9 +75,7 @@ func TestObservedMapRaceEveryRecording(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records tests")
 	}
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/maprace\n\ngo 1.26\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "map_test.go"), []byte(mapRaceModule), 0o644)
+	dir := testModule(t, "example.com/maprace", "map_test.go", mapRaceModule)
 	for run := 0; run < 3; run++ {
 		rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
 		if err != nil {
@@ -93,4 +91,17 @@ func TestObservedMapRaceEveryRecording(t *testing.T) {
 			t.Fatalf("recording %d: race findings %+v, want the observed race on the map", run, races)
 		}
 	}
+}
+
+// testModule writes a module of one test file into a temporary directory
+// and returns the directory.
+func testModule(t *testing.T, path, file, src string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, data := range map[string]string{"go.mod": "module " + path + "\n\ngo 1.26\n", file: src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -2,8 +2,6 @@ package check
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -73,9 +71,7 @@ func TestControlRelevanceEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records tests")
 	}
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/rel\n\ngo 1.26\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "rel_test.go"), []byte(relevanceModule), 0o644)
+	dir := testModule(t, "example.com/rel", "rel_test.go", relevanceModule)
 	rep, err := Run(context.Background(), Options{Dir: dir, PerTest: true, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
