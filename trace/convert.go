@@ -134,6 +134,7 @@ type converter struct {
 	conv     []*convGoroutine        // by trace goroutine id
 	covered  map[uint32]map[GoID]int // acquire-all points: per spool goroutine, events of each goroutine already acquired
 	fingos   uint64                  // acquire-all points so far
+	chains   map[chainKey]chainStack // see chainStack
 }
 
 func newConverter(h Header, s *spool, bin string) *converter {
@@ -258,11 +259,48 @@ func (c *converter) top(g *convGoroutine) StackID {
 // record, so the chain is the only trace of them.) It also returns the
 // frames of the chain itself, for classification.
 func (c *converter) chainStack(g *convGoroutine, pcs []uint64) (StackID, []Frame) {
-	var frames []Frame
 	var top uint64
 	if n := len(g.shadow); n > 0 {
 		top = g.shadow[n-1]
 	}
+	// The result depends on the goroutine's shadow stack (its id and top
+	// pc) and the chain alone, and a run repeats a few of those millions
+	// of times (a channel loop): remember them.
+	var key chainKey
+	cacheable := len(pcs) <= len(key.pcs)
+	if cacheable {
+		key.id, key.top, key.n = c.top(g), top, uint8(len(pcs))
+		copy(key.pcs[:], pcs)
+		if v, ok := c.chains[key]; ok {
+			return v.id, v.frames
+		}
+	}
+	id, frames := c.buildChainStack(g, top, pcs)
+	if cacheable {
+		if c.chains == nil {
+			c.chains = make(map[chainKey]chainStack)
+		}
+		c.chains[key] = chainStack{id, frames}
+	}
+	return id, frames
+}
+
+// chainKey and chainStack are chainStack's memo (see there); frames are
+// shared, and read only.
+type chainKey struct {
+	id  StackID
+	top uint64
+	n   uint8
+	pcs [12]uint64 // recorder.c's MAX_SYNC_PCS
+}
+
+type chainStack struct {
+	id     StackID
+	frames []Frame
+}
+
+func (c *converter) buildChainStack(g *convGoroutine, top uint64, pcs []uint64) (StackID, []Frame) {
+	var frames []Frame
 	cut := len(pcs)
 	for i, pc := range pcs {
 		if pc == top {
@@ -439,7 +477,17 @@ func TestName(fn string) string {
 }
 
 func (c *converter) sync(g *convGoroutine, r *rawEvent) {
-	kind := map[uint8]SyncKind{rAcquire: SyncAcquire, rRelease: SyncRelease, rReleaseMerge: SyncReleaseMerge, rReleaseAcquire: SyncReleaseAcquire}[r.kind]
+	var kind SyncKind
+	switch r.kind {
+	case rAcquire:
+		kind = SyncAcquire
+	case rRelease:
+		kind = SyncRelease
+	case rReleaseMerge:
+		kind = SyncReleaseMerge
+	case rReleaseAcquire:
+		kind = SyncReleaseAcquire
+	}
 	stack, frames := c.chainStack(g, r.pcs)
 	cl := classifySync(frames, kind, r.behalf, c.selectDir)
 	if !r.behalf {
