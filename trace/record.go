@@ -33,6 +33,7 @@ type RecordOptions struct {
 	Skip     string        // regexp of tests not to run (-test.skip); "" = none
 	Timeout  time.Duration // per-run test timeout (-test.timeout); 0 = 10m
 	Output   string        // trace file to write; "" = a temporary file
+	NoFile   bool          // write no trace file: the caller uses RecordResult.Trace (Output is ignored)
 	Stderr   io.Writer     // receives the build's and the test's output (nil = discard)
 	GoFlags  []string      // extra flags for go test -c (e.g. -tags=x)
 	Env      []string      // extra environment (KEY=value) for the build and the run
@@ -426,7 +427,7 @@ func Record(ctx context.Context, opts RecordOptions) (*RecordResult, error) {
 	}
 	defer b.Close()
 	temp := ""
-	if opts.Output == "" {
+	if opts.Output == "" && !opts.NoFile {
 		// Binary.Run would write it in the binary's work directory,
 		// which Close removes.
 		f, err := os.CreateTemp("", "seer-*.trace")
@@ -514,7 +515,9 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (*RecordResult, er
 	}
 	t.Outcome = outcome
 	path := opts.Output
-	if path == "" {
+	if opts.NoFile {
+		path = ""
+	} else if path == "" {
 		f, err := os.CreateTemp(b.work, "trace-")
 		if err != nil {
 			return nil, err
@@ -522,8 +525,10 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (*RecordResult, er
 		f.Close()
 		path = f.Name()
 	}
-	if err := WriteFile(path, t); err != nil {
-		return nil, err
+	if path != "" {
+		if err := WriteFile(path, t); err != nil {
+			return nil, err
+		}
 	}
 	res.Duration.Convert = time.Since(start)
 	res.Path, res.Events, res.Outcome, res.Trace, res.Tests = path, len(t.Events), outcome, t, tests

@@ -365,6 +365,16 @@ func TestRecordMaxEvents(t *testing.T) {
 	if !res.Trace.Truncated || !res.Cut || res.Events == 0 || res.Events >= all.Events {
 		t.Errorf("spool of 40 chunks: truncated %v, cut %v, %d events of %d", res.Trace.Truncated, res.Cut, res.Events, all.Events)
 	}
+
+	// NoFile: the trace stays in memory and no file is written.
+	opts.Env, opts.NoFile, opts.Output = nil, true, filepath.Join(dir, "never.trace")
+	res, err = Record(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, statErr := os.Stat(opts.Output); res.Path != "" || res.Trace == nil || res.Events == 0 || statErr == nil {
+		t.Errorf("NoFile: path %q, %d events, file written: %v", res.Path, res.Events, statErr == nil)
+	}
 }
 
 // A test that goes on long past the event cap stops being recorded at the

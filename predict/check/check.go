@@ -217,6 +217,7 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 		Progress:  func(stage string) { progress(stage, 0) },
 		Atomic:    atomic,
 		MaxEvents: opts.MaxEvents,
+		NoFile:    true, // the trace is analysed in memory, never read back
 	}
 	bin, err := trace.Build(ctx, ropts)
 	var bf *trace.BuildFailure
@@ -278,7 +279,6 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 		if err != nil {
 			return err
 		}
-		os.Remove(rec.Path)
 		summary.Events += rec.Events
 		progress("analysing", rec.Events)
 		res, err := Predict(ctx, rec.Trace, PredictOptions{
