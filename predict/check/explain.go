@@ -37,6 +37,14 @@ write-write-write). The result is one no serial execution of the
 transactions gives: the classic check-then-act bug, even when every single
 access is protected by a lock.
 
+A critical section is a transaction only for the data its lock guards,
+or for data no lock guards: a lock held across unrelated work is not a
+transaction for memory that another lock guards (syscall.ForkLock is held
+across a fork, around updates of syscall.forking, which forkingLock
+guards; interleaving those is intended). And a violation on a library's
+own package-level state, made by that library's code alone, is the
+library's design and not reported; a data race there is.
+
 Like races, atomicity violations come with a witness schedule that the
 independent checker has replayed.
 
