@@ -209,7 +209,7 @@ func (s *Stats) Print(w io.Writer) {
 	fmt.Fprintf(w, "%-15s %12s %8s %12s %8s %12s\n", "stage", "races", "sites", "atomicity", "sites", "time")
 	for _, st := range s.Stages {
 		if st.Name == "deadlock" {
-			fmt.Fprintf(w, "%-15s %12d cycles, %d patterns tried, %d proved %12v\n", st.Name, st.Cycles, st.Deadlocks, st.DeadlockSites, st.Time.Round(time.Microsecond))
+			fmt.Fprintf(w, "%-15s %d lock-order cycles, %d patterns tried, %d proved; %v\n", st.Name, st.Cycles, st.Deadlocks, st.DeadlockSites, st.Time.Round(time.Microsecond))
 			continue
 		}
 		fmt.Fprintf(w, "%-15s %12d %8d %12d %8d %12v\n", st.Name, st.Races, st.RaceSites, st.Atomicity, st.AtomicitySites, st.Time.Round(time.Microsecond))
