@@ -51,11 +51,13 @@ import (
 
 // maxCycle bounds the locks of a cycle; maxLockCycles, the cycles of the
 // lock-order graph looked at; maxCombos, the choices of edge classes per
-// lock cycle.
+// lock cycle; maxClosures, the closures computed in all (each costs up to
+// a pass over the cone's clocks of the goroutines involved).
 const (
 	maxCycle      = 4
 	maxLockCycles = 10000
 	maxCombos     = 1000
+	maxClosures   = 2000
 )
 
 // lockDep is one "holds held while requesting req": goroutine g's acquire
@@ -93,8 +95,8 @@ func (e *engine) lockDeps() (map[[2]trace.ObjID][]*depClass, []trace.ObjID) {
 	for g := range c.byG {
 		for _, i := range c.byG[g] {
 			mode := c.lockMode[i]
-			if mode != 'w' && mode != 'r' || c.pos[i] <= 1 || c.ls[i] == 0 || tryLock(c.t, i) {
-				continue
+			if mode != 'w' && mode != 'r' || c.pos[i] <= 1 || c.ls[c.at(int32(g), c.pos[i]-1)] == 0 || tryLock(c.t, i) {
+				continue // holds nothing, or cannot block
 			}
 			req := c.ev[i].Obj
 			var held []heldSect
@@ -286,6 +288,9 @@ func (e *engine) tryPattern(pick []*depClass, proved map[string]bool, out *[]Fin
 		}
 		if e.gated(evs) || e.mhbOrdered(evs) {
 			continue
+		}
+		if st.Deadlocks >= maxClosures {
+			return nil
 		}
 		st.Deadlocks++
 		if e.cone == nil {
