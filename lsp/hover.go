@@ -106,6 +106,12 @@ func hoverMarkdown(f *check.Finding, i int, short func(string) string, src func(
 			fmt.Fprintf(&b, ": a %s interleaving that no serial order of the transactions gives", p)
 		}
 		b.WriteString(".\n\n")
+	} else if f.Kind == "deadlock" {
+		var parts []string
+		for j := range f.Accesses {
+			parts = append(parts, access(j))
+		}
+		fmt.Fprintf(&b, "%s each wait for a lock that another of these goroutines holds, in a schedule that nothing rules out.\n\n", capitalize(strings.Join(parts, " and ")))
 	} else {
 		var parts []string
 		for j := range f.Accesses {

@@ -21,6 +21,8 @@ func kindTitle(kind string) string {
 		return "data race"
 	case "atomicity":
 		return "atomicity violation"
+	case "deadlock":
+		return "lock-order deadlock"
 	}
 	return kind
 }

@@ -154,10 +154,10 @@ func collect(t *trace.Trace) {
 	}
 }
 
-// Analyze predicts the data races and atomicity violations of t. With the
-// seer analysis every finding carries a witness schedule that CheckWitness
-// accepts; a witness it rejects is a bug in seer and makes Analyze return
-// an error. Analyze returns ctx's error if ctx is cancelled.
+// Analyze predicts the data races, atomicity violations and lock-order
+// deadlocks of t. With the seer analysis every finding carries a witness
+// schedule that CheckWitness accepts; a witness it rejects is a bug in
+// seer and makes Analyze return an error. Analyze returns ctx's error if ctx is cancelled.
 func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error) {
 	if t == nil {
 		return nil, errors.New("predict: nil trace")
@@ -381,6 +381,16 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 		at = len(res.Stats.Stages)
 	}
 	res.Stats.Stages = slices.Insert(res.Stats.Stages, at, obs)
+
+	// Lock-order deadlocks (deadlock.go), with the clocks the races used.
+	if !o.NoDeadlocks {
+		fs, st, err := e.deadlockLayer()
+		if err != nil {
+			return nil, err
+		}
+		res.Findings = append(res.Findings, fs...)
+		res.Stats.Stages = append(res.Stats.Stages, st)
+	}
 
 	// The independent check, after the engine: what the checker needs is
 	// taken, the engine's state dropped and collected, and only then does

@@ -17,6 +17,7 @@ import (
 const (
 	KindRace      = "race"
 	KindAtomicity = "atomicity"
+	KindDeadlock  = "deadlock"
 )
 
 // Analyses selectable with Options.Analysis.
@@ -26,8 +27,9 @@ const (
 	AnalysisSHB  = "shb"  // schedulable happens-before (Mathur et al. 2018)
 )
 
-// Options configure Analyze. The zero value analyses races and
-// atomicity violations with the seer analysis and default limits.
+// Options configure Analyze. The zero value analyses races, atomicity
+// violations and lock-order deadlocks with the seer analysis and default
+// limits.
 type Options struct {
 	// Analysis selects the analysis: "seer" (the default), "hb" or "shb".
 	// The baselines report every pair their relation leaves unordered,
@@ -36,8 +38,9 @@ type Options struct {
 	// exist to compare against; only "seer" proves what it reports.
 	Analysis string
 
-	// NoRaces and NoAtomicity switch off one kind of finding.
-	NoRaces, NoAtomicity bool
+	// NoRaces, NoAtomicity and NoDeadlocks switch off one kind of
+	// finding.
+	NoRaces, NoAtomicity, NoDeadlocks bool
 
 	// CriticalSectionsAsTransactions makes every critical section a
 	// transaction for atomicity checking, in addition to the OpTxBegin ..
@@ -99,7 +102,7 @@ func (o *Options) defaults() Options {
 // A Finding is one predicted (or observed) bug, deduplicated by source
 // sites.
 type Finding struct {
-	// Kind is "race" or "atomicity".
+	// Kind is "race", "atomicity" or "deadlock".
 	Kind string
 
 	// Predicted is false when the bug happened in the recorded run as it
@@ -107,12 +110,16 @@ type Finding struct {
 	// happens-before (locks included), so ThreadSanitizer would have seen
 	// it; for an atomicity violation, the remote access did fall between
 	// the two local ones. It is true when showing the bug needs a
-	// different schedule.
+	// different schedule, and always for a deadlock (a run that
+	// deadlocked would not have recorded the acquires).
 	Predicted bool
 
 	// Events are trace indices: the two racing accesses (in trace order),
-	// or the three accesses c, r, c' of an atomicity violation (c and c' in
-	// one transaction of one goroutine, r from another).
+	// the three accesses c, r, c' of an atomicity violation (c and c' in
+	// one transaction of one goroutine, r from another), or a deadlock's
+	// blocked acquires, one per goroutine of the cycle, in cycle order:
+	// each requests a lock that the next one's goroutine holds (the last,
+	// one that the first's holds).
 	Events []int
 
 	// Prefix, Stops and Witness give the schedule that shows the bug;
@@ -123,7 +130,10 @@ type Finding struct {
 	// its order. So Witness is the part of the run that the witness
 	// reorders (the window after the last causality barrier) and the bug
 	// events: a race's two accesses adjacent and last; an atomicity
-	// violation's c' last, with c before r. Stops names, for goroutines
+	// violation's c' last, with c before r; for a deadlock, the schedule
+	// stops every goroutine of the cycle just before its blocked acquire
+	// (Witness is the schedule's last event, the prefix all the rest).
+	// Stops names, for goroutines
 	// with no event in Witness that stop before Prefix, the first event
 	// they do not run. Each goroutine's events in the schedule are a prefix
 	// of its program order. Prefix 0 means that Witness is the whole
@@ -177,11 +187,19 @@ type Stats struct {
 // (representative candidates the UCG kept) and "sat" (witnesses the
 // solver found). Sites counts distinct pairs (triples) of source sites,
 // the unit findings are reported in; for the layers, those each proved.
+// The "deadlock" row comes last, with counts of its own.
 type Stage struct {
-	Name                      string // "candidates", "lockset", "observed", "shb", "happens-before", "sync-preserving", "reversal", "ucg", "sat"
+	Name                      string // "candidates", "lockset", "observed", "shb", "happens-before", "sync-preserving", "reversal", "ucg", "sat", "deadlock"
 	Races, Atomicity          int64
 	RaceSites, AtomicitySites int
 	Time                      time.Duration
+
+	// The "deadlock" row (deadlock.go): Cycles counts the lock-order
+	// graph's cycles, Deadlocks the patterns of acquires tried after the
+	// gate-lock and must-happen-before filters, DeadlockSites the
+	// deadlocks proved (one per pattern of sites).
+	Cycles, Deadlocks int64
+	DeadlockSites     int
 }
 
 // Print writes the funnel as a table.
@@ -190,6 +208,10 @@ func (s *Stats) Print(w io.Writer) {
 		s.Analysis, s.Events, s.Goroutines, s.Locations, s.SharedLocations, s.PrePass.Round(time.Microsecond), s.Cone.Round(time.Microsecond))
 	fmt.Fprintf(w, "%-15s %12s %8s %12s %8s %12s\n", "stage", "races", "sites", "atomicity", "sites", "time")
 	for _, st := range s.Stages {
+		if st.Name == "deadlock" {
+			fmt.Fprintf(w, "%-15s %d lock-order cycles, %d patterns tried, %d proved; %v\n", st.Name, st.Cycles, st.Deadlocks, st.DeadlockSites, st.Time.Round(time.Microsecond))
+			continue
+		}
 		fmt.Fprintf(w, "%-15s %12d %8d %12d %8d %12v\n", st.Name, st.Races, st.RaceSites, st.Atomicity, st.AtomicitySites, st.Time.Round(time.Microsecond))
 	}
 	if s.UCGSkipped > 0 || s.SolverUnknown > 0 {

@@ -155,6 +155,21 @@
 //     finding follows the witness, not the trace. A rejected witness is a
 //     bug in seer: Analyze returns an error rather than a report.
 //
+// # Deadlocks
+//
+// Lock-order deadlocks (deadlock.go) reuse both passes' clocks: the
+// cycles of the lock-order graph (a goroutine holds l while acquiring m;
+// write-write and read-write conflicts only), less those a common gate
+// lock guards and those whose acquires must-happen-before orders, are
+// proved as Tunç, Mathur, Pavlogiannis and Viswanathan's sync-preserving
+// deadlocks (PLDI 2023): the closure of the events before the blocked
+// acquires, under the causal cone and the lock closure of the
+// sync-preserving layer, run in observed order, stops every goroutine of
+// the cycle holding its lock and about to take the next one's. The
+// checker's Kind Deadlock re-checks it, with no goroutine of the cycle
+// allowed to read another writer last (its next event must be the
+// observed acquire).
+//
 // # Soundness first
 //
 // Every filter before the solver only removes candidates that no witness

@@ -432,8 +432,11 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 	}
 	a := f.Accesses[0]
 	what := "data race"
-	if f.Kind == "atomicity" {
+	switch f.Kind {
+	case "atomicity":
 		what = "atomicity violation"
+	case "deadlock":
+		what = "lock-order deadlock"
 	}
 	pos := func(a check.Access) string {
 		if a.File == "" {
@@ -473,6 +476,22 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 		if prefix := check.PrefixPhrase(&f, rel); prefix != "" {
 			fmt.Fprintf(&b, "%s, then ", prefix)
 		}
+		if f.Kind == "deadlock" {
+			fmt.Fprintf(&b, "%s, ending with", plural(n, "step"))
+			for k, a := range f.Accesses {
+				if k > 0 {
+					b.WriteString(";")
+				}
+				fmt.Fprintf(&b, " g%d blocked in %s", a.Goroutine, a.Op)
+				if a.Variable != "" {
+					fmt.Fprintf(&b, " of %s", a.Variable)
+				}
+				if a.File != "" {
+					fmt.Fprintf(&b, " at %s:%d", filepath.Base(a.File), a.Line)
+				}
+			}
+			return b.String()
+		}
 		fmt.Fprintf(&b, "%s, ending", plural(n, "step"))
 		var story []check.Step
 		for _, s := range f.Witness {
@@ -498,7 +517,7 @@ var (
 	predictFormat   = predictFlags.String("format", "", "trace `format`: seer or std (default: by content)")
 	predictJSON     = predictFlags.Bool("json", false, "print the report as JSON (the same as -o json)")
 	predictOutput   = predictFlags.String("o", "text", "print the report as `text`, json (the document seer check -json prints) or sarif (SARIF 2.1.0); -format is the trace's format")
-	predictStats    = predictFlags.Bool("stats", false, "print the funnel with times: candidates, lockset, then the layers that prove races (observed, shb, happens-before, sync-preserving, reversal, ucg, sat)")
+	predictStats    = predictFlags.Bool("stats", false, "print the funnel with times: candidates, lockset, then the layers that prove races (observed, shb, happens-before, sync-preserving, reversal, ucg, sat), and deadlock")
 	predictAnalysis = predictFlags.String("analysis", "seer", "analysis: seer, hb or shb")
 	predictAtom     = predictFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 )

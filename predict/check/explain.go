@@ -37,19 +37,48 @@ write-write-write). The result is one no serial execution of the
 transactions gives: the classic check-then-act bug, even when every single
 access is protected by a lock.
 
+A critical section is a transaction only for the data its lock guards,
+or for data no lock guards: a lock held across unrelated work is not a
+transaction for memory that another lock guards (syscall.ForkLock is held
+across a fork, around updates of syscall.forking, which forkingLock
+guards; interleaving those is intended). And a violation on a library's
+own package-level state, made by that library's code alone, is the
+library's design and not reported; a data race there is.
+
 Like races, atomicity violations come with a witness schedule that the
 independent checker has replayed.
 
 Fix: make the check and the act one critical section, or use a
 compare-and-swap loop.`,
+	"deadlock": `# deadlock: goroutines that take locks in opposite orders
+
+Two goroutines (or more, in a cycle) each hold a lock while taking another,
+in opposite orders: one holds a and waits for b while the other holds b and
+waits for a. The recorded run took them one after the other and did not
+hang, but nothing orders the goroutines, and in another schedule each one
+takes its first lock and then blocks on the other's forever. A read-write
+lock counts when one of the two sides takes it for writing; two read locks
+do not block each other. A cycle whose goroutines all hold one common lock
+(a gate) cannot deadlock, and neither can one whose goroutines a go
+statement, a channel, a WaitGroup or an atomic keeps in order: seer
+reports neither.
+
+The finding names each goroutine's blocked acquire. Its witness is a
+schedule of the same test, in which every goroutine does what it did in the
+recorded run and every read sees the same write, that ends with every
+goroutine of the cycle holding its lock and about to take the next one's.
+The independent checker replays it and checks that each lock is held there.
+
+Fix: take the locks in one order everywhere (document it next to the
+locks), or hold one lock at a time.`,
 }
 
 // Explain returns the documentation of a finding kind ("race",
-// "atomicity") as markdown.
+// "atomicity", "deadlock") as markdown.
 func Explain(kind string) (string, bool) {
 	text, ok := explanations[strings.ToLower(kind)]
 	return text, ok
 }
 
 // Kinds lists the finding kinds that Explain documents.
-func Kinds() []string { return []string{"race", "atomicity"} }
+func Kinds() []string { return []string{"race", "atomicity", "deadlock"} }

@@ -66,6 +66,8 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 		}
 		if o := t.Object(e.Obj); o != nil && o.Name != "" {
 			a.Variable = shortName(o.Name)
+		} else if f.Kind == predict.KindDeadlock {
+			a.Variable = names.object(i, true) // the lock, as the source names it
 		}
 		if src != nil && !std {
 			src.Refine(&a, e.Op == trace.OpWrite)

@@ -189,8 +189,9 @@ func sarifRuleFor(kind string) sarifRule {
 		DefaultConfiguration: sarifRuleConfig{Level: "warning"},
 		Properties:           map[string]any{"tags": []string{"concurrency", "correctness"}, "precision": "very-high", "problem.severity": "warning"},
 	}
-	if kind == "race" {
-		// Go's memory model gives a racy program no defined meaning.
+	if kind == "race" || kind == "deadlock" {
+		// Go's memory model gives a racy program no defined meaning; a
+		// deadlocked one hangs.
 		r.DefaultConfiguration.Level = "error"
 		r.Properties["problem.severity"] = "error"
 	}
@@ -261,8 +262,11 @@ func (s *sarifWriter) result(f *Finding, rule int, level string) sarifResult {
 		links = append(links, fmt.Sprintf("[%s](%d) by goroutine %d", a.Op, id, a.Goroutine))
 	}
 	what := "data race"
-	if f.Kind == "atomicity" {
+	switch f.Kind {
+	case "atomicity":
 		what = "atomicity violation"
+	case "deadlock":
+		what = "lock-order deadlock"
 	}
 	on := ""
 	if f.Variable != "" {
@@ -395,8 +399,8 @@ func userCreated(a *Access) (Frame, bool) {
 }
 
 func kindWord(kind string) string {
-	if kind == "race" {
-		return "race"
+	if kind == "race" || kind == "deadlock" {
+		return kind
 	}
 	return "violation"
 }

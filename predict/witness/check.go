@@ -13,7 +13,8 @@
 // a join comes after all the joined goroutine's observed events; and the
 // schedule shows the finding (a race's two accesses last and adjacent; an
 // atomicity violation's remote access between its local accesses, the
-// second of which ends the schedule).
+// second of which ends the schedule; a deadlock's goroutines each stopped
+// just before acquiring a lock that another of them holds).
 //
 // A schedule is a prefix P of the observed run (Schedule.Prefix: the
 // events below Prefix, less each goroutine's events from its limit on)
@@ -52,6 +53,13 @@ const (
 	// Atomicity: the schedule runs a remote access between two accesses
 	// of one transaction of another goroutine, and ends with the second.
 	Atomicity Kind = "atomicity"
+	// Deadlock: the schedule stops goroutines of a cycle, each just
+	// before an acquire (its next observed event) of a lock that another
+	// of them holds in a conflicting mode at the schedule's end, so that
+	// none of them can go on. Their reads must all see their observed
+	// writers, the last included: a goroutine's next event is known only
+	// then.
+	Deadlock Kind = "deadlock"
 )
 
 // A Schedule is what an analysis claims: a schedule of the program that
@@ -60,7 +68,7 @@ const (
 // its limit on (its least event in Witness or Stops), followed by Witness.
 type Schedule struct {
 	Kind    Kind
-	Events  []int // Race: the two accesses; Atomicity: local, remote, local
+	Events  []int // Race: the two accesses; Atomicity: local, remote, local; Deadlock: the blocked acquires
 	Prefix  int
 	Stops   []int
 	Witness []int
@@ -280,6 +288,15 @@ func (k *Checker) feasible(f *Schedule) (*fstate, error) {
 			s.lastOf[g] = k.gEv[k.gOff[g]+s.b[g]-1]
 		}
 	}
+	if f.Kind == Deadlock {
+		// A blocked goroutine's next event must be the observed one: its
+		// last read too must see its observed writer.
+		for _, i := range f.Events {
+			if g := t.Events[i].G; int(g) > 0 && int(g) < ng {
+				s.lastOf[g] = -1
+			}
+		}
+	}
 	if err := s.checkPrefix(); err != nil {
 		return nil, err
 	}
@@ -346,10 +363,92 @@ func (k *Checker) checkProperty(s *fstate) error {
 		if pc, pr := rank(c1), rank(r); pc >= k.n || pr >= k.n || pc > pr {
 			return fmt.Errorf("witness does not order %d before %d", c1, r)
 		}
+	case Deadlock:
+		return s.checkDeadlock()
 	default:
 		return fmt.Errorf("unknown kind %q", f.Kind)
 	}
 	return nil
+}
+
+// checkDeadlock checks that every goroutine of the cycle stops just before
+// its blocked acquire, and that each acquire's lock is held, in a mode
+// that excludes it, by another goroutine of the cycle.
+func (s *fstate) checkDeadlock() error {
+	k, t, f := s.k, s.k.t, s.f
+	if len(f.Events) < 2 {
+		return errors.New("deadlock needs two or more blocked acquires")
+	}
+	ran := make(map[trace.GoID]int32) // per goroutine of the cycle: its events in the schedule
+	for _, i := range f.Events {
+		e := &t.Events[i]
+		if e.Op != trace.OpLock && e.Op != trace.OpRLock {
+			return fmt.Errorf("event %d is not an acquire", i)
+		}
+		if k.lockBad[e.Obj] {
+			return fmt.Errorf("event %d acquires a lock whose run breaks its specification", i)
+		}
+		if int(e.G) <= 0 || int(e.G) >= k.ng {
+			return fmt.Errorf("event %d has no goroutine", i)
+		}
+		if _, dup := ran[e.G]; dup {
+			return fmt.Errorf("goroutine %d blocks twice in the cycle", e.G)
+		}
+		ran[e.G] = s.b[e.G]
+	}
+	for _, i := range f.Witness {
+		if g := t.Events[i].G; int(g) > 0 {
+			if n, ok := ran[g]; ok {
+				ran[g] = n + 1
+			}
+		}
+	}
+	for _, i := range f.Events {
+		e := &t.Events[i]
+		if ran[e.G] != k.posOf[i] {
+			return fmt.Errorf("goroutine %d's next event after the schedule is not %d", e.G, i)
+		}
+	}
+	for _, i := range f.Events {
+		e := &t.Events[i]
+		held := false
+		for _, j := range f.Events {
+			if h := t.Events[j].G; h != e.G && k.holds(h, int32(j), e.Obj, e.Op == trace.OpRLock) {
+				held = true
+				break
+			}
+		}
+		if !held {
+			return fmt.Errorf("acquire %d: no other goroutine of the cycle holds its lock in a conflicting mode", i)
+		}
+	}
+	return nil
+}
+
+// holds reports whether goroutine g, having run its events before index
+// next, holds lock l: exclusively, or if shared is false, in either mode.
+func (k *Checker) holds(g trace.GoID, next int32, l trace.ObjID, shared bool) bool {
+	writer, readers := false, 0
+	for _, x := range k.lockOps[l] {
+		if x >= next {
+			break
+		}
+		e := &k.t.Events[x]
+		if e.G != g {
+			continue
+		}
+		switch e.Op {
+		case trace.OpLock:
+			writer = true
+		case trace.OpUnlock:
+			writer = false
+		case trace.OpRLock:
+			readers++
+		case trace.OpRUnlock:
+			readers--
+		}
+	}
+	return writer || (!shared && readers > 0)
 }
 
 // sameTransaction reports whether events c1 < c2 of one goroutine lie in

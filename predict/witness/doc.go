@@ -2,7 +2,8 @@
 // whether a schedule that an analysis claims (a Schedule: a prefix of the
 // observed run, less some goroutines' suffixes, then a witness sequence)
 // is feasible for the program that recorded a trace, and whether it shows
-// the property claimed (a data race, an atomicity violation).
+// the property claimed (a data race, an atomicity violation, a
+// lock-order deadlock).
 //
 // Feasibility is that of Şerbănuţă, Chen and Roşu, "Maximal Causal
 // Models for Sequentially Consistent Systems" (RV 2012), Theorem 2: a

@@ -88,3 +88,62 @@ func TestIndependent(t *testing.T) {
 		}
 	}
 }
+
+// deadlockTrace takes A then B in T1 and B then A in T2, one after the
+// other; T2 reads x, which T1 wrote, while it holds B.
+const deadlockTrace = `T1|fork(T2)|1
+T1|w(x)|2
+T1|acq(A)|3
+T1|acq(B)|4
+T1|rel(B)|5
+T1|rel(A)|6
+T2|acq(B)|7
+T2|r(x)|8
+T2|acq(A)|9
+T2|rel(A)|10
+T2|rel(B)|11
+T1|acq(C)|12
+T1|rel(C)|13
+`
+
+// Events: 0 go(g2), 1 w(x), 2 acq A, 3 acq B, 4 rel B, 5 rel A, 6 start g2,
+// 7 acq B, 8 r(x), 9 acq A, 10 rel A, 11 rel B, 12 acq C, 13 rel C.
+
+func TestCheckDeadlock(t *testing.T) {
+	tr, err := trace.ReadSTD(strings.NewReader(deadlockTrace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, spans := trace.GroupAccesses(tr.Events)
+	dl := func(evs []int, prefix int, stops []int, w ...int) *Schedule {
+		return &Schedule{Kind: Deadlock, Events: evs, Prefix: prefix, Stops: stops, Witness: w}
+	}
+	for _, tc := range []struct {
+		name string
+		s    *Schedule
+		want string // "" means accepted
+	}{
+		{"both blocked", dl([]int{3, 9}, 8, []int{3}, 8), ""},
+		{"whole schedule", dl([]int{3, 9}, 0, nil, 0, 1, 2, 6, 7, 8), ""},
+		{"cycle given the other way round", dl([]int{9, 3}, 0, nil, 0, 1, 2, 6, 7, 8), ""},
+		{"one goroutine not yet there", dl([]int{3, 9}, 0, nil, 0, 1, 2, 6, 7), "next event after the schedule is not 9"},
+		{"one goroutine past its acquire", dl([]int{3, 9}, 0, nil, 0, 1, 2, 3, 6), "next event after the schedule is not 3"},
+		{"a blocked goroutine's last read sees another writer", dl([]int{3, 9}, 0, nil, 0, 6, 7, 8, 1, 2), "read 8 sees writer -1"},
+		{"a free lock", dl([]int{12, 9}, 0, nil, 0, 1, 2, 3, 4, 5, 6, 7, 8), "acquire 12: no other goroutine"},
+		{"not an acquire", dl([]int{4, 9}, 0, nil, 0, 1, 2, 3, 6), "not an acquire"},
+		{"one goroutine twice", dl([]int{3, 12}, 0, nil, 0, 1, 2), "blocks twice"},
+		{"one acquire", dl([]int{3}, 0, nil, 0, 1, 2), "two or more"},
+		{"infeasible", dl([]int{3, 9}, 0, nil, 0, 1, 2, 3, 6, 7, 8), "acquired while held"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := NewChecker(tr, loc, spans)
+			err := k.Check(tc.s)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("rejected: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}

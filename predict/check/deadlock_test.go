@@ -1,0 +1,126 @@
+// This file holds the end-to-end test of issue 15's deadlock finding: a
+// lock-order inversion that the recorded run does not hang on is
+// predicted, with a witness the checker replayed, and its fixed twin is
+// not reported.
+
+package check
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// lockOrderModule moves money between two accounts, taking their locks
+// in the order moveAB or moveBA names. The test runs the two moves one
+// after the other, so that its run never hangs, but orders them only by
+// waiting until the first goroutine has exited (runtime.NumGoroutine is
+// no synchronisation): in another schedule both goroutines take their
+// first lock and wait for each other's. ORDER is replaced by the order
+// moveBA takes the locks in.
+const lockOrderModule = `package lockorder
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+)
+
+type accounts struct {
+	a, b sync.Mutex
+	x, y int
+}
+
+func (s *accounts) moveAB() {
+	s.a.Lock()
+	s.b.Lock()
+	s.x--
+	s.y++
+	s.b.Unlock()
+	s.a.Unlock()
+}
+
+func (s *accounts) moveBA() {
+	ORDER
+	s.y--
+	s.x++
+	s.a.Unlock()
+	s.b.Unlock()
+}
+
+// waitExit waits until at most n goroutines run.
+func waitExit(n int) {
+	for runtime.NumGoroutine() > n {
+		runtime.Gosched()
+	}
+}
+
+func TestTransfers(t *testing.T) {
+	s := &accounts{}
+	n := runtime.NumGoroutine()
+	go s.moveAB()
+	waitExit(n)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.moveBA()
+	}()
+	wg.Wait()
+}
+`
+
+func TestDeadlockPredicted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records tests")
+	}
+	for _, tc := range []struct {
+		name, order string
+		want        bool
+	}{
+		{"opposite orders", "s.b.Lock()\n\ts.a.Lock()", true},
+		{"one order", "s.a.Lock()\n\ts.b.Lock()", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(lockOrderModule, "ORDER", tc.order, 1)
+			dir := testModule(t, "example.com/lockorder", "lock_test.go", src)
+			rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.want {
+				if len(rep.Findings) != 0 {
+					t.Fatalf("findings in the fixed twin: %+v", rep.Findings)
+				}
+				return
+			}
+			if len(rep.Findings) != 1 {
+				t.Fatalf("findings %+v, want one deadlock", rep.Findings)
+			}
+			f := rep.Findings[0]
+			if f.Kind != "deadlock" || !f.Predicted || f.Test != "TestTransfers" || len(f.Accesses) != 2 || len(f.Witness) == 0 {
+				t.Fatalf("finding %+v, want a predicted deadlock in TestTransfers with two acquires and a witness", f)
+			}
+			var got []string
+			for _, a := range f.Accesses {
+				got = append(got, filepath.Base(a.File)+":"+strconv.Itoa(a.Line)+" "+a.Op)
+			}
+			if strings.Join(got, ", ") != "lock_test.go:16 lock, lock_test.go:25 lock" &&
+				strings.Join(got, ", ") != "lock_test.go:25 lock, lock_test.go:16 lock" {
+				t.Errorf("acquires %v, want moveAB's s.b.Lock() and moveBA's s.a.Lock()", got)
+			}
+			var b bytes.Buffer
+			if err := WriteSARIF(&b, rep, SARIFOptions{Root: dir}); err != nil {
+				t.Fatal(err)
+			}
+			validSARIF(t, sarifSchema(t), b.Bytes())
+			if !strings.Contains(b.String(), `"ruleId": "deadlock"`) {
+				t.Errorf("SARIF has no deadlock result:\n%s", b.String())
+			}
+		})
+	}
+}
