@@ -17,6 +17,10 @@ import (
 type accessArgs struct {
 	Finding int `json:"finding"`
 	Access  int `json:"access"`
+	// HTML asks seer.showWitness for the witness as a picture
+	// (check.WitnessHTML) that the client shows itself: a webview, a
+	// browser. The code actions never set it; an editor plugin adds it.
+	HTML bool `json:"html,omitempty"`
 }
 
 // CodeAction offers, for each finding under the range: go to the other
@@ -57,8 +61,8 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 				Command:     &protocol.Command{Title: title, Command: cmd, Arguments: []any{arg}},
 			})
 		}
-		add(fmt.Sprintf("Go to the other access (%s at %s:%d)", o.Op, short, o.Line), cmdShowOtherAccess, accessArgs{f.id, m.access})
-		add("Show witness schedule", cmdShowWitness, accessArgs{f.id, m.access})
+		add(fmt.Sprintf("Go to the other access (%s at %s:%d)", o.Op, short, o.Line), cmdShowOtherAccess, accessArgs{Finding: f.id, Access: m.access})
+		add("Show witness schedule", cmdShowWitness, accessArgs{Finding: f.id, Access: m.access})
 		add("Re-run prediction of "+orAll(f.Test), cmdPredict, predictArgs{URI: s.pathURI(fileIn(f, path)), Test: f.Test})
 	}
 	return actions, nil
@@ -133,4 +137,7 @@ func (s *server) showOtherAccess(ctx context.Context, args accessArgs) (any, err
 type shownDocument struct {
 	URI   protocol.DocumentURI `json:"uri"`
 	Range *protocol.Range      `json:"range,omitempty"`
+	// HTML is the page at URI, for seer.showWitness with html set: a
+	// webview takes the page itself, not a file.
+	HTML string `json:"html,omitempty"`
 }

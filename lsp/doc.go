@@ -45,6 +45,11 @@
 //	                                the client supports it (else a message);
 //	                                both answer {uri, range?} so that an
 //	                                editor plugin can open it itself
+//	seer.showWitness {finding, access, html: true}
+//	                                the witness as a picture instead
+//	                                (check.WitnessHTML), written to an
+//	                                .html file and not shown: answers
+//	                                {uri, html} for a webview or a browser
 //
 // Finding ids are the server's and change when a test is re-run.
 //

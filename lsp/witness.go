@@ -138,7 +138,9 @@ func trimLines(s string) string {
 }
 
 // showWitness writes a finding's witness document and asks the client to
-// open it.
+// open it; with args.HTML, it writes the witness's picture and answers it
+// for the client to show (a webview cannot open a file: URI), without
+// window/showDocument.
 func (s *server) showWitness(ctx context.Context, args accessArgs) (any, error) {
 	s.mu.Lock()
 	f, ok := s.store.findings[args.Finding]
@@ -147,8 +149,21 @@ func (s *server) showWitness(ctx context.Context, args accessArgs) (any, error) 
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "seer: the finding is gone (was the test re-run?)")
 	}
 	short := func(p string) string { return shortPath(p, f.dir, s.folderOf(f.dir)) }
+	if args.HTML {
+		page := check.WitnessHTML(&f.Finding, check.HTMLOptions{
+			Rel:     short,
+			Source:  s.sourceLine,
+			Harness: func(file string) bool { return file != "" && !isUserFile(file) },
+		})
+		path, err := s.writeWitness(f, ".html", string(page))
+		s.mu.Unlock()
+		if err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "seer: writing the witness: %v", err)
+		}
+		return shownDocument{URI: uri.File(path), HTML: string(page)}, nil
+	}
 	text := witnessDocument(&f.Finding, short, s.sourceLine)
-	path, err := s.writeWitness(f, text)
+	path, err := s.writeWitness(f, ".txt", text)
 	s.mu.Unlock()
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "seer: writing the witness: %v", err)
@@ -160,8 +175,9 @@ func (s *server) showWitness(ctx context.Context, args accessArgs) (any, error) 
 	return shownDocument{URI: u}, nil
 }
 
-// writeWitness writes text as a read-only file. Called with s.mu held.
-func (s *server) writeWitness(f *finding, text string) (string, error) {
+// writeWitness writes text as a read-only file named for f, with
+// extension ext. Called with s.mu held.
+func (s *server) writeWitness(f *finding, ext, text string) (string, error) {
 	if s.witnessDir == "" {
 		dir, err := os.MkdirTemp("", "seer-witness-")
 		if err != nil {
@@ -173,7 +189,7 @@ func (s *server) writeWitness(f *finding, text string) (string, error) {
 	if name == "" {
 		name = "package"
 	}
-	path := filepath.Join(s.witnessDir, fmt.Sprintf("%s-%s-%d.txt", name, f.Kind, f.id))
+	path := filepath.Join(s.witnessDir, fmt.Sprintf("%s-%s-%d%s", name, f.Kind, f.id, ext))
 	os.Remove(path)
 	if err := os.WriteFile(path, []byte(text), 0o444); err != nil {
 		return "", err

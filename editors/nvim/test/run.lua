@@ -7,7 +7,8 @@
 -- opens examples/bank/bank_test.go, runs the "seer: predict" lens of
 -- TestAudit (recording the test: a minute on a cold cache), waits for the
 -- race on bank.go, hovers it, lists its code actions, runs :SeerWitness,
--- :SeerOther, :SeerPredict and :SeerRestart, and runs :checkhealth seer.
+-- :SeerWitness! (the picture, in a stand-in $BROWSER), :SeerOther,
+-- :SeerPredict and :SeerRestart, and runs :checkhealth seer.
 -- Before recording, it checks that :SeerPredict refuses a modified buffer.
 -- Exits 0 on success, 1 with a message on failure.
 
@@ -304,6 +305,40 @@ local function run()
     vim.cmd('only')
   end
   vim.cmd('buffer ' .. bbuf)
+
+  -- :SeerWitness! opens the witness's picture in $BROWSER: here a script
+  -- that writes down the file it was given.
+  local opened = vim.fn.tempname()
+  local browser = vim.fn.tempname() .. '-browser.sh'
+  vim.fn.writefile({ '#!/bin/sh', 'printf "%s" "$1" > ' .. vim.fn.shellescape(opened) .. '.tmp && mv ' .. vim.fn.shellescape(opened) .. '.tmp ' .. vim.fn.shellescape(opened) }, browser)
+  vim.fn.setfperm(browser, 'rwx------')
+  local old_browser = vim.env.BROWSER
+  vim.env.BROWSER = browser
+  vim.api.nvim_win_set_cursor(0, { write.lnum + 1, write.col })
+  local picture
+  seer.witness_picture(function(s)
+    picture = s
+  end)
+  wait(':SeerWitness!', 20000, function()
+    return picture ~= nil and vim.loop.fs_stat(opened) ~= nil
+  end)
+  vim.env.BROWSER = old_browser
+  local page_path = table.concat(vim.fn.readfile(opened), '')
+  check(page_path == vim.uri_to_fname(picture.uri), 'the browser got ' .. page_path .. ', the server answered ' .. picture.uri)
+  check(page_path:match('%.html$'), 'the picture is not an .html file: ' .. page_path)
+  local page = table.concat(vim.fn.readfile(page_path), '\n')
+  check(page:find('<!DOCTYPE html>', 1, true), 'picture:\n' .. page:sub(1, 400))
+  local _, accesses = page:gsub('data%-bug%-access=', '')
+  check(accesses == 2, 'the picture marks ' .. accesses .. ' accesses, want 2')
+  check(page:find('bank.go:' .. (write_line + 1), 1, true), 'the picture does not name bank.go:' .. (write_line + 1))
+  check(vim.api.nvim_get_current_buf() == bbuf, 'the picture opened a buffer')
+  log('ok: :SeerWitness! opened ' .. page_path .. ' in $BROWSER')
+  -- $BROWSER as the convention has it: a ':'-list, %s for the file.
+  vim.env.BROWSER = 'firefox --new-tab:chromium'
+  check(vim.deep_equal(seer.browser_command('/t/w.html'), { 'firefox', '--new-tab', '/t/w.html' }), vim.inspect(seer.browser_command('/t/w.html')))
+  vim.env.BROWSER = 'lynx -dump %s'
+  check(vim.deep_equal(seer.browser_command('/t/w.html'), { 'lynx', '-dump', '/t/w.html' }), vim.inspect(seer.browser_command('/t/w.html')))
+  vim.env.BROWSER = old_browser
 
   -- :SeerOther jumps from the write to the read.
   check(vim.api.nvim_get_current_buf() == bbuf, 'back on bank.go')

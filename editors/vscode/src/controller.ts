@@ -8,6 +8,7 @@ import { enclosingTest } from "./gotest";
 import { isShownDocument, pickCommand, seerDiagnosticAt, ShownDocument } from "./pick";
 import { serverKeys, serverSettings } from "./settings";
 import { PredictResult, predictTitle, ProgressValue, ServerState, StatusModel, summarize } from "./status";
+import { isWitnessPage, pictureArgs, WitnessPage, WitnessView } from "./witness";
 
 /** What the controller needs of the language client. */
 export interface SeerClient {
@@ -43,6 +44,7 @@ export class Controller implements vscode.Disposable {
   readonly status = new StatusModel();
   private readonly item: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly witnessView = new WitnessView();
   private seq = 0;
 
   constructor(private readonly client: () => SeerClient | undefined) {
@@ -51,7 +53,7 @@ export class Controller implements vscode.Disposable {
     this.item.command = "workbench.actions.view.problems";
     this.render();
     this.item.show();
-    this.disposables.push(this.item);
+    this.disposables.push(this.item, this.witnessView);
   }
 
   dispose(): void {
@@ -151,7 +153,7 @@ export class Controller implements vscode.Disposable {
    * seer.showWitnessAtCursor: asks the server for the quick fixes of the
    * finding under the cursor and runs its "Show witness schedule".
    */
-  async showWitnessAtCursor(editor = vscode.window.activeTextEditor): Promise<ShownDocument | undefined> {
+  async showWitnessAtCursor(editor = vscode.window.activeTextEditor): Promise<ShownDocument | WitnessPage | undefined> {
     const client = this.client();
     if (!editor || !client) {
       return undefined;
@@ -176,7 +178,24 @@ export class Controller implements vscode.Disposable {
       void vscode.window.showInformationMessage("seer: the server has no witness for this finding (was the test re-run?).");
       return undefined;
     }
-    const shown = await client.sendRequest("workspace/executeCommand", { command: cmd.command, arguments: cmd.arguments ?? [] });
+    return this.showWitness(cmd.arguments ?? []);
+  }
+
+  /**
+   * Runs the server's seer.showWitness asking for the picture, and shows
+   * it in the witness panel; a server that answers no picture (an older
+   * seer) has its text document opened instead.
+   */
+  async showWitness(args: readonly unknown[]): Promise<ShownDocument | WitnessPage | undefined> {
+    const client = this.client();
+    if (!client) {
+      return undefined;
+    }
+    const shown = await client.sendRequest("workspace/executeCommand", { command: serverCommands.showWitness, arguments: pictureArgs(args) });
+    if (isWitnessPage(shown)) {
+      this.witnessView.show(shown);
+      return shown;
+    }
     if (isShownDocument(shown)) {
       await this.open(shown);
       return shown;
@@ -192,10 +211,16 @@ export class Controller implements vscode.Disposable {
     await vscode.window.showTextDocument(uri, { preview: true, selection });
   }
 
-  /** Middleware for workspace/executeCommand: predictions go through predict. */
+  /**
+   * Middleware for workspace/executeCommand: predictions go through
+   * predict, and "Show witness schedule" opens the picture.
+   */
   executeCommand = (command: string, args: unknown[], next: (command: string, args: unknown[]) => unknown): unknown => {
     if (command === serverCommands.predict) {
       return this.predict((args[0] ?? {}) as PredictArgs);
+    }
+    if (command === serverCommands.showWitness) {
+      return this.showWitness(args);
     }
     return next(command, args);
   };

@@ -180,7 +180,7 @@ test("predict at the cursor finds the enclosing test", async () => {
   assert.equal(client.sent.length, 1);
 });
 
-test("show witness at the cursor asks for the quick fixes and runs the witness one", async () => {
+test("show witness at the cursor asks for the quick fixes and runs the witness one (a server without pictures: the text)", async () => {
   const uri = "file:///w/bank/bank.go";
   stub.diagnostics.set(uri, [
     { source: "seer", range: new Range(17, 1, 17, 7), message: "data race on a.note" },
@@ -199,7 +199,8 @@ test("show witness at the cursor asks for the quick fixes and runs the witness o
   assert.deepEqual(shown, { uri: "file:///tmp/seer-witness-1/TestAudit-4.txt" });
   assert.equal(client.sent[0].method, "textDocument/codeAction");
   assert.deepEqual(client.sent[0].params.range, { start: { line: 17, character: 1 }, end: { line: 17, character: 7 } });
-  assert.deepEqual(client.sent[1].params, { command: "seer.showWitness", arguments: [{ finding: 4, access: 0 }] });
+  assert.deepEqual(client.sent[1].params, { command: "seer.showWitness", arguments: [{ finding: 4, access: 0, html: true }] });
+  assert.equal(stub.panels.length, 0, "no webview without a page");
   assert.equal(stub.shown[0].uri, "file:///tmp/seer-witness-1/TestAudit-4.txt");
 
   stub.activeTextEditor = editor("package bank\n", 3, 0, uri);

@@ -30,9 +30,11 @@ import {
   StreamMessageWriter,
 } from "vscode-languageserver-protocol/node";
 import { enclosingTest } from "../src/gotest";
+import { Controller } from "../src/controller";
 import { pickCommand } from "../src/pick";
 import { serverSettings } from "../src/settings";
 import { PredictResult, summarize } from "../src/status";
+import { Disposable, stub } from "./vscode-stub";
 
 const repo = resolve(__dirname, "..", "..", "..", "..");
 const bankDir = join(repo, "examples", "bank");
@@ -259,6 +261,25 @@ test("seer serve over stdio: lens, predict, diagnostics, hover, code actions", {
     const schedule = readFileSync(pathOf(witness.uri), "utf8");
     assert.match(schedule, /TestAudit/);
     assert.ok(schedule.includes(`bank.go:${writeLine + 1}`), schedule);
+
+    // The extension's own path for the quick fix: the controller's
+    // middleware asks for the picture and opens it in a webview.
+    stub.reset();
+    const ctl = new Controller(() => ({
+      sendRequest: (method, params) => conn.sendRequest(method, params) as Promise<unknown>,
+      sendNotification: (method, params) => conn.sendNotification(method, params),
+      onProgress: () => new Disposable(),
+    }));
+    await ctl.executeCommand(cmd.command, cmd.arguments ?? [], () => assert.fail("the middleware passed seer.showWitness on"));
+    assert.equal(stub.panels.length, 1, "a webview panel is created");
+    const html = stub.panels[0].webview.html;
+    assert.match(html, /^<!DOCTYPE html>/);
+    assert.equal((html.match(/data-bug-access="(read|write)"/g) ?? []).length, 2, "the two accesses are highlighted");
+    assert.ok(html.includes(`bank.go:${writeLine + 1}`), "the picture names the write's line");
+    assert.ok(!/<script|https?:\/\/(?!www\.w3\.org)/.test(html), "the page is self-contained");
+    assert.match(stub.panels[0].title, /^Witness: data race on a\.note/);
+    assert.deepEqual(shown, [witness.uri], "the picture is not opened with window/showDocument");
+    ctl.dispose();
 
     // And "Go to the other access" answers the read.
     const other = pickCommand(actions, "seer.showOtherAccess")!;

@@ -72,6 +72,26 @@ export enum ProgressLocation {
   Notification = 15,
 }
 
+export enum ViewColumn {
+  Active = -1,
+  Beside = -2,
+  One = 1,
+  Two = 2,
+}
+
+export interface StubPanel {
+  viewType: string;
+  title: string;
+  showOptions: unknown;
+  options: { enableScripts?: boolean; localResourceRoots?: unknown[] };
+  webview: { html: string };
+  revealed: number;
+  disposed: boolean;
+  reveal(column?: ViewColumn): void;
+  onDidDispose(l: () => void): Disposable;
+  dispose(): void;
+}
+
 export interface StubItem {
   id: string;
   name?: string;
@@ -94,6 +114,7 @@ export const stub = {
   items: [] as StubItem[],
   progress: [] as { title?: string; messages: string[]; source: CancellationTokenSource }[],
   shown: [] as { uri: string; options: unknown }[],
+  panels: [] as StubPanel[],
   commands: new Map<string, (...args: unknown[]) => unknown>(),
   activeTextEditor: undefined as unknown,
   /** Called with each withProgress's cancellation source as it starts. */
@@ -106,6 +127,7 @@ export const stub = {
     this.items = [];
     this.progress = [];
     this.shown = [];
+    this.panels = [];
     this.commands.clear();
     this.activeTextEditor = undefined;
     this.onProgressStart = undefined;
@@ -151,6 +173,31 @@ export const window = {
     stub.progress.push(rec);
     stub.onProgressStart?.(source);
     return task({ report: (v) => v.message && rec.messages.push(v.message) }, source.token);
+  },
+  createWebviewPanel(viewType: string, title: string, showOptions: unknown, options: StubPanel["options"] = {}): StubPanel {
+    const disposeListeners: (() => void)[] = [];
+    const panel: StubPanel = {
+      viewType,
+      title,
+      showOptions,
+      options,
+      webview: { html: "" },
+      revealed: 0,
+      disposed: false,
+      reveal() {
+        this.revealed++;
+      },
+      onDidDispose(l: () => void) {
+        disposeListeners.push(l);
+        return new Disposable();
+      },
+      dispose() {
+        this.disposed = true;
+        for (const l of disposeListeners) l();
+      },
+    };
+    stub.panels.push(panel);
+    return panel;
   },
   async showTextDocument(uri: Uri, options?: unknown): Promise<void> {
     stub.shown.push({ uri: uri.toString(), options });

@@ -1,5 +1,6 @@
 -- seer for Neovim: starts `seer serve`, seer's language server, for Go
--- buffers and adds :SeerPredict, :SeerWitness, :SeerOther and :SeerRestart.
+-- buffers and adds :SeerPredict, :SeerWitness (! for the picture, in a
+-- browser), :SeerOther and :SeerRestart.
 --
 --   require('seer').setup {
 --     cmd = { 'seer', 'serve' },
@@ -31,6 +32,10 @@ local defaults = {
   progress = true,
   -- Called as on_attach(client, bufnr) after seer's own setup.
   on_attach = nil,
+  -- Opens the witness picture (:SeerWitness!): a command list to which
+  -- the file's path is appended, or a function(path). nil: $BROWSER,
+  -- else vim.ui.open (0.10+), else xdg-open (open on macOS).
+  browser = nil,
   capabilities = nil,
 }
 
@@ -349,11 +354,64 @@ local function open_location(client, shown)
   end
 end
 
+--- The command that opens path in a browser (see the browser option):
+--- $BROWSER may list commands separated by ':' (the first is used) and
+--- hold %s for the path.
+function M.browser_command(path)
+  local b = M.config.browser
+  if type(b) == 'table' then
+    local cmd = vim.deepcopy(b)
+    table.insert(cmd, path)
+    return cmd
+  end
+  local env = vim.env.BROWSER
+  if env and env ~= '' then
+    local first = vim.split(env, ':', { plain = true })[1]
+    local words = vim.split(vim.trim(first), '%s+')
+    local has_path = false
+    for i, w in ipairs(words) do
+      if w:find('%s', 1, true) then
+        words[i] = w:gsub('%%s', function()
+          return path
+        end)
+        has_path = true
+      end
+    end
+    if not has_path then
+      table.insert(words, path)
+    end
+    return words
+  end
+  if vim.fn.has('mac') == 1 then
+    return { 'open', path }
+  end
+  return { 'xdg-open', path }
+end
+
+--- Opens path (the witness picture) in a browser.
+function M.open_in_browser(path)
+  if type(M.config.browser) == 'function' then
+    return M.config.browser(path)
+  end
+  if M.config.browser == nil and (vim.env.BROWSER or '') == '' and vim.ui and vim.ui.open then
+    return vim.ui.open(path)
+  end
+  local cmd = M.browser_command(path)
+  local ok, id = pcall(vim.fn.jobstart, cmd, { detach = true })
+  if not ok or id <= 0 then
+    notify('could not start ' .. cmd[1] .. ' to open ' .. path .. ' (set $BROWSER or the browser option)', vim.log.levels.ERROR)
+    return false
+  end
+  notify('witness picture: ' .. path)
+  return true
+end
+
 --- Runs one of the finding's quick fixes by command name
 --- (seer.showWitness, seer.showOtherAccess) for the diagnostic under the
 --- cursor, and opens what it answers if the client cannot be asked to.
---- Calls on_done(answer) at the end.
-function M.run_finding_command(command, on_done)
+--- With opts.html (seer.showWitness), asks for the witness's picture and
+--- opens it in a browser. Calls on_done(answer) at the end.
+function M.run_finding_command(command, on_done, opts)
   local client, bufnr = client_for(0)
   if not client then
     return false
@@ -389,12 +447,22 @@ function M.run_finding_command(command, on_done)
       notify('the server offers no ' .. command .. ' here (was the test re-run?)', vim.log.levels.WARN)
       return
     end
-    call(client, 'request', 'workspace/executeCommand', { command = cmd.command, arguments = cmd.arguments }, function(err2, shown)
+    local arguments = vim.deepcopy(cmd.arguments or {})
+    if opts and opts.html and type(arguments[1]) == 'table' then
+      arguments[1].html = true
+    end
+    call(client, 'request', 'workspace/executeCommand', { command = cmd.command, arguments = arguments }, function(err2, shown)
       if err2 then
         notify(command .. ': ' .. (err2.message or tostring(err2)), vim.log.levels.ERROR)
         return
       end
-      open_location(client, shown)
+      if opts and opts.html then
+        if type(shown) == 'table' and type(shown.uri) == 'string' then
+          M.open_in_browser(vim.uri_to_fname(shown.uri))
+        end
+      else
+        open_location(client, shown)
+      end
       if on_done then
         on_done(shown)
       end
@@ -406,6 +474,12 @@ end
 --- :SeerWitness
 function M.witness(on_done)
   return M.run_finding_command('seer.showWitness', on_done)
+end
+
+--- :SeerWitness!: the witness as a picture (swimlanes, one per
+--- goroutine), a self-contained HTML file opened in a browser.
+function M.witness_picture(on_done)
+  return M.run_finding_command('seer.showWitness', on_done, { html = true })
 end
 
 --- :SeerOther
@@ -445,9 +519,13 @@ local function commands()
   create('SeerPredict', function(o)
     M.predict({ test = o.args ~= '' and o.args or nil, all = o.bang })
   end, { nargs = '?', bang = true, desc = 'seer: predict the test under the cursor (or the named one; ! for all tests)' })
-  create('SeerWitness', function()
-    M.witness()
-  end, { desc = 'seer: show the witness schedule of the finding under the cursor' })
+  create('SeerWitness', function(o)
+    if o.bang then
+      M.witness_picture()
+    else
+      M.witness()
+    end
+  end, { bang = true, desc = 'seer: show the witness schedule of the finding under the cursor (! as a picture, in a browser)' })
   create('SeerOther', function()
     M.other_access()
   end, { desc = 'seer: go to the other access of the finding under the cursor' })
