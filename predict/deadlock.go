@@ -385,18 +385,11 @@ func (e *engine) deadlockClosure(evs []int32, cut []int32, lg map[trace.ObjID][]
 		return true
 	}
 	for below() {
-		todo := false
-		for _, o := range e.openSections(cut, -1, -1) {
-			if !c.laterAcquire(o.l, o.acq, o.s.shared, cut, lg[o.l]) {
-				continue // the last section of its lock in the cut: may stay open
-			}
-			if o.s.rel == 0 {
-				return false // must be released, and never is
-			}
-			e.coneInto(cut, o.g, o.s.rel)
-			todo = true
+		grew, ok := e.lockRound(cut, -1, -1, lg)
+		if !ok {
+			return false
 		}
-		if !todo {
+		if !grew {
 			return true
 		}
 	}

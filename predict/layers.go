@@ -364,22 +364,35 @@ func (e *engine) syncPreserving(cd cand, cut []int32, lg map[trace.ObjID][]int32
 	e.coneInto(cut, ga, c.pos[a]-1)
 	e.coneInto(cut, gb, c.pos[b]-1)
 	for cut[ga] < c.pos[a] && cut[gb] < c.pos[b] {
-		todo := false
-		for _, o := range e.openSections(cut, ga, gb) {
-			if !c.laterAcquire(o.l, o.acq, o.s.shared, cut, lg[o.l]) {
-				continue // the last section of its lock in the cut: may stay open
-			}
-			if o.s.rel == 0 {
-				return false // must be released, and never is
-			}
-			e.coneInto(cut, o.g, o.s.rel)
-			todo = true
+		grew, ok := e.lockRound(cut, ga, gb, lg)
+		if !ok {
+			return false
 		}
-		if !todo {
+		if !grew {
 			return true
 		}
 	}
 	return false
+}
+
+// lockRound is one round of the sync-preserving closure's lock rule
+// on cut: every section open in it (of goroutines other than ga and gb,
+// -1 for none) that a later acquire in it excludes must be released in
+// it, and its release's causal cone joins cut. It reports whether cut
+// grew, and false ok when such a section is never released.
+func (e *engine) lockRound(cut []int32, ga, gb int32, lg map[trace.ObjID][]int32) (grew, ok bool) {
+	c := e.c
+	for _, o := range e.openSections(cut, ga, gb) {
+		if !c.laterAcquire(o.l, o.acq, o.s.shared, cut, lg[o.l]) {
+			continue // the last section of its lock in the cut: may stay open
+		}
+		if o.s.rel == 0 {
+			return grew, false // must be released, and never is
+		}
+		e.coneInto(cut, o.g, o.s.rel)
+		grew = true
+	}
+	return grew, true
 }
 
 // laterAcquire reports whether cut holds an acquire of lock l after event
