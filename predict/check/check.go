@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/seer-tools/seer/predict"
@@ -76,12 +77,49 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Findings: []Finding{}, Tests: []Test{}, Packages: []Package{}}
+	// Each package's source is loaded and its test binary built (other
+	// processes: the go command, the compiler, the linker) while the one
+	// before it runs and is analysed, so that the second core has work;
+	// runs and analyses stay one at a time, as each can take the memory
+	// cap.
+	if f := opts.Progress; f != nil {
+		var mu sync.Mutex // prepare and finish report from two goroutines
+		opts.Progress = func(p Progress) {
+			mu.Lock()
+			defer mu.Unlock()
+			f(p)
+		}
+	}
+	var todo []listedPackage
 	for _, pkg := range pkgs {
 		if pkg.Status != "" {
 			rep.Packages = append(rep.Packages, Package{Path: pkg.Path, Status: pkg.Status, Error: pkg.Error})
 			continue
 		}
-		if err := checkPackage(ctx, opts, pkg, rep); err != nil {
+		todo = append(todo, pkg)
+	}
+	start := func(lp listedPackage) <-chan *prepared {
+		ch := make(chan *prepared, 1)
+		go func() { ch <- prepare(ctx, opts, lp) }()
+		return ch
+	}
+	var next <-chan *prepared
+	if len(todo) > 0 {
+		next = start(todo[0])
+	}
+	for k := range todo {
+		p := <-next
+		next = nil
+		if k+1 < len(todo) && p.err == nil {
+			next = start(todo[k+1])
+		}
+		err := p.finish(ctx, opts, rep)
+		if err != nil {
+			if next != nil {
+				if q := <-next; q.bin != nil {
+					q.bin.Close()
+				}
+			}
 			return rep, err
 		}
 	}
@@ -173,11 +211,23 @@ var (
 	noDirRE    = regexp.MustCompile(`^pattern .*: lstat (.*): no such file or directory$`)
 )
 
-func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Report) error {
+// prepared is a package loaded and built, ready to run (or the build's
+// failure, or an error that stops the check).
+type prepared struct {
+	lp        listedPackage
+	prog      *static.Program
+	ropts     trace.RecordOptions
+	bin       *trace.Binary
+	buildFail *trace.BuildFailure
+	err       error
+}
+
+// prepare loads lp's source and builds its test binary.
+func prepare(ctx context.Context, opts Options, lp listedPackage) *prepared {
 	pkg := lp.Path
-	progress := func(stage string, events int) {
+	progress := func(stage string) {
 		if opts.Progress != nil {
-			opts.Progress(Progress{Package: pkg, Stage: stage, Events: events})
+			opts.Progress(Progress{Package: pkg, Stage: stage})
 		}
 	}
 	// One load of the package's source serves the //seer:atomic functions,
@@ -196,7 +246,7 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 		prog = nil
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return &prepared{lp: lp, err: err}
 	}
 	atomic := atomicFuncs(prog)
 	goFlags := opts.GoFlags
@@ -214,14 +264,32 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 		GoFlags:   goFlags,
 		Env:       opts.Env,
 		CacheDir:  opts.CacheDir,
-		Progress:  func(stage string) { progress(stage, 0) },
+		Progress:  progress,
 		Atomic:    atomic,
 		MaxEvents: opts.MaxEvents,
 		NoFile:    true, // the trace is analysed in memory, never read back
 	}
 	bin, err := trace.Build(ctx, ropts)
-	var bf *trace.BuildFailure
-	if errors.As(err, &bf) {
+	p := &prepared{lp: lp, prog: prog, ropts: ropts, bin: bin, err: err}
+	if errors.As(err, &p.buildFail) {
+		p.err = nil
+	}
+	return p
+}
+
+// finish runs a prepared package's tests, analyses each run and adds
+// what it finds to rep.
+func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error {
+	pkg, prog, ropts, bin := p.lp.Path, p.prog, p.ropts, p.bin
+	progress := func(stage string, events int) {
+		if opts.Progress != nil {
+			opts.Progress(Progress{Package: pkg, Stage: stage, Events: events})
+		}
+	}
+	if p.err != nil {
+		return p.err
+	}
+	if bf := p.buildFail; bf != nil {
 		t := Test{Package: bf.Package, Name: "", Outcome: "build-error"}
 		for _, e := range bf.Errors {
 			t.Errors = append(t.Errors, e.String())
@@ -232,9 +300,6 @@ func checkPackage(ctx context.Context, opts Options, lp listedPackage, rep *Repo
 		rep.Tests = append(rep.Tests, t)
 		rep.Packages = append(rep.Packages, Package{Path: bf.Package, Status: "build-error"})
 		return nil
-	}
-	if err != nil {
-		return err
 	}
 	defer bin.Close()
 	runs := []string{opts.Run}
