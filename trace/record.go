@@ -62,7 +62,7 @@ type RecordOptions struct {
 const BytesPerEvent = 110
 
 // DefaultMaxEvents is RecordOptions.MaxEvents's default: what about 2 GiB
-// of memory holds (BytesPerEvent). Go's race suite, 12.5M events in one
+// of memory holds (BytesPerEvent). Go's race suite, 12.4M events in one
 // run, must fit: a lower cap loses the races of the tests after it.
 // Raise it with seer check -maxmem or -maxevents on a machine with more.
 const DefaultMaxEvents = 2 << 30 / BytesPerEvent

@@ -31,11 +31,7 @@ T2|w(x)|12
 // 7 r(y), 8 rel, 9 go(g3), 10 start g3, 11 r(y), 12 r(x) g1, 13 w(x) g2.
 
 func TestCheck(t *testing.T) {
-	tr, err := trace.ReadSTD(strings.NewReader(stdTrace))
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc, spans := trace.GroupAccesses(tr.Events)
+	tr, loc, spans := readTrace(t, stdTrace)
 	race := func(w ...int) *Schedule { return &Schedule{Kind: Race, Events: []int{12, 13}, Witness: w} }
 	only7 := func(i int32) bool { return i == 7 }
 	for _, tc := range []struct {
@@ -110,11 +106,7 @@ T1|rel(C)|13
 // 7 acq B, 8 r(x), 9 acq A, 10 rel A, 11 rel B, 12 acq C, 13 rel C.
 
 func TestCheckDeadlock(t *testing.T) {
-	tr, err := trace.ReadSTD(strings.NewReader(deadlockTrace))
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc, spans := trace.GroupAccesses(tr.Events)
+	tr, loc, spans := readTrace(t, deadlockTrace)
 	dl := func(evs []int, prefix int, stops []int, w ...int) *Schedule {
 		return &Schedule{Kind: Deadlock, Events: evs, Prefix: prefix, Stops: stops, Witness: w}
 	}
@@ -146,4 +138,15 @@ func TestCheckDeadlock(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readTrace reads an STD trace and groups its accesses, as NewChecker wants.
+func readTrace(t *testing.T, text string) (*trace.Trace, []int32, []trace.Span) {
+	t.Helper()
+	tr, err := trace.ReadSTD(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, spans := trace.GroupAccesses(tr.Events)
+	return tr, loc, spans
 }
