@@ -45,6 +45,10 @@ type Options struct {
 	// of its own) loads each package with findings through package static.
 	Source Source
 	Static *static.Cache
+	// WhyNoRace also explains, for the conflicting accesses in user code
+	// that no race finding names, what orders them (Report.Ordered): for
+	// an editor's "why no race here?". It costs a pass over each trace.
+	WhyNoRace bool
 }
 
 // Progress is a stage of checking one package.
@@ -349,6 +353,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 		res, err := Predict(ctx, rec.Trace, PredictOptions{
 			Atomicity: opts.Atomicity,
 			Source:    src,
+			WhyNoRace: opts.WhyNoRace,
 		})
 		if err != nil {
 			return err
@@ -357,6 +362,10 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 			res.Findings[i].Package = rec.Package
 		}
 		found = append(found, res.Findings...)
+		for i := range res.Ordered {
+			res.Ordered[i].Package = rec.Package
+		}
+		rep.Ordered = append(rep.Ordered, res.Ordered...)
 		tests = append(tests, testsOf(rec, res)...)
 		if r := rec.Outcome.Result; r != "pass" && r != "fail" {
 			ended = true
@@ -448,6 +457,7 @@ type PredictOptions struct {
 	Source    Source
 	Analysis  string // "seer" (default), "hb", "shb"
 	Stats     *predict.Stats
+	WhyNoRace bool // fill Report.Ordered (see Options.WhyNoRace)
 }
 
 // Predict analyses one trace and returns its user findings as a report
@@ -478,6 +488,11 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*Report,
 	for i := range res.Findings {
 		if f, ok := userFinding(t, &res.Findings[i], opts.Source, ix); ok {
 			rep.Findings = append(rep.Findings, f)
+		}
+	}
+	if opts.WhyNoRace && popts.Analysis != predict.AnalysisHB && popts.Analysis != predict.AnalysisSHB {
+		if rep.Ordered, err = whyNoRace(ctx, t, rep.Findings, popts, opts.Source); err != nil {
+			return nil, err
 		}
 	}
 	return rep, nil

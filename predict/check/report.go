@@ -12,6 +12,10 @@ type Report struct {
 	// Packages says, for each package the patterns named, how checking
 	// it went (empty for a report of one trace file).
 	Packages []Package `json:"packages,omitempty"`
+	// Ordered holds, when asked for (Options.WhyNoRace), the pairs of
+	// conflicting accesses that no race finding names, with what orders
+	// them.
+	Ordered []Ordered `json:"ordered,omitempty"`
 }
 
 // A Package is one package that the patterns named, with the sums of its

@@ -1,0 +1,334 @@
+// This file implements "why no race here?": for the pairs of conflicting
+// accesses in user code that the analysis does not report, the rules that
+// order them in every schedule (predict.Why), in source terms, for the
+// editor's hover.
+//
+// Which pairs: accesses whose innermost frame is user code (an access
+// made inside a library call is the library's), of one memory location,
+// of different goroutines of one test (the harness runs tests one after
+// another), overlapping, at least one a write and not both atomic; one pair per pair of source lines, the closest in the recorded
+// run (the one the schedule came nearest to showing), and only pairs of
+// lines that no race finding names. At most maxOrdered pairs a trace.
+
+package check
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/seer-tools/seer/predict"
+	"github.com/seer-tools/seer/trace"
+)
+
+// maxOrdered bounds the pairs of lines explained per trace.
+const maxOrdered = 200
+
+// maxSitesPerLocation bounds the source lines followed per memory
+// location when pairs are looked for.
+const maxSitesPerLocation = 32
+
+// An Ordered is a pair of conflicting accesses that seer reports no race
+// between, with the reason it can give.
+type Ordered struct {
+	Test     string `json:"test,omitempty"`
+	Package  string `json:"package,omitempty"`
+	Variable string `json:"variable,omitempty"`
+	// Accesses are the two accesses, in the recorded run's order.
+	Accesses [2]Access `json:"accesses"`
+	// Lock, when set, is a lock both accesses hold (as the source names
+	// it), taken at Held[0] and Held[1].
+	Lock string `json:"lock,omitempty"`
+	Held []Step `json:"held,omitempty"`
+	// Chain, when Lock is empty, orders Accesses[0] before Accesses[1]:
+	// each link's From happens before its To by Rule.
+	Chain []Link `json:"chain,omitempty"`
+}
+
+// A Link is one must-happen-before edge of an ordering chain.
+type Link struct {
+	// Rule is "program order", "go", "join", "sync" or "read-from"
+	// (predict.OrderRule).
+	Rule     string `json:"rule"`
+	From, To Step
+}
+
+// orderedPairs returns the pairs of conflicting user accesses of t that
+// no finding of found reports (see the file comment), closest first by
+// their lines.
+func orderedPairs(t *trace.Trace, found []Finding) [][2]int {
+	goroot := t.Header.GOROOT
+	if t.Header.Format == "std" {
+		return nil
+	}
+	type line struct {
+		file string
+		line int
+	}
+	type pairKey struct{ a, b line }
+	reported := map[pairKey]bool{}
+	for i := range found {
+		f := &found[i]
+		if f.Kind != predict.KindRace || len(f.Accesses) < 2 {
+			continue
+		}
+		a, b := line{f.Accesses[0].File, f.Accesses[0].Line}, line{f.Accesses[1].File, f.Accesses[1].Line}
+		reported[pairKey{a, b}], reported[pairKey{b, a}] = true, true
+	}
+	// The user line of each stack, when its innermost frame is user code.
+	siteOf := map[trace.StackID]line{}
+	userSite := func(e *trace.Event) (line, bool) {
+		if s, ok := siteOf[e.Stack]; ok {
+			return s, s.file != ""
+		}
+		var s line
+		if top, ok := t.Stacks.Top(e.Stack); ok && top.File != "" && trace.IsUserFrame(top, goroot) {
+			s = line{top.File, top.Line}
+		}
+		siteOf[e.Stack] = s
+		return s, s.file != ""
+	}
+	loc, _ := trace.GroupAccesses(t.Events)
+	type last struct{ recent, other int32 } // latest event, latest of another goroutine than recent's
+	sites := map[int32]map[line]*last{}
+	best := map[pairKey][2]int32{}
+	var order []pairKey
+	conflict := func(x, y int32) bool {
+		ex, ey := &t.Events[x], &t.Events[y]
+		if ex.G == ey.G || ex.Op.IsAtomic() && ey.Op.IsAtomic() || !writes(ex.Op) && !writes(ey.Op) {
+			return false
+		}
+		if t.Goroutine(ex.G).Test != t.Goroutine(ey.G).Test {
+			return false // tests run one after another: the harness orders them
+		}
+		return ex.Addr < ey.Addr+uint64(ey.Size) && ey.Addr < ex.Addr+uint64(ex.Size)
+	}
+	for i := range t.Events {
+		l := loc[i]
+		if l < 0 {
+			continue
+		}
+		e := &t.Events[i]
+		s, ok := userSite(e)
+		if !ok {
+			continue
+		}
+		if g := t.Goroutine(e.G); g == nil || g.Test == "" {
+			continue
+		}
+		byLine := sites[l]
+		if byLine == nil {
+			byLine = map[line]*last{}
+			sites[l] = byLine
+		}
+		for s2, ls := range byLine {
+			prev := ls.recent
+			if t.Events[prev].G == e.G {
+				prev = ls.other
+			}
+			if prev < 0 || !conflict(prev, int32(i)) {
+				continue
+			}
+			k := pairKey{s2, s}
+			if reported[k] {
+				continue
+			}
+			if k.b.file < k.a.file || k.b.file == k.a.file && k.b.line < k.a.line {
+				k.a, k.b = k.b, k.a
+			}
+			old, seen := best[k]
+			if !seen {
+				order = append(order, k)
+			}
+			if !seen || int32(i)-prev < old[1]-old[0] {
+				best[k] = [2]int32{prev, int32(i)}
+			}
+		}
+		ls := byLine[s]
+		if ls == nil {
+			if len(byLine) >= maxSitesPerLocation {
+				continue
+			}
+			ls = &last{recent: -1, other: -1}
+			byLine[s] = ls
+		}
+		if ls.recent >= 0 && t.Events[ls.recent].G != e.G {
+			ls.other = ls.recent
+		}
+		ls.recent = int32(i)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return best[order[i]][0] < best[order[j]][0] })
+	if len(order) > maxOrdered {
+		order = order[:maxOrdered]
+	}
+	out := make([][2]int, len(order))
+	for k, key := range order {
+		out[k] = [2]int{int(best[key][0]), int(best[key][1])}
+	}
+	return out
+}
+
+func writes(op trace.Op) bool {
+	switch op {
+	case trace.OpWrite, trace.OpAtomicStore, trace.OpAtomicRMW, trace.OpOnceDone:
+		return true
+	}
+	return false
+}
+
+// whyNoRace explains the unreported conflicting pairs of t.
+func whyNoRace(ctx context.Context, t *trace.Trace, found []Finding, popts predict.Options, src Source) ([]Ordered, error) {
+	pairs := orderedPairs(t, found)
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	ords, err := predict.Why(ctx, t, pairs, popts)
+	if err != nil {
+		return nil, err
+	}
+	names := newNamer(t, src)
+	out := make([]Ordered, 0, len(ords))
+	for k := range ords {
+		out = append(out, orderedOf(t, &ords[k], src, names))
+	}
+	return out, nil
+}
+
+// orderedOf words one predict.Ordering.
+func orderedOf(t *trace.Trace, o *predict.Ordering, src Source, names *namer) Ordered {
+	var out Ordered
+	for k, i := range o.Events {
+		e := &t.Events[i]
+		frames := t.Stack(e.Stack)
+		site, _ := trace.UserFrame(frames, t.Header.GOROOT)
+		a := Access{File: site.File, Line: site.Line, Op: e.Op.String(), Goroutine: int(e.G), Stack: toFrames(frames), Event: i}
+		g := t.Goroutine(e.G)
+		if g != nil && g.Create != 0 {
+			a.Created = toFrames(t.Stack(g.Create))
+		}
+		if ob := t.Object(e.Obj); ob != nil && ob.Name != "" {
+			a.Variable = shortName(ob.Name)
+		}
+		if src != nil {
+			src.Refine(&a, e.Op == trace.OpWrite)
+		}
+		if a.Variable != "" {
+			names.known[i] = a.Variable
+			if out.Variable == "" {
+				out.Variable = a.Variable
+			}
+		}
+		if out.Test == "" && g != nil {
+			out.Test = g.Test
+		}
+		out.Accesses[k] = a
+	}
+	step := func(i int) Step {
+		e := &t.Events[i]
+		frames := t.Stack(e.Stack)
+		site, user := trace.UserFrame(frames, t.Header.GOROOT)
+		if !user && len(frames) > 0 {
+			site = frames[0]
+		}
+		st := Step{Goroutine: int(e.G), Op: e.Op.String(), File: site.File, Line: site.Line, Event: i, Object: names.object(i, user)}
+		st.Text = stepWords(t, i, st.Object, "")
+		return st
+	}
+	if o.Lock != 0 {
+		out.Held = []Step{step(o.Held[0]), step(o.Held[1])}
+		out.Lock = out.Held[0].Object
+		if out.Lock == "" {
+			out.Lock = "a mutex"
+		}
+	}
+	for _, ed := range o.Chain {
+		out.Chain = append(out.Chain, Link{Rule: ed.Rule.String(), From: step(ed.From), To: step(ed.To)})
+	}
+	return out
+}
+
+// WhyNoRaceSentences says why o's accesses cannot race, one sentence a
+// rule: the common lock, or each link of the chain (program order steps
+// are told as "then"); or, when seer has neither, that it does not know
+// a single reason. rel shortens file names.
+func WhyNoRaceSentences(o *Ordered, rel func(string) string) []string {
+	file := ""
+	at := func(s string, line int) string {
+		if s != "" && s == file {
+			return fmt.Sprintf(":%d", line)
+		}
+		file = s
+		return position(s, line, rel)
+	}
+	a, b := &o.Accesses[0], &o.Accesses[1]
+	if o.Lock != "" && len(o.Held) == 2 {
+		h0, h1 := &o.Held[0], &o.Held[1]
+		return []string{fmt.Sprintf("both accesses hold %s (goroutine %d locked it at %s, goroutine %d at %s), and two critical sections of one lock cannot overlap",
+			o.Lock, h0.Goroutine, at(h0.File, h0.Line), h1.Goroutine, at(h1.File, h1.Line))}
+	}
+	if len(o.Chain) == 0 {
+		return []string{fmt.Sprintf("seer found no schedule in which goroutine %d's %s at %s and goroutine %d's %s at %s race, but no common lock and no chain of synchronisation orders them on its own: what rules them out is the order of several critical sections, or the pair was not among those the analysis tried",
+			a.Goroutine, a.Op, at(a.File, a.Line), b.Goroutine, b.Op, at(b.File, b.Line))}
+	}
+	var out []string
+	for k, l := range o.Chain {
+		from, to := &o.Chain[k].From, &o.Chain[k].To
+		if l.Rule == predict.RuleProgramOrder.String() {
+			if k == 0 {
+				out = append(out, fmt.Sprintf("goroutine %d %s at %s, then %s at %s", from.Goroutine, StepText(from), at(from.File, from.Line), StepText(to), at(to.File, to.Line)))
+			} else {
+				out = append(out, fmt.Sprintf("goroutine %d then %s at %s", to.Goroutine, StepText(to), at(to.File, to.Line)))
+			}
+			continue
+		}
+		// The earlier end is told first, so that a line number after
+		// the first of a file reads in order.
+		fromAt := at(from.File, from.Line)
+		toAt := ""
+		if to.File != "" {
+			toAt = at(to.File, to.Line)
+		}
+		var s string
+		switch l.Rule {
+		case predict.RuleGo.String():
+			s = fmt.Sprintf("the go statement at %s starts goroutine %d", fromAt, to.Goroutine)
+			if to.File != "" {
+				s += fmt.Sprintf(", whose first step is at %s", toAt)
+			}
+		case predict.RuleJoin.String():
+			s = fmt.Sprintf("goroutine %d %s only after goroutine %d ends at %s", to.Goroutine, StepText(to), from.Goroutine, fromAt)
+		case predict.RuleReadFrom.String():
+			s = fmt.Sprintf("goroutine %d %s at %s, the value goroutine %d wrote at %s, so that write comes first in every schedule that keeps what the read saw", to.Goroutine, StepText(to), toAt, from.Goroutine, fromAt)
+		default:
+			if toAt != "" {
+				toAt = " at " + toAt
+			}
+			s = fmt.Sprintf("goroutine %d %s%s after goroutine %d %s at %s (%s)", to.Goroutine, StepText(to), toAt, from.Goroutine, StepText(from), fromAt, syncReason(from.Op, to.Op))
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// syncReason says why a release orders an acquire, by their operations.
+func syncReason(from, to string) string {
+	switch {
+	case from == "send" && to == "recv":
+		return "a receive comes after the send it takes"
+	case from == "close" && to == "recv":
+		return "a receive that sees a close comes after it"
+	case from == "recv" && to == "send":
+		return "on an unbuffered or full channel, a send completes after a receive makes room"
+	case (from == "done" || from == "add") && to == "wait":
+		return "Wait returns only after the counter reaches zero"
+	case from == "once-done" && to == "once-check":
+		return "Do returns only after the function it ran"
+	case (from == "atomic-store" || from == "atomic-rmw") && (to == "atomic-load" || to == "atomic-rmw"):
+		return "an atomic load comes after the store it reads"
+	case from == "signal" || from == "broadcast":
+		return "a woken Wait comes after the Signal or Broadcast"
+	case from == "unlock" || from == "lock" || from == "runlock" || from == "rlock":
+		return "a mutex unlocked by another goroutine than the one that locked it orders its operations as observed"
+	}
+	return "synchronisation as the race detector defines it"
+}

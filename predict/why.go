@@ -1,0 +1,295 @@
+// This file implements the answer to "why no race here?": for two
+// conflicting accesses of different goroutines, the rules that order them
+// in every schedule of the maximal causal model that seer predicts in
+// (doc.go), as the accesses and synchronisation of the trace.
+//
+// Two reasons are given, the first that holds:
+//
+//   - a common lock: both accesses are inside critical sections of one
+//     lock, at least one of them exclusive, so the sections cannot overlap
+//     (mutual exclusion, the lockset rule of Eraser and of the candidates'
+//     filter, candidates.go);
+//   - a chain of must-happen-before edges from the earlier access to the
+//     later one: program order, go statement → the new goroutine's first
+//     event, join, every non-lock synchronisation as the CTP keeps it
+//     (ctp.go: a channel receive after its send, Wait after Done, a Once
+//     after its Do, an atomic load after the store it read, a mutex used
+//     as a signal), and read-from of a read that the chain passes through
+//     (a read that its goroutine goes on after keeps its writer, Şerbănuţă,
+//     Chen and Roşu's Theorem 2). These are the edges of the causal cone
+//     (vc.go with read-from), less the read-from of the accesses
+//     themselves and of every read that the static analysis calls
+//     control-irrelevant.
+//
+// The chain is a shortest one in the number of edges between goroutines
+// (0-1 breadth-first search backwards from the later access, program order
+// costing nothing), so that it names as few rules as it can: each edge
+// between goroutines is one rule the reader has to accept.
+//
+// Soundness: the later access's own incoming edges are never used (a
+// goroutine's last read may see another writer, and the race itself is
+// about that access), nor the read-from of a read that
+// Options.ControlIrrelevant names (with Feeds set), even one that the
+// analysis's closure (relevance.go) makes relevant again: that closure
+// counts the readers of the whole run, and a schedule that stops before
+// them lets the read see another writer (the exhaustive oracle of
+// why_test.go found this), nor a read of the initial value. So a returned reason holds in every witness the analysis
+// could build. When neither reason holds, the two accesses may still be
+// ordered by how several critical sections must be ordered (the
+// sync-preserving closure, or the solver's verdict), or the analysis may
+// have left the pair untried; Why says "none" and the caller must say so
+// rather than invent a rule.
+
+package predict
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// OrderRule is one kind of must-happen-before edge.
+type OrderRule uint8
+
+const (
+	RuleProgramOrder OrderRule = iota + 1 // the same goroutine, earlier
+	RuleGo                                // a go statement → the new goroutine's first event
+	RuleJoin                              // a goroutine's last event → the join that waits for it
+	RuleSync                              // a release → an acquire ordered after it (channel, WaitGroup, Once, atomic, Cond, signal mutex)
+	RuleReadFrom                          // a write → a read that keeps it as its writer
+)
+
+var ruleNames = [...]string{"", "program order", "go", "join", "sync", "read-from"}
+
+func (r OrderRule) String() string {
+	if int(r) < len(ruleNames) {
+		return ruleNames[r]
+	}
+	return fmt.Sprintf("OrderRule(%d)", r)
+}
+
+// An OrderEdge is one step of an ordering chain: event From happens
+// before event To by Rule.
+type OrderEdge struct {
+	Rule     OrderRule
+	From, To int
+}
+
+// An Ordering says why two conflicting accesses cannot race.
+type Ordering struct {
+	// Events are the two accesses, in trace order.
+	Events [2]int
+
+	// Lock, when not 0, is a lock held at both accesses (at least one of
+	// them exclusively): Held are the acquires of the critical sections
+	// that hold Events[0] and Events[1].
+	Lock trace.ObjID
+	Held [2]int
+
+	// Chain, when Lock is 0, orders Events[0] before Events[1]: the
+	// first edge starts at Events[0], each edge starts where the previous
+	// one ends, and the last one ends at Events[1]. Consecutive
+	// program-order steps are merged into one edge.
+	Chain []OrderEdge
+}
+
+// Ordered reports whether o gives a reason.
+func (o *Ordering) Ordered() bool { return o.Lock != 0 || len(o.Chain) > 0 }
+
+// maxWhyWindow bounds the events between two accesses that Why searches.
+const maxWhyWindow = 1 << 22
+
+// Why explains, for each pair of events (conflicting accesses of
+// different goroutines), why no schedule can show them racing, or returns
+// an Ordering that is not Ordered when it finds no single reason (see the
+// file comment). opts must be the Options of the analysis (their
+// ControlIrrelevant and Feeds). It builds the trace's CTP and read-from
+// once for all pairs: a pass over the trace, as the analysis's pre-pass.
+func Why(ctx context.Context, t *trace.Trace, pairs [][2]int, opts Options) ([]Ordering, error) {
+	if t == nil {
+		return nil, errors.New("predict: nil trace")
+	}
+	n := len(t.Events)
+	for _, p := range pairs {
+		a, b := p[0], p[1]
+		if a < 0 || b < 0 || a >= n || b >= n {
+			return nil, fmt.Errorf("predict: event pair (%d, %d) out of range (%d events)", a, b, n)
+		}
+		if t.Events[a].G == t.Events[b].G {
+			return nil, fmt.Errorf("predict: events %d and %d are of one goroutine", a, b)
+		}
+	}
+	out := make([]Ordering, len(pairs))
+	if len(pairs) == 0 {
+		return out, nil
+	}
+	c := newCTP(t)
+	m := newMemory(c)
+	w := &whySearch{c: c, m: m}
+	if opts.ControlIrrelevant != nil && opts.Feeds != nil {
+		// Any read the static analysis calls irrelevant may see another
+		// writer in some schedule: whether it may in a given one
+		// depends on which reads that schedule runs, so the closure the
+		// analysis computes over the whole run (relevance.go) is not
+		// enough here.
+		w.relaxed = newBitset(len(t.Events))
+		for i := range t.Events {
+			if t.Events[i].Op == trace.OpRead && opts.ControlIrrelevant(t, i) {
+				w.relaxed.set(int32(i))
+			}
+		}
+	}
+	for k, p := range pairs {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		a, b := int32(min(p[0], p[1])), int32(max(p[0], p[1]))
+		out[k] = Ordering{Events: [2]int{int(a), int(b)}}
+		if l, ha, hb, ok := w.commonLock(a, b); ok {
+			out[k].Lock, out[k].Held = l, [2]int{int(ha), int(hb)}
+			continue
+		}
+		out[k].Chain = w.chain(a, b)
+	}
+	return out, nil
+}
+
+type whySearch struct {
+	c       *ctp
+	m       *memory
+	relaxed bitset
+	// scratch, per window
+	dist []int32
+	par  []int32
+	rule []OrderRule
+	done []bool
+}
+
+// commonLock returns a lock held at a and at b, exclusively by at least
+// one, with the acquires of the two sections.
+func (w *whySearch) commonLock(a, b int32) (trace.ObjID, int32, int32, bool) {
+	c := w.c
+	la, lb := c.ls[a], c.ls[b]
+	if la == 0 || lb == 0 {
+		return 0, 0, 0, false
+	}
+	for _, x := range c.locksets[la] {
+		for _, y := range c.locksets[lb] {
+			if x.l != y.l || x.shared && y.shared {
+				continue
+			}
+			ga, gb := int32(c.ev[a].G), int32(c.ev[b].G)
+			sa, okA := c.section(ga, x.l, c.pos[a])
+			sb, okB := c.section(gb, x.l, c.pos[b])
+			if okA && okB {
+				return x.l, c.at(ga, sa.acq), c.at(gb, sb.acq), true
+			}
+		}
+	}
+	return 0, 0, 0, false
+}
+
+// chain returns a shortest chain of must-happen-before edges from a to b
+// (a < b), or nil.
+func (w *whySearch) chain(a, b int32) []OrderEdge {
+	c := w.c
+	if b-a+1 > maxWhyWindow {
+		return nil
+	}
+	size := int(b - a + 1)
+	if cap(w.dist) < size {
+		w.dist, w.par, w.rule, w.done = make([]int32, size), make([]int32, size), make([]OrderRule, size), make([]bool, size)
+	}
+	dist, par, rule, done := w.dist[:size], w.par[:size], w.rule[:size], w.done[:size]
+	const inf = int32(1 << 30)
+	for i := range dist {
+		dist[i], done[i] = inf, false
+	}
+	ga, pa := int32(c.ev[a].G), c.pos[a]
+	// A deque of events: 0-cost edges in front, 1-cost at the back.
+	dq := make([]int32, 0, 64)
+	head := 0
+	front := make([]int32, 0, 16) // a stack in front of dq[head:]
+	dist[b-a] = 0
+	dq = append(dq, b)
+	found := int32(-1)
+	relax := func(x, y int32, r OrderRule) {
+		// edge y → x (y happens before x), walked backwards from x.
+		if y < a {
+			return
+		}
+		cost := dist[x-a]
+		if r != RuleProgramOrder {
+			cost++
+		}
+		if cost >= dist[y-a] {
+			return
+		}
+		dist[y-a], par[y-a], rule[y-a] = cost, x, r
+		if r == RuleProgramOrder {
+			front = append(front, y)
+		} else {
+			dq = append(dq, y)
+		}
+	}
+	for len(front) > 0 || head < len(dq) {
+		var x int32
+		if len(front) > 0 {
+			x = front[len(front)-1]
+			front = front[:len(front)-1]
+		} else {
+			x = dq[head]
+			head++
+		}
+		if done[x-a] {
+			continue
+		}
+		done[x-a] = true
+		g := int32(c.ev[x].G)
+		if g == ga && c.pos[x] >= pa {
+			found = x
+			break
+		}
+		if p := c.pos[x]; p > 1 {
+			relax(x, c.at(g, p-1), RuleProgramOrder)
+		}
+		if x == b {
+			continue // the race's own access: its incoming edges are the question
+		}
+		c.sources(x, func(j int32) {
+			r := RuleSync
+			switch {
+			case c.ev[j].Op == trace.OpGo && c.pos[x] == 1:
+				r = RuleGo
+			case c.ev[x].Op == trace.OpJoin:
+				r = RuleJoin
+			}
+			relax(x, j, r)
+		})
+		if ev := &c.ev[x]; isRead(ev.Op) && !(ev.Op == trace.OpRead && w.relaxed.has(x)) {
+			for _, wr := range w.m.writers(x) {
+				if wr >= 0 && c.ev[wr].G != ev.G {
+					relax(x, wr, RuleReadFrom)
+				}
+			}
+		}
+	}
+	if found < 0 {
+		return nil
+	}
+	var out []OrderEdge
+	if found != a {
+		out = append(out, OrderEdge{RuleProgramOrder, int(a), int(found)})
+	}
+	for x := found; x != b; x = par[x-a] {
+		y, r := par[x-a], rule[x-a]
+		if n := len(out); r == RuleProgramOrder && n > 0 && out[n-1].Rule == RuleProgramOrder {
+			out[n-1].To = int(y)
+			continue
+		}
+		out = append(out, OrderEdge{r, int(x), int(y)})
+	}
+	return out
+}
