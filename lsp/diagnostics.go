@@ -222,6 +222,9 @@ func (st *store) diagnostics(path string, uriOf func(string) protocol.DocumentUR
 	out := make([]protocol.Diagnostic, 0, len(marks))
 	seen := map[string]bool{}
 	for _, m := range marks {
+		if m.why != nil {
+			continue // hover only
+		}
 		key := fmt.Sprint(m.rng, m.message)
 		if seen[key] {
 			continue // the same finding from another test's run

@@ -44,6 +44,21 @@ func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 		}
 	}
 	if len(parts) == 0 {
+		// No finding here: why no race, if this access conflicts with
+		// another.
+		short := func(p string) string { return shortPath(p, filepath.Dir(path), s.folderOf(path)) }
+		for _, m := range s.store.at(path, params.Position) {
+			if m.why == nil {
+				continue
+			}
+			parts = append(parts, whyMarkdown(m.why, m.access, short, s.sourceLine, len(parts) == 0))
+			if rng == nil {
+				r := m.rng
+				rng = &r
+			}
+		}
+	}
+	if len(parts) == 0 {
 		return nil, nil
 	}
 	kind := protocol.Markdown

@@ -119,6 +119,7 @@ func (s *server) runJob(j *job, old *job, token *protocol.ProgressToken) {
 		Stderr:    s.opts.Log,
 		Static:    s.static,
 		Progress:  func(pr check.Progress) { p.report(stageMessage(pr)) },
+		WhyNoRace: true, // for hover on accesses without a finding
 	}
 	if j.sc.test != "" {
 		opts.Run = "^" + j.sc.test + "$"

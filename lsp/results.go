@@ -56,6 +56,15 @@ func (s *server) finish(j *job, rep *check.Report, recorded map[string][]byte) o
 			o.Predicted++
 		}
 	}
+	for i := range rep.Ordered {
+		o := &rep.Ordered[i]
+		test := o.Test
+		if test == "" {
+			test = j.sc.test
+		}
+		r := get(test)
+		r.marks = append(r.marks, whyMarks(o, v)...)
+	}
 	var notes []string
 	for _, t := range rep.Tests {
 		name := t.Name

@@ -57,7 +57,10 @@ type mark struct {
 	message  string
 	related  []related
 	finding  *finding // nil for build errors
-	access   int      // index in finding.Accesses
+	access   int      // index in finding.Accesses (or why.Accesses)
+	// why, when set, makes the mark a hover only (never published): an
+	// access that seer proves race-free against another (whynorace.go).
+	why *check.Ordered
 	owner    *result
 }
 
