@@ -60,8 +60,8 @@ type mark struct {
 	access   int      // index in finding.Accesses (or why.Accesses)
 	// why, when set, makes the mark a hover only (never published): an
 	// access that seer proves race-free against another (whynorace.go).
-	why *check.Ordered
-	owner    *result
+	why   *check.Ordered
+	owner *result
 }
 
 // A related location of a mark.
