@@ -158,14 +158,19 @@ func findingMarks(f *finding, v *views, root string, relatedInfo bool) []*mark {
 				}
 			}
 		}
-		for k := range f.Reordered {
-			s := &f.Reordered[k]
-			if r, ok := v.locate(s.File, s.Line, 0, 0, 0); ok {
-				m.related = append(m.related, related{s.File, r, fmt.Sprintf("%s: the witness runs this in the other order", syncPhrase(s, short))})
+		// The story's sentences (check.Reorderings), the same the CLI
+		// and hover tell, at each section they are about.
+		story := check.Reorderings(&f.Finding, short)
+		for _, ro := range story {
+			for k := range ro.Syncs {
+				s := &ro.Syncs[k]
+				if r, ok := v.locate(s.File, s.Line, 0, 0, 0); ok {
+					m.related = append(m.related, related{s.File, r, capitalize(ro.Sentence)})
+				}
 			}
 		}
-		if !relatedInfo && len(f.Reordered) > 0 {
-			m.message += fmt.Sprintf("; the witness reorders %s", syncPhrase(&f.Reordered[0], short))
+		if !relatedInfo && len(story) > 0 {
+			m.message += "; " + story[0].Sentence
 		}
 		// The first access located carries the finding; the others
 		// point to it.

@@ -18,7 +18,12 @@
 // variable, the other access and the goroutines, and says whether the
 // run showed the bug (observed) or seer predicted it; related
 // information points to the other access, to where the goroutines were
-// created and to the synchronisation the witness runs in the other order.
+// created and to each critical section whose order the witness changes,
+// with the sentence that `seer check` prints for it ("in the recorded run
+// goroutine 9's critical section on a.mu at bank.go:22 ran before
+// goroutine 10's at :32; the witness runs goroutine 10's first, and
+// nothing else orders them", check.Reorderings), which clients without
+// related information get in the message.
 // Hover on an access tells that happens-before story in full, with the
 // first steps of the witness schedule. Quick fixes jump to the other
 // access, open the whole witness schedule (a read-only text file, one

@@ -104,7 +104,7 @@ func TestPredictFlow(t *testing.T) {
 			rel = append(rel, fmt.Sprintf("%s:%d %s", filepath.Base(string(r.Location.URI)), r.Location.Range.Start.Line, r.Message))
 		}
 		joined := strings.Join(rel, "\n")
-		for _, want := range []string{"goroutine 7 is created here", "goroutine 8 is created here", "the witness runs this in the other order"} {
+		for _, want := range []string{"goroutine 7 is created here", "goroutine 8 is created here", "In the recorded run goroutine 7's critical section on a.mu at bank.go:11 ran before goroutine 8's at :17; the witness runs goroutine 8's first, and nothing else orders them"} {
 			if !strings.Contains(joined, want) {
 				t.Errorf("related information of %q lacks %q:\n%s", d.Message, want, joined)
 			}

@@ -164,7 +164,7 @@ func hoverMarkdown(f *check.Finding, i int, short func(string) string, src func(
 			b.WriteString(strings.Join(sentences, "; "))
 			b.WriteString(".\n")
 		} else {
-			b.WriteString("- In the recorded run only the schedule kept the accesses apart; the witness runs them in another order.\n")
+			b.WriteString("- The recorded run ordered the accesses only through the schedule it happened to take; the witness is another schedule of the same test.\n")
 		}
 	} else {
 		b.WriteString("- The recorded run itself left the accesses unordered (observed).\n")

@@ -191,12 +191,3 @@ func findingMessage(f *check.Finding, i int, short func(string) string) string {
 	}
 	return b.String()
 }
-
-// syncPhrase describes a reordered synchronisation operation.
-func syncPhrase(s *check.Sync, short func(string) string) string {
-	obj := ""
-	if s.Object != "" {
-		obj = " " + s.Object
-	}
-	return fmt.Sprintf("%s%s by goroutine %d at %s", s.Op, obj, s.Goroutine, site(s.File, s.Line, short))
-}

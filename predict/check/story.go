@@ -52,6 +52,26 @@ func PrefixPhrase(f *Finding, rel func(string) string) string {
 // them".
 func ReorderedSentences(f *Finding, rel func(string) string) []string {
 	var out []string
+	for _, r := range Reorderings(f, rel) {
+		out = append(out, r.Sentence)
+	}
+	return out
+}
+
+// A Reordering is one lock's critical sections that a witness runs in
+// another order than the recorded run: the acquisitions (the last one is
+// the one the witness runs first) and the sentence that tells it
+// (ReorderedSentences), so that a reader, such as the editor's related
+// locations, can put the sentence at each of them.
+type Reordering struct {
+	Syncs    []Sync
+	Sentence string
+}
+
+// Reorderings is ReorderedSentences with the acquisitions each sentence
+// is about.
+func Reorderings(f *Finding, rel func(string) string) []Reordering {
+	var out []Reordering
 	start := 0
 	marked := false
 	for _, s := range f.Reordered {
@@ -91,8 +111,8 @@ func ReorderedSentences(f *Finding, rel func(string) string) []string {
 			}
 			before = append(before, fmt.Sprintf("%s at %s", what, at(s.File, s.Line)))
 		}
-		out = append(out, fmt.Sprintf("in the recorded run %s ran before goroutine %d's at %s; the witness runs goroutine %d's first, and nothing else orders them",
-			joinAnd(before), last.Goroutine, at(last.File, last.Line), last.Goroutine))
+		out = append(out, Reordering{Syncs: f.Reordered[k-len(group) : k+1], Sentence: fmt.Sprintf("in the recorded run %s ran before goroutine %d's at %s; the witness runs goroutine %d's first, and nothing else orders them",
+			joinAnd(before), last.Goroutine, at(last.File, last.Line), last.Goroutine)})
 	}
 	return out
 }
