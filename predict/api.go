@@ -74,7 +74,12 @@ type Options struct {
 	// candidate may span after chopping. Default 4000.
 	MaxWindow int
 
-	// SolveTimeout bounds the solver time for one candidate. Default 2s.
+	// SolveTimeout bounds each solve of the witness search (the lazy
+	// loop of lazy.go, for one candidate's plan and window; a candidate
+	// may be tried with two plans and widened windows), and the
+	// analysis's context stops it too. A candidate the solver does not
+	// decide in time is counted in Stats.SolverUnknown and not reported.
+	// Default 2s.
 	SolveTimeout time.Duration
 
 	// NoChop builds UCGs and encodings on whole prefixes instead of the
@@ -215,7 +220,7 @@ func (s *Stats) Print(w io.Writer) {
 		fmt.Fprintf(w, "%-15s %12d %8d %12d %8d %12v\n", st.Name, st.Races, st.RaceSites, st.Atomicity, st.AtomicitySites, st.Time.Round(time.Microsecond))
 	}
 	if s.UCGSkipped > 0 || s.SolverUnknown > 0 {
-		fmt.Fprintf(w, "ucg skipped (window too large): %d; solver undecided: %d\n", s.UCGSkipped, s.SolverUnknown)
+		fmt.Fprintf(w, "ucg skipped (window too large): %d; solver undecided (out of SolveTimeout, not reported): %d\n", s.UCGSkipped, s.SolverUnknown)
 	}
 	fmt.Fprintf(w, "witness check %v; total %v\n", s.Check.Round(time.Microsecond), s.Total.Round(time.Microsecond))
 }

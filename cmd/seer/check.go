@@ -31,12 +31,13 @@ var (
 	checkVerbose   = checkFlags.Bool("v", false, "pass the tests' own output through to standard error")
 	checkEach      = checkFlags.Bool("each", false, "record each top-level test in a run of its own")
 	checkMax       = checkFlags.Int("maxevents", 0, "analyse at most `n` events of each run (the test during which a run passes n is named; -1: no cap; default: what -maxmem holds)")
+	checkSolve     = checkFlags.Duration("solvetimeout", 2*time.Second, "bound each SAT solve of the witness search by `d`; a candidate left undecided is not reported (seer predict -stats counts them)")
 	checkMaxMem    = checkFlags.String("maxmem", "2GiB", "memory to keep each run's recording and analysis within, as an event cap of `size` / trace.BytesPerEvent (110 bytes); e.g. 512MiB, 4GiB")
 )
 
 var _ = register(&command{
 	name:      "check",
-	usageLine: "check [-run regexp] [-skip regexp] [-format text|json|sarif] [-json] [-timeout d] [-each] [-maxmem size] [-maxevents n] [-explain kind] [packages]",
+	usageLine: "check [-run regexp] [-skip regexp] [-format text|json|sarif] [-json] [-timeout d] [-each] [-maxmem size] [-maxevents n] [-solvetimeout d] [-explain kind] [packages]",
 	short:     "record, predict and report the tests of packages",
 	long: `
 Check records the selected tests of each package under seer's recording
@@ -105,6 +106,8 @@ func runCheck(c *command, args []string) int {
 		Atomicity: *checkAtomicity,
 		PerTest:   *checkEach,
 		MaxEvents: *checkMax,
+
+		SolveTimeout: *checkSolve,
 	}
 	if opts.MaxEvents == 0 {
 		mem, err := parseSize(*checkMaxMem)
@@ -520,11 +523,12 @@ var (
 	predictStats    = predictFlags.Bool("stats", false, "print the funnel with times: candidates, lockset, then the layers that prove races (observed, shb, happens-before, sync-preserving, reversal, ucg, sat), and deadlock")
 	predictAnalysis = predictFlags.String("analysis", "seer", "analysis: seer, hb or shb")
 	predictAtom     = predictFlags.Bool("atomicity", false, "also check each critical section as a transaction")
+	predictSolve    = predictFlags.Duration("solvetimeout", 2*time.Second, "bound each SAT solve of the witness search by `d`; a candidate left undecided is not reported, and -stats counts it")
 )
 
 var _ = register(&command{
 	name:      "predict",
-	usageLine: "predict [-format seer|std] [-o text|json|sarif] [-json] [-stats] [-analysis seer|hb|shb] FILE",
+	usageLine: "predict [-format seer|std] [-o text|json|sarif] [-json] [-stats] [-analysis seer|hb|shb] [-solvetimeout d] FILE",
 	short:     "predict races and atomicity violations from a trace file",
 	long: `
 Predict reads a trace (recorded by seer record, or RAPID's STD text format)
@@ -574,7 +578,7 @@ func runPredict(c *command, args []string) int {
 	ctx := withStopSignals()
 	defer ctx.stop()
 	var stats predict.Stats
-	rep, err := check.Predict(ctx, t, check.PredictOptions{Atomicity: *predictAtom, Analysis: *predictAnalysis, Stats: &stats})
+	rep, err := check.Predict(ctx, t, check.PredictOptions{Atomicity: *predictAtom, Analysis: *predictAnalysis, Stats: &stats, SolveTimeout: *predictSolve})
 	if sig := ctx.signal(); sig != nil {
 		errorf(c, "stopped by %v", sig)
 		return signalStatus(sig)

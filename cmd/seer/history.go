@@ -5,6 +5,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,11 +22,12 @@ var (
 	historyModel   = historyFlags.String("model", "all", "check under `model`: sc, tso, cc, ccv, cm, ccm, wccm, a comma-separated list, or all")
 	historyJSON    = historyFlags.Bool("json", false, "print the results as JSON")
 	historyExplain = historyFlags.Bool("explain", false, "name a minimal set of rules that contradict")
+	historyTimeout = historyFlags.Duration("timeout", history.DefaultTimeout, "bound each SAT solve (SC, TSO) by `d`; a model left undecided is reported as such (0: no bound)")
 )
 
 var _ = register(&command{
 	name:      "history",
-	usageLine: "history check [-model sc|tso|cc|ccv|cm|ccm|wccm|all] [-json] [-explain] FILE",
+	usageLine: "history check [-model sc|tso|cc|ccv|cm|ccm|wccm|all] [-json] [-explain] [-timeout d] FILE",
 	short:     "check a key-value history against consistency models",
 	long: `
 History check reads a history of reads and writes, one line per process,
@@ -62,8 +64,13 @@ Checking" (CAV 2019): the causal criteria in polynomial time, SC and TSO
 by rejecting early with them and then completing the partial store order
 with a SAT solver. See docs/history.md.
 
+SC and TSO are NP-complete: each SAT solve is bounded by -timeout (one
+minute by default; 0 removes the bound). A model whose solve runs out is
+reported as undecided, neither consistent nor not.
+
 The exit status is 0 when the history is consistent under every model
-asked for, 1 when it is not, and 2 for bad input or usage.`,
+asked for, 1 when it is not consistent under one of them, 3 when none is
+violated but one is undecided, and 2 for bad input or usage.`,
 	flags: historyFlags,
 	run:   runHistory,
 })
@@ -114,12 +121,16 @@ func runHistory(c *command, args []string) int {
 		return 2
 	}
 	var results []*history.Result
+	opts := history.Options{Timeout: *historyTimeout}
+	if opts.Timeout == 0 {
+		opts.Timeout = -1 // the flag's 0 is "no bound"
+	}
 	for _, m := range models {
-		check := history.Check
+		check := history.CheckContext
 		if *historyExplain {
-			check = history.Explain
+			check = history.ExplainContext
 		}
-		res, err := check(h, m)
+		res, err := check(context.Background(), h, m, opts)
 		if err != nil {
 			errorf(c, "%v", err)
 			return 2
@@ -149,8 +160,13 @@ func parseModels(s string) ([]history.Model, error) {
 func printHistory(w io.Writer, name string, results []*history.Result, asJSON bool) int {
 	status := 0
 	for _, res := range results {
-		if !res.Consistent {
-			status = 1
+		if res.Undecided && status == 0 {
+			status = 3
+		}
+	}
+	for _, res := range results {
+		if !res.Consistent && !res.Undecided {
+			status = 1 // a violation is an answer; undecided ones are not
 		}
 	}
 	if asJSON {
@@ -172,6 +188,10 @@ func printHistory(w io.Writer, name string, results []*history.Result, asJSON bo
 			fmt.Fprintf(w, "%s: %s: consistent\n", name, res.Model)
 			continue
 		}
+		if res.Undecided {
+			fmt.Fprintf(w, "%s: %s: undecided\n\tthe SAT solver ran out of -timeout completing the store order (%d of %d pairs of writes left open)\n", name, res.Model, res.Unordered, res.Pairs)
+			continue
+		}
 		v := res.Violation
 		fmt.Fprintf(w, "%s: %s: not consistent", name, res.Model)
 		if v.Model != res.Model {
@@ -184,7 +204,12 @@ func printHistory(w io.Writer, name string, results []*history.Result, asJSON bo
 				fmt.Fprintf(w, "\t\t%s\n", s)
 			}
 		}
-		if len(v.Rules) > 0 {
+		if len(v.Rules) > 0 && v.NotMinimal {
+			fmt.Fprintf(w, "\tthese rules contradict (some may not be needed: deciding it ran out of -timeout):\n")
+			for _, r := range v.Rules {
+				fmt.Fprintf(w, "\t\t%s\n", r)
+			}
+		} else if len(v.Rules) > 0 {
 			fmt.Fprintf(w, "\tthese rules contradict (drop any one and the history is %s):\n", res.Model)
 			for _, r := range v.Rules {
 				fmt.Fprintf(w, "\t\t%s\n", r)

@@ -35,6 +35,10 @@ func TestHistoryCheck(t *testing.T) {
 		{args: []string{"dup.txt"}, code: 2, err: "dup.txt:3: P1[0] w(x,1) writes x=1, which P0[0] w(x,1) (line 1) already wrote"},
 		{args: []string{"bad.txt"}, code: 2, err: "bad.txt:2: want \"NAME: op op ...\""},
 		{args: []string{"-model", "lin", "sb.txt"}, code: 2, err: `unknown model "lin"`},
+		// The solver's bound: a model left undecided is neither answer.
+		{args: []string{"-model", "sc,cc", "-timeout", "1ns", "mp.txt"}, code: 3, out: "mp.txt: SC: undecided\n\tthe SAT solver ran out of -timeout", notInOut: "SC: consistent"},
+		{args: []string{"-model", "sc,tso", "-timeout", "1ns", "sb.txt"}, code: 1, out: "SC: not consistent (already not CCM)"},
+		{args: []string{"-model", "sc", "-timeout", "0", "mp.txt"}, code: 0, out: "mp.txt: SC: consistent"},
 		{args: []string{"nosuch.txt"}, code: 2, err: "nosuch.txt"},
 		{args: []string{}, code: 2, err: "want one FILE"},
 	} {

@@ -49,6 +49,9 @@ type Options struct {
 	// that no race finding names, what orders them (Report.Ordered): for
 	// an editor's "why no race here?". It costs a pass over each trace.
 	WhyNoRace bool
+	// SolveTimeout bounds each SAT solve of the analysis
+	// (predict.Options.SolveTimeout; 0: its default).
+	SolveTimeout time.Duration
 }
 
 // Progress is a stage of checking one package.
@@ -351,9 +354,10 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 		summary.Events += rec.Events
 		progress("analysing", rec.Events)
 		res, err := Predict(ctx, rec.Trace, PredictOptions{
-			Atomicity: opts.Atomicity,
-			Source:    src,
-			WhyNoRace: opts.WhyNoRace,
+			Atomicity:    opts.Atomicity,
+			Source:       src,
+			WhyNoRace:    opts.WhyNoRace,
+			SolveTimeout: opts.SolveTimeout,
 		})
 		if err != nil {
 			return err
@@ -458,6 +462,8 @@ type PredictOptions struct {
 	Analysis  string // "seer" (default), "hb", "shb"
 	Stats     *predict.Stats
 	WhyNoRace bool // fill Report.Ordered (see Options.WhyNoRace)
+	// SolveTimeout bounds each SAT solve (predict.Options.SolveTimeout).
+	SolveTimeout time.Duration
 }
 
 // Predict analyses one trace and returns its user findings as a report
@@ -467,6 +473,7 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*Report,
 	popts := predict.Options{
 		Analysis:                       opts.Analysis,
 		CriticalSectionsAsTransactions: opts.Atomicity,
+		SolveTimeout:                   opts.SolveTimeout,
 	}
 	if opts.Source != nil {
 		rel := newRelevance(t, opts.Source)

@@ -44,6 +44,8 @@ type checker struct {
 	// pwwOut: the generators of the partial store order, by source
 	// (ccm or wccm).
 	pwwOut [][]int32
+	// bound limits the solver (bound.go); nil: no bound.
+	bound *bound
 }
 
 func newChecker(g *hg) *checker {

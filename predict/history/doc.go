@@ -42,6 +42,9 @@
 //     mask, shrunk by deletion.
 //   - steps.go: cycles as steps between operations named by process,
 //     index, key and value.
+//   - bound.go: the time bound on each solve (Options.Timeout) and
+//     cancellation by the caller's context; a check that runs out is
+//     Result.Undecided, reported neither way.
 //
 // Check runs the criteria gradually: SC checks CC, CCv, CM and CCM before
 // the solver, TSO checks wCCM (CC and CCv are believed but not proved

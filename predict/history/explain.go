@@ -17,7 +17,10 @@
 
 package history
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // RuleKind classifies rules.
 type RuleKind uint8
@@ -81,23 +84,48 @@ func (g *hg) rule(m Model, r int) Rule {
 // Explain is Check, and when the history is not consistent it also fills
 // the violation's Rules with a minimal set of contradictory rules.
 func Explain(h *History, m Model) (*Result, error) {
-	res, err := Check(h, m)
-	if err != nil || res.Consistent {
+	return ExplainContext(context.Background(), h, m, Options{})
+}
+
+// ExplainContext is Explain with the solver bounded as in CheckContext.
+func ExplainContext(ctx context.Context, h *History, m Model, o Options) (*Result, error) {
+	res, err := CheckContext(ctx, h, m, o)
+	if err != nil || res.Consistent || res.Undecided {
 		return res, err
 	}
+	b := newBound(ctx, o)
 	g := build(h, nil)
 	rs := g.rules()
 	var core []int
 	if m == SC || m == TSO {
-		e := newSatEnc(newChecker(g), m)
-		ok, c := e.solve(nil)
+		c := newChecker(g)
+		c.bound = b
+		e := newSatEnc(c, m)
+		ok, first := e.solve(nil)
 		if ok {
 			panic("history: the solver finds consistent what the checker does not")
 		}
-		core = minimize(c, func(active []int) bool {
+		if e.undecided {
+			// The check decided within the bound, this solve did not:
+			// every rule, as it is.
+			res.Violation.NotMinimal = true
+			for r, l := range e.act {
+				if l != 0 {
+					first = append(first, r)
+				}
+			}
+		}
+		core = minimize(first, func(active []int) bool {
 			ok, _ := e.solve(active)
+			if e.undecided {
+				res.Violation.NotMinimal = true // keep the rule: not proved droppable
+				return false
+			}
 			return !ok
 		})
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	} else {
 		violated := func(active []int) bool {
 			off := make([]bool, rs.size())
@@ -107,7 +135,7 @@ func Explain(h *History, m Model) (*Result, error) {
 			for _, r := range active {
 				off[r] = false
 			}
-			return !check(build(h, off), m).Consistent
+			return !check(build(h, off), m, nil).Consistent
 		}
 		all := make([]int, 0, rs.size())
 		for r := range rs.size() {

@@ -68,7 +68,7 @@ func TestExplainMinimal(t *testing.T) {
 					if r < rs.size() {
 						off[r] = false
 					} else {
-						return !check(build(h, off), m).Consistent
+						return !check(build(h, off), m, nil).Consistent
 					}
 				}
 				return false // without the model's axiom

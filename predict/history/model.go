@@ -4,6 +4,7 @@
 package history
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -70,6 +71,10 @@ type Result struct {
 	// key that the partial store order (pww, wpww) left for the solver,
 	// and Pairs the number of such pairs in all.
 	Unordered, Pairs int `json:",omitempty"`
+	// Undecided is set when the SAT solver ran out of Options.Timeout
+	// before deciding SC or TSO: Consistent is false and Violation nil,
+	// as the history was found neither consistent nor inconsistent.
+	Undecided bool `json:",omitempty"`
 }
 
 // Violation explains why a history is not consistent.
@@ -87,6 +92,10 @@ type Violation struct {
 	// cannot all hold: removing any one of them makes the history
 	// consistent.
 	Rules []Rule `json:",omitempty"`
+	// NotMinimal is set when Rules still contradict but may not be
+	// minimal: deciding whether one of them can be dropped ran out of
+	// Options.Timeout, so it was kept.
+	NotMinimal bool `json:",omitempty"`
 }
 
 // Step is one edge of a cycle: From must come before To, because of Rel.
@@ -124,20 +133,36 @@ func (v *Violation) String() string {
 // closures; SC first checks CC, CCv, CM and CCM and TSO first checks
 // wCCM, so that most violations are rejected early, and then complete the
 // partial store order with a SAT solver.
+//
+// The solver's time is bounded by DefaultTimeout; see CheckContext.
 func Check(h *History, m Model) (*Result, error) {
+	return CheckContext(context.Background(), h, m, Options{})
+}
+
+// CheckContext is Check with the solver bounded by o.Timeout and by ctx:
+// a check that runs out of time is Result.Undecided; one whose ctx is
+// done returns ctx's error.
+func CheckContext(ctx context.Context, h *History, m Model, o Options) (*Result, error) {
 	if err := h.Validate(); err != nil {
 		return nil, err
 	}
 	if m >= numModels {
 		return nil, fmt.Errorf("unknown model %d", m)
 	}
-	return check(build(h, nil), m), nil
+	b := newBound(ctx, o)
+	res := check(build(h, nil), m, b)
+	if err := b.ctx.Err(); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
-// check runs model m's algorithm on g.
-func check(g *hg, m Model) *Result {
+// check runs model m's algorithm on g, the solver bounded by b (nil:
+// unbounded).
+func check(g *hg, m Model, b *bound) *Result {
 	res := &Result{Model: m}
 	c := newChecker(g)
+	c.bound = b
 	var v *Violation
 	switch m {
 	case CC:
@@ -162,7 +187,7 @@ func check(g *hg, m Model) *Result {
 		}
 	}
 	res.Violation = v
-	res.Consistent = v == nil
+	res.Consistent = v == nil && !res.Undecided
 	return res
 }
 

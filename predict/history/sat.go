@@ -47,6 +47,9 @@ type satEnc struct {
 	base   []z.Var   // per key: the variable of pair (0,1)
 	// scratch
 	active []bool
+	// undecided is set when the last solve ran out of time or was
+	// cancelled (bound.go): its answer is then neither.
+	undecided bool
 }
 
 // axioms: SC has one; TSO has one per graph: po-loc, then ppo.
@@ -187,7 +190,9 @@ func popcount(x uint64) int {
 
 // solve decides whether some store order makes the history consistent
 // when only the rules in active hold (nil: all). It returns the failed
-// assumptions (rule ids) when not.
+// assumptions (rule ids) when not. When the solver runs out of time or
+// is cancelled (bound.go), it returns false with no core and sets
+// e.undecided.
 func (e *satEnc) solve(active []int) (bool, []int) {
 	if active == nil {
 		for r, l := range e.act {
@@ -200,11 +205,19 @@ func (e *satEnc) solve(active []int) (bool, []int) {
 	for _, r := range active {
 		e.active[r] = true
 	}
+	e.undecided = false
+	deadline := e.c.bound.deadline()
 	for {
-		for _, r := range active {
-			e.s.Assume(e.act[r])
+		r := e.c.bound.try(e.s, deadline, func() {
+			for _, r := range active {
+				e.s.Assume(e.act[r])
+			}
+		})
+		if r == 0 {
+			e.undecided = true
+			return false, nil
 		}
-		if e.s.Solve() != 1 {
+		if r != 1 {
 			var core []int
 			for _, l := range e.s.Why(nil) {
 				core = append(core, e.actOf[l])
@@ -367,6 +380,10 @@ func (c *checker) solve(m Model, res *Result) *Violation {
 	e := newSatEnc(c, m)
 	res.Unordered, res.Pairs = e.fix()
 	if ok, _ := e.solve(nil); ok {
+		return nil
+	}
+	if e.undecided {
+		res.Undecided = true
 		return nil
 	}
 	name := "pww"

@@ -1,0 +1,92 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// A check whose solver runs out of time is undecided: neither consistent
+// nor a violation. Without the bound the same checks decide.
+func TestSolveTimeoutUndecided(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		h          *History
+		m          Model
+		consistent bool
+	}{
+		{"sc-run", scRun(3, 4, 600, 2), SC, true},
+		{"sc-run", scRun(3, 4, 600, 2), TSO, true},
+		{"fig1d", mustParse(t, "fig1d", "t0: w(x,1) r(y,0) w(y,1) r(x,1)\nt1: w(x,2) r(y,0) w(y,2) r(x,2)"), SC, false},
+	} {
+		res, err := CheckContext(context.Background(), tc.h, tc.m, Options{Timeout: time.Nanosecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Undecided || res.Consistent || res.Violation != nil {
+			t.Errorf("%s %s with a 1ns bound: %+v, want undecided", tc.name, tc.m, res)
+		}
+		for _, explain := range []bool{false, true} {
+			f := CheckContext
+			if explain {
+				f = ExplainContext
+			}
+			res, err := f(context.Background(), tc.h, tc.m, Options{Timeout: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Undecided || res.Consistent != tc.consistent {
+				t.Errorf("%s %s unbounded (explain %v): %+v, want consistent=%v", tc.name, tc.m, explain, res, tc.consistent)
+			}
+			if explain && !tc.consistent && (len(res.Violation.Rules) == 0 || res.Violation.NotMinimal) {
+				t.Errorf("%s %s: explanation %+v", tc.name, tc.m, res.Violation)
+			}
+		}
+	}
+	// The criteria without a solver never run out.
+	res, err := CheckContext(context.Background(), scRun(3, 4, 600, 2), CCM, Options{Timeout: time.Nanosecond})
+	if err != nil || !res.Consistent || res.Undecided {
+		t.Errorf("CCM with a 1ns bound: %+v %v", res, err)
+	}
+}
+
+// A hard instance (2,000 operations whose SC check needs seconds of
+// solving) stops at the bound, not when the solver is done.
+func TestSolveTimeoutBoundsHardInstance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("solves for a while")
+	}
+	h := scRun(3, 8, 2000, 4)
+	start := time.Now()
+	res, err := CheckContext(context.Background(), h, SC, Options{Timeout: 200 * time.Millisecond})
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Undecided {
+		t.Fatalf("want undecided within 200ms, got %+v", res)
+	}
+	t.Logf("undecided after %v (the encoding before the solve is not bounded)", took)
+	if took > 10*time.Second {
+		t.Errorf("a 200ms bound took %v", took)
+	}
+}
+
+// A cancelled context stops the solver and the check returns its error.
+func TestSolveCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		cancel()
+	}()
+	start := time.Now()
+	_, err := CheckContext(ctx, scRun(3, 8, 2000, 4), SC, Options{Timeout: -1})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	t.Logf("cancelled after %v", time.Since(start))
+	if _, err := ExplainContext(ctx, mustParse(t, "sb", "P0: w(x,1) r(y,0)\nP1: w(y,1) r(x,0)"), SC, Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("explain with a done context: %v", err)
+	}
+}
