@@ -25,7 +25,10 @@
 // nothing else orders them", check.Reorderings), which clients without
 // related information get in the message.
 // Hover on an access tells that happens-before story in full, with the
-// first steps of the witness schedule. Quick fixes jump to the other
+// first steps of the witness schedule. Hover on an access that another
+// goroutine's access conflicts with, and that has no finding, answers
+// "why no race here?" with the rules that order the two in every
+// schedule (check.Ordered; never a diagnostic). Quick fixes jump to the other
 // access, open the whole witness schedule (a read-only text file, one
 // column per goroutine), or re-run the prediction. A test that does not
 // build gets error diagnostics at its compiler errors instead.

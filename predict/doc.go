@@ -184,6 +184,18 @@
 // definitions (oracle_test.go) checks on thousands of random traces that
 // every finding is real, and logs how many of the real ones seer finds.
 //
+// # Why no race
+//
+// Why (why.go) answers the converse question for a pair of conflicting
+// accesses that is not reported: the rule that orders them in every
+// schedule of the model above, a lock both hold or the shortest chain of
+// must-happen-before edges (program order, go, join, non-lock
+// synchronisation, and the read-from of reads their goroutine goes on
+// after), with as few edges between goroutines as there are. It claims
+// nothing it cannot show: a pair that only the order of several critical
+// sections, or the solver, rules out gets no reason, and the exhaustive
+// oracle checks on random traces that no pair with a reason races.
+//
 // # Baselines
 //
 // Options.Analysis selects "hb" (ThreadSanitizer's happens-before, locks

@@ -14,6 +14,15 @@
 // its accesses, resolves positions and names through package static, and
 // builds a Report.
 //
+// # Why no race
+//
+// With Options.WhyNoRace, the report also holds Ordered: for each pair of
+// source lines whose accesses conflict (one goroutine's write against
+// another's access, in one test) and that no race finding names, the
+// closest such pair of the run with what orders it (predict.Why), and
+// WhyNoRaceSentences words it, one sentence a rule. The editor shows it
+// on hover (whynorace.go).
+//
 // # Options
 //
 // Options.Progress receives the stages (building, running, converting,
