@@ -75,30 +75,68 @@ func orderedPairs(t *trace.Trace, found []Finding) [][2]int {
 		a, b := line{f.Accesses[0].File, f.Accesses[0].Line}, line{f.Accesses[1].File, f.Accesses[1].Line}
 		reported[pairKey{a, b}], reported[pairKey{b, a}] = true, true
 	}
-	// The user line of each stack, when its innermost frame is user code.
-	siteOf := map[trace.StackID]line{}
-	userSite := func(e *trace.Event) (line, bool) {
-		if s, ok := siteOf[e.Stack]; ok {
-			return s, s.file != ""
-		}
-		var s line
-		if top, ok := t.Stacks.Top(e.Stack); ok && top.File != "" && trace.IsUserFrame(top, goroot) {
-			s = line{top.File, top.Line}
-		}
-		siteOf[e.Stack] = s
-		return s, s.file != ""
+	// The user line of each stack, when its innermost frame is user
+	// code, interned (-1: none; -2: not yet known); the test of each
+	// goroutine, interned (-1: none).
+	var lines []line
+	lineID := map[line]int32{}
+	siteOf := make([]int32, t.Stacks.Len()+1)
+	for i := range siteOf {
+		siteOf[i] = -2
 	}
-	loc, _ := trace.GroupAccesses(t.Events)
-	type last struct{ recent, other int32 } // latest event, latest of another goroutine than recent's
-	sites := map[int32]map[line]*last{}
-	best := map[pairKey][2]int32{}
-	var order []pairKey
+	userSite := func(e *trace.Event) int32 {
+		st := int(e.Stack)
+		if st < len(siteOf) && siteOf[st] != -2 {
+			return siteOf[st]
+		}
+		id := int32(-1)
+		if top, ok := t.Stacks.Top(e.Stack); ok && top.File != "" && trace.IsUserFrame(top, goroot) {
+			l := line{top.File, top.Line}
+			var seen bool
+			if id, seen = lineID[l]; !seen {
+				id = int32(len(lines))
+				lines = append(lines, l)
+				lineID[l] = id
+			}
+		}
+		if st < len(siteOf) {
+			siteOf[st] = id
+		}
+		return id
+	}
+	testID := map[string]int32{}
+	testOf := make([]int32, t.NumGoroutines()+1)
+	for g := range testOf {
+		testOf[g] = -1
+		if gr := t.Goroutine(trace.GoID(g)); gr != nil && gr.Test != "" {
+			id, ok := testID[gr.Test]
+			if !ok {
+				id = int32(len(testID))
+				testID[gr.Test] = id
+			}
+			testOf[g] = id
+		}
+	}
+	test := func(g trace.GoID) int32 {
+		if int(g) < len(testOf) {
+			return testOf[g]
+		}
+		return -1
+	}
+	loc, spans := trace.GroupAccesses(t.Events)
+	// Per location, the lines seen: each with its latest event and the
+	// latest of another goroutine than that one's.
+	type last struct{ site, recent, other int32 }
+	sites := make([][]last, len(spans))
+	type idPair struct{ a, b int32 }
+	best := map[idPair][2]int32{}
+	var order []idPair
 	conflict := func(x, y int32) bool {
 		ex, ey := &t.Events[x], &t.Events[y]
 		if ex.G == ey.G || ex.Op.IsAtomic() && ey.Op.IsAtomic() || !writes(ex.Op) && !writes(ey.Op) {
 			return false
 		}
-		if t.Goroutine(ex.G).Test != t.Goroutine(ey.G).Test {
+		if test(ex.G) != test(ey.G) {
 			return false // tests run one after another: the harness orders them
 		}
 		return ex.Addr < ey.Addr+uint64(ey.Size) && ey.Addr < ex.Addr+uint64(ex.Size)
@@ -109,19 +147,20 @@ func orderedPairs(t *trace.Trace, found []Finding) [][2]int {
 			continue
 		}
 		e := &t.Events[i]
-		s, ok := userSite(e)
-		if !ok {
+		if test(e.G) < 0 {
 			continue
 		}
-		if g := t.Goroutine(e.G); g == nil || g.Test == "" {
+		s := userSite(e)
+		if s < 0 {
 			continue
 		}
 		byLine := sites[l]
-		if byLine == nil {
-			byLine = map[line]*last{}
-			sites[l] = byLine
-		}
-		for s2, ls := range byLine {
+		k := -1
+		for j := range byLine {
+			ls := &byLine[j]
+			if ls.site == s {
+				k = j
+			}
 			prev := ls.recent
 			if t.Events[prev].G == e.G {
 				prev = ls.other
@@ -129,29 +168,27 @@ func orderedPairs(t *trace.Trace, found []Finding) [][2]int {
 			if prev < 0 || !conflict(prev, int32(i)) {
 				continue
 			}
-			k := pairKey{s2, s}
-			if reported[k] {
+			key := idPair{min(ls.site, s), max(ls.site, s)}
+			if reported[pairKey{lines[key.a], lines[key.b]}] {
 				continue
 			}
-			if k.b.file < k.a.file || k.b.file == k.a.file && k.b.line < k.a.line {
-				k.a, k.b = k.b, k.a
-			}
-			old, seen := best[k]
+			old, seen := best[key]
 			if !seen {
-				order = append(order, k)
+				order = append(order, key)
 			}
 			if !seen || int32(i)-prev < old[1]-old[0] {
-				best[k] = [2]int32{prev, int32(i)}
+				best[key] = [2]int32{prev, int32(i)}
 			}
 		}
-		ls := byLine[s]
-		if ls == nil {
+		if k < 0 {
 			if len(byLine) >= maxSitesPerLocation {
 				continue
 			}
-			ls = &last{recent: -1, other: -1}
-			byLine[s] = ls
+			sites[l] = append(byLine, last{site: s, recent: -1, other: -1})
+			byLine = sites[l]
+			k = len(byLine) - 1
 		}
+		ls := &byLine[k]
 		if ls.recent >= 0 && t.Events[ls.recent].G != e.G {
 			ls.other = ls.recent
 		}
