@@ -43,9 +43,11 @@
 package predict
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/seer-tools/seer/trace"
 )
@@ -59,9 +61,10 @@ const (
 	RuleJoin                              // a goroutine's last event → the join that waits for it
 	RuleSync                              // a release → an acquire ordered after it (channel, WaitGroup, Once, atomic, Cond, signal mutex)
 	RuleReadFrom                          // a write → a read that keeps it as its writer
+	RuleLock                              // a release → a later acquire of its lock, by mutual exclusion (see Because)
 )
 
-var ruleNames = [...]string{"", "program order", "go", "join", "sync", "read-from"}
+var ruleNames = [...]string{"", "program order", "go", "join", "sync", "read-from", "lock"}
 
 func (r OrderRule) String() string {
 	if int(r) < len(ruleNames) {
@@ -75,6 +78,10 @@ func (r OrderRule) String() string {
 type OrderEdge struct {
 	Rule     OrderRule
 	From, To int
+	// Because, for RuleLock, is the chain that makes the two critical
+	// sections' order forced: from an event of From's section to an
+	// event of To's section that the schedule runs.
+	Because []OrderEdge
 }
 
 // An Ordering says why two conflicting accesses cannot race.
@@ -160,11 +167,254 @@ type whySearch struct {
 	c       *ctp
 	m       *memory
 	relaxed bitset
-	// scratch, per window
-	dist []int32
-	par  []int32
-	rule []OrderRule
-	done []bool
+	outer   bfs // the search from the race's access
+	inner   bfs // the searches that justify the lock rule
+	// sections of each lock, by release, built when first needed
+	byLock map[trace.ObjID][]section
+}
+
+// section is one critical section, by events: rel is -1 when never
+// released.
+type section struct {
+	g        int32
+	acq, rel int32
+	shared   bool
+}
+
+// bfs is the scratch of one 0-1 breadth-first search over a window of
+// events [lo, lo+len).
+type bfs struct {
+	dist, par, exit []int32
+	rule            []OrderRule
+	done            []bool
+	because         map[int32][]OrderEdge // the justification of a lock edge, by its source
+	visits          int
+}
+
+// whyBudget bounds the events one pair's searches visit.
+const whyBudget = 1 << 22
+
+// maxLockCandidates bounds the earlier critical sections the lock rule
+// tries per acquire.
+const maxLockCandidates = 8
+
+// chain returns a shortest chain of must-happen-before edges from a to b
+// (a < b), or nil: first without the lock rule, then with it.
+func (w *whySearch) chain(a, b int32) []OrderEdge {
+	c := w.c
+	ga, pa := int32(c.ev[a].G), c.pos[a]
+	target := func(x int32) bool { return int32(c.ev[x].G) == ga && c.pos[x] >= pa }
+	w.outer.visits, w.inner.visits = 0, 0
+	out := w.search(&w.outer, a, b, b, target, false)
+	if out == nil {
+		out = w.search(&w.outer, a, b, b, target, true)
+	}
+	if out == nil {
+		return nil
+	}
+	if found := int32(out[0].From); found != a {
+		// From a to where the chain leaves a's goroutine.
+		if out[0].Rule == RuleProgramOrder {
+			out[0].From = int(a)
+		} else {
+			out = append([]OrderEdge{{Rule: RuleProgramOrder, From: int(a), To: int(found)}}, out...)
+		}
+	}
+	return out
+}
+
+// search walks backwards from start over the events in [lo, start] until
+// it meets an event that target accepts, and returns the chain from that
+// event to start (nil if there is none, or if it is the start itself). noIn is an event whose own
+// incoming edges other than program order are not used (the race's
+// access), or -1. With locks, it also uses the lock rule (see the file
+// comment), justified by searches in w.inner.
+func (w *whySearch) search(s *bfs, lo, start, noIn int32, target func(int32) bool, locks bool) []OrderEdge {
+	c := w.c
+	if start-lo+1 > maxWhyWindow || s.visits > whyBudget {
+		return nil
+	}
+	size := int(start - lo + 1)
+	if cap(s.dist) < size {
+		s.dist, s.par, s.exit = make([]int32, size), make([]int32, size), make([]int32, size)
+		s.rule, s.done = make([]OrderRule, size), make([]bool, size)
+	}
+	dist, par, exit, rule, done := s.dist[:size], s.par[:size], s.exit[:size], s.rule[:size], s.done[:size]
+	s.because = nil
+	const inf = int32(1 << 30)
+	for i := range dist {
+		dist[i], done[i] = inf, false
+	}
+	// A deque of events: 0-cost edges in front, 1-cost at the back.
+	dq := make([]int32, 0, 64)
+	head := 0
+	front := make([]int32, 0, 16) // a stack in front of dq[head:]
+	dist[start-lo], exit[start-lo] = 0, start
+	dq = append(dq, start)
+	found := int32(-1)
+	relax := func(x, y int32, r OrderRule, extra int32, why []OrderEdge) {
+		// edge y → x (y happens before x), walked backwards from x.
+		if y < lo {
+			return
+		}
+		cost := dist[x-lo] + extra
+		if r != RuleProgramOrder {
+			cost++
+		}
+		if cost >= dist[y-lo] {
+			return
+		}
+		dist[y-lo], par[y-lo], rule[y-lo] = cost, x, r
+		if r == RuleProgramOrder {
+			exit[y-lo] = exit[x-lo]
+			front = append(front, y)
+		} else {
+			exit[y-lo] = y
+			dq = append(dq, y)
+		}
+		if why != nil {
+			if s.because == nil {
+				s.because = map[int32][]OrderEdge{}
+			}
+			s.because[y] = why
+		}
+	}
+	for len(front) > 0 || head < len(dq) {
+		var x int32
+		if len(front) > 0 {
+			x = front[len(front)-1]
+			front = front[:len(front)-1]
+		} else {
+			x = dq[head]
+			head++
+		}
+		if done[x-lo] {
+			continue
+		}
+		done[x-lo] = true
+		if s.visits++; s.visits > whyBudget {
+			return nil
+		}
+		if target(x) {
+			found = x
+			break
+		}
+		g := int32(c.ev[x].G)
+		if p := c.pos[x]; p > 1 {
+			relax(x, c.at(g, p-1), RuleProgramOrder, 0, nil)
+		}
+		if x == noIn {
+			continue // the race's own access: its incoming edges are the question
+		}
+		c.sources(x, func(j int32) {
+			r := RuleSync
+			switch {
+			case c.ev[j].Op == trace.OpGo && c.pos[x] == 1:
+				r = RuleGo
+			case c.ev[x].Op == trace.OpJoin:
+				r = RuleJoin
+			}
+			relax(x, j, r, 0, nil)
+		})
+		if ev := &c.ev[x]; isRead(ev.Op) && !(ev.Op == trace.OpRead && w.relaxed.has(x)) {
+			for _, wr := range w.m.writers(x) {
+				if wr >= 0 && c.ev[wr].G != ev.G {
+					relax(x, wr, RuleReadFrom, 0, nil)
+				}
+			}
+		}
+		if locks && (c.lockMode[x] == 'w' || c.lockMode[x] == 'r') {
+			w.lockEdges(x, lo, exit[x-lo], noIn, func(rel int32, why []OrderEdge) {
+				extra := int32(0)
+				for _, e := range why {
+					if e.Rule != RuleProgramOrder {
+						extra++
+					}
+				}
+				relax(x, rel, RuleLock, extra, why)
+			})
+		}
+	}
+	if found < 0 {
+		return nil
+	}
+	var out []OrderEdge
+	for x := found; x != start; x = par[x-lo] {
+		y, r := par[x-lo], rule[x-lo]
+		if n := len(out); r == RuleProgramOrder && n > 0 && out[n-1].Rule == RuleProgramOrder {
+			out[n-1].To = int(y)
+			continue
+		}
+		e := OrderEdge{Rule: r, From: int(x), To: int(y)}
+		if r == RuleLock {
+			e.Because = s.because[x]
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// lockEdges calls f(rel, why) for each release rel ≥ lo of an earlier
+// critical section on the lock that acq takes, in another goroutine, that
+// the lock rule orders before acq: an event of that section must happen
+// before an event of acq's section that the schedule runs (up to exit,
+// the last event of acq's goroutine on the chain), as why shows. Then the
+// two sections cannot overlap and cannot run the other way round.
+func (w *whySearch) lockEdges(acq, lo, exit, noIn int32, f func(rel int32, why []OrderEdge)) {
+	c := w.c
+	e := &c.ev[acq]
+	g := int32(e.G)
+	sec, ok := c.section(g, e.Obj, c.pos[acq])
+	if !ok {
+		return
+	}
+	// The events of acq's section that the schedule runs end at y.
+	y := exit
+	if sec.rel != 0 && c.pos[exit] > sec.rel {
+		y = c.at(g, sec.rel)
+	}
+	secs := w.sections(e.Obj)
+	// Earlier sections by release, latest first.
+	k, _ := slices.BinarySearchFunc(secs, acq, func(s section, t int32) int { return cmp.Compare(s.rel, t) })
+	tried := 0
+	for k--; k >= 0 && tried < maxLockCandidates; k-- {
+		s1 := secs[k]
+		if s1.rel < lo {
+			break
+		}
+		if s1.g == g || s1.shared && sec.shared {
+			continue
+		}
+		tried++
+		a1, r1 := c.pos[s1.acq], c.pos[s1.rel]
+		inC1 := func(x int32) bool { return int32(c.ev[x].G) == s1.g && c.pos[x] >= a1 && c.pos[x] <= r1 }
+		if why := w.search(&w.inner, s1.acq, y, noIn, inC1, false); why != nil {
+			// A last step inside acq's section adds nothing.
+			if n := len(why); n > 1 && why[n-1].Rule == RuleProgramOrder && c.pos[why[n-1].From] >= c.pos[acq] {
+				why = why[:n-1]
+			}
+			f(s1.rel, why)
+		}
+	}
+}
+
+// sections returns the released critical sections of lock l, by release.
+func (w *whySearch) sections(l trace.ObjID) []section {
+	if w.byLock == nil {
+		w.byLock = map[trace.ObjID][]section{}
+		c := w.c
+		for k, list := range c.cs {
+			for _, s := range list {
+				if s.rel != 0 {
+					w.byLock[k.l] = append(w.byLock[k.l], section{g: k.g, acq: c.at(k.g, s.acq), rel: c.at(k.g, s.rel), shared: s.shared})
+				}
+			}
+		}
+		for _, list := range w.byLock {
+			slices.SortFunc(list, func(a, b section) int { return cmp.Compare(a.rel, b.rel) })
+		}
+	}
+	return w.byLock[l]
 }
 
 // commonLock returns a lock held at a and at b, exclusively by at least
@@ -189,107 +439,4 @@ func (w *whySearch) commonLock(a, b int32) (trace.ObjID, int32, int32, bool) {
 		}
 	}
 	return 0, 0, 0, false
-}
-
-// chain returns a shortest chain of must-happen-before edges from a to b
-// (a < b), or nil.
-func (w *whySearch) chain(a, b int32) []OrderEdge {
-	c := w.c
-	if b-a+1 > maxWhyWindow {
-		return nil
-	}
-	size := int(b - a + 1)
-	if cap(w.dist) < size {
-		w.dist, w.par, w.rule, w.done = make([]int32, size), make([]int32, size), make([]OrderRule, size), make([]bool, size)
-	}
-	dist, par, rule, done := w.dist[:size], w.par[:size], w.rule[:size], w.done[:size]
-	const inf = int32(1 << 30)
-	for i := range dist {
-		dist[i], done[i] = inf, false
-	}
-	ga, pa := int32(c.ev[a].G), c.pos[a]
-	// A deque of events: 0-cost edges in front, 1-cost at the back.
-	dq := make([]int32, 0, 64)
-	head := 0
-	front := make([]int32, 0, 16) // a stack in front of dq[head:]
-	dist[b-a] = 0
-	dq = append(dq, b)
-	found := int32(-1)
-	relax := func(x, y int32, r OrderRule) {
-		// edge y → x (y happens before x), walked backwards from x.
-		if y < a {
-			return
-		}
-		cost := dist[x-a]
-		if r != RuleProgramOrder {
-			cost++
-		}
-		if cost >= dist[y-a] {
-			return
-		}
-		dist[y-a], par[y-a], rule[y-a] = cost, x, r
-		if r == RuleProgramOrder {
-			front = append(front, y)
-		} else {
-			dq = append(dq, y)
-		}
-	}
-	for len(front) > 0 || head < len(dq) {
-		var x int32
-		if len(front) > 0 {
-			x = front[len(front)-1]
-			front = front[:len(front)-1]
-		} else {
-			x = dq[head]
-			head++
-		}
-		if done[x-a] {
-			continue
-		}
-		done[x-a] = true
-		g := int32(c.ev[x].G)
-		if g == ga && c.pos[x] >= pa {
-			found = x
-			break
-		}
-		if p := c.pos[x]; p > 1 {
-			relax(x, c.at(g, p-1), RuleProgramOrder)
-		}
-		if x == b {
-			continue // the race's own access: its incoming edges are the question
-		}
-		c.sources(x, func(j int32) {
-			r := RuleSync
-			switch {
-			case c.ev[j].Op == trace.OpGo && c.pos[x] == 1:
-				r = RuleGo
-			case c.ev[x].Op == trace.OpJoin:
-				r = RuleJoin
-			}
-			relax(x, j, r)
-		})
-		if ev := &c.ev[x]; isRead(ev.Op) && !(ev.Op == trace.OpRead && w.relaxed.has(x)) {
-			for _, wr := range w.m.writers(x) {
-				if wr >= 0 && c.ev[wr].G != ev.G {
-					relax(x, wr, RuleReadFrom)
-				}
-			}
-		}
-	}
-	if found < 0 {
-		return nil
-	}
-	var out []OrderEdge
-	if found != a {
-		out = append(out, OrderEdge{RuleProgramOrder, int(a), int(found)})
-	}
-	for x := found; x != b; x = par[x-a] {
-		y, r := par[x-a], rule[x-a]
-		if n := len(out); r == RuleProgramOrder && n > 0 && out[n-1].Rule == RuleProgramOrder {
-			out[n-1].To = int(y)
-			continue
-		}
-		out = append(out, OrderEdge{r, int(x), int(y)})
-	}
-	return out
 }

@@ -16,6 +16,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/seer-tools/seer/predict"
 	"github.com/seer-tools/seer/trace"
@@ -47,10 +48,13 @@ type Ordered struct {
 
 // A Link is one must-happen-before edge of an ordering chain.
 type Link struct {
-	// Rule is "program order", "go", "join", "sync" or "read-from"
-	// (predict.OrderRule).
+	// Rule is "program order", "go", "join", "sync", "read-from" or
+	// "lock" (predict.OrderRule).
 	Rule     string `json:"rule"`
 	From, To Step
+	// Because, for "lock", is the chain from an event of From's critical
+	// section to one of To's that forces their order.
+	Because []Link `json:"because,omitempty"`
 }
 
 // orderedPairs returns the pairs of conflicting user accesses of t that
@@ -278,9 +282,15 @@ func orderedOf(t *trace.Trace, o *predict.Ordering, src Source, names *namer) Or
 			out.Lock = "a mutex"
 		}
 	}
-	for _, ed := range o.Chain {
-		out.Chain = append(out.Chain, Link{Rule: ed.Rule.String(), From: step(ed.From), To: step(ed.To)})
+	var links func([]predict.OrderEdge) []Link
+	links = func(chain []predict.OrderEdge) []Link {
+		var out []Link
+		for _, ed := range chain {
+			out = append(out, Link{Rule: ed.Rule.String(), From: step(ed.From), To: step(ed.To), Because: links(ed.Because)})
+		}
+		return out
 	}
+	out.Chain = links(o.Chain)
 	return out
 }
 
@@ -304,12 +314,18 @@ func WhyNoRaceSentences(o *Ordered, rel func(string) string) []string {
 			o.Lock, h0.Goroutine, at(h0.File, h0.Line), h1.Goroutine, at(h1.File, h1.Line))}
 	}
 	if len(o.Chain) == 0 {
-		return []string{fmt.Sprintf("seer found no schedule in which goroutine %d's %s at %s and goroutine %d's %s at %s race, but no common lock and no chain of synchronisation orders them on its own: what rules them out is the order of several critical sections, or the pair was not among those the analysis tried",
+		return []string{fmt.Sprintf("seer found no schedule in which goroutine %d's %s at %s and goroutine %d's %s at %s race, but cannot name the rules that order them: no lock is held at both, and it found no chain of synchronisation, read values and critical sections from one to the other (it may be that none exists, and the analysis did not try this pair)",
 			a.Goroutine, a.Op, at(a.File, a.Line), b.Goroutine, b.Op, at(b.File, b.Line))}
 	}
+	return chainSentences(o.Chain, at)
+}
+
+// chainSentences words a chain, one sentence a link; at gives a
+// position, shortened against the one before.
+func chainSentences(chain []Link, at func(string, int) string) []string {
 	var out []string
-	for k, l := range o.Chain {
-		from, to := &o.Chain[k].From, &o.Chain[k].To
+	for k, l := range chain {
+		from, to := &chain[k].From, &chain[k].To
 		if l.Rule == predict.RuleProgramOrder.String() {
 			if k == 0 {
 				out = append(out, fmt.Sprintf("goroutine %d %s at %s, then %s at %s", from.Goroutine, StepText(from), at(from.File, from.Line), StepText(to), at(to.File, to.Line)))
@@ -336,6 +352,12 @@ func WhyNoRaceSentences(o *Ordered, rel func(string) string) []string {
 			s = fmt.Sprintf("goroutine %d %s only after goroutine %d ends at %s", to.Goroutine, StepText(to), from.Goroutine, fromAt)
 		case predict.RuleReadFrom.String():
 			s = fmt.Sprintf("goroutine %d %s at %s, the value goroutine %d wrote at %s, so that write comes first in every schedule that keeps what the read saw", to.Goroutine, StepText(to), toAt, from.Goroutine, fromAt)
+		case predict.RuleLock.String():
+			if toAt != "" {
+				toAt = " at " + toAt
+			}
+			s = fmt.Sprintf("goroutine %d %s%s only after goroutine %d %s at %s: the two critical sections cannot overlap, and they cannot run the other way round, because %s",
+				to.Goroutine, StepText(to), toAt, from.Goroutine, StepText(from), fromAt, strings.Join(chainSentences(l.Because, at), ", and "))
 		default:
 			if toAt != "" {
 				toAt = " at " + toAt

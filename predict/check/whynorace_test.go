@@ -14,11 +14,13 @@ import (
 
 // Each test shares one variable between two goroutines in a way that
 // orders the accesses in every schedule: by a mutex, a channel handoff, a
-// WaitGroup, a go statement, an atomic flag. Peek races (TestRacy), so
-// that its pair is reported and not explained.
+// WaitGroup, a go statement, an atomic flag, and a critical section that
+// must come first because another reads what it wrote (the lock rule).
+// TestRacy's pair races, so that it is reported and not explained.
 const whyModule = `package why
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -89,6 +91,30 @@ func TestAtomicFlag(t *testing.T) {
 	for !ready.Load() {
 	}
 	sink = data
+}
+
+func TestLockRule(t *testing.T) {
+	var mu sync.Mutex
+	ready, data := false, 0
+	done := make(chan bool)
+	go func() {
+		for {
+			mu.Lock()
+			r := ready
+			mu.Unlock()
+			if r {
+				break
+			}
+			runtime.Gosched()
+		}
+		sink = data
+		done <- true
+	}()
+	mu.Lock()
+	ready = true
+	data = 7
+	mu.Unlock()
+	<-done
 }
 
 func TestRacy(t *testing.T) {
@@ -172,7 +198,7 @@ func TestWhyNoRaceShapes(t *testing.T) {
 			t.Errorf("%s: no reason for lines %d and %d", o.Test, o.Accesses[0].Line, o.Accesses[1].Line)
 		}
 	}
-	for _, name := range []string{"TestMutex", "TestChannel", "TestWaitGroup", "TestGo", "TestAtomicFlag"} {
+	for _, name := range []string{"TestMutex", "TestChannel", "TestWaitGroup", "TestGo", "TestAtomicFlag", "TestLockRule"} {
 		if !tests[name] {
 			t.Errorf("%s: no pair explained", name)
 		}
