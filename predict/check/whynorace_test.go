@@ -135,6 +135,14 @@ func whyText(rep *Report) string {
 	var blocks []string
 	for i := range rep.Ordered {
 		o := &rep.Ordered[i]
+		if o.Lock != "" && len(o.Held) == 2 && o.Accesses[1].Line < o.Accesses[0].Line {
+			// Which section ran first is the schedule's choice, and a
+			// common lock does not depend on it: by line.
+			c := *o
+			c.Accesses[0], c.Accesses[1] = o.Accesses[1], o.Accesses[0]
+			c.Held = []Step{o.Held[1], o.Held[0]}
+			o = &c
+		}
 		a, b := &o.Accesses[0], &o.Accesses[1]
 		var sb strings.Builder
 		fmt.Fprintf(&sb, "%s: %s %s at %s:%d (g%d) and %s at %s:%d (g%d)\n", o.Test, o.Variable,
