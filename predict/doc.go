@@ -191,10 +191,11 @@
 // schedule of the model above, a lock both hold or the shortest chain of
 // must-happen-before edges (program order, go, join, non-lock
 // synchronisation, and the read-from of reads their goroutine goes on
-// after), with as few edges between goroutines as there are. It claims
-// nothing it cannot show: a pair that only the order of several critical
-// sections, or the solver, rules out gets no reason, and the exhaustive
-// oracle checks on random traces that no pair with a reason races.
+// after, and, when that is not enough, the sync-preserving lock rule one
+// level deep), with as few edges between goroutines as there are. It
+// claims nothing it cannot show: a pair that only the solver rules out
+// gets no reason, and the exhaustive oracle checks on random traces that
+// no pair with a reason races.
 //
 // # Baselines
 //

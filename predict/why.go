@@ -3,7 +3,7 @@
 // in every schedule of the maximal causal model that seer predicts in
 // (doc.go), as the accesses and synchronisation of the trace.
 //
-// Two reasons are given, the first that holds:
+// Three kinds of reason are given, the first that holds:
 //
 //   - a common lock: both accesses are inside critical sections of one
 //     lock, at least one of them exclusive, so the sections cannot overlap
@@ -19,12 +19,25 @@
 //     Chen and Roşu's Theorem 2). These are the edges of the causal cone
 //     (vc.go with read-from), less the read-from of the accesses
 //     themselves and of every read that the static analysis calls
-//     control-irrelevant.
+//     control-irrelevant;
+//   - such a chain that also uses the lock rule, searched for only when
+//     there is no plain chain: two critical sections C1 and C2 of one
+//     lock, C1 released before C2 was acquired in the recorded run; if
+//     an event of C1 must happen before an event of C2 that the schedule
+//     runs (a plain chain, Because), then C2 cannot run first (it would
+//     hold the lock past that event, which needs C1 to have begun), and
+//     the two cannot overlap, so C1's release comes before C2's acquire.
+//     This is the rule of the sync-preserving closure (Mathur,
+//     Pavlogiannis and Viswanathan, POPL 2021) and of WCP, one level
+//     deep: the justification itself uses no lock rule.
 //
 // The chain is a shortest one in the number of edges between goroutines
 // (0-1 breadth-first search backwards from the later access, program order
-// costing nothing), so that it names as few rules as it can: each edge
-// between goroutines is one rule the reader has to accept.
+// costing nothing, a lock edge costing one more than its justification),
+// so that it names as few rules as it can: each edge between goroutines
+// is one rule the reader has to accept. The searches of one pair visit at
+// most whyBudget events, and try maxLockCandidates earlier sections per
+// acquire.
 //
 // Soundness: the later access's own incoming edges are never used (a
 // goroutine's last read may see another writer, and the race itself is
