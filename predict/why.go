@@ -123,8 +123,8 @@ const maxWhyWindow = 1 << 22
 
 // Why explains, for each pair of events (conflicting accesses of
 // different goroutines), why no schedule can show them racing, or returns
-// an Ordering that is not Ordered when it finds no single reason (see the
-// file comment). opts must be the Options of the analysis (their
+// an Ordering that is not Ordered when it finds no reason (see the file
+// comment). opts must be the Options of the analysis (their
 // ControlIrrelevant and Feeds). It builds the trace's CTP and read-from
 // once for all pairs: a pass over the trace, as the analysis's pre-pass.
 func Why(ctx context.Context, t *trace.Trace, pairs [][2]int, opts Options) ([]Ordering, error) {
@@ -156,7 +156,7 @@ func Why(ctx context.Context, t *trace.Trace, pairs [][2]int, opts Options) ([]O
 		// enough here.
 		w.relaxed = newBitset(len(t.Events))
 		for i := range t.Events {
-			if t.Events[i].Op == trace.OpRead && opts.ControlIrrelevant(t, i) {
+			if t.Events[i].Op == trace.OpRead && m.shared(int32(i)) && opts.ControlIrrelevant(t, i) {
 				w.relaxed.set(int32(i))
 			}
 		}

@@ -6,9 +6,16 @@
 // Which pairs: accesses whose innermost frame is user code (an access
 // made inside a library call is the library's), of one memory location,
 // of different goroutines of one test (the harness runs tests one after
-// another), overlapping, at least one a write and not both atomic; one pair per pair of source lines, the closest in the recorded
-// run (the one the schedule came nearest to showing), and only pairs of
-// lines that no race finding names. At most maxOrdered pairs a trace.
+// another), overlapping, at least one a write and not both atomic; one
+// pair per pair of source lines, the closest in the recorded run (the
+// one the schedule came nearest to showing), and only pairs of lines that
+// no race finding names. At most maxOrdered pairs a trace, the earliest
+// first.
+//
+// Cost, on Go's race suite in one run (12.2M events, 200 pairs): finding
+// the pairs 4.8 s, predict.Why's passes 9-11 s and its searches 4 s on
+// this machine's shared cores; which is why it is an option
+// (Options.WhyNoRace) that only the editor sets.
 
 package check
 
@@ -58,8 +65,8 @@ type Link struct {
 }
 
 // orderedPairs returns the pairs of conflicting user accesses of t that
-// no finding of found reports (see the file comment), closest first by
-// their lines.
+// no finding of found reports (see the file comment), in the order of
+// their first events.
 func orderedPairs(t *trace.Trace, found []Finding) [][2]int {
 	goroot := t.Header.GOROOT
 	if t.Header.Format == "std" {
