@@ -1,10 +1,13 @@
 package lsp
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/seer-tools/seer/predict/check"
 )
 
 const whyTxtar = `
@@ -101,5 +104,70 @@ func TestRealWhyNoRace(t *testing.T) {
 	// A line with no shared access has no hover.
 	if got := hover("ch := make(chan int)", 1); got != "" {
 		t.Errorf("hover on a local: %q", got)
+	}
+}
+
+// Without recording: a report's Ordered pairs become hovers on both
+// accesses, never diagnostics, and a finding's hover wins where both are.
+func TestWhyNoRaceHover(t *testing.T) {
+	dir := writeTxtar(t, bankTxtar)
+	bank, test := filepath.Join(dir, "bank.go"), filepath.Join(dir, "bank_test.go")
+	decl := lineOf(t, dir, "bank_test.go", "var a Account")
+	spawn := lineOf(t, dir, "bank_test.go", "a.Deposit(1)")
+	write := lineOf(t, dir, "bank.go", "a.balance += n")
+	step := func(g int, op, file string, line int, text string) check.Step {
+		return check.Step{Goroutine: g, Op: op, File: file, Line: line, Text: text}
+	}
+	ordered := check.Ordered{
+		Test: "TestDeposit", Variable: "a",
+		Accesses: [2]check.Access{
+			{File: test, Line: decl, Op: "write", Goroutine: 6, Variable: "a"},
+			{File: bank, Line: write, Op: "write", Goroutine: 7, Variable: "a.balance"},
+		},
+		Chain: []check.Link{
+			{Rule: "program order", From: step(6, "write", test, decl, "writes a"), To: step(6, "go", test, spawn, "starts goroutine 7")},
+			{Rule: "go", From: step(6, "go", test, spawn, "starts goroutine 7"), To: step(7, "start", "", 0, "begins")},
+			{Rule: "program order", From: step(7, "start", "", 0, "begins"), To: step(7, "write", bank, write, "writes a.balance")},
+		},
+	}
+	report := bankReport(t, dir)
+	fr := &fakeRunner{answer: func(n int, o check.Options) *check.Report {
+		rep := report(n, o)
+		rep.Ordered = []check.Ordered{ordered}
+		return rep
+	}}
+	e := newEditor(t, dir, editorOptions{run: fr.run})
+	u := e.open("bank_test.go")
+	done := e.run(e.lens(u, "TestDeposit").Command)
+	e.await("diagnostics on bank.go", wait, func() bool { return len(e.diagsOf("bank.go")) == 2 })
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !fr.last().WhyNoRace {
+		t.Errorf("the server does not ask for Report.Ordered: %+v", fr.last())
+	}
+	e.mu.Lock()
+	if d := e.diagsOf("bank_test.go"); len(d) != 0 {
+		t.Errorf("a race-free pair is published: %+v", d)
+	}
+	e.mu.Unlock()
+	hover := func(uri protocol.DocumentURI, line int) string {
+		var h protocol.Hover
+		e.call(protocol.MethodTextDocumentHover, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+			TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: protocol.Position{Line: uint32(line - 1), Character: 2}}}, &h)
+		return h.Contents.Value
+	}
+	want := "```go\nvar a Account\n```\n\n" +
+		"**No race** on `a` between the **write** here (goroutine 6) and the **write** at bank.go:12 (goroutine 7): every schedule orders them.\n\n" +
+		"1. Goroutine 6 writes a at bank_test.go:9, then starts goroutine 7 at :12\n" +
+		"2. The go statement at :12 starts goroutine 7\n" +
+		"3. Goroutine 7 then writes a.balance at bank.go:12\n"
+	if got := hover(u, decl); got != want {
+		t.Errorf("hover on the declaration:\n got %q\nwant %q", got, want)
+	}
+	// On the write, the finding's story, not the pair's.
+	b := e.open("bank.go")
+	if got := hover(b, write); !strings.Contains(got, "**data race**") || strings.Contains(got, "No race") {
+		t.Errorf("hover on an access with a finding:\n%s", got)
 	}
 }
