@@ -39,8 +39,8 @@ type Options struct {
 	Analysis string
 
 	// NoRaces, NoAtomicity and NoDeadlocks switch off one kind of
-	// finding.
-	NoRaces, NoAtomicity, NoDeadlocks bool
+	// finding; NoMisuse, the misuse kinds (misuse.go).
+	NoRaces, NoAtomicity, NoDeadlocks, NoMisuse bool
 
 	// CriticalSectionsAsTransactions makes every critical section a
 	// transaction for atomicity checking, in addition to the OpTxBegin ..
@@ -102,7 +102,9 @@ func (o *Options) defaults() Options {
 // A Finding is one predicted (or observed) bug, deduplicated by source
 // sites.
 type Finding struct {
-	// Kind is "race", "atomicity" or "deadlock".
+	// Kind is "race", "atomicity", "deadlock" or a misuse kind
+	// (misuse.go: "send-on-closed", "close-of-closed",
+	// "negative-waitgroup", "waitgroup-reuse", "unlock-of-unlocked").
 	Kind string
 
 	// Predicted is false when the bug happened in the recorded run as it
@@ -200,6 +202,12 @@ type Stage struct {
 	// deadlocks proved (one per pattern of sites).
 	Cycles, Deadlocks int64
 	DeadlockSites     int
+
+	// The "misuse" row (misuse.go): Misuse counts the candidates tried
+	// after the must-happen-before filters, MisuseSites the findings (one
+	// per pattern of sites and kind).
+	Misuse      int64
+	MisuseSites int
 }
 
 // Print writes the funnel as a table.
@@ -210,6 +218,10 @@ func (s *Stats) Print(w io.Writer) {
 	for _, st := range s.Stages {
 		if st.Name == "deadlock" {
 			fmt.Fprintf(w, "%-15s %d lock-order cycles, %d patterns tried, %d proved; %v\n", st.Name, st.Cycles, st.Deadlocks, st.DeadlockSites, st.Time.Round(time.Microsecond))
+			continue
+		}
+		if st.Name == "misuse" {
+			fmt.Fprintf(w, "%-15s %d channel, WaitGroup and unlock candidates tried, %d proved; %v\n", st.Name, st.Misuse, st.MisuseSites, st.Time.Round(time.Microsecond))
 			continue
 		}
 		fmt.Fprintf(w, "%-15s %12d %8d %12d %8d %12v\n", st.Name, st.Races, st.RaceSites, st.Atomicity, st.AtomicitySites, st.Time.Round(time.Microsecond))
