@@ -431,13 +431,7 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 		how = "observed"
 	}
 	a := f.Accesses[0]
-	what := "data race"
-	switch f.Kind {
-	case "atomicity":
-		what = "atomicity violation"
-	case "deadlock":
-		what = "lock-order deadlock"
-	}
+	what := check.KindTitle(f.Kind)
 	pos := func(a check.Access) string {
 		if a.File == "" {
 			return fmt.Sprintf("%d", a.Line)
@@ -475,6 +469,28 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 		b.WriteString("\n\twitness: ")
 		if prefix := check.PrefixPhrase(&f, rel); prefix != "" {
 			fmt.Fprintf(&b, "%s, then ", prefix)
+		}
+		if check.IsMisuse(f.Kind) {
+			// The failing operation is the last access, next in its
+			// goroutine (a close or a Wait before it is context).
+			next := f.Accesses[len(f.Accesses)-1:]
+			if f.Kind == "waitgroup-reuse" {
+				next = f.Accesses // the Wait and the Add are both next
+			}
+			fmt.Fprintf(&b, "%s, ending with", plural(n, "step"))
+			for k, a := range next {
+				if k > 0 {
+					b.WriteString(";")
+				}
+				fmt.Fprintf(&b, " g%d's next step %s", a.Goroutine, a.Op)
+				if a.Variable != "" {
+					fmt.Fprintf(&b, " %s", a.Variable)
+				}
+				if a.File != "" {
+					fmt.Fprintf(&b, " at %s:%d", filepath.Base(a.File), a.Line)
+				}
+			}
+			return b.String()
 		}
 		if f.Kind == "deadlock" {
 			fmt.Fprintf(&b, "%s, ending with", plural(n, "step"))
