@@ -1,0 +1,273 @@
+// This file holds the end-to-end tests of issue 15's misuse kinds: for
+// each, a real test whose recorded run does not fail is recorded, and seer
+// predicts the misuse at the line marked "// misuse" with a witness the
+// checker replayed; its fixed twin (the marked fix applied) is recorded
+// too, and seer reports nothing on it.
+
+package check
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// misuseCases are the shapes of issue 15. Each src is a buggy test file;
+// fix turns it into the fixed twin (old → new replacements).
+var misuseCases = []struct {
+	name, kind string
+	src        string
+	fix        []string
+}{
+	{
+		// A send racing with close in a Stop method: the run submitted
+		// before it stopped, but only because it waited for the
+		// submitting goroutine to exit (runtime.NumGoroutine is no
+		// synchronisation).
+		name: "send racing with close in Stop", kind: "send-on-closed",
+		src: `package p
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+)
+
+type server struct {
+	reqs chan int
+	wg   sync.WaitGroup
+}
+
+func (s *server) submit(v int) {
+	s.reqs <- v // misuse
+}
+
+func (s *server) Stop() {
+	WAIT
+	close(s.reqs)
+}
+
+func TestStop(t *testing.T) {
+	s := &server{reqs: make(chan int, 1)}
+	n := runtime.NumGoroutine()
+	ADD
+	go func() {
+		DONE
+		s.submit(1)
+	}()
+	for runtime.NumGoroutine() > n {
+		runtime.Gosched()
+	}
+	s.Stop()
+}
+`,
+		fix: []string{"WAIT", "s.wg.Wait()", "ADD", "s.wg.Add(1)", "DONE", "defer s.wg.Done()"},
+	},
+	{
+		// wg.Add inside the goroutine: the run's goroutines had added
+		// (and finished) before the Wait, which nothing made them do.
+		name: "Add inside the goroutine", kind: "waitgroup-reuse",
+		src: `package p
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+)
+
+func TestFetch(t *testing.T) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	fetched := 0
+	n := runtime.NumGoroutine()
+	for i := 0; i < 2; i++ {
+		OUTER
+		go func() {
+			INNER // misuse
+			defer wg.Done()
+			mu.Lock()
+			fetched++
+			mu.Unlock()
+		}()
+	}
+	for runtime.NumGoroutine() > n {
+		runtime.Gosched()
+	}
+	wg.Wait()
+	mu.Lock()
+	_ = fetched
+	mu.Unlock()
+}
+`,
+		fix: []string{"OUTER", "wg.Add(1)", "INNER // misuse", ""},
+	},
+	{
+		// A Done that can come before its Add: the Add follows the go
+		// statement; the run's goroutine slept before its Done.
+		name: "Done before its Add", kind: "negative-waitgroup",
+		src: `package p
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestWorker(t *testing.T) {
+	var wg sync.WaitGroup
+	BEFORE
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		wg.Done() // misuse
+	}()
+	AFTER
+	wg.Wait()
+}
+`,
+		fix: []string{"BEFORE", "wg.Add(1)", "AFTER", ""},
+	},
+	{
+		// An extra Done: the producer calls Done for itself and once
+		// more. The run counted the consumer (the test itself) before the
+		// producer got there, which hid it.
+		name: "an extra Done", kind: "negative-waitgroup",
+		src: `package p
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestPipeline(t *testing.T) {
+	var wg sync.WaitGroup
+	results := make(chan int, 1)
+	wg.Add(1)
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		results <- 1
+		wg.Done()
+		EXTRA
+	}()
+	SECOND
+	<-results
+	wg.Wait()
+}
+`,
+		fix: []string{"EXTRA", "", "SECOND", ""},
+	},
+	{
+		// Unlock in a defer plus an explicit Unlock on one path: in the
+		// run the owner took the lock between the two, and the deferred
+		// Unlock released the owner's lock instead of failing.
+		name: "Unlock in a defer and on one path", kind: "unlock-of-unlocked",
+		src: `package p
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+type cache struct {
+	mu     sync.Mutex
+	closed bool
+	events chan string
+}
+
+func (c *cache) get(k string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock() // misuse
+	if c.closed {
+		EXPLICIT
+		c.events <- "closed"
+		time.Sleep(50 * time.Millisecond) // flushing
+		return -1
+	}
+	return len(k)
+}
+
+func TestClosedCache(t *testing.T) {
+	c := &cache{closed: true, events: make(chan string)}
+	done := make(chan bool)
+	go func() {
+		c.get("a")
+		done <- true
+	}()
+	<-c.events
+	c.mu.Lock()
+	<-done
+}
+`,
+		fix: []string{"EXPLICIT", ""},
+	},
+}
+
+func TestMisusePredicted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records tests")
+	}
+	for _, tc := range misuseCases {
+		buggy := strings.NewReplacer("EXTRA", "wg.Done() // misuse", "SECOND", "wg.Add(1)",
+			"EXPLICIT", "c.mu.Unlock()", "OUTER", "", "INNER", "wg.Add(1)", "BEFORE", "", "AFTER", "wg.Add(1)",
+			"WAIT", "", "ADD", "", "DONE", "").Replace(tc.src)
+		fixed := strings.NewReplacer(tc.fix...).Replace(tc.src)
+		fixed = strings.NewReplacer("EXTRA", "", "SECOND", "", "EXPLICIT", "",
+			"WAIT", "", "ADD", "", "DONE", "", "OUTER", "", "INNER", "", "BEFORE", "", "AFTER", "").Replace(fixed)
+		line := 0
+		for k, l := range strings.Split(buggy, "\n") {
+			if strings.Contains(l, "// misuse") {
+				line = k + 1
+			}
+		}
+		for _, twin := range []struct {
+			name, src string
+			want      bool
+		}{{"buggy", buggy, true}, {"fixed", fixed, false}} {
+			t.Run(tc.name+"/"+twin.name, func(t *testing.T) {
+				dir := testModule(t, "example.com/p", "p_test.go", twin.src)
+				rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, tt := range rep.Tests {
+					if tt.Outcome != "pass" {
+						t.Fatalf("%s: %s (%v); the recorded run must not fail:\n%s", tt.Name, tt.Outcome, tt.Errors, twin.src)
+					}
+				}
+				var got []Finding
+				for _, f := range rep.Findings {
+					if IsMisuse(f.Kind) {
+						got = append(got, f)
+					}
+				}
+				if !twin.want {
+					if len(rep.Findings) != 0 {
+						t.Fatalf("findings in the fixed twin: %+v", rep.Findings)
+					}
+					return
+				}
+				if len(got) != 1 {
+					t.Fatalf("misuse findings %+v, want one %s", got, tc.kind)
+				}
+				f := got[0]
+				if f.Kind != tc.kind || !f.Predicted || len(f.Witness) == 0 {
+					t.Fatalf("finding %+v, want a predicted %s with a witness", f, tc.kind)
+				}
+				if a := f.Accesses[len(f.Accesses)-1]; a.Line != line && !(tc.kind == "waitgroup-reuse" && f.Accesses[1].Line == line) {
+					t.Errorf("failing operation at line %d (%s), want %d", a.Line, a.Op, line)
+				}
+				var b bytes.Buffer
+				if err := WriteSARIF(&b, rep, SARIFOptions{Root: dir}); err != nil {
+					t.Fatal(err)
+				}
+				validSARIF(t, sarifSchema(t), b.Bytes())
+				if !strings.Contains(b.String(), `"ruleId": "`+tc.kind+`"`) {
+					t.Errorf("SARIF has no %s result", tc.kind)
+				}
+			})
+		}
+	}
+}
