@@ -271,3 +271,53 @@ func TestMisusePredicted(t *testing.T) {
 		}
 	}
 }
+
+// TestMisuseObserved records runs that die of the misuse: a send on a
+// channel the test closed, an Unlock of a mutex already unlocked. The
+// trace ends there, and seer reports the misuse as observed, at its line.
+func TestMisuseObserved(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records tests")
+	}
+	for _, tc := range []struct {
+		name, kind, body string
+	}{
+		{"send on a closed channel", "send-on-closed", `c := make(chan int, 1)
+	close(c)
+	c <- 1 // misuse`},
+		{"unlock of an unlocked mutex", "unlock-of-unlocked", `var mu sync.Mutex
+	mu.Lock()
+	mu.Unlock()
+	mu.Unlock() // misuse`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "package p\n\nimport (\n\t\"sync\"\n\t\"testing\"\n)\n\nvar _ sync.Mutex\n\nfunc TestDies(t *testing.T) {\n\t" + tc.body + "\n}\n"
+			line := 0
+			for k, l := range strings.Split(src, "\n") {
+				if strings.Contains(l, "// misuse") {
+					line = k + 1
+				}
+			}
+			dir := testModule(t, "example.com/p", "p_test.go", src)
+			rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Tests) != 1 || rep.Tests[0].Outcome == "pass" {
+				t.Fatalf("tests %+v, want TestDies to die", rep.Tests)
+			}
+			var got []Finding
+			for _, f := range rep.Findings {
+				if IsMisuse(f.Kind) {
+					got = append(got, f)
+				}
+			}
+			if len(got) != 1 || got[0].Kind != tc.kind || got[0].Predicted {
+				t.Fatalf("misuse findings %+v, want one observed %s", got, tc.kind)
+			}
+			if a := got[0].Accesses[len(got[0].Accesses)-1]; a.Line != line {
+				t.Errorf("failing operation at line %d, want %d", a.Line, line)
+			}
+		})
+	}
+}
