@@ -36,6 +36,19 @@ g1 go g2
 g1 close c @20
 g2 send c @10
 `, "send-on-closed 20-10"},
+		{"two closes in the trace", `
+g1 go g2
+g2 close c @10
+g1 w x
+g1 close c @20
+`, "close-of-closed 10-20; close-of-closed 20-10 predicted"},
+		{"two closes ordered", `
+g1 go g2
+g2 close c @10
+g2 w x
+g1 r x
+g1 close c @20
+`, "close-of-closed 10-20"},
 		{"Add after the go statement", `
 g1 go g2
 g1 add wg 1 @10

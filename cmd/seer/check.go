@@ -533,7 +533,7 @@ var (
 	predictFormat   = predictFlags.String("format", "", "trace `format`: seer or std (default: by content)")
 	predictJSON     = predictFlags.Bool("json", false, "print the report as JSON (the same as -o json)")
 	predictOutput   = predictFlags.String("o", "text", "print the report as `text`, json (the document seer check -json prints) or sarif (SARIF 2.1.0); -format is the trace's format")
-	predictStats    = predictFlags.Bool("stats", false, "print the funnel with times: candidates, lockset, then the layers that prove races (observed, shb, happens-before, sync-preserving, reversal, ucg, sat), and deadlock")
+	predictStats    = predictFlags.Bool("stats", false, "print the funnel with times: candidates, lockset, then the layers that prove races (observed, shb, happens-before, sync-preserving, reversal, ucg, sat), deadlock and misuse")
 	predictAnalysis = predictFlags.String("analysis", "seer", "analysis: seer, hb or shb")
 	predictAtom     = predictFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 )
