@@ -34,7 +34,10 @@
 //     "observed" locks); on any other lock every unlock follows its own
 //     goroutine's lock, which mutual exclusion keeps held. The lock's
 //     operations in the cut, in observed order, leave it in a state that
-//     op's specification forbids.
+//     op's specification forbids. A lock whose first operation releases
+//     (a copy of a held mutex) or that a plain write overwrites while in
+//     use is not judged (witness.LockKnown): its state is not its
+//     operations'.
 //
 // Must-happen-before filters first: a send that must happen before its
 // close, a Done that its group's Adds must precede with nothing to
@@ -91,6 +94,7 @@ func (e *engine) misuseLayer() ([]Finding, Stage, error) {
 	wgs := map[trace.ObjID][]int32{}
 	var wgOrder []trace.ObjID
 	var unlocks []int32
+	lockOps := map[trace.ObjID][]int32{} // the observed locks' operations
 	for i := range c.ev {
 		ev := &c.ev[i]
 		switch ev.Op {
@@ -105,12 +109,19 @@ func (e *engine) misuseLayer() ([]Finding, Stage, error) {
 				wgOrder = append(wgOrder, ev.Obj)
 			}
 			wgs[ev.Obj] = append(wgs[ev.Obj], int32(i))
-		case trace.OpUnlock, trace.OpRUnlock:
-			if c.observed[ev.Obj] {
+		}
+		if ev.Op.IsLock() && c.observed[ev.Obj] {
+			lockOps[ev.Obj] = append(lockOps[ev.Obj], int32(i))
+			if ev.Op == trace.OpUnlock || ev.Op == trace.OpRUnlock {
 				unlocks = append(unlocks, int32(i))
 			}
 		}
 	}
+	known := map[trace.ObjID]bool{}
+	for l, ops := range lockOps {
+		known[l] = witness.LockKnown(c.t, l, ops)
+	}
+	unlocks = slices.DeleteFunc(unlocks, func(u int32) bool { return !known[c.ev[u].Obj] })
 	if len(closes) == 0 && len(wgs) == 0 && len(unlocks) == 0 {
 		st.Time = time.Since(t0)
 		return nil, st, nil

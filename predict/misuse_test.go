@@ -114,6 +114,20 @@ g2 lock mu @10
 g2 unlock mu @11
 g2 unlock mu @12
 `, "unlock-of-unlocked 12"},
+		{"unlock of a mutex copied while held", `
+g1 go g2
+g2 unlock mu @10
+g1 lock mu @20
+g2 unlock mu @11
+`, ""},
+		{"unlock of a mutex overwritten in use", `
+g1 go g2
+g2 lock mu @10
+g2 unlock mu @11
+g1 lock mu @20
+g1 w mu @21
+g2 unlock mu @12
+`, ""},
 		{"locks used as locks", `
 g1 go g2
 g2 lock mu @10

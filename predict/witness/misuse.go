@@ -126,6 +126,36 @@ func DoneDelta(t *trace.Trace, i int) (int64, bool) {
 	return 0, false
 }
 
+// LockKnown reports whether the serial state of lock l can be followed
+// from its operations ops (in observed order): its first operation
+// acquires (a mutex whose first operation releases was copied while
+// held, and its state is that of the copy), and no plain write overwrites
+// its words after that (m = sync.Mutex{} resets a mutex in use). The
+// misuse kinds judge no other lock.
+func LockKnown(t *trace.Trace, l trace.ObjID, ops []int32) bool {
+	if len(ops) == 0 {
+		return false
+	}
+	if op := t.Events[ops[0]].Op; op != trace.OpLock && op != trace.OpRLock {
+		return false
+	}
+	o := t.Object(l)
+	if o == nil || t.Header.Format == "std" {
+		return o != nil
+	}
+	size := uint64(8) // sync.Mutex
+	if o.Kind == trace.ObjRWMutex {
+		size = 24
+	}
+	for i := int(ops[0]) + 1; i < len(t.Events); i++ {
+		e := &t.Events[i]
+		if e.Op == trace.OpWrite && e.Addr < o.Addr+size && o.Addr < e.End() {
+			return false
+		}
+	}
+	return true
+}
+
 // misuseIndex lists, once per trace, each channel's closes and send
 // starts and each WaitGroup's events, and which groups' counters are
 // known.
@@ -360,6 +390,9 @@ func (s *fstate) checkUnlock() error {
 	e := &t.Events[u]
 	if e.Op != trace.OpUnlock && e.Op != trace.OpRUnlock {
 		return fmt.Errorf("event %d is not an unlock", u)
+	}
+	if !LockKnown(t, e.Obj, k.lockOps[e.Obj]) {
+		return fmt.Errorf("the state of lock %d is not known: its run starts with a release or overwrites it", e.Obj)
 	}
 	var evs []int32
 	for _, i := range k.lockOps[e.Obj] {

@@ -108,6 +108,12 @@ func TestCheckMisuse(t *testing.T) {
 			&Schedule{Kind: UnlockOfUnlocked, Events: []int{5}, Witness: []int{0, 1, 2, 3}}, ""},
 		{"unlock of a held lock", unlockTrace,
 			&Schedule{Kind: UnlockOfUnlocked, Events: []int{5}, Witness: []int{0, 1, 2, 3, 4}}, "allows the unlock"},
+		{"unlock of a copied mutex", `
+g1 go g2
+g2 unlock mu
+g1 lock mu
+g2 unlock mu
+`, &Schedule{Kind: UnlockOfUnlocked, Events: []int{4}, Witness: []int{0, 1, 2}}, "not known"},
 		{"not an unlock", unlockTrace,
 			&Schedule{Kind: UnlockOfUnlocked, Events: []int{4}, Witness: []int{0, 1, 2, 3}}, "not an unlock"},
 		{"wrong count", unlockTrace,
