@@ -426,7 +426,18 @@ func (m *misuse) waitGroup(evs []int32) error {
 			}
 		}
 		if ok {
-			m.emit(KindNegativeWaitGroup, k, []int32{d}, true)
+			// Observed: the run's own counter was at zero at d (the
+			// trace ends there).
+			var run int64
+			for _, x := range evs {
+				if x >= d {
+					break
+				}
+				if v, _ := m.wgDelta(x); c.ev[x].Op != trace.OpWGWait {
+					run += v
+				}
+			}
+			m.emit(KindNegativeWaitGroup, k, []int32{d}, run > 0)
 		}
 	}
 	for _, w := range evs {

@@ -55,6 +55,10 @@ g1 add wg 1 @10
 g2 done wg @20
 g1 wait wg @30
 `, "negative-waitgroup 20 predicted"},
+		{"Done at zero in the run", `
+g1 go g2
+g2 done wg @20
+`, "negative-waitgroup 20"},
 		{"Add before the go statement", `
 g1 add wg 1 @10
 g1 go g2

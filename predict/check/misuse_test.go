@@ -273,7 +273,8 @@ func TestMisusePredicted(t *testing.T) {
 }
 
 // TestMisuseObserved records runs that die of the misuse: a send on a
-// channel the test closed, an Unlock of a mutex already unlocked. The
+// channel the test closed, a Done too many, an Unlock of a mutex already
+// unlocked. The
 // trace ends there, and seer reports the misuse as observed, at its line.
 func TestMisuseObserved(t *testing.T) {
 	if testing.Short() {
@@ -285,6 +286,10 @@ func TestMisuseObserved(t *testing.T) {
 		{"send on a closed channel", "send-on-closed", `c := make(chan int, 1)
 	close(c)
 	c <- 1 // misuse`},
+		{"negative WaitGroup counter", "negative-waitgroup", `var wg sync.WaitGroup
+	wg.Add(1)
+	wg.Done()
+	wg.Done() // misuse`},
 		{"unlock of an unlocked mutex", "unlock-of-unlocked", `var mu sync.Mutex
 	mu.Lock()
 	mu.Unlock()
