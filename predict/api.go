@@ -113,7 +113,9 @@ type Finding struct {
 	// it; for an atomicity violation, the remote access did fall between
 	// the two local ones. It is true when showing the bug needs a
 	// different schedule, and always for a deadlock (a run that
-	// deadlocked would not have recorded the acquires).
+	// deadlocked would not have recorded the acquires). A misuse is
+	// observed when the run itself reached the failing operation in the
+	// failing state (misuse.go).
 	Predicted bool
 
 	// Events are trace indices: the two racing accesses (in trace order),
