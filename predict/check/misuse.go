@@ -153,3 +153,29 @@ func (n *namer) misuseObject(i int, site trace.Frame) string {
 	}
 	return n.object(i, true)
 }
+
+// MisuseSentence says what a misuse finding's schedule does, for the
+// hover: its failing operation is next, in the state that fails it.
+func MisuseSentence(f *Finding) string {
+	if len(f.Accesses) == 0 {
+		return ""
+	}
+	a := f.Accesses[len(f.Accesses)-1]
+	on := ""
+	if a.Variable != "" {
+		on = " " + a.Variable
+	}
+	switch f.Kind {
+	case predict.KindSendOnClosed:
+		return "In a schedule that nothing rules out, the close runs first and goroutine " + itoa(a.Goroutine) + "'s send on" + on + " is its next step: it panics."
+	case predict.KindCloseOfClosed:
+		return "In a schedule that nothing rules out, the first close runs and goroutine " + itoa(a.Goroutine) + "'s close of" + on + " is its next step: it panics."
+	case predict.KindNegativeWaitGroup:
+		return "In a schedule that nothing rules out, goroutine " + itoa(a.Goroutine) + "'s Done on" + on + " is its next step with the counter at zero: it panics."
+	case predict.KindWaitGroupReuse:
+		return "In a schedule that nothing rules out, the Wait and the Add on" + on + " are both next with the counter at zero: the Wait can return before the Add."
+	case predict.KindUnlockOfUnlocked:
+		return "In a schedule that nothing rules out, goroutine " + itoa(a.Goroutine) + "'s unlock of" + on + " is its next step with the mutex unlocked: the program stops."
+	}
+	return ""
+}

@@ -326,3 +326,25 @@ func TestMisuseObserved(t *testing.T) {
 		})
 	}
 }
+
+// TestMisuseWords checks each misuse kind's title, -explain text and
+// hover sentence, which name the failing operation's goroutine and
+// object.
+func TestMisuseWords(t *testing.T) {
+	for _, kind := range misuseKinds {
+		if KindTitle(kind) == kind {
+			t.Errorf("%s: no title", kind)
+		}
+		if text, ok := Explain(kind); !ok || !strings.HasPrefix(text, "# "+kind+": ") {
+			t.Errorf("%s: explanation %q", kind, text)
+		}
+		f := &Finding{Kind: kind, Accesses: []Access{{Goroutine: 3, Variable: "a"}, {Goroutine: 7, Variable: "s.reqs"}}}
+		s := MisuseSentence(f)
+		if !strings.Contains(s, "s.reqs") || kind != "waitgroup-reuse" && !strings.Contains(s, "goroutine 7") {
+			t.Errorf("%s: sentence %q does not name goroutine 7 and s.reqs", kind, s)
+		}
+	}
+	if s := MisuseSentence(&Finding{Kind: "race", Accesses: []Access{{}}}); s != "" || IsMisuse("race") {
+		t.Errorf("race taken for a misuse: %q", s)
+	}
+}
