@@ -51,7 +51,6 @@
 package predict
 
 import (
-	"fmt"
 	"slices"
 	"time"
 
@@ -76,8 +75,9 @@ type misuse struct {
 	e        *engine
 	st       *Stage
 	out      []Finding
-	proved   map[string]bool
-	tries    map[string]int
+	proved   map[misuseKey]bool
+	tries    map[misuseKey]int
+	looks    map[misuseKey]int // candidates of a key looked at, filtered or not
 	lg       map[trace.ObjID][]int32
 	cut, tmp []int32
 }
@@ -95,13 +95,26 @@ func (e *engine) misuseLayer() ([]Finding, Stage, error) {
 	var wgOrder []trace.ObjID
 	var unlocks []int32
 	lockOps := map[trace.ObjID][]int32{} // the observed locks' operations
+	// Whether a read starts a send depends on its stack alone: judged
+	// once per stack (reads are most of a trace).
+	sendStack := make([]int8, c.t.Stacks.Len()+1) // 0 unknown, 1 yes, 2 no
 	for i := range c.ev {
 		ev := &c.ev[i]
 		switch ev.Op {
 		case trace.OpClose:
 			closes[ev.Addr] = append(closes[ev.Addr], int32(i))
 		case trace.OpRead:
-			if witness.SendStart(c.t, i) {
+			st := int(ev.Stack)
+			if st >= len(sendStack) {
+				st = 0 // not a stack of the table: judged each time
+			}
+			if sendStack[st] == 0 || st == 0 {
+				sendStack[st] = 2
+				if witness.SendStart(c.t, i) {
+					sendStack[st] = 1
+				}
+			}
+			if sendStack[st] == 1 {
 				sends[ev.Addr] = append(sends[ev.Addr], int32(i))
 			}
 		case trace.OpWGAdd, trace.OpWGDone, trace.OpWGWait:
@@ -126,7 +139,7 @@ func (e *engine) misuseLayer() ([]Finding, Stage, error) {
 		st.Time = time.Since(t0)
 		return nil, st, nil
 	}
-	m := &misuse{e: e, st: &st, proved: map[string]bool{}, tries: map[string]int{}}
+	m := &misuse{e: e, st: &st, proved: map[misuseKey]bool{}, tries: map[misuseKey]int{}, looks: map[misuseKey]int{}}
 	var addrs []uint64
 	for a := range closes {
 		addrs = append(addrs, a)
@@ -152,19 +165,39 @@ func (e *engine) misuseLayer() ([]Finding, Stage, error) {
 	return m.out, st, nil
 }
 
-// key names a finding by its kind and the sites of its events.
-func (m *misuse) key(kind string, evs ...int32) string {
-	k := kind
-	for _, i := range evs {
-		k += fmt.Sprintf(" %d", m.e.c.site(i))
+// misuseKey names a finding by its kind and the sites of its events.
+type misuseKey struct {
+	kind string
+	a, b int32
+}
+
+func (m *misuse) key(kind string, evs ...int32) misuseKey {
+	k := misuseKey{kind: kind, a: -1, b: -1}
+	k.a = m.e.c.site(evs[0])
+	if len(evs) > 1 {
+		k.b = m.e.c.site(evs[1])
 	}
 	return k
 }
 
-// try reports whether a candidate of key k is worth a closure: its
-// pattern of sites is not proved yet and has tries left, and the layer
-// has closures left. It counts the candidate.
-func (m *misuse) try(k string) bool {
+// maxLooks bounds the candidates of one pattern of sites that the
+// filters look at (a loop makes thousands of one site).
+const maxLooks = 64
+
+// look reports whether a candidate of key k is worth filtering: its
+// pattern of sites is not proved and has looks left. It counts the look.
+func (m *misuse) look(k misuseKey) bool {
+	if m.proved[k] || m.looks[k] >= maxLooks {
+		return false
+	}
+	m.looks[k]++
+	return true
+}
+
+// try reports whether a candidate of key k that passed the filters is
+// worth a closure: its pattern of sites has tries left and the layer has
+// closures left. It counts the candidate.
+func (m *misuse) try(k misuseKey) bool {
 	if m.proved[k] || m.tries[k] >= m.e.opts.MaxTries || m.st.Misuse >= maxMisuseClosures {
 		return false
 	}
@@ -238,7 +271,7 @@ func (m *misuse) inCut(i int32) bool { return m.e.c.pos[i] <= m.cut[m.e.c.ev[i].
 // emit records the finding whose schedule is m.cut in observed order
 // (deadlockWitness's form: the prefix up to the cut's last event, which is
 // the witness).
-func (m *misuse) emit(kind string, k string, evs []int32, predicted bool) {
+func (m *misuse) emit(kind string, k misuseKey, evs []int32, predicted bool) {
 	empty := true
 	for _, n := range m.cut {
 		empty = empty && n == 0
@@ -258,7 +291,7 @@ func (m *misuse) channel(closes, sends []int32) error {
 	for _, cl := range closes {
 		for _, s := range sends {
 			k := m.key(KindSendOnClosed, cl, s)
-			if m.proved[k] || m.mustBeforeIncl(s, cl) {
+			if !m.look(k) || m.mustBeforeIncl(s, cl) {
 				continue // every schedule that closes has started the send
 			}
 			if !m.try(k) {
@@ -277,7 +310,7 @@ func (m *misuse) channel(closes, sends []int32) error {
 				continue
 			}
 			k := m.key(KindCloseOfClosed, cl, c2)
-			if m.proved[k] || m.mustBeforeIncl(c2, cl) || !m.try(k) {
+			if !m.look(k) || m.mustBeforeIncl(c2, cl) || !m.try(k) {
 				continue
 			}
 			ok, err := m.closure([]int32{cl}, []int32{c2})
@@ -396,7 +429,7 @@ func (m *misuse) waitGroup(evs []int32) error {
 			continue
 		}
 		k := m.key(KindNegativeWaitGroup, d)
-		if m.proved[k] {
+		if !m.look(k) {
 			continue
 		}
 		// The Adds that every schedule reaching d runs, against the
@@ -446,7 +479,7 @@ func (m *misuse) waitGroup(evs []int32) error {
 		}
 		for _, a := range adds {
 			k := m.key(KindWaitGroupReuse, w, a)
-			if m.proved[k] || c.ev[a].G == c.ev[w].G || m.mustBefore(a, w) || m.mustBefore(w, a) || !m.try(k) {
+			if c.ev[a].G == c.ev[w].G || !m.look(k) || m.mustBefore(a, w) || m.mustBefore(w, a) || !m.try(k) {
 				continue
 			}
 			next := []int32{w, a}
@@ -474,7 +507,7 @@ func (m *misuse) waitGroup(evs []int32) error {
 func (m *misuse) unlock(u int32) error {
 	c := m.e.c
 	k := m.key(KindUnlockOfUnlocked, u)
-	if m.proved[k] || !m.try(k) {
+	if !m.look(k) || !m.try(k) {
 		return nil
 	}
 	ok, err := m.closure(nil, []int32{u})
