@@ -9,6 +9,9 @@ package check
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -209,67 +212,110 @@ func TestMisusePredicted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records tests")
 	}
-	for _, tc := range misuseCases {
-		buggy := strings.NewReplacer("EXTRA", "wg.Done() // misuse", "SECOND", "wg.Add(1)",
+	// All buggy tests in one module and all fixed twins in another: two
+	// recordings, each test a file of its own.
+	buggy := map[string]string{}
+	fixed := map[string]string{}
+	want := map[string]int{} // test (and file) → the marked line
+	kinds := map[string]string{}
+	for k, tc := range misuseCases {
+		b := strings.NewReplacer("EXTRA", "wg.Done() // misuse", "SECOND", "wg.Add(1)",
 			"EXPLICIT", "c.mu.Unlock()", "OUTER", "", "INNER", "wg.Add(1)", "BEFORE", "", "AFTER", "wg.Add(1)",
 			"WAIT", "", "ADD", "", "DONE", "").Replace(tc.src)
-		fixed := strings.NewReplacer(tc.fix...).Replace(tc.src)
-		fixed = strings.NewReplacer("EXTRA", "", "SECOND", "", "EXPLICIT", "",
-			"WAIT", "", "ADD", "", "DONE", "", "OUTER", "", "INNER", "", "BEFORE", "", "AFTER", "").Replace(fixed)
-		line := 0
-		for k, l := range strings.Split(buggy, "\n") {
+		f := strings.NewReplacer(tc.fix...).Replace(tc.src)
+		f = strings.NewReplacer("EXTRA", "", "SECOND", "", "EXPLICIT", "",
+			"WAIT", "", "ADD", "", "DONE", "", "OUTER", "", "INNER", "", "BEFORE", "", "AFTER", "").Replace(f)
+		name := fmt.Sprintf("p%d_test.go", k)
+		buggy[name], fixed[name] = b, f
+		test := ""
+		for n, l := range strings.Split(b, "\n") {
 			if strings.Contains(l, "// misuse") {
-				line = k + 1
+				want[name] = n + 1 // one marked line per file
+			}
+			if strings.HasPrefix(l, "func Test") {
+				test = strings.TrimSuffix(strings.TrimPrefix(l, "func "), "(t *testing.T) {")
 			}
 		}
-		for _, twin := range []struct {
-			name, src string
-			want      bool
-		}{{"buggy", buggy, true}, {"fixed", fixed, false}} {
-			t.Run(tc.name+"/"+twin.name, func(t *testing.T) {
-				dir := testModule(t, "example.com/p", "p_test.go", twin.src)
-				rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, tt := range rep.Tests {
-					if tt.Outcome != "pass" {
-						t.Fatalf("%s: %s (%v); the recorded run must not fail:\n%s", tt.Name, tt.Outcome, tt.Errors, twin.src)
-					}
-				}
-				var got []Finding
-				for _, f := range rep.Findings {
-					if IsMisuse(f.Kind) {
-						got = append(got, f)
-					}
-				}
-				if !twin.want {
-					if len(rep.Findings) != 0 {
-						t.Fatalf("findings in the fixed twin: %+v", rep.Findings)
-					}
-					return
-				}
-				if len(got) != 1 {
-					t.Fatalf("misuse findings %+v, want one %s", got, tc.kind)
-				}
-				f := got[0]
-				if f.Kind != tc.kind || !f.Predicted || len(f.Witness) == 0 {
-					t.Fatalf("finding %+v, want a predicted %s with a witness", f, tc.kind)
-				}
-				if a := f.Accesses[len(f.Accesses)-1]; a.Line != line && !(tc.kind == "waitgroup-reuse" && f.Accesses[1].Line == line) {
-					t.Errorf("failing operation at line %d (%s), want %d", a.Line, a.Op, line)
-				}
-				var b bytes.Buffer
-				if err := WriteSARIF(&b, rep, SARIFOptions{Root: dir}); err != nil {
-					t.Fatal(err)
-				}
-				validSARIF(t, sarifSchema(t), b.Bytes())
-				if !strings.Contains(b.String(), `"ruleId": "`+tc.kind+`"`) {
-					t.Errorf("SARIF has no %s result", tc.kind)
-				}
-			})
+		want[test], kinds[test] = want[name], tc.kind
+	}
+	t.Run("buggy", func(t *testing.T) {
+		dir := testModuleFiles(t, "example.com/p", buggy)
+		rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		passed(t, rep)
+		got := map[string][]Finding{}
+		for _, f := range rep.Findings {
+			if IsMisuse(f.Kind) {
+				got[f.Test] = append(got[f.Test], f)
+			}
+		}
+		for test, kind := range kinds {
+			fs := got[test]
+			if len(fs) != 1 {
+				t.Errorf("%s: misuse findings %+v, want one %s", test, fs, kind)
+				continue
+			}
+			f := fs[0]
+			if f.Kind != kind || !f.Predicted || len(f.Witness) == 0 {
+				t.Errorf("%s: finding %+v, want a predicted %s with a witness", test, f, kind)
+				continue
+			}
+			a := f.Accesses[len(f.Accesses)-1]
+			if a.Line != want[test] {
+				t.Errorf("%s: failing operation at line %d (%s), want %d", test, a.Line, a.Op, want[test])
+			}
+		}
+		var b bytes.Buffer
+		if err := WriteSARIF(&b, rep, SARIFOptions{Root: dir}); err != nil {
+			t.Fatal(err)
+		}
+		validSARIF(t, sarifSchema(t), b.Bytes())
+		for _, kind := range kinds {
+			if !strings.Contains(b.String(), `"ruleId": "`+kind+`"`) {
+				t.Errorf("SARIF has no %s result", kind)
+			}
+		}
+	})
+	t.Run("fixed", func(t *testing.T) {
+		dir := testModuleFiles(t, "example.com/p", fixed)
+		rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		passed(t, rep)
+		if len(rep.Tests) != len(kinds) {
+			t.Errorf("tests %+v, want %d", rep.Tests, len(kinds))
+		}
+		if len(rep.Findings) != 0 {
+			t.Fatalf("findings in the fixed twins: %+v", rep.Findings)
+		}
+	})
+}
+
+// passed fails t unless every recorded test passed: the buggy tests'
+// runs must not show the bug.
+func passed(t *testing.T, rep *Report) {
+	t.Helper()
+	for _, tt := range rep.Tests {
+		if tt.Outcome != "pass" {
+			t.Fatalf("%s: %s (%v); the recorded run must not fail", tt.Name, tt.Outcome, tt.Errors)
 		}
 	}
+}
+
+// testModuleFiles writes a module of the given files.
+func testModuleFiles(t *testing.T, path string, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files["go.mod"] = "module " + path + "\n\ngo 1.26\n"
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // TestMisuseObserved records runs that die of the misuse: a send on a
@@ -332,8 +378,8 @@ func TestMisuseObserved(t *testing.T) {
 // object.
 func TestMisuseWords(t *testing.T) {
 	for _, kind := range misuseKinds {
-		if KindTitle(kind) == kind {
-			t.Errorf("%s: no title", kind)
+		if KindTitle(kind) == kind || kindTitle(kind) != KindTitle(kind) {
+			t.Errorf("%s: title %q, witness page title %q", kind, KindTitle(kind), kindTitle(kind))
 		}
 		if text, ok := Explain(kind); !ok || !strings.HasPrefix(text, "# "+kind+": ") {
 			t.Errorf("%s: explanation %q", kind, text)
