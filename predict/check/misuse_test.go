@@ -326,50 +326,60 @@ func TestMisuseObserved(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records tests")
 	}
-	for _, tc := range []struct {
-		name, kind, body string
+	cases := []struct {
+		test, kind, body string
 	}{
-		{"send on a closed channel", "send-on-closed", `c := make(chan int, 1)
+		{"TestDiesSending", "send-on-closed", `c := make(chan int, 1)
 	close(c)
 	c <- 1 // misuse`},
-		{"negative WaitGroup counter", "negative-waitgroup", `var wg sync.WaitGroup
+		{"TestDiesDone", "negative-waitgroup", `var wg sync.WaitGroup
 	wg.Add(1)
 	wg.Done()
 	wg.Done() // misuse`},
-		{"unlock of an unlocked mutex", "unlock-of-unlocked", `var mu sync.Mutex
+		{"TestDiesUnlocking", "unlock-of-unlocked", `var mu sync.Mutex
 	mu.Lock()
 	mu.Unlock()
 	mu.Unlock() // misuse`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			src := "package p\n\nimport (\n\t\"sync\"\n\t\"testing\"\n)\n\nvar _ sync.Mutex\n\nfunc TestDies(t *testing.T) {\n\t" + tc.body + "\n}\n"
-			line := 0
-			for k, l := range strings.Split(src, "\n") {
-				if strings.Contains(l, "// misuse") {
-					line = k + 1
-				}
+	}
+	// One module, each test recorded in a run of its own (each dies).
+	files := map[string]string{}
+	line := map[string]int{}
+	for k, tc := range cases {
+		src := "package p\n\nimport (\n\t\"sync\"\n\t\"testing\"\n)\n\nvar _ sync.Mutex\n\nfunc " + tc.test + "(t *testing.T) {\n\t" + tc.body + "\n}\n"
+		files[fmt.Sprintf("p%d_test.go", k)] = src
+		for n, l := range strings.Split(src, "\n") {
+			if strings.Contains(l, "// misuse") {
+				line[tc.test] = n + 1
 			}
-			dir := testModule(t, "example.com/p", "p_test.go", src)
-			rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
-			if err != nil {
-				t.Fatal(err)
+		}
+	}
+	dir := testModuleFiles(t, "example.com/p", files)
+	rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute, PerTest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Tests) != len(cases) {
+		t.Fatalf("tests %+v, want %d", rep.Tests, len(cases))
+	}
+	for _, tt := range rep.Tests {
+		if tt.Outcome == "pass" {
+			t.Errorf("%s passed; it must die", tt.Name)
+		}
+	}
+	for _, tc := range cases {
+		var got []Finding
+		for _, f := range rep.Findings {
+			if IsMisuse(f.Kind) && f.Test == tc.test {
+				got = append(got, f)
 			}
-			if len(rep.Tests) != 1 || rep.Tests[0].Outcome == "pass" {
-				t.Fatalf("tests %+v, want TestDies to die", rep.Tests)
-			}
-			var got []Finding
-			for _, f := range rep.Findings {
-				if IsMisuse(f.Kind) {
-					got = append(got, f)
-				}
-			}
-			if len(got) != 1 || got[0].Kind != tc.kind || got[0].Predicted {
-				t.Fatalf("misuse findings %+v, want one observed %s", got, tc.kind)
-			}
-			if a := got[0].Accesses[len(got[0].Accesses)-1]; a.Line != line {
-				t.Errorf("failing operation at line %d, want %d", a.Line, line)
-			}
-		})
+		}
+		if len(got) != 1 || got[0].Kind != tc.kind || got[0].Predicted {
+			t.Errorf("%s: misuse findings %+v, want one observed %s", tc.test, got, tc.kind)
+			continue
+		}
+		if a := got[0].Accesses[len(got[0].Accesses)-1]; a.Line != line[tc.test] {
+			t.Errorf("%s: failing operation at line %d, want %d", tc.test, a.Line, line[tc.test])
+		}
 	}
 }
 
