@@ -121,6 +121,8 @@ func hoverMarkdown(f *check.Finding, i int, short func(string) string, src func(
 			fmt.Fprintf(&b, ": a %s interleaving that no serial order of the transactions gives", p)
 		}
 		b.WriteString(".\n\n")
+	} else if check.IsMisuse(f.Kind) {
+		b.WriteString(check.MisuseSentence(f) + "\n\n")
 	} else if f.Kind == "deadlock" {
 		var parts []string
 		for j := range f.Accesses {

@@ -24,7 +24,7 @@ func kindTitle(kind string) string {
 	case "deadlock":
 		return "lock-order deadlock"
 	}
-	return kind
+	return check.KindTitle(kind)
 }
 
 func verdict(f *check.Finding) string {

@@ -391,6 +391,15 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 		res.Findings = append(res.Findings, fs...)
 		res.Stats.Stages = append(res.Stats.Stages, st)
 	}
+	// Channel, WaitGroup and mutex misuse (misuse.go).
+	if !o.NoMisuse {
+		fs, st, err := e.misuseLayer()
+		if err != nil {
+			return nil, err
+		}
+		res.Findings = append(res.Findings, fs...)
+		res.Stats.Stages = append(res.Stats.Stages, st)
+	}
 
 	// The independent check, after the engine: what the checker needs is
 	// taken, the engine's state dropped and collected, and only then does

@@ -39,8 +39,8 @@ type Options struct {
 	Analysis string
 
 	// NoRaces, NoAtomicity and NoDeadlocks switch off one kind of
-	// finding.
-	NoRaces, NoAtomicity, NoDeadlocks bool
+	// finding; NoMisuse, the misuse kinds (misuse.go).
+	NoRaces, NoAtomicity, NoDeadlocks, NoMisuse bool
 
 	// CriticalSectionsAsTransactions makes every critical section a
 	// transaction for atomicity checking, in addition to the OpTxBegin ..
@@ -107,7 +107,9 @@ func (o *Options) defaults() Options {
 // A Finding is one predicted (or observed) bug, deduplicated by source
 // sites.
 type Finding struct {
-	// Kind is "race", "atomicity" or "deadlock".
+	// Kind is "race", "atomicity", "deadlock" or a misuse kind
+	// (misuse.go: "send-on-closed", "close-of-closed",
+	// "negative-waitgroup", "waitgroup-reuse", "unlock-of-unlocked").
 	Kind string
 
 	// Predicted is false when the bug happened in the recorded run as it
@@ -116,7 +118,9 @@ type Finding struct {
 	// it; for an atomicity violation, the remote access did fall between
 	// the two local ones. It is true when showing the bug needs a
 	// different schedule, and always for a deadlock (a run that
-	// deadlocked would not have recorded the acquires).
+	// deadlocked would not have recorded the acquires). A misuse is
+	// observed when the run itself reached the failing operation in the
+	// failing state (misuse.go).
 	Predicted bool
 
 	// Events are trace indices: the two racing accesses (in trace order),
@@ -205,6 +209,12 @@ type Stage struct {
 	// deadlocks proved (one per pattern of sites).
 	Cycles, Deadlocks int64
 	DeadlockSites     int
+
+	// The "misuse" row (misuse.go): Misuse counts the candidates tried
+	// after the must-happen-before filters, MisuseSites the findings (one
+	// per pattern of sites and kind).
+	Misuse      int64
+	MisuseSites int
 }
 
 // Print writes the funnel as a table.
@@ -215,6 +225,10 @@ func (s *Stats) Print(w io.Writer) {
 	for _, st := range s.Stages {
 		if st.Name == "deadlock" {
 			fmt.Fprintf(w, "%-15s %d lock-order cycles, %d patterns tried, %d proved; %v\n", st.Name, st.Cycles, st.Deadlocks, st.DeadlockSites, st.Time.Round(time.Microsecond))
+			continue
+		}
+		if st.Name == "misuse" {
+			fmt.Fprintf(w, "%-15s %d channel, WaitGroup and unlock candidates tried, %d proved; %v\n", st.Name, st.Misuse, st.MisuseSites, st.Time.Round(time.Microsecond))
 			continue
 		}
 		fmt.Fprintf(w, "%-15s %12d %8d %12d %8d %12v\n", st.Name, st.Races, st.RaceSites, st.Atomicity, st.AtomicitySites, st.Time.Round(time.Microsecond))

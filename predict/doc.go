@@ -170,6 +170,19 @@
 // allowed to read another writer last (its next event must be the
 // observed acquire).
 //
+// # Misuse
+//
+// The operations that panic or throw in a Go program (misuse.go): a send
+// on a closed channel, a second close, a WaitGroup counter taken below
+// zero, an Add at zero concurrent with a Wait, an unlock of an unlocked
+// mutex. Each is a schedule, built as the deadlock layer builds its cut,
+// after which the failing operation is its goroutine's next step and its
+// primitive's state (the close in the cut, the counter summed over the
+// cut, the lock's operations in it) makes it fail. The checker's misuse
+// kinds re-check the state from the primitives' serial specifications.
+// A close of a closed channel is found only in traces that hold both
+// closes: the runtime panics before it records a second one.
+//
 // # Soundness first
 //
 // Every filter before the solver only removes candidates that no witness

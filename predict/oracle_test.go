@@ -438,7 +438,7 @@ func TestOracleSoundness(t *testing.T) {
 		for _, f := range res.Findings {
 			if f.Kind == KindRace {
 				seerR[[2]int{f.Events[0], f.Events[1]}] = true
-			} else {
+			} else if f.Kind == KindAtomicity {
 				seerA[[3]int{f.Events[0], f.Events[1], f.Events[2]}] = true
 			}
 		}

@@ -434,13 +434,7 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 		how = "observed"
 	}
 	a := f.Accesses[0]
-	what := "data race"
-	switch f.Kind {
-	case "atomicity":
-		what = "atomicity violation"
-	case "deadlock":
-		what = "lock-order deadlock"
-	}
+	what := check.KindTitle(f.Kind)
 	pos := func(a check.Access) string {
 		if a.File == "" {
 			return fmt.Sprintf("%d", a.Line)
@@ -478,6 +472,28 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 		b.WriteString("\n\twitness: ")
 		if prefix := check.PrefixPhrase(&f, rel); prefix != "" {
 			fmt.Fprintf(&b, "%s, then ", prefix)
+		}
+		if check.IsMisuse(f.Kind) {
+			// The failing operation is the last access, next in its
+			// goroutine (a close or a Wait before it is context).
+			next := f.Accesses[len(f.Accesses)-1:]
+			if f.Kind == "waitgroup-reuse" {
+				next = f.Accesses // the Wait and the Add are both next
+			}
+			fmt.Fprintf(&b, "%s, ending with", plural(n, "step"))
+			for k, a := range next {
+				if k > 0 {
+					b.WriteString(";")
+				}
+				fmt.Fprintf(&b, " g%d's next step %s", a.Goroutine, a.Op)
+				if a.Variable != "" {
+					fmt.Fprintf(&b, " %s", a.Variable)
+				}
+				if a.File != "" {
+					fmt.Fprintf(&b, " at %s:%d", filepath.Base(a.File), a.Line)
+				}
+			}
+			return b.String()
 		}
 		if f.Kind == "deadlock" {
 			fmt.Fprintf(&b, "%s, ending with", plural(n, "step"))
@@ -520,7 +536,7 @@ var (
 	predictFormat   = predictFlags.String("format", "", "trace `format`: seer or std (default: by content)")
 	predictJSON     = predictFlags.Bool("json", false, "print the report as JSON (the same as -o json)")
 	predictOutput   = predictFlags.String("o", "text", "print the report as `text`, json (the document seer check -json prints) or sarif (SARIF 2.1.0); -format is the trace's format")
-	predictStats    = predictFlags.Bool("stats", false, "print the funnel with times: candidates, lockset, then the layers that prove races (observed, shb, happens-before, sync-preserving, reversal, ucg, sat), and deadlock")
+	predictStats    = predictFlags.Bool("stats", false, "print the funnel with times: candidates, lockset, then the layers that prove races (observed, shb, happens-before, sync-preserving, reversal, ucg, sat), deadlock and misuse")
 	predictAnalysis = predictFlags.String("analysis", "seer", "analysis: seer, hb or shb")
 	predictAtom     = predictFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 	predictSolve    = predictFlags.Duration("solvetimeout", 2*time.Second, "bound each SAT solve of the witness search by `d`; a candidate left undecided is not reported, and -stats counts it")

@@ -81,4 +81,6 @@ func Explain(kind string) (string, bool) {
 }
 
 // Kinds lists the finding kinds that Explain documents.
-func Kinds() []string { return []string{"race", "atomicity", "deadlock"} }
+func Kinds() []string {
+	return append([]string{"race", "atomicity", "deadlock"}, misuseKinds...)
+}

@@ -64,7 +64,10 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 		if g != nil && g.Create != 0 {
 			a.Created = toFrames(t.Stack(g.Create))
 		}
-		if o := t.Object(e.Obj); o != nil && o.Name != "" {
+		if IsMisuse(f.Kind) {
+			a.Op = misuseOp(t, i)
+			a.Variable = names.misuseObject(i, site) // the channel, WaitGroup or mutex
+		} else if o := t.Object(e.Obj); o != nil && o.Name != "" {
 			a.Variable = shortName(o.Name)
 		} else if f.Kind == predict.KindDeadlock {
 			a.Variable = names.object(i, true) // the lock, as the source names it

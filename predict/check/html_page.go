@@ -354,6 +354,9 @@ func kindTitle(kind string) string {
 	case "atomicity":
 		return "atomicity violation"
 	}
+	if IsMisuse(kind) {
+		return KindTitle(kind)
+	}
 	return kind
 }
 

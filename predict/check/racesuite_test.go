@@ -79,6 +79,11 @@ func scoreRaceSuite(t *testing.T, dir string, perTest bool, skip, label string) 
 	found = map[string]bool{}
 	for _, f := range rep.Findings {
 		found[f.Test] = true
+		if IsMisuse(f.Kind) {
+			// Judged by hand: each must be a test with such a misuse.
+			a := f.Accesses[len(f.Accesses)-1]
+			t.Logf("%s: %s: %s (predicted %v) at %s:%d", label, f.Test, f.Kind, f.Predicted, a.File, a.Line)
+		}
 	}
 	var names []string
 	skipped := 0

@@ -189,9 +189,9 @@ func sarifRuleFor(kind string) sarifRule {
 		DefaultConfiguration: sarifRuleConfig{Level: "warning"},
 		Properties:           map[string]any{"tags": []string{"concurrency", "correctness"}, "precision": "very-high", "problem.severity": "warning"},
 	}
-	if kind == "race" || kind == "deadlock" {
+	if kind == "race" || kind == "deadlock" || IsMisuse(kind) {
 		// Go's memory model gives a racy program no defined meaning; a
-		// deadlocked one hangs.
+		// deadlocked one hangs; a misuse panics.
 		r.DefaultConfiguration.Level = "error"
 		r.Properties["problem.severity"] = "error"
 	}
@@ -261,13 +261,7 @@ func (s *sarifWriter) result(f *Finding, rule int, level string) sarifResult {
 		r.RelatedLocations = append(r.RelatedLocations, loc)
 		links = append(links, fmt.Sprintf("[%s](%d) by goroutine %d", a.Op, id, a.Goroutine))
 	}
-	what := "data race"
-	switch f.Kind {
-	case "atomicity":
-		what = "atomicity violation"
-	case "deadlock":
-		what = "lock-order deadlock"
-	}
+	what := KindTitle(f.Kind)
 	on := ""
 	if f.Variable != "" {
 		on = " on " + f.Variable

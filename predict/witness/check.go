@@ -288,10 +288,15 @@ func (k *Checker) feasible(f *Schedule) (*fstate, error) {
 			s.lastOf[g] = k.gEv[k.gOff[g]+s.b[g]-1]
 		}
 	}
-	if f.Kind == Deadlock {
+	if f.Kind == Deadlock || IsMisuse(f.Kind) {
 		// A blocked goroutine's next event must be the observed one: its
-		// last read too must see its observed writer.
-		for _, i := range f.Events {
+		// last read too must see its observed writer. So must a misuse's
+		// offending goroutine's (misuse.go).
+		pending := f.Events
+		if IsMisuse(f.Kind) {
+			pending = nextEvents(f)
+		}
+		for _, i := range pending {
 			if g := t.Events[i].G; int(g) > 0 && int(g) < ng {
 				s.lastOf[g] = -1
 			}
@@ -366,6 +371,9 @@ func (k *Checker) checkProperty(s *fstate) error {
 	case Deadlock:
 		return s.checkDeadlock()
 	default:
+		if IsMisuse(f.Kind) {
+			return s.checkMisuse()
+		}
 		return fmt.Errorf("unknown kind %q", f.Kind)
 	}
 	return nil

@@ -65,6 +65,8 @@ type Checker struct {
 	lockOps   map[trace.ObjID][]int32
 	lockAfter map[trace.ObjID][]lockState
 	lockBad   map[trace.ObjID]bool
+
+	mis misuseCache // channels and WaitGroups, built at the first misuse check (misuse.go)
 }
 
 // NewChecker replays t once. loc and spans must be

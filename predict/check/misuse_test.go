@@ -1,0 +1,406 @@
+// This file holds the end-to-end tests of issue 15's misuse kinds: for
+// each, a real test whose recorded run does not fail is recorded, and seer
+// predicts the misuse at the line marked "// misuse" with a witness the
+// checker replayed; its fixed twin (the marked fix applied) is recorded
+// too, and seer reports nothing on it.
+
+package check
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// misuseCases are the shapes of issue 15. Each src is a buggy test file;
+// fix turns it into the fixed twin (old → new replacements).
+var misuseCases = []struct {
+	name, kind string
+	src        string
+	fix        []string
+}{
+	{
+		// A send racing with close in a Stop method: the run submitted
+		// before it stopped, but only because it waited for the
+		// submitting goroutine to exit (runtime.NumGoroutine is no
+		// synchronisation).
+		name: "send racing with close in Stop", kind: "send-on-closed",
+		src: `package p
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+)
+
+type server struct {
+	reqs chan int
+	wg   sync.WaitGroup
+}
+
+func (s *server) submit(v int) {
+	s.reqs <- v // misuse
+}
+
+func (s *server) Stop() {
+	WAIT
+	close(s.reqs)
+}
+
+func TestStop(t *testing.T) {
+	s := &server{reqs: make(chan int, 1)}
+	n := runtime.NumGoroutine()
+	ADD
+	go func() {
+		DONE
+		s.submit(1)
+	}()
+	for runtime.NumGoroutine() > n {
+		runtime.Gosched()
+	}
+	s.Stop()
+}
+`,
+		fix: []string{"WAIT", "s.wg.Wait()", "ADD", "s.wg.Add(1)", "DONE", "defer s.wg.Done()"},
+	},
+	{
+		// wg.Add inside the goroutine: the run's goroutines had added
+		// (and finished) before the Wait, which nothing made them do.
+		name: "Add inside the goroutine", kind: "waitgroup-reuse",
+		src: `package p
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+)
+
+func TestFetch(t *testing.T) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	fetched := 0
+	n := runtime.NumGoroutine()
+	for i := 0; i < 2; i++ {
+		OUTER
+		go func() {
+			INNER // misuse
+			defer wg.Done()
+			mu.Lock()
+			fetched++
+			mu.Unlock()
+		}()
+	}
+	for runtime.NumGoroutine() > n {
+		runtime.Gosched()
+	}
+	wg.Wait()
+	mu.Lock()
+	_ = fetched
+	mu.Unlock()
+}
+`,
+		fix: []string{"OUTER", "wg.Add(1)", "INNER // misuse", ""},
+	},
+	{
+		// A Done that can come before its Add: the Add follows the go
+		// statement; the run's goroutine slept before its Done.
+		name: "Done before its Add", kind: "negative-waitgroup",
+		src: `package p
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestWorker(t *testing.T) {
+	var wg sync.WaitGroup
+	BEFORE
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		wg.Done() // misuse
+	}()
+	AFTER
+	wg.Wait()
+}
+`,
+		fix: []string{"BEFORE", "wg.Add(1)", "AFTER", ""},
+	},
+	{
+		// An extra Done: the producer calls Done for itself and once
+		// more. The run counted the consumer (the test itself) before the
+		// producer got there, which hid it.
+		name: "an extra Done", kind: "negative-waitgroup",
+		src: `package p
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestPipeline(t *testing.T) {
+	var wg sync.WaitGroup
+	results := make(chan int, 1)
+	wg.Add(1)
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		results <- 1
+		wg.Done()
+		EXTRA
+	}()
+	SECOND
+	<-results
+	wg.Wait()
+}
+`,
+		fix: []string{"EXTRA", "", "SECOND", ""},
+	},
+	{
+		// Unlock in a defer plus an explicit Unlock on one path: in the
+		// run the owner took the lock between the two, and the deferred
+		// Unlock released the owner's lock instead of failing.
+		name: "Unlock in a defer and on one path", kind: "unlock-of-unlocked",
+		src: `package p
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+type cache struct {
+	mu     sync.Mutex
+	closed bool
+	events chan string
+}
+
+func (c *cache) get(k string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock() // misuse
+	if c.closed {
+		EXPLICIT
+		c.events <- "closed"
+		time.Sleep(50 * time.Millisecond) // flushing
+		return -1
+	}
+	return len(k)
+}
+
+func TestClosedCache(t *testing.T) {
+	c := &cache{closed: true, events: make(chan string)}
+	done := make(chan bool)
+	go func() {
+		c.get("a")
+		done <- true
+	}()
+	<-c.events
+	c.mu.Lock()
+	<-done
+}
+`,
+		fix: []string{"EXPLICIT", ""},
+	},
+}
+
+func TestMisusePredicted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records tests")
+	}
+	// All buggy tests in one module and all fixed twins in another: two
+	// recordings, each test a file of its own.
+	buggy := map[string]string{}
+	fixed := map[string]string{}
+	want := map[string]int{} // test (and file) → the marked line
+	kinds := map[string]string{}
+	for k, tc := range misuseCases {
+		b := strings.NewReplacer("EXTRA", "wg.Done() // misuse", "SECOND", "wg.Add(1)",
+			"EXPLICIT", "c.mu.Unlock()", "OUTER", "", "INNER", "wg.Add(1)", "BEFORE", "", "AFTER", "wg.Add(1)",
+			"WAIT", "", "ADD", "", "DONE", "").Replace(tc.src)
+		f := strings.NewReplacer(tc.fix...).Replace(tc.src)
+		f = strings.NewReplacer("EXTRA", "", "SECOND", "", "EXPLICIT", "",
+			"WAIT", "", "ADD", "", "DONE", "", "OUTER", "", "INNER", "", "BEFORE", "", "AFTER", "").Replace(f)
+		name := fmt.Sprintf("p%d_test.go", k)
+		buggy[name], fixed[name] = b, f
+		test := ""
+		for n, l := range strings.Split(b, "\n") {
+			if strings.Contains(l, "// misuse") {
+				want[name] = n + 1 // one marked line per file
+			}
+			if strings.HasPrefix(l, "func Test") {
+				test = strings.TrimSuffix(strings.TrimPrefix(l, "func "), "(t *testing.T) {")
+			}
+		}
+		want[test], kinds[test] = want[name], tc.kind
+	}
+	t.Run("buggy", func(t *testing.T) {
+		dir := testModuleFiles(t, "example.com/p", buggy)
+		rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		passed(t, rep)
+		got := map[string][]Finding{}
+		for _, f := range rep.Findings {
+			if IsMisuse(f.Kind) {
+				got[f.Test] = append(got[f.Test], f)
+			}
+		}
+		for test, kind := range kinds {
+			fs := got[test]
+			if len(fs) != 1 {
+				t.Errorf("%s: misuse findings %+v, want one %s", test, fs, kind)
+				continue
+			}
+			f := fs[0]
+			if f.Kind != kind || !f.Predicted || len(f.Witness) == 0 {
+				t.Errorf("%s: finding %+v, want a predicted %s with a witness", test, f, kind)
+				continue
+			}
+			a := f.Accesses[len(f.Accesses)-1]
+			if a.Line != want[test] {
+				t.Errorf("%s: failing operation at line %d (%s), want %d", test, a.Line, a.Op, want[test])
+			}
+		}
+		var b bytes.Buffer
+		if err := WriteSARIF(&b, rep, SARIFOptions{Root: dir}); err != nil {
+			t.Fatal(err)
+		}
+		validSARIF(t, sarifSchema(t), b.Bytes())
+		for _, kind := range kinds {
+			if !strings.Contains(b.String(), `"ruleId": "`+kind+`"`) {
+				t.Errorf("SARIF has no %s result", kind)
+			}
+		}
+	})
+	t.Run("fixed", func(t *testing.T) {
+		dir := testModuleFiles(t, "example.com/p", fixed)
+		rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		passed(t, rep)
+		if len(rep.Tests) != len(kinds) {
+			t.Errorf("tests %+v, want %d", rep.Tests, len(kinds))
+		}
+		if len(rep.Findings) != 0 {
+			t.Fatalf("findings in the fixed twins: %+v", rep.Findings)
+		}
+	})
+}
+
+// passed fails t unless every recorded test passed: the buggy tests'
+// runs must not show the bug.
+func passed(t *testing.T, rep *Report) {
+	t.Helper()
+	for _, tt := range rep.Tests {
+		if tt.Outcome != "pass" {
+			t.Fatalf("%s: %s (%v); the recorded run must not fail", tt.Name, tt.Outcome, tt.Errors)
+		}
+	}
+}
+
+// testModuleFiles writes a module of the given files.
+func testModuleFiles(t *testing.T, path string, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files["go.mod"] = "module " + path + "\n\ngo 1.26\n"
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestMisuseObserved records runs that die of the misuse: a send on a
+// channel the test closed, a Done too many, an Unlock of a mutex already
+// unlocked. The
+// trace ends there, and seer reports the misuse as observed, at its line.
+func TestMisuseObserved(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records tests")
+	}
+	cases := []struct {
+		test, kind, body string
+	}{
+		{"TestDiesSending", "send-on-closed", `c := make(chan int, 1)
+	close(c)
+	c <- 1 // misuse`},
+		{"TestDiesDone", "negative-waitgroup", `var wg sync.WaitGroup
+	wg.Add(1)
+	wg.Done()
+	wg.Done() // misuse`},
+		{"TestDiesUnlocking", "unlock-of-unlocked", `var mu sync.Mutex
+	mu.Lock()
+	mu.Unlock()
+	mu.Unlock() // misuse`},
+	}
+	// One module, each test recorded in a run of its own (each dies).
+	files := map[string]string{}
+	line := map[string]int{}
+	for k, tc := range cases {
+		src := "package p\n\nimport (\n\t\"sync\"\n\t\"testing\"\n)\n\nvar _ sync.Mutex\n\nfunc " + tc.test + "(t *testing.T) {\n\t" + tc.body + "\n}\n"
+		files[fmt.Sprintf("p%d_test.go", k)] = src
+		for n, l := range strings.Split(src, "\n") {
+			if strings.Contains(l, "// misuse") {
+				line[tc.test] = n + 1
+			}
+		}
+	}
+	dir := testModuleFiles(t, "example.com/p", files)
+	rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute, PerTest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Tests) != len(cases) {
+		t.Fatalf("tests %+v, want %d", rep.Tests, len(cases))
+	}
+	for _, tt := range rep.Tests {
+		if tt.Outcome == "pass" {
+			t.Errorf("%s passed; it must die", tt.Name)
+		}
+	}
+	for _, tc := range cases {
+		var got []Finding
+		for _, f := range rep.Findings {
+			if IsMisuse(f.Kind) && f.Test == tc.test {
+				got = append(got, f)
+			}
+		}
+		if len(got) != 1 || got[0].Kind != tc.kind || got[0].Predicted {
+			t.Errorf("%s: misuse findings %+v, want one observed %s", tc.test, got, tc.kind)
+			continue
+		}
+		if a := got[0].Accesses[len(got[0].Accesses)-1]; a.Line != line[tc.test] {
+			t.Errorf("%s: failing operation at line %d, want %d", tc.test, a.Line, line[tc.test])
+		}
+	}
+}
+
+// TestMisuseWords checks each misuse kind's title, -explain text and
+// hover sentence, which name the failing operation's goroutine and
+// object.
+func TestMisuseWords(t *testing.T) {
+	for _, kind := range misuseKinds {
+		if KindTitle(kind) == kind || kindTitle(kind) != KindTitle(kind) {
+			t.Errorf("%s: title %q, witness page title %q", kind, KindTitle(kind), kindTitle(kind))
+		}
+		if text, ok := Explain(kind); !ok || !strings.HasPrefix(text, "# "+kind+": ") {
+			t.Errorf("%s: explanation %q", kind, text)
+		}
+		f := &Finding{Kind: kind, Accesses: []Access{{Goroutine: 3, Variable: "a"}, {Goroutine: 7, Variable: "s.reqs"}}}
+		s := MisuseSentence(f)
+		if !strings.Contains(s, "s.reqs") || kind != "waitgroup-reuse" && !strings.Contains(s, "goroutine 7") {
+			t.Errorf("%s: sentence %q does not name goroutine 7 and s.reqs", kind, s)
+		}
+	}
+	if s := MisuseSentence(&Finding{Kind: "race", Accesses: []Access{{}}}); s != "" || IsMisuse("race") {
+		t.Errorf("race taken for a misuse: %q", s)
+	}
+}

@@ -1,0 +1,573 @@
+// This file implements the misuse layer: the channel, WaitGroup and
+// mutex operations that panic (or throw) in the real program, predicted
+// from one run, each with a witness.
+//
+// Every kind asks the same question of the maximal causal model: is there
+// a feasible schedule after which an operation op is the next step of its
+// goroutine, with its primitive in a state where op fails? The schedule
+// is built as for deadlocks (deadlock.go): the causal cone of the events
+// op's goroutine ran before it (and of the events that must be in, such
+// as the close a send comes after), closed under the sync-preserving lock
+// rule, run in observed order. The cone keeps every read's writer, so the
+// goroutine's next step is op; the primitive's state is then a function
+// of the cut. The kinds, and the state that makes op fail:
+//
+//   - send-on-closed: op starts a send on a channel (chansend's read of
+//     it) and the channel's close is in the cut;
+//   - close-of-closed: op is a close and another close of the channel is
+//     in the cut (a run that did not panic never closes a channel twice,
+//     and the second close of one that did is not recorded: the kind is
+//     found only in traces that hold two closes);
+//   - negative-waitgroup: op is a Done and the group's counter, summed
+//     over the cut's Adds and Dones, is zero (if the least cut leaves it
+//     above zero, Dones of other goroutines that do not need op are
+//     added, cheapest first);
+//   - waitgroup-reuse: op is a Wait, another goroutine's next step is an
+//     Add with a positive delta, and the counter is zero: the Wait
+//     returns at once, before the task the Add counts (sync.WaitGroup:
+//     "calls with a positive delta that occur when the counter is zero
+//     must happen before a Wait"). Both must be next, so neither must
+//     happen before the other; an Add after the Wait returned (a group
+//     reused in rounds) is not reported;
+//   - unlock-of-unlocked: op is an Unlock (RUnlock) of a lock that some
+//     goroutine releases without having taken it itself (the CTP's
+//     "observed" locks); on any other lock every unlock follows its own
+//     goroutine's lock, which mutual exclusion keeps held. The lock's
+//     operations in the cut, in observed order, leave it in a state that
+//     op's specification forbids. A lock whose first operation releases
+//     (a copy of a held mutex) or that a plain write overwrites while in
+//     use is not judged (witness.LockKnown): its state is not its
+//     operations'.
+//
+// Must-happen-before filters first: a send that must happen before its
+// close, a Done that its group's Adds must precede with nothing to
+// undercut them, a Wait and an Add that must be ordered. Findings are one
+// per pattern of sites; Predicted is false when the recorded run itself
+// reached op in the failing state (the send started after the close, the
+// Wait returned before the Add, the unlock found the lock free: the trace
+// ends there when the program died of it). The checker (package witness,
+// misuse.go) re-checks each with the primitives' serial specifications.
+
+package predict
+
+import (
+	"slices"
+	"time"
+
+	"github.com/seer-tools/seer/predict/witness"
+	"github.com/seer-tools/seer/trace"
+)
+
+// Kinds of misuse finding.
+const (
+	KindSendOnClosed      = string(witness.SendOnClosed)
+	KindCloseOfClosed     = string(witness.CloseOfClosed)
+	KindNegativeWaitGroup = string(witness.NegativeWaitGroup)
+	KindWaitGroupReuse    = string(witness.WaitGroupReuse)
+	KindUnlockOfUnlocked  = string(witness.UnlockOfUnlocked)
+)
+
+// maxMisuseClosures bounds the closures the misuse layer computes.
+const maxMisuseClosures = 2000
+
+// misuse is the layer's state for one trace.
+type misuse struct {
+	e        *engine
+	st       *Stage
+	out      []Finding
+	proved   map[misuseKey]bool
+	tries    map[misuseKey]int
+	looks    map[misuseKey]int // candidates of a key looked at, filtered or not
+	lg       map[trace.ObjID][]int32
+	cut, tmp []int32
+}
+
+// misuseLayer finds and proves the misuse kinds. Its funnel row counts
+// the candidates that passed the must-happen-before filters (Misuse) and
+// the patterns of sites proved (MisuseSites).
+func (e *engine) misuseLayer() ([]Finding, Stage, error) {
+	t0 := time.Now()
+	st := Stage{Name: "misuse"}
+	c := e.c
+	closes := map[uint64][]int32{}
+	sends := map[uint64][]int32{}
+	wgs := map[trace.ObjID][]int32{}
+	var wgOrder []trace.ObjID
+	var unlocks []int32
+	lockOps := map[trace.ObjID][]int32{} // the observed locks' operations
+	// Whether a read starts a send depends on its stack alone: judged
+	// once per stack (reads are most of a trace).
+	sendStack := make([]int8, c.t.Stacks.Len()+1) // 0 unknown, 1 yes, 2 no
+	for i := range c.ev {
+		ev := &c.ev[i]
+		switch ev.Op {
+		case trace.OpClose:
+			closes[ev.Addr] = append(closes[ev.Addr], int32(i))
+		case trace.OpRead:
+			st := int(ev.Stack)
+			if st >= len(sendStack) {
+				st = 0 // not a stack of the table: judged each time
+			}
+			if sendStack[st] == 0 || st == 0 {
+				sendStack[st] = 2
+				if witness.SendStart(c.t, i) {
+					sendStack[st] = 1
+				}
+			}
+			if sendStack[st] == 1 {
+				sends[ev.Addr] = append(sends[ev.Addr], int32(i))
+			}
+		case trace.OpWGAdd, trace.OpWGDone, trace.OpWGWait:
+			if wgs[ev.Obj] == nil {
+				wgOrder = append(wgOrder, ev.Obj)
+			}
+			wgs[ev.Obj] = append(wgs[ev.Obj], int32(i))
+		}
+		if ev.Op.IsLock() && c.observed[ev.Obj] {
+			lockOps[ev.Obj] = append(lockOps[ev.Obj], int32(i))
+			if ev.Op == trace.OpUnlock || ev.Op == trace.OpRUnlock {
+				unlocks = append(unlocks, int32(i))
+			}
+		}
+	}
+	known := map[trace.ObjID]bool{}
+	for l, ops := range lockOps {
+		known[l] = witness.LockKnown(c.t, l, ops)
+	}
+	unlocks = slices.DeleteFunc(unlocks, func(u int32) bool { return !known[c.ev[u].Obj] })
+	if len(closes) == 0 && len(wgs) == 0 && len(unlocks) == 0 {
+		st.Time = time.Since(t0)
+		return nil, st, nil
+	}
+	m := &misuse{e: e, st: &st, proved: map[misuseKey]bool{}, tries: map[misuseKey]int{}, looks: map[misuseKey]int{}}
+	var addrs []uint64
+	for a := range closes {
+		addrs = append(addrs, a)
+	}
+	slices.Sort(addrs)
+	for _, a := range addrs {
+		if err := m.channel(closes[a], sends[a]); err != nil {
+			return nil, st, err
+		}
+	}
+	for _, w := range wgOrder {
+		if err := m.waitGroup(wgs[w]); err != nil {
+			return nil, st, err
+		}
+	}
+	for _, u := range unlocks {
+		if err := m.unlock(u); err != nil {
+			return nil, st, err
+		}
+	}
+	st.MisuseSites = len(m.out)
+	st.Time = time.Since(t0)
+	return m.out, st, nil
+}
+
+// misuseKey names a finding by its kind and the sites of its events.
+type misuseKey struct {
+	kind string
+	a, b int32
+}
+
+func (m *misuse) key(kind string, evs ...int32) misuseKey {
+	k := misuseKey{kind: kind, a: -1, b: -1}
+	k.a = m.e.c.site(evs[0])
+	if len(evs) > 1 {
+		k.b = m.e.c.site(evs[1])
+	}
+	return k
+}
+
+// maxLooks bounds the candidates of one pattern of sites that the
+// filters look at (a loop makes thousands of one site).
+const maxLooks = 64
+
+// look reports whether a candidate of key k is worth filtering: its
+// pattern of sites is not proved and has looks left. It counts the look.
+func (m *misuse) look(k misuseKey) bool {
+	if m.proved[k] || m.looks[k] >= maxLooks {
+		return false
+	}
+	m.looks[k]++
+	return true
+}
+
+// try reports whether a candidate of key k that passed the filters is
+// worth a closure: its pattern of sites has tries left and the layer has
+// closures left. It counts the candidate.
+func (m *misuse) try(k misuseKey) bool {
+	if m.proved[k] || m.tries[k] >= m.e.opts.MaxTries || m.st.Misuse >= maxMisuseClosures {
+		return false
+	}
+	m.tries[k]++
+	m.st.Misuse++
+	return true
+}
+
+// mustBefore reports whether every schedule that runs b's goroutine up
+// to b (b excluded) runs a: a must happen before the event before b.
+func (m *misuse) mustBefore(a, b int32) bool {
+	c := m.e.c
+	return m.e.mhb.knows(int32(c.ev[b].G), c.pos[b]-1, int32(c.ev[a].G)) >= c.pos[a]
+}
+
+// closure computes in m.cut the sync-preserving closure of the events up
+// to each of in (included) and before each of next, and reports whether
+// it holds none of next.
+func (m *misuse) closure(in, next []int32) (bool, error) {
+	e, c := m.e, m.e.c
+	if e.cone == nil {
+		if err := e.buildCone(); err != nil {
+			return false, err
+		}
+	}
+	if m.lg == nil {
+		m.lg = e.lockGoroutines()
+		m.cut = make([]int32, len(c.byG))
+		m.tmp = make([]int32, len(c.byG))
+	}
+	clear(m.cut)
+	for _, i := range in {
+		e.coneInto(m.cut, int32(c.ev[i].G), c.pos[i])
+	}
+	for _, i := range next {
+		e.coneInto(m.cut, int32(c.ev[i].G), c.pos[i]-1)
+	}
+	return m.close(next)
+}
+
+// close closes m.cut under the lock rule and reports whether it holds
+// none of next.
+func (m *misuse) close(next []int32) (bool, error) {
+	c := m.e.c
+	below := func() bool {
+		for _, i := range next {
+			if m.cut[c.ev[i].G] >= c.pos[i] {
+				return false
+			}
+		}
+		return true
+	}
+	for below() {
+		if err := m.e.ctx.Err(); err != nil {
+			return false, err
+		}
+		grew, ok := m.e.lockRound(m.cut, -1, -1, m.lg)
+		if !ok {
+			return false, nil
+		}
+		if !grew {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// inCut reports whether event i is in m.cut.
+func (m *misuse) inCut(i int32) bool { return m.e.c.pos[i] <= m.cut[m.e.c.ev[i].G] }
+
+// emit records the finding whose schedule is m.cut in observed order
+// (deadlockWitness's form: the prefix up to the cut's last event, which is
+// the witness).
+func (m *misuse) emit(kind string, k misuseKey, evs []int32, predicted bool) {
+	empty := true
+	for _, n := range m.cut {
+		empty = empty && n == 0
+	}
+	if empty {
+		return // nothing runs before the op: no schedule to show
+	}
+	fd := m.e.deadlockWitness(evs, m.cut)
+	fd.Kind, fd.Predicted = kind, predicted
+	fd.Count = 1
+	m.out = append(m.out, fd)
+	m.proved[k] = true
+}
+
+// channel tries the sends on (and second closes of) one channel.
+func (m *misuse) channel(closes, sends []int32) error {
+	for _, cl := range closes {
+		for _, s := range sends {
+			k := m.key(KindSendOnClosed, cl, s)
+			if !m.look(k) || m.mustBeforeIncl(s, cl) {
+				continue // every schedule that closes has started the send
+			}
+			if !m.try(k) {
+				continue
+			}
+			ok, err := m.closure([]int32{cl}, []int32{s})
+			if err != nil {
+				return err
+			}
+			if ok {
+				m.emit(KindSendOnClosed, k, []int32{cl, s}, s < cl)
+			}
+		}
+		for _, c2 := range closes {
+			if c2 == cl {
+				continue
+			}
+			k := m.key(KindCloseOfClosed, cl, c2)
+			if !m.look(k) || m.mustBeforeIncl(c2, cl) || !m.try(k) {
+				continue
+			}
+			ok, err := m.closure([]int32{cl}, []int32{c2})
+			if err != nil {
+				return err
+			}
+			if ok {
+				m.emit(KindCloseOfClosed, k, []int32{cl, c2}, c2 < cl)
+			}
+		}
+	}
+	return nil
+}
+
+// mustBeforeIncl reports whether a must happen before b, b's own
+// acquires included: no schedule that runs b stops a's goroutine before a.
+func (m *misuse) mustBeforeIncl(a, b int32) bool {
+	c := m.e.c
+	return m.e.mhb.knows(int32(c.ev[b].G), c.pos[b], int32(c.ev[a].G)) >= c.pos[a]
+}
+
+// wgDelta returns the delta of WaitGroup event i (witness.DoneDelta).
+func (m *misuse) wgDelta(i int32) (int64, bool) { return witness.DoneDelta(m.e.c.t, int(i)) }
+
+// known reports whether a WaitGroup's counter can be judged from its
+// events: every decrement is a Done, and the replay in observed order
+// gives at each Add the counter the run recorded.
+func (m *misuse) known(evs []int32) bool {
+	t := m.e.c.t
+	var n int64
+	for _, i := range evs {
+		if t.Events[i].Op == trace.OpWGWait {
+			continue
+		}
+		d, ok := m.wgDelta(i)
+		if !ok {
+			return false
+		}
+		if t.Events[i].Op == trace.OpWGAdd && t.Header.Format != "std" {
+			if _, old := t.Value(int(i)); int64(int32(old>>32)) != n {
+				return false
+			}
+		}
+		n += d
+	}
+	return true
+}
+
+// counter returns the group's counter over m.cut, in observed order, and
+// whether it stays at zero or above all along.
+func (m *misuse) counter(evs []int32) (int64, bool) {
+	var n int64
+	for _, i := range evs {
+		if m.e.c.ev[i].Op == trace.OpWGWait || !m.inCut(i) {
+			continue
+		}
+		d, _ := m.wgDelta(i)
+		if n += d; n < 0 {
+			return n, false
+		}
+	}
+	return n, true
+}
+
+// lower adds to m.cut the Dones of evs that do not need any of next,
+// one at a time, until the counter is at most want; it reports whether
+// it got there with the closure still holding none of next.
+func (m *misuse) lower(evs, next []int32, want int64) (bool, error) {
+	n, ok := m.counter(evs)
+	for _, d := range evs {
+		if !ok {
+			return false, nil
+		}
+		if n <= want {
+			return true, nil
+		}
+		if m.e.c.ev[d].Op != trace.OpWGDone || m.inCut(d) || slices.Contains(next, d) {
+			continue
+		}
+		skip := false
+		for _, x := range next {
+			skip = skip || m.mustBeforeIncl(x, d)
+		}
+		if skip {
+			continue
+		}
+		copy(m.tmp, m.cut)
+		m.e.coneInto(m.cut, int32(m.e.c.ev[d].G), m.e.c.pos[d])
+		good, err := m.close(next)
+		if err != nil {
+			return false, err
+		}
+		if !good {
+			copy(m.cut, m.tmp)
+			continue
+		}
+		n, ok = m.counter(evs)
+	}
+	return ok && n <= want, nil
+}
+
+// waitGroup tries the Dones and the Wait/Add pairs of one WaitGroup.
+func (m *misuse) waitGroup(evs []int32) error {
+	if !m.known(evs) {
+		return nil
+	}
+	c := m.e.c
+	var adds []int32
+	for _, i := range evs {
+		if c.ev[i].Op == trace.OpWGAdd {
+			adds = append(adds, i)
+		}
+	}
+	for _, d := range evs {
+		if c.ev[d].Op != trace.OpWGDone {
+			continue
+		}
+		k := m.key(KindNegativeWaitGroup, d)
+		if !m.look(k) {
+			continue
+		}
+		// The Adds that every schedule reaching d runs, against the
+		// Dones that may run before it.
+		var must, may int64
+		for _, a := range adds {
+			if m.mustBefore(a, d) {
+				v, _ := m.wgDelta(a)
+				must += v
+			}
+		}
+		for _, x := range evs {
+			if x != d && c.ev[x].Op == trace.OpWGDone && !m.mustBeforeIncl(d, x) {
+				may++
+			}
+		}
+		if must-may >= 1 || !m.try(k) {
+			continue
+		}
+		ok, err := m.closure(nil, []int32{d})
+		if err != nil {
+			return err
+		}
+		if ok {
+			if ok, err = m.lower(evs, []int32{d}, 0); err != nil {
+				return err
+			}
+		}
+		if ok {
+			// Observed: the run's own counter was at zero at d (the
+			// trace ends there).
+			var run int64
+			for _, x := range evs {
+				if x >= d {
+					break
+				}
+				if v, _ := m.wgDelta(x); c.ev[x].Op != trace.OpWGWait {
+					run += v
+				}
+			}
+			m.emit(KindNegativeWaitGroup, k, []int32{d}, run > 0)
+		}
+	}
+	for _, w := range evs {
+		if c.ev[w].Op != trace.OpWGWait {
+			continue
+		}
+		for _, a := range adds {
+			k := m.key(KindWaitGroupReuse, w, a)
+			if c.ev[a].G == c.ev[w].G || !m.look(k) || m.mustBefore(a, w) || m.mustBefore(w, a) || !m.try(k) {
+				continue
+			}
+			next := []int32{w, a}
+			ok, err := m.closure(nil, next)
+			if err != nil {
+				return err
+			}
+			if ok {
+				if ok, err = m.lower(evs, next, 0); err != nil {
+					return err
+				}
+			}
+			if ok {
+				if n, _ := m.counter(evs); n != 0 {
+					continue
+				}
+				m.emit(KindWaitGroupReuse, k, next, a < w)
+			}
+		}
+	}
+	return nil
+}
+
+// unlock tries an unlock of an observed lock.
+func (m *misuse) unlock(u int32) error {
+	c := m.e.c
+	k := m.key(KindUnlockOfUnlocked, u)
+	if !m.look(k) || !m.try(k) {
+		return nil
+	}
+	ok, err := m.closure(nil, []int32{u})
+	if err != nil || !ok {
+		return err
+	}
+	l := c.ev[u].Obj
+	var st, obs lockStateP
+	for i := range c.ev[:u] {
+		ev := &c.ev[i]
+		if ev.Obj != l || !ev.Op.IsLock() {
+			continue
+		}
+		if !obs.step(ev.Op) {
+			obs.broken = true
+		}
+		if m.inCut(int32(i)) && !st.step(ev.Op) {
+			return nil // the cut itself breaks the lock: no witness here
+		}
+	}
+	if st.step(c.ev[u].Op) {
+		return nil // the unlock finds the lock held
+	}
+	// Observed: the run itself reached u with the lock in a state that
+	// forbids it (and was sound until then).
+	observed := !obs.broken && !obs.step(c.ev[u].Op)
+	m.emit(KindUnlockOfUnlocked, k, []int32{u}, !observed)
+	return nil
+}
+
+// lockStateP is a lock's serial state (the analysis's own copy of the
+// specification; the checker has another).
+type lockStateP struct {
+	writer  bool
+	readers int
+	broken  bool
+}
+
+func (l *lockStateP) step(op trace.Op) bool {
+	switch op {
+	case trace.OpLock:
+		if l.writer || l.readers > 0 {
+			return false
+		}
+		l.writer = true
+	case trace.OpRLock:
+		if l.writer {
+			return false
+		}
+		l.readers++
+	case trace.OpUnlock:
+		if !l.writer {
+			return false
+		}
+		l.writer = false
+	case trace.OpRUnlock:
+		if l.readers == 0 {
+			return false
+		}
+		l.readers--
+	}
+	return true
+}

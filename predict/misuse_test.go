@@ -1,0 +1,165 @@
+// This file tests the misuse layer (misuse.go) on small Go-like traces:
+// the misuses another schedule shows, with witnesses the checker accepts,
+// the ones the run itself showed, and the correct twins of each, which
+// no schedule fails on.
+
+package predict
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/seer-tools/seer/internal/gotext"
+)
+
+func TestMisuse(t *testing.T) {
+	for _, tc := range []struct {
+		name, trace string
+		want        string // describe's text of the misuse findings
+	}{
+		{"send racing with close", `
+g1 go g2
+g2 send c @10
+g2 w x
+g1 close c @20
+g1 r x
+`, "send-on-closed 20-10 predicted"},
+		{"close after receiving the send", `
+g1 go g2
+g2 send c @10
+g1 recv c
+g1 close c @20
+`, ""},
+		{"send after close in the run", `
+g1 go g2
+g1 close c @20
+g2 send c @10
+`, "send-on-closed 20-10"},
+		{"two closes in the trace", `
+g1 go g2
+g2 close c @10
+g1 w x
+g1 close c @20
+`, "close-of-closed 10-20; close-of-closed 20-10 predicted"},
+		{"two closes ordered", `
+g1 go g2
+g2 close c @10
+g2 w x
+g1 r x
+g1 close c @20
+`, "close-of-closed 10-20"},
+		{"Add after the go statement", `
+g1 go g2
+g1 add wg 1 @10
+g2 done wg @20
+g1 wait wg @30
+`, "negative-waitgroup 20 predicted"},
+		{"Done at zero in the run", `
+g1 go g2
+g2 done wg @20
+`, "negative-waitgroup 20"},
+		{"Add before the go statement", `
+g1 add wg 1 @10
+g1 go g2
+g2 done wg @20
+g1 wait wg @30
+`, ""},
+		{"an extra Done", `
+g1 add wg 1 @10
+g1 go g2
+g1 add wg 1 @11
+g1 go g3
+g2 done wg @20
+g2 done wg @21
+g3 w x @30
+g1 wait wg @40
+`, "negative-waitgroup 21 predicted"},
+		{"Add inside the goroutine", `
+g1 go g2
+g2 add wg 1 @10
+g2 done wg @20
+g1 wait wg @30
+`, "waitgroup-reuse 30-10 predicted"},
+		{"Add inside the goroutine, Wait first in the run", `
+g1 go g2
+g1 wait wg @30
+g2 add wg 1 @10
+g2 done wg @20
+`, "waitgroup-reuse 30-10"},
+		{"Add at one inside the goroutine", `
+g1 add wg 1 @5
+g1 go g2
+g2 add wg 1 @10
+g2 done wg @20
+g2 done wg @21
+g1 wait wg @30
+`, ""},
+		{"reused in rounds", `
+g1 add wg 1 @5
+g1 go g2
+g2 done wg @20
+g1 wait wg @30
+g1 add wg 1 @6
+g1 go g3
+g3 done wg @21
+g1 wait wg @31
+`, ""},
+		{"unlock of a lock another goroutine took", `
+g1 go g2
+g2 lock mu @10
+g2 unlock mu @11
+g1 lock mu @20
+g2 unlock mu @12
+`, "unlock-of-unlocked 12 predicted"},
+		{"unlock in the run of a free lock", `
+g1 go g2
+g2 lock mu @10
+g2 unlock mu @11
+g2 unlock mu @12
+`, "unlock-of-unlocked 12"},
+		{"unlock of a mutex copied while held", `
+g1 go g2
+g2 unlock mu @10
+g1 lock mu @20
+g2 unlock mu @11
+`, ""},
+		{"unlock of a mutex overwritten in use", `
+g1 go g2
+g2 lock mu @10
+g2 unlock mu @11
+g1 lock mu @20
+g1 w mu @21
+g2 unlock mu @12
+`, ""},
+		{"locks used as locks", `
+g1 go g2
+g2 lock mu @10
+g2 unlock mu @11
+g1 lock mu @20
+g1 unlock mu @21
+`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := gotext.Build(tc.trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Analyze(context.Background(), tr, Options{NoRaces: true, NoAtomicity: true, NoDeadlocks: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := describe(tr, res.Findings); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			for i := range res.Findings {
+				if err := CheckWitness(tr, &res.Findings[i], Options{}); err != nil {
+					t.Errorf("witness rejected: %v", err)
+				}
+			}
+			if st := stage(res, "misuse"); strings.Count(tc.want, "-") > 0 && st.MisuseSites == 0 {
+				t.Errorf("misuse row %+v proves nothing", st)
+			}
+		})
+	}
+}
