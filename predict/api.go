@@ -212,6 +212,10 @@ func (s *Stats) Print(w io.Writer) {
 			fmt.Fprintf(w, "%-15s %d lock-order cycles, %d patterns tried, %d proved; %v\n", st.Name, st.Cycles, st.Deadlocks, st.DeadlockSites, st.Time.Round(time.Microsecond))
 			continue
 		}
+		if st.Name == "blocking" {
+			fmt.Fprintf(w, "%-15s %d lock-across-channel patterns, %d closures, %d proved; %v\n", st.Name, st.Cycles, st.Deadlocks, st.DeadlockSites, st.Time.Round(time.Microsecond))
+			continue
+		}
 		fmt.Fprintf(w, "%-15s %12d %8d %12d %8d %12v\n", st.Name, st.Races, st.RaceSites, st.Atomicity, st.AtomicitySites, st.Time.Round(time.Microsecond))
 	}
 	if s.UCGSkipped > 0 || s.SolverUnknown > 0 {

@@ -288,7 +288,13 @@ func (k *Checker) feasible(f *Schedule) (*fstate, error) {
 			s.lastOf[g] = k.gEv[k.gOff[g]+s.b[g]-1]
 		}
 	}
-	if f.Kind == Deadlock {
+	if k.blockingClaim(f) {
+		// Every goroutine's next event must be the observed one
+		// (blocking.go).
+		for g := range s.lastOf {
+			s.lastOf[g] = -1
+		}
+	} else if f.Kind == Deadlock {
 		// A blocked goroutine's next event must be the observed one: its
 		// last read too must see its observed writer.
 		for _, i := range f.Events {
@@ -364,6 +370,9 @@ func (k *Checker) checkProperty(s *fstate) error {
 			return fmt.Errorf("witness does not order %d before %d", c1, r)
 		}
 	case Deadlock:
+		if k.blockingClaim(f) {
+			return s.checkBlocking()
+		}
 		return s.checkDeadlock()
 	default:
 		return fmt.Errorf("unknown kind %q", f.Kind)

@@ -65,6 +65,8 @@ type Checker struct {
 	lockOps   map[trace.ObjID][]int32
 	lockAfter map[trace.ObjID][]lockState
 	lockBad   map[trace.ObjID]bool
+
+	chans map[trace.ObjID][]int32 // per channel: its events, built on first use (blocking.go)
 }
 
 // NewChecker replays t once. loc and spans must be

@@ -1,0 +1,404 @@
+// This file implements the channel-deadlock layer: schedules of the run
+// at whose end every goroutine of the test that can still act waits for
+// ever, on a channel or a lock, so that the test never returns.
+//
+// The shape it looks for is a lock held across a channel operation
+// whose partner takes the same lock first: goroutine S holds lock m
+// (acquired at h) when it begins an operation o on an unbuffered channel
+// c, and the goroutine R that completed o's rendezvous in the run
+// acquired m (at a) before its own operation on c — the run took R's
+// critical section first, so nothing hung. In a schedule that runs S up
+// to o and R up to a, R waits for m, which S holds, and S waits for a
+// partner on c, which only R was. The pattern is the lock-order
+// deadlock's (deadlock.go) with one of the two acquires replaced by the
+// channel operation; its candidates are filtered and cut the same way:
+// the sync-preserving closure of the events before o and before a
+// (Tunç et al., PLDI 2023, Theorem 2) must hold neither.
+//
+// A cut where S and R are stuck does not yet show a hang: another
+// goroutine might receive on c, or unlock m. So the cut is extended: each
+// other goroutine runs as far as the closure allows without running S's
+// o or R's a (binary search on its position; the closure is monotone),
+// to a fixpoint. At the end every goroutine must have ended, not exist
+// (its go statement not run), belong to the harness or the runtime and
+// never touch the objects waited on, or wait at its next event: an
+// acquire of a lock held in a conflicting mode, or the first event of a
+// send or receive on an unbuffered channel that the cut has not closed
+// and whose partner operation is not some goroutine's next event. This
+// is the maximal causal model's claim (Şerbănuţă, Chen and Roşu, RV
+// 2012): the cut in observed order is a feasible schedule, every read in
+// it sees its observed writer (so each goroutine's next event is the
+// observed one), and under the primitives' serial specifications none of
+// the waiting events can ever be enabled, since every goroutine that
+// could enable one is itself waiting, gone, or never touches it.
+//
+// The finding (Kind deadlock, Predicted) lists in Events the waiting
+// events, S's and R's first; the schedule is the cut in observed order,
+// as for lock-order deadlocks. The checker (package witness, blocking.go)
+// re-checks all of it against the serial specifications.
+//
+// Not covered (the claim would not be sound, or the checker cannot yet
+// check it): waits on buffered channels, selects, WaitGroup.Wait and
+// Cond.Wait; leaks (a goroutine blocked for ever while the test
+// returns); schedules in which a select takes another branch.
+
+package predict
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// maxBlockingTries bounds the candidates the layer computes closures for.
+const maxBlockingTries = 200
+
+// chanOps describes the channels of a trace.
+type chanOps struct {
+	evs        map[trace.ObjID][]int32 // per channel: its synchronisation events, in order
+	unbuffered map[trace.ObjID]bool
+}
+
+func newChanOps(c *ctp) *chanOps {
+	co := &chanOps{evs: make(map[trace.ObjID][]int32), unbuffered: make(map[trace.ObjID]bool)}
+	for i := range c.ev {
+		e := &c.ev[i]
+		if e.Obj != 0 && (e.Op == trace.OpSend || e.Op == trace.OpRecv || e.Op == trace.OpClose) && e.Sync != trace.SyncNone {
+			co.evs[e.Obj] = append(co.evs[e.Obj], int32(i))
+		}
+	}
+	for ch, evs := range co.evs {
+		// The rendezvous annotation of runtime.racesync: a release by
+		// one goroutine, then an acquire by its partner. A buffered
+		// channel's operations begin with an acquire or are single
+		// release-acquires.
+		if len(evs) >= 2 {
+			a, b := &c.ev[evs[0]], &c.ev[evs[1]]
+			co.unbuffered[ch] = a.Sync == trace.SyncRelease && b.Sync == trace.SyncAcquire && a.G != b.G &&
+				a.Op != trace.OpClose && b.Op != trace.OpClose
+		}
+	}
+	return co
+}
+
+// opStart reports whether channel event i begins its operation: an even
+// number of its goroutine's events on the channel come right before it
+// (each operation on an unbuffered channel is two events in a row).
+func (c *ctp) opStart(i int32) bool {
+	e := &c.ev[i]
+	g := int32(e.G)
+	run := 0
+	for p := c.pos[i] - 1; p >= 1; p-- {
+		o := &c.ev[c.at(g, p)]
+		if o.Obj != e.Obj || (o.Op != trace.OpSend && o.Op != trace.OpRecv) {
+			break
+		}
+		run++
+	}
+	return run%2 == 0
+}
+
+// inSelect reports whether event i was made inside a select statement.
+func inSelect(t *trace.Trace, i int32) bool {
+	for _, f := range t.Stack(t.Events[i].Stack) {
+		switch f.Func {
+		case "runtime.selectgo", "runtime.selectnbsend", "runtime.selectnbrecv":
+			return true
+		}
+	}
+	return false
+}
+
+// blockingLayer finds and proves channel deadlocks. Its funnel row
+// (Stage "blocking"): Cycles counts the candidate patterns (a lock held
+// across a channel operation whose partner took the lock first),
+// Deadlocks the closures computed, DeadlockSites the deadlocks proved.
+func (e *engine) blockingLayer() ([]Finding, Stage, error) {
+	t0 := time.Now()
+	st := Stage{Name: "blocking"}
+	c := e.c
+	co := newChanOps(c)
+	var out []Finding
+	proved := make(map[[2]int32]bool)
+	var lg map[trace.ObjID][]int32
+	var coneErr error
+	chans := make([]trace.ObjID, 0, len(co.evs))
+	for ch := range co.evs {
+		if co.unbuffered[ch] {
+			chans = append(chans, ch)
+		}
+	}
+	slices.Sort(chans)
+	for _, ch := range chans {
+		evs := co.evs[ch]
+		for k, o := range evs {
+			if err := e.ctx.Err(); err != nil {
+				return nil, st, err
+			}
+			ev := &c.ev[o]
+			if ev.Op == trace.OpClose || !c.opStart(o) || inSelect(e.t, o) || c.ls[o] == 0 {
+				continue
+			}
+			g := int32(ev.G)
+			r, rOp := partner(c, evs, k)
+			if r < 0 {
+				continue
+			}
+			// The locks g holds at o (o is no acquire: its lockset is
+			// what g holds), and R's latest acquire of each before its
+			// own operation.
+			c.heldAt(g, c.pos[o], func(l trace.ObjID, s csect) {
+				if st.Deadlocks >= maxBlockingTries || c.observed[l] {
+					return
+				}
+				a := c.lastAcquireBefore(r, l, c.pos[rOp])
+				if a < 0 || tryLock(e.t, a) {
+					return
+				}
+				key := [2]int32{c.site(o), c.site(a)}
+				if proved[key] {
+					return
+				}
+				st.Cycles++
+				if e.mhbOrdered([]int32{o, a}) {
+					return
+				}
+				st.Deadlocks++
+				if e.cone == nil {
+					if coneErr = e.buildCone(); coneErr != nil {
+						return
+					}
+				}
+				if lg == nil {
+					lg = e.lockGoroutines()
+				}
+				if fd, ok := e.blockingWitness(o, a, co, lg); ok {
+					out = append(out, fd)
+					proved[key] = true
+				}
+			})
+			if coneErr != nil {
+				return nil, st, coneErr
+			}
+		}
+	}
+	st.DeadlockSites = len(out)
+	st.Time = time.Since(t0)
+	return out, st, nil
+}
+
+// partner returns the goroutine that completed the rendezvous of the
+// operation beginning at evs[k] (of a channel's events), and the first
+// event of its operation, or -1: the other goroutine's events among the
+// operation's four (racesync: X release, Y acquire, Y release, X
+// acquire; or Y's pair around X's).
+func partner(c *ctp, evs []int32, k int) (int32, int32) {
+	g := c.ev[evs[k]].G
+	for _, j := range []int{k - 1, k + 1} {
+		if j < 0 || j >= len(evs) {
+			continue
+		}
+		o := &c.ev[evs[j]]
+		if o.G != g && o.Op != trace.OpClose && c.opStart(evs[j]) {
+			return int32(o.G), evs[j]
+		}
+	}
+	return -1, -1
+}
+
+// lastAcquireBefore returns goroutine g's latest exclusive acquire of
+// lock l at a position before p, or -1.
+func (c *ctp) lastAcquireBefore(g int32, l trace.ObjID, p int32) int32 {
+	list := c.cs[gl{g, l}]
+	for j := len(list) - 1; j >= 0; j-- {
+		if list[j].acq < p && !list[j].shared {
+			return c.at(g, list[j].acq)
+		}
+	}
+	return -1
+}
+
+// blockingWitness computes the closure of the events before o and a,
+// extends every other goroutine as far as it goes, and returns the
+// finding if every goroutine left is blocked at its next event.
+func (e *engine) blockingWitness(o, a int32, co *chanOps, lg map[trace.ObjID][]int32) (Finding, bool) {
+	c := e.c
+	evs := []int32{o, a}
+	limit := make([]int32, len(c.byG)) // per goroutine: the most events the cut may hold
+	for g := range limit {
+		limit[g] = int32(len(c.byG[g]))
+	}
+	for _, i := range evs {
+		limit[c.ev[i].G] = c.pos[i] - 1
+	}
+	cut := make([]int32, len(c.byG))
+	if !e.deadlockClosure(evs, cut, lg) {
+		return Finding{}, false
+	}
+	tmp := make([]int32, len(cut))
+	try := func(g, p int32) bool {
+		copy(tmp, cut)
+		e.coneInto(tmp, g, p)
+		for {
+			for h := range tmp {
+				if tmp[h] > limit[h] {
+					return false
+				}
+			}
+			grew, ok := e.lockRound(tmp, -1, -1, lg)
+			if !ok {
+				return false
+			}
+			if !grew {
+				copy(cut, tmp)
+				return true
+			}
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for g := 1; g < len(c.byG); g++ {
+			lo, hi := cut[g], limit[g] // lo is in the cut; find the most hi that fits
+			if lo >= hi {
+				continue
+			}
+			if try(int32(g), hi) {
+				changed = true
+				continue
+			}
+			for hi-lo > 1 {
+				mid := lo + (hi-lo)/2
+				if try(int32(g), mid) {
+					lo = mid
+					changed = true
+				} else {
+					hi = mid
+				}
+			}
+		}
+	}
+	waiting, ok := e.allBlocked(cut, evs, co)
+	if !ok {
+		return Finding{}, false
+	}
+	fd := e.deadlockWitness(evs, cut)
+	fd.Events = fd.Events[:0]
+	for _, i := range waiting {
+		fd.Events = append(fd.Events, int(i))
+	}
+	fd.Count = 1
+	return fd, true
+}
+
+// allBlocked returns the next events of the goroutines of cut that can
+// still act, first those of evs, if each of them waits for ever (see the
+// file comment).
+func (e *engine) allBlocked(cut []int32, evs []int32, co *chanOps) ([]int32, bool) {
+	c, t := e.c, e.t
+	next := func(g int) int32 {
+		if int(cut[g]) < len(c.byG[g]) {
+			return c.at(int32(g), cut[g]+1)
+		}
+		return -1
+	}
+	waiting := append([]int32(nil), evs...)
+	harness := []int{}
+	for g := 1; g < len(c.byG); g++ {
+		if slices.ContainsFunc(evs, func(i int32) bool { return int(c.ev[i].G) == g }) {
+			continue
+		}
+		n := cut[g]
+		if n > 0 && c.ev[c.at(int32(g), n)].Op == trace.OpEnd {
+			continue
+		}
+		if n == 0 {
+			if gi := c.goEv[g]; gi < 0 || cut[c.ev[gi].G] < c.pos[gi] {
+				continue // never created in the cut
+			}
+		}
+		if goroutineOfHarness(t, trace.GoID(g)) {
+			harness = append(harness, g)
+			continue
+		}
+		nx := next(g)
+		if nx < 0 {
+			return nil, false // alive at the end of the run: what it waits for is unknown
+		}
+		waiting = append(waiting, nx)
+	}
+	waited := make(map[trace.ObjID]bool)
+	for _, i := range waiting {
+		ev := &c.ev[i]
+		waited[ev.Obj] = true
+		if inSelect(t, i) {
+			return nil, false
+		}
+		switch ev.Op {
+		case trace.OpLock, trace.OpRLock:
+			if tryLock(t, i) || c.observed[ev.Obj] || !e.lockHeldAt(cut, ev.Obj, int32(ev.G), ev.Op == trace.OpRLock) {
+				return nil, false
+			}
+		case trace.OpSend, trace.OpRecv:
+			if !co.unbuffered[ev.Obj] || !c.opStart(i) {
+				return nil, false
+			}
+			for _, x := range co.evs[ev.Obj] {
+				if c.ev[x].Op == trace.OpClose && cut[c.ev[x].G] >= c.pos[x] {
+					return nil, false
+				}
+			}
+			for _, j := range waiting {
+				if j != i && c.ev[j].Obj == ev.Obj && c.ev[j].Op != ev.Op && (c.ev[j].Op == trace.OpSend || c.ev[j].Op == trace.OpRecv) {
+					return nil, false // its partner is ready
+				}
+			}
+		default:
+			return nil, false
+		}
+	}
+	for _, g := range harness {
+		for _, x := range c.byG[g] {
+			if ev := &c.ev[x]; ev.Obj != 0 && waited[ev.Obj] && (ev.Op.IsLock() || ev.Op == trace.OpSend || ev.Op == trace.OpRecv || ev.Op == trace.OpClose) {
+				return nil, false
+			}
+		}
+	}
+	return waiting, true
+}
+
+// lockHeldAt reports whether a goroutine other than g holds lock l at
+// the end of cut: exclusively, or if shared is false in either mode.
+func (e *engine) lockHeldAt(cut []int32, l trace.ObjID, g int32, shared bool) bool {
+	c := e.c
+	for h := 1; h < len(c.byG); h++ {
+		if int32(h) == g || cut[h] == 0 {
+			continue
+		}
+		held := false
+		c.heldAt(int32(h), cut[h], func(m trace.ObjID, s csect) {
+			if m == l && (s.rel == 0 || s.rel > cut[h]) && (!shared || !s.shared) {
+				held = true
+			}
+		})
+		if held {
+			return true
+		}
+	}
+	return false
+}
+
+// goroutineOfHarness reports whether goroutine g belongs to no test or
+// was created by the runtime.
+func goroutineOfHarness(t *trace.Trace, g trace.GoID) bool {
+	gr := t.Goroutine(g)
+	if gr == nil {
+		return false
+	}
+	if gr.Test == "" {
+		return true
+	}
+	create := t.Stack(gr.Create)
+	return len(create) > 0 && strings.HasPrefix(create[0].Func, "runtime.")
+}

@@ -1,0 +1,250 @@
+// This file implements the check of a blocking claim (Kind Deadlock with
+// an event that is not a lock acquire): a schedule at whose end every
+// goroutine that can still act is blocked for ever, so that the test
+// never returns.
+//
+// The claim lists, in Schedule.Events, the next operation of every
+// goroutine that has not ended at the schedule's end, and the checker
+// re-checks, against the primitives' serial specifications, that none of
+// them can go on whatever the others do:
+//
+//   - each listed event is its goroutine's next event after the schedule
+//     (every read of every goroutine in the schedule seeing its observed
+//     writer, so that the next event is known: the maximal causal model
+//     says nothing of what a goroutine does after a read that saw
+//     another value);
+//   - an acquire (Lock, RLock; not a TryLock) waits for a lock that some
+//     goroutine holds in a conflicting mode at the end of the schedule;
+//   - a send or receive (not in a select: another case might be ready)
+//     is the first event of its operation, on a channel the run shows to
+//     be unbuffered, that the schedule has not closed, and no listed
+//     event is the matching receive or send: an unbuffered operation
+//     completes only with a partner, and every goroutine that could be
+//     one is listed as blocked elsewhere, has ended or does not exist;
+//   - every goroutine not listed has ended in the schedule, or does not
+//     exist yet (its go statement is not in the schedule), or is the
+//     testing harness's or the runtime's own (no test owns it, or the
+//     runtime created it) and, in the whole run, never operates on an
+//     object that a listed event waits on.
+//
+// A channel is unbuffered if its first two synchronisation events (in
+// observed order, which is exact per object) are a release by one
+// goroutine and an acquire by another: the race runtime's rendezvous
+// annotation (runtime.racesync), which only unbuffered channels make;
+// the operations of a buffered one begin with an acquire
+// (racenotify, zero-sized elements) or are single release-acquires. On an
+// unbuffered channel that is not closed, every send and receive is two
+// events of its goroutine in a row.
+//
+// What is not claimed blocked: selects, non-blocking operations,
+// buffered channels, WaitGroup.Wait, Cond.Wait (their blocking depends on
+// counters and wake-ups the checker does not yet model); a schedule that
+// leaves such a goroutine waiting is rejected.
+
+package witness
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// blockingClaim reports whether a Deadlock schedule is a blocking claim
+// (checked here) rather than a lock-order cycle (checkDeadlock): some
+// event is not a lock acquire.
+func (k *Checker) blockingClaim(f *Schedule) bool {
+	if f.Kind != Deadlock {
+		return false
+	}
+	for _, i := range f.Events {
+		if i >= 0 && i < k.n {
+			if op := k.t.Events[i].Op; op != trace.OpLock && op != trace.OpRLock {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkBlocking checks a blocking claim (see the file comment).
+func (s *fstate) checkBlocking() error {
+	k, t, f := s.k, s.k.t, s.f
+	// ran[g]: goroutine g's events in the schedule (a prefix of its own).
+	ran := make([]int32, k.ng)
+	copy(ran, s.b)
+	for _, i := range f.Witness {
+		if g := t.Events[i].G; int(g) > 0 && int(g) < k.ng {
+			ran[g]++
+		}
+	}
+	next := func(g trace.GoID) int32 { // index of g's next event, or -1
+		if n := ran[g]; n < k.gOff[g+1]-k.gOff[g] {
+			return k.gEv[k.gOff[g]+n]
+		}
+		return -1
+	}
+	listed := make(map[trace.GoID]int32)
+	for _, i := range f.Events {
+		e := &t.Events[i]
+		if int(e.G) <= 0 || int(e.G) >= k.ng {
+			return fmt.Errorf("event %d has no goroutine", i)
+		}
+		if _, dup := listed[e.G]; dup {
+			return fmt.Errorf("goroutine %d listed twice", e.G)
+		}
+		if next(e.G) != int32(i) {
+			return fmt.Errorf("goroutine %d's next event after the schedule is not %d", e.G, i)
+		}
+		listed[e.G] = int32(i)
+	}
+	waited := make(map[trace.ObjID]bool)
+	for _, i := range f.Events {
+		if err := s.blocked(int32(i), ran, next, listed); err != nil {
+			return err
+		}
+		waited[t.Events[i].Obj] = true
+	}
+	// Every other goroutine has ended, does not exist, or is the
+	// harness's or the runtime's and keeps off the objects waited on.
+	for g := 1; g < k.ng; g++ {
+		gid := trace.GoID(g)
+		if _, ok := listed[gid]; ok {
+			continue
+		}
+		n := ran[g]
+		if n > 0 && t.Events[k.gEv[k.gOff[g]+n-1]].Op == trace.OpEnd {
+			continue
+		}
+		if n == 0 {
+			if gi := k.goOf[g]; gi < 0 || ran[t.Events[gi].G] <= k.posOf[gi] {
+				continue // its go statement is not in the schedule
+			}
+		}
+		if !k.harness(gid) {
+			if nx := next(gid); nx >= 0 {
+				return fmt.Errorf("goroutine %d can go on: its next event %d is not listed as blocked", g, nx)
+			}
+			return fmt.Errorf("goroutine %d has not ended, and the run does not say what it waits for", g)
+		}
+		for _, x := range k.gEv[k.gOff[g]:k.gOff[g+1]] {
+			if e := &t.Events[x]; e.Obj != 0 && waited[e.Obj] && (e.Op.IsLock() || e.Op == trace.OpSend || e.Op == trace.OpRecv || e.Op == trace.OpClose) {
+				return fmt.Errorf("goroutine %d (not the test's) operates on object %d that a blocked goroutine waits on (event %d)", g, e.Obj, x)
+			}
+		}
+	}
+	return nil
+}
+
+// harness reports whether goroutine g belongs to no test or was created
+// by the runtime.
+func (k *Checker) harness(g trace.GoID) bool {
+	gr := k.t.Goroutine(g)
+	if gr == nil {
+		return false
+	}
+	if gr.Test == "" {
+		return true
+	}
+	create := k.t.Stack(gr.Create)
+	return len(create) > 0 && strings.HasPrefix(create[0].Func, "runtime.")
+}
+
+// blocked checks that event i, its goroutine's next, cannot happen at
+// the end of the schedule.
+func (s *fstate) blocked(i int32, ran []int32, next func(trace.GoID) int32, listed map[trace.GoID]int32) error {
+	k, t := s.k, s.k.t
+	e := &t.Events[i]
+	for _, fr := range t.Stack(e.Stack) {
+		switch {
+		case strings.HasSuffix(fr.Func, ".TryLock"), strings.HasSuffix(fr.Func, ".TryRLock"):
+			return fmt.Errorf("event %d is a TryLock, which never blocks", i)
+		case fr.Func == "runtime.selectgo", fr.Func == "runtime.selectnbsend", fr.Func == "runtime.selectnbrecv":
+			return fmt.Errorf("event %d is in a select, whose other cases may be ready", i)
+		}
+	}
+	switch e.Op {
+	case trace.OpLock, trace.OpRLock:
+		if k.lockBad[e.Obj] {
+			return fmt.Errorf("event %d acquires a lock whose run breaks its specification", i)
+		}
+		for g := 1; g < k.ng; g++ {
+			nx := next(trace.GoID(g))
+			if nx < 0 {
+				nx = int32(k.n)
+			}
+			if trace.GoID(g) != e.G && k.holds(trace.GoID(g), nx, e.Obj, e.Op == trace.OpRLock) {
+				return nil
+			}
+		}
+		return fmt.Errorf("acquire %d: no goroutine holds its lock in a conflicting mode", i)
+	case trace.OpSend, trace.OpRecv:
+		if !k.unbuffered(e.Obj) {
+			return fmt.Errorf("event %d: the run does not show channel %d to be unbuffered", i, e.Obj)
+		}
+		if !k.opStart(i) {
+			return fmt.Errorf("event %d is not the first event of its channel operation", i)
+		}
+		for _, x := range k.chanEvents(e.Obj) {
+			if t.Events[x].Op == trace.OpClose && ran[t.Events[x].G] > k.posOf[x] {
+				return fmt.Errorf("event %d: the schedule closes its channel (event %d)", i, x)
+			}
+		}
+		want := trace.OpRecv
+		if e.Op == trace.OpRecv {
+			want = trace.OpSend
+		}
+		for _, j := range listed {
+			if o := &t.Events[j]; o.Obj == e.Obj && o.Op == want {
+				return fmt.Errorf("event %d: event %d is its partner, ready", i, j)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("event %d (%s) is not an operation known to block", i, e.Op)
+}
+
+// chanEvents returns the synchronisation events on channel c, in order
+// (computed once per checker).
+func (k *Checker) chanEvents(c trace.ObjID) []int32 {
+	if k.chans == nil {
+		k.chans = make(map[trace.ObjID][]int32)
+		for i := range k.t.Events {
+			e := &k.t.Events[i]
+			if e.Obj != 0 && (e.Op == trace.OpSend || e.Op == trace.OpRecv || e.Op == trace.OpClose) && e.Sync != trace.SyncNone {
+				k.chans[e.Obj] = append(k.chans[e.Obj], int32(i))
+			}
+		}
+	}
+	return k.chans[c]
+}
+
+// unbuffered reports whether the run shows channel c to be unbuffered:
+// its first two events are a release by one goroutine and an acquire by
+// another, sends or receives (see the file comment).
+func (k *Checker) unbuffered(c trace.ObjID) bool {
+	evs := k.chanEvents(c)
+	if len(evs) < 2 {
+		return false
+	}
+	a, b := &k.t.Events[evs[0]], &k.t.Events[evs[1]]
+	return a.Sync == trace.SyncRelease && b.Sync == trace.SyncAcquire && a.G != b.G &&
+		a.Op != trace.OpClose && b.Op != trace.OpClose
+}
+
+// opStart reports whether event i, on an unbuffered channel, begins its
+// operation: an even number of its goroutine's events on the channel
+// come right before it.
+func (k *Checker) opStart(i int32) bool {
+	e := &k.t.Events[i]
+	g := e.G
+	run := 0
+	for p := k.posOf[i] - 1; p >= 0; p-- {
+		o := &k.t.Events[k.gEv[k.gOff[g]+p]]
+		if o.Obj != e.Obj || (o.Op != trace.OpSend && o.Op != trace.OpRecv) {
+			break
+		}
+		run++
+	}
+	return run%2 == 0
+}
