@@ -19,9 +19,9 @@
 // goroutine might receive on c, or unlock m. So the cut is extended: each
 // other goroutine runs as far as the closure allows without running S's
 // o or R's a (binary search on its position; the closure is monotone),
-// to a fixpoint. At the end every goroutine must have ended, not exist
-// (its go statement not run), belong to the harness or the runtime and
-// never touch the objects waited on, or wait at its next event: an
+// to a fixpoint. At the end every goroutine must have ended, or not
+// exist (its go statement not run) or belong to the harness or the
+// runtime and never touch the objects waited on, or wait at its next event: an
 // acquire of a lock held in a conflicting mode, or the first event of a
 // send or receive on an unbuffered channel that the cut has not closed
 // and whose partner operation is not some goroutine's next event. This
@@ -313,12 +313,8 @@ func (e *engine) allBlocked(cut []int32, evs []int32, co *chanOps) ([]int32, boo
 		if n > 0 && c.ev[c.at(int32(g), n)].Op == trace.OpEnd {
 			continue
 		}
-		if n == 0 {
-			if gi := c.goEv[g]; gi < 0 || cut[c.ev[gi].G] < c.pos[gi] {
-				continue // never created in the cut
-			}
-		}
-		if goroutineOfHarness(t, trace.GoID(g)) {
+		unborn := n == 0 && (c.goEv[g] < 0 || cut[c.ev[c.goEv[g]].G] < c.pos[c.goEv[g]])
+		if unborn || goroutineOfHarness(t, trace.GoID(g)) {
 			harness = append(harness, g)
 			continue
 		}

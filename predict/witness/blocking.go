@@ -22,10 +22,11 @@
 //     completes only with a partner, and every goroutine that could be
 //     one is listed as blocked elsewhere, has ended or does not exist;
 //   - every goroutine not listed has ended in the schedule, or does not
-//     exist yet (its go statement is not in the schedule), or is the
+//     exist yet (its go statement is not in the schedule) or is the
 //     testing harness's or the runtime's own (no test owns it, or the
-//     runtime created it) and, in the whole run, never operates on an
-//     object that a listed event waits on.
+//     runtime created it), and then in the whole run never operates on
+//     an object that a listed event waits on (a harness goroutine may go
+//     on and create the goroutines that do not exist yet).
 //
 // A channel is unbuffered if its first two synchronisation events (in
 // observed order, which is exact per object) are a release by one
@@ -116,12 +117,11 @@ func (s *fstate) checkBlocking() error {
 		if n > 0 && t.Events[k.gEv[k.gOff[g]+n-1]].Op == trace.OpEnd {
 			continue
 		}
-		if n == 0 {
-			if gi := k.goOf[g]; gi < 0 || ran[t.Events[gi].G] <= k.posOf[gi] {
-				continue // its go statement is not in the schedule
-			}
-		}
-		if !k.harness(gid) {
+		// A goroutine whose go statement is not in the schedule may still
+		// be created by a harness goroutine: like those, it must keep off
+		// the objects waited on.
+		unborn := n == 0 && (k.goOf[g] < 0 || ran[t.Events[k.goOf[g]].G] <= k.posOf[k.goOf[g]])
+		if !unborn && !k.harness(gid) {
 			if nx := next(gid); nx >= 0 {
 				return fmt.Errorf("goroutine %d can go on: its next event %d is not listed as blocked", g, nx)
 			}
@@ -129,7 +129,7 @@ func (s *fstate) checkBlocking() error {
 		}
 		for _, x := range k.gEv[k.gOff[g]:k.gOff[g+1]] {
 			if e := &t.Events[x]; e.Obj != 0 && waited[e.Obj] && (e.Op.IsLock() || e.Op == trace.OpSend || e.Op == trace.OpRecv || e.Op == trace.OpClose) {
-				return fmt.Errorf("goroutine %d (not the test's) operates on object %d that a blocked goroutine waits on (event %d)", g, e.Obj, x)
+				return fmt.Errorf("goroutine %d (not the test's, or not yet created) operates on object %d that a blocked goroutine waits on (event %d)", g, e.Obj, x)
 			}
 		}
 	}

@@ -1,0 +1,157 @@
+// This file tests the check of blocking claims (blocking.go) on a trace
+// of the shape a mutex held across a channel send makes: it accepts the
+// schedule in which both goroutines wait for ever and rejects each kind
+// of wrong claim.
+
+package witness
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// bev is one event of a built trace: goroutine, op, object name (""
+// for none), synchronisation kind, and for go events the child.
+type bev struct {
+	g    trace.GoID
+	op   trace.Op
+	obj  string
+	sync trace.SyncKind
+	peer int32
+}
+
+// bgo is a goroutine of a built trace: its parent, test and whether the
+// runtime created it.
+type bgo struct {
+	parent  trace.GoID
+	test    string
+	runtime bool
+}
+
+// buildTrace builds a trace whose goroutines are gs (ids from 1) and
+// whose events are evs; objects are made by name: m* mutexes, c* channels.
+func buildTrace(t *testing.T, gs []bgo, evs []bev) *trace.Trace {
+	t.Helper()
+	b := trace.NewBuilder(trace.Header{Format: "seer"})
+	user := b.Stacks().Intern([]trace.Frame{{Func: "example.com/p.TestX", File: "/src/p/p_test.go", Line: 10}})
+	rt := b.Stacks().Intern([]trace.Frame{{Func: "runtime.gcenable", File: "/goroot/src/runtime/mgc.go", Line: 214}})
+	for _, g := range gs {
+		create := user
+		if g.runtime {
+			create = rt
+		}
+		id := b.Goroutine(g.parent, create)
+		b.SetGoroutine(id, g.test, "")
+	}
+	objs := map[string]trace.ObjID{}
+	for _, e := range evs {
+		var obj trace.ObjID
+		if e.obj != "" {
+			if _, ok := objs[e.obj]; !ok {
+				kind := trace.ObjChan
+				if e.obj[0] == 'm' {
+					kind = trace.ObjMutex
+				}
+				objs[e.obj] = b.Object(kind, uint64(0x1000+0x100*len(objs)), 8, e.obj)
+			}
+			obj = objs[e.obj]
+		}
+		b.Add(trace.Event{G: e.g, Op: e.op, Obj: obj, Addr: uint64(obj) * 0x100, Sync: e.sync, Peer: e.peer, Stack: user})
+	}
+	tr, err := b.Trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// lockedSend: g1 is the harness, g2 the test, g3 its goroutine. The test
+// takes m and lets it go, then receives on c; g3 takes m and sends on c
+// while holding it (the rendezvous: g3 releases, g2 acquires and
+// releases, g3 acquires). Extra events follow for some cases.
+//
+// Events: 0 go g2, 1 start g2, 2 go g3, 3 start g3, 4 g2 lock m, 5 g2
+// unlock m, 6 g3 lock m, 7 g3 send c, 8 g2 recv c, 9 g2 recv c, 10 g3
+// send c, 11 g3 unlock m, 12 g3 end, 13 g2 end; then the extras from 14.
+func lockedSend(t *testing.T, extraGs []bgo, extra ...bev) *trace.Trace {
+	gs := append([]bgo{{0, "", false}, {1, "TestX", false}, {2, "TestX", false}}, extraGs...)
+	evs := []bev{
+		{1, trace.OpGo, "", 0, 2},
+		{2, trace.OpStart, "", 0, 1},
+		{2, trace.OpGo, "", 0, 3},
+		{3, trace.OpStart, "", 0, 2},
+		{2, trace.OpLock, "m", trace.SyncAcquire, 0},
+		{2, trace.OpUnlock, "m", trace.SyncRelease, 0},
+		{3, trace.OpLock, "m", trace.SyncAcquire, 0},
+		{3, trace.OpSend, "c", trace.SyncRelease, 0},
+		{2, trace.OpRecv, "c", trace.SyncAcquire, 7},
+		{2, trace.OpRecv, "c", trace.SyncRelease, 0},
+		{3, trace.OpSend, "c", trace.SyncAcquire, 0},
+		{3, trace.OpUnlock, "m", trace.SyncRelease, 0},
+		{3, trace.OpEnd, "", 0, 0},
+		{2, trace.OpEnd, "", 0, 0},
+	}
+	return buildTrace(t, gs, append(evs, extra...))
+}
+
+func TestCheckBlocking(t *testing.T) {
+	claim := func(evs []int, w ...int) *Schedule {
+		return &Schedule{Kind: Deadlock, Events: evs, Witness: w}
+	}
+	base := lockedSend(t, nil)
+	// g4, created by the harness and owned by no test, takes m after
+	// everything.
+	harnessLocks := lockedSend(t, []bgo{{1, "", false}},
+		bev{1, trace.OpGo, "", 0, 4}, bev{4, trace.OpStart, "", 0, 1},
+		bev{4, trace.OpLock, "m", trace.SyncAcquire, 0}, bev{4, trace.OpUnlock, "m", trace.SyncRelease, 0}, bev{4, trace.OpEnd, "", 0, 0})
+	// g4, the test's, started by the harness, still runs at the end.
+	alive := lockedSend(t, []bgo{{1, "TestX", false}},
+		bev{1, trace.OpGo, "", 0, 4}, bev{4, trace.OpStart, "", 0, 1}, bev{4, trace.OpRead, "x", 0, 0})
+	// g4, made by the runtime, never touches m or c.
+	runtimeG := lockedSend(t, []bgo{{1, "TestX", true}},
+		bev{1, trace.OpGo, "", 0, 4}, bev{4, trace.OpStart, "", 0, 1}, bev{4, trace.OpRead, "x", 0, 0})
+	// c buffered: its operations begin with an acquire.
+	buffered := buildTrace(t, []bgo{{0, "", false}, {1, "TestX", false}, {2, "TestX", false}}, []bev{
+		{1, trace.OpGo, "", 0, 2}, {2, trace.OpStart, "", 0, 1}, {2, trace.OpGo, "", 0, 3}, {3, trace.OpStart, "", 0, 2},
+		{2, trace.OpLock, "m", trace.SyncAcquire, 0}, {2, trace.OpUnlock, "m", trace.SyncRelease, 0},
+		{3, trace.OpLock, "m", trace.SyncAcquire, 0},
+		{3, trace.OpSend, "c", trace.SyncAcquire, 0}, {3, trace.OpSend, "c", trace.SyncRelease, 0},
+		{2, trace.OpRecv, "c", trace.SyncAcquire, 0}, {2, trace.OpRecv, "c", trace.SyncRelease, 0},
+		{3, trace.OpUnlock, "m", trace.SyncRelease, 0}, {3, trace.OpEnd, "", 0, 0}, {2, trace.OpEnd, "", 0, 0},
+	})
+	for _, tc := range []struct {
+		name string
+		t    *trace.Trace
+		s    *Schedule
+		want string // "" means accepted
+	}{
+		{"send held, lock waits", base, claim([]int{7, 4}, 0, 1, 2, 3, 6), ""},
+		{"listed the other way round", base, claim([]int{4, 7}, 0, 1, 2, 3, 6), ""},
+		{"prefix form", base, &Schedule{Kind: Deadlock, Events: []int{7, 4}, Prefix: 6, Stops: []int{4}, Witness: []int{6}}, ""},
+		{"the lock is free", base, claim([]int{8, 6}, 0, 1, 2, 3, 4, 5), "no goroutine holds its lock"},
+		{"the partner is ready", base, claim([]int{7, 8}, 0, 1, 2, 3, 4, 5, 6), "is its partner, ready"},
+		{"a goroutine left out", base, claim([]int{7}, 0, 1, 2, 3, 6), "goroutine 2 can go on"},
+		{"not the next event", base, claim([]int{10, 4}, 0, 1, 2, 3, 6), "next event after the schedule is not 10"},
+		{"half an operation", base, claim([]int{10, 4}, 0, 1, 2, 3, 6, 7), "not the first event of its channel operation"},
+		{"one goroutine twice", base, claim([]int{7, 4, 4}, 0, 1, 2, 3, 6), "listed twice"},
+		{"a buffered channel", buffered, claim([]int{7, 4}, 0, 1, 2, 3, 6), "not show channel"},
+		{"the harness takes the lock later", harnessLocks, claim([]int{7, 4}, 0, 1, 2, 3, 6), "operates on object"},
+		{"a goroutine alive at the end", alive, claim([]int{7, 4}, 0, 1, 2, 3, 6, 14, 15, 16), "goroutine 4 has not ended"},
+		{"a goroutine not yet created", alive, claim([]int{7, 4}, 0, 1, 2, 3, 6), ""},
+		{"a runtime goroutine", runtimeG, claim([]int{7, 4}, 0, 1, 2, 3, 6, 14, 15, 16), ""},
+		{"infeasible", base, claim([]int{7, 8}, 0, 1, 2, 3, 6, 4), "acquired while held"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			loc, spans := trace.GroupAccesses(tc.t.Events)
+			err := NewChecker(tc.t, loc, spans).Check(tc.s)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("rejected: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
