@@ -14,19 +14,6 @@ import (
 	"github.com/seer-tools/seer/predict/check"
 )
 
-// kindTitle names a finding kind in prose.
-func kindTitle(kind string) string {
-	switch kind {
-	case "race":
-		return "data race"
-	case "atomicity":
-		return "atomicity violation"
-	case "deadlock":
-		return "lock-order deadlock"
-	}
-	return kind
-}
-
 func verdict(f *check.Finding) string {
 	if f.Predicted {
 		return "predicted"
@@ -136,7 +123,7 @@ func transaction(f *check.Finding) (tx, others []int) {
 // happens at it and the other accesses with their places and goroutines.
 func findingMessage(f *check.Finding, i int, short func(string) string) string {
 	var b strings.Builder
-	b.WriteString(kindTitle(f.Kind))
+	b.WriteString(check.Title(f))
 	if f.Variable != "" {
 		fmt.Fprintf(&b, " on %s", f.Variable)
 	}

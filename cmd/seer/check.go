@@ -431,13 +431,7 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 		how = "observed"
 	}
 	a := f.Accesses[0]
-	what := "data race"
-	switch f.Kind {
-	case "atomicity":
-		what = "atomicity violation"
-	case "deadlock":
-		what = "lock-order deadlock"
-	}
+	what := check.Title(&f)
 	pos := func(a check.Access) string {
 		if a.File == "" {
 			return fmt.Sprintf("%d", a.Line)
@@ -468,7 +462,7 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 			fmt.Fprintf(&b, "\n\t\tinside %s", inside)
 		}
 	}
-	for _, sentence := range check.ReorderedSentences(&f, rel) {
+	for _, sentence := range append(check.HoldSentences(&f, rel), check.ReorderedSentences(&f, rel)...) {
 		fmt.Fprintf(&b, "\n\t%s", sentence)
 	}
 	if n := len(f.Witness); n > 0 {

@@ -73,6 +73,19 @@ type Access struct {
 	Stack     []Frame `json:"stack"`
 	Created   []Frame `json:"created,omitempty"` // where the goroutine was started
 	Event     int     `json:"event"`             // index in the trace
+	// Holds lists, for a deadlock's blocked operation, the locks its
+	// goroutine holds while it waits and where it took them.
+	Holds []Held `json:"holds,omitempty"`
+}
+
+// A Held is a lock that a blocked goroutine holds: the acquire that took
+// it.
+type Held struct {
+	Lock  string `json:"lock,omitempty"` // as the source names it
+	Op    string `json:"op"`             // "lock" or "rlock"
+	File  string `json:"file"`
+	Line  int    `json:"line"`
+	Event int    `json:"event"`
 }
 
 // A Frame is one call frame.

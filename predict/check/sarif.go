@@ -261,13 +261,7 @@ func (s *sarifWriter) result(f *Finding, rule int, level string) sarifResult {
 		r.RelatedLocations = append(r.RelatedLocations, loc)
 		links = append(links, fmt.Sprintf("[%s](%d) by goroutine %d", a.Op, id, a.Goroutine))
 	}
-	what := "data race"
-	switch f.Kind {
-	case "atomicity":
-		what = "atomicity violation"
-	case "deadlock":
-		what = "lock-order deadlock"
-	}
+	what := Title(f)
 	on := ""
 	if f.Variable != "" {
 		on = " on " + f.Variable

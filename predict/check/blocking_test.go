@@ -1,0 +1,127 @@
+// This file holds the end-to-end tests of issue 15's channel deadlocks:
+// a mutex held across an unbuffered send whose receiver takes the same
+// mutex first is predicted from a run that does not hang, with a witness
+// the checker replayed; its fixed twin is not reported.
+
+package check
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// lockSendModule publishes values through a hub that counts them under
+// its mutex. The publisher sleeps first, so that in the recorded run the
+// test's count() takes the mutex before publish() does and nothing
+// hangs; the sleep orders nothing, and in another schedule publish()
+// holds the mutex while it waits for the test's receive, and the test
+// waits for the mutex in count(). SEND is replaced by the end of
+// publish().
+const lockSendModule = `package locksend
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+type hub struct {
+	mu  sync.Mutex
+	n   int
+	out chan int
+}
+
+// publish counts v and hands it on.
+func (h *hub) publish(v int) {
+	h.mu.Lock()
+	h.n++
+	SEND
+}
+
+func (h *hub) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.n
+}
+
+func TestPublish(t *testing.T) {
+	h := &hub{out: make(chan int)}
+	done := make(chan bool)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		h.publish(1)
+		done <- true
+	}()
+	if n := h.count(); n != 0 {
+		t.Errorf("counted %d before publishing", n)
+	}
+	if v := <-h.out; v != 1 {
+		t.Errorf("got %d", v)
+	}
+	<-done
+}
+`
+
+func TestChannelDeadlockPredicted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records tests")
+	}
+	for _, tc := range []struct {
+		name, send string
+		want       bool
+	}{
+		{"send under the lock", "h.out <- v\n\th.mu.Unlock()", true},
+		{"send after unlocking", "h.mu.Unlock()\n\th.out <- v", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(lockSendModule, "SEND", tc.send, 1)
+			dir := testModule(t, "example.com/locksend", "send_test.go", src)
+			rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, test := range rep.Tests {
+				if test.Outcome != "pass" {
+					t.Fatalf("test %s: %s %v (the recorded run must not hang)", test.Name, test.Outcome, test.Errors)
+				}
+			}
+			if !tc.want {
+				if len(rep.Findings) != 0 {
+					t.Fatalf("findings in the fixed twin: %+v", rep.Findings)
+				}
+				return
+			}
+			if len(rep.Findings) != 1 {
+				t.Fatalf("findings %+v, want one deadlock", rep.Findings)
+			}
+			f := rep.Findings[0]
+			if f.Kind != "deadlock" || !f.Predicted || f.Test != "TestPublish" || len(f.Witness) == 0 || Title(&f) != "deadlock" {
+				t.Fatalf("finding %+v, want a predicted deadlock in TestPublish with a witness", f)
+			}
+			var got []string
+			for _, a := range f.Accesses {
+				got = append(got, filepath.Base(a.File)+":"+strconv.Itoa(a.Line)+" "+a.Op)
+			}
+			if strings.Join(got, ", ") != "send_test.go:19 send, send_test.go:24 lock" {
+				t.Errorf("blocked operations %v, want publish's send and count's lock", got)
+			}
+			if h := f.Accesses[0].Holds; len(h) != 1 || h[0].Line != 17 || h[0].Lock != "h.mu" {
+				t.Errorf("the sender holds %+v, want h.mu locked at line 17", h)
+			}
+			rel := func(s string) string { return filepath.Base(s) }
+			if s := strings.Join(HoldSentences(&f, rel), "; "); s != "goroutine "+strconv.Itoa(f.Accesses[0].Goroutine)+" holds h.mu, locked at send_test.go:17, while it waits to send on h.out at :19" {
+				t.Errorf("hold sentences %q", s)
+			}
+			var b bytes.Buffer
+			if err := WriteSARIF(&b, rep, SARIFOptions{Root: dir}); err != nil {
+				t.Fatal(err)
+			}
+			validSARIF(t, sarifSchema(t), b.Bytes())
+		})
+	}
+}
