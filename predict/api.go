@@ -230,7 +230,11 @@ func (f *Finding) Schedule(t *trace.Trace) []int { return f.claim().Expand(t) }
 
 // claim is f as the witness checker reads it.
 func (f *Finding) claim() *witness.Schedule {
-	return &witness.Schedule{Kind: witness.Kind(f.Kind), Events: f.Events, Prefix: f.Prefix, Stops: f.Stops, Witness: f.Witness}
+	kind := witness.Kind(f.Kind)
+	if f.Kind == KindDeadlock && !f.Predicted {
+		kind = witness.Leak // a deadlock the run itself showed (leak.go)
+	}
+	return &witness.Schedule{Kind: kind, Events: f.Events, Prefix: f.Prefix, Stops: f.Stops, Witness: f.Witness}
 }
 
 // CheckWitness checks f's witness against t with the independent checker

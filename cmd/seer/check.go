@@ -449,10 +449,16 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 	if f.Test != "" {
 		fmt.Fprintf(&b, ", %s", f.Test)
 	}
-	if f.Count > 1 {
+	if f.Count > 1 && !check.ObservedBlocking(&f) {
 		fmt.Fprintf(&b, ", %d times", f.Count)
 	}
 	b.WriteString(")")
+	if check.ObservedBlocking(&f) {
+		for _, sentence := range check.BlockedSentences(&f, rel) {
+			fmt.Fprintf(&b, "\n\t%s", sentence)
+		}
+		return b.String() // the witness is the recorded run
+	}
 	for _, a := range f.Accesses {
 		fmt.Fprintf(&b, "\n\t%s by goroutine %d at %s", a.Op, a.Goroutine, pos(a))
 		if len(a.Created) > 0 {
@@ -511,7 +517,7 @@ var (
 	predictFormat   = predictFlags.String("format", "", "trace `format`: seer or std (default: by content)")
 	predictJSON     = predictFlags.Bool("json", false, "print the report as JSON (the same as -o json)")
 	predictOutput   = predictFlags.String("o", "text", "print the report as `text`, json (the document seer check -json prints) or sarif (SARIF 2.1.0); -format is the trace's format")
-	predictStats    = predictFlags.Bool("stats", false, "print the funnel with times: candidates, lockset, then the layers that prove races (observed, shb, happens-before, sync-preserving, reversal, ucg, sat), and deadlock")
+	predictStats    = predictFlags.Bool("stats", false, "print the funnel with times: candidates, lockset, then the layers that prove races (observed, shb, happens-before, sync-preserving, reversal, ucg, sat), and deadlock, blocking")
 	predictAnalysis = predictFlags.String("analysis", "seer", "analysis: seer, hb or shb")
 	predictAtom     = predictFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 )

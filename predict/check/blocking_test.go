@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -125,3 +126,125 @@ func TestChannelDeadlockPredicted(t *testing.T) {
 		})
 	}
 }
+
+// poolModule sums the squares of its inputs with a worker each and
+// returns at the first error. With unbuffered channels (CAP empty) the
+// workers that finish after the error wait for ever to send their
+// result: the run shows the leak. The fixed twin buffers the channels
+// for every worker. The test waits for the workers' sleep to pass, so
+// that in the fixed twin they have ended before the process exits.
+const poolModule = `package pool
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func work(i int) (int, error) {
+	if i == 0 {
+		return 0, errors.New("bad input")
+	}
+	time.Sleep(10 * time.Millisecond)
+	return i * i, nil
+}
+
+func sumAll(in []int) (int, error) {
+	results := make(chan int CAP)
+	errs := make(chan error CAP)
+	for _, v := range in {
+		go func() {
+			r, err := work(v)
+			if err != nil {
+				errs <- err
+				return
+			}
+			results <- r
+		}()
+	}
+	sum := 0
+	for range in {
+		select {
+		case r := <-results:
+			sum += r
+		case err := <-errs:
+			return 0, err
+		}
+	}
+	return sum, nil
+}
+
+func TestSumAll(t *testing.T) {
+	if _, err := sumAll([]int{0, 1, 2, 3}); err == nil {
+		t.Fatal("no error")
+	}
+	time.Sleep(100 * time.Millisecond)
+}
+
+func TestLast(t *testing.T) {}
+`
+
+// hangModule really deadlocks: the test holds mu while it receives from
+// ch, and the goroutine that would send takes mu first.
+const hangModule = `package hang
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestHang(t *testing.T) {
+	var mu sync.Mutex
+	ch := make(chan int)
+	mu.Lock()
+	go func() {
+		mu.Lock()
+		ch <- 1
+		mu.Unlock()
+	}()
+	<-ch
+	mu.Unlock()
+}
+`
+
+func TestObservedBlocking(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records tests")
+	}
+	rel := func(s string) string { return filepath.Base(s) }
+	for _, tc := range []struct {
+		name, src string
+		timeout   time.Duration
+		want      []string // the findings' titles and sentences
+	}{
+		{"pool returns early", strings.ReplaceAll(poolModule, " CAP", ""), time.Minute, []string{
+			"goroutine leak in TestSumAll: goroutine G (created at x_test.go:21) never ended: blocked sending on a channel at x_test.go:27; 3 goroutines of the test stopped there",
+		}},
+		{"pool with buffered channels", strings.ReplaceAll(poolModule, " CAP", ", len(in)"), time.Minute, nil},
+		{"a test that hangs", hangModule, 3 * time.Second, []string{
+			"deadlock in TestHang: goroutine G (the test's own) never ended: its last recorded operation is go at x_test.go:12, in example.com/x.TestHang; the call it blocks in (a receive, a select with no send case, a sleep or a system call leave no event) comes after it; goroutine G (created at x_test.go:12) never ended: blocked locking a mutex at x_test.go:13",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := testModule(t, "example.com/x", "x_test.go", tc.src)
+			rep, err := Run(context.Background(), Options{Dir: dir, Timeout: tc.timeout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range rep.Findings {
+				if f.Predicted {
+					t.Errorf("predicted finding %+v", f)
+					continue
+				}
+				s := Title(&f) + " in " + f.Test + ": " + strings.Join(BlockedSentences(&f, rel), "; ")
+				got = append(got, goroutineNumbers.ReplaceAllString(s, "goroutine G "))
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+var goroutineNumbers = regexp.MustCompile(`goroutine \d+ `)

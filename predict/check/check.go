@@ -357,6 +357,11 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 			res.Findings[i].Package = rec.Package
 		}
 		found = append(found, res.Findings...)
+		obs, err := observedBlocked(rec, src)
+		if err != nil {
+			return err
+		}
+		found = append(found, obs...)
 		tests = append(tests, testsOf(rec, res)...)
 		if r := rec.Outcome.Result; r != "pass" && r != "fail" {
 			ended = true

@@ -76,6 +76,11 @@ type Access struct {
 	// Holds lists, for a deadlock's blocked operation, the locks its
 	// goroutine holds while it waits and where it took them.
 	Holds []Held `json:"holds,omitempty"`
+	// Blocked names, for a goroutine that the recorded run left
+	// blocked (Event is its last), the operation it blocks in when the
+	// run shows it ("send", "lock", "cond-wait", ...; see
+	// predict.BlockedIn), "" when the blocking call comes after Event.
+	Blocked string `json:"blocked,omitempty"`
 }
 
 // A Held is a lock that a blocked goroutine holds: the acquire that took

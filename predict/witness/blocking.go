@@ -248,3 +248,50 @@ func (k *Checker) opStart(i int32) bool {
 	}
 	return run%2 == 0
 }
+
+// checkLeak checks an observed leak: each event is the last of its
+// goroutine in the run with a frame of the user's code, no event of the
+// goroutine ends it, the goroutine belongs to a test, and the schedule
+// runs all of its events.
+func (s *fstate) checkLeak() error {
+	k, t, f := s.k, s.k.t, s.f
+	if len(f.Events) == 0 {
+		return fmt.Errorf("leak needs a goroutine's last event")
+	}
+	ran := make(map[trace.GoID]int32)
+	for _, i := range f.Events {
+		ran[t.Events[i].G] = 0
+	}
+	for _, i := range f.Witness {
+		if g := t.Events[i].G; int(g) > 0 {
+			if n, ok := ran[g]; ok {
+				ran[g] = n + 1
+			}
+		}
+	}
+	for _, i := range f.Events {
+		e := &t.Events[i]
+		g := e.G
+		if int(g) <= 0 || int(g) >= k.ng {
+			return fmt.Errorf("event %d has no goroutine", i)
+		}
+		if k.harness(g) {
+			return fmt.Errorf("goroutine %d belongs to no test, or the runtime made it", g)
+		}
+		total := k.gOff[g+1] - k.gOff[g]
+		for p := k.posOf[i]; p < total; p++ {
+			x := k.gEv[k.gOff[g]+p]
+			o := &t.Events[x]
+			if o.Op == trace.OpEnd {
+				return fmt.Errorf("goroutine %d ended", g)
+			}
+			if _, user := trace.UserFrame(t.Stack(o.Stack), t.Header.GOROOT); user && p > k.posOf[i] {
+				return fmt.Errorf("event %d is not goroutine %d's last in the user's code (%d is)", i, g, x)
+			}
+		}
+		if s.b[g]+ran[g] != total {
+			return fmt.Errorf("the schedule does not run all of goroutine %d's events", g)
+		}
+	}
+	return nil
+}

@@ -60,6 +60,10 @@ const (
 	// writers, the last included: a goroutine's next event is known only
 	// then.
 	Deadlock Kind = "deadlock"
+	// Leak: goroutines that the run itself left blocked for ever: each
+	// event is the last of a test's goroutine that never ended, and the
+	// schedule (the recorded run) runs all of its events (blocking.go).
+	Leak Kind = "leak"
 )
 
 // A Schedule is what an analysis claims: a schedule of the program that
@@ -369,6 +373,8 @@ func (k *Checker) checkProperty(s *fstate) error {
 		if pc, pr := rank(c1), rank(r); pc >= k.n || pr >= k.n || pc > pr {
 			return fmt.Errorf("witness does not order %d before %d", c1, r)
 		}
+	case Leak:
+		return s.checkLeak()
 	case Deadlock:
 		if k.blockingClaim(f) {
 			return s.checkBlocking()

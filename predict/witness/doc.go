@@ -3,7 +3,8 @@
 // observed run, less some goroutines' suffixes, then a witness sequence)
 // is feasible for the program that recorded a trace, and whether it shows
 // the property claimed (a data race, an atomicity violation, a
-// lock-order deadlock).
+// lock-order deadlock, goroutines all blocked on locks and unbuffered
+// channels (blocking.go), goroutines the run left blocked).
 //
 // Feasibility is that of Şerbănuţă, Chen and Roşu, "Maximal Causal
 // Models for Sequentially Consistent Systems" (RV 2012), Theorem 2: a
