@@ -155,3 +155,61 @@ func TestCheckBlocking(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckLeak: g1 is the harness, g2 a test's own goroutine, g3 the
+// test's worker, which sends (4, in user code), goes on inside the
+// runtime (5) and never ends; g2 ends (6).
+func TestCheckLeak(t *testing.T) {
+	b := trace.NewBuilder(trace.Header{Format: "seer", GOROOT: "/goroot"})
+	user := b.Stacks().Intern([]trace.Frame{{Func: "example.com/p.TestX.func1", File: "/src/p/p_test.go", Line: 12}})
+	lib := b.Stacks().Intern([]trace.Frame{{Func: "runtime.chansend", File: "/goroot/src/runtime/chan.go", Line: 176}})
+	harness := b.Stacks().Intern([]trace.Frame{{Func: "testing.(*T).Run", File: "/goroot/src/testing/testing.go", Line: 2101}})
+	g1 := b.Goroutine(0, 0)
+	g2 := b.Goroutine(g1, harness)
+	b.SetGoroutine(g2, "TestX", "")
+	g3 := b.Goroutine(g2, user)
+	b.SetGoroutine(g3, "TestX", "")
+	x := b.Object(trace.ObjVar, 0x100, 8, "x")
+	for _, e := range []trace.Event{
+		{G: g1, Op: trace.OpGo, Peer: int32(g2), Stack: harness},
+		{G: g2, Op: trace.OpStart, Peer: int32(g1)},
+		{G: g2, Op: trace.OpGo, Peer: int32(g3), Stack: user},
+		{G: g3, Op: trace.OpStart, Peer: int32(g2)},
+		{G: g3, Op: trace.OpRead, Obj: x, Addr: 0x100, Size: 8, Stack: user},
+		{G: g3, Op: trace.OpRead, Obj: x, Addr: 0x100, Size: 8, Stack: lib},
+		{G: g2, Op: trace.OpEnd},
+	} {
+		b.Add(e)
+	}
+	tr, err := b.Trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	leak := func(evs []int, prefix int, w ...int) *Schedule {
+		return &Schedule{Kind: Leak, Events: evs, Prefix: prefix, Witness: w}
+	}
+	for _, tc := range []struct {
+		name string
+		s    *Schedule
+		want string // "" means accepted
+	}{
+		{"the whole run", leak([]int{4}, 6, 6), ""},
+		{"the runtime's last event", leak([]int{5}, 6, 6), ""},
+		{"not its last in user code", leak([]int{3}, 6, 6), "not goroutine 3's last in the user's code"},
+		{"an ended goroutine", leak([]int{2}, 6, 6), "goroutine 2 ended"},
+		{"the harness", leak([]int{0}, 6, 6), "belongs to no test"},
+		{"a cut run", leak([]int{4}, 4, 4), "does not run all of goroutine 3's events"},
+		{"no event", leak(nil, 6, 6), "leak needs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			loc, spans := trace.GroupAccesses(tr.Events)
+			err := NewChecker(tr, loc, spans).Check(tc.s)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("rejected: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
