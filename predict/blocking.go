@@ -21,10 +21,11 @@
 // o or R's a (binary search on its position; the closure is monotone),
 // to a fixpoint. At the end every goroutine must have ended, or not
 // exist (its go statement not run) or belong to the harness or the
-// runtime and never touch the objects waited on, or wait at its next event: an
-// acquire of a lock held in a conflicting mode, or the first event of a
-// send or receive on an unbuffered channel that the cut has not closed
-// and whose partner operation is not some goroutine's next event. This
+// runtime and never touch the objects waited on, or wait at its next
+// event: an acquire of a lock held in a conflicting mode; the first
+// event of a send or receive on an unbuffered channel that the cut has
+// not closed and whose partner operation is not some goroutine's next
+// event; a WaitGroup.Wait whose counter is above zero. This
 // is the maximal causal model's claim (Şerbănuţă, Chen and Roşu, RV
 // 2012): the cut in observed order is a feasible schedule, every read in
 // it sees its observed writer (so each goroutine's next event is the
@@ -38,8 +39,7 @@
 // re-checks all of it against the serial specifications.
 //
 // Not covered (the claim would not be sound, or the checker cannot yet
-// check it): waits on buffered channels, selects, WaitGroup.Wait and
-// Cond.Wait; leaks (a goroutine blocked for ever while the test
+// check it): waits on buffered channels, selects and Cond.Wait; leaks (a goroutine blocked for ever while the test
 // returns); schedules in which a select takes another branch.
 
 package predict
@@ -350,13 +350,17 @@ func (e *engine) allBlocked(cut []int32, evs []int32, co *chanOps) ([]int32, boo
 					return nil, false // its partner is ready
 				}
 			}
+		case trace.OpWGWait:
+			if n, ok := e.wgCount(cut, ev.Obj); !ok || n <= 0 {
+				return nil, false
+			}
 		default:
 			return nil, false
 		}
 	}
 	for _, g := range harness {
 		for _, x := range c.byG[g] {
-			if ev := &c.ev[x]; ev.Obj != 0 && waited[ev.Obj] && (ev.Op.IsLock() || ev.Op == trace.OpSend || ev.Op == trace.OpRecv || ev.Op == trace.OpClose) {
+			if ev := &c.ev[x]; ev.Obj != 0 && waited[ev.Obj] && !ev.Op.IsAccess() {
 				return nil, false
 			}
 		}
@@ -397,4 +401,37 @@ func goroutineOfHarness(t *trace.Trace, g trace.GoID) bool {
 	}
 	create := t.Stack(gr.Create)
 	return len(create) > 0 && strings.HasPrefix(create[0].Func, "runtime.")
+}
+
+// wgCount returns the counter of WaitGroup w at the end of cut: its
+// Adds' deltas less one per Done, or false if a decrement of the run is
+// not a Done (Add(-n) does not record n).
+func (e *engine) wgCount(cut []int32, w trace.ObjID) (int64, bool) {
+	c := e.c
+	var n int64
+	for i := range c.ev {
+		ev := &c.ev[i]
+		if ev.Obj != w || (ev.Op != trace.OpWGAdd && ev.Op != trace.OpWGDone) {
+			continue
+		}
+		if ev.Op == trace.OpWGDone {
+			done := false
+			for _, f := range e.t.Stack(ev.Stack) {
+				done = done || f.Func == "sync.(*WaitGroup).Done"
+			}
+			if !done {
+				return 0, false
+			}
+		}
+		if cut[ev.G] < c.pos[i] {
+			continue
+		}
+		if ev.Op == trace.OpWGAdd {
+			v, _ := e.t.Value(i)
+			n += int64(v)
+		} else {
+			n--
+		}
+	}
+	return n, true
 }

@@ -66,6 +66,27 @@ func TestPublish(t *testing.T) {
 	}
 	<-done
 }
+
+// TestPublishGroup is TestPublish with the count and the receive in a
+// goroutine of their own and the test waiting for both on a WaitGroup.
+func TestPublishGroup(t *testing.T) {
+	h := &hub{out: make(chan int)}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		time.Sleep(20 * time.Millisecond)
+		h.publish(1)
+	}()
+	go func() {
+		defer wg.Done()
+		if n := h.count(); n != 0 {
+			t.Errorf("counted %d before publishing", n)
+		}
+		<-h.out
+	}()
+	wg.Wait()
+}
 `
 
 func TestChannelDeadlockPredicted(t *testing.T) {
@@ -97,8 +118,27 @@ func TestChannelDeadlockPredicted(t *testing.T) {
 				}
 				return
 			}
+			// One finding for both tests: they deadlock at the same
+			// sites. Alone, TestPublishGroup's test goroutine waits on
+			// the WaitGroup, whose counter the two stuck goroutines hold
+			// up.
 			if len(rep.Findings) != 1 {
 				t.Fatalf("findings %+v, want one deadlock", rep.Findings)
+			}
+			group, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute, Run: "^TestPublishGroup$"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(group.Findings) != 1 {
+				t.Fatalf("TestPublishGroup alone: findings %+v, want one deadlock", group.Findings)
+			}
+			var ops []string
+			for _, a := range group.Findings[0].Accesses {
+				ops = append(ops, strconv.Itoa(a.Line)+" "+a.Op)
+			}
+			wait := strconv.Itoa(1 + strings.Count(src[:strings.Index(src, "wg.Wait()")], "\n"))
+			if strings.Join(ops, ", ") != "19 send, 24 lock, "+wait+" wait" {
+				t.Errorf("TestPublishGroup: blocked operations %v, want publish's send, count's lock, the test's wg.Wait at %s", ops, wait)
 			}
 			f := rep.Findings[0]
 			if f.Kind != "deadlock" || !f.Predicted || f.Test != "TestPublish" || len(f.Witness) == 0 || Title(&f) != "deadlock" {

@@ -70,9 +70,10 @@ run took the mutex in the other order and did not hang; in another
 schedule the sender holds the mutex and waits for a receiver that waits
 for the mutex. seer reports that shape only when, at the end of the
 witness, every goroutine of the test that has not ended waits too (on a
-lock someone holds, or on an unbuffered channel no goroutine is ready to
-use), so that the test can never return; a goroutine of the testing
-harness or the runtime counts only if it never touches what they wait on.
+lock someone holds, on an unbuffered channel no goroutine is ready to use,
+or in WaitGroup.Wait with the counter above zero), so that the test can
+never return; a goroutine of the testing harness or the runtime counts
+only if it never touches what they wait on.
 
 The finding names each goroutine's blocked operation and the locks it
 holds, with where it took them. Its witness is a schedule of the same

@@ -15,6 +15,9 @@
 //     another value);
 //   - an acquire (Lock, RLock; not a TryLock) waits for a lock that some
 //     goroutine holds in a conflicting mode at the end of the schedule;
+//   - a WaitGroup.Wait finds the group's counter above zero (the deltas
+//     of its Adds in the schedule less one per Done; every decrement in
+//     the run must be a Done);
 //   - a send or receive (not in a select: another case might be ready)
 //     is the first event of its operation, on a channel the run shows to
 //     be unbuffered, that the schedule has not closed, and no listed
@@ -38,9 +41,9 @@
 // events of its goroutine in a row.
 //
 // What is not claimed blocked: selects, non-blocking operations,
-// buffered channels, WaitGroup.Wait, Cond.Wait (their blocking depends on
-// counters and wake-ups the checker does not yet model); a schedule that
-// leaves such a goroutine waiting is rejected.
+// buffered channels, Cond.Wait (their blocking depends on counts and
+// wake-ups the checker does not yet model); a schedule that leaves such
+// a goroutine waiting is rejected.
 
 package witness
 
@@ -128,7 +131,7 @@ func (s *fstate) checkBlocking() error {
 			return fmt.Errorf("goroutine %d has not ended, and the run does not say what it waits for", g)
 		}
 		for _, x := range k.gEv[k.gOff[g]:k.gOff[g+1]] {
-			if e := &t.Events[x]; e.Obj != 0 && waited[e.Obj] && (e.Op.IsLock() || e.Op == trace.OpSend || e.Op == trace.OpRecv || e.Op == trace.OpClose) {
+			if e := &t.Events[x]; e.Obj != 0 && waited[e.Obj] && !e.Op.IsAccess() {
 				return fmt.Errorf("goroutine %d (not the test's, or not yet created) operates on object %d that a blocked goroutine waits on (event %d)", g, e.Obj, x)
 			}
 		}
@@ -200,8 +203,54 @@ func (s *fstate) blocked(i int32, ran []int32, next func(trace.GoID) int32, list
 			}
 		}
 		return nil
+	case trace.OpWGWait:
+		n, ok := k.wgCounter(e.Obj, ran)
+		if !ok {
+			return fmt.Errorf("event %d: the run does not give every delta of its WaitGroup", i)
+		}
+		if n <= 0 {
+			return fmt.Errorf("event %d: its WaitGroup's counter is %d at the end of the schedule", i, n)
+		}
+		return nil
 	}
 	return fmt.Errorf("event %d (%s) is not an operation known to block", i, e.Op)
+}
+
+// wgCounter returns WaitGroup w's counter after the schedule (ran:
+// each goroutine's events in it): the deltas of its Adds less one per
+// Done, and false if some decrement in the run is not a Done (an
+// Add(-n), whose n the run does not record).
+func (k *Checker) wgCounter(w trace.ObjID, ran []int32) (int64, bool) {
+	t := k.t
+	var n int64
+	for i := range t.Events {
+		e := &t.Events[i]
+		if e.Obj != w || (e.Op != trace.OpWGAdd && e.Op != trace.OpWGDone) {
+			continue
+		}
+		if e.Op == trace.OpWGDone && !hasFrame(t, e, "sync.(*WaitGroup).Done") {
+			return 0, false
+		}
+		if int(e.G) <= 0 || int(e.G) >= k.ng || ran[e.G] <= k.posOf[i] {
+			continue // not in the schedule
+		}
+		if e.Op == trace.OpWGAdd {
+			v, _ := t.Value(i)
+			n += int64(v)
+		} else {
+			n--
+		}
+	}
+	return n, true
+}
+
+func hasFrame(t *trace.Trace, e *trace.Event, fn string) bool {
+	for _, f := range t.Stack(e.Stack) {
+		if f.Func == fn {
+			return true
+		}
+	}
+	return false
 }
 
 // chanEvents returns the synchronisation events on channel c, in order
