@@ -106,6 +106,10 @@ func hoverMarkdown(f *check.Finding, i int, short func(string) string, src func(
 			fmt.Fprintf(&b, ": a %s interleaving that no serial order of the transactions gives", p)
 		}
 		b.WriteString(".\n\n")
+	} else if check.ObservedBlocking(f) {
+		for _, s := range check.BlockedSentences(f, short) {
+			fmt.Fprintf(&b, "%s.\n\n", capitalize(s))
+		}
 	} else if f.Kind == "deadlock" {
 		var parts []string
 		for j := range f.Accesses {

@@ -128,6 +128,15 @@ func findingMessage(f *check.Finding, i int, short func(string) string) string {
 		fmt.Fprintf(&b, " on %s", f.Variable)
 	}
 	b.WriteString(": ")
+	if check.ObservedBlocking(f) {
+		// Where each goroutine was left, this one's first.
+		ss := check.BlockedSentences(f, short)
+		if i < len(ss) {
+			ss[0], ss[i] = ss[i], ss[0]
+		}
+		b.WriteString(strings.Join(ss, "; "))
+		return b.String()
+	}
 	a := &f.Accesses[i]
 	at := func(j int) string {
 		o := &f.Accesses[j]
