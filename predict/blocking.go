@@ -52,8 +52,14 @@ import (
 	"github.com/seer-tools/seer/trace"
 )
 
-// maxBlockingTries bounds the candidates the layer computes closures for.
-const maxBlockingTries = 200
+// maxBlockingTries bounds the candidates the layer computes closures
+// for; maxExtendSteps, the closures one candidate's extension computes
+// (each costs up to a pass over the cut's clocks): past it the candidate
+// is given up.
+const (
+	maxBlockingTries = 200
+	maxExtendSteps   = 4000
+)
 
 // chanOps describes the channels of a trace.
 type chanOps struct {
@@ -238,7 +244,9 @@ func (e *engine) blockingWitness(o, a int32, co *chanOps, lg map[trace.ObjID][]i
 		return Finding{}, false
 	}
 	tmp := make([]int32, len(cut))
+	steps := 0
 	try := func(g, p int32) bool {
+		steps++
 		copy(tmp, cut)
 		e.coneInto(tmp, g, p)
 		for {
@@ -260,6 +268,9 @@ func (e *engine) blockingWitness(o, a int32, co *chanOps, lg map[trace.ObjID][]i
 	for changed := true; changed; {
 		changed = false
 		for g := 1; g < len(c.byG); g++ {
+			if steps > maxExtendSteps {
+				return Finding{}, false
+			}
 			lo, hi := cut[g], limit[g] // lo is in the cut; find the most hi that fits
 			if lo >= hi {
 				continue

@@ -283,6 +283,11 @@ func TestObservedBlocking(t *testing.T) {
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
+			var b bytes.Buffer
+			if err := WriteSARIF(&b, rep, SARIFOptions{Root: dir}); err != nil {
+				t.Fatal(err)
+			}
+			validSARIF(t, sarifSchema(t), b.Bytes())
 		})
 	}
 }

@@ -222,6 +222,8 @@ func ruleName(kind string) string {
 		return "DataRace"
 	case "atomicity":
 		return "AtomicityViolation"
+	case "leak":
+		return "GoroutineLeak"
 	}
 	return capitalize(kind)
 }
@@ -393,7 +395,7 @@ func userCreated(a *Access) (Frame, bool) {
 }
 
 func kindWord(kind string) string {
-	if kind == "race" || kind == "deadlock" {
+	if kind == "race" || kind == "deadlock" || kind == "leak" {
 		return kind
 	}
 	return "violation"
