@@ -65,14 +65,21 @@ const (
 type chanOps struct {
 	evs        map[trace.ObjID][]int32 // per channel: its synchronisation events, in order
 	unbuffered map[trace.ObjID]bool
+	conds      map[trace.ObjID][]int32 // per sync.Cond: its events, in order
+	ops        map[int32]trace.Op      // the op of each channel event
 }
 
 func newChanOps(c *ctp) *chanOps {
-	co := &chanOps{evs: make(map[trace.ObjID][]int32), unbuffered: make(map[trace.ObjID]bool)}
+	co := &chanOps{evs: make(map[trace.ObjID][]int32), unbuffered: make(map[trace.ObjID]bool), conds: make(map[trace.ObjID][]int32), ops: make(map[int32]trace.Op)}
 	for i := range c.ev {
 		e := &c.ev[i]
+		switch e.Op {
+		case trace.OpCondWait, trace.OpCondSignal, trace.OpCondBroadcast:
+			co.conds[e.Obj] = append(co.conds[e.Obj], int32(i))
+		}
 		if e.Obj != 0 && (e.Op == trace.OpSend || e.Op == trace.OpRecv || e.Op == trace.OpClose) && e.Sync != trace.SyncNone {
 			co.evs[e.Obj] = append(co.evs[e.Obj], int32(i))
+			co.ops[int32(i)] = e.Op
 		}
 	}
 	for ch, evs := range co.evs {
@@ -87,6 +94,11 @@ func newChanOps(c *ctp) *chanOps {
 		}
 	}
 	return co
+}
+
+// neverSent reports whether no goroutine of the run sends on channel ch.
+func (co *chanOps) neverSent(ch trace.ObjID) bool {
+	return !slices.ContainsFunc(co.evs[ch], func(x int32) bool { return co.ops[x] == trace.OpSend })
 }
 
 // opStart reports whether channel event i begins its operation: an even
@@ -190,6 +202,16 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 			}
 		}
 	}
+	if len(co.conds) > 0 {
+		if lg == nil {
+			lg = e.lockGoroutines()
+		}
+		fs, err := e.condLayer(co, lg, &st, proved)
+		if err != nil {
+			return nil, st, err
+		}
+		out = append(out, fs...)
+	}
 	st.DeadlockSites = len(out)
 	st.Time = time.Since(t0)
 	return out, st, nil
@@ -240,9 +262,28 @@ func (e *engine) blockingWitness(o, a int32, co *chanOps, lg map[trace.ObjID][]i
 		limit[c.ev[i].G] = c.pos[i] - 1
 	}
 	cut := make([]int32, len(c.byG))
-	if !e.deadlockClosure(evs, cut, lg) {
+	if !e.deadlockClosure(evs, cut, lg) || !e.extendCut(cut, limit, lg) {
 		return Finding{}, false
 	}
+	waiting, ok := e.allBlocked(cut, evs, co, -1)
+	if !ok {
+		return Finding{}, false
+	}
+	fd := e.deadlockWitness(evs, cut)
+	fd.Events = fd.Events[:0]
+	for _, i := range waiting {
+		fd.Events = append(fd.Events, int(i))
+	}
+	fd.Count = 1
+	return fd, true
+}
+
+// extendCut runs every goroutine of cut as far as the closure allows
+// within limit (the most events of each), to a fixpoint, and reports
+// false if cut itself breaks the lock rule or the work exceeds
+// maxExtendSteps.
+func (e *engine) extendCut(cut, limit []int32, lg map[trace.ObjID][]int32) bool {
+	c := e.c
 	tmp := make([]int32, len(cut))
 	steps := 0
 	try := func(g, p int32) bool {
@@ -269,7 +310,7 @@ func (e *engine) blockingWitness(o, a int32, co *chanOps, lg map[trace.ObjID][]i
 		changed = false
 		for g := 1; g < len(c.byG); g++ {
 			if steps > maxExtendSteps {
-				return Finding{}, false
+				return false
 			}
 			lo, hi := cut[g], limit[g] // lo is in the cut; find the most hi that fits
 			if lo >= hi {
@@ -290,23 +331,14 @@ func (e *engine) blockingWitness(o, a int32, co *chanOps, lg map[trace.ObjID][]i
 			}
 		}
 	}
-	waiting, ok := e.allBlocked(cut, evs, co)
-	if !ok {
-		return Finding{}, false
-	}
-	fd := e.deadlockWitness(evs, cut)
-	fd.Events = fd.Events[:0]
-	for _, i := range waiting {
-		fd.Events = append(fd.Events, int(i))
-	}
-	fd.Count = 1
-	return fd, true
+	return true
 }
 
 // allBlocked returns the next events of the goroutines of cut that can
 // still act, first those of evs, if each of them waits for ever (see the
-// file comment).
-func (e *engine) allBlocked(cut []int32, evs []int32, co *chanOps) ([]int32, bool) {
+// file comment). late, if not -1, is a goroutine whose last events run
+// after the cut (in the witness): nothing of the cut comes after them.
+func (e *engine) allBlocked(cut []int32, evs []int32, co *chanOps, late int32) ([]int32, bool) {
 	c, t := e.c, e.t
 	next := func(g int) int32 {
 		if int(cut[g]) < len(c.byG[g]) {
@@ -348,7 +380,7 @@ func (e *engine) allBlocked(cut []int32, evs []int32, co *chanOps) ([]int32, boo
 				return nil, false
 			}
 		case trace.OpSend, trace.OpRecv:
-			if !co.unbuffered[ev.Obj] || !c.opStart(i) {
+			if !(ev.Op == trace.OpRecv && co.neverSent(ev.Obj)) && (!co.unbuffered[ev.Obj] || !c.opStart(i)) {
 				return nil, false
 			}
 			for _, x := range co.evs[ev.Obj] {
@@ -364,6 +396,18 @@ func (e *engine) allBlocked(cut []int32, evs []int32, co *chanOps) ([]int32, boo
 		case trace.OpWGWait:
 			if n, ok := e.wgCount(cut, ev.Obj); !ok || n <= 0 {
 				return nil, false
+			}
+		case trace.OpCondWait:
+			a := e.condSection(i)
+			if a < 0 {
+				return nil, false
+			}
+			if int32(ev.G) != late {
+				for _, x := range co.conds[ev.Obj] {
+					if op := c.ev[x].Op; (op == trace.OpCondSignal || op == trace.OpCondBroadcast) && x > a && cut[c.ev[x].G] >= c.pos[x] {
+						return nil, false // a wake-up after it registered
+					}
+				}
 			}
 		default:
 			return nil, false
@@ -445,4 +489,224 @@ func (e *engine) wgCount(cut []int32, w trace.ObjID) (int64, bool) {
 		}
 	}
 	return n, true
+}
+
+// condSection returns, for a Cond.Wait that wakes at event w (OpCondWait),
+// the acquire that began the critical section in which it was called:
+// w's goroutine's previous event must be Wait's unlock of the Cond's
+// lock (where it registered), and the acquire is that goroutine's latest
+// of the lock before it. -1 if the run does not show them so.
+func (e *engine) condSection(w int32) int32 {
+	c := e.c
+	g := int32(c.ev[w].G)
+	u := c.condUnlock(w)
+	if u < 0 {
+		return -1
+	}
+	s, ok := c.section(g, c.ev[u].Obj, c.pos[u])
+	if !ok || s.shared || s.rel != c.pos[u] {
+		return -1
+	}
+	return c.at(g, s.acq)
+}
+
+// condUnlock returns the unlock inside Cond.Wait after which the Wait
+// that wakes at w parked: w's goroutine's latest event before it that is
+// not a read of the lock's own word (Unlock's atomic, kept as a read), or
+// -1.
+func (c *ctp) condUnlock(w int32) int32 {
+	g := int32(c.ev[w].G)
+	p := c.pos[w] - 1
+	for ; p >= 1 && c.ev[c.at(g, p)].Op == trace.OpRead; p-- {
+	}
+	if p < 1 {
+		return -1
+	}
+	u := c.at(g, p)
+	if c.ev[u].Op != trace.OpUnlock || !inCondWait(c.t, u) {
+		return -1
+	}
+	for q := p + 1; q < c.pos[w]; q++ {
+		if c.ev[c.at(g, q)].Addr != c.ev[u].Addr {
+			return -1
+		}
+	}
+	return u
+}
+
+// inCondWait reports whether event i was made inside sync.(*Cond).Wait.
+func inCondWait(t *trace.Trace, i int32) bool {
+	for _, f := range t.Stack(t.Events[i].Stack) {
+		if f.Func == "sync.(*Cond).Wait" {
+			return true
+		}
+	}
+	return false
+}
+
+// condLayer finds Cond.Wait calls that another schedule leaves waiting
+// for ever: the Signal (or Broadcast) that woke the Wait in the run runs,
+// with what it needs, before the critical section in which Wait was
+// called, and Wait then registers after the only wake-up it would have
+// had. Typical of a Wait not in a loop over its condition: with the
+// loop, the goroutine reads the condition that the signaller set, so its
+// read sees another write and the schedule is not in the model.
+//
+// The schedule: the closure of the signaller's events through the
+// signal (and the release of the Cond's lock, if it held it) and of the
+// waiter's events before its critical section, extended as the channel
+// deadlocks' cuts are; then the waiter's section up to Wait's unlock
+// (the witness). That section may only lock, unlock and access memory
+// whose every write by another goroutine keeps its observed order to the
+// read (checked per location); anything else and the candidate is
+// dropped. The finding lists the Wait (its wake-up event, which never
+// comes) and every other goroutine's blocked next event.
+func (e *engine) condLayer(co *chanOps, lg map[trace.ObjID][]int32, st *Stage, proved map[[2]int32]bool) ([]Finding, error) {
+	c := e.c
+	var out []Finding
+	conds := make([]trace.ObjID, 0, len(co.conds))
+	for k := range co.conds {
+		conds = append(conds, k)
+	}
+	slices.Sort(conds)
+	for _, cd := range conds {
+		evs := co.conds[cd]
+		for k, w := range evs {
+			if err := e.ctx.Err(); err != nil {
+				return nil, err
+			}
+			if c.ev[w].Op != trace.OpCondWait || st.Deadlocks >= maxBlockingTries {
+				continue
+			}
+			a := e.condSection(w)
+			if a < 0 {
+				continue
+			}
+			u := c.condUnlock(w)
+			// The wake-up: the latest signal or broadcast before w.
+			s := int32(-1)
+			for j := k - 1; j >= 0 && evs[j] > u; j-- {
+				if op := c.ev[evs[j]].Op; (op == trace.OpCondSignal || op == trace.OpCondBroadcast) && c.ev[evs[j]].G != c.ev[w].G {
+					s = evs[j]
+					break
+				}
+			}
+			if s < 0 {
+				continue
+			}
+			key := [2]int32{c.site(w), c.site(s)}
+			if proved[key] {
+				continue
+			}
+			st.Cycles++
+			st.Deadlocks++
+			if e.cone == nil {
+				if err := e.buildCone(); err != nil {
+					return nil, err
+				}
+			}
+			if fd, ok := e.condWitness(w, a, u, s, co, lg); ok {
+				out = append(out, fd)
+				proved[key] = true
+			}
+		}
+	}
+	return out, nil
+}
+
+// condWitness builds the schedule of condLayer for the Wait that wakes
+// at w, called in the section acquired at a, registered at u, and woken
+// by s.
+func (e *engine) condWitness(w, a, u, s int32, co *chanOps, lg map[trace.ObjID][]int32) (Finding, bool) {
+	c := e.c
+	gw, gs := int32(c.ev[w].G), int32(c.ev[s].G)
+	lock := c.ev[u].Obj
+	ps := c.pos[s]
+	if sec, ok := c.section(gs, lock, ps); ok {
+		if sec.rel == 0 {
+			return Finding{}, false
+		}
+		ps = sec.rel // the signaller lets the lock go
+	}
+	limit := make([]int32, len(c.byG))
+	for g := range limit {
+		limit[g] = int32(len(c.byG[g]))
+	}
+	limit[gw] = c.pos[a] - 1
+	cut := make([]int32, len(c.byG))
+	e.coneInto(cut, gs, ps)
+	e.coneInto(cut, gw, c.pos[a]-1)
+	if cut[gw] > limit[gw] || !e.extendCut(cut, limit, lg) || cut[gs] < ps {
+		return Finding{}, false
+	}
+	// The waiter's section, run after the cut, up to the wake-up.
+	var section []int
+	for p := c.pos[a]; p < c.pos[w]; p++ {
+		i := c.at(gw, p)
+		ev := &c.ev[i]
+		switch {
+		case ev.Op.IsLock():
+			if (ev.Op == trace.OpLock || ev.Op == trace.OpRLock) && e.lockHeldAt(cut, ev.Obj, gw, ev.Op == trace.OpRLock) {
+				return Finding{}, false
+			}
+		case ev.Op == trace.OpWrite:
+		case ev.Op == trace.OpRead:
+			if e.m.shared(i) && !e.readKeepsWriter(i, a, cut, gw) {
+				return Finding{}, false
+			}
+		default:
+			return Finding{}, false
+		}
+		section = append(section, int(i))
+	}
+	end := append([]int32(nil), cut...)
+	end[gw] = c.pos[w] - 1
+	waiting, ok := e.allBlocked(end, []int32{w}, co, gw)
+	if !ok {
+		return Finding{}, false
+	}
+	last := int32(-1)
+	for g, n := range cut {
+		if n > 0 {
+			last = max(last, c.at(int32(g), n))
+		}
+	}
+	var stops []int
+	for g, n := range cut {
+		if int32(g) == gw || int(n) >= len(c.byG[g]) {
+			continue
+		}
+		if x := c.byG[g][n]; x <= last {
+			stops = append(stops, int(x))
+		}
+	}
+	slices.Sort(stops)
+	fd := Finding{Kind: KindDeadlock, Predicted: true, Prefix: int(last) + 1, Stops: stops, Witness: section, Count: 1}
+	for _, i := range waiting {
+		fd.Events = append(fd.Events, int(i))
+	}
+	return fd, true
+}
+
+// readKeepsWriter reports whether read r of goroutine g, in its section
+// from a run after cut, still sees the writes it saw: of the writes by
+// other goroutines to bytes it reads, every one the run made before a is
+// in cut, none after r is, and none falls between a and r.
+func (e *engine) readKeepsWriter(r, a int32, cut []int32, g int32) bool {
+	c := e.c
+	loc := e.m.loc[r]
+	for _, h := range e.writerGoroutines(loc) {
+		if h == g {
+			continue
+		}
+		for _, x := range e.writesOf(loc, h) {
+			if !c.ev[x].Overlaps(&c.ev[r]) {
+				continue // other bytes of the location
+			}
+			if x >= a && x < r || (x < a) != (cut[h] >= c.pos[x]) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -293,3 +293,90 @@ func TestObservedBlocking(t *testing.T) {
 }
 
 var goroutineNumbers = regexp.MustCompile(`goroutine \d+ `)
+
+// gateModule opens a gate that a goroutine waits at with a sync.Cond.
+// WAIT is the wait: a bare c.Wait() (the bug: if open runs first, the
+// Signal finds nobody and the Wait that follows never wakes) or the loop
+// over the condition. The opener sleeps first, so that the recorded run
+// waits, then signals, and does not hang.
+const gateModule = `package gate
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+type gate struct {
+	mu    sync.Mutex
+	c     *sync.Cond
+	ready bool
+}
+
+func (g *gate) wait() {
+	g.mu.Lock()
+	WAIT
+	g.mu.Unlock()
+}
+
+func (g *gate) open() {
+	g.mu.Lock()
+	g.ready = true
+	g.c.Signal()
+	g.mu.Unlock()
+}
+
+func TestGate(t *testing.T) {
+	g := &gate{}
+	g.c = sync.NewCond(&g.mu)
+	done := make(chan bool)
+	go func() {
+		g.wait()
+		close(done)
+	}()
+	time.Sleep(20 * time.Millisecond)
+	g.open()
+	<-done
+}
+`
+
+func TestCondWaitPredicted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records tests")
+	}
+	for _, tc := range []struct {
+		name, wait string
+		want       bool
+	}{
+		{"wait without a loop", "g.c.Wait()", true},
+		{"wait in a loop", "for !g.ready {\n\t\tg.c.Wait()\n\t}", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(gateModule, "WAIT", tc.wait, 1)
+			dir := testModule(t, "example.com/gate", "gate_test.go", src)
+			rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.want {
+				if len(rep.Findings) != 0 {
+					t.Fatalf("findings in the fixed twin: %+v", rep.Findings)
+				}
+				return
+			}
+			if len(rep.Findings) != 1 {
+				t.Fatalf("findings %+v, want one deadlock", rep.Findings)
+			}
+			f := rep.Findings[0]
+			if f.Kind != "deadlock" || !f.Predicted || f.Test != "TestGate" || len(f.Accesses) != 2 {
+				t.Fatalf("finding %+v, want a predicted deadlock in TestGate: the Wait and the test's receive", f)
+			}
+			if a := f.Accesses[0]; a.Op != "cond-wait" || a.Line != 17 {
+				t.Errorf("first blocked operation %s at line %d, want the cond-wait at 17", a.Op, a.Line)
+			}
+			if a := f.Accesses[1]; a.Op != "recv" {
+				t.Errorf("second blocked operation %s, want the test's receive from done", a.Op)
+			}
+		})
+	}
+}

@@ -15,6 +15,15 @@
 //     another value);
 //   - an acquire (Lock, RLock; not a TryLock) waits for a lock that some
 //     goroutine holds in a conflicting mode at the end of the schedule;
+//   - a Cond.Wait (its wake-up event, OpCondWait, is next) registered in
+//     the schedule (its goroutine's last act is Wait's unlock of the
+//     Cond's lock, then only reads of the lock's word: Unlock's atomic,
+//     which the trace keeps as a read) after every Signal and Broadcast
+//     of the Cond in the
+//     schedule: each of those comes before the acquire that began the
+//     critical section Wait was called in (Wait takes its ticket inside
+//     that section; Go's Cond has no spurious wake-ups, and a Signal
+//     wakes only a waiter already registered);
 //   - a WaitGroup.Wait finds the group's counter above zero (the deltas
 //     of its Adds in the schedule less one per Done; every decrement in
 //     the run must be a Done);
@@ -23,7 +32,10 @@
 //     be unbuffered, that the schedule has not closed, and no listed
 //     event is the matching receive or send: an unbuffered operation
 //     completes only with a partner, and every goroutine that could be
-//     one is listed as blocked elsewhere, has ended or does not exist;
+//     one is listed as blocked elsewhere, has ended or does not exist; a
+//     receive may also be on a channel that no goroutine of the run ever
+//     sends on (a done channel), whatever its capacity, since its buffer
+//     is empty and only a close would end the wait;
 //   - every goroutine not listed has ended in the schedule, or does not
 //     exist yet (its go statement is not in the schedule) or is the
 //     testing harness's or the runtime's own (no test owns it, or the
@@ -41,9 +53,9 @@
 // events of its goroutine in a row.
 //
 // What is not claimed blocked: selects, non-blocking operations,
-// buffered channels, Cond.Wait (their blocking depends on counts and
-// wake-ups the checker does not yet model); a schedule that leaves such
-// a goroutine waiting is rejected.
+// buffered channels (their blocking depends on other cases and on
+// counts the checker does not model); a schedule that leaves such a
+// goroutine waiting is rejected.
 
 package witness
 
@@ -182,10 +194,11 @@ func (s *fstate) blocked(i int32, ran []int32, next func(trace.GoID) int32, list
 		}
 		return fmt.Errorf("acquire %d: no goroutine holds its lock in a conflicting mode", i)
 	case trace.OpSend, trace.OpRecv:
-		if !k.unbuffered(e.Obj) {
+		if e.Op == trace.OpRecv && k.neverSent(e.Obj) {
+			// Empty whatever its capacity: only a close ends the wait.
+		} else if !k.unbuffered(e.Obj) {
 			return fmt.Errorf("event %d: the run does not show channel %d to be unbuffered", i, e.Obj)
-		}
-		if !k.opStart(i) {
+		} else if !k.opStart(i) {
 			return fmt.Errorf("event %d is not the first event of its channel operation", i)
 		}
 		for _, x := range k.chanEvents(e.Obj) {
@@ -203,6 +216,8 @@ func (s *fstate) blocked(i int32, ran []int32, next func(trace.GoID) int32, list
 			}
 		}
 		return nil
+	case trace.OpCondWait:
+		return s.condBlocked(i, ran)
 	case trace.OpWGWait:
 		n, ok := k.wgCounter(e.Obj, ran)
 		if !ok {
@@ -266,6 +281,17 @@ func (k *Checker) chanEvents(c trace.ObjID) []int32 {
 		}
 	}
 	return k.chans[c]
+}
+
+// neverSent reports whether no goroutine of the run sends on channel c
+// (it is only closed, as done channels are).
+func (k *Checker) neverSent(c trace.ObjID) bool {
+	for _, x := range k.chanEvents(c) {
+		if k.t.Events[x].Op == trace.OpSend {
+			return false
+		}
+	}
+	return true
 }
 
 // unbuffered reports whether the run shows channel c to be unbuffered:
@@ -340,6 +366,74 @@ func (s *fstate) checkLeak() error {
 		}
 		if s.b[g]+ran[g] != total {
 			return fmt.Errorf("the schedule does not run all of goroutine %d's events", g)
+		}
+	}
+	return nil
+}
+
+// condBlocked checks that Cond.Wait wake-up i cannot come (see the file
+// comment): its goroutine registered after every signal and broadcast
+// of the Cond in the schedule.
+func (s *fstate) condBlocked(i int32, ran []int32) error {
+	k, t := s.k, s.k.t
+	e := &t.Events[i]
+	g := e.G
+	p := k.posOf[i]
+	if p == 0 {
+		return fmt.Errorf("event %d: no Cond.Wait before it", i)
+	}
+	// Wait's unlock, then only reads of the lock's word (Unlock's atomic).
+	q := p - 1
+	for ; q > 0 && t.Events[k.gEv[k.gOff[g]+q]].Op == trace.OpRead; q-- {
+	}
+	u := k.gEv[k.gOff[g]+q]
+	if ue := &t.Events[u]; ue.Op != trace.OpUnlock || !hasFrame(t, ue, "sync.(*Cond).Wait") {
+		return fmt.Errorf("event %d: its goroutine's last act is not Cond.Wait's unlock", i)
+	}
+	for r := q + 1; r < p; r++ {
+		if x := k.gEv[k.gOff[g]+r]; t.Events[x].Addr != t.Events[u].Addr {
+			return fmt.Errorf("event %d: its goroutine reads other memory (event %d) after Cond.Wait's unlock", i, x)
+		}
+	}
+	a := int32(-1) // the acquire that began the section
+	for q := q - 1; q >= 0; q-- {
+		x := k.gEv[k.gOff[g]+q]
+		if o := &t.Events[x]; o.Obj == t.Events[u].Obj && o.Op.IsLock() {
+			if o.Op == trace.OpLock {
+				a = x
+			}
+			break
+		}
+	}
+	if a < 0 {
+		return fmt.Errorf("event %d: the run does not show the lock taken before Cond.Wait", i)
+	}
+	// Rank in the schedule: the prefix in observed order, then Witness.
+	at := make(map[int32]int, len(s.f.Witness))
+	for n, x := range s.f.Witness {
+		at[int32(x)] = n
+	}
+	rank := func(x int32) int {
+		if n, ok := at[x]; ok {
+			return k.n + n
+		}
+		return int(x)
+	}
+	if k.conds == nil {
+		k.conds = make(map[trace.ObjID][]int32)
+		for x := range t.Events {
+			if o := &t.Events[x]; o.Op == trace.OpCondSignal || o.Op == trace.OpCondBroadcast {
+				k.conds[o.Obj] = append(k.conds[o.Obj], int32(x))
+			}
+		}
+	}
+	for _, x := range k.conds[e.Obj] {
+		h := t.Events[x].G
+		if int(h) <= 0 || int(h) >= k.ng || ran[h] <= k.posOf[x] {
+			continue // not in the schedule
+		}
+		if rank(x) > rank(a) {
+			return fmt.Errorf("event %d: signal %d comes after its goroutine took the lock to wait", i, x)
 		}
 	}
 	return nil

@@ -213,3 +213,64 @@ func TestCheckLeak(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckCondWait: g2 (the test) starts g3, which locks m and waits on
+// the Cond (4 lock, 5 Wait's unlock), g2 then locks m, signals and
+// unlocks (6, 7, 8); g3 wakes (9), relocks (10) and unlocks (11); both
+// end. Claimed: g2's section first, then g3's up to Wait's unlock, and g3
+// never wakes; g2 has ended.
+func TestCheckCondWait(t *testing.T) {
+	b := trace.NewBuilder(trace.Header{Format: "seer", GOROOT: "/goroot"})
+	user := b.Stacks().Intern([]trace.Frame{{Func: "example.com/p.TestX", File: "/src/p/p_test.go", Line: 12}})
+	wait := b.Stacks().Intern([]trace.Frame{{Func: "sync.(*Cond).Wait", File: "/goroot/src/sync/cond.go", Line: 71}, {Func: "example.com/p.TestX.func1", File: "/src/p/p_test.go", Line: 20}})
+	g1 := b.Goroutine(0, 0)
+	g2 := b.Goroutine(g1, user)
+	g3 := b.Goroutine(g2, user)
+	b.SetGoroutine(g2, "TestX", "")
+	b.SetGoroutine(g3, "TestX", "")
+	m := b.Object(trace.ObjMutex, 0x100, 8, "m")
+	cd := b.Object(trace.ObjCond, 0x200, 8, "c")
+	for _, e := range []trace.Event{
+		{G: g1, Op: trace.OpGo, Peer: int32(g2), Stack: user},
+		{G: g2, Op: trace.OpStart, Peer: int32(g1)},
+		{G: g2, Op: trace.OpGo, Peer: int32(g3), Stack: user},
+		{G: g3, Op: trace.OpStart, Peer: int32(g2)},
+		{G: g3, Op: trace.OpLock, Obj: m, Addr: 0x100, Sync: trace.SyncAcquire, Stack: user},
+		{G: g3, Op: trace.OpUnlock, Obj: m, Addr: 0x100, Sync: trace.SyncRelease, Stack: wait},
+		{G: g2, Op: trace.OpLock, Obj: m, Addr: 0x100, Sync: trace.SyncAcquire, Stack: user},
+		{G: g2, Op: trace.OpCondSignal, Obj: cd, Addr: 0x200, Sync: trace.SyncReleaseMerge, Stack: user},
+		{G: g2, Op: trace.OpUnlock, Obj: m, Addr: 0x100, Sync: trace.SyncRelease, Stack: user},
+		{G: g3, Op: trace.OpCondWait, Obj: cd, Addr: 0x200, Sync: trace.SyncAcquire, Stack: wait},
+		{G: g3, Op: trace.OpLock, Obj: m, Addr: 0x100, Sync: trace.SyncAcquire, Stack: wait},
+		{G: g3, Op: trace.OpUnlock, Obj: m, Addr: 0x100, Sync: trace.SyncRelease, Stack: user},
+		{G: g3, Op: trace.OpEnd},
+		{G: g2, Op: trace.OpEnd},
+	} {
+		b.Add(e)
+	}
+	tr, err := b.Trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := func(evs []int, w ...int) *Schedule { return &Schedule{Kind: Deadlock, Events: evs, Witness: w} }
+	for _, tc := range []struct {
+		name string
+		s    *Schedule
+		want string // "" means accepted
+	}{
+		{"signal before the wait's section", claim([]int{9}, 0, 1, 2, 3, 6, 7, 8, 13, 4, 5), ""},
+		{"signal after the wait registered", claim([]int{9}, 0, 1, 2, 3, 4, 5, 6, 7, 8, 13), "signal 7 comes after"},
+		{"the waiter has not waited yet", claim([]int{5}, 0, 1, 2, 3, 6, 7, 8, 13, 4), "not an operation known to block"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			loc, spans := trace.GroupAccesses(tr.Events)
+			err := NewChecker(tr, loc, spans).Check(tc.s)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("rejected: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
