@@ -38,8 +38,12 @@
 // as for lock-order deadlocks. The checker (package witness, blocking.go)
 // re-checks all of it against the serial specifications.
 //
+// A Cond.Wait is the other shape (condLayer, below): the Signal that
+// woke it runs before the critical section in which Wait was called.
+//
 // Not covered (the claim would not be sound, or the checker cannot yet
-// check it): waits on buffered channels, selects and Cond.Wait; leaks (a goroutine blocked for ever while the test
+// check it): sends on buffered channels, receives on buffered channels
+// that are sent on, selects; leaks (a goroutine blocked for ever while the test
 // returns); schedules in which a select takes another branch.
 
 package predict
@@ -129,10 +133,11 @@ func inSelect(t *trace.Trace, i int32) bool {
 	return false
 }
 
-// blockingLayer finds and proves channel deadlocks. Its funnel row
-// (Stage "blocking"): Cycles counts the candidate patterns (a lock held
-// across a channel operation whose partner took the lock first),
-// Deadlocks the closures computed, DeadlockSites the deadlocks proved.
+// blockingLayer finds and proves channel and Cond deadlocks. Its funnel
+// row (Stage "blocking"): Cycles counts the candidate patterns (a lock
+// held across a channel operation whose partner took the lock first; a
+// Cond.Wait and the signal that woke it), Deadlocks the closures
+// computed, DeadlockSites the deadlocks proved.
 func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 	t0 := time.Now()
 	st := Stage{Name: "blocking"}

@@ -181,7 +181,10 @@
 // (a lock held in a conflicting mode; an unbuffered channel, not closed,
 // whose partner operation is nobody's next event). Within the maximal
 // causal model that state has no way out: the test never returns. The
-// checker re-checks it as a blocking claim (witness/blocking.go).
+// checker re-checks it as a blocking claim (witness/blocking.go). The
+// same claim covers a Cond.Wait whose waking Signal another schedule runs
+// before the Wait's critical section (a Wait not in a loop over its
+// condition): the waiter then registers after its only wake-up.
 //
 // Observed blocking (leak.go): goroutines of a test that the run never
 // saw end, reported as leaks (or, when the run hung, as an observed

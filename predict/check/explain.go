@@ -75,13 +75,21 @@ or in WaitGroup.Wait with the counter above zero), so that the test can
 never return; a goroutine of the testing harness or the runtime counts
 only if it never touches what they wait on.
 
+A sync.Cond can too: a goroutine calls Wait without a loop over the
+condition, and the Signal that woke it in the recorded run can come
+first, before the goroutine takes the lock to wait; the Wait then waits
+for a wake-up that already happened. With the loop, the goroutine reads
+the condition the signaller set and does not wait, so seer reports
+nothing.
+
 The finding names each goroutine's blocked operation and the locks it
 holds, with where it took them. Its witness is a schedule of the same
 test, in which every goroutine does what it did in the recorded run and
 every read sees the same write, that ends with those goroutines about to
 perform their blocked operations. The independent checker replays it and
 checks each wait against the primitives' rules (the lock is held, the
-channel is unbuffered and not closed, no partner is ready).
+channel is unbuffered and not closed, no partner is ready, every Signal
+came before the Wait's critical section).
 
 A test whose recorded run hung (a test timeout) is reported as an observed
 deadlock, with where each of its goroutines was left: the blocking call
