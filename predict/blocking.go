@@ -626,12 +626,15 @@ func (e *engine) condWitness(w, a, u, s int32, co *chanOps, lg map[trace.ObjID][
 	c := e.c
 	gw, gs := int32(c.ev[w].G), int32(c.ev[s].G)
 	lock := c.ev[u].Obj
-	ps := c.pos[s]
-	if sec, ok := c.section(gs, lock, ps); ok {
+	ps := c.pos[s] + 1 // the event after the signal: the runtime has woken by then
+	if int(ps) > len(c.byG[gs]) {
+		return Finding{}, false
+	}
+	if sec, ok := c.section(gs, lock, c.pos[s]); ok {
 		if sec.rel == 0 {
 			return Finding{}, false
 		}
-		ps = sec.rel // the signaller lets the lock go
+		ps = max(ps, sec.rel) // the signaller lets the lock go
 	}
 	limit := make([]int32, len(c.byG))
 	for g := range limit {

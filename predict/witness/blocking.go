@@ -21,9 +21,10 @@
 //     which the trace keeps as a read) after every Signal and Broadcast
 //     of the Cond in the
 //     schedule: each of those comes before the acquire that began the
-//     critical section Wait was called in (Wait takes its ticket inside
-//     that section; Go's Cond has no spurious wake-ups, and a Signal
-//     wakes only a waiter already registered);
+//     critical section Wait was called in, and so does the signaller's
+//     next event (the annotation precedes the runtime's wake-up; Wait
+//     takes its ticket inside that section; Go's Cond has no spurious
+//     wake-ups, and a Signal wakes only a waiter already registered);
 //   - a WaitGroup.Wait finds the group's counter above zero (the deltas
 //     of its Adds in the schedule less one per Done; every decrement in
 //     the run must be a Done);
@@ -434,6 +435,11 @@ func (s *fstate) condBlocked(i int32, ran []int32) error {
 		}
 		if rank(x) > rank(a) {
 			return fmt.Errorf("event %d: signal %d comes after its goroutine took the lock to wait", i, x)
+		}
+		// The runtime wakes waiters after the annotation: the signaller's
+		// next event must be in the schedule before a too.
+		if ran[h] <= k.posOf[x]+1 || rank(k.gEv[k.gOff[h]+k.posOf[x]+1]) > rank(a) {
+			return fmt.Errorf("event %d: signal %d's goroutine does not go on before its goroutine took the lock to wait", i, x)
 		}
 	}
 	return nil
