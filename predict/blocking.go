@@ -58,11 +58,15 @@ import (
 
 // maxBlockingTries bounds the candidates the layer computes closures
 // for; maxExtendSteps, the closures one candidate's extension computes
-// (each costs up to a pass over the cut's clocks): past it the candidate
+// (each costs up to a pass over the cut's clocks, which grow with the
+// goroutines: in a run of thousands of goroutines the budget shrinks to
+// extendWork/goroutines, at least minExtendSteps): past it the candidate
 // is given up.
 const (
 	maxBlockingTries = 200
-	maxExtendSteps   = 4000
+	maxExtendSteps   = 1000
+	minExtendSteps   = 150
+	extendWork       = 1000000
 )
 
 // chanOps describes the channels of a trace.
@@ -291,6 +295,7 @@ func (e *engine) extendCut(cut, limit []int32, lg map[trace.ObjID][]int32) bool 
 	c := e.c
 	tmp := make([]int32, len(cut))
 	steps := 0
+	budget := min(maxExtendSteps, max(minExtendSteps, extendWork/len(cut)))
 	try := func(g, p int32) bool {
 		steps++
 		copy(tmp, cut)
@@ -314,7 +319,7 @@ func (e *engine) extendCut(cut, limit []int32, lg map[trace.ObjID][]int32) bool 
 	for changed := true; changed; {
 		changed = false
 		for g := 1; g < len(c.byG); g++ {
-			if steps > maxExtendSteps {
+			if steps > budget {
 				return false
 			}
 			lo, hi := cut[g], limit[g] // lo is in the cut; find the most hi that fits
@@ -324,6 +329,13 @@ func (e *engine) extendCut(cut, limit []int32, lg map[trace.ObjID][]int32) bool 
 			if try(int32(g), hi) {
 				changed = true
 				continue
+			}
+			if hi-lo > 1 && !try(int32(g), lo+1) {
+				continue // cannot go on at all (most goroutines of a long run)
+			}
+			if hi-lo > 1 {
+				lo++
+				changed = true
 			}
 			for hi-lo > 1 {
 				mid := lo + (hi-lo)/2
@@ -635,6 +647,13 @@ func (e *engine) condWitness(w, a, u, s int32, co *chanOps, lg map[trace.ObjID][
 			return Finding{}, false
 		}
 		ps = max(ps, sec.rel) // the signaller lets the lock go
+	}
+	// The waiter's section may only lock, unlock and access memory
+	// (checked before the costly extension).
+	for p := c.pos[a]; p < c.pos[w]; p++ {
+		if op := c.ev[c.at(gw, p)].Op; !op.IsLock() && op != trace.OpRead && op != trace.OpWrite {
+			return Finding{}, false
+		}
 	}
 	limit := make([]int32, len(c.byG))
 	for g := range limit {
