@@ -94,7 +94,7 @@ func hoverMarkdown(f *check.Finding, i int, short func(string) string, src func(
 	if line := src(a.File, a.Line); line != "" {
 		fmt.Fprintf(&b, "```go\n%s\n```\n\n", line)
 	}
-	fmt.Fprintf(&b, "**%s**", kindTitle(f.Kind))
+	fmt.Fprintf(&b, "**%s**", check.Title(f))
 	if f.Variable != "" {
 		fmt.Fprintf(&b, " on `%s`", f.Variable)
 	}
@@ -123,12 +123,23 @@ func hoverMarkdown(f *check.Finding, i int, short func(string) string, src func(
 		b.WriteString(".\n\n")
 	} else if check.IsMisuse(f.Kind) {
 		b.WriteString(check.MisuseSentence(f) + "\n\n")
+	} else if check.ObservedBlocking(f) {
+		for _, s := range check.BlockedSentences(f, short) {
+			fmt.Fprintf(&b, "%s.\n\n", capitalize(s))
+		}
 	} else if f.Kind == "deadlock" {
 		var parts []string
 		for j := range f.Accesses {
 			parts = append(parts, access(j))
 		}
-		fmt.Fprintf(&b, "%s each wait for a lock that another of these goroutines holds, in a schedule that nothing rules out.\n\n", capitalize(strings.Join(parts, " and ")))
+		if check.Title(f) == "deadlock" {
+			fmt.Fprintf(&b, "%s each wait for ever, in a schedule that nothing rules out: every goroutine that could let one of them go on waits too, or has ended.\n\n", capitalize(strings.Join(parts, " and ")))
+		} else {
+			fmt.Fprintf(&b, "%s each wait for a lock that another of these goroutines holds, in a schedule that nothing rules out.\n\n", capitalize(strings.Join(parts, " and ")))
+		}
+		for _, s := range check.HoldSentences(f, short) {
+			fmt.Fprintf(&b, "%s.\n\n", capitalize(s))
+		}
 	} else {
 		var parts []string
 		for j := range f.Accesses {

@@ -14,19 +14,6 @@ import (
 	"github.com/seer-tools/seer/predict/check"
 )
 
-// kindTitle names a finding kind in prose.
-func kindTitle(kind string) string {
-	switch kind {
-	case "race":
-		return "data race"
-	case "atomicity":
-		return "atomicity violation"
-	case "deadlock":
-		return "lock-order deadlock"
-	}
-	return check.KindTitle(kind)
-}
-
 func verdict(f *check.Finding) string {
 	if f.Predicted {
 		return "predicted"
@@ -136,11 +123,20 @@ func transaction(f *check.Finding) (tx, others []int) {
 // happens at it and the other accesses with their places and goroutines.
 func findingMessage(f *check.Finding, i int, short func(string) string) string {
 	var b strings.Builder
-	b.WriteString(kindTitle(f.Kind))
+	b.WriteString(check.Title(f))
 	if f.Variable != "" {
 		fmt.Fprintf(&b, " on %s", f.Variable)
 	}
 	b.WriteString(": ")
+	if check.ObservedBlocking(f) {
+		// Where each goroutine was left, this one's first.
+		ss := check.BlockedSentences(f, short)
+		if i < len(ss) {
+			ss[0], ss[i] = ss[i], ss[0]
+		}
+		b.WriteString(strings.Join(ss, "; "))
+		return b.String()
+	}
 	a := &f.Accesses[i]
 	at := func(j int) string {
 		o := &f.Accesses[j]

@@ -30,7 +30,7 @@ const maxCell = 40
 // witnessDocument renders the witness of f.
 func witnessDocument(f *check.Finding, short func(string) string, src func(string, int) string) string {
 	var b strings.Builder
-	title := kindTitle(f.Kind)
+	title := check.Title(f)
 	if f.Variable != "" {
 		title += " on " + f.Variable
 	}

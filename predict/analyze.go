@@ -390,6 +390,13 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 		}
 		res.Findings = append(res.Findings, fs...)
 		res.Stats.Stages = append(res.Stats.Stages, st)
+		// Channel deadlocks (blocking.go).
+		fs, st, err = e.blockingLayer()
+		if err != nil {
+			return nil, err
+		}
+		res.Findings = append(res.Findings, fs...)
+		res.Stats.Stages = append(res.Stats.Stages, st)
 	}
 	// Channel, WaitGroup and mutex misuse (misuse.go).
 	if !o.NoMisuse {

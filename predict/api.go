@@ -231,6 +231,10 @@ func (s *Stats) Print(w io.Writer) {
 			fmt.Fprintf(w, "%-15s %d channel, WaitGroup and unlock candidates tried, %d proved; %v\n", st.Name, st.Misuse, st.MisuseSites, st.Time.Round(time.Microsecond))
 			continue
 		}
+		if st.Name == "blocking" {
+			fmt.Fprintf(w, "%-15s %d lock-across-channel and Cond patterns, %d closures, %d proved; %v\n", st.Name, st.Cycles, st.Deadlocks, st.DeadlockSites, st.Time.Round(time.Microsecond))
+			continue
+		}
 		fmt.Fprintf(w, "%-15s %12d %8d %12d %8d %12v\n", st.Name, st.Races, st.RaceSites, st.Atomicity, st.AtomicitySites, st.Time.Round(time.Microsecond))
 	}
 	if s.UCGSkipped > 0 || s.SolverUnknown > 0 {
@@ -245,7 +249,11 @@ func (f *Finding) Schedule(t *trace.Trace) []int { return f.claim().Expand(t) }
 
 // claim is f as the witness checker reads it.
 func (f *Finding) claim() *witness.Schedule {
-	return &witness.Schedule{Kind: witness.Kind(f.Kind), Events: f.Events, Prefix: f.Prefix, Stops: f.Stops, Witness: f.Witness}
+	kind := witness.Kind(f.Kind)
+	if f.Kind == KindDeadlock && !f.Predicted {
+		kind = witness.Leak // a deadlock the run itself showed (leak.go)
+	}
+	return &witness.Schedule{Kind: kind, Events: f.Events, Prefix: f.Prefix, Stops: f.Stops, Witness: f.Witness}
 }
 
 // CheckWitness checks f's witness against t with the independent checker

@@ -170,6 +170,30 @@
 // allowed to read another writer last (its next event must be the
 // observed acquire).
 //
+// Channel deadlocks (blocking.go) are the same closure with one acquire
+// replaced by an operation on an unbuffered channel that its goroutine
+// begins while holding a lock, whose rendezvous partner took that lock
+// before its own operation in the run. The cut is then extended, every
+// other goroutine as far as the closure allows, and the finding is made
+// only if at its end every goroutine of the run has ended, does not yet
+// exist, is the harness's or the runtime's and never touches what is
+// waited on, or waits at its next event under the serial specifications
+// (a lock held in a conflicting mode; an unbuffered channel, not closed,
+// whose partner operation is nobody's next event). Within the maximal
+// causal model that state has no way out: the test never returns. The
+// checker re-checks it as a blocking claim (witness/blocking.go). The
+// same claim covers a Cond.Wait whose waking Signal another schedule runs
+// before the Wait's critical section (a Wait not in a loop over its
+// condition): the waiter then registers after its only wake-up.
+//
+// Observed blocking (leak.go): goroutines of a test that the run never
+// saw end, reported as leaks (or, when the run hung, as an observed
+// deadlock) at the blocking call when their last event shows it. The
+// trace holds no event of an operation that never completed, so
+// prediction of leaks (a goroutine left blocked while the test returns,
+// in another schedule) needs more than the run shows for receives and
+// selects; it is not done.
+//
 // # Misuse
 //
 // The operations that panic or throw in a Go program (misuse.go): a send

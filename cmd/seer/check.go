@@ -434,7 +434,7 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 		how = "observed"
 	}
 	a := f.Accesses[0]
-	what := check.KindTitle(f.Kind)
+	what := check.Title(&f)
 	pos := func(a check.Access) string {
 		if a.File == "" {
 			return fmt.Sprintf("%d", a.Line)
@@ -452,10 +452,16 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 	if f.Test != "" {
 		fmt.Fprintf(&b, ", %s", f.Test)
 	}
-	if f.Count > 1 {
+	if f.Count > 1 && !check.ObservedBlocking(&f) {
 		fmt.Fprintf(&b, ", %d times", f.Count)
 	}
 	b.WriteString(")")
+	if check.ObservedBlocking(&f) {
+		for _, sentence := range check.BlockedSentences(&f, rel) {
+			fmt.Fprintf(&b, "\n\t%s", sentence)
+		}
+		return b.String() // the witness is the recorded run
+	}
 	for _, a := range f.Accesses {
 		fmt.Fprintf(&b, "\n\t%s by goroutine %d at %s", a.Op, a.Goroutine, pos(a))
 		if len(a.Created) > 0 {
@@ -465,7 +471,7 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 			fmt.Fprintf(&b, "\n\t\tinside %s", inside)
 		}
 	}
-	for _, sentence := range check.ReorderedSentences(&f, rel) {
+	for _, sentence := range append(check.HoldSentences(&f, rel), check.ReorderedSentences(&f, rel)...) {
 		fmt.Fprintf(&b, "\n\t%s", sentence)
 	}
 	if n := len(f.Witness); n > 0 {
@@ -536,7 +542,7 @@ var (
 	predictFormat   = predictFlags.String("format", "", "trace `format`: seer or std (default: by content)")
 	predictJSON     = predictFlags.Bool("json", false, "print the report as JSON (the same as -o json)")
 	predictOutput   = predictFlags.String("o", "text", "print the report as `text`, json (the document seer check -json prints) or sarif (SARIF 2.1.0); -format is the trace's format")
-	predictStats    = predictFlags.Bool("stats", false, "print the funnel with times: candidates, lockset, then the layers that prove races (observed, shb, happens-before, sync-preserving, reversal, ucg, sat), deadlock and misuse")
+	predictStats    = predictFlags.Bool("stats", false, "print the funnel with times: candidates, lockset, then the layers that prove races (observed, shb, happens-before, sync-preserving, reversal, ucg, sat), deadlock, blocking and misuse")
 	predictAnalysis = predictFlags.String("analysis", "seer", "analysis: seer, hb or shb")
 	predictAtom     = predictFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 	predictSolve    = predictFlags.Duration("solvetimeout", 2*time.Second, "bound each SAT solve of the witness search by `d`; a candidate left undecided is not reported, and -stats counts it")

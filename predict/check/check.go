@@ -370,6 +370,11 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 			res.Ordered[i].Package = rec.Package
 		}
 		rep.Ordered = append(rep.Ordered, res.Ordered...)
+		obs, err := observedBlocked(rec, src)
+		if err != nil {
+			return err
+		}
+		found = append(found, obs...)
 		tests = append(tests, testsOf(rec, res)...)
 		if r := rec.Outcome.Result; r != "pass" && r != "fail" {
 			ended = true

@@ -113,6 +113,18 @@ func TestDeadlockPredicted(t *testing.T) {
 				strings.Join(got, ", ") != "lock_test.go:25 lock, lock_test.go:16 lock" {
 				t.Errorf("acquires %v, want moveAB's s.b.Lock() and moveBA's s.a.Lock()", got)
 			}
+			// Where each goroutine took the lock it holds: moveAB's
+			// s.a.Lock() at 15, moveBA's s.b.Lock() at 24.
+			heldAt := map[int]int{16: 15, 25: 24}
+			heldLock := map[int]string{16: "s.a", 25: "s.b"}
+			for _, a := range f.Accesses {
+				if len(a.Holds) != 1 || a.Holds[0].Line != heldAt[a.Line] || a.Holds[0].Lock != heldLock[a.Line] {
+					t.Errorf("the acquire at line %d holds %+v, want %s locked at line %d", a.Line, a.Holds, heldLock[a.Line], heldAt[a.Line])
+				}
+			}
+			if s := HoldSentences(&f, filepath.Base); len(s) != 2 || !strings.Contains(s[0], "locked at lock_test.go:") {
+				t.Errorf("hold sentences %q", s)
+			}
 			var b bytes.Buffer
 			if err := WriteSARIF(&b, rep, SARIFOptions{Root: dir}); err != nil {
 				t.Fatal(err)

@@ -12,7 +12,11 @@
 // findings that belong to user code (races inside the testing harness are
 // not the user's), attributes each to the test whose goroutine tree holds
 // its accesses, resolves positions and names through package static, and
-// builds a Report.
+// builds a Report. A recording that ended normally (or hung) is also
+// searched for goroutines it left blocked (predict.ObservedBlocked,
+// blocking.go): leaks, or the observed deadlock of a test that timed
+// out, each re-checked by the witness checker and told by where each
+// goroutine was left.
 //
 // # Why no race
 //

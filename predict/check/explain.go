@@ -50,7 +50,7 @@ independent checker has replayed.
 
 Fix: make the check and the act one critical section, or use a
 compare-and-swap loop.`,
-	"deadlock": `# deadlock: goroutines that take locks in opposite orders
+	"deadlock": `# deadlock: goroutines that wait for each other for ever
 
 Two goroutines (or more, in a cycle) each hold a lock while taking another,
 in opposite orders: one holds a and waits for b while the other holds b and
@@ -63,18 +63,70 @@ do not block each other. A cycle whose goroutines all hold one common lock
 statement, a channel, a WaitGroup or an atomic keeps in order: seer
 reports neither.
 
-The finding names each goroutine's blocked acquire. Its witness is a
-schedule of the same test, in which every goroutine does what it did in the
-recorded run and every read sees the same write, that ends with every
-goroutine of the cycle holding its lock and about to take the next one's.
-The independent checker replays it and checks that each lock is held there.
+A channel can close the cycle too: a goroutine holds a mutex while it
+sends on (or receives from) an unbuffered channel, and the goroutine that
+receives (sends) takes the same mutex before it gets there. The recorded
+run took the mutex in the other order and did not hang; in another
+schedule the sender holds the mutex and waits for a receiver that waits
+for the mutex. seer reports that shape only when, at the end of the
+witness, every goroutine of the test that has not ended waits too (on a
+lock someone holds, on an unbuffered channel no goroutine is ready to use,
+or in WaitGroup.Wait with the counter above zero), so that the test can
+never return; a goroutine of the testing harness or the runtime counts
+only if it never touches what they wait on.
+
+A sync.Cond can too: a goroutine calls Wait without a loop over the
+condition, and the Signal that woke it in the recorded run can come
+first, before the goroutine takes the lock to wait; the Wait then waits
+for a wake-up that already happened. With the loop, the goroutine reads
+the condition the signaller set and does not wait, so seer reports
+nothing.
+
+The finding names each goroutine's blocked operation and the locks it
+holds, with where it took them. Its witness is a schedule of the same
+test, in which every goroutine does what it did in the recorded run and
+every read sees the same write, that ends with those goroutines about to
+perform their blocked operations. The independent checker replays it and
+checks each wait against the primitives' rules (the lock is held, the
+channel is unbuffered and not closed, no partner is ready, every Signal
+came before the Wait's critical section).
+
+A test whose recorded run hung (a test timeout) is reported as an observed
+deadlock, with where each of its goroutines was left: the blocking call
+when the run shows it (a send, a lock, Cond.Wait, WaitGroup.Wait), or
+else the goroutine's last recorded operation (a receive leaves no event
+until it completes).
 
 Fix: take the locks in one order everywhere (document it next to the
-locks), or hold one lock at a time.`,
+locks), hold one lock at a time, and never hold a lock across a channel
+operation whose other side may need it.`,
+	"leak": `# leak: a goroutine the test leaves blocked for ever
+
+A goroutine of the test never ended: the recorded run left it blocked
+after every test had returned, typically on a channel nobody will use
+again, as when a worker pool returns at the first error and its other
+workers wait for ever to send their results. Goroutines of the testing
+harness and of the runtime do not count, nor does one that a later test
+or a Cleanup ends, nor one whose last act was wg.Done or close (it was
+finishing as the process exited).
+
+The finding says where the goroutine was left: the blocking call, which
+the run shows for a send, a select with a send case, Mutex.Lock,
+Cond.Wait and WaitGroup.Wait, and which the goroutine was already in
+before its test returned. A receive, a select of receives, a sleep or a
+system call leave no event until they complete, so a goroutine left in
+one of them is only listed among the test's goroutines still running,
+not reported as a leak. Goroutines left at the same place are one
+finding. This kind is observed only: seer does not yet predict leaks that
+another schedule would show.
+
+Fix: give every goroutine a way to finish: buffer the channel for every
+sender, or have the receiver drain it, or select on a done channel or a
+context.`,
 }
 
 // Explain returns the documentation of a finding kind ("race",
-// "atomicity", "deadlock") as markdown.
+// "atomicity", "deadlock", "leak") as markdown.
 func Explain(kind string) (string, bool) {
 	text, ok := explanations[strings.ToLower(kind)]
 	return text, ok
@@ -82,5 +134,5 @@ func Explain(kind string) (string, bool) {
 
 // Kinds lists the finding kinds that Explain documents.
 func Kinds() []string {
-	return append([]string{"race", "atomicity", "deadlock"}, misuseKinds...)
+	return append([]string{"race", "atomicity", "deadlock", "leak"}, misuseKinds...)
 }

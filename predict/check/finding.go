@@ -72,6 +72,9 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 		} else if f.Kind == predict.KindDeadlock {
 			a.Variable = names.object(i, true) // the lock, as the source names it
 		}
+		if f.Kind == predict.KindDeadlock {
+			a.Holds = heldBefore(t, i, names)
+		}
 		if src != nil && !std {
 			src.Refine(&a, e.Op == trace.OpWrite)
 		}

@@ -77,6 +77,24 @@ type Access struct {
 	Stack     []Frame `json:"stack"`
 	Created   []Frame `json:"created,omitempty"` // where the goroutine was started
 	Event     int     `json:"event"`             // index in the trace
+	// Holds lists, for a deadlock's blocked operation, the locks its
+	// goroutine holds while it waits and where it took them.
+	Holds []Held `json:"holds,omitempty"`
+	// Blocked names, for a goroutine that the recorded run left
+	// blocked (Event is its last), the operation it blocks in when the
+	// run shows it ("send", "lock", "cond-wait", ...; see
+	// predict.BlockedIn), "" when the blocking call comes after Event.
+	Blocked string `json:"blocked,omitempty"`
+}
+
+// A Held is a lock that a blocked goroutine holds: the acquire that took
+// it.
+type Held struct {
+	Lock  string `json:"lock,omitempty"` // as the source names it
+	Op    string `json:"op"`             // "lock" or "rlock"
+	File  string `json:"file"`
+	Line  int    `json:"line"`
+	Event int    `json:"event"`
 }
 
 // A Frame is one call frame.

@@ -222,6 +222,8 @@ func ruleName(kind string) string {
 		return "DataRace"
 	case "atomicity":
 		return "AtomicityViolation"
+	case "leak":
+		return "GoroutineLeak"
 	}
 	return capitalize(kind)
 }
@@ -261,7 +263,7 @@ func (s *sarifWriter) result(f *Finding, rule int, level string) sarifResult {
 		r.RelatedLocations = append(r.RelatedLocations, loc)
 		links = append(links, fmt.Sprintf("[%s](%d) by goroutine %d", a.Op, id, a.Goroutine))
 	}
-	what := KindTitle(f.Kind)
+	what := Title(f)
 	on := ""
 	if f.Variable != "" {
 		on = " on " + f.Variable
@@ -393,7 +395,7 @@ func userCreated(a *Access) (Frame, bool) {
 }
 
 func kindWord(kind string) string {
-	if kind == "race" || kind == "deadlock" {
+	if kind == "race" || kind == "deadlock" || kind == "leak" {
 		return kind
 	}
 	return "violation"

@@ -60,6 +60,10 @@ const (
 	// writers, the last included: a goroutine's next event is known only
 	// then.
 	Deadlock Kind = "deadlock"
+	// Leak: goroutines that the run itself left blocked for ever: each
+	// event is the last of a test's goroutine that never ended, and the
+	// schedule (the recorded run) runs all of its events (blocking.go).
+	Leak Kind = "leak"
 )
 
 // A Schedule is what an analysis claims: a schedule of the program that
@@ -288,7 +292,13 @@ func (k *Checker) feasible(f *Schedule) (*fstate, error) {
 			s.lastOf[g] = k.gEv[k.gOff[g]+s.b[g]-1]
 		}
 	}
-	if f.Kind == Deadlock || IsMisuse(f.Kind) {
+	if k.blockingClaim(f) {
+		// Every goroutine's next event must be the observed one
+		// (blocking.go).
+		for g := range s.lastOf {
+			s.lastOf[g] = -1
+		}
+	} else if f.Kind == Deadlock || IsMisuse(f.Kind) {
 		// A blocked goroutine's next event must be the observed one: its
 		// last read too must see its observed writer. So must a misuse's
 		// offending goroutine's (misuse.go).
@@ -368,7 +378,12 @@ func (k *Checker) checkProperty(s *fstate) error {
 		if pc, pr := rank(c1), rank(r); pc >= k.n || pr >= k.n || pc > pr {
 			return fmt.Errorf("witness does not order %d before %d", c1, r)
 		}
+	case Leak:
+		return s.checkLeak()
 	case Deadlock:
+		if k.blockingClaim(f) {
+			return s.checkBlocking()
+		}
 		return s.checkDeadlock()
 	default:
 		if IsMisuse(f.Kind) {

@@ -3,7 +3,9 @@
 // observed run, less some goroutines' suffixes, then a witness sequence)
 // is feasible for the program that recorded a trace, and whether it shows
 // the property claimed (a data race, an atomicity violation, a
-// lock-order deadlock, or a misuse that panics: misuse.go).
+// lock-order deadlock, goroutines all blocked on locks and unbuffered
+// channels (blocking.go), goroutines the run left blocked, or a misuse
+// that panics: misuse.go).
 //
 // Feasibility is that of Şerbănuţă, Chen and Roşu, "Maximal Causal
 // Models for Sequentially Consistent Systems" (RV 2012), Theorem 2: a

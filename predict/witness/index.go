@@ -67,6 +67,8 @@ type Checker struct {
 	lockBad   map[trace.ObjID]bool
 
 	mis misuseCache // channels and WaitGroups, built at the first misuse check (misuse.go)
+	chans map[trace.ObjID][]int32 // per channel: its events, built on first use (blocking.go)
+	conds map[trace.ObjID][]int32 // per sync.Cond: its signals and broadcasts, likewise
 }
 
 // NewChecker replays t once. loc and spans must be

@@ -1,0 +1,276 @@
+// This file tests the check of blocking claims (blocking.go) on a trace
+// of the shape a mutex held across a channel send makes: it accepts the
+// schedule in which both goroutines wait for ever and rejects each kind
+// of wrong claim.
+
+package witness
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// bev is one event of a built trace: goroutine, op, object name (""
+// for none), synchronisation kind, and for go events the child.
+type bev struct {
+	g    trace.GoID
+	op   trace.Op
+	obj  string
+	sync trace.SyncKind
+	peer int32
+}
+
+// bgo is a goroutine of a built trace: its parent, test and whether the
+// runtime created it.
+type bgo struct {
+	parent  trace.GoID
+	test    string
+	runtime bool
+}
+
+// buildTrace builds a trace whose goroutines are gs (ids from 1) and
+// whose events are evs; objects are made by name: m* mutexes, c* channels.
+func buildTrace(t *testing.T, gs []bgo, evs []bev) *trace.Trace {
+	t.Helper()
+	b := trace.NewBuilder(trace.Header{Format: "seer"})
+	user := b.Stacks().Intern([]trace.Frame{{Func: "example.com/p.TestX", File: "/src/p/p_test.go", Line: 10}})
+	rt := b.Stacks().Intern([]trace.Frame{{Func: "runtime.gcenable", File: "/goroot/src/runtime/mgc.go", Line: 214}})
+	for _, g := range gs {
+		create := user
+		if g.runtime {
+			create = rt
+		}
+		id := b.Goroutine(g.parent, create)
+		b.SetGoroutine(id, g.test, "")
+	}
+	objs := map[string]trace.ObjID{}
+	for _, e := range evs {
+		var obj trace.ObjID
+		if e.obj != "" {
+			if _, ok := objs[e.obj]; !ok {
+				kind := trace.ObjChan
+				if e.obj[0] == 'm' {
+					kind = trace.ObjMutex
+				}
+				objs[e.obj] = b.Object(kind, uint64(0x1000+0x100*len(objs)), 8, e.obj)
+			}
+			obj = objs[e.obj]
+		}
+		b.Add(trace.Event{G: e.g, Op: e.op, Obj: obj, Addr: uint64(obj) * 0x100, Sync: e.sync, Peer: e.peer, Stack: user})
+	}
+	tr, err := b.Trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// lockedSend: g1 is the harness, g2 the test, g3 its goroutine. The test
+// takes m and lets it go, then receives on c; g3 takes m and sends on c
+// while holding it (the rendezvous: g3 releases, g2 acquires and
+// releases, g3 acquires). Extra events follow for some cases.
+//
+// Events: 0 go g2, 1 start g2, 2 go g3, 3 start g3, 4 g2 lock m, 5 g2
+// unlock m, 6 g3 lock m, 7 g3 send c, 8 g2 recv c, 9 g2 recv c, 10 g3
+// send c, 11 g3 unlock m, 12 g3 end, 13 g2 end; then the extras from 14.
+func lockedSend(t *testing.T, extraGs []bgo, extra ...bev) *trace.Trace {
+	gs := append([]bgo{{0, "", false}, {1, "TestX", false}, {2, "TestX", false}}, extraGs...)
+	evs := []bev{
+		{1, trace.OpGo, "", 0, 2},
+		{2, trace.OpStart, "", 0, 1},
+		{2, trace.OpGo, "", 0, 3},
+		{3, trace.OpStart, "", 0, 2},
+		{2, trace.OpLock, "m", trace.SyncAcquire, 0},
+		{2, trace.OpUnlock, "m", trace.SyncRelease, 0},
+		{3, trace.OpLock, "m", trace.SyncAcquire, 0},
+		{3, trace.OpSend, "c", trace.SyncRelease, 0},
+		{2, trace.OpRecv, "c", trace.SyncAcquire, 7},
+		{2, trace.OpRecv, "c", trace.SyncRelease, 0},
+		{3, trace.OpSend, "c", trace.SyncAcquire, 0},
+		{3, trace.OpUnlock, "m", trace.SyncRelease, 0},
+		{3, trace.OpEnd, "", 0, 0},
+		{2, trace.OpEnd, "", 0, 0},
+	}
+	return buildTrace(t, gs, append(evs, extra...))
+}
+
+func TestCheckBlocking(t *testing.T) {
+	claim := func(evs []int, w ...int) *Schedule {
+		return &Schedule{Kind: Deadlock, Events: evs, Witness: w}
+	}
+	base := lockedSend(t, nil)
+	// g4, created by the harness and owned by no test, takes m after
+	// everything.
+	harnessLocks := lockedSend(t, []bgo{{1, "", false}},
+		bev{1, trace.OpGo, "", 0, 4}, bev{4, trace.OpStart, "", 0, 1},
+		bev{4, trace.OpLock, "m", trace.SyncAcquire, 0}, bev{4, trace.OpUnlock, "m", trace.SyncRelease, 0}, bev{4, trace.OpEnd, "", 0, 0})
+	// g4, the test's, started by the harness, still runs at the end.
+	alive := lockedSend(t, []bgo{{1, "TestX", false}},
+		bev{1, trace.OpGo, "", 0, 4}, bev{4, trace.OpStart, "", 0, 1}, bev{4, trace.OpRead, "x", 0, 0})
+	// g4, made by the runtime, never touches m or c.
+	runtimeG := lockedSend(t, []bgo{{1, "TestX", true}},
+		bev{1, trace.OpGo, "", 0, 4}, bev{4, trace.OpStart, "", 0, 1}, bev{4, trace.OpRead, "x", 0, 0})
+	// c buffered: its operations begin with an acquire.
+	buffered := buildTrace(t, []bgo{{0, "", false}, {1, "TestX", false}, {2, "TestX", false}}, []bev{
+		{1, trace.OpGo, "", 0, 2}, {2, trace.OpStart, "", 0, 1}, {2, trace.OpGo, "", 0, 3}, {3, trace.OpStart, "", 0, 2},
+		{2, trace.OpLock, "m", trace.SyncAcquire, 0}, {2, trace.OpUnlock, "m", trace.SyncRelease, 0},
+		{3, trace.OpLock, "m", trace.SyncAcquire, 0},
+		{3, trace.OpSend, "c", trace.SyncAcquire, 0}, {3, trace.OpSend, "c", trace.SyncRelease, 0},
+		{2, trace.OpRecv, "c", trace.SyncAcquire, 0}, {2, trace.OpRecv, "c", trace.SyncRelease, 0},
+		{3, trace.OpUnlock, "m", trace.SyncRelease, 0}, {3, trace.OpEnd, "", 0, 0}, {2, trace.OpEnd, "", 0, 0},
+	})
+	for _, tc := range []struct {
+		name string
+		t    *trace.Trace
+		s    *Schedule
+		want string // "" means accepted
+	}{
+		{"send held, lock waits", base, claim([]int{7, 4}, 0, 1, 2, 3, 6), ""},
+		{"listed the other way round", base, claim([]int{4, 7}, 0, 1, 2, 3, 6), ""},
+		{"prefix form", base, &Schedule{Kind: Deadlock, Events: []int{7, 4}, Prefix: 6, Stops: []int{4}, Witness: []int{6}}, ""},
+		{"the lock is free", base, claim([]int{8, 6}, 0, 1, 2, 3, 4, 5), "no goroutine holds its lock"},
+		{"the partner is ready", base, claim([]int{7, 8}, 0, 1, 2, 3, 4, 5, 6), "is its partner, ready"},
+		{"a goroutine left out", base, claim([]int{7}, 0, 1, 2, 3, 6), "goroutine 2 can go on"},
+		{"not the next event", base, claim([]int{10, 4}, 0, 1, 2, 3, 6), "next event after the schedule is not 10"},
+		{"half an operation", base, claim([]int{10, 4}, 0, 1, 2, 3, 6, 7), "not the first event of its channel operation"},
+		{"one goroutine twice", base, claim([]int{7, 4, 4}, 0, 1, 2, 3, 6), "listed twice"},
+		{"a buffered channel", buffered, claim([]int{7, 4}, 0, 1, 2, 3, 6), "not show channel"},
+		{"the harness takes the lock later", harnessLocks, claim([]int{7, 4}, 0, 1, 2, 3, 6), "operates on object"},
+		{"a goroutine alive at the end", alive, claim([]int{7, 4}, 0, 1, 2, 3, 6, 14, 15, 16), "goroutine 4 has not ended"},
+		{"a goroutine not yet created", alive, claim([]int{7, 4}, 0, 1, 2, 3, 6), ""},
+		{"a runtime goroutine", runtimeG, claim([]int{7, 4}, 0, 1, 2, 3, 6, 14, 15, 16), ""},
+		{"infeasible", base, claim([]int{7, 8}, 0, 1, 2, 3, 6, 4), "acquired while held"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			loc, spans := trace.GroupAccesses(tc.t.Events)
+			err := NewChecker(tc.t, loc, spans).Check(tc.s)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("rejected: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestCheckLeak: g1 is the harness, g2 a test's own goroutine, g3 the
+// test's worker, which sends (4, in user code), goes on inside the
+// runtime (5) and never ends; g2 ends (6).
+func TestCheckLeak(t *testing.T) {
+	b := trace.NewBuilder(trace.Header{Format: "seer", GOROOT: "/goroot"})
+	user := b.Stacks().Intern([]trace.Frame{{Func: "example.com/p.TestX.func1", File: "/src/p/p_test.go", Line: 12}})
+	lib := b.Stacks().Intern([]trace.Frame{{Func: "runtime.chansend", File: "/goroot/src/runtime/chan.go", Line: 176}})
+	harness := b.Stacks().Intern([]trace.Frame{{Func: "testing.(*T).Run", File: "/goroot/src/testing/testing.go", Line: 2101}})
+	g1 := b.Goroutine(0, 0)
+	g2 := b.Goroutine(g1, harness)
+	b.SetGoroutine(g2, "TestX", "")
+	g3 := b.Goroutine(g2, user)
+	b.SetGoroutine(g3, "TestX", "")
+	x := b.Object(trace.ObjVar, 0x100, 8, "x")
+	for _, e := range []trace.Event{
+		{G: g1, Op: trace.OpGo, Peer: int32(g2), Stack: harness},
+		{G: g2, Op: trace.OpStart, Peer: int32(g1)},
+		{G: g2, Op: trace.OpGo, Peer: int32(g3), Stack: user},
+		{G: g3, Op: trace.OpStart, Peer: int32(g2)},
+		{G: g3, Op: trace.OpRead, Obj: x, Addr: 0x100, Size: 8, Stack: user},
+		{G: g3, Op: trace.OpRead, Obj: x, Addr: 0x100, Size: 8, Stack: lib},
+		{G: g2, Op: trace.OpEnd},
+	} {
+		b.Add(e)
+	}
+	tr, err := b.Trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	leak := func(evs []int, prefix int, w ...int) *Schedule {
+		return &Schedule{Kind: Leak, Events: evs, Prefix: prefix, Witness: w}
+	}
+	for _, tc := range []struct {
+		name string
+		s    *Schedule
+		want string // "" means accepted
+	}{
+		{"the whole run", leak([]int{4}, 6, 6), ""},
+		{"the runtime's last event", leak([]int{5}, 6, 6), ""},
+		{"not its last in user code", leak([]int{3}, 6, 6), "not goroutine 3's last in the user's code"},
+		{"an ended goroutine", leak([]int{2}, 6, 6), "goroutine 2 ended"},
+		{"the harness", leak([]int{0}, 6, 6), "belongs to no test"},
+		{"a cut run", leak([]int{4}, 4, 4), "does not run all of goroutine 3's events"},
+		{"no event", leak(nil, 6, 6), "leak needs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			loc, spans := trace.GroupAccesses(tr.Events)
+			err := NewChecker(tr, loc, spans).Check(tc.s)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("rejected: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestCheckCondWait: g2 (the test) starts g3, which locks m and waits on
+// the Cond (4 lock, 5 Wait's unlock), g2 then locks m, signals and
+// unlocks (6, 7, 8); g3 wakes (9), relocks (10) and unlocks (11); both
+// end. Claimed: g2's section first, then g3's up to Wait's unlock, and g3
+// never wakes; g2 has ended.
+func TestCheckCondWait(t *testing.T) {
+	b := trace.NewBuilder(trace.Header{Format: "seer", GOROOT: "/goroot"})
+	user := b.Stacks().Intern([]trace.Frame{{Func: "example.com/p.TestX", File: "/src/p/p_test.go", Line: 12}})
+	wait := b.Stacks().Intern([]trace.Frame{{Func: "sync.(*Cond).Wait", File: "/goroot/src/sync/cond.go", Line: 71}, {Func: "example.com/p.TestX.func1", File: "/src/p/p_test.go", Line: 20}})
+	g1 := b.Goroutine(0, 0)
+	g2 := b.Goroutine(g1, user)
+	g3 := b.Goroutine(g2, user)
+	b.SetGoroutine(g2, "TestX", "")
+	b.SetGoroutine(g3, "TestX", "")
+	m := b.Object(trace.ObjMutex, 0x100, 8, "m")
+	cd := b.Object(trace.ObjCond, 0x200, 8, "c")
+	for _, e := range []trace.Event{
+		{G: g1, Op: trace.OpGo, Peer: int32(g2), Stack: user},
+		{G: g2, Op: trace.OpStart, Peer: int32(g1)},
+		{G: g2, Op: trace.OpGo, Peer: int32(g3), Stack: user},
+		{G: g3, Op: trace.OpStart, Peer: int32(g2)},
+		{G: g3, Op: trace.OpLock, Obj: m, Addr: 0x100, Sync: trace.SyncAcquire, Stack: user},
+		{G: g3, Op: trace.OpUnlock, Obj: m, Addr: 0x100, Sync: trace.SyncRelease, Stack: wait},
+		{G: g2, Op: trace.OpLock, Obj: m, Addr: 0x100, Sync: trace.SyncAcquire, Stack: user},
+		{G: g2, Op: trace.OpCondSignal, Obj: cd, Addr: 0x200, Sync: trace.SyncReleaseMerge, Stack: user},
+		{G: g2, Op: trace.OpUnlock, Obj: m, Addr: 0x100, Sync: trace.SyncRelease, Stack: user},
+		{G: g3, Op: trace.OpCondWait, Obj: cd, Addr: 0x200, Sync: trace.SyncAcquire, Stack: wait},
+		{G: g3, Op: trace.OpLock, Obj: m, Addr: 0x100, Sync: trace.SyncAcquire, Stack: wait},
+		{G: g3, Op: trace.OpUnlock, Obj: m, Addr: 0x100, Sync: trace.SyncRelease, Stack: user},
+		{G: g3, Op: trace.OpEnd},
+		{G: g2, Op: trace.OpEnd},
+	} {
+		b.Add(e)
+	}
+	tr, err := b.Trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := func(evs []int, w ...int) *Schedule { return &Schedule{Kind: Deadlock, Events: evs, Witness: w} }
+	for _, tc := range []struct {
+		name string
+		s    *Schedule
+		want string // "" means accepted
+	}{
+		{"signal before the wait's section", claim([]int{9}, 0, 1, 2, 3, 6, 7, 8, 13, 4, 5), ""},
+		{"signal after the wait registered", claim([]int{9}, 0, 1, 2, 3, 4, 5, 6, 7, 8, 13), "signal 7 comes after"},
+		{"the waiter has not waited yet", claim([]int{5}, 0, 1, 2, 3, 6, 7, 8, 13, 4), "not an operation known to block"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			loc, spans := trace.GroupAccesses(tr.Events)
+			err := NewChecker(tr, loc, spans).Check(tc.s)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("rejected: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
