@@ -30,13 +30,14 @@ var (
 	checkAtomicity = checkFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 	checkVerbose   = checkFlags.Bool("v", false, "pass the tests' own output through to standard error")
 	checkEach      = checkFlags.Bool("each", false, "record each top-level test in a run of its own")
+	checkReplay    = checkFlags.Bool("replay", false, "confirm each race by running its test again under its witness schedule")
 	checkMax       = checkFlags.Int("maxevents", 0, "analyse at most `n` events of each run (the test during which a run passes n is named; -1: no cap; default: what -maxmem holds)")
 	checkMaxMem    = checkFlags.String("maxmem", "2GiB", "memory to keep each run's recording and analysis within, as an event cap of `size` / trace.BytesPerEvent (110 bytes); e.g. 512MiB, 4GiB")
 )
 
 var _ = register(&command{
 	name:      "check",
-	usageLine: "check [-run regexp] [-skip regexp] [-format text|json|sarif] [-json] [-timeout d] [-each] [-maxmem size] [-maxevents n] [-explain kind] [packages]",
+	usageLine: "check [-run regexp] [-skip regexp] [-format text|json|sarif] [-json] [-timeout d] [-each] [-replay] [-maxmem size] [-maxevents n] [-explain kind] [packages]",
 	short:     "record, predict and report the tests of packages",
 	long: `
 Check records the selected tests of each package under seer's recording
@@ -104,6 +105,7 @@ func runCheck(c *command, args []string) int {
 		Timeout:   *checkTimeout,
 		Atomicity: *checkAtomicity,
 		PerTest:   *checkEach,
+		Replay:    *checkReplay,
 		MaxEvents: *checkMax,
 	}
 	if opts.MaxEvents == 0 {
@@ -467,6 +469,9 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 		if inside := libraryFrames(a); inside != "" {
 			fmt.Fprintf(&b, "\n\t\tinside %s", inside)
 		}
+	}
+	if line := replayLine(&f); line != "" {
+		fmt.Fprintf(&b, "\n\t%s", line)
 	}
 	for _, sentence := range check.ReorderedSentences(&f, rel) {
 		fmt.Fprintf(&b, "\n\t%s", sentence)
