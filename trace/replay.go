@@ -134,6 +134,9 @@ func (rp *convReplay) countable(pc uint64) bool { return inRanges(rp.ranges, pc)
 // record notes the record about to be visited, in g's stream.
 func (rp *convReplay) record(g *convGoroutine, r *rawEvent) {
 	rp.cur, rp.access = g, false
+	if r.behalf {
+		rp.cur = nil // made by the goroutine's partner: not its own record
+	}
 	switch r.kind {
 	case rRead, rWrite, rReadRange, rWriteRange:
 		if !g.ended && rp.countable(r.pc) {
@@ -182,10 +185,15 @@ type ReplayGoroutine struct {
 }
 
 // A ReplayStep lets goroutine Slot go on from position Gate (after Gate
-// countable records) when its turn comes.
+// countable records) when its turn comes. A step at the same position as
+// the goroutine's step before it is taken at the goroutine's first record
+// after that step's operation (Same); AfterUnlock says that operation is
+// Mutex.Unlock, whose own atomic follows its release.
 type ReplayStep struct {
-	Slot int
-	Gate uint32
+	Slot        int
+	Gate        uint32
+	Same        bool
+	AfterUnlock bool
 }
 
 // A ReplayOutcome is what the recorder reports of a replay.
@@ -250,8 +258,17 @@ func writeSchedule(path, bin string, s *ReplaySchedule) error {
 		u32(hold)
 	}
 	for _, st := range s.Steps {
+		flags := uint32(0)
+		if st.Same {
+			flags |= 1
+		}
+		if st.AfterUnlock {
+			flags |= 2
+		}
 		u32(uint32(st.Slot))
 		u32(st.Gate)
+		u32(flags)
+		u32(0)
 	}
 	for len(b)%8 != 0 {
 		b = append(b, 0)

@@ -66,6 +66,7 @@ type replayPlan struct {
 	slot  map[trace.GoID]int
 	steps []int // step -> recorded event (its first)
 	root  int   // slot of the test's own goroutine, or -1
+	sched_ []int
 }
 
 // claimOf rebuilds the predictor's finding from f.
@@ -188,6 +189,7 @@ func planReplay(t *trace.Trace, f *Finding) (*replayPlan, error) {
 		_, err := slotOf(g)
 		return err == nil
 	}
+	p.sched_ = sched[max(0, len(sched)-40):]
 	inSched := make(map[int]bool, len(sched))
 	last := map[int]int{} // slot -> its last step
 	for _, i := range sched {
@@ -202,11 +204,21 @@ func planReplay(t *trace.Trace, f *Finding) (*replayPlan, error) {
 		}
 		s := p.slot[e.G]
 		p.sched.Goroutines[s].Enforced = true
-		if k, ok := last[s]; ok && p.sched.Steps[k].Gate >= pos {
-			continue // the same position (or a position the goroutine passed)
+		st := trace.ReplayStep{Slot: s, Gate: pos}
+		if k, ok := last[s]; ok {
+			prev := &t.Events[p.steps[k]]
+			switch {
+			case p.sched.Steps[k].Gate > pos:
+				continue // cannot happen: positions only grow
+			case p.sched.Steps[k].Gate == pos:
+				st.Same = true
+				if o := t.Object(prev.Obj); prev.Op == trace.OpUnlock && o != nil && o.Kind == trace.ObjMutex {
+					st.AfterUnlock = true
+				}
+			}
 		}
 		last[s] = len(p.sched.Steps)
-		p.sched.Steps = append(p.sched.Steps, trace.ReplayStep{Slot: s, Gate: pos})
+		p.sched.Steps = append(p.sched.Steps, st)
 		p.steps = append(p.steps, i)
 	}
 	// Holds: a goroutine the witness stops waits before its first
@@ -433,11 +445,21 @@ func (p *replayPlan) debug(w io.Writer, t *trace.Trace, rec *trace.RecordResult)
 	for s, g := range p.sched.Goroutines {
 		fmt.Fprintf(w, "slot %d = g%d: parent %d index %d enforced %v hold %d (%s)\n", s, p.slots[s], g.Parent, g.Index, g.Enforced, g.Hold, createdAt(t, p.slots[s]))
 	}
+	fmt.Fprintf(w, "schedule:")
+	for _, i := range p.sched_ {
+		fmt.Fprintf(w, " %d(g%d %s)", i, t.Events[i].G, t.Events[i].Op)
+	}
+	fmt.Fprintln(w)
 	for k, st := range p.sched.Steps {
 		i := p.steps[k]
 		e := &t.Events[i]
 		site := t.Site(e)
-		fmt.Fprintf(w, "step %d: slot %d gate %d: event %d g%d %s %s:%d\n", k, st.Slot, st.Gate, i, e.G, e.Op, filepath.Base(site.File), site.Line)
+		fmt.Fprintf(w, "step %d: slot %d gate %d same %v: event %d g%d %s %s:%d\n", k, st.Slot, st.Gate, st.Same, i, e.G, e.Op, filepath.Base(site.File), site.Line)
 	}
 	fmt.Fprintf(w, "outcome %+v, run %s\n", rec.Replay, rec.Outcome.Result)
+	for _, g := range p.slots {
+		if rg := rec.Trace.Goroutine(g); rg != nil {
+			fmt.Fprintf(w, "replay g%d: created at %s\n", g, createdAt(rec.Trace, g))
+		}
+	}
 }

@@ -121,6 +121,9 @@ struct gctx {
 	uint32_t ord;      // countable records made so far
 	uint32_t next;     // index of its next step in its slot's step list
 	uint32_t holding;  // 1 + the step whose turn it holds, or 0
+	uint32_t inop;     // 1 + the step it has taken and not ended, or 0
+	uint32_t armed;    // its next step is taken at its next hook
+	uint32_t skip;     // atomics to let pass before that
 	uint32_t started;  // made a record since it started
 	uint32_t nrec;     // records made (progress, for stall detection)
 };
@@ -444,7 +447,16 @@ struct rp_gor {
 
 struct rp_step {
 	uint32_t slot, gate;
+	uint32_t flags; // RP_SUB, RP_SKIP1
+	uint32_t pad;
 };
+
+// A step at the same position as its goroutine's step before it (RP_SUB)
+// is taken at the goroutine's first hook after that step's operation: no
+// countable record comes between them. RP_SKIP1: not at an atomic first
+// (the step before is Mutex.Unlock, whose atomic follows its release).
+#define RP_SUB 1
+#define RP_SKIP1 2
 
 struct rp_slot {
 	uint32_t first, n; // its steps: rp_own[first .. first+n)
@@ -456,6 +468,7 @@ static struct rp_step *rp_steps;
 static uint64_t *rp_ranges;     // [lo, hi) pairs, sorted
 static struct rp_slot *rp_slots;
 static uint32_t *rp_own;        // step indices, by slot
+static uint8_t *rp_gone;        // steps their goroutines will not take
 static struct gctx **rp_ctx;    // slot -> context, once matched
 static volatile uint32_t rp_turn __attribute__((aligned(64)));
 static volatile uint32_t rp_open;
@@ -497,7 +510,8 @@ static void rp_init(void) {
 	rp_slots = calloc(h->ngor, sizeof *rp_slots);
 	rp_own = calloc(h->nsteps + 1, sizeof *rp_own);
 	rp_ctx = calloc(h->ngor, sizeof *rp_ctx);
-	if (!rp_slots || !rp_own || !rp_ctx)
+	rp_gone = calloc(h->nsteps + 1, 1);
+	if (!rp_slots || !rp_own || !rp_ctx || !rp_gone)
 		return;
 	for (uint32_t k = 0; k < h->nsteps; k++)
 		if (rp_steps[k].slot < h->ngor)
@@ -556,6 +570,10 @@ static void rp_wait(uint32_t k) {
 		uint32_t t = __atomic_load_n(&rp_turn, __ATOMIC_ACQUIRE);
 		if (t >= k || t >= rp->nsteps || __atomic_load_n(&rp_open, __ATOMIC_RELAXED))
 			return;
+		if (__atomic_load_n(&rp_gone[t], __ATOMIC_ACQUIRE)) {
+			rp_advance(t);
+			continue;
+		}
 		if (spins < 64) {
 			sched_yield();
 			continue;
@@ -578,7 +596,7 @@ static void rp_wait(uint32_t k) {
 			since = now;
 			continue;
 		}
-		int arrived = h && __atomic_load_n(&h->holding, __ATOMIC_RELAXED) == t + 1;
+		int arrived = h && __atomic_load_n(&h->inop, __ATOMIC_RELAXED) == t + 1;
 		if (now - since < (arrived ? stall : absent))
 			continue;
 		if (rp_advance(t)) {
@@ -593,35 +611,79 @@ static void rp_wait(uint32_t k) {
 	}
 }
 
-// rp_release passes on the turn thr holds, after its operation.
-static inline void rp_release(struct gctx *thr) {
-	if (rp && thr && thr->holding) {
+// Hooks tell the replay what kind of record they make.
+enum { RP_REC, RP_EXIT, RP_OP, RP_ATOMIC };
+
+// rp_mark_gone marks step k as one its goroutine will not take (it passed
+// the position, or ended): the turn passes it at once.
+static void rp_mark_gone(uint32_t k) {
+	__atomic_store_n(&rp_gone[k], 1, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&rp_turn, __ATOMIC_ACQUIRE) == k && rp_advance(k)) {
+		uint32_t zero = 0;
+		__atomic_fetch_add(&rp->skipped, 1, __ATOMIC_RELAXED);
+		if (__atomic_compare_exchange_n(&rp->first_missing, &zero, k + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+			__atomic_store_n(&rp->missing_slot, rp_steps[k].slot + 1, __ATOMIC_RELEASE);
+	}
+}
+
+// rp_take waits for step k's turn: thr then runs the step's operation.
+static void rp_take(struct gctx *thr, uint32_t k) {
+	thr->next++;
+	rp_wait(k);
+	__atomic_store_n(&thr->inop, k + 1, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&rp_turn, __ATOMIC_ACQUIRE) == k)
+		__atomic_store_n(&thr->holding, k + 1, __ATOMIC_RELAXED);
+}
+
+// rp_skip_stale gives up thr's steps at positions it has passed.
+static void rp_skip_stale(struct gctx *thr) {
+	struct rp_slot *sl = &rp_slots[thr->slot];
+	while (thr->next < sl->n) {
+		uint32_t k = rp_own[sl->first + thr->next];
+		if (rp_steps[k].gate >= thr->ord)
+			return;
+		thr->next++;
+		rp_mark_gone(k);
+	}
+}
+
+// rp_complete ends the step thr runs: the turn passes on, and a next step
+// at the same position (RP_SUB) is armed, to be taken at thr's next hook.
+static void rp_complete(struct gctx *thr) {
+	if (thr->holding) {
 		rp_advance(thr->holding - 1);
 		__atomic_store_n(&thr->holding, 0, __ATOMIC_RELAXED);
+	}
+	thr->inop = 0;
+	rp_skip_stale(thr);
+	struct rp_slot *sl = &rp_slots[thr->slot];
+	if (thr->next < sl->n) {
+		struct rp_step *st = &rp_steps[rp_own[sl->first + thr->next]];
+		if ((st->flags & RP_SUB) && st->gate == thr->ord) {
+			thr->armed = 1;
+			thr->skip = (st->flags & RP_SKIP1) ? 1 : 0;
+		}
 	}
 }
 
 // rp_gate stops thr at its gate, if it has made as many countable records
 // as its next step's (or its hold's) gate says.
 static void rp_gate(struct gctx *thr) {
+	rp_skip_stale(thr);
 	struct rp_slot *sl = &rp_slots[thr->slot];
 	if (thr->next < sl->n) {
 		uint32_t k = rp_own[sl->first + thr->next];
-		if (rp_steps[k].gate == thr->ord) {
-			thr->next++;
-			rp_wait(k);
-			if (__atomic_load_n(&rp_turn, __ATOMIC_ACQUIRE) == k)
-				__atomic_store_n(&thr->holding, k + 1, __ATOMIC_RELAXED);
-		}
+		if (!(rp_steps[k].flags & RP_SUB) && rp_steps[k].gate == thr->ord)
+			rp_take(thr, k);
 	}
 	uint32_t hold = rp_gors[thr->slot].hold;
-	if (hold && hold - 1 == thr->ord && thr->next >= sl->n)
+	if (hold && hold - 1 == thr->ord && thr->next >= sl->n && !thr->inop)
 		rp_wait(rp->nsteps);
 }
 
-// rp_pre runs at the start of each hook of thr's own: progress, and the
-// gate before its first record.
-static inline void rp_pre(struct gctx *thr) {
+// rp_pre runs at the start of each hook of thr's own, before its record:
+// progress; the gate before its first record; an armed step's gate.
+static inline void rp_pre(struct gctx *thr, int cls) {
 	if (!rp_active(thr))
 		return;
 	__atomic_store_n(&thr->nrec, thr->nrec + 1, __ATOMIC_RELAXED);
@@ -629,25 +691,48 @@ static inline void rp_pre(struct gctx *thr) {
 		thr->started = 1;
 		rp_gate(thr);
 	}
+	if (!thr->armed || cls == RP_EXIT || (cls == RP_ATOMIC && thr->ignore))
+		return;
+	if (cls == RP_ATOMIC && thr->skip) {
+		thr->skip--; // the rest of the step before (Mutex.Unlock's atomic)
+		return;
+	}
+	thr->armed = 0;
+	struct rp_slot *sl = &rp_slots[thr->slot];
+	if (thr->next < sl->n)
+		rp_take(thr, rp_own[sl->first + thr->next]);
 }
 
-// rp_op runs after thr made an operation's record.
-static inline void rp_op(struct gctx *thr) {
-	if (rp && thr && thr->holding)
-		rp_release(thr);
+// rp_op runs after thr made an operation's record (a synchronisation
+// annotation of its own, an atomic, a go statement): it ends the step
+// thr runs. The atomics of package sync's internals, made with
+// synchronisation ignored, do not.
+static inline void rp_op(struct gctx *thr, int cls) {
+	if (!rp || !thr || thr->slot < 0 || !thr->inop || (cls == RP_ATOMIC && thr->ignore))
+		return;
+	rp_complete(thr);
 }
 
 // rp_record runs after thr made a record at pc that may count.
 static inline void rp_record(struct gctx *thr, uptr pc) {
-	if (!rp_active(thr)) {
-		rp_op(thr);
+	if (!rp_active(thr) || !rp_countable(pc))
 		return;
-	}
-	if (!rp_countable(pc))
-		return;
-	rp_release(thr);
+	if (thr->inop)
+		rp_complete(thr);
+	thr->armed = 0;
 	thr->ord++;
 	rp_gate(thr);
+}
+
+// rp_end runs when thr ends: the steps it has not taken are gone.
+static void rp_end(struct gctx *thr) {
+	if (!rp || !thr || thr->slot < 0)
+		return;
+	if (thr->inop)
+		rp_complete(thr);
+	struct rp_slot *sl = &rp_slots[thr->slot];
+	while (thr->next < sl->n)
+		rp_mark_gone(rp_own[sl->first + thr->next++]);
 }
 
 // rp_bind makes ctx the schedule's goroutine s.
@@ -762,7 +847,7 @@ void __tsan_go_start(struct gctx *parent, struct gctx **pchild, uptr pc) {
 		else
 			child->system = 1;
 	} else
-		rp_pre(parent);
+		rp_pre(parent, RP_OP);
 	queue_symbol(pc);
 	uint64_t *w = reserve(parent, 3);
 	if (w) {
@@ -778,11 +863,11 @@ void __tsan_go_start(struct gctx *parent, struct gctx **pchild, uptr pc) {
 		commit(child, 2);
 	}
 	rp_match(parent, child);
-	rp_op(parent);
+	rp_op(parent, RP_OP);
 }
 
 void __tsan_go_end(struct gctx *thr) {
-	rp_op(thr);
+	rp_end(thr);
 	uint64_t *w = reserve(thr, 1);
 	if (w) {
 		w[0] = (next_seq() << 8) | R_END;
@@ -836,7 +921,7 @@ void __tsan_free(uptr p, uptr sz) {
 // ---- function entry and exit ----
 
 void __tsan_func_enter(struct gctx *thr, uptr pc) {
-	rp_pre(thr);
+	rp_pre(thr, RP_REC);
 	uint64_t *w = reserve(thr, 1);
 	if (w) {
 		sym(thr, pc);
@@ -848,7 +933,7 @@ void __tsan_func_enter(struct gctx *thr, uptr pc) {
 }
 
 void __tsan_func_exit(struct gctx *thr) {
-	rp_pre(thr);
+	rp_pre(thr, RP_EXIT);
 	uint64_t *w = reserve(thr, 1);
 	if (!w)
 		return;
@@ -859,7 +944,7 @@ void __tsan_func_exit(struct gctx *thr) {
 // ---- plain accesses ----
 
 static inline void mem_access(struct gctx *thr, uint64_t kind, uptr addr, uptr size, uptr pc) {
-	rp_pre(thr);
+	rp_pre(thr, RP_REC);
 	uint64_t *w = reserve(thr, 3);
 	if (w) {
 		sym(thr, pc);
@@ -875,7 +960,7 @@ static inline void mem_access(struct gctx *thr, uint64_t kind, uptr addr, uptr s
 static inline void mem_access_range(struct gctx *thr, uint64_t kind, uptr addr, uptr size, uptr pc) {
 	if (size == 0)
 		return;
-	rp_pre(thr);
+	rp_pre(thr, RP_REC);
 	uint64_t *w = reserve(thr, 4);
 	if (w) {
 		sym(thr, pc);
@@ -962,7 +1047,7 @@ static void sync_record(struct gctx *thr, uint64_t kind, uptr addr, uptr *bp, up
 		return;
 	uint64_t behalf = on_behalf(thr, g);
 	if (!behalf)
-		rp_pre(thr);
+		rp_pre(thr, RP_OP);
 	uptr pcs[MAX_SYNC_PCS];
 	uint32_t n = walk_frames(bp, pcs, MAX_SYNC_PCS);
 	for (uint32_t i = 0; i < n; i++)
@@ -977,7 +1062,7 @@ static void sync_record(struct gctx *thr, uint64_t kind, uptr addr, uptr *bp, up
 		commit(thr, 3 + n);
 	}
 	if (!behalf)
-		rp_op(thr);
+		rp_op(thr, RP_OP);
 }
 
 void seer_acquire(struct gctx *thr, uptr addr, uptr *bp, uptr *g) { sync_record(thr, R_ACQUIRE, addr, bp, g); }
@@ -1039,7 +1124,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	uint32_t n = 1 + walk_frames(bp, pcs + 1, MAX_ATOMIC_PCS - 1);
 	uint64_t *w = reserve(thr, 6 + n);
 	if (!w) {
-		rp_op(thr);
+		rp_op(thr, RP_ATOMIC);
 		return;
 	}
 	for (uint32_t i = 0; i < n; i++)
@@ -1053,7 +1138,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	for (uint32_t i = 0; i < n; i++)
 		w[6 + i] = pcs[i];
 	commit(thr, 6 + n);
-	rp_op(thr);
+	rp_op(thr, RP_ATOMIC);
 }
 
 #define ARG(T, off) (*(T *)(a + (off)))
@@ -1061,7 +1146,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 #define ATOMIC_FUNCS(bits, T, RET)                                                                       \
 	void seer_atomic##bits##_load(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {           \
 		(void)pc;                                                                                \
-		rp_pre(thr);                                                                             \
+		rp_pre(thr, RP_ATOMIC);                                                                       \
 		T *p = ARG(T *, 0);                                                                      \
 		volatile int *l = alock((uptr)p);                                                        \
 		spin_lock(l);                                                                            \
@@ -1073,7 +1158,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_store(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {          \
 		(void)pc;                                                                                \
-		rp_pre(thr);                                                                             \
+		rp_pre(thr, RP_ATOMIC);                                                                       \
 		T *p = ARG(T *, 0);                                                                      \
 		T v = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -1085,7 +1170,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_exchange(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {       \
 		(void)pc;                                                                                \
-		rp_pre(thr);                                                                             \
+		rp_pre(thr, RP_ATOMIC);                                                                       \
 		T *p = ARG(T *, 0);                                                                      \
 		T v = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -1098,7 +1183,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_fetch_add(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {      \
 		(void)pc;                                                                                \
-		rp_pre(thr);                                                                             \
+		rp_pre(thr, RP_ATOMIC);                                                                       \
 		T *p = ARG(T *, 0);                                                                      \
 		T d = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -1111,7 +1196,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_fetch_and(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {      \
 		(void)pc;                                                                                \
-		rp_pre(thr);                                                                             \
+		rp_pre(thr, RP_ATOMIC);                                                                       \
 		T *p = ARG(T *, 0);                                                                      \
 		T m = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -1124,7 +1209,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_fetch_or(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {       \
 		(void)pc;                                                                                \
-		rp_pre(thr);                                                                             \
+		rp_pre(thr, RP_ATOMIC);                                                                       \
 		T *p = ARG(T *, 0);                                                                      \
 		T m = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -1144,7 +1229,7 @@ ATOMIC_FUNCS(64, uint64_t, 16)
 #define CAS_FUNC(bits, T, NEW, RES)                                                                       \
 	void seer_atomic##bits##_compare_exchange(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) { \
 		(void)pc;                                                                                 \
-		rp_pre(thr);                                                                              \
+		rp_pre(thr, RP_ATOMIC);                                                                        \
 		T *p = ARG(T *, 0);                                                                       \
 		T expect = ARG(T, 8);                                                                     \
 		T desired = ARG(T, NEW);                                                                  \
