@@ -66,7 +66,7 @@ type replayPlan struct {
 	slot  map[trace.GoID]int
 	steps []int // step -> recorded event (its first)
 	root  int   // slot of the test's own goroutine, or -1
-	sched_ []int
+	tail  []int // the schedule's last events (SEER_REPLAY_DEBUG)
 }
 
 // claimOf rebuilds the predictor's finding from f.
@@ -189,7 +189,7 @@ func planReplay(t *trace.Trace, f *Finding) (*replayPlan, error) {
 		_, err := slotOf(g)
 		return err == nil
 	}
-	p.sched_ = sched[max(0, len(sched)-40):]
+	p.tail = sched[max(0, len(sched)-40):]
 	inSched := make(map[int]bool, len(sched))
 	last := map[int]int{} // slot -> its last step
 	for _, i := range sched {
@@ -446,7 +446,7 @@ func (p *replayPlan) debug(w io.Writer, t *trace.Trace, rec *trace.RecordResult)
 		fmt.Fprintf(w, "slot %d = g%d: parent %d index %d enforced %v hold %d (%s)\n", s, p.slots[s], g.Parent, g.Index, g.Enforced, g.Hold, createdAt(t, p.slots[s]))
 	}
 	fmt.Fprintf(w, "schedule:")
-	for _, i := range p.sched_ {
+	for _, i := range p.tail {
 		fmt.Fprintf(w, " %d(g%d %s)", i, t.Events[i].G, t.Events[i].Op)
 	}
 	fmt.Fprintln(w)
