@@ -88,7 +88,11 @@ func (s *server) predict(ctx context.Context, args predictArgs, progressToken *p
 		s.showMessage(protocol.MessageTypeWarning, "recording the saved files: the changes to %s are not saved", strings.Join(unsaved, ", "))
 	}
 
-	j := s.startJob(sc, progressToken, "command")
+	why := "command"
+	if args.Replay {
+		why = whyReplay
+	}
+	j := s.startJob(sc, progressToken, why)
 	releaseQueue(ctx)
 	select {
 	case <-j.done:

@@ -60,6 +60,14 @@ locations, the witness as a code flow with a thread flow per goroutine,
 and a rule per finding kind; file URIs are relative to the module root
 (uriBaseId %SRCROOT%).
 
+With -replay, each race is confirmed by running its test again under the
+recording runtime with its witness schedule enforced: the finding says
+"replay: confirmed" when the replayed run's own happens-before leaves the
+two accesses unordered (the race detector would report them), and "replay:
+not confirmed" with where the replay diverged otherwise. The JSON report's
+"confirmed" field ("true", "false", "not tried") and a SARIF result's
+"confirmed" property say the same.
+
 By default each package's tests are recorded in one run. With -each, every
 top-level test is recorded in a run of its own: slower (a process per test),
 but each trace holds one test, so no finding is lost to the size of a long
