@@ -522,9 +522,13 @@ func (c *converter) sync(g *convGoroutine, r *rawEvent) {
 		}
 	}
 	if r.behalf {
-		// The chain is the partner's; this goroutine is parked where it
-		// last did something.
+		// The chain is the partner's; this goroutine is parked where the
+		// recorder found it, or, if it could not, where it last did
+		// something.
 		stack = g.lastStack
+		if len(r.parked) > 0 {
+			stack, _ = c.chainStack(g, r.parked)
+		}
 	}
 	addr, _ := c.locate(r.addr, 1)
 	objAddr := addr - uint64(cl.off)

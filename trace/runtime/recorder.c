@@ -75,7 +75,7 @@ enum {
 	R_WRITE = 4,        // seq<<8, addr, pc<<8|size
 	R_READ_RANGE = 5,   // seq<<8, addr, size, pc
 	R_WRITE_RANGE = 6,  // seq<<8, addr, size, pc
-	R_ACQUIRE = 7,      // seq<<8, addr, behalf<<32|n, pcs[n]
+	R_ACQUIRE = 7,      // seq<<8, addr, parked<<32|n, pcs[n]; parked: 0 own, else 1+n2 and the last n2 pcs are the parked goroutine's
 	R_RELEASE = 8,      // same
 	R_RELEASE_MERGE = 9,
 	R_RELEASE_ACQUIRE = 10,
@@ -115,6 +115,7 @@ struct gctx {
 	uint8_t *chunk;    // current chunk, or NULL
 	uint32_t used;     // bytes used in chunk after the header
 	uint32_t system;   // runs on g0 (scheduler, timers): never call back into Go
+	uptr *gp;          // the goroutine's runtime g, as its last function entry saw it
 	// Replay (see "Replay" below); unused when not replaying.
 	int32_t slot;      // the schedule's goroutine this is, or -1
 	uint32_t nchild;   // go statements run so far
@@ -920,7 +921,7 @@ void __tsan_free(uptr p, uptr sz) {
 
 // ---- function entry and exit ----
 
-void __tsan_func_enter(struct gctx *thr, uptr pc) {
+static void func_enter(struct gctx *thr, uptr pc) {
 	rp_pre(thr, RP_REC);
 	uint64_t *w = reserve(thr, 1);
 	if (w) {
@@ -930,6 +931,14 @@ void __tsan_func_enter(struct gctx *thr, uptr pc) {
 	}
 	if (rp)
 		rp_record(thr, pc);
+}
+
+// seer_func_enter is __tsan_func_enter; its trampoline passes the g
+// register, which the goroutine's parked synchronisation needs (parked_chain).
+void seer_func_enter(struct gctx *thr, uptr pc, uptr *gp) {
+	if (thr)
+		thr->gp = gp;
+	func_enter(thr, pc);
 }
 
 void __tsan_func_exit(struct gctx *thr) {
@@ -978,13 +987,13 @@ void __tsan_read(struct gctx *thr, void *addr, void *pc) { mem_access(thr, R_REA
 void __tsan_write(struct gctx *thr, void *addr, void *pc) { mem_access(thr, R_WRITE, (uptr)addr, 1, (uptr)pc); }
 
 void __tsan_read_pc(struct gctx *thr, void *addr, void *callpc, void *pc) {
-	__tsan_func_enter(thr, (uptr)callpc);
+	func_enter(thr, (uptr)callpc);
 	mem_access(thr, R_READ, (uptr)addr, 1, (uptr)pc);
 	__tsan_func_exit(thr);
 }
 
 void __tsan_write_pc(struct gctx *thr, void *addr, void *callpc, void *pc) {
-	__tsan_func_enter(thr, (uptr)callpc);
+	func_enter(thr, (uptr)callpc);
 	mem_access(thr, R_WRITE, (uptr)addr, 1, (uptr)pc);
 	__tsan_func_exit(thr);
 }
@@ -1039,6 +1048,25 @@ static int on_behalf(struct gctx *thr, uptr *g) {
 	return 0; // unknown until an own annotation is seen: assume own
 }
 
+// parked_chain stores the return addresses of the frame-pointer chain of
+// the goroutine of thr, parked (gopark saved its frame pointer in
+// g.sched.bp), and returns how many. It returns 0 unless the g that thr's
+// last function entry saw has the layout this expects: g.stack (lo, hi),
+// stackguard0, stackguard1, _panic, _defer, m, then sched (gobuf: sp, pc,
+// g, ctxt, lr, bp), whose g points back at the g.
+static uint32_t parked_chain(struct gctx *thr, uptr *pcs) {
+	uptr *gp = thr->gp;
+	if (!gp || ((uptr)gp & 7) != 0 || gp[9] != (uptr)gp)
+		return 0;
+	uptr lo = gp[0], hi = gp[1], bp = gp[12];
+	if (bp < lo || bp >= hi)
+		return 0;
+	uint32_t n = walk_frames((uptr *)bp, pcs, MAX_SYNC_PCS);
+	while (n > 0 && pcs[n - 1] == 0)
+		n--;
+	return n;
+}
+
 // sync_record records a synchronisation annotation with the first return
 // addresses of the current goroutine's frame-pointer chain, starting at bp;
 // g is the running goroutine (the runtime's g register).
@@ -1052,14 +1080,23 @@ static void sync_record(struct gctx *thr, uint64_t kind, uptr addr, uptr *bp, up
 	uint32_t n = walk_frames(bp, pcs, MAX_SYNC_PCS);
 	for (uint32_t i = 0; i < n; i++)
 		queue_symbol(pcs[i]);
-	uint64_t *w = reserve(thr, 3 + n);
+	// On behalf of a parked goroutine, the record also holds where that
+	// goroutine is parked: its own chain follows the partner's, and the
+	// high word says how long it is (1 + n2).
+	uptr own[MAX_SYNC_PCS];
+	uint32_t n2 = behalf ? parked_chain(thr, own) : 0;
+	for (uint32_t i = 0; i < n2; i++)
+		queue_symbol(own[i]);
+	uint64_t *w = reserve(thr, 3 + n + n2);
 	if (w) {
 		w[0] = (next_seq() << 8) | kind;
 		w[1] = addr;
-		w[2] = (behalf << 32) | n;
+		w[2] = (behalf ? (uint64_t)(1 + n2) << 32 : 0) | (n + n2);
 		for (uint32_t i = 0; i < n; i++)
 			w[3 + i] = pcs[i];
-		commit(thr, 3 + n);
+		for (uint32_t i = 0; i < n2; i++)
+			w[3 + n + i] = own[i];
+		commit(thr, 3 + n + n2);
 	}
 	if (!behalf)
 		rp_op(thr, RP_OP);
@@ -1100,6 +1137,27 @@ void seer_release_acquire(struct gctx *thr, uptr addr, uptr *bp, uptr *g) {
 #error "seer's recorder supports linux/amd64 and linux/arm64"
 #endif
 
+#if defined(__x86_64__)
+#define TRAMPOLINE_G(name, target)               \
+	__asm__(".text\n"                        \
+		".globl " #name "\n"             \
+		".type " #name ",@function\n"    \
+		#name ":\n"                      \
+		"\tmovq %r14, %rdx\n"            \
+		"\tjmp " #target "\n"            \
+		".size " #name ", .-" #name "\n");
+#else
+#define TRAMPOLINE_G(name, target)               \
+	__asm__(".text\n"                        \
+		".globl " #name "\n"             \
+		".type " #name ",%function\n"    \
+		#name ":\n"                      \
+		"\tmov x2, x28\n"                \
+		"\tb " #target "\n"              \
+		".size " #name ", .-" #name "\n");
+#endif
+
+TRAMPOLINE_G(__tsan_func_enter, seer_func_enter)
 TRAMPOLINE(__tsan_acquire, seer_acquire)
 TRAMPOLINE(__tsan_release, seer_release)
 TRAMPOLINE(__tsan_release_merge, seer_release_merge)
