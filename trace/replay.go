@@ -181,7 +181,12 @@ type ReplayGoroutine struct {
 	Enforced      bool // it waits at its steps' gates (else it is only a parent)
 	// Hold, if at least 0, is a position at which the goroutine waits
 	// until every step has run: the schedule leaves out what it does next.
-	Hold int
+	// HoldAfterStep holds it instead at its first record after its last
+	// step's operation (nothing countable comes between them);
+	// AfterUnlock is as for ReplayStep.
+	Hold          int
+	HoldAfterStep bool
+	AfterUnlock   bool
 }
 
 // A ReplayStep lets goroutine Slot go on from position Gate (after Gate
@@ -248,6 +253,12 @@ func writeSchedule(path, bin string, s *ReplaySchedule) error {
 		flags, hold := uint32(0), uint32(0)
 		if g.Enforced {
 			flags = 1
+		}
+		if g.HoldAfterStep {
+			flags |= 2
+			if g.AfterUnlock {
+				flags |= 4
+			}
 		}
 		if g.Hold >= 0 {
 			hold = uint32(g.Hold) + 1

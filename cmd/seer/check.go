@@ -30,7 +30,7 @@ var (
 	checkAtomicity = checkFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 	checkVerbose   = checkFlags.Bool("v", false, "pass the tests' own output through to standard error")
 	checkEach      = checkFlags.Bool("each", false, "record each top-level test in a run of its own")
-	checkReplay    = checkFlags.Bool("replay", false, "confirm each race by running its test again under its witness schedule")
+	checkReplay    = checkFlags.Bool("replay", false, "confirm each race and deadlock by running its test again under its witness schedule")
 	checkMax       = checkFlags.Int("maxevents", 0, "analyse at most `n` events of each run (the test during which a run passes n is named; -1: no cap; default: what -maxmem holds)")
 	checkMaxMem    = checkFlags.String("maxmem", "2GiB", "memory to keep each run's recording and analysis within, as an event cap of `size` / trace.BytesPerEvent (110 bytes); e.g. 512MiB, 4GiB")
 )
@@ -60,11 +60,13 @@ locations, the witness as a code flow with a thread flow per goroutine,
 and a rule per finding kind; file URIs are relative to the module root
 (uriBaseId %SRCROOT%).
 
-With -replay, each race is confirmed by running its test again under the
-recording runtime with its witness schedule enforced: the finding says
-"replay: confirmed" when the replayed run's own happens-before leaves the
-two accesses unordered (the race detector would report them), and "replay:
-not confirmed" with where the replay diverged otherwise. The JSON report's
+With -replay, each race and deadlock is confirmed by running its test
+again under the recording runtime with its witness schedule enforced: the
+finding says "replay: confirmed" when the replayed run's own
+happens-before leaves the two accesses unordered (the race detector would
+report them), or, for a deadlock, when the replayed test hangs with the
+goroutines of the cycle in their acquires, and "replay: not confirmed"
+with where the replay diverged otherwise. The JSON report's
 "confirmed" field ("true", "false", "not tried") and a SARIF result's
 "confirmed" property say the same.
 

@@ -11,7 +11,7 @@ func TestReplayLine(t *testing.T) {
 		{"", "", ""},
 		{check.ConfirmedYes, "the replayed run left the accesses unordered", "replay: confirmed: the replayed run left the accesses unordered"},
 		{check.ConfirmedNo, "the replayed run ordered the two accesses", "replay: not confirmed: the replayed run ordered the two accesses"},
-		{check.ConfirmedNotTried, "replay confirms races only", "replay: not tried: replay confirms races only"},
+		{check.ConfirmedNotTried, "replay confirms races and deadlocks only", "replay: not tried: replay confirms races and deadlocks only"},
 	} {
 		f := check.Finding{Kind: "race", Confirmed: tc.confirmed, Replay: tc.note}
 		if got := replayLine(&f); got != tc.want {

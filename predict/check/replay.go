@@ -26,7 +26,14 @@
 // reported them. Anything else is not confirmed, with where the replay
 // diverged: a goroutine that did not reach its step before the turn passed
 // on, a goroutine or access the replay did not make, or accesses that the
-// replay ordered. Only races are replayed; other kinds are "not tried".
+// replay ordered.
+//
+// A deadlock's witness stops each goroutine of the cycle before its
+// blocked acquire: the replay holds them there until every step has run,
+// and is confirmed when the run then hangs (the test times out) with each
+// of them at its acquire and past none. Atomicity violations are "not
+// tried".
+
 package check
 
 import (
@@ -37,6 +44,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/seer-tools/seer/predict"
@@ -53,10 +61,13 @@ const (
 // ReplayTimeout bounds one replay run (the recorder opens every gate
 // after ReplayTotal; the test itself may take longer).
 var (
-	ReplayTimeout = 2 * time.Minute
+	ReplayTimeout = time.Minute
 	ReplayTotal   = 20 * time.Second
 	ReplayStall   = 30 * time.Millisecond
 	ReplayAbsent  = 2 * time.Second
+	// ReplayDeadlockWait is the test time-out of a deadlock's replay,
+	// which is expected to hang.
+	ReplayDeadlockWait = 15 * time.Second
 )
 
 // A replayPlan is a finding's witness in the recorder's terms.
@@ -109,8 +120,8 @@ func isOp(e *trace.Event) bool {
 
 // planReplay builds the replay schedule of race finding f from its trace.
 func planReplay(t *trace.Trace, f *Finding) (*replayPlan, error) {
-	if len(f.Accesses) != 2 {
-		return nil, fmt.Errorf("a race has two accesses, this finding %d", len(f.Accesses))
+	if f.Kind == "race" && len(f.Accesses) != 2 || len(f.Accesses) < 2 {
+		return nil, fmt.Errorf("a %s finding with %d accesses", f.Kind, len(f.Accesses))
 	}
 	if _, _, ok := t.ReplayPos(0); !ok {
 		return nil, errors.New("the trace was not recorded to be replayed")
@@ -180,7 +191,10 @@ func planReplay(t *trace.Trace, f *Finding) (*replayPlan, error) {
 			return nil, err
 		}
 	}
-	bug := map[int]bool{f.Accesses[0].Event: true, f.Accesses[1].Event: true}
+	bug := map[int]bool{}
+	if f.Kind == "race" {
+		bug[f.Accesses[0].Event], bug[f.Accesses[1].Event] = true, true
+	}
 	enforced := func(g trace.GoID) bool {
 		gr := t.Goroutine(g)
 		if gr == nil || gr.Test != f.Test {
@@ -241,6 +255,12 @@ func planReplay(t *trace.Trace, f *Finding) (*replayPlan, error) {
 			continue
 		}
 		if k, ok := last[s]; ok && p.sched.Steps[k].Gate >= pos {
+			g := &p.sched.Goroutines[s]
+			g.HoldAfterStep = true
+			prev := &t.Events[p.steps[k]]
+			if o := t.Object(prev.Obj); prev.Op == trace.OpUnlock && o != nil && o.Kind == trace.ObjMutex {
+				g.AfterUnlock = true
+			}
 			continue
 		}
 		p.sched.Goroutines[s].Hold = int(pos)
@@ -254,8 +274,8 @@ func replayRun(f *Finding) string { return "^" + regexp.QuoteMeta(f.Test) + "$" 
 // replayFinding replays f (found in trace t, recorded by bin) and sets
 // f.Confirmed and f.Replay.
 func replayFinding(ctx context.Context, bin *trace.Binary, ropts trace.RecordOptions, t *trace.Trace, f *Finding) error {
-	if f.Kind != "race" {
-		f.Confirmed, f.Replay = ConfirmedNotTried, "replay confirms races only"
+	if f.Kind != "race" && f.Kind != "deadlock" {
+		f.Confirmed, f.Replay = ConfirmedNotTried, "replay confirms races and deadlocks only"
 		return nil
 	}
 	p, err := planReplay(t, f)
@@ -266,6 +286,12 @@ func replayFinding(ctx context.Context, bin *trace.Binary, ropts trace.RecordOpt
 	ropts.Run, ropts.Skip = replayRun(f), ""
 	ropts.Replay = p.sched
 	ropts.Timeout = ReplayTimeout
+	if f.Kind == "deadlock" {
+		// The goroutines of the cycle wait at their blocked acquires
+		// until every step has run, and then hang: the test's own
+		// time-out ends the run.
+		ropts.Timeout = ReplayDeadlockWait
+	}
 	ropts.Progress = nil
 	ropts.NoFile = true
 	rctx, cancel := context.WithTimeout(ctx, ReplayTimeout+time.Minute)
@@ -322,29 +348,9 @@ func (p *replayPlan) confirm(t *trace.Trace, rec *trace.RecordResult, f *Finding
 		return false, s
 	}
 	rt := rec.Trace
-	// The replay's goroutines, slot by slot.
-	rkids := children(rt)
-	rg := make([]trace.GoID, len(p.slots))
-	for s, g := range p.sched.Goroutines {
-		if g.Parent < 0 {
-			rg[s] = mainOf(rt, f.Test)
-			continue
-		}
-		parent := rg[g.Parent]
-		if parent == 0 {
-			continue
-		}
-		k := 0
-		for _, c := range rkids[parent] {
-			if s == p.root && otherTest(rt, c, f.Test) {
-				continue
-			}
-			if k == g.Index {
-				rg[s] = c
-				break
-			}
-			k++
-		}
+	rg := p.replayGoroutines(rt, f.Test)
+	if f.Kind == "deadlock" {
+		return p.confirmDeadlock(t, rec, f, rg, why)
 	}
 	var got [2]int
 	for n, a := range f.Accesses {
@@ -383,6 +389,93 @@ func (p *replayPlan) confirm(t *trace.Trace, rec *trace.RecordResult, f *Finding
 		note += fmt.Sprintf(" (%d of %d steps passed on a goroutine blocked in its operation)", o.Skipped, len(p.steps))
 	}
 	return true, note
+}
+
+// replayGoroutines matches the plan's goroutines in the replayed run rt
+// (0: not started there).
+func (p *replayPlan) replayGoroutines(rt *trace.Trace, test string) []trace.GoID {
+	rkids := children(rt)
+	rg := make([]trace.GoID, len(p.slots))
+	for s, g := range p.sched.Goroutines {
+		if g.Parent < 0 {
+			rg[s] = mainOf(rt, test)
+			continue
+		}
+		parent := rg[g.Parent]
+		if parent == 0 {
+			continue
+		}
+		k := 0
+		for _, c := range rkids[parent] {
+			if s == p.root && otherTest(rt, c, test) {
+				continue
+			}
+			if k == g.Index {
+				rg[s] = c
+				break
+			}
+			k++
+		}
+	}
+	return rg
+}
+
+// confirmDeadlock decides whether replayed run rec shows deadlock f: the
+// run hung (the test timed out, or the runtime found every goroutine
+// asleep), and each goroutine of the cycle reached its blocked acquire's
+// position, in the acquire's source line, and never acquired there.
+func (p *replayPlan) confirmDeadlock(t *trace.Trace, rec *trace.RecordResult, f *Finding, rg []trace.GoID, why func(string) (bool, string)) (bool, string) {
+	rt := rec.Trace
+	hung := rec.Outcome.Result == "timeout" || strings.Contains(rec.Outcome.Message, "all goroutines are asleep")
+	if !hung {
+		return why(fmt.Sprintf("the replayed run did not hang (its test ended: %s)", rec.Outcome.Result))
+	}
+	for _, a := range f.Accesses {
+		e := &t.Events[a.Event]
+		r := rg[p.slot[e.G]]
+		if r == 0 {
+			return why(fmt.Sprintf("the replay did not start goroutine %d (%s)", e.G, createdAt(t, e.G)))
+		}
+		pos, _, _ := t.ReplayPos(a.Event)
+		reached, acquired := false, false
+		for j := range rt.Events {
+			x := &rt.Events[j]
+			if x.G != r {
+				continue
+			}
+			xp, own, _ := rt.ReplayPos(j)
+			if !own {
+				continue
+			}
+			if xp > pos {
+				acquired = true // it went on past the acquire
+				break
+			}
+			if xp == pos {
+				reached = true
+				if x.Op == e.Op && sameSite(t, e, rt, x) {
+					acquired = true
+				}
+			}
+		}
+		if os.Getenv("SEER_REPLAY_DEBUG") != "" {
+			for j := range rt.Events {
+				if x := &rt.Events[j]; x.G == r {
+					xp, own, _ := rt.ReplayPos(j)
+					xs := rt.Site(x)
+					fmt.Fprintf(os.Stderr, "replay g%d (g%d): %d %s pos %d own %v %s:%d\n", r, e.G, j, x.Op, xp, own, filepath.Base(xs.File), xs.Line)
+				}
+			}
+		}
+		site := t.Site(e)
+		switch {
+		case !reached:
+			return why(fmt.Sprintf("g%d did not reach its %s at %s:%d in the replay", e.G, e.Op, filepath.Base(site.File), site.Line))
+		case acquired:
+			return why(fmt.Sprintf("g%d took its %s at %s:%d in the replay", e.G, e.Op, filepath.Base(site.File), site.Line))
+		}
+	}
+	return true, fmt.Sprintf("the replayed run hung (%s) with each goroutine of the cycle blocked in its acquire", rec.Outcome.Result)
 }
 
 // otherTest reports whether goroutine g of t belongs to a test other
@@ -424,7 +517,6 @@ func createdAt(t *trace.Trace, g trace.GoID) string {
 func findAccess(t *trace.Trace, i int, rt *trace.Trace, r trace.GoID) int {
 	e := &t.Events[i]
 	pos, _, _ := t.ReplayPos(i)
-	top, _ := t.Stacks.Top(e.Stack)
 	for j := range rt.Events {
 		f := &rt.Events[j]
 		if f.G != r || f.Op != e.Op {
@@ -433,17 +525,26 @@ func findAccess(t *trace.Trace, i int, rt *trace.Trace, r trace.GoID) int {
 		if p, own, _ := rt.ReplayPos(j); p != pos || !own {
 			continue
 		}
-		if ftop, _ := rt.Stacks.Top(f.Stack); ftop.Func == top.Func && ftop.Line == top.Line {
+		if sameSite(t, e, rt, f) {
 			return j
 		}
 	}
 	return -1
 }
 
+// sameSite reports whether event e of t and event x of rt were made at
+// the same place: the same innermost frame and the same user frame.
+func sameSite(t *trace.Trace, e *trace.Event, rt *trace.Trace, x *trace.Event) bool {
+	top, _ := t.Stacks.Top(e.Stack)
+	xtop, _ := rt.Stacks.Top(x.Stack)
+	site, xsite := t.Site(e), rt.Site(x)
+	return top.Func == xtop.Func && top.Line == xtop.Line && site.File == xsite.File && site.Line == xsite.Line
+}
+
 // debug prints the plan and the outcome (SEER_REPLAY_DEBUG).
 func (p *replayPlan) debug(w io.Writer, t *trace.Trace, rec *trace.RecordResult) {
 	for s, g := range p.sched.Goroutines {
-		fmt.Fprintf(w, "slot %d = g%d: parent %d index %d enforced %v hold %d (%s)\n", s, p.slots[s], g.Parent, g.Index, g.Enforced, g.Hold, createdAt(t, p.slots[s]))
+		fmt.Fprintf(w, "slot %d = g%d: parent %d index %d enforced %v hold %d after step %v (%s)\n", s, p.slots[s], g.Parent, g.Index, g.Enforced, g.Hold, g.HoldAfterStep, createdAt(t, p.slots[s]))
 	}
 	fmt.Fprintf(w, "schedule:")
 	for _, i := range p.tail {

@@ -198,16 +198,85 @@ func TestReplayConfirmsPredictedRaces(t *testing.T) {
 	}
 }
 
-// TestReplayNotTried: a replay is not tried without a replayable trace,
-// and says why.
+// TestReplayNotTried: a replay is not tried for an atomicity violation,
+// nor without a replayable trace, and says why.
 func TestReplayNotTried(t *testing.T) {
 	f := &Finding{Kind: "race", Accesses: []Access{{Event: 0}, {Event: 1}}}
 	tr := &trace.Trace{Events: make([]trace.Event, 2)}
 	if _, err := planReplay(tr, f); err == nil || !strings.Contains(err.Error(), "not recorded to be replayed") {
 		t.Errorf("planReplay on a trace without replay positions: %v", err)
 	}
-	d := &Finding{Kind: "deadlock"}
-	if err := replayFinding(context.Background(), nil, trace.RecordOptions{}, tr, d); err != nil || d.Confirmed != ConfirmedNotTried || d.Replay == "" {
-		t.Errorf("deadlock: %v, %q %q", err, d.Confirmed, d.Replay)
+	for _, d := range []*Finding{{Kind: "atomicity"}, {Kind: "deadlock"}, {Kind: "race", Accesses: []Access{{Event: 0}, {Event: 1}}}} {
+		if err := replayFinding(context.Background(), nil, trace.RecordOptions{}, tr, d); err != nil || d.Confirmed != ConfirmedNotTried || d.Replay == "" {
+			t.Errorf("%s: %v, %q %q", d.Kind, err, d.Confirmed, d.Replay)
+		}
+	}
+}
+
+// TestReplayDeadlock: two goroutines take two locks in opposite orders;
+// a sleep keeps the recorded run from hanging. The replay holds each at
+// its second acquire until both have their first lock, and the test then
+// hangs: the deadlock is confirmed. The twin whose ordering the witness
+// cannot see (lockOrderModule's: main waits, by polling
+// runtime.NumGoroutine, for the first goroutine to exit) is predicted but
+// not confirmed: in its replay the second goroutine never starts.
+func TestReplayDeadlock(t *testing.T) {
+	replayTestSetup(t)
+	const sleepy = `package p
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestTransfers(t *testing.T) {
+	var a, b sync.Mutex
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		a.Lock()
+		b.Lock()
+		b.Unlock()
+		a.Unlock()
+	}()
+	go func() {
+		defer wg.Done()
+		time.Sleep(20 * time.Millisecond)
+		b.Lock()
+		a.Lock()
+		a.Unlock()
+		b.Unlock()
+	}()
+	wg.Wait()
+}
+`
+	for _, tc := range []struct {
+		name, src string
+		want      string
+	}{
+		{"sleep", sleepy, ConfirmedYes},
+		{"polled", strings.Replace(lockOrderModule, "ORDER", "s.b.Lock()\n\ts.a.Lock()", 1), ConfirmedNo},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := testModule(t, "example.com/p", "p_test.go", tc.src)
+			rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute, Replay: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var dl []Finding
+			for _, f := range rep.Findings {
+				if f.Kind == "deadlock" {
+					dl = append(dl, f)
+				}
+			}
+			if len(dl) != 1 {
+				t.Fatalf("findings %+v, want one deadlock", rep.Findings)
+			}
+			if dl[0].Confirmed != tc.want {
+				t.Errorf("deadlock: confirmed %q (%s), want %q", dl[0].Confirmed, dl[0].Replay, tc.want)
+			}
+		})
 	}
 }

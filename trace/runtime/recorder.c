@@ -442,9 +442,16 @@ struct rp_header {
 struct rp_gor {
 	int32_t parent;  // slot of the parent, -1 for main
 	uint32_t index;  // index among the parent's children
-	uint32_t flags;  // 1: enforced
+	uint32_t flags;  // RP_ENFORCED, RP_HOLD_SUB, RP_HOLD_SKIP1
 	uint32_t hold;   // 1 + the gate at which it waits for the end, or 0
 };
+
+// RP_HOLD_SUB: the goroutine waits for the end at its first hook after
+// its last step's operation (its hold is at that step's position), with
+// RP_HOLD_SKIP1 as RP_SKIP1.
+#define RP_ENFORCED 1
+#define RP_HOLD_SUB 2
+#define RP_HOLD_SKIP1 4
 
 struct rp_step {
 	uint32_t slot, gate;
@@ -664,6 +671,9 @@ static void rp_complete(struct gctx *thr) {
 			thr->armed = 1;
 			thr->skip = (st->flags & RP_SKIP1) ? 1 : 0;
 		}
+	} else if (rp_gors[thr->slot].flags & RP_HOLD_SUB) {
+		thr->armed = 2; // held at its next hook
+		thr->skip = (rp_gors[thr->slot].flags & RP_HOLD_SKIP1) ? 1 : 0;
 	}
 }
 
@@ -698,9 +708,12 @@ static inline void rp_pre(struct gctx *thr, int cls) {
 		thr->skip--; // the rest of the step before (Mutex.Unlock's atomic)
 		return;
 	}
+	uint32_t armed = thr->armed;
 	thr->armed = 0;
 	struct rp_slot *sl = &rp_slots[thr->slot];
-	if (thr->next < sl->n)
+	if (armed == 2)
+		rp_wait(rp->nsteps);
+	else if (thr->next < sl->n)
 		rp_take(thr, rp_own[sl->first + thr->next]);
 }
 
@@ -741,7 +754,7 @@ static void rp_bind(struct gctx *ctx, uint32_t s) {
 	ctx->slot = s;
 	__atomic_store_n(&rp_ctx[s], ctx, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&rp->matched, 1, __ATOMIC_RELAXED);
-	if (!(rp_gors[s].flags & 1))
+	if (!(rp_gors[s].flags & RP_ENFORCED))
 		ctx->started = 1; // tracked for its children only: no gates
 }
 
