@@ -215,6 +215,8 @@ func (c *converter) goID(gid uint32) *convGoroutine {
 }
 
 func (c *converter) enter(gid uint32, pc uint64) {
+	synth := pc&enterSynth != 0 // see replay.go
+	pc &^= enterSynth
 	g := c.g(gid)
 	parent := StackID(0)
 	if n := len(g.shadowID); n > 0 {
@@ -222,7 +224,7 @@ func (c *converter) enter(gid uint32, pc uint64) {
 	}
 	g.shadow = append(g.shadow, pc)
 	g.shadowID = append(g.shadowID, c.push(parent, pc))
-	if c.rp != nil && c.rp.countable(pc) {
+	if c.rp != nil && !synth && c.rp.countable(pc) {
 		g.ord++
 	}
 	if c.atomic != nil {

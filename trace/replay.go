@@ -49,6 +49,23 @@ const (
 	posCountable = 2
 )
 
+// enterSynth marks the pc of a function entry that the recorder makes for
+// an access the runtime reports on a caller's behalf (racereadpc): a
+// select makes a random number of them, so they do not count.
+const enterSynth = 1 << 55
+
+// Countable reports whether the records of function fn count for replay,
+// and whether a goroutine it starts is counted among its parent's children
+// (the runtime's, such as GC workers, are not).
+func Countable(fn string) bool {
+	for _, p := range uncountable {
+		if strings.HasPrefix(fn, p) {
+			return false
+		}
+	}
+	return true
+}
+
 // uncountable are the packages whose records do not count: their number
 // depends on timing (spinning, parking), or they run the scheduler.
 var uncountable = []string{"runtime.", "sync.", "sync/atomic.", "internal/", "runtime/"}
@@ -74,14 +91,7 @@ func countableRanges(bin string) ([]uint64, error) {
 		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Size == 0 {
 			continue
 		}
-		count := true
-		for _, p := range uncountable {
-			if strings.HasPrefix(s.Name, p) {
-				count = false
-				break
-			}
-		}
-		fns = append(fns, fn{s.Value, s.Value + s.Size, count})
+		fns = append(fns, fn{s.Value, s.Value + s.Size, Countable(s.Name)})
 	}
 	sort.Slice(fns, func(i, j int) bool { return fns[i].lo < fns[j].lo })
 	var out []uint64

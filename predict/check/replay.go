@@ -96,14 +96,21 @@ func claimOf(f *Finding) *predict.Finding {
 }
 
 // children lists each goroutine's children started by go statements, in
-// the order it started them.
+// the order it started them; but for the root's, not those the runtime
+// started (GC workers), which the recorder does not count either.
 func children(t *trace.Trace) [][]trace.GoID {
 	out := make([][]trace.GoID, len(t.Goroutines))
 	for i := range t.Events {
 		e := &t.Events[i]
-		if e.Op == trace.OpGo && e.Stack != 0 && e.Peer > 0 && int(e.Peer) < len(t.Goroutines) {
-			out[e.G] = append(out[e.G], trace.GoID(e.Peer))
+		if e.Op != trace.OpGo || e.Stack == 0 || e.Peer <= 0 || int(e.Peer) >= len(t.Goroutines) {
+			continue
 		}
+		if t.Goroutines[e.G].Parent != 0 {
+			if top, ok := t.Stacks.Top(e.Stack); ok && !trace.Countable(top.Func) {
+				continue
+			}
+		}
+		out[e.G] = append(out[e.G], trace.GoID(e.Peer))
 	}
 	return out
 }

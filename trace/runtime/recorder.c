@@ -69,7 +69,7 @@ typedef uintptr_t uptr;
 #define MAX_ATOMIC_PCS 4
 
 enum {
-	R_ENTER = 1,        // pc<<8
+	R_ENTER = 1,        // pc<<8 (pc | ENTER_SYNTH for __tsan_read_pc's and __tsan_write_pc's)
 	R_EXIT = 2,         //
 	R_READ = 3,         // seq<<8, addr, pc<<8|size
 	R_WRITE = 4,        // seq<<8, addr, pc<<8|size
@@ -769,10 +769,14 @@ static void rp_root(struct gctx *ctx) {
 }
 
 // rp_match gives child, started by parent, its slot.
-static void rp_match(struct gctx *parent, struct gctx *child) {
+static void rp_match(struct gctx *parent, struct gctx *child, uptr pc) {
 	if (!rp || !parent || parent->slot < 0)
 		return;
 	int32_t want = parent->slot;
+	// The runtime's own goroutines (GC workers, started from whichever
+	// goroutine allocates) do not count, except the root's (main).
+	if (rp_gors[want].parent >= 0 && !rp_countable(pc))
+		return;
 	uint32_t index = parent->nchild++;
 	for (uint32_t s = 0; s < rp->ngor; s++) {
 		if (rp_gors[s].parent == want && rp_gors[s].index == index) {
@@ -876,7 +880,7 @@ void __tsan_go_start(struct gctx *parent, struct gctx **pchild, uptr pc) {
 		w[1] = parent ? parent->gid : 0;
 		commit(child, 2);
 	}
-	rp_match(parent, child);
+	rp_match(parent, child, pc);
 	rp_op(parent, RP_OP);
 }
 
@@ -934,17 +938,25 @@ void __tsan_free(uptr p, uptr sz) {
 
 // ---- function entry and exit ----
 
-static void func_enter(struct gctx *thr, uptr pc) {
+// ENTER_SYNTH marks (in the pc of an R_ENTER record) the entry that
+// __tsan_read_pc and __tsan_write_pc make for the runtime's accesses on a
+// caller's behalf: how many of those a select makes depends on the random
+// order it polls its cases in, so they do not count for replay.
+#define ENTER_SYNTH (1ULL << 55)
+
+static void func_enter_rec(struct gctx *thr, uptr pc, int synth) {
 	rp_pre(thr, RP_REC);
 	uint64_t *w = reserve(thr, 1);
 	if (w) {
 		sym(thr, pc);
-		w[0] = ((uint64_t)pc << 8) | R_ENTER;
+		w[0] = ((uint64_t)(pc | (synth ? ENTER_SYNTH : 0)) << 8) | R_ENTER;
 		commit(thr, 1);
 	}
-	if (rp)
+	if (rp && !synth)
 		rp_record(thr, pc);
 }
+
+static void func_enter(struct gctx *thr, uptr pc) { func_enter_rec(thr, pc, 0); }
 
 // seer_func_enter is __tsan_func_enter; its trampoline passes the g
 // register, which the goroutine's parked synchronisation needs (parked_chain).
@@ -1000,13 +1012,13 @@ void __tsan_read(struct gctx *thr, void *addr, void *pc) { mem_access(thr, R_REA
 void __tsan_write(struct gctx *thr, void *addr, void *pc) { mem_access(thr, R_WRITE, (uptr)addr, 1, (uptr)pc); }
 
 void __tsan_read_pc(struct gctx *thr, void *addr, void *callpc, void *pc) {
-	func_enter(thr, (uptr)callpc);
+	func_enter_rec(thr, (uptr)callpc, 1);
 	mem_access(thr, R_READ, (uptr)addr, 1, (uptr)pc);
 	__tsan_func_exit(thr);
 }
 
 void __tsan_write_pc(struct gctx *thr, void *addr, void *callpc, void *pc) {
-	func_enter(thr, (uptr)callpc);
+	func_enter_rec(thr, (uptr)callpc, 1);
 	mem_access(thr, R_WRITE, (uptr)addr, 1, (uptr)pc);
 	__tsan_func_exit(thr);
 }
