@@ -235,6 +235,12 @@ func writeSchedule(path, bin string, s *ReplaySchedule) error {
 	if err != nil {
 		return err
 	}
+	return os.WriteFile(path, encodeSchedule(s, ranges), 0o600)
+}
+
+// encodeSchedule lays s out as recorder.c's struct rp_header, rp_gor[],
+// rp_step[] and the countable pc ranges.
+func encodeSchedule(s *ReplaySchedule, ranges []uint64) []byte {
 	le := binary.LittleEndian
 	var b []byte
 	u32 := func(v uint32) { b = le.AppendUint32(b, v) }
@@ -297,7 +303,7 @@ func writeSchedule(path, bin string, s *ReplaySchedule) error {
 	for _, r := range ranges {
 		b = le.AppendUint64(b, r)
 	}
-	return os.WriteFile(path, b, 0o600)
+	return b
 }
 
 // readOutcome reads what the recorder wrote back into the schedule file.

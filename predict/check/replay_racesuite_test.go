@@ -20,7 +20,7 @@ import (
 // replays confirmed, with each failure's cause. It takes minutes, so it
 // runs only with SEER_REPLAY_RACESUITE=1 (SEER_REPLAY_RUN selects tests):
 //
-//	SEER_REPLAY_RACESUITE=1 go test -run TestReplayRaceSuite -v ./predict/check
+//	SEER_REPLAY_RACESUITE=1 go test -run TestReplayRaceSuite -v -timeout 60m ./predict/check
 //
 // It fails when fewer than 9 in 10 predicted races are confirmed.
 func TestReplayRaceSuite(t *testing.T) {
