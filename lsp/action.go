@@ -65,7 +65,7 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 		add("Show witness schedule", cmdShowWitness, accessArgs{Finding: f.id, Access: m.access})
 		add("Re-run prediction of "+orAll(f.Test), cmdPredict, predictArgs{URI: s.pathURI(fileIn(f, path)), Test: f.Test})
 		if (f.Kind == "race" || f.Kind == "deadlock") && f.Test != "" && f.Confirmed == "" {
-			add("Replay witness (re-run "+f.Test+" under it)", cmdPredict, predictArgs{URI: s.pathURI(fileIn(f, path)), Test: f.Test, Replay: true})
+			add("Replay witness (re-run "+f.Test+" under it)", cmdPredict, replayArgs{predictArgs{URI: s.pathURI(fileIn(f, path)), Test: f.Test}, true})
 		}
 	}
 	return actions, nil

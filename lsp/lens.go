@@ -23,9 +23,6 @@ import (
 type predictArgs struct {
 	URI  protocol.DocumentURI `json:"uri"`
 	Test string               `json:"test,omitempty"`
-	// Replay also replays each race's witness to confirm it (the
-	// "Replay witness" action; check.Options.Replay).
-	Replay bool `json:"replay,omitempty"`
 }
 
 // CodeLens returns the lenses of a test file in the workspace.

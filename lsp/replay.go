@@ -5,6 +5,15 @@ package lsp
 
 import "github.com/seer-tools/seer/predict/check"
 
+// replayArgs are seer.predict's arguments from the "Replay witness"
+// action: the prediction of the test also replays each race's and
+// deadlock's witness (check.Options.Replay), and the hover then says
+// whether the replay confirmed it.
+type replayArgs struct {
+	predictArgs
+	Replay bool `json:"replay,omitempty"`
+}
+
 // replayHover is the hover's line on f's replay, or "" if none was run.
 func replayHover(f *check.Finding) string {
 	switch f.Confirmed {

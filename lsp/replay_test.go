@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/seer-tools/seer/predict/check"
 )
 
@@ -38,5 +40,44 @@ func TestReplayHover(t *testing.T) {
 		case tc.want != "" && !strings.Contains(h, tc.want):
 			t.Errorf("confirmed %q: hover lacks %q:\n%s", tc.confirmed, tc.want, h)
 		}
+	}
+}
+
+// TestReplayAction: the "Replay witness" action re-runs the finding's
+// test with replay on; predicting from the lens does not replay.
+func TestReplayAction(t *testing.T) {
+	dir := writeTxtar(t, bankTxtar)
+	fr := &fakeRunner{answer: bankReport(t, dir)}
+	e := newEditor(t, dir, editorOptions{run: fr.run})
+	u := e.open("bank_test.go")
+	done := e.run(e.lens(u, "TestDeposit").Command)
+	e.await("diagnostics on bank.go", wait, func() bool { return len(e.diagsOf("bank.go")) == 2 })
+	if err := <-done; err != nil {
+		t.Fatalf("seer.predict: %v", err)
+	}
+	if fr.last().Replay {
+		t.Errorf("the lens's prediction replays")
+	}
+	e.mu.Lock()
+	read := e.diagsOf("bank.go")[1]
+	e.mu.Unlock()
+	var actions []protocol.CodeAction
+	e.call(protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: e.open("bank.go")},
+		Range:        read.Range,
+		Context:      protocol.CodeActionContext{Diagnostics: []protocol.Diagnostic{read}},
+	}, &actions)
+	var replay *protocol.CodeAction
+	for i := range actions {
+		if strings.HasPrefix(actions[i].Title, "Replay witness") {
+			replay = &actions[i]
+		}
+	}
+	if replay == nil {
+		t.Fatalf("no Replay witness action among %d", len(actions))
+	}
+	e.call(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: replay.Command.Command, Arguments: replay.Command.Arguments}, nil)
+	if got := fr.last(); !got.Replay || got.Run != "^TestDeposit$" {
+		t.Errorf("after Replay witness: check.Options = %+v, want Replay of ^TestDeposit$", got)
 	}
 }
