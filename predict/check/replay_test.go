@@ -83,7 +83,7 @@ func TestPair(t *testing.T) {
 	b := &box{}
 	done := make(chan bool)
 	go func() {
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 		b.mu.Lock()
 		b.n++
 		b.mu.Unlock()
@@ -120,7 +120,7 @@ func TestPair(t *testing.T) {
 		rw.Unlock()
 		done <- true
 	}()
-	time.Sleep(10 * time.Millisecond)
+	time.Sleep(50 * time.Millisecond)
 	rw.RLock()
 	_ = note
 	rw.RUnlock()
@@ -158,7 +158,7 @@ func TestPair(t *testing.T) {
 	}()
 	go func() {
 		defer wg.Done()
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 		s.mu.Lock()
 		_ = s.last
 		s.mu.Unlock()
@@ -243,7 +243,7 @@ func TestTransfers(t *testing.T) {
 	}()
 	go func() {
 		defer wg.Done()
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 		b.Lock()
 		a.Lock()
 		a.Unlock()
