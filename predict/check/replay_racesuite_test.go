@@ -47,6 +47,9 @@ func TestReplayRaceSuite(t *testing.T) {
 			how = "predicted"
 		}
 		count[how][f.Confirmed]++
+		if f.Predicted && f.Confirmed == ConfirmedYes {
+			t.Logf("%s (predicted): confirmed: %s", f.Test, f.Replay)
+		}
 		if f.Confirmed != ConfirmedYes {
 			failures = append(failures, fmt.Sprintf("%s (%s, %s): %s", f.Test, how, f.Confirmed, f.Replay))
 		}
