@@ -12,7 +12,9 @@
 // findings that belong to user code (races inside the testing harness are
 // not the user's), attributes each to the test whose goroutine tree holds
 // its accesses, resolves positions and names through package static, and
-// builds a Report.
+// builds a Report. With Options.Replay, each race and deadlock is then
+// confirmed (or not) by running its test again under its witness
+// (replay.go).
 //
 // # Options
 //
