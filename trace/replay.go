@@ -246,7 +246,7 @@ func encodeSchedule(s *ReplaySchedule, ranges []uint64) []byte {
 	u32 := func(v uint32) { b = le.AppendUint32(b, v) }
 	stall, absent, total := s.Stall, s.Absent, s.Total
 	if stall <= 0 {
-		stall = 30 * time.Millisecond
+		stall = 100 * time.Millisecond
 	}
 	if absent <= 0 {
 		absent = 2 * time.Second

@@ -63,7 +63,7 @@ const (
 var (
 	ReplayTimeout = time.Minute
 	ReplayTotal   = 20 * time.Second
-	ReplayStall   = 30 * time.Millisecond
+	ReplayStall   = 100 * time.Millisecond
 	ReplayAbsent  = 2 * time.Second
 	// ReplayDeadlockWait is the test time-out of a deadlock's replay,
 	// which is expected to hang.

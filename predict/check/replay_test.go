@@ -214,7 +214,10 @@ func TestReplayNotTried(t *testing.T) {
 }
 
 // TestReplayDeadlock: two goroutines take two locks in opposite orders;
-// a sleep keeps the recorded run from hanging. The replay holds each at
+// a sleep keeps the recorded run from hanging. (It is shorter than
+// ReplayStall: the sleep comes between the second goroutine's gate and
+// its first Lock, and a turn whose goroutine makes no record for the
+// stall time passes on.) The replay holds each at
 // its second acquire until both have their first lock, and the test then
 // hangs: the deadlock is confirmed. The twin whose ordering the witness
 // cannot see (lockOrderModule's: main waits, by polling
@@ -243,7 +246,7 @@ func TestTransfers(t *testing.T) {
 	}()
 	go func() {
 		defer wg.Done()
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 		b.Lock()
 		a.Lock()
 		a.Unlock()
