@@ -26,7 +26,9 @@ func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 		if err := decodeArgs(params, &args); err != nil {
 			return nil, err
 		}
-		return s.predict(ctx, args, params.WorkDoneToken)
+		var r replayArgs // the "Replay witness" action's (replay.go)
+		decodeArgs(params, &r)
+		return s.predict(ctx, args, params.WorkDoneToken, r.Replay)
 	case cmdShowOtherAccess:
 		var args accessArgs
 		if err := decodeArgs(params, &args); err != nil {
@@ -61,7 +63,7 @@ func decodeArgs(params *protocol.ExecuteCommandParams, v any) error {
 // predict runs seer.predict: it starts the job, lets other requests go
 // on, and answers when the job ends. Cancelling the request
 // ($/cancelRequest) cancels the job.
-func (s *server) predict(ctx context.Context, args predictArgs, progressToken *protocol.ProgressToken) (any, error) {
+func (s *server) predict(ctx context.Context, args predictArgs, progressToken *protocol.ProgressToken, replay bool) (any, error) {
 	s.mu.Lock()
 	path, err := s.notePath(args.URI)
 	if err == nil && s.noWorkspace() {
@@ -88,7 +90,11 @@ func (s *server) predict(ctx context.Context, args predictArgs, progressToken *p
 		s.showMessage(protocol.MessageTypeWarning, "recording the saved files: the changes to %s are not saved", strings.Join(unsaved, ", "))
 	}
 
-	j := s.startJob(sc, progressToken, "command")
+	why := "command"
+	if replay {
+		why = whyReplay
+	}
+	j := s.startJob(sc, progressToken, why)
 	releaseQueue(ctx)
 	select {
 	case <-j.done:

@@ -138,7 +138,7 @@ func TestPredictFlow(t *testing.T) {
 			t.Errorf("action %q: kind %q, %d diagnostics", a.Title, a.Kind, len(a.Diagnostics))
 		}
 	}
-	if got, want := strings.Join(titles, "|"), "Go to the other access (write at bank.go:12)|Show witness schedule|Re-run prediction of TestDeposit"; got != want {
+	if got, want := strings.Join(titles, "|"), "Go to the other access (write at bank.go:12)|Show witness schedule|Re-run prediction of TestDeposit|Replay witness (re-run TestDeposit under it)"; got != want {
 		t.Fatalf("actions:\n got %s\nwant %s", got, want)
 	}
 	e.call(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: actions[0].Command.Command, Arguments: actions[0].Command.Arguments}, nil)

@@ -182,6 +182,9 @@ func hoverMarkdown(f *check.Finding, i int, short func(string) string, src func(
 	} else {
 		b.WriteString("- The recorded run itself left the accesses unordered (observed).\n")
 	}
+	if line := replayHover(f); line != "" {
+		b.WriteString(line)
+	}
 	b.WriteString("- Nothing else orders the accesses: no go statement, channel operation, WaitGroup, Once or atomic leads from one access to the other, and no lock is held around both. seer followed every happens-before edge of the recording, and its checker replayed the witness.\n")
 
 	if steps := storySteps(f); len(steps) > 0 {

@@ -43,7 +43,11 @@ type job struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	result outcome // set before done is closed
+	replay bool    // replay each race's witness (whyReplay)
 }
+
+// whyReplay starts a job that also replays the witnesses.
+const whyReplay = "replay witness"
 
 // An outcome is what seer.predict answers.
 type outcome struct {
@@ -71,7 +75,7 @@ func (s *server) startJob(sc scope, token *protocol.ProgressToken, why string) *
 	}
 	s.jobs.nextID++
 	ctx, cancel := context.WithCancel(s.ctx)
-	j := &job{id: s.jobs.nextID, sc: sc, ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	j := &job{id: s.jobs.nextID, sc: sc, ctx: ctx, cancel: cancel, done: make(chan struct{}), replay: why == whyReplay}
 	s.jobs.running[sc] = j
 	s.jobs.wg.Add(1)
 	s.log.Info("prediction starts", "job", j.id, "scope", sc.String(), "why", why)
@@ -124,6 +128,7 @@ func (s *server) runJob(j *job, old *job, token *protocol.ProgressToken) {
 	if j.sc.test != "" {
 		opts.Run = "^" + j.sc.test + "$"
 	}
+	opts.Replay = j.replay
 	start := time.Now()
 	rep, err := s.safeRun(j.ctx, opts)
 	<-s.jobs.slots

@@ -206,7 +206,7 @@ func TestRealPrediction(t *testing.T) {
 	e.call(protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: u}, Range: r.Range,
 		Context: protocol.CodeActionContext{Diagnostics: []protocol.Diagnostic{r}}}, &actions)
-	if len(actions) != 3 {
+	if len(actions) != 4 || !strings.HasPrefix(actions[3].Title, "Replay witness") {
 		t.Fatalf("code actions: %+v", actions)
 	}
 	e.call(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: actions[1].Command.Command, Arguments: actions[1].Command.Arguments}, nil)

@@ -36,6 +36,12 @@ const (
 // maxEvents, if positive, stops the conversion at that many events: the
 // trace is then marked Truncated (see RecordOptions.MaxEvents).
 func Convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, maxEvents int) (*Trace, error) {
+	return convert(spoolPath, bin, shadow, h, atomic, maxEvents, false)
+}
+
+// convert is Convert; replayable also keeps each event's replay position
+// (replay.go).
+func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, maxEvents int, replayable bool) (*Trace, error) {
 	s, err := openSpool(spoolPath)
 	if err != nil {
 		return nil, err
@@ -53,6 +59,11 @@ func Convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	defer s.close()
 	c := newConverter(h, s, bin)
 	c.atomic = atomic
+	if replayable {
+		if err := c.replayable(bin); err != nil {
+			return nil, err
+		}
+	}
 	// Spool records average over 24 bytes; growing the event slice by
 	// doubling would copy it about twenty times. What the chunks hold is
 	// counted, not their capacity: on Go's race suite that estimates 12.8M
@@ -83,6 +94,9 @@ func Convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	if err != nil {
 		return nil, fmt.Errorf("internal error: %v", err)
 	}
+	if c.rp != nil {
+		t.replayPos = c.rp.pos
+	}
 	if broken || s.overflow > 0 {
 		t.Truncated = true
 	}
@@ -107,6 +121,7 @@ type convGoroutine struct {
 	batch       bool    // continues a finalizer goroutine for one batch (runtimegs.go)
 	system      bool    // a timer context, started from a g0
 	ended       bool
+	ord         uint32 // countable records so far (replay.go)
 }
 
 type alloc struct {
@@ -135,6 +150,7 @@ type converter struct {
 	covered  map[uint32]map[GoID]int // acquire-all points: per spool goroutine, events of each goroutine already acquired
 	fingos   uint64                  // acquire-all points so far
 	chains   map[chainKey]chainStack // see chainStack
+	rp       *convReplay             // replay positions, if kept (replay.go)
 }
 
 func newConverter(h Header, s *spool, bin string) *converter {
@@ -199,6 +215,8 @@ func (c *converter) goID(gid uint32) *convGoroutine {
 }
 
 func (c *converter) enter(gid uint32, pc uint64) {
+	synth := pc&enterSynth != 0 // see replay.go
+	pc &^= enterSynth
 	g := c.g(gid)
 	parent := StackID(0)
 	if n := len(g.shadowID); n > 0 {
@@ -206,6 +224,9 @@ func (c *converter) enter(gid uint32, pc uint64) {
 	}
 	g.shadow = append(g.shadow, pc)
 	g.shadowID = append(g.shadowID, c.push(parent, pc))
+	if c.rp != nil && !synth && c.rp.countable(pc) {
+		g.ord++
+	}
 	if c.atomic != nil {
 		c.txEnter(g, pc)
 	}
@@ -348,6 +369,9 @@ func (c *converter) visit(r *rawEvent) {
 	}
 	prim := g.lastPrim
 	g.lastPrim = 0
+	if c.rp != nil {
+		c.rp.record(g, r)
+	}
 	switch r.kind {
 	case rRead, rWrite, rReadRange, rWriteRange:
 		c.access(g, r, prim)
@@ -394,6 +418,9 @@ func (c *converter) add(g *convGoroutine, e Event) int { return c.addValue(g, e,
 func (c *converter) addValue(g *convGoroutine, e Event, value, old uint64) int {
 	e.G = g.id
 	g.events++
+	if c.rp != nil {
+		c.rp.event(c.b.Len(), g)
+	}
 	if e.Stack != 0 {
 		g.lastStack = e.Stack
 	}
@@ -497,9 +524,13 @@ func (c *converter) sync(g *convGoroutine, r *rawEvent) {
 		}
 	}
 	if r.behalf {
-		// The chain is the partner's; this goroutine is parked where it
-		// last did something.
+		// The chain is the partner's; this goroutine is parked where the
+		// recorder found it, or, if it could not, where it last did
+		// something.
 		stack = g.lastStack
+		if len(r.parked) > 0 {
+			stack, _ = c.chainStack(g, r.parked)
+		}
 	}
 	addr, _ := c.locate(r.addr, 1)
 	objAddr := addr - uint64(cl.off)

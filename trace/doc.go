@@ -20,6 +20,12 @@
 // go.mod, GOROOT and GOCACHE are never touched. record.go runs the binary,
 // reads per-test results from -test.v, and converts the spool.
 //
+// The recorder also replays: given a witness schedule (SEER_REPLAY,
+// replay.go), it makes the goroutines the schedule names, matched by
+// creation, wait at gates until the schedule says it is their turn, and
+// the run is recorded as any other, so that its own happens-before can
+// confirm the witness's bug.
+//
 // # Conversion
 //
 // convert.go merges the goroutines' records by sequence number into one

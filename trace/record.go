@@ -51,6 +51,12 @@ type RecordOptions struct {
 	// is cut there: the trace holds its first MaxEvents events and
 	// RecordResult.Cut is set, rather than seer running out of memory.
 	MaxEvents int
+	// Replayable keeps each event's replay position (Trace.ReplayPos),
+	// for replaying a witness of the run later (4 bytes an event).
+	Replayable bool
+	// Replay, if set, makes the run enforce this schedule (replay.go); the
+	// trace is replayable, and RecordResult.Replay says how it went.
+	Replay *ReplaySchedule
 }
 
 // BytesPerEvent is what one event costs seer check end to end, as peak
@@ -75,9 +81,10 @@ type RecordResult struct {
 	Events   int     // events in the trace
 	Outcome  Outcome // how the test process ended
 	Tests    []TestResult
-	Trace    *Trace   // the trace, as written
-	Cut      bool     // the run made more than MaxEvents events; Trace has the first ones
-	Duration struct { // wall time of each stage
+	Trace    *Trace         // the trace, as written
+	Cut      bool           // the run made more than MaxEvents events; Trace has the first ones
+	Replay   *ReplayOutcome // how the replay went, for RecordOptions.Replay
+	Duration struct {       // wall time of each stage
 		Build, Run, Convert time.Duration
 	}
 }
@@ -451,7 +458,7 @@ func Record(ctx context.Context, opts RecordOptions) (*RecordResult, error) {
 // trace to opts.Output, or, if that is "", to a file in the binary's work
 // directory that Close removes (opts.Dir, Package and GoFlags are not
 // used).
-func (b *Binary) Run(ctx context.Context, opts RecordOptions) (*RecordResult, error) {
+func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult, err error) {
 	progress := opts.progress()
 	stderr := opts.Stderr
 	if stderr == nil {
@@ -461,7 +468,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (*RecordResult, er
 	if timeout <= 0 {
 		timeout = 10 * time.Minute
 	}
-	res := &RecordResult{Package: b.Package, PkgDir: b.PkgDir}
+	res = &RecordResult{Package: b.Package, PkgDir: b.PkgDir}
 	progress("running")
 	spool, err := os.CreateTemp(b.work, "spool-")
 	if err != nil {
@@ -490,6 +497,19 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (*RecordResult, er
 		env = append(env, fmt.Sprintf("SEER_SPOOL_CHUNKS=%d", int64(limit)*64/spoolChunkBytes+8192))
 	}
 	env = append(env, opts.Env...)
+	if opts.Replay != nil {
+		sched, err := b.replayEnv(opts.Replay)
+		if err != nil {
+			return nil, err
+		}
+		defer os.Remove(sched[0])
+		env = append(env, sched[1:]...)
+		defer func() {
+			if res != nil && res.Replay == nil {
+				res.Replay, _ = readOutcome(sched[0])
+			}
+		}()
+	}
 	outcome, tests, err := runTest(ctx, b.command(testArgs...), b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
 	res.Duration.Run = time.Since(start)
 	if err != nil {
@@ -509,7 +529,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (*RecordResult, er
 		Format:    "seer",
 		GOROOT:    b.tc.GOROOT,
 	}
-	t, err := Convert(spool.Name(), b.Path, b.tc.Shadow, h, opts.Atomic, limit)
+	t, err := convert(spool.Name(), b.Path, b.tc.Shadow, h, opts.Atomic, limit, opts.Replayable || opts.Replay != nil)
 	if err != nil {
 		return nil, fmt.Errorf("reading the recording of %s: %w", b.Package, err)
 	}

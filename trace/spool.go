@@ -69,6 +69,7 @@ type rawEvent struct {
 	pc     uint64   // access pc, go statement pc, atomic caller pc
 	pcs    []uint64 // synchronisation and atomics: return addresses of the Go frame chain
 	behalf bool     // synchronisation made by another goroutine for this one
+	parked []uint64 // behalf: where this goroutine is parked (its chain), if known
 	aop    uint8
 	aflags uint8
 	value  uint64
@@ -344,7 +345,7 @@ func (c *cursor) advance() {
 			c.buf = nil
 			return
 		}
-		if need > len(c.buf) || need > 8*(3+16) {
+		if need > len(c.buf) || need > 8*(3+2*12) { // a partner's chain and a parked goroutine's (recorder.c's MAX_SYNC_PCS)
 			c.broken = true
 			c.buf = nil
 			return
@@ -367,6 +368,9 @@ func (c *cursor) advance() {
 			e.pcs = make([]uint64, n)
 			for i := range e.pcs {
 				e.pcs[i] = le.Uint64(r[24+8*i:])
+			}
+			if n2 := int(w2>>32) - 1; e.behalf && n2 > 0 && n2 <= n {
+				e.pcs, e.parked = e.pcs[:n-n2], e.pcs[n-n2:]
 			}
 		case rAtomic:
 			e.addr = le.Uint64(r[8:])

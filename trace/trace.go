@@ -27,6 +27,8 @@ type Trace struct {
 	// recorded process was killed, or the file was cut): Events holds every
 	// complete event before that point.
 	Truncated bool
+
+	replayPos []uint32 // see ReplayPos (replay.go); nil unless recorded to replay
 }
 
 // Header describes where a trace came from.

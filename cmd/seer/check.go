@@ -30,6 +30,7 @@ var (
 	checkAtomicity = checkFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 	checkVerbose   = checkFlags.Bool("v", false, "pass the tests' own output through to standard error")
 	checkEach      = checkFlags.Bool("each", false, "record each top-level test in a run of its own")
+	checkReplay    = checkFlags.Bool("replay", false, "confirm each race and deadlock by running its test again under its witness schedule")
 	checkMax       = checkFlags.Int("maxevents", 0, "analyse at most `n` events of each run (the test during which a run passes n is named; -1: no cap; default: what -maxmem holds)")
 	checkSolve     = checkFlags.Duration("solvetimeout", 2*time.Second, "bound each SAT solve of the witness search by `d`; a candidate left undecided is not reported (seer predict -stats counts them)")
 	checkMaxMem    = checkFlags.String("maxmem", "2GiB", "memory to keep each run's recording and analysis within, as an event cap of `size` / trace.BytesPerEvent (110 bytes); e.g. 512MiB, 4GiB")
@@ -37,7 +38,7 @@ var (
 
 var _ = register(&command{
 	name:      "check",
-	usageLine: "check [-run regexp] [-skip regexp] [-format text|json|sarif] [-json] [-timeout d] [-each] [-maxmem size] [-maxevents n] [-solvetimeout d] [-explain kind] [packages]",
+	usageLine: "check [-run regexp] [-skip regexp] [-format text|json|sarif] [-json] [-timeout d] [-each] [-replay] [-maxmem size] [-maxevents n] [-solvetimeout d] [-explain kind] [packages]",
 	short:     "record, predict and report the tests of packages",
 	long: `
 Check records the selected tests of each package under seer's recording
@@ -59,6 +60,16 @@ that seer predict -o json prints too. With -format sarif it is a SARIF
 locations, the witness as a code flow with a thread flow per goroutine,
 and a rule per finding kind; file URIs are relative to the module root
 (uriBaseId %SRCROOT%).
+
+With -replay, each race and deadlock is confirmed by running its test
+again under the recording runtime with its witness schedule enforced: the
+finding says "replay: confirmed" when the replayed run's own
+happens-before leaves the two accesses unordered (the race detector would
+report them), or, for a deadlock, when the replayed test hangs with the
+goroutines of the cycle in their acquires, and "replay: not confirmed"
+with where the replay diverged otherwise. The JSON report's
+"confirmed" field ("true", "false", "not tried") and a SARIF result's
+"confirmed" property say the same.
 
 By default each package's tests are recorded in one run. With -each, every
 top-level test is recorded in a run of its own: slower (a process per test),
@@ -105,6 +116,7 @@ func runCheck(c *command, args []string) int {
 		Timeout:   *checkTimeout,
 		Atomicity: *checkAtomicity,
 		PerTest:   *checkEach,
+		Replay:    *checkReplay,
 		MaxEvents: *checkMax,
 
 		SolveTimeout: *checkSolve,
@@ -470,6 +482,9 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 		if inside := libraryFrames(a); inside != "" {
 			fmt.Fprintf(&b, "\n\t\tinside %s", inside)
 		}
+	}
+	if line := replayLine(&f); line != "" {
+		fmt.Fprintf(&b, "\n\t%s", line)
 	}
 	for _, sentence := range append(check.HoldSentences(&f, rel), check.ReorderedSentences(&f, rel)...) {
 		fmt.Fprintf(&b, "\n\t%s", sentence)

@@ -34,6 +34,7 @@ type Options struct {
 	Timeout   time.Duration // per-package test timeout; 0 = 10m
 	Atomicity bool          // also treat each critical section as a transaction
 	PerTest   bool          // record each top-level test in a run of its own
+	Replay    bool          // confirm each finding by replaying its witness (replay.go)
 	MaxEvents int           // events analysed of each run (trace.RecordOptions.MaxEvents)
 	GoFlags   []string      // extra flags for building the test binary
 	Env       []string      // extra environment for the build and the run
@@ -276,6 +277,7 @@ func prepare(ctx context.Context, opts Options, lp listedPackage) *prepared {
 		MaxEvents: opts.MaxEvents,
 		NoFile:    true, // the trace is analysed in memory, never read back
 	}
+	ropts.Replayable = opts.Replay
 	bin, err := trace.Build(ctx, ropts)
 	p := &prepared{lp: lp, prog: prog, ropts: ropts, bin: bin, err: err}
 	if errors.As(err, &p.buildFail) {
@@ -364,6 +366,12 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 		}
 		for i := range res.Findings {
 			res.Findings[i].Package = rec.Package
+			if opts.Replay {
+				progress("replaying", rec.Events)
+				if err := replayFinding(ctx, bin, ropts, rec.Trace, &res.Findings[i]); err != nil {
+					return err
+				}
+			}
 		}
 		found = append(found, res.Findings...)
 		for i := range res.Ordered {

@@ -16,7 +16,9 @@
 // searched for goroutines it left blocked (predict.ObservedBlocked,
 // blocking.go): leaks, or the observed deadlock of a test that timed
 // out, each re-checked by the witness checker and told by where each
-// goroutine was left.
+// goroutine was left. With Options.Replay, each race and deadlock is then
+// confirmed (or not) by running its test again under its witness
+// (replay.go).
 //
 // # Why no race
 //

@@ -62,6 +62,12 @@ type Finding struct {
 	// Reordered names the synchronisation the witness runs in another
 	// order than the recorded run (e.g. two critical sections on one lock).
 	Reordered []Sync `json:"reordered,omitempty"`
+	// Confirmed says whether replaying the witness (seer check -replay)
+	// showed the bug: "true", "false" or "not tried"; "" when no replay
+	// was asked for. Replay says how: where a replay diverged, or why it
+	// was not tried.
+	Confirmed string `json:"confirmed,omitempty"`
+	Replay    string `json:"replay,omitempty"`
 }
 
 // An Access is one of a finding's accesses.

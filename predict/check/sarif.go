@@ -247,6 +247,10 @@ func (s *sarifWriter) result(f *Finding, rule int, level string) sarifResult {
 	if f.Test != "" {
 		r.Properties["test"] = f.Test
 	}
+	if f.Confirmed != "" {
+		r.Properties["confirmed"] = f.Confirmed // seer check -replay
+		r.Properties["replay"] = f.Replay
+	}
 	if f.Package != "" {
 		r.Properties["package"] = f.Package
 	}

@@ -49,7 +49,9 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef uintptr_t uptr;
@@ -67,13 +69,13 @@ typedef uintptr_t uptr;
 #define MAX_ATOMIC_PCS 4
 
 enum {
-	R_ENTER = 1,        // pc<<8
+	R_ENTER = 1,        // pc<<8 (pc | ENTER_SYNTH for __tsan_read_pc's and __tsan_write_pc's)
 	R_EXIT = 2,         //
 	R_READ = 3,         // seq<<8, addr, pc<<8|size
 	R_WRITE = 4,        // seq<<8, addr, pc<<8|size
 	R_READ_RANGE = 5,   // seq<<8, addr, size, pc
 	R_WRITE_RANGE = 6,  // seq<<8, addr, size, pc
-	R_ACQUIRE = 7,      // seq<<8, addr, behalf<<32|n, pcs[n]
+	R_ACQUIRE = 7,      // seq<<8, addr, parked<<32|n, pcs[n]; parked: 0 own, else 1+n2 and the last n2 pcs are the parked goroutine's
 	R_RELEASE = 8,      // same
 	R_RELEASE_MERGE = 9,
 	R_RELEASE_ACQUIRE = 10,
@@ -113,6 +115,18 @@ struct gctx {
 	uint8_t *chunk;    // current chunk, or NULL
 	uint32_t used;     // bytes used in chunk after the header
 	uint32_t system;   // runs on g0 (scheduler, timers): never call back into Go
+	uptr *gp;          // the goroutine's runtime g, as its last function entry saw it
+	// Replay (see "Replay" below); unused when not replaying.
+	int32_t slot;      // the schedule's goroutine this is, or -1
+	uint32_t nchild;   // go statements run so far
+	uint32_t ord;      // countable records made so far
+	uint32_t next;     // index of its next step in its slot's step list
+	uint32_t holding;  // 1 + the step whose turn it holds, or 0
+	uint32_t inop;     // 1 + the step it has taken and not ended, or 0
+	uint32_t armed;    // its next step is taken at its next hook
+	uint32_t skip;     // atomics to let pass before that
+	uint32_t started;  // made a record since it started
+	uint32_t nrec;     // records made (progress, for stall detection)
 };
 
 static uint8_t *spool;       // the mapping, or NULL when not recording
@@ -379,10 +393,405 @@ static void open_spool(void) {
 	__atomic_store_n(&hdr->magic, SPOOL_MAGIC, __ATOMIC_RELEASE);
 }
 
+// ---- replay ----
+//
+// When SEER_REPLAY names a schedule file (written by trace/replay.go), the
+// recorder also enforces a witness schedule: the goroutines the schedule
+// names wait, at gates, until it is their turn. The file is mapped shared,
+// and the recorder writes back how the replay went.
+//
+// Goroutines are matched by creation: the schedule's goroutine without a
+// parent is the context of m0's g0 (__tsan_init's, which starts main); any
+// other is the n-th goroutine started by a goroutine the schedule names. Positions within a goroutine are
+// counted in countable records: plain accesses and function entries whose
+// pc lies in the schedule's ranges (functions outside the runtime and the
+// sync packages, the same ranges the converter counts with), which do not
+// depend on timing as a mutex's spinning or a channel's parking do. A
+// step (slot, gate) lets its goroutine go on, once it has made gate
+// countable records, only when the turn is the step's: so a goroutine
+// always waits at a record of its own code, never inside a race-runtime
+// call made while the runtime or package sync holds a lock. The turn
+// passes to the next step when the holder makes its next operation or
+// countable record, or when a waiter sees that the holder made no record
+// for the stall time once at its gate (it is parked in its operation) or
+// for the absent time before (it sleeps, or waits for what the schedule
+// runs later: the replay diverges); after the
+// last step, or the total time, every gate is open. A goroutine with a
+// hold waits, at that gate, until every step has run (the schedule leaves
+// its later events out). Waiting spins with sched_yield and nanosleep.
+//
+// Whether the replay showed the bug is decided from its recording, not
+// here: this only steers.
+
+#define RP_MAGIC 0x52504c59u /* "YLPR" */
+#define RP_VERSION 1
+
+struct rp_header {
+	uint32_t magic, version, ngor, nsteps, nranges, stall_us, total_ms, absent_ms;
+	// written by the recorder
+	uint32_t attached;      // 1 once loaded
+	uint32_t turn;          // steps run (or passed)
+	uint32_t skipped;       // steps passed on a stall
+	uint32_t first_missing; // 1 + the first step passed while its goroutine had not reached its gate
+	uint32_t opened;        // 1 if the total time ran out
+	uint32_t matched;       // goroutines matched
+	uint32_t missing_slot;  // 1 + that step's goroutine
+	uint32_t pad2;
+};
+
+struct rp_gor {
+	int32_t parent;  // slot of the parent, -1 for main
+	uint32_t index;  // index among the parent's children
+	uint32_t flags;  // RP_ENFORCED, RP_HOLD_SUB, RP_HOLD_SKIP1
+	uint32_t hold;   // 1 + the gate at which it waits for the end, or 0
+};
+
+// RP_HOLD_SUB: the goroutine waits for the end at its first hook after
+// its last step's operation (its hold is at that step's position), with
+// RP_HOLD_SKIP1 as RP_SKIP1.
+#define RP_ENFORCED 1
+#define RP_HOLD_SUB 2
+#define RP_HOLD_SKIP1 4
+
+struct rp_step {
+	uint32_t slot, gate;
+	uint32_t flags; // RP_SUB, RP_SKIP1
+	uint32_t pad;
+};
+
+// A step at the same position as its goroutine's step before it (RP_SUB)
+// is taken at the goroutine's first hook after that step's operation: no
+// countable record comes between them. RP_SKIP1: not at an atomic first
+// (the step before is Mutex.Unlock, whose atomic follows its release).
+#define RP_SUB 1
+#define RP_SKIP1 2
+
+struct rp_slot {
+	uint32_t first, n; // its steps: rp_own[first .. first+n)
+};
+
+static struct rp_header *rp;    // the mapped schedule, or NULL
+static struct rp_gor *rp_gors;
+static struct rp_step *rp_steps;
+static uint64_t *rp_ranges;     // [lo, hi) pairs, sorted
+static struct rp_slot *rp_slots;
+static uint32_t *rp_own;        // step indices, by slot
+static uint8_t *rp_gone;        // steps their goroutines will not take
+static struct gctx **rp_ctx;    // slot -> context, once matched
+static volatile uint32_t rp_turn __attribute__((aligned(64)));
+static volatile uint32_t rp_open;
+static uint64_t rp_start_ns;
+
+static uint64_t now_ns(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void rp_init(void) {
+	const char *path = getenv("SEER_REPLAY");
+	if (!path || !*path)
+		return;
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(struct rp_header)) {
+		close(fd);
+		return;
+	}
+	uint8_t *m = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return;
+	struct rp_header *h = (struct rp_header *)m;
+	uint64_t need = sizeof *h + (uint64_t)h->ngor * sizeof(struct rp_gor) + (uint64_t)h->nsteps * sizeof(struct rp_step);
+	need = (need + 7) & ~7ULL;
+	need += (uint64_t)h->nranges * 16;
+	if (h->magic != RP_MAGIC || h->version != RP_VERSION || h->ngor == 0 || need > (uint64_t)st.st_size) {
+		munmap(m, st.st_size);
+		return;
+	}
+	rp_gors = (struct rp_gor *)(m + sizeof *h);
+	rp_steps = (struct rp_step *)(rp_gors + h->ngor);
+	rp_ranges = (uint64_t *)(m + (((uint64_t)(sizeof *h + h->ngor * sizeof(struct rp_gor) + h->nsteps * sizeof(struct rp_step)) + 7) & ~7ULL));
+	rp_slots = calloc(h->ngor, sizeof *rp_slots);
+	rp_own = calloc(h->nsteps + 1, sizeof *rp_own);
+	rp_ctx = calloc(h->ngor, sizeof *rp_ctx);
+	rp_gone = calloc(h->nsteps + 1, 1);
+	if (!rp_slots || !rp_own || !rp_ctx || !rp_gone)
+		return;
+	for (uint32_t k = 0; k < h->nsteps; k++)
+		if (rp_steps[k].slot < h->ngor)
+			rp_slots[rp_steps[k].slot].n++;
+	uint32_t at = 0;
+	for (uint32_t s = 0; s < h->ngor; s++) {
+		rp_slots[s].first = at;
+		at += rp_slots[s].n;
+		rp_slots[s].n = 0;
+	}
+	for (uint32_t k = 0; k < h->nsteps; k++) {
+		struct rp_slot *sl = &rp_slots[rp_steps[k].slot];
+		if (rp_steps[k].slot < h->ngor)
+			rp_own[sl->first + sl->n++] = k;
+	}
+	rp_start_ns = now_ns();
+	__atomic_store_n(&h->attached, 1, __ATOMIC_RELEASE);
+	rp = h;
+}
+
+// rp_countable reports whether a record at pc counts (see above).
+static int rp_countable(uptr pc) {
+	uint32_t lo = 0, hi = rp->nranges;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (pc < rp_ranges[2 * mid])
+			hi = mid;
+		else if (pc >= rp_ranges[2 * mid + 1])
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+static inline int rp_active(struct gctx *thr) {
+	return rp && thr && thr->slot >= 0 && !__atomic_load_n(&rp_open, __ATOMIC_RELAXED);
+}
+
+// rp_advance passes the turn from step k to k+1, if it is still k's.
+static int rp_advance(uint32_t k) {
+	uint32_t want = k;
+	if (!__atomic_compare_exchange_n(&rp_turn, &want, k + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return 0;
+	__atomic_store_n(&rp->turn, k + 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+// rp_wait waits until the turn reaches k (k = nsteps: the end).
+static void rp_wait(uint32_t k) {
+	uint32_t seen_turn = ~0u, seen_prog = 0;
+	uint64_t since = 0;
+	uint64_t stall = (uint64_t)rp->stall_us * 1000, total = (uint64_t)rp->total_ms * 1000000;
+	uint64_t absent = (uint64_t)rp->absent_ms * 1000000;
+	for (uint32_t spins = 0;; spins++) {
+		uint32_t t = __atomic_load_n(&rp_turn, __ATOMIC_ACQUIRE);
+		if (t >= k || t >= rp->nsteps || __atomic_load_n(&rp_open, __ATOMIC_RELAXED))
+			return;
+		if (__atomic_load_n(&rp_gone[t], __ATOMIC_ACQUIRE)) {
+			rp_advance(t);
+			continue;
+		}
+		if (spins < 64) {
+			sched_yield();
+			continue;
+		}
+		struct timespec ts = {0, 50000};
+		nanosleep(&ts, NULL);
+		uint64_t now = now_ns();
+		if (now - rp_start_ns > total) {
+			__atomic_store_n(&rp_open, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&rp->opened, 1, __ATOMIC_RELEASE);
+			return;
+		}
+		// Has the holder of step t made progress?
+		uint32_t slot = rp_steps[t].slot;
+		struct gctx *h = slot < rp->ngor ? __atomic_load_n(&rp_ctx[slot], __ATOMIC_ACQUIRE) : NULL;
+		uint32_t prog = h ? __atomic_load_n(&h->nrec, __ATOMIC_RELAXED) : 0;
+		if (t != seen_turn || prog != seen_prog || since == 0) {
+			seen_turn = t;
+			seen_prog = prog;
+			since = now;
+			continue;
+		}
+		int arrived = h && __atomic_load_n(&h->inop, __ATOMIC_RELAXED) == t + 1;
+		if (now - since < (arrived ? stall : absent))
+			continue;
+		if (rp_advance(t)) {
+			__atomic_fetch_add(&rp->skipped, 1, __ATOMIC_RELAXED);
+			if (!arrived) {
+				uint32_t zero = 0;
+				if (__atomic_compare_exchange_n(&rp->first_missing, &zero, t + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+					__atomic_store_n(&rp->missing_slot, slot + 1, __ATOMIC_RELEASE);
+			}
+		}
+		since = 0;
+	}
+}
+
+// Hooks tell the replay what kind of record they make.
+enum { RP_REC, RP_EXIT, RP_OP, RP_ATOMIC };
+
+// rp_mark_gone marks step k as one its goroutine will not take (it passed
+// the position, or ended): the turn passes it at once.
+static void rp_mark_gone(uint32_t k) {
+	__atomic_store_n(&rp_gone[k], 1, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&rp_turn, __ATOMIC_ACQUIRE) == k && rp_advance(k)) {
+		uint32_t zero = 0;
+		__atomic_fetch_add(&rp->skipped, 1, __ATOMIC_RELAXED);
+		if (__atomic_compare_exchange_n(&rp->first_missing, &zero, k + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+			__atomic_store_n(&rp->missing_slot, rp_steps[k].slot + 1, __ATOMIC_RELEASE);
+	}
+}
+
+// rp_take waits for step k's turn: thr then runs the step's operation.
+static void rp_take(struct gctx *thr, uint32_t k) {
+	thr->next++;
+	rp_wait(k);
+	__atomic_store_n(&thr->inop, k + 1, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&rp_turn, __ATOMIC_ACQUIRE) == k)
+		__atomic_store_n(&thr->holding, k + 1, __ATOMIC_RELAXED);
+}
+
+// rp_skip_stale gives up thr's steps at positions it has passed.
+static void rp_skip_stale(struct gctx *thr) {
+	struct rp_slot *sl = &rp_slots[thr->slot];
+	while (thr->next < sl->n) {
+		uint32_t k = rp_own[sl->first + thr->next];
+		if (rp_steps[k].gate >= thr->ord)
+			return;
+		thr->next++;
+		rp_mark_gone(k);
+	}
+}
+
+// rp_complete ends the step thr runs: the turn passes on, and a next step
+// at the same position (RP_SUB) is armed, to be taken at thr's next hook.
+static void rp_complete(struct gctx *thr) {
+	if (thr->holding) {
+		rp_advance(thr->holding - 1);
+		__atomic_store_n(&thr->holding, 0, __ATOMIC_RELAXED);
+	}
+	thr->inop = 0;
+	rp_skip_stale(thr);
+	struct rp_slot *sl = &rp_slots[thr->slot];
+	if (thr->next < sl->n) {
+		struct rp_step *st = &rp_steps[rp_own[sl->first + thr->next]];
+		if ((st->flags & RP_SUB) && st->gate == thr->ord) {
+			thr->armed = 1;
+			thr->skip = (st->flags & RP_SKIP1) ? 1 : 0;
+		}
+	} else if (rp_gors[thr->slot].flags & RP_HOLD_SUB) {
+		thr->armed = 2; // held at its next hook
+		thr->skip = (rp_gors[thr->slot].flags & RP_HOLD_SKIP1) ? 1 : 0;
+	}
+}
+
+// rp_gate stops thr at its gate, if it has made as many countable records
+// as its next step's (or its hold's) gate says.
+static void rp_gate(struct gctx *thr) {
+	rp_skip_stale(thr);
+	struct rp_slot *sl = &rp_slots[thr->slot];
+	if (thr->next < sl->n) {
+		uint32_t k = rp_own[sl->first + thr->next];
+		if (!(rp_steps[k].flags & RP_SUB) && rp_steps[k].gate == thr->ord)
+			rp_take(thr, k);
+	}
+	uint32_t hold = rp_gors[thr->slot].hold;
+	if (hold && hold - 1 == thr->ord && thr->next >= sl->n && !thr->inop)
+		rp_wait(rp->nsteps);
+}
+
+// rp_pre runs at the start of each hook of thr's own, before its record:
+// progress; the gate before its first record; an armed step's gate.
+static inline void rp_pre(struct gctx *thr, int cls) {
+	if (!rp_active(thr))
+		return;
+	__atomic_store_n(&thr->nrec, thr->nrec + 1, __ATOMIC_RELAXED);
+	if (!thr->started) {
+		thr->started = 1;
+		rp_gate(thr);
+	}
+	if (!thr->armed || cls == RP_EXIT || (cls == RP_ATOMIC && thr->ignore))
+		return;
+	if (cls == RP_ATOMIC && thr->skip) {
+		thr->skip--; // the rest of the step before (Mutex.Unlock's atomic)
+		return;
+	}
+	uint32_t armed = thr->armed;
+	thr->armed = 0;
+	struct rp_slot *sl = &rp_slots[thr->slot];
+	if (armed == 2)
+		rp_wait(rp->nsteps);
+	else if (thr->next < sl->n)
+		rp_take(thr, rp_own[sl->first + thr->next]);
+}
+
+// rp_op runs after thr made an operation's record (a synchronisation
+// annotation of its own, an atomic, a go statement): it ends the step
+// thr runs. The atomics of package sync's internals, made with
+// synchronisation ignored, do not.
+static inline void rp_op(struct gctx *thr, int cls) {
+	if (!rp || !thr || thr->slot < 0 || !thr->inop || (cls == RP_ATOMIC && thr->ignore))
+		return;
+	rp_complete(thr);
+}
+
+// rp_record runs after thr made a record at pc that may count.
+static inline void rp_record(struct gctx *thr, uptr pc) {
+	if (!rp_active(thr) || !rp_countable(pc))
+		return;
+	if (thr->inop)
+		rp_complete(thr);
+	thr->armed = 0;
+	thr->ord++;
+	rp_gate(thr);
+}
+
+// rp_end runs when thr ends: the steps it has not taken are gone.
+static void rp_end(struct gctx *thr) {
+	if (!rp || !thr || thr->slot < 0)
+		return;
+	if (thr->inop)
+		rp_complete(thr);
+	struct rp_slot *sl = &rp_slots[thr->slot];
+	while (thr->next < sl->n)
+		rp_mark_gone(rp_own[sl->first + thr->next++]);
+}
+
+// rp_bind makes ctx the schedule's goroutine s.
+static void rp_bind(struct gctx *ctx, uint32_t s) {
+	ctx->slot = s;
+	__atomic_store_n(&rp_ctx[s], ctx, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&rp->matched, 1, __ATOMIC_RELAXED);
+	if (!(rp_gors[s].flags & RP_ENFORCED))
+		ctx->started = 1; // tracked for its children only: no gates
+}
+
+// rp_root binds the context of m0's g0, the root of every goroutine
+// tree (it starts main), to the schedule's goroutine without a parent.
+static void rp_root(struct gctx *ctx) {
+	for (uint32_t s = 0; s < rp->ngor; s++)
+		if (rp_gors[s].parent < 0) {
+			rp_bind(ctx, s);
+			return;
+		}
+}
+
+// rp_match gives child, started by parent, its slot.
+static void rp_match(struct gctx *parent, struct gctx *child, uptr pc) {
+	if (!rp || !parent || parent->slot < 0)
+		return;
+	int32_t want = parent->slot;
+	// The runtime's own goroutines (GC workers, started from whichever
+	// goroutine allocates) do not count, except the root's (main).
+	if (rp_gors[want].parent >= 0 && !rp_countable(pc))
+		return;
+	uint32_t index = parent->nchild++;
+	for (uint32_t s = 0; s < rp->ngor; s++) {
+		if (rp_gors[s].parent == want && rp_gors[s].index == index) {
+			rp_bind(child, s);
+			return;
+		}
+	}
+}
+
 static struct gctx *new_gctx(void) {
 	struct gctx *g = calloc(1, sizeof *g);
-	if (g)
+	if (g) {
 		g->gid = __atomic_add_fetch(&gid_counter, 1, __ATOMIC_RELAXED);
+		g->slot = -1;
+	}
 	return g;
 }
 
@@ -403,9 +812,13 @@ static inline void sym(struct gctx *thr, uptr pc) {
 void __tsan_init(void **thr, void **proc, void (*cb)(uptr cmd, void *ctx)) {
 	callback = cb;
 	open_spool();
+	if (spool)
+		rp_init();
 	init_ctx = new_gctx();
 	if (init_ctx)
 		init_ctx->system = 1;
+	if (rp && init_ctx)
+		rp_root(init_ctx);
 	*thr = init_ctx;
 	static int dummy_proc;
 	*proc = &dummy_proc;
@@ -451,7 +864,8 @@ void __tsan_go_start(struct gctx *parent, struct gctx **pchild, uptr pc) {
 			main_started = 1;
 		else
 			child->system = 1;
-	}
+	} else
+		rp_pre(parent, RP_OP);
 	queue_symbol(pc);
 	uint64_t *w = reserve(parent, 3);
 	if (w) {
@@ -466,9 +880,12 @@ void __tsan_go_start(struct gctx *parent, struct gctx **pchild, uptr pc) {
 		w[1] = parent ? parent->gid : 0;
 		commit(child, 2);
 	}
+	rp_match(parent, child, pc);
+	rp_op(parent, RP_OP);
 }
 
 void __tsan_go_end(struct gctx *thr) {
+	rp_end(thr);
 	uint64_t *w = reserve(thr, 1);
 	if (w) {
 		w[0] = (next_seq() << 8) | R_END;
@@ -521,16 +938,36 @@ void __tsan_free(uptr p, uptr sz) {
 
 // ---- function entry and exit ----
 
-void __tsan_func_enter(struct gctx *thr, uptr pc) {
+// ENTER_SYNTH marks (in the pc of an R_ENTER record) the entry that
+// __tsan_read_pc and __tsan_write_pc make for the runtime's accesses on a
+// caller's behalf: how many of those a select makes depends on the random
+// order it polls its cases in, so they do not count for replay.
+#define ENTER_SYNTH (1ULL << 55)
+
+static void func_enter_rec(struct gctx *thr, uptr pc, int synth) {
+	rp_pre(thr, RP_REC);
 	uint64_t *w = reserve(thr, 1);
-	if (!w)
-		return;
-	sym(thr, pc);
-	w[0] = ((uint64_t)pc << 8) | R_ENTER;
-	commit(thr, 1);
+	if (w) {
+		sym(thr, pc);
+		w[0] = ((uint64_t)(pc | (synth ? ENTER_SYNTH : 0)) << 8) | R_ENTER;
+		commit(thr, 1);
+	}
+	if (rp && !synth)
+		rp_record(thr, pc);
+}
+
+static void func_enter(struct gctx *thr, uptr pc) { func_enter_rec(thr, pc, 0); }
+
+// seer_func_enter is __tsan_func_enter; its trampoline passes the g
+// register, which the goroutine's parked synchronisation needs (parked_chain).
+void seer_func_enter(struct gctx *thr, uptr pc, uptr *gp) {
+	if (thr)
+		thr->gp = gp;
+	func_enter(thr, pc);
 }
 
 void __tsan_func_exit(struct gctx *thr) {
+	rp_pre(thr, RP_EXIT);
 	uint64_t *w = reserve(thr, 1);
 	if (!w)
 		return;
@@ -541,41 +978,47 @@ void __tsan_func_exit(struct gctx *thr) {
 // ---- plain accesses ----
 
 static inline void mem_access(struct gctx *thr, uint64_t kind, uptr addr, uptr size, uptr pc) {
+	rp_pre(thr, RP_REC);
 	uint64_t *w = reserve(thr, 3);
-	if (!w)
-		return;
-	sym(thr, pc);
-	w[0] = (next_seq() << 8) | kind;
-	w[1] = addr;
-	w[2] = ((uint64_t)pc << 8) | (size & 0xff);
-	commit(thr, 3);
+	if (w) {
+		sym(thr, pc);
+		w[0] = (next_seq() << 8) | kind;
+		w[1] = addr;
+		w[2] = ((uint64_t)pc << 8) | (size & 0xff);
+		commit(thr, 3);
+	}
+	if (rp)
+		rp_record(thr, pc);
 }
 
 static inline void mem_access_range(struct gctx *thr, uint64_t kind, uptr addr, uptr size, uptr pc) {
 	if (size == 0)
 		return;
+	rp_pre(thr, RP_REC);
 	uint64_t *w = reserve(thr, 4);
-	if (!w)
-		return;
-	sym(thr, pc);
-	w[0] = (next_seq() << 8) | kind;
-	w[1] = addr;
-	w[2] = size;
-	w[3] = pc;
-	commit(thr, 4);
+	if (w) {
+		sym(thr, pc);
+		w[0] = (next_seq() << 8) | kind;
+		w[1] = addr;
+		w[2] = size;
+		w[3] = pc;
+		commit(thr, 4);
+	}
+	if (rp)
+		rp_record(thr, pc);
 }
 
 void __tsan_read(struct gctx *thr, void *addr, void *pc) { mem_access(thr, R_READ, (uptr)addr, 1, (uptr)pc); }
 void __tsan_write(struct gctx *thr, void *addr, void *pc) { mem_access(thr, R_WRITE, (uptr)addr, 1, (uptr)pc); }
 
 void __tsan_read_pc(struct gctx *thr, void *addr, void *callpc, void *pc) {
-	__tsan_func_enter(thr, (uptr)callpc);
+	func_enter_rec(thr, (uptr)callpc, 1);
 	mem_access(thr, R_READ, (uptr)addr, 1, (uptr)pc);
 	__tsan_func_exit(thr);
 }
 
 void __tsan_write_pc(struct gctx *thr, void *addr, void *callpc, void *pc) {
-	__tsan_func_enter(thr, (uptr)callpc);
+	func_enter_rec(thr, (uptr)callpc, 1);
 	mem_access(thr, R_WRITE, (uptr)addr, 1, (uptr)pc);
 	__tsan_func_exit(thr);
 }
@@ -630,6 +1073,25 @@ static int on_behalf(struct gctx *thr, uptr *g) {
 	return 0; // unknown until an own annotation is seen: assume own
 }
 
+// parked_chain stores the return addresses of the frame-pointer chain of
+// the goroutine of thr, parked (gopark saved its frame pointer in
+// g.sched.bp), and returns how many. It returns 0 unless the g that thr's
+// last function entry saw has the layout this expects: g.stack (lo, hi),
+// stackguard0, stackguard1, _panic, _defer, m, then sched (gobuf: sp, pc,
+// g, ctxt, lr, bp), whose g points back at the g.
+static uint32_t parked_chain(struct gctx *thr, uptr *pcs) {
+	uptr *gp = thr->gp;
+	if (!gp || ((uptr)gp & 7) != 0 || gp[9] != (uptr)gp)
+		return 0;
+	uptr lo = gp[0], hi = gp[1], bp = gp[12];
+	if (bp < lo || bp >= hi)
+		return 0;
+	uint32_t n = walk_frames((uptr *)bp, pcs, MAX_SYNC_PCS);
+	while (n > 0 && pcs[n - 1] == 0)
+		n--;
+	return n;
+}
+
 // sync_record records a synchronisation annotation with the first return
 // addresses of the current goroutine's frame-pointer chain, starting at bp;
 // g is the running goroutine (the runtime's g register).
@@ -637,19 +1099,32 @@ static void sync_record(struct gctx *thr, uint64_t kind, uptr addr, uptr *bp, up
 	if (!thr || thr->ignore)
 		return;
 	uint64_t behalf = on_behalf(thr, g);
+	if (!behalf)
+		rp_pre(thr, RP_OP);
 	uptr pcs[MAX_SYNC_PCS];
 	uint32_t n = walk_frames(bp, pcs, MAX_SYNC_PCS);
 	for (uint32_t i = 0; i < n; i++)
 		queue_symbol(pcs[i]);
-	uint64_t *w = reserve(thr, 3 + n);
-	if (!w)
-		return;
-	w[0] = (next_seq() << 8) | kind;
-	w[1] = addr;
-	w[2] = (behalf << 32) | n;
-	for (uint32_t i = 0; i < n; i++)
-		w[3 + i] = pcs[i];
-	commit(thr, 3 + n);
+	// On behalf of a parked goroutine, the record also holds where that
+	// goroutine is parked: its own chain follows the partner's, and the
+	// high word says how long it is (1 + n2).
+	uptr own[MAX_SYNC_PCS];
+	uint32_t n2 = behalf ? parked_chain(thr, own) : 0;
+	for (uint32_t i = 0; i < n2; i++)
+		queue_symbol(own[i]);
+	uint64_t *w = reserve(thr, 3 + n + n2);
+	if (w) {
+		w[0] = (next_seq() << 8) | kind;
+		w[1] = addr;
+		w[2] = (behalf ? (uint64_t)(1 + n2) << 32 : 0) | (n + n2);
+		for (uint32_t i = 0; i < n; i++)
+			w[3 + i] = pcs[i];
+		for (uint32_t i = 0; i < n2; i++)
+			w[3 + n + i] = own[i];
+		commit(thr, 3 + n + n2);
+	}
+	if (!behalf)
+		rp_op(thr, RP_OP);
 }
 
 void seer_acquire(struct gctx *thr, uptr addr, uptr *bp, uptr *g) { sync_record(thr, R_ACQUIRE, addr, bp, g); }
@@ -687,6 +1162,27 @@ void seer_release_acquire(struct gctx *thr, uptr addr, uptr *bp, uptr *g) {
 #error "seer's recorder supports linux/amd64 and linux/arm64"
 #endif
 
+#if defined(__x86_64__)
+#define TRAMPOLINE_G(name, target)               \
+	__asm__(".text\n"                        \
+		".globl " #name "\n"             \
+		".type " #name ",@function\n"    \
+		#name ":\n"                      \
+		"\tmovq %r14, %rdx\n"            \
+		"\tjmp " #target "\n"            \
+		".size " #name ", .-" #name "\n");
+#else
+#define TRAMPOLINE_G(name, target)               \
+	__asm__(".text\n"                        \
+		".globl " #name "\n"             \
+		".type " #name ",%function\n"    \
+		#name ":\n"                      \
+		"\tmov x2, x28\n"                \
+		"\tb " #target "\n"              \
+		".size " #name ", .-" #name "\n");
+#endif
+
+TRAMPOLINE_G(__tsan_func_enter, seer_func_enter)
 TRAMPOLINE(__tsan_acquire, seer_acquire)
 TRAMPOLINE(__tsan_release, seer_release)
 TRAMPOLINE(__tsan_release_merge, seer_release_merge)
@@ -710,8 +1206,10 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	pcs[0] = cpc;
 	uint32_t n = 1 + walk_frames(bp, pcs + 1, MAX_ATOMIC_PCS - 1);
 	uint64_t *w = reserve(thr, 6 + n);
-	if (!w)
+	if (!w) {
+		rp_op(thr, RP_ATOMIC);
 		return;
+	}
 	for (uint32_t i = 0; i < n; i++)
 		sym(thr, pcs[i]);
 	w[0] = (seq << 8) | R_ATOMIC;
@@ -723,6 +1221,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	for (uint32_t i = 0; i < n; i++)
 		w[6 + i] = pcs[i];
 	commit(thr, 6 + n);
+	rp_op(thr, RP_ATOMIC);
 }
 
 #define ARG(T, off) (*(T *)(a + (off)))
@@ -730,6 +1229,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 #define ATOMIC_FUNCS(bits, T, RET)                                                                       \
 	void seer_atomic##bits##_load(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {           \
 		(void)pc;                                                                                \
+		rp_pre(thr, RP_ATOMIC);                                                                       \
 		T *p = ARG(T *, 0);                                                                      \
 		volatile int *l = alock((uptr)p);                                                        \
 		spin_lock(l);                                                                            \
@@ -741,6 +1241,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_store(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {          \
 		(void)pc;                                                                                \
+		rp_pre(thr, RP_ATOMIC);                                                                       \
 		T *p = ARG(T *, 0);                                                                      \
 		T v = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -752,6 +1253,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_exchange(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {       \
 		(void)pc;                                                                                \
+		rp_pre(thr, RP_ATOMIC);                                                                       \
 		T *p = ARG(T *, 0);                                                                      \
 		T v = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -764,6 +1266,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_fetch_add(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {      \
 		(void)pc;                                                                                \
+		rp_pre(thr, RP_ATOMIC);                                                                       \
 		T *p = ARG(T *, 0);                                                                      \
 		T d = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -776,6 +1279,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_fetch_and(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {      \
 		(void)pc;                                                                                \
+		rp_pre(thr, RP_ATOMIC);                                                                       \
 		T *p = ARG(T *, 0);                                                                      \
 		T m = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -788,6 +1292,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_fetch_or(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {       \
 		(void)pc;                                                                                \
+		rp_pre(thr, RP_ATOMIC);                                                                       \
 		T *p = ARG(T *, 0);                                                                      \
 		T m = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -807,6 +1312,7 @@ ATOMIC_FUNCS(64, uint64_t, 16)
 #define CAS_FUNC(bits, T, NEW, RES)                                                                       \
 	void seer_atomic##bits##_compare_exchange(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) { \
 		(void)pc;                                                                                 \
+		rp_pre(thr, RP_ATOMIC);                                                                        \
 		T *p = ARG(T *, 0);                                                                       \
 		T expect = ARG(T, 8);                                                                     \
 		T desired = ARG(T, NEW);                                                                  \

@@ -1,0 +1,154 @@
+// This file tests what replay needs from recording: replay positions, the
+// countable functions and the schedule file.
+
+package trace
+
+import (
+	"context"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestCountable(t *testing.T) {
+	for fn, want := range map[string]bool{
+		"runtime.gopark":                false,
+		"sync.(*Mutex).Lock":            false,
+		"sync/atomic.(*Int32).Add":      false,
+		"internal/sync.(*Mutex).Lock":   false,
+		"runtime.chansend1":             false,
+		"runtime/debug.SetGCPercent":    false,
+		"example.com/p.TestX.func1":     true,
+		"testing.tRunner":               true,
+		"bytes.(*Buffer).Write":         true,
+		"github.com/x/runtime.Allocate": true,
+	} {
+		if got := Countable(fn); got != want {
+			t.Errorf("Countable(%q) = %v, want %v", fn, got, want)
+		}
+	}
+}
+
+// TestScheduleFile lays out a schedule as the recorder reads it, and reads
+// the (untouched) outcome back.
+func TestScheduleFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sched")
+	s := &ReplaySchedule{
+		Goroutines: []ReplayGoroutine{{Parent: -1, Hold: -1}, {Parent: 0, Index: 3, Enforced: true, Hold: 7}, {Parent: 1, Index: 0, Enforced: true, Hold: -1, HoldAfterStep: true, AfterUnlock: true}},
+		Steps:      []ReplayStep{{Slot: 1, Gate: 2}, {Slot: 2, Gate: 0}, {Slot: 1, Gate: 2, Same: true, AfterUnlock: true}},
+		Stall:      5 * time.Millisecond,
+	}
+	b := encodeSchedule(s, []uint64{0x1000, 0x2000, 0x3000, 0x3100})
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	w := func(off int) uint32 { return le.Uint32(b[off:]) }
+	if w(0) != rpMagic || w(4) != rpVersion || w(8) != 3 || w(12) != 3 || w(16) == 0 || w(20) != 5000 || w(24) != 20000 || w(28) != 2000 {
+		t.Fatalf("header % x", b[:32])
+	}
+	gor := func(k int) [4]uint32 {
+		o := rpHeaderSize + 16*k
+		return [4]uint32{w(o), w(o + 4), w(o + 8), w(o + 12)}
+	}
+	if g := gor(0); g != [4]uint32{0xffffffff, 0, 0, 0} {
+		t.Errorf("goroutine 0: %v", g)
+	}
+	if g := gor(1); g != [4]uint32{0, 3, 1, 8} {
+		t.Errorf("goroutine 1: %v", g)
+	}
+	if g := gor(2); g != [4]uint32{1, 0, 1 | 2 | 4, 0} {
+		t.Errorf("goroutine 2: %v", g)
+	}
+	step := func(k int) [3]uint32 {
+		o := rpHeaderSize + 16*3 + 16*k
+		return [3]uint32{w(o), w(o + 4), w(o + 8)}
+	}
+	if st := step(2); st != [3]uint32{1, 2, 1 | 2} {
+		t.Errorf("step 2: %v", st)
+	}
+	ranges := (len(b) - (rpHeaderSize + 16*3 + 16*3)) / 16
+	if ranges != int(w(16)) || ranges != 2 || le.Uint64(b[len(b)-8:]) != 0x3100 {
+		t.Errorf("%d ranges in the file, header says %d", ranges, w(16))
+	}
+	o, err := readOutcome(path)
+	if err != nil || o.Attached || o.Missing != -1 || o.Turn != 0 {
+		t.Errorf("outcome of an unrun schedule: %+v, %v", o, err)
+	}
+}
+
+// TestReplayPositions records a goroutine's plain writes and a lock:
+// each write in the test's code is a countable record, one position
+// after the one before, and the lock, made by package sync, counts
+// nothing.
+func TestReplayPositions(t *testing.T) {
+	skipIfCannotRecord(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/rec\n\ngo 1.26\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "rec_test.go"), []byte(`package rec
+
+import (
+	"sync"
+	"testing"
+)
+
+var x, y, z int
+var mu sync.Mutex
+
+func TestPositions(t *testing.T) {
+	x = 1
+	mu.Lock()
+	y = 2
+	mu.Unlock()
+	z = 3
+}
+`), 0o644)
+	res, err := Record(context.Background(), RecordOptions{Dir: dir, NoFile: true, Replayable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := res.Trace
+	pos := map[string]uint32{}
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		g := tr.Goroutine(e.G)
+		if g == nil || g.Test != "TestPositions" {
+			continue
+		}
+		p, own, ok := tr.ReplayPos(i)
+		if !ok {
+			t.Fatal("no replay positions in a replayable trace")
+		}
+		name := ""
+		if o := tr.Object(e.Obj); o != nil && e.Op == OpWrite {
+			name = o.Name
+		}
+		switch {
+		case name == "example.com/rec.x", name == "example.com/rec.y", name == "example.com/rec.z":
+			pos[name[len("example.com/rec."):]] = p
+		case (e.Op == OpLock || e.Op == OpUnlock) && filepath.Base(tr.Site(e).File) == "rec_test.go":
+			pos[e.Op.String()] = p
+		default:
+			continue
+		}
+		if !own {
+			t.Errorf("event %d (%s): not its goroutine's own", i, e.Op)
+		}
+	}
+	want := map[string]uint32{"x": pos["x"], "lock": pos["x"] + 1, "y": pos["x"] + 1, "unlock": pos["x"] + 2, "z": pos["x"] + 2}
+	for k, v := range want {
+		if got, ok := pos[k]; !ok || got != v {
+			t.Errorf("position of %s: %d (%v), want %d; all: %v", k, got, ok, v, pos)
+		}
+	}
+	// Without Replayable, no positions.
+	res, err = Record(context.Background(), RecordOptions{Dir: dir, NoFile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := res.Trace.ReplayPos(0); ok {
+		t.Error("replay positions in a trace not recorded to be replayed")
+	}
+}
