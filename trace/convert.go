@@ -135,6 +135,8 @@ type converter struct {
 	covered  map[uint32]map[GoID]int // acquire-all points: per spool goroutine, events of each goroutine already acquired
 	fingos   uint64                  // acquire-all points so far
 	chains   map[chainKey]chainStack // see chainStack
+	// atomicClasses is atomicClassOf's memo, by stack id (0: not known).
+	atomicClasses []uint8
 }
 
 func newConverter(h Header, s *spool, bin string) *converter {
@@ -556,26 +558,29 @@ func (c *converter) selectDir(f Frame) Op {
 
 func (c *converter) atomicOp(g *convGoroutine, r *rawEvent) {
 	stack, chain := c.chainStack(g, r.pcs)
-	frames := c.b.Stacks().Frames(stack)
 	if c.atomic != nil {
 		c.txEvent(g, chain, stack)
 	}
 	c.noteTestAt(g, stack)
-	special, drop := atomicClass(frames)
+	class := c.atomicClassOf(stack)
+	special, drop := OpInvalid, class&acDrop != 0
+	if class&acOnce != 0 {
+		special = OpOnceCheck
+	}
 	addr, obj := c.locate(r.addr, r.size)
 	e := Event{Addr: addr, Size: uint32(r.size), Obj: obj, Stack: stack}
 	if r.aflags&afNoSync != 0 || drop {
 		if drop {
 			g.lastPrim = stack
 		}
-		if drop && mutexInternal(frames) {
+		if drop && class&acMutex != 0 {
 			// The race detector sees Mutex's own atomics; overwriting a
 			// mutex that is in use races with them. They become reads,
 			// which conflict only with writes (see mutexInternal).
 			c.add(g, Event{Op: OpRead, Addr: addr, Size: uint32(r.size), Obj: obj, Stack: stack})
 			return
 		}
-		if r.aop == aAdd && isWaitGroupAdd(frames) && int64(r.value-r.old)>>32 > 0 {
+		if r.aop == aAdd && class&acWGAdd != 0 && int64(r.value-r.old)>>32 > 0 {
 			// The value is the delta; old is the state word before the
 			// add, as recorded.
 			e.Op, e.Obj = OpWGAdd, c.syncObj(ObjWaitGroup, addr)
@@ -602,6 +607,47 @@ func (c *converter) atomicOp(g *convGoroutine, r *rawEvent) {
 	if e.Sync.Releases() {
 		c.lastRel[addr] = i
 	}
+}
+
+// An atomic's class, from the frames of its stack (see atomicClassOf).
+const (
+	acKnown = 1 << iota // computed
+	acDrop              // atomicClass: drop
+	acOnce              // atomicClass: OpOnceCheck
+	acMutex             // mutexInternal
+	acWGAdd             // isWaitGroupAdd
+)
+
+// atomicClassOf returns what atomicClass, mutexInternal and isWaitGroupAdd
+// say of the frames of stack, remembered by stack: a test makes millions
+// of atomics from a few stacks, and building their frames cost a fifth of
+// the conversion.
+func (c *converter) atomicClassOf(stack StackID) uint8 {
+	if int(stack) < len(c.atomicClasses) {
+		if k := c.atomicClasses[stack]; k != 0 {
+			return k
+		}
+	}
+	frames := c.b.Stacks().Frames(stack)
+	k := uint8(acKnown)
+	special, drop := atomicClass(frames)
+	if drop {
+		k |= acDrop
+	}
+	if special == OpOnceCheck {
+		k |= acOnce
+	}
+	if mutexInternal(frames) {
+		k |= acMutex
+	}
+	if isWaitGroupAdd(frames) {
+		k |= acWGAdd
+	}
+	if n := c.b.Stacks().Len(); len(c.atomicClasses) < n {
+		c.atomicClasses = append(c.atomicClasses, make([]uint8, n-len(c.atomicClasses))...)
+	}
+	c.atomicClasses[stack] = k
+	return k
 }
 
 func isWaitGroupAdd(frames []Frame) bool {
