@@ -137,6 +137,25 @@ type converter struct {
 	chains   map[chainKey]chainStack // see chainStack
 	// atomicClasses is atomicClassOf's memo, by stack id (0: not known).
 	atomicClasses []uint8
+	// Memos in front of maps the conversion consults for every event (see
+	// g, push, findAlloc and locate).
+	lastGid    uint32
+	lastG      *convGoroutine // gs[lastGid], or nil
+	pushMemo   *[pushMemoSize]pushEnt
+	allocGen   uint64 // bumped by every malloc and free
+	hit        *alloc // the allocation findAlloc found last in hitPage's list
+	hitPage    uint64
+	hitGen     uint64  // allocGen when hit was found
+	globalObjs []ObjID // objects of globals[i], 0 until made
+}
+
+// pushMemoSize is the size of push's direct-mapped memo.
+const pushMemoSize = 1 << 12
+
+type pushEnt struct {
+	parent StackID
+	id     StackID
+	pc     uint64
 }
 
 func newConverter(h Header, s *spool, bin string) *converter {
@@ -182,11 +201,15 @@ func readGlobals(bin string) []elf.Symbol {
 }
 
 func (c *converter) g(gid uint32) *convGoroutine {
+	if c.lastG != nil && gid == c.lastGid {
+		return c.lastG // a goroutine's records come in runs
+	}
 	g := c.gs[gid]
 	if g == nil {
 		g = &convGoroutine{}
 		c.gs[gid] = g
 	}
+	c.lastGid, c.lastG = gid, g
 	return g
 }
 
@@ -226,8 +249,18 @@ func (c *converter) exit(gid uint32) {
 
 // push returns the stack made of the frames of pc on top of parent.
 func (c *converter) push(parent StackID, pc uint64) StackID {
+	// A direct-mapped memo in front of the map: an access loop repeats a
+	// few (parent, pc) pairs millions of times.
+	if c.pushMemo == nil {
+		c.pushMemo = new([pushMemoSize]pushEnt)
+	}
+	m := &c.pushMemo[((pc^uint64(parent)<<20)*0x9E3779B97F4A7C15)>>(64-12)]
+	if m.pc == pc && m.parent == parent && m.id != 0 {
+		return m.id
+	}
 	key := [2]uint64{uint64(parent), pc}
 	if id, ok := c.pcStacks[key]; ok {
+		*m = pushEnt{parent, id, pc}
 		return id
 	}
 	frames := c.frames(pc)
@@ -236,6 +269,7 @@ func (c *converter) push(parent StackID, pc uint64) StackID {
 		id = c.b.Stacks().Push(id, frames[i])
 	}
 	c.pcStacks[key] = id
+	*m = pushEnt{parent, id, pc}
 	return id
 }
 
@@ -684,6 +718,7 @@ const pageShift = 13
 // apart, so no allocation is listed in more than nine pages.
 
 func (c *converter) malloc(p, size uint64) {
+	c.allocGen++
 	if size == 0 {
 		size = 1
 	}
@@ -705,6 +740,7 @@ func (c *converter) malloc(p, size uint64) {
 
 // free ends every life overlapping [p, p+size).
 func (c *converter) free(p, size uint64) {
+	c.allocGen++
 	end := p + size
 	for pg := p >> pageShift; pg <= (end-1)>>pageShift && pg-(p>>pageShift) < 1<<20; pg++ {
 		list, ok := c.pages[pg]
@@ -741,9 +777,17 @@ func (c *converter) free(p, size uint64) {
 }
 
 func (c *converter) findAlloc(addr uint64) *alloc {
-	list := c.pages[addr>>pageShift]
+	pg := addr >> pageShift
+	if h := c.hit; h != nil && c.hitGen == c.allocGen && pg == c.hitPage && h.start <= addr && addr < h.end {
+		// No malloc or free since hit was found in this page's list, and
+		// the allocations of one list do not overlap: the search below
+		// would find hit again.
+		return h
+	}
+	list := c.pages[pg]
 	i := sort.Search(len(list), func(i int) bool { return list[i].start > addr })
 	if i > 0 && list[i-1].end > addr {
+		c.hit, c.hitPage, c.hitGen = list[i-1], pg, c.allocGen
 		return list[i-1]
 	}
 	for _, a := range c.large {
@@ -766,6 +810,12 @@ func (c *converter) locate(addr, size uint64) (uint64, ObjID) {
 	}
 	i := sort.Search(len(c.globals), func(i int) bool { return c.globals[i].Value+c.globals[i].Size > addr })
 	if i < len(c.globals) && c.globals[i].Value <= addr {
+		if c.globalObjs == nil {
+			c.globalObjs = make([]ObjID, len(c.globals))
+		}
+		if id := c.globalObjs[i]; id != 0 {
+			return addr, id // what objs holds for it, without hashing its name
+		}
 		s := c.globals[i]
 		k := objKey{addr: s.Value, name: s.Name}
 		id, ok := c.objs[k]
@@ -773,6 +823,7 @@ func (c *converter) locate(addr, size uint64) (uint64, ObjID) {
 			id = c.b.AddObject(Object{Kind: ObjVar, Addr: s.Value, Size: s.Size, Name: s.Name})
 			c.objs[k] = id
 		}
+		c.globalObjs[i] = id
 		return addr, id
 	}
 	k := objKey{addr: addr}
