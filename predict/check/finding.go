@@ -237,8 +237,7 @@ func shortName(sym string) string {
 
 // A traceIndex lists each lock's acquisitions, all acquisitions, and each
 // goroutine's events in trace order, built once per trace for the
-// reports. The goroutines' lists hold every event of the trace (12 million
-// on Go's race suite): they are int32s, each list sized by a first count.
+// reports.
 type traceIndex struct {
 	byObj map[trace.ObjID][]int
 	locks []int // every OpLock and OpRLock
@@ -246,26 +245,11 @@ type traceIndex struct {
 }
 
 func newTraceIndex(t *trace.Trace) *traceIndex {
-	ix := &traceIndex{byObj: map[trace.ObjID][]int{}, byG: make([][]int32, len(t.Goroutines))}
-	counts := make([]int32, len(t.Goroutines))
+	ix := &traceIndex{byObj: map[trace.ObjID][]int{}, byG: eventsByGoroutine(t)}
 	for i := range t.Events {
-		if g := t.Events[i].G; int(g) < len(counts) {
-			counts[g]++
-		}
-	}
-	all := make([]int32, 0, len(t.Events))
-	for g, n := range counts {
-		ix.byG[g] = all[len(all) : len(all) : len(all)+int(n)]
-		all = all[:len(all)+int(n)]
-	}
-	for i := range t.Events {
-		e := &t.Events[i]
-		if e.Op == trace.OpLock || e.Op == trace.OpRLock {
+		if e := &t.Events[i]; e.Op == trace.OpLock || e.Op == trace.OpRLock {
 			ix.byObj[e.Obj] = append(ix.byObj[e.Obj], i)
 			ix.locks = append(ix.locks, i)
-		}
-		if int(e.G) < len(ix.byG) {
-			ix.byG[e.G] = append(ix.byG[e.G], int32(i))
 		}
 	}
 	return ix
