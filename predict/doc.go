@@ -85,7 +85,9 @@
 //
 //  2. Pre-passes (trace.GroupAccesses, memory.go, relevance.go, vc.go, clock.go,
 //     arena.go, history.go): accesses are grouped into locations (an
-//     open-addressing table: real runs touch millions of addresses);
+//     open-addressing table: real runs touch millions of addresses; the
+//     grouping needs the events alone, so it runs on a second goroutine
+//     while the CTP is built);
 //     locations touched by one goroutine or never written are dropped; the
 //     last writer of each byte is kept per page, so that a multi-megabyte
 //     copy costs one step per page. Control relevance is closed over

@@ -71,9 +71,14 @@ func (m *memory) writers(i int32) []int32 {
 }
 
 func newMemory(c *ctp) *memory {
-	m := &memory{}
-	var spans []trace.Span
-	m.loc, spans = trace.GroupAccesses(c.ev)
+	loc, spans := trace.GroupAccesses(c.ev)
+	return newMemoryOf(c, loc, spans)
+}
+
+// newMemoryOf is newMemory given trace.GroupAccesses(c.ev), which depends
+// on the events alone: Analyze computes it beside newCTP.
+func newMemoryOf(c *ctp, loc []int32, spans []trace.Span) *memory {
+	m := &memory{loc: loc}
 	m.locs = make([]location, len(spans))
 	for l, s := range spans {
 		m.locs[l] = location{Span: s, g0: -1}

@@ -4,7 +4,10 @@
 
 package trace
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // A Builder assembles a Trace. The zero value is not usable; call NewBuilder.
 type Builder struct {
@@ -171,6 +174,8 @@ func (b *Builder) GrowObjects(n int) {
 // Grow reserves room for n more events.
 func (b *Builder) Grow(n int) {
 	if n > 0 && cap(b.t.Events)-len(b.t.Events) < n {
-		b.t.Events = append(make([]Event, 0, len(b.t.Events)+n), b.t.Events...)
+		evs := make([]Event, 0, len(b.t.Events)+n)
+		hugeAdvise(unsafe.Pointer(unsafe.SliceData(evs)), uintptr(cap(evs))*unsafe.Sizeof(Event{}))
+		b.t.Events = append(evs, b.t.Events...)
 	}
 }

@@ -151,6 +151,27 @@ type converter struct {
 	fingos   uint64                  // acquire-all points so far
 	chains   map[chainKey]chainStack // see chainStack
 	rp       *convReplay             // replay positions, if kept (replay.go)
+	// atomicClasses is atomicClassOf's memo, by stack id (0: not known).
+	atomicClasses []uint8
+	// Memos in front of maps the conversion consults for every event (see
+	// g, push, findAlloc and locate).
+	lastGid    uint32
+	lastG      *convGoroutine // gs[lastGid], or nil
+	pushMemo   *[pushMemoSize]pushEnt
+	allocGen   uint64 // bumped by every malloc and free
+	hit        *alloc // the allocation findAlloc found last in hitPage's list
+	hitPage    uint64
+	hitGen     uint64  // allocGen when hit was found
+	globalObjs []ObjID // objects of globals[i], 0 until made
+}
+
+// pushMemoSize is the size of push's direct-mapped memo.
+const pushMemoSize = 1 << 12
+
+type pushEnt struct {
+	parent StackID
+	id     StackID
+	pc     uint64
 }
 
 func newConverter(h Header, s *spool, bin string) *converter {
@@ -196,11 +217,15 @@ func readGlobals(bin string) []elf.Symbol {
 }
 
 func (c *converter) g(gid uint32) *convGoroutine {
+	if c.lastG != nil && gid == c.lastGid {
+		return c.lastG // a goroutine's records come in runs
+	}
 	g := c.gs[gid]
 	if g == nil {
 		g = &convGoroutine{}
 		c.gs[gid] = g
 	}
+	c.lastGid, c.lastG = gid, g
 	return g
 }
 
@@ -245,8 +270,18 @@ func (c *converter) exit(gid uint32) {
 
 // push returns the stack made of the frames of pc on top of parent.
 func (c *converter) push(parent StackID, pc uint64) StackID {
+	// A direct-mapped memo in front of the map: an access loop repeats a
+	// few (parent, pc) pairs millions of times.
+	if c.pushMemo == nil {
+		c.pushMemo = new([pushMemoSize]pushEnt)
+	}
+	m := &c.pushMemo[((pc^uint64(parent)<<20)*0x9E3779B97F4A7C15)>>(64-12)]
+	if m.pc == pc && m.parent == parent && m.id != 0 {
+		return m.id
+	}
 	key := [2]uint64{uint64(parent), pc}
 	if id, ok := c.pcStacks[key]; ok {
+		*m = pushEnt{parent, id, pc}
 		return id
 	}
 	frames := c.frames(pc)
@@ -255,6 +290,7 @@ func (c *converter) push(parent StackID, pc uint64) StackID {
 		id = c.b.Stacks().Push(id, frames[i])
 	}
 	c.pcStacks[key] = id
+	*m = pushEnt{parent, id, pc}
 	return id
 }
 
@@ -587,26 +623,29 @@ func (c *converter) selectDir(f Frame) Op {
 
 func (c *converter) atomicOp(g *convGoroutine, r *rawEvent) {
 	stack, chain := c.chainStack(g, r.pcs)
-	frames := c.b.Stacks().Frames(stack)
 	if c.atomic != nil {
 		c.txEvent(g, chain, stack)
 	}
 	c.noteTestAt(g, stack)
-	special, drop := atomicClass(frames)
+	class := c.atomicClassOf(stack)
+	special, drop := OpInvalid, class&acDrop != 0
+	if class&acOnce != 0 {
+		special = OpOnceCheck
+	}
 	addr, obj := c.locate(r.addr, r.size)
 	e := Event{Addr: addr, Size: uint32(r.size), Obj: obj, Stack: stack}
 	if r.aflags&afNoSync != 0 || drop {
 		if drop {
 			g.lastPrim = stack
 		}
-		if drop && mutexInternal(frames) {
+		if drop && class&acMutex != 0 {
 			// The race detector sees Mutex's own atomics; overwriting a
 			// mutex that is in use races with them. They become reads,
 			// which conflict only with writes (see mutexInternal).
 			c.add(g, Event{Op: OpRead, Addr: addr, Size: uint32(r.size), Obj: obj, Stack: stack})
 			return
 		}
-		if r.aop == aAdd && isWaitGroupAdd(frames) && int64(r.value-r.old)>>32 > 0 {
+		if r.aop == aAdd && class&acWGAdd != 0 && int64(r.value-r.old)>>32 > 0 {
 			// The value is the delta; old is the state word before the
 			// add, as recorded.
 			e.Op, e.Obj = OpWGAdd, c.syncObj(ObjWaitGroup, addr)
@@ -633,6 +672,47 @@ func (c *converter) atomicOp(g *convGoroutine, r *rawEvent) {
 	if e.Sync.Releases() {
 		c.lastRel[addr] = i
 	}
+}
+
+// An atomic's class, from the frames of its stack (see atomicClassOf).
+const (
+	acKnown = 1 << iota // computed
+	acDrop              // atomicClass: drop
+	acOnce              // atomicClass: OpOnceCheck
+	acMutex             // mutexInternal
+	acWGAdd             // isWaitGroupAdd
+)
+
+// atomicClassOf returns what atomicClass, mutexInternal and isWaitGroupAdd
+// say of the frames of stack, remembered by stack: a test makes millions
+// of atomics from a few stacks, and building their frames cost a fifth of
+// the conversion.
+func (c *converter) atomicClassOf(stack StackID) uint8 {
+	if int(stack) < len(c.atomicClasses) {
+		if k := c.atomicClasses[stack]; k != 0 {
+			return k
+		}
+	}
+	frames := c.b.Stacks().Frames(stack)
+	k := uint8(acKnown)
+	special, drop := atomicClass(frames)
+	if drop {
+		k |= acDrop
+	}
+	if special == OpOnceCheck {
+		k |= acOnce
+	}
+	if mutexInternal(frames) {
+		k |= acMutex
+	}
+	if isWaitGroupAdd(frames) {
+		k |= acWGAdd
+	}
+	if n := c.b.Stacks().Len(); len(c.atomicClasses) < n {
+		c.atomicClasses = append(c.atomicClasses, make([]uint8, n-len(c.atomicClasses))...)
+	}
+	c.atomicClasses[stack] = k
+	return k
 }
 
 func isWaitGroupAdd(frames []Frame) bool {
@@ -669,6 +749,7 @@ const pageShift = 13
 // apart, so no allocation is listed in more than nine pages.
 
 func (c *converter) malloc(p, size uint64) {
+	c.allocGen++
 	if size == 0 {
 		size = 1
 	}
@@ -690,6 +771,7 @@ func (c *converter) malloc(p, size uint64) {
 
 // free ends every life overlapping [p, p+size).
 func (c *converter) free(p, size uint64) {
+	c.allocGen++
 	end := p + size
 	for pg := p >> pageShift; pg <= (end-1)>>pageShift && pg-(p>>pageShift) < 1<<20; pg++ {
 		list, ok := c.pages[pg]
@@ -726,9 +808,17 @@ func (c *converter) free(p, size uint64) {
 }
 
 func (c *converter) findAlloc(addr uint64) *alloc {
-	list := c.pages[addr>>pageShift]
+	pg := addr >> pageShift
+	if h := c.hit; h != nil && c.hitGen == c.allocGen && pg == c.hitPage && h.start <= addr && addr < h.end {
+		// No malloc or free since hit was found in this page's list, and
+		// the allocations of one list do not overlap: the search below
+		// would find hit again.
+		return h
+	}
+	list := c.pages[pg]
 	i := sort.Search(len(list), func(i int) bool { return list[i].start > addr })
 	if i > 0 && list[i-1].end > addr {
+		c.hit, c.hitPage, c.hitGen = list[i-1], pg, c.allocGen
 		return list[i-1]
 	}
 	for _, a := range c.large {
@@ -751,6 +841,12 @@ func (c *converter) locate(addr, size uint64) (uint64, ObjID) {
 	}
 	i := sort.Search(len(c.globals), func(i int) bool { return c.globals[i].Value+c.globals[i].Size > addr })
 	if i < len(c.globals) && c.globals[i].Value <= addr {
+		if c.globalObjs == nil {
+			c.globalObjs = make([]ObjID, len(c.globals))
+		}
+		if id := c.globalObjs[i]; id != 0 {
+			return addr, id // what objs holds for it, without hashing its name
+		}
 		s := c.globals[i]
 		k := objKey{addr: s.Value, name: s.Name}
 		id, ok := c.objs[k]
@@ -758,6 +854,7 @@ func (c *converter) locate(addr, size uint64) (uint64, ObjID) {
 			id = c.b.AddObject(Object{Kind: ObjVar, Addr: s.Value, Size: s.Size, Name: s.Name})
 			c.objs[k] = id
 		}
+		c.globalObjs[i] = id
 		return addr, id
 	}
 	k := objKey{addr: addr}

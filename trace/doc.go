@@ -29,7 +29,12 @@
 // # Conversion
 //
 // convert.go merges the goroutines' records by sequence number into one
-// event list and symbolises program counters (inlined frames included). A
+// event list and symbolises program counters (inlined frames included).
+// Decoding and ordering the records (spool.go) runs on a goroutine of its
+// own, a few batches ahead of the conversion, which sees them in the same
+// order as a single walk would give them; the lookups the conversion
+// makes for every event (goroutine, stack, allocation, global) have memos
+// in front of their maps, and the event table asks for huge pages. A
 // goroutine's stack is its function entries (the shadow stack) plus, for
 // synchronisation and atomics, the frame-pointer chain that the recorder's
 // trampolines capture, since package sync and the runtime have no entries.

@@ -116,6 +116,9 @@ func GroupAccesses(ev []Event) (loc []int32, spans []Span) {
 		}
 	}
 	slices.Sort(addrs)
+	// At most one span an address: sized once, the spans of Go's race
+	// suite (4 million) are not copied by append's doublings.
+	spans = make([]Span, 0, len(addrs))
 	for _, a := range addrs {
 		v := tbl.ref(a)
 		end := a + uint64(*v)

@@ -43,6 +43,7 @@ func (c *converter) acquireAll(gid uint32, g *convGoroutine) *convGoroutine {
 		c.add(g, Event{Op: OpEnd})
 		g.ended = true
 		c.gs[gid] = &v
+		c.lastG = nil // g's memo
 		c.add(&v, Event{Op: OpStart, Peer: int32(g.id)})
 		if v.test != "" {
 			c.b.SetGoroutine(v.id, v.test, "")

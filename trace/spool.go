@@ -75,6 +75,7 @@ type rawEvent struct {
 	value  uint64
 	old    uint64
 	peer   uint32 // rGo: child gid; rStart: parent gid
+	step   bool   // merge: the first record visited after a stop check
 }
 
 // spool is an open spool file.
@@ -411,9 +412,91 @@ func (h *cursorHeap) Pop() any {
 // merge calls visit for every sequenced record of every goroutine (streams,
 // from spool.streams) and every allocation record, in sequence order,
 // calling enter and exit for function entries and exits of a goroutine
-// before its next sequenced record. visit must not keep the record it is
-// given. It reports whether any goroutine's stream was malformed.
+// before its next sequenced record; stop is asked before each record
+// (with the allocation records before it), and true ends the walk. visit
+// must not keep the record it is given. It reports whether any
+// goroutine's stream was malformed, or stop ended the walk.
+//
+// Decoding the records and ordering them (walk) runs on a goroutine of
+// its own, a few batches ahead of the callbacks, which get the same calls
+// in the same order as walk would make them: on a second core, reading a
+// spool of tens of millions of records costs the conversion nothing.
 func (s *spool) merge(streams map[uint32][]uint64, enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), stop func() bool) (broken bool) {
+	const batchSize = 1024
+	items := make(chan []rawEvent, 8)
+	free := make(chan []rawEvent, 10)
+	quit := make(chan struct{})
+	var walkBroken bool
+	go func() {
+		defer close(items)
+		batch := make([]rawEvent, 0, batchSize)
+		quitting := false
+		flush := func() {
+			select {
+			case items <- batch:
+			case <-quit:
+				quitting = true
+			}
+			select {
+			case batch = <-free:
+				batch = batch[:0]
+			default:
+				batch = make([]rawEvent, 0, batchSize)
+			}
+		}
+		put := func(r rawEvent) {
+			batch = append(batch, r)
+			if len(batch) == batchSize {
+				flush()
+			}
+		}
+		walkBroken = s.walk(streams,
+			func(gid uint32, pc uint64) { put(rawEvent{kind: rEnter, gid: gid, pc: pc}) },
+			func(gid uint32) { put(rawEvent{kind: rExit, gid: gid}) },
+			func(r *rawEvent) { put(*r) },
+			func() bool { return quitting })
+		if len(batch) > 0 && !quitting {
+			flush()
+		}
+	}()
+	stopped := false
+	defer func() {
+		// Stopped, or a callback panicked: let walk end, and wait for it
+		// (the spool's mapping is unmapped after merge returns).
+		close(quit)
+		for range items {
+		}
+	}()
+	for batch := range items {
+		for i := range batch {
+			r := &batch[i]
+			if r.step && stop() {
+				stopped = true
+				break
+			}
+			switch r.kind {
+			case rEnter:
+				enter(r.gid, r.pc)
+			case rExit:
+				exit(r.gid)
+			default:
+				visit(r)
+			}
+		}
+		if stopped {
+			return true
+		}
+		select {
+		case free <- batch:
+		default:
+		}
+	}
+	return walkBroken
+}
+
+// walk is merge, on the calling goroutine; it marks the first record
+// visited after each call of stop (rawEvent.step).
+func (s *spool) walk(streams map[uint32][]uint64, enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), stop func() bool) (broken bool) {
 	allocs := s.allocs()
 	h := make(cursorHeap, 0, len(streams))
 	var cursors []*cursor
@@ -436,13 +519,16 @@ func (s *spool) merge(streams map[uint32][]uint64, enter func(gid uint32, pc uin
 			broken = true
 			break
 		}
+		step := true
 		for ai < len(allocs) && allocs[ai].seq < c.next.seq {
 			a := &allocs[ai]
-			ev = rawEvent{seq: a.seq, kind: a.kind, addr: a.addr, size: a.size}
+			ev = rawEvent{seq: a.seq, kind: a.kind, addr: a.addr, size: a.size, step: step}
+			step = false
 			visit(&ev)
 			ai++
 		}
 		ev = c.next
+		ev.step = step
 		visit(&ev)
 		c.advance()
 		if c.ok {

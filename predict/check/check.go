@@ -111,20 +111,30 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		go func() { ch <- prepare(ctx, opts, lp) }()
 		return ch
 	}
-	var next <-chan *prepared
-	if len(todo) > 0 {
-		next = start(todo[0])
+	// One package is prepared beyond the one that runs. (Two ahead, on two
+	// cores, made golang-lru's check 9% slower in wall time: the extra
+	// builds compete with the run and the analysis, which are the
+	// critical path.)
+	const prepareAhead = 1
+	var pending []<-chan *prepared
+	next := 0
+	fill := func() {
+		for len(pending) < prepareAhead && next < len(todo) {
+			pending = append(pending, start(todo[next]))
+			next++
+		}
 	}
-	for k := range todo {
-		p := <-next
-		next = nil
-		if k+1 < len(todo) && p.err == nil {
-			next = start(todo[k+1])
+	fill()
+	for range todo {
+		p := <-pending[0]
+		pending = pending[1:]
+		if p.err == nil {
+			fill()
 		}
 		err := p.finish(ctx, opts, rep)
 		if err != nil {
-			if next != nil {
-				if q := <-next; q.bin != nil {
+			for _, ch := range pending {
+				if q := <-ch; q.bin != nil {
 					q.bin.Close()
 				}
 			}

@@ -5,6 +5,8 @@
 package check
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -189,7 +191,7 @@ func scheduledBeforeWindow(t *trace.Trace, f *predict.Finding, ix *traceIndex) i
 	limit := limits(t, f)
 	n := 0
 	for g, evs := range ix.byG {
-		n += sort.SearchInts(evs, min(f.Prefix, limit[g]))
+		n += below(evs, min(f.Prefix, limit[g]))
 	}
 	return n
 }
@@ -207,8 +209,8 @@ func prefixStops(t *trace.Trace, f *predict.Finding, ix *traceIndex) []Stop {
 		if limit[g] >= f.Prefix {
 			continue
 		}
-		from := sort.SearchInts(evs, limit[g])
-		left := sort.SearchInts(evs, f.Prefix) - from
+		from := below(evs, limit[g])
+		left := below(evs, f.Prefix) - from
 		if left <= 0 {
 			continue
 		}
@@ -217,7 +219,7 @@ func prefixStops(t *trace.Trace, f *predict.Finding, ix *traceIndex) []Stop {
 		if !user {
 			site = t.Site(e)
 		}
-		out = append(out, Stop{Goroutine: g, Event: evs[from], Left: left, File: site.File, Line: site.Line, Harness: !user && t.Header.Format != "std"})
+		out = append(out, Stop{Goroutine: g, Event: int(evs[from]), Left: left, File: site.File, Line: site.Line, Harness: !user && t.Header.Format != "std"})
 	}
 	return out
 }
@@ -239,25 +241,30 @@ func shortName(sym string) string {
 	return sym
 }
 
-// A traceIndex lists each lock's acquisitions and each goroutine's
-// events in trace order, built once per trace for the reports.
+// A traceIndex lists each lock's acquisitions, all acquisitions, and each
+// goroutine's events in trace order, built once per trace for the
+// reports.
 type traceIndex struct {
 	byObj map[trace.ObjID][]int
-	byG   [][]int
+	locks []int // every OpLock and OpRLock
+	byG   [][]int32
 }
 
 func newTraceIndex(t *trace.Trace) *traceIndex {
-	ix := &traceIndex{byObj: map[trace.ObjID][]int{}, byG: make([][]int, len(t.Goroutines))}
+	ix := &traceIndex{byObj: map[trace.ObjID][]int{}, byG: eventsByGoroutine(t)}
 	for i := range t.Events {
-		e := &t.Events[i]
-		if e.Op == trace.OpLock || e.Op == trace.OpRLock {
+		if e := &t.Events[i]; e.Op == trace.OpLock || e.Op == trace.OpRLock {
 			ix.byObj[e.Obj] = append(ix.byObj[e.Obj], i)
-		}
-		if int(e.G) < len(ix.byG) {
-			ix.byG[e.G] = append(ix.byG[e.G], i)
+			ix.locks = append(ix.locks, i)
 		}
 	}
 	return ix
+}
+
+// below returns how many of the sorted events evs are below i.
+func below(evs []int32, i int) int {
+	n, _ := slices.BinarySearchFunc(evs, i, func(e int32, i int) int { return cmp.Compare(int(e), i) })
+	return n
 }
 
 // reordered returns the critical sections whose order the witness changes:
@@ -291,9 +298,12 @@ func reordered(t *trace.Trace, f *predict.Finding, ix *traceIndex, names *namer)
 	for g := range limit {
 		low = min(low, limit[g])
 	}
-	for i := max(low, 0); i < f.Prefix && i < len(t.Events); i++ {
+	for _, i := range ix.locks[sort.SearchInts(ix.locks, max(low, 0)):] {
+		if i >= f.Prefix || i >= len(t.Events) {
+			break
+		}
 		e := &t.Events[i]
-		if (e.Op != trace.OpLock && e.Op != trace.OpRLock) || inPrefix(i) {
+		if inPrefix(i) {
 			continue
 		}
 		if _, ok := last[e.Obj]; ok {

@@ -4,7 +4,7 @@
 package check
 
 import (
-	"sort"
+	"slices"
 
 	"github.com/seer-tools/seer/trace"
 )
@@ -15,7 +15,13 @@ type relevance struct {
 	t     *trace.Trace
 	src   Source
 	sites map[trace.Frame]siteFlow
-	byG   map[trace.GoID][]int // each goroutine's events, in order (built on first use)
+	byG   [][]int32 // each goroutine's events, in order (built on first use)
+}
+
+// fileLine is a write site that feeds names.
+type fileLine struct {
+	file string
+	line int
 }
 
 type siteFlow struct {
@@ -70,21 +76,22 @@ func (r *relevance) feeds(t *trace.Trace, i int) ([]int, bool) {
 		return nil, true
 	}
 	if r.byG == nil {
-		r.byG = map[trace.GoID][]int{}
-		for j := range t.Events {
-			r.byG[t.Events[j].G] = append(r.byG[t.Events[j].G], j)
-		}
+		r.byG = eventsByGoroutine(t)
 	}
-	events := r.byG[t.Events[i].G]
-	k := sort.SearchInts(events, i) + 1
-	want := map[[2]any]bool{}
+	var events []int32
+	if g := int(t.Events[i].G); g >= 0 && g < len(r.byG) {
+		events = r.byG[g]
+	}
+	k, _ := slices.BinarySearch(events, int32(i))
+	k++
+	want := map[fileLine]bool{}
 	for _, w := range sf.writes {
-		want[[2]any{w.File, w.Line}] = true
+		want[fileLine{w.File, w.Line}] = true
 	}
 	var out []int
-	found := map[[2]any]bool{}
+	found := map[fileLine]bool{}
 	for n := 0; k < len(events) && n < feedScan; k, n = k+1, n+1 {
-		j := events[k]
+		j := int(events[k])
 		e := &t.Events[j]
 		if e.Op != trace.OpWrite {
 			continue
@@ -93,7 +100,7 @@ func (r *relevance) feeds(t *trace.Trace, i int) ([]int, bool) {
 		if !ok {
 			continue
 		}
-		key := [2]any{f.File, f.Line}
+		key := fileLine{f.File, f.Line}
 		if want[key] {
 			out = append(out, j)
 			found[key] = true
@@ -105,4 +112,31 @@ func (r *relevance) feeds(t *trace.Trace, i int) ([]int, bool) {
 	// Not every site was seen: unless the goroutine simply ended, the
 	// value may be stored later, by a write this did not place.
 	return out, k >= len(events)
+}
+
+// eventsByGoroutine lists each goroutine's events in order, indexed by
+// goroutine id, in one array sized by a first count (the lists hold every
+// event of the trace). Events of goroutines the trace does not have are
+// left out.
+func eventsByGoroutine(t *trace.Trace) [][]int32 {
+	counts := make([]int32, len(t.Goroutines))
+	n := 0
+	for i := range t.Events {
+		if g := int(t.Events[i].G); g >= 0 && g < len(counts) {
+			counts[g]++
+			n++
+		}
+	}
+	byG := make([][]int32, len(counts))
+	all := make([]int32, 0, n)
+	for g, n := range counts {
+		byG[g] = all[len(all) : len(all) : len(all)+int(n)]
+		all = all[:len(all)+int(n)]
+	}
+	for i := range t.Events {
+		if g := int(t.Events[i].G); g >= 0 && g < len(byG) {
+			byG[g] = append(byG[g], int32(i))
+		}
+	}
+	return byG
 }
