@@ -66,7 +66,7 @@ type Checker struct {
 	lockAfter map[trace.ObjID][]lockState
 	lockBad   map[trace.ObjID]bool
 
-	mis misuseCache // channels and WaitGroups, built at the first misuse check (misuse.go)
+	mis   misuseCache             // channels and WaitGroups, built at the first misuse check (misuse.go)
 	chans map[trace.ObjID][]int32 // per channel: its events, built on first use (blocking.go)
 	conds map[trace.ObjID][]int32 // per sync.Cond: its signals and broadcasts, likewise
 }
