@@ -26,7 +26,7 @@ var (
 	checkJSON      = checkFlags.Bool("json", false, "print the report as JSON (the same as -format json)")
 	checkFormat    = checkFlags.String("format", "text", "print the report as `text`, json or sarif (SARIF 2.1.0, for code scanning)")
 	checkTimeout   = checkFlags.Duration("timeout", 10*time.Minute, "stop each package's test run after `d`")
-	checkExplain   = checkFlags.String("explain", "", "print the documentation of a finding `kind` (race, atomicity) and exit")
+	checkExplain   = checkFlags.String("explain", "", "print the documentation of a finding `kind` (race, atomicity, deadlock, leak, send-on-closed, ...; an unknown kind lists them) and exit")
 	checkAtomicity = checkFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 	checkVerbose   = checkFlags.Bool("v", false, "pass the tests' own output through to standard error")
 	checkEach      = checkFlags.Bool("each", false, "record each top-level test in a run of its own")

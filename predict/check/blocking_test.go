@@ -354,20 +354,10 @@ func TestCondWaitPredicted(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src := strings.Replace(gateModule, "WAIT", tc.wait, 1)
 			dir := testModule(t, "example.com/gate", "gate_test.go", src)
-			rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !tc.want {
-				if len(rep.Findings) != 0 {
-					t.Fatalf("findings in the fixed twin: %+v", rep.Findings)
-				}
+			f, ok := twinFinding(t, recordModule(t, dir), tc.want)
+			if !ok {
 				return
 			}
-			if len(rep.Findings) != 1 {
-				t.Fatalf("findings %+v, want one deadlock", rep.Findings)
-			}
-			f := rep.Findings[0]
 			if f.Kind != "deadlock" || !f.Predicted || f.Test != "TestGate" || len(f.Accesses) != 2 {
 				t.Fatalf("finding %+v, want a predicted deadlock in TestGate: the Wait and the test's receive", f)
 			}

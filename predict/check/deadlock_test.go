@@ -82,20 +82,11 @@ func TestDeadlockPredicted(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src := strings.Replace(lockOrderModule, "ORDER", tc.order, 1)
 			dir := testModule(t, "example.com/lockorder", "lock_test.go", src)
-			rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !tc.want {
-				if len(rep.Findings) != 0 {
-					t.Fatalf("findings in the fixed twin: %+v", rep.Findings)
-				}
+			rep := recordModule(t, dir)
+			f, ok := twinFinding(t, rep, tc.want)
+			if !ok {
 				return
 			}
-			if len(rep.Findings) != 1 {
-				t.Fatalf("findings %+v, want one deadlock", rep.Findings)
-			}
-			f := rep.Findings[0]
 			if f.Kind != "deadlock" || !f.Predicted || f.Test != "TestTransfers" || len(f.Accesses) != 2 || len(f.Witness) == 0 {
 				t.Fatalf("finding %+v, want a predicted deadlock in TestTransfers with two acquires and a witness", f)
 			}
@@ -129,4 +120,31 @@ func TestDeadlockPredicted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordModule records and analyses the tests of the module in dir.
+func recordModule(t *testing.T, dir string) *Report {
+	t.Helper()
+	rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// twinFinding checks one side of a paired test: the buggy program (want)
+// has exactly one finding, which it returns with true; its fixed twin has
+// none, and false tells the caller to stop there.
+func twinFinding(t *testing.T, rep *Report, want bool) (Finding, bool) {
+	t.Helper()
+	if !want {
+		if len(rep.Findings) != 0 {
+			t.Fatalf("findings in the fixed twin: %+v", rep.Findings)
+		}
+		return Finding{}, false
+	}
+	if len(rep.Findings) != 1 {
+		t.Fatalf("findings %+v, want one", rep.Findings)
+	}
+	return rep.Findings[0], true
 }

@@ -6,8 +6,6 @@ package check
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -97,11 +95,5 @@ func TestObservedMapRaceEveryRecording(t *testing.T) {
 // and returns the directory.
 func testModule(t *testing.T, path, file, src string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, data := range map[string]string{"go.mod": "module " + path + "\n\ngo 1.26\n", file: src} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testModuleFiles(t, path, map[string]string{file: src})
 }
