@@ -6,6 +6,7 @@ package check
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -114,7 +115,17 @@ func scoreRaceSuite(t *testing.T, dir string, perTest bool, skip, label string) 
 			t.Errorf("%s: missed race: %s", label, name)
 		default:
 			failed++
-			t.Errorf("%s: false report: %s", label, name)
+			// The whole finding, witness included, so that a report
+			// that does not come back on the next run can still be
+			// taken apart.
+			var mine []Finding
+			for _, f := range rep.Findings {
+				if f.Test == name {
+					mine = append(mine, f)
+				}
+			}
+			js, _ := json.MarshalIndent(mine, "\t", "  ")
+			t.Errorf("%s: false report: %s:\n\t%s", label, name, js)
 		}
 	}
 	t.Logf("%s: %d tests, %d findings, %v", label, len(rep.Tests), len(rep.Findings), time.Since(start).Round(time.Second))
