@@ -26,16 +26,18 @@ var misuseCases = []struct {
 }{
 	{
 		// A send racing with close in a Stop method: the run submitted
-		// before it stopped, but only because it waited for the
-		// submitting goroutine to exit (runtime.NumGoroutine is no
-		// synchronisation).
+		// before it stopped, but only because the test slept first
+		// (a sleep is no synchronisation; waiting on
+		// runtime.NumGoroutine would order them for real, through
+		// runtime state the recording cannot see, and the prediction
+		// would be one no schedule shows).
 		name: "send racing with close in Stop", kind: "send-on-closed",
 		src: `package p
 
 import (
-	"runtime"
 	"sync"
 	"testing"
+	"time"
 )
 
 type server struct {
@@ -54,15 +56,12 @@ func (s *server) Stop() {
 
 func TestStop(t *testing.T) {
 	s := &server{reqs: make(chan int, 1)}
-	n := runtime.NumGoroutine()
 	ADD
 	go func() {
 		DONE
 		s.submit(1)
 	}()
-	for runtime.NumGoroutine() > n {
-		runtime.Gosched()
-	}
+	time.Sleep(100 * time.Millisecond)
 	s.Stop()
 }
 `,
@@ -70,21 +69,21 @@ func TestStop(t *testing.T) {
 	},
 	{
 		// wg.Add inside the goroutine: the run's goroutines had added
-		// (and finished) before the Wait, which nothing made them do.
+		// (and finished) before the Wait, which only a sleep made them
+		// do.
 		name: "Add inside the goroutine", kind: "waitgroup-reuse",
 		src: `package p
 
 import (
-	"runtime"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestFetch(t *testing.T) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	fetched := 0
-	n := runtime.NumGoroutine()
 	for i := 0; i < 2; i++ {
 		OUTER
 		go func() {
@@ -95,9 +94,7 @@ func TestFetch(t *testing.T) {
 			mu.Unlock()
 		}()
 	}
-	for runtime.NumGoroutine() > n {
-		runtime.Gosched()
-	}
+	time.Sleep(100 * time.Millisecond)
 	wg.Wait()
 	mu.Lock()
 	_ = fetched
