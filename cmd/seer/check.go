@@ -132,7 +132,12 @@ func runCheck(c *command, args []string) int {
 	if *checkVerbose {
 		opts.Stderr = os.Stderr
 	}
-	if format == "text" {
+	if os.Getenv("SEER_TIMING") != "" {
+		t0 := time.Now()
+		opts.Progress = func(p check.Progress) {
+			fmt.Fprintf(os.Stderr, "%6.2fs %s %s %d\n", time.Since(t0).Seconds(), p.Package, p.Stage, p.Events)
+		}
+	} else if format == "text" {
 		opts.Progress = func(p check.Progress) {
 			if p.Stage == "running" {
 				fmt.Fprintf(os.Stderr, "seer: recording %s\n", p.Package)

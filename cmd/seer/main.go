@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 )
 
 func main() {
@@ -21,7 +22,39 @@ func main() {
 		// user sets is kept.
 		debug.SetGCPercent(50)
 	}
-	os.Exit(run(os.Args[1:]))
+	os.Exit(profiled(func() int { return run(os.Args[1:]) }))
+}
+
+// profiled runs f, writing a CPU profile of it to $SEER_CPUPROFILE and a
+// heap profile at its end to $SEER_MEMPROFILE when they are set: the
+// profiles behind the cost work (bench/README.md).
+func profiled(f func() int) int {
+	if path := os.Getenv("SEER_CPUPROFILE"); path != "" {
+		out, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "seer: SEER_CPUPROFILE: %v\n", err)
+			return 2
+		}
+		defer out.Close()
+		if err := pprof.StartCPUProfile(out); err != nil {
+			fmt.Fprintf(os.Stderr, "seer: SEER_CPUPROFILE: %v\n", err)
+			return 2
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if path := os.Getenv("SEER_MEMPROFILE"); path != "" {
+		defer func() {
+			out, err := os.Create(path)
+			if err == nil {
+				err = pprof.Lookup("allocs").WriteTo(out, 0)
+				out.Close()
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "seer: SEER_MEMPROFILE: %v\n", err)
+			}
+		}()
+	}
+	return f()
 }
 
 // run executes one seer command line and returns the exit status.
