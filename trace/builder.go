@@ -13,7 +13,14 @@ import (
 type Builder struct {
 	t      *Trace
 	objKey map[objKey]ObjID
+	lives  []heapLife // the heap objects named lifeObj|i, made by compactObjects
 }
+
+// heapLife is a heap object not made yet (see Builder.lives).
+type heapLife struct{ addr, size uint64 }
+
+// lifeObj marks an event's Obj as an index in Builder.lives.
+const lifeObj = ObjID(1) << 31
 
 type objKey struct {
 	addr uint64

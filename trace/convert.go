@@ -35,16 +35,26 @@ const (
 //
 // maxEvents, if positive, stops the conversion at that many events: the
 // trace is then marked Truncated (see RecordOptions.MaxEvents).
+//
+// The plain accesses to memory no other goroutine touched are then left
+// out (local.go), but for each goroutine's last ones.
 func Convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, maxEvents int) (*Trace, error) {
-	return convert(spoolPath, bin, shadow, h, atomic, maxEvents, false)
+	t, _, err := convert(spoolPath, bin, shadow, h, atomic, maxEvents, convertOptions{})
+	return t, err
 }
 
-// convert is Convert; replayable also keeps each event's replay position
-// (replay.go).
-func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, maxEvents int, replayable bool) (*Trace, error) {
+// convertOptions are convert's options beyond Convert's.
+type convertOptions struct {
+	replayable bool // keep each event's replay position (replay.go)
+	keepLocal  bool // keep the goroutine-local accesses too (local.go)
+}
+
+// convert is Convert with options; it also reports whether the
+// conversion stopped at maxEvents.
+func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, maxEvents int, o convertOptions) (t *Trace, capped bool, err error) {
 	s, err := openSpool(spoolPath)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if shadow != "" && h.GOROOT != "" {
 		prefix := strings.TrimSuffix(shadow, "/") + "/"
@@ -59,9 +69,9 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	defer s.close()
 	c := newConverter(h, s, bin)
 	c.atomic = atomic
-	if replayable {
+	if o.replayable {
 		if err := c.replayable(bin); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	// Spool records average over 24 bytes; growing the event slice by
@@ -77,12 +87,10 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 		estimate = min(estimate, maxEvents+1024)
 	}
 	c.b.Grow(estimate)
-	// Most objects are heap allocations, which the spool counts.
-	c.b.GrowObjects(int(s.nmalloc) + len(c.globals))
 	full := func() bool { return maxEvents > 0 && c.b.Len() >= maxEvents }
 	broken := s.merge(streams, c.enter, c.exit, c.visit, full)
 	if full() {
-		broken = true
+		broken, capped = true, true
 	}
 	for _, g := range c.gs {
 		if g.id != 0 && !g.ended {
@@ -90,17 +98,24 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 		}
 	}
 	c.finish()
-	t, err := c.b.Trace()
-	if err != nil {
-		return nil, fmt.Errorf("internal error: %v", err)
-	}
+	var rp []uint32
 	if c.rp != nil {
-		t.replayPos = c.rp.pos
+		rp = c.rp.pos
 	}
+	s.close() // the spool's pages, before the compaction's tables
+	if !o.keepLocal {
+		_, rp = compactLocal(c.b.t, rp)
+	}
+	c.b.compactObjects()
+	t, err = c.b.Trace()
+	if err != nil {
+		return nil, false, fmt.Errorf("internal error: %v", err)
+	}
+	t.replayPos = rp
 	if broken || s.overflow > 0 {
 		t.Truncated = true
 	}
-	return t, nil
+	return t, capped, nil
 }
 
 type convGoroutine struct {
@@ -833,9 +848,12 @@ func (c *converter) findAlloc(addr uint64) *alloc {
 func (c *converter) locate(addr, size uint64) (uint64, ObjID) {
 	if a := c.findAlloc(addr); a != nil {
 		if a.life == 0 {
+			// The object is made when the trace keeps an event of
+			// the life (compactObjects): most lives are local.
 			c.lives++
 			a.life = c.lives
-			a.obj = c.b.AddObject(Object{Kind: ObjHeap, Addr: a.start, Size: a.end - a.start})
+			a.obj = lifeObj | ObjID(len(c.b.lives))
+			c.b.lives = append(c.b.lives, heapLife{a.start, a.end - a.start})
 		}
 		return lifeBase + a.life<<lifeShift + (addr - a.start), a.obj
 	}

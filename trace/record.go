@@ -51,6 +51,11 @@ type RecordOptions struct {
 	// is cut there: the trace holds its first MaxEvents events and
 	// RecordResult.Cut is set, rather than seer running out of memory.
 	MaxEvents int
+	// KeepLocal keeps the plain accesses to memory that only one
+	// goroutine touched, which the trace otherwise leaves out (all but
+	// each goroutine's last ones): no finding depends on them (see
+	// local.go), and they are most of a run's events.
+	KeepLocal bool
 	// Replayable keeps each event's replay position (Trace.ReplayPos),
 	// for replaying a witness of the run later (4 bytes an event).
 	Replayable bool
@@ -78,7 +83,7 @@ type RecordResult struct {
 	Path     string  // the trace file
 	Package  string  // import path of the package
 	PkgDir   string  // its directory
-	Events   int     // events in the trace
+	Events   int     // events converted: those in the trace and the local accesses it left out (Trace.Local)
 	Outcome  Outcome // how the test process ended
 	Tests    []TestResult
 	Trace    *Trace         // the trace, as written
@@ -529,7 +534,10 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 		Format:    "seer",
 		GOROOT:    b.tc.GOROOT,
 	}
-	t, err := convert(spool.Name(), b.Path, b.tc.Shadow, h, opts.Atomic, limit, opts.Replayable || opts.Replay != nil)
+	t, capped, err := convert(spool.Name(), b.Path, b.tc.Shadow, h, opts.Atomic, limit, convertOptions{
+		replayable: opts.Replayable || opts.Replay != nil,
+		keepLocal:  opts.KeepLocal,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("reading the recording of %s: %w", b.Package, err)
 	}
@@ -551,13 +559,13 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 		}
 	}
 	res.Duration.Convert = time.Since(start)
-	res.Path, res.Events, res.Outcome, res.Trace, res.Tests = path, len(t.Events), outcome, t, tests
+	res.Path, res.Events, res.Outcome, res.Trace, res.Tests = path, len(t.Events)+t.LocalAccesses(), outcome, t, tests
 	// Cut too when the spool filled up before the event cap (records
 	// larger than the spool's sizing assumed): the trace is as cut, and
 	// silence would pass a partial analysis off as a whole one. A run
 	// that ended otherwise (panic, kill) is truncated for its own reason,
 	// which its outcome says.
-	res.Cut = limit > 0 && len(t.Events) >= limit ||
+	res.Cut = capped ||
 		t.Truncated && (outcome.Result == "pass" || outcome.Result == "fail")
 	return res, nil
 }

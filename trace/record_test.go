@@ -76,7 +76,7 @@ func testRecordGolden(t *testing.T, file string) {
 			}
 		}
 	}
-	opts := RecordOptions{Dir: dir, Output: filepath.Join(dir, "out.trace"), Timeout: time.Minute}
+	opts := RecordOptions{Dir: dir, Output: filepath.Join(dir, "out.trace"), Timeout: time.Minute, KeepLocal: true}
 	if atomic != nil {
 		opts.Atomic = func(fn string) bool {
 			for _, a := range atomic {
@@ -218,7 +218,9 @@ func subsequences(want, got string) []string {
 func recordTxtar(t *testing.T, name string) *RecordResult {
 	t.Helper()
 	dir := txtarModule(t, name)
-	res, err := Record(context.Background(), RecordOptions{Dir: dir, Output: filepath.Join(dir, "out.trace")})
+	// Every event, so that the conversion of each is seen (local_test.go
+	// tests leaving the local ones out).
+	res, err := Record(context.Background(), RecordOptions{Dir: dir, Output: filepath.Join(dir, "out.trace"), KeepLocal: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,8 +348,8 @@ func TestRecordMaxEvents(t *testing.T) {
 		t.Errorf("cut %v, truncated %v, %d events; want cut and truncated at about 2000", res.Cut, res.Trace.Truncated, res.Events)
 	}
 	back, err := ReadFile(res.Path)
-	if err != nil || len(back.Events) != res.Events {
-		t.Errorf("reading the cut trace back: %v (%d events)", err, len(back.Events))
+	if err != nil || len(back.Events) != len(res.Trace.Events) {
+		t.Errorf("reading the cut trace back: %v (%d events, want %d)", err, len(back.Events), len(res.Trace.Events))
 	}
 	opts.MaxEvents = -1
 	all, err := Record(context.Background(), opts)

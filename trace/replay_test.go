@@ -105,7 +105,7 @@ func TestPositions(t *testing.T) {
 	z = 3
 }
 `), 0o644)
-	res, err := Record(context.Background(), RecordOptions{Dir: dir, NoFile: true, Replayable: true})
+	res, err := Record(context.Background(), RecordOptions{Dir: dir, NoFile: true, Replayable: true, KeepLocal: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestPositions(t *testing.T) {
 		}
 	}
 	// Without Replayable, no positions.
-	res, err = Record(context.Background(), RecordOptions{Dir: dir, NoFile: true})
+	res, err = Record(context.Background(), RecordOptions{Dir: dir, NoFile: true, KeepLocal: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,7 +151,12 @@ func openSpool(path string) (*spool, error) {
 	return s, nil
 }
 
-func (s *spool) close() { syscall.Munmap(s.data) }
+func (s *spool) close() {
+	if s.data != nil {
+		syscall.Munmap(s.data)
+		s.data = nil
+	}
+}
 
 // release notes that chunk i has been read, and gives back the pages of
 // its region of releaseChunks chunks once all of them have: the mapping

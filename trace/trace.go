@@ -28,7 +28,23 @@ type Trace struct {
 	// complete event before that point.
 	Truncated bool
 
+	// Local counts, by goroutine id, the plain accesses to memory no
+	// other goroutine touched that conversion left out of Events (see
+	// RecordOptions.KeepLocal); nil if none were. Trace files do not
+	// keep it.
+	Local []int
+
 	replayPos []uint32 // see ReplayPos (replay.go); nil unless recorded to replay
+}
+
+// LocalAccesses returns how many local accesses conversion left out (the
+// sum of Local).
+func (t *Trace) LocalAccesses() int {
+	n := 0
+	for _, k := range t.Local {
+		n += k
+	}
+	return n
 }
 
 // Header describes where a trace came from.

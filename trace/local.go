@@ -1,0 +1,294 @@
+// This file implements leaving out the goroutine-local accesses of a
+// converted trace (compactLocal): the plain accesses to memory that no
+// other goroutine touched.
+//
+// No sound relation orders or reports anything through such an access: a
+// data race, an atomicity violation and a read-from edge between
+// goroutines all need two goroutines to touch a common byte, and an access
+// whose bytes no other goroutine touched is ordered with every other
+// access to them by program order alone, in the recorded run and in every
+// witness (a read among them sees the same write in both, or the initial
+// value in both). Leaving them out changes no finding; it changes the
+// cost. On Go's race suite 12.2 of 12.4 million events are such accesses
+// (a test's own buffers and stack, the testing package's bookkeeping), and
+// they were most of the analysis's time and memory.
+//
+// Memory is taken at trace addresses, after conversion has renamed heap
+// memory by allocation life (and goroutine stacks with it), so memory the
+// allocator passes from one goroutine to another is not shared. It is
+// taken by 8-byte word: two goroutines touching different bytes of one
+// word keep both accesses, which is conservative. Accesses of more than
+// smallWords words are taken by page, so that a copy of megabytes costs a
+// step per page: a page records every goroutine that touched it (all) and
+// every goroutine that touched it with a large access (large); a small
+// access is local when its words and the large accesses of its pages are
+// its goroutine's alone, a large one when its pages are. Synchronisation
+// and atomics mark their words as shared: never left out themselves, they
+// keep the plain accesses to their memory.
+//
+// Two events of each goroutine stay whatever they are: its last, and its
+// last with a frame of the user's code. The observed-blocking analysis
+// (predict.ObservedBlocked) reads them: where a goroutine was when the run
+// ended, and in which call it was blocked.
+
+package trace
+
+const (
+	wordShift   = 3
+	ownPageBits = 12
+	smallWords  = 64
+	multiOwner  = ^uint32(0)
+)
+
+// owners says which goroutine touched each word and page of a trace's
+// memory: a goroutine id, or multiOwner.
+type owners struct {
+	words *addrTable // word -> owner
+	all   *addrTable // page -> owner, over every access
+	large *addrTable // page -> owner, over large accesses
+}
+
+func newOwners() *owners {
+	return &owners{words: newAddrTable(), all: newAddrTable(), large: newAddrTable()}
+}
+
+func markOwner(t *addrTable, k uint64, g uint32) {
+	v := t.ref(k)
+	switch *v {
+	case 0:
+		*v = g
+	case g:
+	default:
+		*v = multiOwner
+	}
+}
+
+func wordsPages(addr uint64, size uint32) (w0, w1, p0, p1 uint64) {
+	end := addr + uint64(max(size, 1))
+	return addr >> wordShift, (end - 1) >> wordShift, addr >> ownPageBits, (end - 1) >> ownPageBits
+}
+
+// touch notes that goroutine g (> 0, or multiOwner) touched
+// [addr, addr+size).
+func (o *owners) touch(g uint32, addr uint64, size uint32) {
+	w0, w1, p0, p1 := wordsPages(addr, size)
+	if w1-w0 < smallWords {
+		for w := w0; w <= w1; w++ {
+			markOwner(o.words, w, g)
+		}
+		for p := p0; p <= p1; p++ {
+			markOwner(o.all, p, g)
+		}
+		return
+	}
+	for p := p0; p <= p1; p++ {
+		markOwner(o.all, p, g)
+		markOwner(o.large, p, g)
+	}
+}
+
+// local reports whether no goroutine but g touched a byte of
+// [addr, addr+size).
+func (o *owners) local(g uint32, addr uint64, size uint32) bool {
+	w0, w1, p0, p1 := wordsPages(addr, size)
+	if w1-w0 < smallWords {
+		for w := w0; w <= w1; w++ {
+			if v, _ := o.words.get(w); v != g {
+				return false
+			}
+		}
+		for p := p0; p <= p1; p++ {
+			if v, ok := o.large.get(p); ok && v != g {
+				return false
+			}
+		}
+		return true
+	}
+	for p := p0; p <= p1; p++ {
+		if v, _ := o.all.get(p); v != g {
+			return false
+		}
+	}
+	return true
+}
+
+// CompactLocal leaves out t's goroutine-local plain accesses (see the
+// file comment), counting them in t.Local, and returns how many it left
+// out. Event indices change; objects no event names any more are dropped
+// and the others numbered anew.
+func CompactLocal(t *Trace) int {
+	left, rp := compactLocal(t, t.replayPos)
+	t.replayPos = rp
+	if left > 0 {
+		b := &Builder{t: t}
+		b.compactObjects()
+	}
+	return left
+}
+
+// sharedMemory returns, for the events of t, whether each heap life (by
+// number, see lifeBase) was touched by more than one goroutine, and the
+// owners of the words of every other memory and of those lives.
+func sharedMemory(t *Trace) (lifeOwner []uint32, o *owners) {
+	for i := range t.Events {
+		e := &t.Events[i]
+		if e.Addr < lifeBase {
+			continue
+		}
+		g := uint32(e.G)
+		if !e.Op.IsAccess() {
+			g = multiOwner
+		}
+		l := (e.Addr - lifeBase) >> lifeShift
+		for uint64(len(lifeOwner)) <= l {
+			lifeOwner = append(lifeOwner, 0)
+		}
+		switch lifeOwner[l] {
+		case 0:
+			lifeOwner[l] = g
+		case g:
+		default:
+			lifeOwner[l] = multiOwner
+		}
+	}
+	o = newOwners()
+	for i := range t.Events {
+		e := &t.Events[i]
+		if e.Addr >= lifeBase && lifeOwner[(e.Addr-lifeBase)>>lifeShift] != multiOwner {
+			continue // a life of one goroutine: local as a whole
+		}
+		switch {
+		case e.Op.IsAccess():
+			o.touch(uint32(e.G), e.Addr, e.Size)
+		case e.Addr != 0:
+			o.touch(multiOwner, e.Addr, e.Size)
+		}
+	}
+	return lifeOwner, o
+}
+
+// compactLocal is CompactLocal; rp, if not nil, holds a value per event
+// (the replay positions) and is compacted alike.
+func compactLocal(t *Trace, rp []uint32) (int, []uint32) {
+	lifeOwner, o := sharedMemory(t)
+	local := func(e *Event) bool {
+		if e.Addr >= lifeBase {
+			if v := lifeOwner[(e.Addr-lifeBase)>>lifeShift]; v != multiOwner {
+				return true // v is e.G: the life is its own
+			}
+		}
+		return o.local(uint32(e.G), e.Addr, e.Size)
+	}
+	// Each goroutine's last event and last event with a user frame.
+	ng := len(t.Goroutines)
+	keepLast := make([]int32, 2*ng)
+	for i := range keepLast {
+		keepLast[i] = -1
+	}
+	user := map[StackID]bool{}
+	isUser := func(s StackID) bool {
+		u, ok := user[s]
+		if !ok {
+			_, u = UserFrame(t.Stack(s), t.Header.GOROOT)
+			user[s] = u
+		}
+		return u
+	}
+	pending := ng - 1 // goroutines whose user-frame event is not found yet
+	for i := len(t.Events) - 1; i >= 0 && pending > 0; i-- {
+		e := &t.Events[i]
+		g := int(e.G)
+		if keepLast[2*g] < 0 {
+			keepLast[2*g] = int32(i)
+		}
+		if keepLast[2*g+1] < 0 && isUser(e.Stack) {
+			keepLast[2*g+1] = int32(i)
+			pending--
+		}
+	}
+	// Compact in place, remembering where each kept event went.
+	n := len(t.Events)
+	newIndex := make([]int32, n)
+	t.Local = make([]int, ng)
+	kept := 0
+	for i := 0; i < n; i++ {
+		e := t.Events[i]
+		g := int(e.G)
+		if e.Op.IsAccess() && local(&e) &&
+			keepLast[2*g] != int32(i) && keepLast[2*g+1] != int32(i) {
+			newIndex[i] = -1
+			t.Local[g]++
+			continue
+		}
+		newIndex[i] = int32(kept)
+		t.Events[kept] = e
+		if rp != nil && i < len(rp) {
+			rp[kept] = rp[i]
+		}
+		kept++
+	}
+	left := n - kept
+	if left == 0 {
+		return 0, rp
+	}
+	if kept <= n/2 {
+		// Give the table back: the analysis holds the trace for long.
+		t.Events = append([]Event(nil), t.Events[:kept]...)
+		if rp != nil {
+			rp = append([]uint32(nil), rp[:min(kept, len(rp))]...)
+		}
+	} else {
+		t.Events = t.Events[:kept]
+		if rp != nil {
+			rp = rp[:min(kept, len(rp))]
+		}
+	}
+	for i := range t.Events {
+		if e := &t.Events[i]; e.Op == OpRecv && e.Peer >= 0 && int(e.Peer) < n {
+			e.Peer = newIndex[e.Peer] // a send is never left out
+		}
+	}
+	vals := t.Values[:0]
+	for _, v := range t.Values {
+		if k := newIndex[v.Event]; k >= 0 {
+			v.Event = int(k)
+			vals = append(vals, v)
+		}
+	}
+	t.Values = vals
+	return left, rp
+}
+
+// compactObjects makes the heap objects that events name (lifeObj) and
+// drops the objects no event names, numbering the others anew in order of
+// first appearance, as conversion numbers them.
+func (b *Builder) compactObjects() {
+	t := b.t
+	newID := make([]ObjID, len(t.Objects))
+	lifeID := make([]ObjID, len(b.lives))
+	objs := []Object{{}}
+	for i := range t.Events {
+		e := &t.Events[i]
+		switch {
+		case e.Obj == 0:
+		case e.Obj&lifeObj != 0:
+			k := e.Obj &^ lifeObj
+			if lifeID[k] == 0 {
+				l := b.lives[k]
+				lifeID[k] = ObjID(len(objs))
+				objs = append(objs, Object{ID: lifeID[k], Kind: ObjHeap, Addr: l.addr, Size: l.size})
+			}
+			e.Obj = lifeID[k]
+		default:
+			if newID[e.Obj] == 0 {
+				o := t.Objects[e.Obj]
+				o.ID = ObjID(len(objs))
+				newID[e.Obj] = o.ID
+				objs = append(objs, o)
+			}
+			e.Obj = newID[e.Obj]
+		}
+	}
+	t.Objects = objs
+	b.lives = nil
+}

@@ -1,0 +1,119 @@
+// This file tests local.go: CompactLocal leaves out exactly accesses whose
+// bytes no other goroutine touched, keeps each goroutine's last events,
+// and keeps every index pointing at the same event.
+
+package trace
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestCompactLocal(t *testing.T) {
+	skipIfCannotRecord(t)
+	for _, name := range []string{"parallel", "chan", "mutex", "waitgroup", "runtime", "atomic"} {
+		t.Run(name, func(t *testing.T) {
+			full := recordTxtar(t, "testdata/record/"+name+".txtar").Trace
+			if full.Local != nil {
+				t.Fatalf("KeepLocal: Local = %v, want nil", full.Local)
+			}
+			tr := *full
+			tr.Events = slices.Clone(full.Events)
+			tr.Values = slices.Clone(full.Values)
+			tr.Objects = slices.Clone(full.Objects)
+			left := CompactLocal(&tr)
+			if left == 0 || len(tr.Events)+left != len(full.Events) || tr.LocalAccesses() != left {
+				t.Fatalf("left out %d of %d events (kept %d, Local sums to %d)", left, len(full.Events), len(tr.Events), tr.LocalAccesses())
+			}
+			checkCompaction(t, full, &tr)
+		})
+	}
+}
+
+// checkCompaction checks compact against full by brute force: which
+// goroutines touched each byte, then event by event.
+func checkCompaction(t *testing.T, full, compact *Trace) {
+	t.Helper()
+	touched := map[uint64]map[GoID]bool{} // byte -> goroutines (0: synchronisation)
+	for i := range full.Events {
+		e := &full.Events[i]
+		if e.Addr == 0 && !e.Op.IsAccess() {
+			continue
+		}
+		g := e.G
+		if !e.Op.IsAccess() {
+			g = 0
+		}
+		for b := e.Addr; b < e.Addr+uint64(max(e.Size, 1)); b++ {
+			if touched[b] == nil {
+				touched[b] = map[GoID]bool{}
+			}
+			touched[b][g] = true
+		}
+	}
+	last := map[GoID]int{}
+	for i := range full.Events {
+		last[full.Events[i].G] = i
+	}
+	k := 0
+	newIndex := make([]int, len(full.Events))
+	for i := range full.Events {
+		e := &full.Events[i]
+		if k < len(compact.Events) && sameEvent(full, e, compact, &compact.Events[k]) {
+			newIndex[i] = k
+			k++
+			continue
+		}
+		newIndex[i] = -1
+		if !e.Op.IsAccess() {
+			t.Fatalf("event %d (%v by g%d) left out: not a plain access", i, e.Op, e.G)
+		}
+		if last[e.G] == i {
+			t.Errorf("event %d: goroutine %d's last event left out", i, e.G)
+		}
+		for b := e.Addr; b < e.Addr+uint64(max(e.Size, 1)); b++ {
+			if len(touched[b]) != 1 {
+				t.Fatalf("event %d (%v by g%d at %#x) left out, but byte %#x was touched by %v", i, e.Op, e.G, e.Addr, b, touched[b])
+			}
+		}
+	}
+	if k != len(compact.Events) {
+		t.Fatalf("the compacted trace is not the full one less some events: %d of its %d events matched", k, len(compact.Events))
+	}
+	for i := range full.Events {
+		if e := &full.Events[i]; e.Op == OpRecv && e.Peer >= 0 {
+			if got, want := compact.Events[newIndex[i]].Peer, newIndex[e.Peer]; int(got) != want {
+				t.Errorf("receive %d (%d before) linked to %d, want %d", newIndex[i], i, got, want)
+			}
+		}
+	}
+	var vals []EventValue
+	for _, v := range full.Values {
+		if j := newIndex[v.Event]; j >= 0 {
+			vals = append(vals, EventValue{Event: j, Value: v.Value, Old: v.Old})
+		}
+	}
+	if !slices.Equal(vals, compact.Values) {
+		t.Errorf("values: %v, want %v", compact.Values, vals)
+	}
+	// Some plain access that two goroutines made survives in a trace with
+	// any sharing at all.
+	for i := range full.Events {
+		if e := &full.Events[i]; e.Op.IsAccess() && len(touched[e.Addr]) > 1 && newIndex[i] < 0 {
+			t.Errorf("event %d: shared access left out", i)
+		}
+	}
+}
+
+// sameEvent reports whether e of a and f of b are the same event, objects
+// compared by what they are, not by id.
+func sameEvent(a *Trace, e *Event, b *Trace, f *Event) bool {
+	if e.Op != f.Op || e.G != f.G || e.Addr != f.Addr || e.Size != f.Size || e.Stack != f.Stack || e.Sync != f.Sync {
+		return false
+	}
+	if e.Op != OpRecv && e.Peer != f.Peer {
+		return false
+	}
+	oa, ob := a.Object(e.Obj), b.Object(f.Obj)
+	return (oa == nil) == (ob == nil) && (oa == nil || oa.Kind == ob.Kind && oa.Addr == ob.Addr && oa.Size == ob.Size && oa.Name == ob.Name)
+}
