@@ -442,6 +442,11 @@ func testsOf(rec *trace.RecordResult, res *Report) []Test {
 			events[g.Test]++
 		}
 	}
+	for id, n := range t.Local { // the local accesses conversion left out
+		if g := t.Goroutine(trace.GoID(id)); g != nil && g.Test != "" {
+			events[g.Test] += n
+		}
+	}
 	leaked := leakedGoroutines(rec)
 	// The test during which the run reached the event cap: the test of
 	// the last goroutine recorded that belongs to one.

@@ -1,0 +1,69 @@
+// This file checks that leaving out the goroutine-local accesses
+// (trace/local.go) loses no finding: on one recording of Go's race suite,
+// every finding of the whole trace is a finding of the compacted one.
+
+package check
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+func TestCompactLocalKeepsFindings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records the toolchain's race suite: skipped in -short mode")
+	}
+	if _, err := trace.PrepareToolchain(context.Background(), ""); err != nil {
+		t.Skipf("cannot record here: %v", err)
+	}
+	dir := raceSuiteModule(t)
+	rec, err := trace.Record(context.Background(), trace.RecordOptions{
+		Dir: dir, NoFile: true, KeepLocal: true, Timeout: 2 * time.Minute,
+		Skip: "^TestRaceCrawl$", // see TestRaceSuite
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := rec.Trace
+	compact := *full
+	compact.Events = slices.Clone(full.Events)
+	compact.Values = slices.Clone(full.Values)
+	compact.Objects = slices.Clone(full.Objects)
+	left := trace.CompactLocal(&compact)
+	t.Logf("%d events, %d of them local", len(full.Events), left)
+	if left < len(full.Events)/2 {
+		t.Errorf("only %d of %d events left out as local, want most", left, len(full.Events))
+	}
+	keys := func(tr *trace.Trace) map[string]bool {
+		rep, err := Predict(context.Background(), tr, PredictOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, f := range rep.Findings {
+			k := f.Kind + " " + f.Test
+			for _, a := range f.Accesses {
+				k += fmt.Sprintf(" %s:%d:%s", a.File, a.Line, a.Op)
+			}
+			out[k] = true
+		}
+		return out
+	}
+	before, after := keys(full), keys(&compact)
+	for k := range before {
+		if !after[k] {
+			t.Errorf("lost by leaving out the local accesses: %s", k)
+		}
+	}
+	for k := range after {
+		if !before[k] {
+			t.Logf("found only in the compacted trace (each checked by its witness): %s", k)
+		}
+	}
+	t.Logf("%d findings in the whole trace, %d in the compacted one", len(before), len(after))
+}
