@@ -200,6 +200,30 @@ static void populate(uint8_t *from, uint64_t off, uint64_t limit) {
 	madvise(from + off, POPULATE_BYTES, MADV_POPULATE_WRITE); // best effort
 }
 
+// A process that writes a spool of a gigabyte should not hold it: the
+// pages of a 2 MiB region of chunks are given back (they stay in the file)
+// once every chunk of the region is finished, that is replaced by a new
+// chunk or left by a goroutine that ended; allocation records likewise,
+// by 6 MiB (a whole number of records).
+#define RELEASE_CHUNKS (POPULATE_BYTES / CHUNK_BYTES)
+#define RELEASE_MALLOCS ((3 * POPULATE_BYTES) / 24)
+static uint16_t chunks_done[MAX_CHUNKS / RELEASE_CHUNKS + 1];
+static uint32_t mallocs_done[MALLOC_BYTES / (3 * POPULATE_BYTES) + 1];
+
+static void chunk_done(uint8_t *c) {
+	if (!c || c < spool + CHUNKS_OFF)
+		return;
+	uint64_t r = (uint64_t)(c - spool - CHUNKS_OFF) / CHUNK_BYTES / RELEASE_CHUNKS;
+	if (__atomic_add_fetch(&chunks_done[r], 1, __ATOMIC_ACQ_REL) == RELEASE_CHUNKS)
+		madvise(spool + CHUNKS_OFF + r * POPULATE_BYTES, POPULATE_BYTES, MADV_DONTNEED);
+}
+
+static void malloc_done(uint64_t i) {
+	uint64_t r = i / RELEASE_MALLOCS;
+	if (__atomic_add_fetch(&mallocs_done[r], 1, __ATOMIC_ACQ_REL) == RELEASE_MALLOCS)
+		madvise(spool + HEADER_BYTES + r * 3 * POPULATE_BYTES, 3 * POPULATE_BYTES, MADV_DONTNEED);
+}
+
 static uint8_t *new_chunk(uint32_t gid) {
 	// next_chunk is what the reader maps: it must not go on counting
 	// past the end (each failed call would add one, and the reader would
@@ -233,6 +257,7 @@ static inline uint64_t *reserve(struct gctx *g, uint32_t n) {
 		return NULL;
 	uint32_t bytes = n * 8;
 	if (!g->chunk || g->used + bytes > CHUNK_BYTES - CHUNK_HDR) {
+		chunk_done(g->chunk);
 		g->chunk = new_chunk(g->gid);
 		g->used = 0;
 		if (!g->chunk)
@@ -891,6 +916,8 @@ void __tsan_go_end(struct gctx *thr) {
 		w[0] = (next_seq() << 8) | R_END;
 		commit(thr, 1);
 	}
+	chunk_done(thr->chunk); // the goroutine writes no more
+	thr->chunk = NULL;
 }
 
 void __tsan_go_ignore_sync_begin(struct gctx *thr) {
@@ -921,6 +948,7 @@ static void alloc_record(uint64_t kind, uptr p, uptr sz) {
 	w[1] = p;
 	w[2] = sz;
 	__atomic_store_n(&w[0], (next_seq() << 8) | kind, __ATOMIC_RELEASE);
+	malloc_done(i);
 }
 
 void __tsan_malloc(void *thr, uptr pc, uptr p, uptr sz) {
