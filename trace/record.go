@@ -64,19 +64,23 @@ type RecordOptions struct {
 	Replay *ReplaySchedule
 }
 
-// BytesPerEvent is what one event costs seer check end to end, as peak
-// resident memory over recording, conversion and analysis: the event
-// table's 32 bytes, the analysis's indices and clocks, and the garbage
-// between collections. Measured at about 10M events: 1.0 GB for a test of
-// 1,000 goroutines passing values over 100K channels, 1.09 GB for two
-// goroutines in a Lock/n++/Unlock loop cut at 10.7M events.
-const BytesPerEvent = 110
+// BytesPerEvent is what one converted event may cost seer check end to
+// end, as peak memory over conversion and analysis, when seer keeps its
+// heap within the same budget (cmd/seer sets the Go runtime's memory
+// limit to it): the event table's 32 bytes and the converter's allocation
+// map while converting, then the analysis's indices and clocks for the
+// events the trace keeps. Most converted events of real test suites are
+// local accesses (local.go), which cost only the first part; the budget
+// is set for a run in which nothing is local (two goroutines in a
+// Lock/n++/Unlock loop).
+const BytesPerEvent = 64
 
-// DefaultMaxEvents is RecordOptions.MaxEvents's default: what about 2 GiB
-// of memory holds (BytesPerEvent). Go's race suite, 12.4M events in one
-// run, must fit: a lower cap loses the races of the tests after it.
-// Raise it with seer check -maxmem or -maxevents on a machine with more.
-const DefaultMaxEvents = 2 << 30 / BytesPerEvent
+// DefaultMaxEvents is RecordOptions.MaxEvents's default: what 1 GiB of
+// memory holds (BytesPerEvent), 16.7 million events. Go's race suite,
+// 12.5M events in one run, must fit: a lower cap loses the races of the
+// tests after it. Raise it with seer check -maxmem or -maxevents on a
+// machine with more.
+const DefaultMaxEvents = 1 << 30 / BytesPerEvent
 
 // A RecordResult describes a recording.
 type RecordResult struct {

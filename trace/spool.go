@@ -90,7 +90,7 @@ type spool struct {
 	fini       uint64
 	syms       map[uint64][]Frame // pc -> frames, innermost first
 	fileName   func(string) string
-	left       []uint16 // per region of releaseChunks chunks: chunks not read yet
+	read, hi   uint64 // chunks read, and one past the highest (release)
 }
 
 // releaseChunks is how many chunks release gives back at once: 2 MiB of
@@ -158,26 +158,25 @@ func (s *spool) close() {
 	}
 }
 
-// release notes that chunk i has been read, and gives back the pages of
-// its region of releaseChunks chunks once all of them have: the mapping
-// is of a file, so the records stay there, but they no longer count in
-// this process's resident set (reading a 30M-event spool kept about a
-// gigabyte of it resident).
+// release notes that chunk i has been read. Every sweepChunks chunks read,
+// it gives back the pages of every chunk mapped so far: the mapping is of
+// a file, read only, so the records stay there, and the few chunks that
+// cursors are still reading fault back in from the page cache. (Giving
+// back a region once all its chunks were read kept most of a spool of
+// many goroutines resident, since their streams interleave; one madvise
+// per chunk cost a third of the conversion.)
 func (s *spool) release(i uint64) {
-	r := i / releaseChunks
-	if r >= uint64(len(s.left)) || s.left[r] == 0 {
+	s.hi = max(s.hi, i+1)
+	s.read++
+	if s.read%sweepChunks != 0 {
 		return
 	}
-	s.left[r]--
-	if s.left[r] > 0 {
-		return
-	}
-	lo := s.chunksOff + r*releaseChunks*s.chunkBytes
-	hi := min(lo+releaseChunks*s.chunkBytes, s.chunksOff+s.nchunks*s.chunkBytes)
-	if lo%4096 == 0 {
-		syscall.Madvise(s.data[lo:hi], syscall.MADV_DONTNEED)
-	}
+	syscall.Madvise(s.data[s.chunksOff:s.chunksOff+s.hi*s.chunkBytes], syscall.MADV_DONTNEED)
 }
+
+// sweepChunks is how many chunks release lets be read between sweeps:
+// 64 MiB of 8 KiB chunks.
+const sweepChunks = 8192
 
 // chunk returns the gid and the used records of chunk i.
 func (s *spool) chunk(i uint64) (gid uint32, words []byte) {
@@ -197,17 +196,18 @@ func (s *spool) streams() (map[uint32][]uint64, uint64) {
 	s.syms = make(map[uint64][]Frame)
 	out := make(map[uint32][]uint64)
 	var used uint64
-	s.left = make([]uint16, (s.nchunks+releaseChunks-1)/releaseChunks)
 	for i := uint64(0); i < s.nchunks; i++ {
 		gid, words := s.chunk(i)
 		if gid == 0 {
 			s.readSyms(words)
 			continue
 		}
-		s.left[i/releaseChunks]++
 		out[gid] = append(out[gid], i)
 		used += uint64(len(words))
 	}
+	// Reading a header per chunk mapped (and the kernel's fault-around,
+	// more than) every page of the spool: give them back before merge.
+	syscall.Madvise(s.data, syscall.MADV_DONTNEED)
 	return out, used
 }
 
@@ -265,6 +265,10 @@ func (s *spool) allocs() []allocRec {
 		out = append(out, allocRec{seq: w0 >> 8, kind: kind, addr: le.Uint64(r[8:]), size: le.Uint64(r[16:])})
 	}
 	sortAllocs(out)
+	if n := s.nmalloc * 24; n > 0 {
+		// Copied: the mapping's pages are not needed again.
+		syscall.Madvise(s.data[4096:4096+n], syscall.MADV_DONTNEED)
+	}
 	return out
 }
 

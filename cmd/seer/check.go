@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -33,7 +34,7 @@ var (
 	checkReplay    = checkFlags.Bool("replay", false, "confirm each race and deadlock by running its test again under its witness schedule")
 	checkMax       = checkFlags.Int("maxevents", 0, "analyse at most `n` events of each run (the test during which a run passes n is named; -1: no cap; default: what -maxmem holds)")
 	checkSolve     = checkFlags.Duration("solvetimeout", 2*time.Second, "bound each SAT solve of the witness search by `d`; a candidate left undecided is not reported (seer predict -stats counts them)")
-	checkMaxMem    = checkFlags.String("maxmem", "2GiB", "memory to keep each run's recording and analysis within, as an event cap of `size` / trace.BytesPerEvent (110 bytes); e.g. 512MiB, 4GiB")
+	checkMaxMem    = checkFlags.String("maxmem", "1GiB", "memory to keep each run's conversion and analysis within: seer's heap limit, and an event cap of `size` / trace.BytesPerEvent (64 bytes); e.g. 512MiB, 4GiB")
 )
 
 var _ = register(&command{
@@ -121,13 +122,20 @@ func runCheck(c *command, args []string) int {
 
 		SolveTimeout: *checkSolve,
 	}
+	mem, err := parseSize(*checkMaxMem)
+	if err != nil {
+		errorf(c, "-maxmem: %v", err)
+		return 2
+	}
 	if opts.MaxEvents == 0 {
-		mem, err := parseSize(*checkMaxMem)
-		if err != nil {
-			errorf(c, "-maxmem: %v", err)
-			return 2
-		}
 		opts.MaxEvents = int(max(mem/trace.BytesPerEvent, 1))
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The collector works harder as the heap nears the budget,
+		// instead of letting garbage grow with the live heap (GOGC). An
+		// eighth is left for what is not heap: the spool's pages being
+		// read, the binary, the stacks.
+		debug.SetMemoryLimit(mem - mem/8)
 	}
 	if *checkVerbose {
 		opts.Stderr = os.Stderr
