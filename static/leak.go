@@ -1,0 +1,253 @@
+// This file implements the static half of a predicted leak: whether a
+// select's receive is the only receive its channel can ever have, so
+// that once the select takes another case, a goroutine that sends on the
+// channel later waits for ever.
+
+package static
+
+import (
+	"go/constant"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// A SelectLeak describes the select statement on the line of a frame
+// whose one receive from a local unbuffered channel is, provably, the
+// only receive that channel ever has (SelectLeak's conditions).
+type SelectLeak struct {
+	// Timer is set when another case receives from the channel of a
+	// time.After call, which the runtime sends on by itself once the
+	// duration has passed; Default, when the select has a default case.
+	Timer, Default bool
+}
+
+// SelectLeak reports whether the select statement on the line of frame
+// f (in the functions that may have run it, see Functions) is the one
+// place that ever receives from one of its channels, so that a
+// goroutine sending on that channel after the select took another case
+// blocks for ever. It holds when there is exactly one select on the
+// line, and:
+//
+//   - one of its cases receives from a channel ch that the same function
+//     makes, unbuffered (make(chan T) or a constant capacity of zero);
+//   - every other case receives from the result of a call of time.After
+//     in the same function, or the select has a default case; so the
+//     other case becomes ready with no goroutine's help;
+//   - ch is used in the function only by that select, and otherwise only
+//     captured by closures or passed to functions of the program that do
+//     nothing with it but send on it (transitively: a closure may capture
+//     it again or pass it on); it is never closed, stored, returned,
+//     converted to an interface, compared or received from elsewhere;
+//   - the select's block is in no loop of the function, so that a
+//     goroutine that took the other case never comes back to it.
+//
+// Unknown means false: the caller reports nothing.
+func (p *Program) SelectLeak(f trace.Frame) (SelectLeak, bool) {
+	fi, fns, ok := p.resolve(f)
+	if !ok {
+		return SelectLeak{}, false
+	}
+	var sel *ssa.Select
+	for _, fn := range fns {
+		for _, b := range fn.Blocks {
+			for _, in := range b.Instrs {
+				s, ok := in.(*ssa.Select)
+				if !ok || !s.Pos().IsValid() || fi.tok.Line(s.Pos()) != f.Line {
+					continue
+				}
+				if sel != nil {
+					return SelectLeak{}, false // two selects on the line
+				}
+				sel = s
+			}
+		}
+	}
+	if sel == nil {
+		return SelectLeak{}, false
+	}
+	out := SelectLeak{Default: !sel.Blocking}
+	var ch *ssa.MakeChan
+	for _, st := range sel.States {
+		if st.Dir != types.RecvOnly { // a send case
+			return SelectLeak{}, false
+		}
+		if isTimeAfter(st.Chan) {
+			out.Timer = true
+			continue
+		}
+		mc := chanRoot(st.Chan)
+		if mc == nil || ch != nil || mc.Parent() != sel.Parent() || !zeroSize(mc.Size) {
+			return SelectLeak{}, false
+		}
+		ch = mc
+	}
+	if ch == nil || !(out.Timer || out.Default) || inLoop(sel.Block()) {
+		return SelectLeak{}, false
+	}
+	u := chanUses{sel: sel, seen: map[ssa.Value]bool{}}
+	if !u.onlySends(ch) || u.selected != 1 {
+		return SelectLeak{}, false
+	}
+	return out, true
+}
+
+// chanRoot returns the make(chan) whose channel v is: v itself, or a
+// load of a local variable that only that make's channel is stored in
+// (a variable a closure captures stays in memory in go/ssa).
+func chanRoot(v ssa.Value) *ssa.MakeChan {
+	switch v := v.(type) {
+	case *ssa.MakeChan:
+		return v
+	case *ssa.UnOp:
+		a, ok := v.X.(*ssa.Alloc)
+		if v.Op != token.MUL || !ok || a.Referrers() == nil {
+			return nil
+		}
+		var mc *ssa.MakeChan
+		for _, r := range *a.Referrers() {
+			if st, ok := r.(*ssa.Store); ok && st.Addr == a {
+				m, ok := st.Val.(*ssa.MakeChan)
+				if !ok || mc != nil {
+					return nil
+				}
+				mc = m
+			}
+		}
+		return mc
+	}
+	return nil
+}
+
+// chanUses follows the uses of one channel, and of the variables that
+// hold it, through closures and calls.
+type chanUses struct {
+	sel      *ssa.Select        // the one select allowed to receive
+	selected int                // its cases on the channel
+	seen     map[ssa.Value]bool // values known to be the channel, or variables holding only it
+}
+
+// onlySends reports whether every use of v (the channel, or a variable
+// holding only it) only sends on it, but for the receive of u.sel.
+func (u *chanUses) onlySends(v ssa.Value) bool {
+	if u.seen[v] {
+		return true
+	}
+	u.seen[v] = true
+	refs := v.Referrers()
+	if refs == nil {
+		return false
+	}
+	for _, r := range *refs {
+		if !u.use(v, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// use reports whether instruction r's use of v only sends on the
+// channel: a send, a load of a variable holding it, a store of it into a
+// local variable, a capture by a closure or an argument of a static call
+// (or go or defer) of a function of the program whose captured variable
+// or parameter is used only so, or the receive of u.sel.
+func (u *chanUses) use(v ssa.Value, r ssa.Instruction) bool {
+	switch r := r.(type) {
+	case *ssa.DebugRef:
+		return true
+	case *ssa.Select:
+		if r != u.sel {
+			return false
+		}
+		for _, st := range r.States {
+			if st.Chan == v {
+				u.selected++
+			}
+		}
+		return true
+	case *ssa.Send:
+		return r.Chan == v && r.X != v
+	case *ssa.ChangeType: // chan T to chan<- T
+		return u.onlySends(r)
+	case *ssa.UnOp:
+		return r.Op == token.MUL && r.X == v && u.onlySends(r)
+	case *ssa.Store:
+		if r.Addr == v {
+			return u.seen[r.Val] // the channel itself, stored back
+		}
+		a, ok := r.Addr.(*ssa.Alloc)
+		return ok && r.Val == v && u.onlySends(a)
+	case *ssa.MakeClosure:
+		if r.Fn == v {
+			return false
+		}
+		fn, ok := r.Fn.(*ssa.Function)
+		if !ok || len(fn.FreeVars) != len(r.Bindings) {
+			return false
+		}
+		for k, b := range r.Bindings {
+			if b == v && !u.onlySends(fn.FreeVars[k]) {
+				return false
+			}
+		}
+		return true
+	case ssa.CallInstruction:
+		com := r.Common()
+		if com.IsInvoke() || com.Value == v {
+			return false
+		}
+		fn := com.StaticCallee()
+		if fn == nil || fn.Blocks == nil || len(fn.Params) != len(com.Args) {
+			return false
+		}
+		for k, a := range com.Args {
+			if a == v && !u.onlySends(fn.Params[k]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// isTimeAfter reports whether v is the result of a call of time.After.
+func isTimeAfter(v ssa.Value) bool {
+	c, ok := v.(*ssa.Call)
+	if !ok {
+		return false
+	}
+	fn := c.Call.StaticCallee()
+	if fn == nil {
+		return false
+	}
+	obj, ok := fn.Object().(*types.Func)
+	return ok && obj.Pkg() != nil && obj.Pkg().Path() == "time" && obj.Name() == "After"
+}
+
+// zeroSize reports whether a make(chan)'s size is the constant zero.
+func zeroSize(v ssa.Value) bool {
+	c, ok := v.(*ssa.Const)
+	return ok && c.Value != nil && c.Value.Kind() == constant.Int && constant.Sign(c.Value) == 0
+}
+
+// inLoop reports whether block b can be reached from itself.
+func inLoop(b *ssa.BasicBlock) bool {
+	seen := map[*ssa.BasicBlock]bool{}
+	stack := append([]*ssa.BasicBlock(nil), b.Succs...)
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x == b {
+			return true
+		}
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		stack = append(stack, x.Succs...)
+	}
+	return false
+}
