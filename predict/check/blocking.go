@@ -185,7 +185,7 @@ func observedBlocked(rec *trace.RecordResult, src Source) ([]Finding, error) {
 // ObservedBlocking reports whether f is a blocking bug that the recorded
 // run itself showed: a leak, or a deadlock it hung on.
 func ObservedBlocking(f *Finding) bool {
-	return f.Kind == "leak" || f.Kind == "deadlock" && !f.Predicted
+	return f.Kind == "leak" && !f.Predicted || f.Kind == "deadlock" && !f.Predicted
 }
 
 // BlockedSentences tells where each goroutine of an observed leak or

@@ -502,6 +502,9 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*Report,
 		rel := newRelevance(t, opts.Source)
 		popts.ControlIrrelevant = rel.irrelevant
 		popts.Feeds = rel.feeds
+		if ls, ok := opts.Source.(leakSource); ok {
+			popts.SelectLeak = selectLeaks(ls)
+		}
 	}
 	res, err := predict.Analyze(ctx, t, popts)
 	if err != nil {
