@@ -30,7 +30,8 @@ type SelectLeak struct {
 // place that ever receives from one of its channels, so that a
 // goroutine sending on that channel after the select took another case
 // blocks for ever. It holds when there is exactly one select on the
-// line, and:
+// line (or, for a select of one receive and a default, whose code the
+// compiler puts at the receive, one with its receive on the line), and:
 //
 //   - one of its cases receives from a channel ch that the same function
 //     makes, unbuffered (make(chan T) or a constant capacity of zero);
@@ -56,7 +57,13 @@ func (p *Program) SelectLeak(f trace.Frame) (SelectLeak, bool) {
 		for _, b := range fn.Blocks {
 			for _, in := range b.Instrs {
 				s, ok := in.(*ssa.Select)
-				if !ok || !s.Pos().IsValid() || fi.tok.Line(s.Pos()) != f.Line {
+				if !ok || !s.Pos().IsValid() {
+					continue
+				}
+				// The compiler puts a select of one receive and a
+				// default (selectnbrecv) at the receive's line.
+				if fi.tok.Line(s.Pos()) != f.Line &&
+					!(!s.Blocking && len(s.States) == 1 && s.States[0].Pos.IsValid() && fi.tok.Line(s.States[0].Pos) == f.Line) {
 					continue
 				}
 				if sel != nil {

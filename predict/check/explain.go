@@ -117,12 +117,42 @@ before its test returned. A receive, a select of receives, a sleep or a
 system call leave no event until they complete, so a goroutine left in
 one of them is only listed among the test's goroutines still running,
 not reported as a leak. Goroutines left at the same place are one
-finding. This kind is observed only: seer does not yet predict leaks that
-another schedule would show.
+finding.
+
+A leak is also predicted when the run did not show it, in one shape: a
+select with a timeout (a time.After case) or a default case receives the
+result of a goroutine that sends it on an unbuffered channel.
+
+	ch := make(chan int)
+	go func() { ch <- compute() }()
+	select {
+	case v := <-ch:
+		return v, nil
+	case <-time.After(d):
+		return 0, errTimeout
+	}
+
+In the recorded run the result came first. The finding names the send,
+the select and the timer. Its witness is a schedule of the same test, in
+which every goroutine does what it did in the recorded run and every read
+sees the same write, that stops the sender just before its send and the
+receiver at the select, with the timer started: the default case is ready
+there, and the timer's once its duration has passed. Go promises nothing
+of how long the sender takes to reach its send (the scheduler, the
+operating system or the garbage collector may hold it up past any
+timeout), so the program can take this schedule: the select takes the
+other case, and the send then waits for ever. That nothing receives from
+the channel afterwards is not in the run: seer proves it from the source,
+and says nothing unless it can. The channel must be made unbuffered in the
+select's function and used there only by that select, which is in no
+loop; it may be handed only to closures and functions that do nothing
+with it but send, and is never closed, stored or returned. A select on
+ctx.Done() is not judged (whether the context can end first is not in the
+source of the select).
 
 Fix: give every goroutine a way to finish: buffer the channel for every
-sender, or have the receiver drain it, or select on a done channel or a
-context.`,
+sender (make(chan T, 1) for the one result), or have the receiver drain
+it, or select on a done channel or a context in the sender too.`,
 }
 
 // Explain returns the documentation of a finding kind ("race",
