@@ -393,6 +393,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 			return err
 		}
 		found = append(found, obs...)
+		found = append(found, observedCloseOfClosed(rec, src)...)
 		tests = append(tests, testsOf(rec, res)...)
 		if r := rec.Outcome.Result; r != "pass" && r != "fail" {
 			ended = true
