@@ -138,7 +138,9 @@ type Finding struct {
 	// one transaction of one goroutine, r from another), or a deadlock's
 	// blocked acquires, one per goroutine of the cycle, in cycle order:
 	// each requests a lock that the next one's goroutine holds (the last,
-	// one that the first's holds).
+	// one that the first's holds). A predicted leak (selectleak.go): the
+	// sender's send start, the select's receive and, for a timeout, the
+	// time.After call's event.
 	Events []int
 
 	// Prefix, Stops and Witness give the schedule that shows the bug;

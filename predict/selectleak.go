@@ -65,9 +65,6 @@ import (
 	"github.com/seer-tools/seer/trace"
 )
 
-// KindLeak findings that are predicted come from this layer; those the
-// run showed, from leak.go.
-
 // leakLayer finds and proves predicted leaks after a select. Its funnel
 // row (Stage "leak"): Leaks counts the select receives on unbuffered
 // channels, from a sender, that static analysis proves are the channel's
