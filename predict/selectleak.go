@@ -29,9 +29,10 @@
 //     writer, locks exclusive; Şerbănuţă, Chen and Roşu, RV 2012), after
 //     which R's next step is the select and S's next step is the send,
 //     not yet begun. The other case is ready there with no goroutine's
-//     help: a default case at once; a time.After channel (its call is in
-//     the schedule, R's event with time.After on its stack) once its
-//     duration has passed. Go gives no guarantee about how long S takes
+//     help: a default case at once; a time.After channel, or the Done
+//     channel of a context made with context.WithTimeout or WithDeadline
+//     (the call is in the schedule: R's event with it on its stack), once
+//     its duration has passed. Go gives no guarantee about how long S takes
 //     to reach its send: the scheduler, the operating system or the
 //     collector may delay S past any duration while R's timer fires, as
 //     the race detector likewise assumes of any two unordered events. So
@@ -157,7 +158,8 @@ func (e *engine) leakLayer() ([]Finding, Stage, error) {
 }
 
 // timerOf returns the latest event of r's goroutine before r made in a
-// call of time.After from the function r's select is in, in the same
+// call that starts a timer (witness.TimerFunc: time.After,
+// context.WithTimeout) from the function r's select is in, in the same
 // activation (the scan skips the runtime's events and stops at an event
 // of another user function, or at one of the same select), or -1.
 func timerOf(t *trace.Trace, c *ctp, r int32) int32 {
@@ -175,7 +177,7 @@ func timerOf(t *trace.Trace, c *ctp, r int32) int32 {
 		if userFunc(t, i) != fn || c.site(i) == site {
 			return -1
 		}
-		if witness.InTimeAfter(t, int(i)) {
+		if witness.TimerFunc(t, int(i)) != "" {
 			return i
 		}
 	}

@@ -21,7 +21,9 @@ import (
 type SelectLeak struct {
 	// Timer is set when another case receives from the channel of a
 	// time.After call, which the runtime sends on by itself once the
-	// duration has passed; Default, when the select has a default case.
+	// duration has passed, or from the Done channel of a context made in
+	// the function by context.WithTimeout or WithDeadline, which closes
+	// at the deadline; Default, when the select has a default case.
 	Timer, Default bool
 }
 
@@ -35,9 +37,11 @@ type SelectLeak struct {
 //
 //   - one of its cases receives from a channel ch that the same function
 //     makes, unbuffered (make(chan T) or a constant capacity of zero);
-//   - every other case receives from the result of a call of time.After
-//     in the same function, or the select has a default case; so the
-//     other case becomes ready with no goroutine's help;
+//   - every other case receives from the result of a call of time.After,
+//     or from ctx.Done() for a ctx that the same function made with
+//     context.WithTimeout or WithDeadline (or their Cause forms), or the
+//     select has a default case; so the other case becomes ready with no
+//     goroutine's help;
 //   - ch is used in the function only by that select, and otherwise only
 //     captured by closures or passed to functions of the program that do
 //     nothing with it but send on it (transitively: a closure may capture
@@ -82,7 +86,7 @@ func (p *Program) SelectLeak(f trace.Frame) (SelectLeak, bool) {
 		if st.Dir != types.RecvOnly { // a send case
 			return SelectLeak{}, false
 		}
-		if isTimeAfter(st.Chan) {
+		if isTimeAfter(st.Chan) || isDeadlineDone(st.Chan, sel.Parent()) {
 			out.Timer = true
 			continue
 		}
@@ -106,27 +110,8 @@ func (p *Program) SelectLeak(f trace.Frame) (SelectLeak, bool) {
 // load of a local variable that only that make's channel is stored in
 // (a variable a closure captures stays in memory in go/ssa).
 func chanRoot(v ssa.Value) *ssa.MakeChan {
-	switch v := v.(type) {
-	case *ssa.MakeChan:
-		return v
-	case *ssa.UnOp:
-		a, ok := v.X.(*ssa.Alloc)
-		if v.Op != token.MUL || !ok || a.Referrers() == nil {
-			return nil
-		}
-		var mc *ssa.MakeChan
-		for _, r := range *a.Referrers() {
-			if st, ok := r.(*ssa.Store); ok && st.Addr == a {
-				m, ok := st.Val.(*ssa.MakeChan)
-				if !ok || mc != nil {
-					return nil
-				}
-				mc = m
-			}
-		}
-		return mc
-	}
-	return nil
+	mc, _ := stored(v).(*ssa.MakeChan)
+	return mc
 }
 
 // chanUses follows the uses of one channel, and of the variables that
@@ -232,6 +217,101 @@ func isTimeAfter(v ssa.Value) bool {
 	}
 	obj, ok := fn.Object().(*types.Func)
 	return ok && obj.Pkg() != nil && obj.Pkg().Path() == "time" && obj.Name() == "After"
+}
+
+// deadlineFuncs are the functions of package context whose context's
+// Done channel is closed at a deadline with no goroutine's help.
+var deadlineFuncs = map[string]bool{"WithTimeout": true, "WithDeadline": true, "WithTimeoutCause": true, "WithDeadlineCause": true}
+
+// isDeadlineDone reports whether v is ctx.Done() for a context that
+// function fn made with context.WithTimeout or WithDeadline (or their
+// Cause forms): its channel closes once the deadline has passed, if not
+// before.
+func isDeadlineDone(v ssa.Value, fn *ssa.Function) bool {
+	c, ok := v.(*ssa.Call)
+	if !ok || !c.Call.IsInvoke() || c.Call.Method.Name() != "Done" || len(c.Call.Args) != 0 {
+		return false
+	}
+	x, ok := stored(c.Call.Value).(*ssa.Extract)
+	if !ok || x.Index != 0 || x.Parent() != fn {
+		return false
+	}
+	mk, ok := x.Tuple.(*ssa.Call)
+	if !ok {
+		return false
+	}
+	callee := mk.Call.StaticCallee()
+	if callee == nil {
+		return false
+	}
+	obj, ok := callee.Object().(*types.Func)
+	return ok && obj.Pkg() != nil && obj.Pkg().Path() == "context" && deadlineFuncs[obj.Name()]
+}
+
+// stored returns v, or if v loads a local variable that one store only
+// ever writes (a variable a closure captures stays in memory in go/ssa)
+// and that is otherwise only read, here or by closures, the value
+// stored.
+func stored(v ssa.Value) ssa.Value {
+	u, ok := v.(*ssa.UnOp)
+	if !ok || u.Op != token.MUL {
+		return v
+	}
+	a, ok := u.X.(*ssa.Alloc)
+	if !ok || a.Referrers() == nil {
+		return v
+	}
+	var val ssa.Value
+	for _, r := range *a.Referrers() {
+		switch r := r.(type) {
+		case *ssa.Store:
+			if r.Addr != a || val != nil {
+				return v
+			}
+			val = r.Val
+		case *ssa.UnOp:
+			if r.Op != token.MUL {
+				return v
+			}
+		case *ssa.DebugRef:
+		case *ssa.MakeClosure:
+			// A closure may read the variable, not write it.
+			fn, ok := r.Fn.(*ssa.Function)
+			if !ok || len(fn.FreeVars) != len(r.Bindings) {
+				return v
+			}
+			for k, b := range r.Bindings {
+				if b == a && !readOnly(fn.FreeVars[k]) {
+					return v
+				}
+			}
+		default:
+			return v // its address goes somewhere
+		}
+	}
+	if val == nil {
+		return v
+	}
+	return val
+}
+
+// readOnly reports whether a closure's captured variable is only read.
+func readOnly(fv *ssa.FreeVar) bool {
+	if fv.Referrers() == nil {
+		return false
+	}
+	for _, r := range *fv.Referrers() {
+		switch r := r.(type) {
+		case *ssa.UnOp:
+			if r.Op != token.MUL {
+				return false
+			}
+		case *ssa.DebugRef:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // zeroSize reports whether a make(chan)'s size is the constant zero.

@@ -38,14 +38,14 @@ func TestSelectLeak(t *testing.T) {
 		if ok != want {
 			t.Errorf("%s (line %d): SelectLeak = %v, want %v", fn, line, ok, want)
 		}
-		if ok && fn == "fetch" && !got.Timer {
+		if ok && (fn == "fetch" || fn == "withTimeout") && !got.Timer {
 			t.Errorf("fetch: no timer found")
 		}
 		if ok && fn == "poll" && !got.Default {
 			t.Errorf("poll: no default found")
 		}
 	}
-	if n < 9 {
+	if n < 12 {
 		t.Fatalf("found %d marked selects", n)
 	}
 }

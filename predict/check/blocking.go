@@ -184,13 +184,14 @@ func observedBlocked(rec *trace.RecordResult, src Source) ([]Finding, error) {
 }
 
 // leakOp is the word for a predicted leak's event: the send that blocks
-// (chansend's read starts it), the select, the timer.
+// (chansend's read starts it), the select, the call that started the
+// timer ("time.After", "context.WithTimeout").
 func leakOp(t *trace.Trace, i int) string {
 	switch {
 	case witness.SendStart(t, i):
 		return "send"
-	case witness.InTimeAfter(t, i):
-		return "time.After"
+	case witness.TimerFunc(t, i) != "":
+		return witness.TimerFunc(t, i)
 	case t.Events[i].Op == trace.OpRecv:
 		return "select"
 	}
@@ -211,8 +212,8 @@ func LeakSentence(f *Finding, rel func(string) string) string {
 	}
 	other := "its default case"
 	if len(f.Accesses) > 2 {
-		other = fmt.Sprintf("its time.After case (the timer started at %s fires first: Go promises nothing of how long goroutine %d takes to reach its send)",
-			position(f.Accesses[2].File, f.Accesses[2].Line, rel), s.Goroutine)
+		other = fmt.Sprintf("the case of the timer that %s started at %s (it fires first: Go promises nothing of how long goroutine %d takes to reach its send)",
+			f.Accesses[2].Op, position(f.Accesses[2].File, f.Accesses[2].Line, rel), s.Goroutine)
 	}
 	return fmt.Sprintf("in a schedule that nothing rules out, goroutine %d's select at %s finds no sender on%s and takes %s; goroutine %d's send at %s then waits for ever, since that select is the channel's only receive",
 		r.Goroutine, position(r.File, r.Line, rel), on, other, s.Goroutine, position(s.File, s.Line, rel))

@@ -120,8 +120,9 @@ not reported as a leak. Goroutines left at the same place are one
 finding.
 
 A leak is also predicted when the run did not show it, in one shape: a
-select with a timeout (a time.After case) or a default case receives the
-result of a goroutine that sends it on an unbuffered channel.
+select with a timeout (a time.After case, or ctx.Done() for a context made
+there by context.WithTimeout or WithDeadline) or a default case receives
+the result of a goroutine that sends it on an unbuffered channel.
 
 	ch := make(chan int)
 	go func() { ch <- compute() }()
@@ -147,8 +148,9 @@ and says nothing unless it can. The channel must be made unbuffered in the
 select's function and used there only by that select, which is in no
 loop; it may be handed only to closures and functions that do nothing
 with it but send, and is never closed, stored or returned. A select on
-ctx.Done() is not judged (whether the context can end first is not in the
-source of the select).
+the Done channel of a context from elsewhere (a parameter, or one made by
+WithCancel) is not judged: whether it can end first is not in the source
+of the select.
 
 Fix: give every goroutine a way to finish: buffer the channel for every
 sender (make(chan T, 1) for the one result), or have the receiver drain

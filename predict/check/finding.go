@@ -71,7 +71,7 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 			a.Variable = names.misuseObject(i, site) // the channel, WaitGroup or mutex
 		} else if f.Kind == predict.KindLeak && f.Predicted {
 			a.Op = leakOp(t, i)
-			if a.Op != "time.After" {
+			if a.Op == "send" || a.Op == "select" {
 				a.Variable = names.misuseObject(i, site) // the channel
 			}
 		} else if o := t.Object(e.Obj); o != nil && o.Name != "" {

@@ -57,6 +57,43 @@ func TestFetch(t *testing.T) {
 		send: "ch <- compute() // leak",
 	},
 	{
+		test: "TestFetchContext",
+		src: `package p
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+func double(v int) int { return 2 * v }
+
+// fetchContext waits for the result until ctx's deadline.
+func fetchContext(parent context.Context, v int) (int, error) {
+	ctx, cancel := context.WithTimeout(parent, time.Minute)
+	defer cancel()
+	ch := MAKE
+	go func() {
+		SEND
+	}()
+	select { // select
+	case r := <-ch:
+		return r, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+func TestFetchContext(t *testing.T) {
+	if v, err := fetchContext(context.Background(), 21); err != nil || v != 42 {
+		t.Fatal(v, err)
+	}
+}
+`,
+		make: "make(chan int, 1)",
+		send: "ch <- double(v) // leak",
+	},
+	{
 		test: "TestPoll",
 		src: `package p
 
@@ -102,7 +139,11 @@ func TestLeakPredicted(t *testing.T) {
 	fixed := map[string]string{}
 	lines := map[string][2]int{} // test -> the send's line, the select's
 	for _, tc := range leakCases {
-		b := strings.NewReplacer("MAKE", "make(chan int)", "SEND", "ch <- compute() // leak").Replace(tc.src)
+		send := "ch <- compute() // leak"
+		if tc.test == "TestFetchContext" {
+			send = "ch <- double(v) // leak"
+		}
+		b := strings.NewReplacer("MAKE", "make(chan int)", "SEND", send).Replace(tc.src)
 		name := strings.ToLower(tc.test) + "_test.go"
 		buggy[name] = b
 		fixed[name] = strings.NewReplacer("MAKE", tc.make, "SEND", tc.send).Replace(tc.src)
@@ -144,8 +185,11 @@ func TestLeakPredicted(t *testing.T) {
 			if s.Variable != "ch" {
 				t.Errorf("%s: the channel is named %q, want ch", tc.test, s.Variable)
 			}
-			timer := len(f.Accesses) == 3 && f.Accesses[2].Op == "time.After"
-			if timer != (tc.test == "TestFetch") {
+			timer := ""
+			if len(f.Accesses) == 3 {
+				timer = f.Accesses[2].Op
+			}
+			if want := map[string]string{"TestFetch": "time.After", "TestFetchContext": "context.WithTimeout"}[tc.test]; timer != want {
 				t.Errorf("%s: accesses %+v: want the timer exactly when the select has one", tc.test, f.Accesses)
 			}
 			if s := LeakSentence(&f, func(s string) string { return s }); !strings.Contains(s, "waits for ever") {

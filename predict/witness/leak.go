@@ -10,7 +10,9 @@
 // its operation, made in a select; and, unless that select is a receive
 // with a default case (the compiler's selectnbrecv), a third event t,
 // R's, in the schedule and in the same function as r, made in a call of
-// time.After: the timer of the select's other case, started. The checker
+// time.After or of context.WithTimeout or WithDeadline (TimerFunc): the
+// timer of the select's other case, started (a context with a deadline
+// closes its Done channel when its timer fires, if not before). The checker
 // re-checks, against the serial specifications:
 //
 //   - the schedule is feasible, and s and r are S's and R's next events
@@ -43,15 +45,20 @@ import (
 // only receiver, a select, is about to take another case (leak.go).
 const SelectLeak Kind = "select-leak"
 
-// InTimeAfter reports whether event i of t was made in a call of
-// time.After.
-func InTimeAfter(t *trace.Trace, i int) bool {
+// TimerFunc returns the function of the standard library that starts a
+// timer which event i of t was made in: "time.After", or the function of
+// package context that makes a context with a deadline
+// ("context.WithTimeout", "context.WithDeadline", their Cause forms),
+// the outermost if there are two; or "".
+func TimerFunc(t *trace.Trace, i int) string {
+	name := ""
 	for _, f := range t.Stack(t.Events[i].Stack) {
-		if f.Func == "time.After" {
-			return true
+		switch f.Func {
+		case "time.After", "context.WithTimeout", "context.WithDeadline", "context.WithTimeoutCause", "context.WithDeadlineCause":
+			name = f.Func
 		}
 	}
-	return false
+	return name
 }
 
 // InRuntime reports whether e was made in the runtime itself, whose
@@ -116,8 +123,8 @@ func (s *fstate) checkSelectLeak() error {
 	}
 	tm := f.Events[2]
 	te := &t.Events[tm]
-	if te.G != re.G || !InTimeAfter(t, tm) || !s.inSchedule(int32(tm)) {
-		return fmt.Errorf("event %d is not a time.After call of goroutine %d in the schedule", tm, re.G)
+	if te.G != re.G || TimerFunc(t, tm) == "" || !s.inSchedule(int32(tm)) {
+		return fmt.Errorf("event %d is not a timer's start (time.After, context.WithTimeout) by goroutine %d in the schedule", tm, re.G)
 	}
 	// The timer is this select's: R's events from it to r are all in the
 	// select's function (or in the runtime), and none is at the select

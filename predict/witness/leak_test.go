@@ -95,7 +95,7 @@ func TestCheckSelectLeak(t *testing.T) {
 		{"half a send", base, claim([]int{6, 7, 4}, 0, 1, 2, 3, 4, 5), "does not start a send"},
 		{"the timer not started", base, claim([]int{5, 7, 4}, 0, 1, 2, 3), "next event after the schedule is not 7"},
 		{"no timer, no default", base, claim([]int{5, 7}, 0, 1, 2, 3, 4), "no timer in the schedule and no default case"},
-		{"the timer is the sender's", base, claim([]int{5, 7, 5}, 0, 1, 2, 3, 4), "not a time.After call"},
+		{"the timer is the sender's", base, claim([]int{5, 7, 5}, 0, 1, 2, 3, 4), "not a timer's start"},
 		{"not in a select", plain, claim([]int{5, 7, 4}, 0, 1, 2, 3, 4), "not a receive in a select"},
 		{"the run closes the channel", closed, claim([]int{5, 7, 4}, 0, 1, 2, 3, 4), "closes channel"},
 		{"the send and the receive swapped", base, claim([]int{7, 5, 4}, 0, 1, 2, 3, 4), "does not start a send"},

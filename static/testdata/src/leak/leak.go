@@ -112,3 +112,43 @@ func stored(d time.Duration) (int, chan int) {
 		return 0, ch
 	}
 }
+
+func withTimeout(parent context.Context, d time.Duration) int {
+	ctx, cancel := context.WithTimeout(parent, d)
+	defer cancel()
+	ch := make(chan int)
+	go func() { ch <- work() }()
+	select { // leak:yes
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		return 0
+	}
+}
+
+func withCancel(parent context.Context) int {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	ch := make(chan int)
+	go func() { ch <- work() }()
+	select { // leak:no
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		return 0
+	}
+}
+
+func reassigned(parent context.Context, d time.Duration) int {
+	ctx, cancel := context.WithTimeout(parent, d)
+	defer cancel()
+	ch := make(chan int)
+	go func() { ch <- work() }()
+	func() { ctx = parent }()
+	select { // leak:no
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		return 0
+	}
+}
