@@ -41,10 +41,12 @@
 //   - What happens after (the static half, static.Program.SelectLeak via
 //     Options.SelectLeak). The select is the only place that ever
 //     receives from c: c is made unbuffered in the select's function,
-//     used there only by the select (which is in no loop) and otherwise
-//     only handed to closures and functions that do nothing with it but
-//     send; it is never closed, stored or returned. Once R took the other
-//     case, no goroutine can receive from c, and S's send blocks for ever.
+//     used there only by the select (whose other cases never lead back
+//     to it: a collector's loop that a timeout leaves qualifies) and
+//     otherwise only handed to closures and functions that do nothing
+//     with it but send; it is never closed, stored or returned. Once R
+//     took the other case, no goroutine can receive from c, and S's send
+//     blocks for ever.
 //
 // A select for which Options.SelectLeak does not hold is not judged:
 // soundness first, say nothing. The finding (Kind leak, Predicted)

@@ -47,8 +47,11 @@ type SelectLeak struct {
 //     nothing with it but send on it (transitively: a closure may capture
 //     it again or pass it on); it is never closed, stored, returned,
 //     converted to an interface, compared or received from elsewhere;
-//   - the select's block is in no loop of the function, so that a
-//     goroutine that took the other case never comes back to it.
+//   - from the bodies of the select's other cases (and its default), no
+//     path of the function leads back to the select: a goroutine that
+//     took another case never receives from ch again (a select in a loop
+//     qualifies when its other cases leave the loop, as a timeout that
+//     returns does).
 //
 // Unknown means false: the caller reports nothing.
 func (p *Program) SelectLeak(f trace.Frame) (SelectLeak, bool) {
@@ -82,7 +85,8 @@ func (p *Program) SelectLeak(f trace.Frame) (SelectLeak, bool) {
 	}
 	out := SelectLeak{Default: !sel.Blocking}
 	var ch *ssa.MakeChan
-	for _, st := range sel.States {
+	chCase := -1
+	for k, st := range sel.States {
 		if st.Dir != types.RecvOnly { // a send case
 			return SelectLeak{}, false
 		}
@@ -94,9 +98,9 @@ func (p *Program) SelectLeak(f trace.Frame) (SelectLeak, bool) {
 		if mc == nil || ch != nil || mc.Parent() != sel.Parent() || !zeroSize(mc.Size) {
 			return SelectLeak{}, false
 		}
-		ch = mc
+		ch, chCase = mc, k
 	}
-	if ch == nil || !(out.Timer || out.Default) || inLoop(sel.Block()) {
+	if ch == nil || !(out.Timer || out.Default) || comesBack(sel, chCase) {
 		return SelectLeak{}, false
 	}
 	u := chanUses{sel: sel, seen: map[ssa.Value]bool{}}
@@ -320,10 +324,56 @@ func zeroSize(v ssa.Value) bool {
 	return ok && c.Value != nil && c.Value.Kind() == constant.Int && constant.Sign(c.Value) == 0
 }
 
-// inLoop reports whether block b can be reached from itself.
-func inLoop(b *ssa.BasicBlock) bool {
+// comesBack reports whether a goroutine that took a case of sel other
+// than case ch may reach sel again: whether the block of sel can be
+// reached from the bodies of those cases (and the default). The bodies
+// are found as go/ssa lays them out: after the select, a chain of tests
+// "index == k" each branching to case k's body or to the next test, the
+// last "next" being the default's body; when the code is not of that
+// shape, any path from the select back to it counts.
+func comesBack(sel *ssa.Select, ch int) bool {
+	var idx ssa.Value
+	for _, r := range *sel.Referrers() {
+		if x, ok := r.(*ssa.Extract); ok && x.Index == 0 {
+			idx = x
+		}
+	}
+	if idx == nil {
+		return inLoop(sel.Block(), sel.Block().Succs)
+	}
+	var others []*ssa.BasicBlock
+	b := sel.Block()
+	for k := 0; k < len(sel.States); k++ {
+		br, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
+		if !ok || len(b.Succs) != 2 {
+			return inLoop(sel.Block(), sel.Block().Succs)
+		}
+		cond, ok := br.Cond.(*ssa.BinOp)
+		if !ok || cond.Op != token.EQL || cond.X != idx {
+			return inLoop(sel.Block(), sel.Block().Succs)
+		}
+		c, ok := cond.Y.(*ssa.Const)
+		if !ok || c.Value == nil || c.Value.Kind() != constant.Int {
+			return inLoop(sel.Block(), sel.Block().Succs)
+		}
+		if n, exact := constant.Int64Val(c.Value); !exact || n != int64(k) {
+			return inLoop(sel.Block(), sel.Block().Succs)
+		}
+		if k != ch {
+			others = append(others, b.Succs[0])
+		}
+		b = b.Succs[1]
+	}
+	if !sel.Blocking {
+		others = append(others, b) // the default's body
+	}
+	return inLoop(sel.Block(), others)
+}
+
+// inLoop reports whether block b can be reached from the blocks from.
+func inLoop(b *ssa.BasicBlock, from []*ssa.BasicBlock) bool {
 	seen := map[*ssa.BasicBlock]bool{}
-	stack := append([]*ssa.BasicBlock(nil), b.Succs...)
+	stack := append([]*ssa.BasicBlock(nil), from...)
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]

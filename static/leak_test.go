@@ -45,7 +45,7 @@ func TestSelectLeak(t *testing.T) {
 			t.Errorf("poll: no default found")
 		}
 	}
-	if n < 12 {
+	if n < 14 {
 		t.Fatalf("found %d marked selects", n)
 	}
 }

@@ -145,9 +145,11 @@ timeout), so the program can take this schedule: the select takes the
 other case, and the send then waits for ever. That nothing receives from
 the channel afterwards is not in the run: seer proves it from the source,
 and says nothing unless it can. The channel must be made unbuffered in the
-select's function and used there only by that select, which is in no
-loop; it may be handed only to closures and functions that do nothing
-with it but send, and is never closed, stored or returned. A select on
+select's function and used there only by that select, whose other cases
+never lead back to it (a loop that collects the results of a pool of
+workers qualifies when its timeout leaves the loop); it may be handed only
+to closures and functions that do nothing with it but send, and is never
+closed, stored or returned. A select on
 the Done channel of a context from elsewhere (a parameter, or one made by
 WithCancel) is not judged: whether it can end first is not in the source
 of the select.

@@ -94,6 +94,48 @@ func TestFetchContext(t *testing.T) {
 		send: "ch <- double(v) // leak",
 	},
 	{
+		// A worker pool whose collector gives up after a timeout: the
+		// workers not yet received from wait for ever.
+		test: "TestCollect",
+		src: `package p
+
+import (
+	"testing"
+	"time"
+)
+
+func square(v int) int { return v * v }
+
+// collect sums the workers' results, or what came before the timeout.
+func collect(in []int, d time.Duration) int {
+	results := MAKE
+	for _, v := range in {
+		go func() {
+			SEND
+		}()
+	}
+	sum := 0
+	for range in {
+		select { // select
+		case r := <-results:
+			sum += r
+		case <-time.After(d):
+			return sum
+		}
+	}
+	return sum
+}
+
+func TestCollect(t *testing.T) {
+	if s := collect([]int{1, 2, 3}, time.Minute); s != 14 {
+		t.Fatal(s)
+	}
+}
+`,
+		make: "make(chan int, len(in))",
+		send: "results <- square(v) // leak",
+	},
+	{
 		test: "TestPoll",
 		src: `package p
 
@@ -139,9 +181,9 @@ func TestLeakPredicted(t *testing.T) {
 	fixed := map[string]string{}
 	lines := map[string][2]int{} // test -> the send's line, the select's
 	for _, tc := range leakCases {
-		send := "ch <- compute() // leak"
-		if tc.test == "TestFetchContext" {
-			send = "ch <- double(v) // leak"
+		send := map[string]string{"TestFetchContext": "ch <- double(v) // leak", "TestCollect": "results <- square(v) // leak"}[tc.test]
+		if send == "" {
+			send = "ch <- compute() // leak"
 		}
 		b := strings.NewReplacer("MAKE", "make(chan int)", "SEND", send).Replace(tc.src)
 		name := strings.ToLower(tc.test) + "_test.go"
@@ -182,14 +224,14 @@ func TestLeakPredicted(t *testing.T) {
 				t.Errorf("%s: %s at %d and %s at %d, want the send at %d and the select at %d",
 					tc.test, s.Op, s.Line, r.Op, r.Line, lines[tc.test][0], lines[tc.test][1])
 			}
-			if s.Variable != "ch" {
+			if s.Variable != "ch" && s.Variable != "results" {
 				t.Errorf("%s: the channel is named %q, want ch", tc.test, s.Variable)
 			}
 			timer := ""
 			if len(f.Accesses) == 3 {
 				timer = f.Accesses[2].Op
 			}
-			if want := map[string]string{"TestFetch": "time.After", "TestFetchContext": "context.WithTimeout"}[tc.test]; timer != want {
+			if want := map[string]string{"TestFetch": "time.After", "TestFetchContext": "context.WithTimeout", "TestCollect": "time.After"}[tc.test]; timer != want {
 				t.Errorf("%s: accesses %+v: want the timer exactly when the select has one", tc.test, f.Accesses)
 			}
 			if s := LeakSentence(&f, func(s string) string { return s }); !strings.Contains(s, "waits for ever") {

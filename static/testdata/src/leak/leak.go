@@ -152,3 +152,37 @@ func reassigned(parent context.Context, d time.Duration) int {
 		return 0
 	}
 }
+
+func collect(n int, d time.Duration) int {
+	results := make(chan int)
+	for i := 0; i < n; i++ {
+		go func() { results <- work() }()
+	}
+	sum := 0
+	for i := 0; i < n; i++ {
+		select { // leak:yes
+		case v := <-results:
+			sum += v
+		case <-time.After(d):
+			return sum
+		}
+	}
+	return sum
+}
+
+func collectOn(n int, d time.Duration) int {
+	results := make(chan int)
+	for i := 0; i < n; i++ {
+		go func() { results <- work() }()
+	}
+	sum := 0
+	for i := 0; i < n; i++ {
+		select { // leak:no
+		case v := <-results:
+			sum += v
+		case <-time.After(d):
+			sum--
+		}
+	}
+	return sum
+}
