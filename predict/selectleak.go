@@ -29,13 +29,18 @@
 //     writer, locks exclusive; Şerbănuţă, Chen and Roşu, RV 2012), after
 //     which R's next step is the select and S's next step is the send,
 //     not yet begun. The other case is ready there with no goroutine's
-//     help: a default case at once; a time.After channel, or the Done
+//     help: a default case at once, if no other goroutine waits in a
+//     send on c (else the receive is ready, and a select takes a ready
+//     case before its default); a time.After channel, or the Done
 //     channel of a context made with context.WithTimeout or WithDeadline
 //     (the call is in the schedule: R's event with it on its stack), once
-//     its duration has passed. Go gives no guarantee about how long S takes
-//     to reach its send: the scheduler, the operating system or the
-//     collector may delay S past any duration while R's timer fires, as
-//     the race detector likewise assumes of any two unordered events. So
+//     its duration has passed (if another sender waits on c by then, the
+//     select picks one of its ready cases at random, the timer's among
+//     them; R too may be delayed until the timer has fired). Go gives no
+//     guarantee about how long S takes to reach its send: the
+//     scheduler, the operating system or the collector may delay S past
+//     any duration while R's timer fires, as the race detector likewise
+//     assumes of any two unordered events. So
 //     in a schedule the program can take, R's select finds c without a
 //     sender and the other case ready, and takes it.
 //   - What happens after (the static half, static.Program.SelectLeak via
@@ -144,6 +149,9 @@ func (e *engine) leakLayer() ([]Finding, Stage, error) {
 			if !e.deadlockClosure([]int32{s, r}, cut, lg) {
 				continue
 			}
+			if tm < 0 && e.sendWaiting(cut, r) {
+				continue // the receive is ready: the default is not taken
+			}
 			evs := []int32{s, r}
 			if tm >= 0 {
 				evs = append(evs, tm)
@@ -157,6 +165,30 @@ func (e *engine) leakLayer() ([]Finding, Stage, error) {
 	st.LeakSites = len(out)
 	st.Time = time.Since(t0)
 	return out, st, nil
+}
+
+// sendWaiting reports whether a goroutine of cut has begun a send on
+// the channel of receive r and not finished it: more of chansend's reads
+// of the channel than sends done (two events each).
+func (e *engine) sendWaiting(cut []int32, r int32) bool {
+	c, t := e.c, e.t
+	ev := &c.ev[r]
+	for g := 1; g < len(c.byG); g++ {
+		started, done := 0, 0
+		for p := int32(1); p <= cut[g]; p++ {
+			i := c.at(int32(g), p)
+			switch o := &c.ev[i]; {
+			case o.Addr == ev.Addr && witness.SendStart(t, int(i)):
+				started++
+			case o.Obj == ev.Obj && o.Op == trace.OpSend:
+				done++
+			}
+		}
+		if started > (done+1)/2 {
+			return true
+		}
+	}
+	return false
 }
 
 // timerOf returns the latest event of r's goroutine before r made in a

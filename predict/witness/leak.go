@@ -13,7 +13,9 @@
 // time.After or of context.WithTimeout or WithDeadline (TimerFunc): the
 // timer of the select's other case, started (a context with a deadline
 // closes its Done channel when its timer fires, if not before). The checker
-// re-checks, against the serial specifications:
+// re-checks, against the serial specifications (for a default case
+// also that no goroutine waits in a send on c, which would make the
+// receive ready):
 //
 //   - the schedule is feasible, and s and r are S's and R's next events
 //     with every read before them seeing its observed writer;
@@ -59,6 +61,17 @@ func TimerFunc(t *trace.Trace, i int) string {
 		}
 	}
 	return name
+}
+
+// ran returns how many of goroutine g's events the schedule runs.
+func (s *fstate) ran(g trace.GoID) int32 {
+	n := s.b[g]
+	for _, j := range s.f.Witness {
+		if s.k.t.Events[j].G == g {
+			n++
+		}
+	}
+	return n
 }
 
 // InRuntime reports whether e was made in the runtime itself, whose
@@ -118,6 +131,23 @@ func (s *fstate) checkSelectLeak() error {
 	if len(f.Events) == 2 {
 		if !hasFrame(t, re, "runtime.selectnbrecv") {
 			return fmt.Errorf("event %d: its select has no timer in the schedule and no default case", r)
+		}
+		// The receive is ready, and the default not taken, if another
+		// goroutine waits in a send on c.
+		for g := 1; g < k.ng; g++ {
+			n := s.ran(trace.GoID(g))
+			started, done := 0, 0
+			for _, x := range k.gEv[k.gOff[g] : k.gOff[g]+n] {
+				switch o := &t.Events[x]; {
+				case o.Addr == re.Addr && SendStart(t, int(x)):
+					started++
+				case o.Obj == re.Obj && o.Op == trace.OpSend:
+					done++
+				}
+			}
+			if started > (done+1)/2 {
+				return fmt.Errorf("goroutine %d waits in a send on channel %d at the end of the schedule: the select's receive is ready", g, re.Obj)
+			}
 		}
 		return nil
 	}

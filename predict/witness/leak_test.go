@@ -78,9 +78,27 @@ func TestCheckSelectLeak(t *testing.T) {
 	})
 	plain := selectTrace(t, []trace.Frame{{Func: "runtime.chanrecv1", File: "/goroot/src/runtime/chan.go", Line: 506},
 		{Func: "example.com/p.fetch", File: "/src/p/p_test.go", Line: 18}})
-	nb := selectTrace(t, []trace.Frame{{Func: "runtime.chanrecv", File: "/goroot/src/runtime/chan.go", Line: 607},
+	nbFrames := []trace.Frame{{Func: "runtime.chanrecv", File: "/goroot/src/runtime/chan.go", Line: 607},
 		{Func: "runtime.selectnbrecv", File: "/goroot/src/runtime/chan.go", Line: 805},
-		{Func: "example.com/p.fetch", File: "/src/p/p_test.go", Line: 18}})
+		{Func: "example.com/p.fetch", File: "/src/p/p_test.go", Line: 18}}
+	nb := selectTrace(t, nbFrames)
+	// nb, and g4 (made by the harness) begins a send on the channel
+	// (12 go, 13 start, 14 chansend's read) and waits there.
+	var g4 trace.GoID
+	pending := selectTrace(t, nbFrames,
+		func(b *trace.Builder, _, _ trace.GoID, _ trace.ObjID) trace.Event {
+			g4 = b.Goroutine(1, 0)
+			return trace.Event{G: 1, Op: trace.OpGo, Peer: int32(g4)}
+		},
+		func(b *trace.Builder, _, _ trace.GoID, _ trace.ObjID) trace.Event {
+			return trace.Event{G: g4, Op: trace.OpStart, Peer: 1}
+		},
+		func(b *trace.Builder, _, _ trace.GoID, _ trace.ObjID) trace.Event {
+			o := b.Object(trace.ObjVar, 0x1000, 8, "")
+			return trace.Event{G: g4, Op: trace.OpRead, Obj: o, Addr: 0x1000, Size: 8,
+				Stack: b.Stacks().Intern([]trace.Frame{{Func: "runtime.chansend", File: "/goroot/src/runtime/chan.go", Line: 176},
+					{Func: "example.com/p.other", File: "/src/p/p_test.go", Line: 40}})}
+		})
 	claim := func(evs []int, w ...int) *Schedule { return &Schedule{Kind: SelectLeak, Events: evs, Witness: w} }
 	for _, tc := range []struct {
 		name string
@@ -91,6 +109,8 @@ func TestCheckSelectLeak(t *testing.T) {
 		{"sender before its send, receiver at the select", base, claim([]int{5, 7, 4}, 0, 1, 2, 3, 4), ""},
 		{"prefix form", base, &Schedule{Kind: SelectLeak, Events: []int{5, 7, 4}, Prefix: 4, Stops: []int{5}, Witness: []int{4}}, ""},
 		{"a default case", nb, claim([]int{5, 7}, 0, 1, 2, 3, 4), ""},
+		{"a default case, another sender not yet begun", pending, claim([]int{5, 7}, 0, 1, 2, 3, 4, 12, 13), ""},
+		{"a default case, another sender waiting", pending, claim([]int{5, 7}, 0, 1, 2, 3, 4, 12, 13, 14), "waits in a send"},
 		{"the sender began its send", base, claim([]int{5, 7, 4}, 0, 1, 2, 3, 4, 5), "next event after the schedule is not 5"},
 		{"half a send", base, claim([]int{6, 7, 4}, 0, 1, 2, 3, 4, 5), "does not start a send"},
 		{"the timer not started", base, claim([]int{5, 7, 4}, 0, 1, 2, 3), "next event after the schedule is not 7"},
