@@ -15,6 +15,11 @@
 // the sync-preserving closure of the events before o and before a
 // (Tunç et al., PLDI 2023, Theorem 2) must hold neither.
 //
+// The cycle may pass through a third goroutine (threeCycles): R takes
+// another lock m2 (at a) before its operation, and a goroutine T takes m
+// (at b) while it holds m2. Then S waits for R on c, R for m2 (T holds
+// it), T for m (S holds it); the closure must hold none of o, a, b.
+//
 // A cut where S and R are stuck does not yet show a hang: another
 // goroutine might receive on c, or unlock m. So the cut is extended: each
 // other goroutine runs as far as the closure allows without running S's
@@ -149,6 +154,7 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 	co := newChanOps(c)
 	var out []Finding
 	proved := make(map[[2]int32]bool)
+	proved3 := make(map[[3]int32]bool)
 	var lg map[trace.ObjID][]int32
 	var coneErr error
 	chans := make([]trace.ObjID, 0, len(co.evs))
@@ -201,12 +207,17 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 				if lg == nil {
 					lg = e.lockGoroutines()
 				}
-				if fd, ok := e.blockingWitness(o, a, co, lg); ok {
+				if fd, ok := e.blockingWitness(co, lg, o, a); ok {
 					out = append(out, fd)
 					proved[key] = true
 				}
 			})
 			if coneErr != nil {
+				return nil, st, coneErr
+			}
+			// Three goroutines: R waits for a lock m2 that a third
+			// goroutine T holds while it waits for S's lock.
+			if coneErr = e.threeCycles(o, r, rOp, co, &lg, &st, proved3, &out); coneErr != nil {
 				return nil, st, coneErr
 			}
 		}
@@ -257,12 +268,101 @@ func (c *ctp) lastAcquireBefore(g int32, l trace.ObjID, p int32) int32 {
 	return -1
 }
 
-// blockingWitness computes the closure of the events before o and a,
-// extends every other goroutine as far as it goes, and returns the
-// finding if every goroutine left is blocked at its next event.
-func (e *engine) blockingWitness(o, a int32, co *chanOps, lg map[trace.ObjID][]int32) (Finding, bool) {
+// maxRequestScan bounds how far back threeCycles looks for R's acquires
+// before its channel operation.
+const maxRequestScan = 256
+
+// threeCycles tries the three-goroutine form of the pattern for S's
+// operation o on an unbuffered channel (S holds lock m there), whose
+// partner R began its own at rOp: R acquires a lock m2 at a before rOp
+// (its latest acquire of m2 there), and a third goroutine T acquires m
+// at b while it holds m2 exclusively. In a schedule that runs S up to o,
+// R up to a and T up to b, S waits for R's partner operation, R for m2
+// (T holds it) and T for m (S holds it). The run took R's section of m2
+// and T's section of m before S's, so nothing hung. Candidates count in
+// st as the two-goroutine ones do.
+func (e *engine) threeCycles(o, r, rOp int32, co *chanOps, lg *map[trace.ObjID][]int32, st *Stage, proved map[[3]int32]bool, out *[]Finding) error {
 	c := e.c
-	evs := []int32{o, a}
+	g := int32(c.ev[o].G)
+	// R's latest exclusive acquire of each lock before rOp.
+	reqs := map[trace.ObjID]int32{}
+	for p := c.pos[rOp] - 1; p >= 1 && p > c.pos[rOp]-maxRequestScan; p-- {
+		i := c.at(r, p)
+		if ev := &c.ev[i]; ev.Op == trace.OpLock && !c.observed[ev.Obj] && !tryLock(e.t, i) {
+			if _, ok := reqs[ev.Obj]; !ok {
+				reqs[ev.Obj] = i
+			}
+		}
+	}
+	if len(reqs) == 0 {
+		return nil
+	}
+	var err error
+	c.heldAt(g, c.pos[o], func(m trace.ObjID, s csect) {
+		if err != nil || s.shared || c.observed[m] {
+			return
+		}
+		if *lg == nil {
+			*lg = e.lockGoroutines()
+		}
+		for m2, a := range reqs {
+			if m2 == m {
+				continue // the two-goroutine form
+			}
+			for _, h := range (*lg)[m] {
+				if h == g || h == r {
+					continue
+				}
+				for _, sec := range c.cs[gl{h, m}] {
+					if st.Deadlocks >= maxBlockingTries {
+						return
+					}
+					b := c.at(h, sec.acq)
+					if sec.shared || tryLock(e.t, b) || !c.holdsExclusive(b, m2) {
+						continue
+					}
+					key := [3]int32{c.site(o), c.site(a), c.site(b)}
+					if proved[key] {
+						continue
+					}
+					st.Cycles++
+					if e.mhbOrdered([]int32{o, a, b}) || e.gated([]int32{o, a, b}) {
+						continue
+					}
+					st.Deadlocks++
+					if e.cone == nil {
+						if err = e.buildCone(); err != nil {
+							return
+						}
+					}
+					if fd, ok := e.blockingWitness(co, *lg, o, a, b); ok {
+						*out = append(*out, fd)
+						proved[key] = true
+					}
+				}
+			}
+		}
+	})
+	return err
+}
+
+// holdsExclusive reports whether the goroutine of acquire b holds lock l
+// exclusively at b.
+func (c *ctp) holdsExclusive(b int32, l trace.ObjID) bool {
+	for _, x := range c.locksets[c.ls[b]] {
+		if x.l == l && !x.shared {
+			return true
+		}
+	}
+	return false
+}
+
+// blockingWitness computes the closure of the events before each of evs
+// (the requests: a channel operation, then acquires), extends every
+// other goroutine as far as it goes, and returns the finding if every
+// goroutine left is blocked at its next event.
+func (e *engine) blockingWitness(co *chanOps, lg map[trace.ObjID][]int32, evs ...int32) (Finding, bool) {
+	c := e.c
 	limit := make([]int32, len(c.byG)) // per goroutine: the most events the cut may hold
 	for g := range limit {
 		limit[g] = int32(len(c.byG[g]))

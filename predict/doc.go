@@ -175,13 +175,15 @@
 // Channel deadlocks (blocking.go) are the same closure with one acquire
 // replaced by an operation on an unbuffered channel that its goroutine
 // begins while holding a lock, whose rendezvous partner took that lock
-// before its own operation in the run. The cut is then extended, every
-// other goroutine as far as the closure allows, and the finding is made
-// only if at its end every goroutine of the run has ended, does not yet
-// exist, is the harness's or the runtime's and never touches what is
-// waited on, or waits at its next event under the serial specifications
-// (a lock held in a conflicting mode; an unbuffered channel, not closed,
-// whose partner operation is nobody's next event). Within the maximal
+// before its own operation in the run (or took another lock that a
+// third goroutine holds while it takes the first). The cut is then
+// extended, every other goroutine as far as the closure allows, and the
+// finding is made only if at its end every goroutine of the run has
+// ended, does not yet exist, is the harness's or the runtime's and never
+// touches what is waited on, or waits at its next event under the serial
+// specifications (a lock held in a conflicting mode; an unbuffered
+// channel, not closed, whose partner operation is nobody's next event).
+// Within the maximal
 // causal model that state has no way out: the test never returns. The
 // checker re-checks it as a blocking claim (witness/blocking.go). The
 // same claim covers a Cond.Wait whose waking Signal another schedule runs
