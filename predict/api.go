@@ -234,6 +234,9 @@ type Stage struct {
 	// LeakSites the leaks proved (one per pair of sites).
 	Leaks     int64
 	LeakSites int
+	// LeakNoSource is set when the layer did not run: no
+	// Options.SelectLeak (seer predict reads a trace without its source).
+	LeakNoSource bool
 }
 
 // Print writes the funnel as a table.
@@ -248,6 +251,10 @@ func (s *Stats) Print(w io.Writer) {
 		}
 		if st.Name == "misuse" {
 			fmt.Fprintf(w, "%-15s %d channel, WaitGroup and unlock candidates tried, %d proved; %v\n", st.Name, st.Misuse, st.MisuseSites, st.Time.Round(time.Microsecond))
+			continue
+		}
+		if st.Name == "leak" && st.LeakNoSource {
+			fmt.Fprintf(w, "%-15s not judged: predicted leaks need the source (seer check loads it)\n", st.Name)
 			continue
 		}
 		if st.Name == "leak" {

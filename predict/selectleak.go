@@ -81,6 +81,7 @@ func (e *engine) leakLayer() ([]Finding, Stage, error) {
 	t0 := time.Now()
 	st := Stage{Name: "leak"}
 	if e.opts.SelectLeak == nil {
+		st.LeakNoSource = true
 		return nil, st, nil
 	}
 	c, t := e.c, e.t
