@@ -98,6 +98,7 @@ func (e *engine) leakLayer() ([]Finding, Stage, error) {
 	static := map[int32]bool{}   // per site of a select receive: static's answer
 	var lg map[trace.ObjID][]int32
 	cut := make([]int32, len(c.byG))
+scan:
 	for _, ch := range chans {
 		if slices.ContainsFunc(co.evs[ch], func(x int32) bool { return co.ops[x] == trace.OpClose }) {
 			continue
@@ -135,10 +136,10 @@ func (e *engine) leakLayer() ([]Finding, Stage, error) {
 			if tm < 0 && !nonBlockingRecv(t, r) {
 				continue
 			}
-			st.Leaks++
-			if st.Leaks > maxBlockingTries {
-				break
+			if st.Leaks >= maxBlockingTries {
+				break scan
 			}
+			st.Leaks++
 			if e.cone == nil {
 				if err := e.buildCone(); err != nil {
 					return nil, st, err

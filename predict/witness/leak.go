@@ -6,16 +6,15 @@
 //
 // Events are s, S's next event: the start of a blocking send on c
 // (chansend's read of the channel, followed in the run by the send
-// itself with chansend1 on its stack, not a select's send); r, R's next event: a receive on c, the first event of
-// its operation, made in a select; and, unless that select is a receive
-// with a default case (the compiler's selectnbrecv), a third event t,
-// R's, in the schedule and in the same function as r, made in a call of
-// time.After or of context.WithTimeout or WithDeadline (TimerFunc): the
-// timer of the select's other case, started (a context with a deadline
-// closes its Done channel when its timer fires, if not before). The checker
-// re-checks, against the serial specifications (for a default case
-// also that no goroutine waits in a send on c, which would make the
-// receive ready):
+// itself with chansend1 on its stack, not a select's send); r, R's next
+// event: a receive on c, the first event of its operation, made in a
+// select; and, unless that select is a receive with a default case (the
+// compiler's selectnbrecv), a third event t, R's, in the schedule and in
+// the same function as r, made in a call of time.After or of
+// context.WithTimeout or WithDeadline (TimerFunc): the timer of the
+// select's other case, started (a context with a deadline closes its
+// Done channel when its timer fires, if not before). The checker
+// re-checks, against the serial specifications:
 //
 //   - the schedule is feasible, and s and r are S's and R's next events
 //     with every read before them seeing its observed writer;
@@ -24,10 +23,14 @@
 //     the whole run is made at r's site: the select is its one receive,
 //     as the static half of the claim says of every run;
 //   - S has not begun its send: with c unbuffered and S's send not begun,
-//     R's select finds no sender on c. The default case is ready at once;
-//     the timer's, once its duration has passed, which Go lets happen
-//     before S goes on (it promises nothing of how long a goroutine
-//     takes to reach its next step). R then takes the other case.
+//     R's select finds no sender on c, unless another goroutine waits in
+//     a send on c. The default case is then ready at once, and the
+//     checker requires that no goroutine wait so (a ready receive wins
+//     over a default); the timer's, once its duration has passed, which
+//     Go lets happen before S goes on (it promises nothing of how long a
+//     goroutine takes to reach its next step; if another sender waits,
+//     the select picks among the ready cases at random). R then takes the
+//     other case.
 //
 // What R does after the other case is not in the trace: that nothing
 // receives from c afterwards is the static half (package static's
