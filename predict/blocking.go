@@ -46,10 +46,18 @@
 // A Cond.Wait is the other shape (condLayer, below): the Signal that
 // woke it runs before the critical section in which Wait was called.
 //
+// The channel may be buffered when o is a receive: its partner is then
+// the send whose value it took (the event's Peer), and the receive waits
+// when the buffer is empty at the end of the cut, as many receives as
+// sends run. That count is exact only for a channel each of whose
+// operations is one release-acquire of a buffer slot (non-empty
+// elements: witness.OneEventOps); others are not judged.
+//
 // Not covered (the claim would not be sound, or the checker cannot yet
-// check it): sends on buffered channels, receives on buffered channels
-// that are sent on, selects; leaks (a goroutine blocked for ever while the test
-// returns); schedules in which a select takes another branch.
+// check it): sends on buffered channels (whether the buffer is full
+// depends on a capacity the run does not record), selects; leaks (a
+// goroutine blocked for ever while the test returns: selectleak.go
+// predicts one shape).
 
 package predict
 
@@ -58,6 +66,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seer-tools/seer/predict/witness"
 	"github.com/seer-tools/seer/trace"
 )
 
@@ -78,12 +87,18 @@ const (
 type chanOps struct {
 	evs        map[trace.ObjID][]int32 // per channel: its synchronisation events, in order
 	unbuffered map[trace.ObjID]bool
-	conds      map[trace.ObjID][]int32 // per sync.Cond: its events, in order
-	ops        map[int32]trace.Op      // the op of each channel event
+	// buffered: channels whose every send and receive is one
+	// release-acquire of a buffer slot (witness.OneEventOps): a buffered
+	// channel of non-empty elements, whose buffer holds the sends less
+	// the receives.
+	buffered map[trace.ObjID]bool
+	conds    map[trace.ObjID][]int32 // per sync.Cond: its events, in order
+	ops      map[int32]trace.Op      // the op of each channel event
 }
 
 func newChanOps(c *ctp) *chanOps {
-	co := &chanOps{evs: make(map[trace.ObjID][]int32), unbuffered: make(map[trace.ObjID]bool), conds: make(map[trace.ObjID][]int32), ops: make(map[int32]trace.Op)}
+	co := &chanOps{evs: make(map[trace.ObjID][]int32), unbuffered: make(map[trace.ObjID]bool), buffered: make(map[trace.ObjID]bool),
+		conds: make(map[trace.ObjID][]int32), ops: make(map[int32]trace.Op)}
 	for i := range c.ev {
 		e := &c.ev[i]
 		switch e.Op {
@@ -105,6 +120,7 @@ func newChanOps(c *ctp) *chanOps {
 			co.unbuffered[ch] = a.Sync == trace.SyncRelease && b.Sync == trace.SyncAcquire && a.G != b.G &&
 				a.Op != trace.OpClose && b.Op != trace.OpClose
 		}
+		co.buffered[ch] = !co.unbuffered[ch] && witness.OneEventOps(c.t, evs)
 	}
 	return co
 }
@@ -159,7 +175,7 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 	var coneErr error
 	chans := make([]trace.ObjID, 0, len(co.evs))
 	for ch := range co.evs {
-		if co.unbuffered[ch] {
+		if co.unbuffered[ch] || co.buffered[ch] {
 			chans = append(chans, ch)
 		}
 	}
@@ -171,14 +187,24 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 				return nil, st, err
 			}
 			ev := &c.ev[o]
-			if ev.Op == trace.OpClose || !c.opStart(o) || inSelect(e.t, o) || c.ls[o] == 0 {
+			if ev.Op == trace.OpClose || inSelect(e.t, o) || c.ls[o] == 0 {
 				continue
 			}
-			g := int32(ev.G)
-			r, rOp := partner(c, evs, k)
+			var r, rOp int32
+			if co.buffered[ch] {
+				// A receive that took a value from the buffer, whose
+				// send (its partner) may come after it in another
+				// schedule: the receive then waits on the empty buffer.
+				r, rOp = bufferedPartner(c, o)
+			} else if c.opStart(o) {
+				r, rOp = partner(c, evs, k)
+			} else {
+				continue
+			}
 			if r < 0 {
 				continue
 			}
+			g := int32(ev.G)
 			// The locks g holds at o (o is no acquire: its lockset is
 			// what g holds), and R's latest acquire of each before its
 			// own operation.
@@ -254,6 +280,38 @@ func partner(c *ctp, evs []int32, k int) (int32, int32) {
 		}
 	}
 	return -1, -1
+}
+
+// bufferedPartner returns, for receive o on a buffered channel, the
+// goroutine of the send whose value it took and that send, or -1.
+func bufferedPartner(c *ctp, o int32) (int32, int32) {
+	ev := &c.ev[o]
+	if ev.Op != trace.OpRecv || ev.Peer < 0 || int(ev.Peer) >= len(c.ev) {
+		return -1, -1
+	}
+	s := &c.ev[ev.Peer]
+	if s.Op != trace.OpSend || s.Obj != ev.Obj || s.G == ev.G {
+		return -1, -1
+	}
+	return int32(s.G), ev.Peer
+}
+
+// bufferEmpty reports whether buffered channel ch holds no value at the
+// end of cut: as many of its receives as sends are in it.
+func (c *ctp) bufferEmpty(co *chanOps, cut []int32, ch trace.ObjID) bool {
+	n := 0
+	for _, x := range co.evs[ch] {
+		if cut[c.ev[x].G] < c.pos[x] {
+			continue
+		}
+		switch c.ev[x].Op {
+		case trace.OpSend:
+			n++
+		case trace.OpRecv:
+			n--
+		}
+	}
+	return n == 0
 }
 
 // lastAcquireBefore returns goroutine g's latest exclusive acquire of
@@ -497,7 +555,8 @@ func (e *engine) allBlocked(cut []int32, evs []int32, co *chanOps, late int32) (
 				return nil, false
 			}
 		case trace.OpSend, trace.OpRecv:
-			if !(ev.Op == trace.OpRecv && co.neverSent(ev.Obj)) && (!co.unbuffered[ev.Obj] || !c.opStart(i)) {
+			emptyBuffer := ev.Op == trace.OpRecv && co.buffered[ev.Obj] && c.bufferEmpty(co, cut, ev.Obj)
+			if !(ev.Op == trace.OpRecv && co.neverSent(ev.Obj)) && !emptyBuffer && (!co.unbuffered[ev.Obj] || !c.opStart(i)) {
 				return nil, false
 			}
 			for _, x := range co.evs[ev.Obj] {

@@ -64,8 +64,9 @@ statement, a channel, a WaitGroup or an atomic keeps in order: seer
 reports neither.
 
 A channel can close the cycle too: a goroutine holds a mutex while it
-sends on (or receives from) an unbuffered channel, and the goroutine that
-receives (sends) takes the same mutex before it gets there. The recorded
+sends on (or receives from) an unbuffered channel, or receives from a
+buffered one, and the goroutine that receives (sends) takes the same mutex
+before it gets there. The recorded
 run took the mutex in the other order and did not hang; in another
 schedule the sender holds the mutex and waits for a receiver that waits
 for the mutex. The cycle may pass through a third goroutine: the receiver
@@ -73,7 +74,8 @@ takes another mutex first, which a third goroutine holds while it waits
 for the sender's. seer reports these shapes only when, at the end of the
 witness, every goroutine of the test that has not ended waits too (on a
 lock someone holds, on an unbuffered channel no goroutine is ready to use,
-or in WaitGroup.Wait with the counter above zero), so that the test can
+on a buffered channel's empty buffer, or in WaitGroup.Wait with the
+counter above zero), so that the test can
 never return; a goroutine of the testing harness or the runtime counts
 only if it never touches what they wait on.
 
