@@ -123,6 +123,8 @@ func hoverMarkdown(f *check.Finding, i int, short func(string) string, src func(
 		b.WriteString(".\n\n")
 	} else if check.IsMisuse(f.Kind) {
 		b.WriteString(check.MisuseSentence(f) + "\n\n")
+	} else if s := check.LeakSentence(f, short); s != "" {
+		b.WriteString(capitalize(s) + ".\n\n")
 	} else if check.ObservedBlocking(f) {
 		for _, s := range check.BlockedSentences(f, short) {
 			fmt.Fprintf(&b, "%s.\n\n", capitalize(s))

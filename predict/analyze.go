@@ -410,6 +410,13 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 		}
 		res.Findings = append(res.Findings, fs...)
 		res.Stats.Stages = append(res.Stats.Stages, st)
+		// Leaks after a select's other case (selectleak.go).
+		fs, st, err = e.leakLayer()
+		if err != nil {
+			return nil, err
+		}
+		res.Findings = append(res.Findings, fs...)
+		res.Stats.Stages = append(res.Stats.Stages, st)
 	}
 	// Channel, WaitGroup and mutex misuse (misuse.go).
 	if !o.NoMisuse {

@@ -66,6 +66,14 @@ type Options struct {
 	// the same ControlIrrelevant and Feeds.
 	Feeds func(t *trace.Trace, read int) (writes []int, known bool)
 
+	// SelectLeak, if set, reports whether static analysis proves that
+	// the select in which event recv (a receive) was made is the only
+	// place that ever receives from its channel, and that its other case
+	// (a time.After channel, or a default) becomes ready with no
+	// goroutine's help (package static's Program.SelectLeak). Only then
+	// are predicted leaks after that select reported (selectleak.go).
+	SelectLeak func(t *trace.Trace, recv int) bool
+
 	// MaxTries bounds how many candidate event pairs (triples) are tried
 	// per pair (triple) of source sites before giving up on it. Default 4.
 	MaxTries int
@@ -107,7 +115,9 @@ func (o *Options) defaults() Options {
 // A Finding is one predicted (or observed) bug, deduplicated by source
 // sites.
 type Finding struct {
-	// Kind is "race", "atomicity", "deadlock" or a misuse kind
+	// Kind is "race", "atomicity", "deadlock", "leak" (observed, from
+	// leak.go, or predicted after a select, from selectleak.go) or a
+	// misuse kind
 	// (misuse.go: "send-on-closed", "close-of-closed",
 	// "negative-waitgroup", "waitgroup-reuse", "unlock-of-unlocked").
 	Kind string
@@ -128,7 +138,9 @@ type Finding struct {
 	// one transaction of one goroutine, r from another), or a deadlock's
 	// blocked acquires, one per goroutine of the cycle, in cycle order:
 	// each requests a lock that the next one's goroutine holds (the last,
-	// one that the first's holds).
+	// one that the first's holds). A predicted leak (selectleak.go): the
+	// sender's send start, the select's receive and, for a timeout, the
+	// time.After call's event.
 	Events []int
 
 	// Prefix, Stops and Witness give the schedule that shows the bug;
@@ -215,6 +227,16 @@ type Stage struct {
 	// per pattern of sites and kind).
 	Misuse      int64
 	MisuseSites int
+
+	// The "leak" row (selectleak.go): Leaks counts the receives of a
+	// select, from a sender on an unbuffered channel, that
+	// Options.SelectLeak proves the channel's only receive, and
+	// LeakSites the leaks proved (one per pair of sites).
+	Leaks     int64
+	LeakSites int
+	// LeakNoSource is set when the layer did not run: no
+	// Options.SelectLeak (seer predict reads a trace without its source).
+	LeakNoSource bool
 }
 
 // Print writes the funnel as a table.
@@ -229,6 +251,14 @@ func (s *Stats) Print(w io.Writer) {
 		}
 		if st.Name == "misuse" {
 			fmt.Fprintf(w, "%-15s %d channel, WaitGroup and unlock candidates tried, %d proved; %v\n", st.Name, st.Misuse, st.MisuseSites, st.Time.Round(time.Microsecond))
+			continue
+		}
+		if st.Name == "leak" && st.LeakNoSource {
+			fmt.Fprintf(w, "%-15s not judged: predicted leaks need the source (seer check loads it)\n", st.Name)
+			continue
+		}
+		if st.Name == "leak" {
+			fmt.Fprintf(w, "%-15s %d select receives proved their channel's only one, %d leaks proved; %v\n", st.Name, st.Leaks, st.LeakSites, st.Time.Round(time.Microsecond))
 			continue
 		}
 		if st.Name == "blocking" {
@@ -252,6 +282,9 @@ func (f *Finding) claim() *witness.Schedule {
 	kind := witness.Kind(f.Kind)
 	if f.Kind == KindDeadlock && !f.Predicted {
 		kind = witness.Leak // a deadlock the run itself showed (leak.go)
+	}
+	if f.Kind == KindLeak && f.Predicted {
+		kind = witness.SelectLeak // a leak after a select (selectleak.go)
 	}
 	return &witness.Schedule{Kind: kind, Events: f.Events, Prefix: f.Prefix, Stops: f.Stops, Witness: f.Witness}
 }

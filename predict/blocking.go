@@ -15,6 +15,11 @@
 // the sync-preserving closure of the events before o and before a
 // (Tunç et al., PLDI 2023, Theorem 2) must hold neither.
 //
+// The cycle may pass through a third goroutine (threeCycles): R takes
+// another lock m2 (at a) before its operation, and a goroutine T takes m
+// (at b) while it holds m2. Then S waits for R on c, R for m2 (T holds
+// it), T for m (S holds it); the closure must hold none of o, a, b.
+//
 // A cut where S and R are stuck does not yet show a hang: another
 // goroutine might receive on c, or unlock m. So the cut is extended: each
 // other goroutine runs as far as the closure allows without running S's
@@ -41,10 +46,18 @@
 // A Cond.Wait is the other shape (condLayer, below): the Signal that
 // woke it runs before the critical section in which Wait was called.
 //
+// The channel may be buffered when o is a receive: its partner is then
+// the send whose value it took (the event's Peer), and the receive waits
+// when the buffer is empty at the end of the cut, as many receives as
+// sends run. That count is exact only for a channel each of whose
+// operations is one release-acquire of a buffer slot (non-empty
+// elements: witness.OneEventOps); others are not judged.
+//
 // Not covered (the claim would not be sound, or the checker cannot yet
-// check it): sends on buffered channels, receives on buffered channels
-// that are sent on, selects; leaks (a goroutine blocked for ever while the test
-// returns); schedules in which a select takes another branch.
+// check it): sends on buffered channels (whether the buffer is full
+// depends on a capacity the run does not record), selects; leaks (a
+// goroutine blocked for ever while the test returns: selectleak.go
+// predicts one shape).
 
 package predict
 
@@ -53,6 +66,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seer-tools/seer/predict/witness"
 	"github.com/seer-tools/seer/trace"
 )
 
@@ -73,12 +87,18 @@ const (
 type chanOps struct {
 	evs        map[trace.ObjID][]int32 // per channel: its synchronisation events, in order
 	unbuffered map[trace.ObjID]bool
-	conds      map[trace.ObjID][]int32 // per sync.Cond: its events, in order
-	ops        map[int32]trace.Op      // the op of each channel event
+	// buffered: channels whose every send and receive is one
+	// release-acquire of a buffer slot (witness.OneEventOps): a buffered
+	// channel of non-empty elements, whose buffer holds the sends less
+	// the receives.
+	buffered map[trace.ObjID]bool
+	conds    map[trace.ObjID][]int32 // per sync.Cond: its events, in order
+	ops      map[int32]trace.Op      // the op of each channel event
 }
 
 func newChanOps(c *ctp) *chanOps {
-	co := &chanOps{evs: make(map[trace.ObjID][]int32), unbuffered: make(map[trace.ObjID]bool), conds: make(map[trace.ObjID][]int32), ops: make(map[int32]trace.Op)}
+	co := &chanOps{evs: make(map[trace.ObjID][]int32), unbuffered: make(map[trace.ObjID]bool), buffered: make(map[trace.ObjID]bool),
+		conds: make(map[trace.ObjID][]int32), ops: make(map[int32]trace.Op)}
 	for i := range c.ev {
 		e := &c.ev[i]
 		switch e.Op {
@@ -100,6 +120,7 @@ func newChanOps(c *ctp) *chanOps {
 			co.unbuffered[ch] = a.Sync == trace.SyncRelease && b.Sync == trace.SyncAcquire && a.G != b.G &&
 				a.Op != trace.OpClose && b.Op != trace.OpClose
 		}
+		co.buffered[ch] = !co.unbuffered[ch] && witness.OneEventOps(c.t, evs)
 	}
 	return co
 }
@@ -149,11 +170,12 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 	co := newChanOps(c)
 	var out []Finding
 	proved := make(map[[2]int32]bool)
+	proved3 := make(map[[3]int32]bool)
 	var lg map[trace.ObjID][]int32
 	var coneErr error
 	chans := make([]trace.ObjID, 0, len(co.evs))
 	for ch := range co.evs {
-		if co.unbuffered[ch] {
+		if co.unbuffered[ch] || co.buffered[ch] {
 			chans = append(chans, ch)
 		}
 	}
@@ -165,14 +187,24 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 				return nil, st, err
 			}
 			ev := &c.ev[o]
-			if ev.Op == trace.OpClose || !c.opStart(o) || inSelect(e.t, o) || c.ls[o] == 0 {
+			if ev.Op == trace.OpClose || inSelect(e.t, o) || c.ls[o] == 0 {
 				continue
 			}
-			g := int32(ev.G)
-			r, rOp := partner(c, evs, k)
+			var r, rOp int32
+			if co.buffered[ch] {
+				// A receive that took a value from the buffer, whose
+				// send (its partner) may come after it in another
+				// schedule: the receive then waits on the empty buffer.
+				r, rOp = bufferedPartner(c, o)
+			} else if c.opStart(o) {
+				r, rOp = partner(c, evs, k)
+			} else {
+				continue
+			}
 			if r < 0 {
 				continue
 			}
+			g := int32(ev.G)
 			// The locks g holds at o (o is no acquire: its lockset is
 			// what g holds), and R's latest acquire of each before its
 			// own operation.
@@ -201,12 +233,17 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 				if lg == nil {
 					lg = e.lockGoroutines()
 				}
-				if fd, ok := e.blockingWitness(o, a, co, lg); ok {
+				if fd, ok := e.blockingWitness(co, lg, o, a); ok {
 					out = append(out, fd)
 					proved[key] = true
 				}
 			})
 			if coneErr != nil {
+				return nil, st, coneErr
+			}
+			// Three goroutines: R waits for a lock m2 that a third
+			// goroutine T holds while it waits for S's lock.
+			if coneErr = e.threeCycles(o, r, rOp, co, &lg, &st, proved3, &out); coneErr != nil {
 				return nil, st, coneErr
 			}
 		}
@@ -245,6 +282,38 @@ func partner(c *ctp, evs []int32, k int) (int32, int32) {
 	return -1, -1
 }
 
+// bufferedPartner returns, for receive o on a buffered channel, the
+// goroutine of the send whose value it took and that send, or -1.
+func bufferedPartner(c *ctp, o int32) (int32, int32) {
+	ev := &c.ev[o]
+	if ev.Op != trace.OpRecv || ev.Peer < 0 || int(ev.Peer) >= len(c.ev) {
+		return -1, -1
+	}
+	s := &c.ev[ev.Peer]
+	if s.Op != trace.OpSend || s.Obj != ev.Obj || s.G == ev.G {
+		return -1, -1
+	}
+	return int32(s.G), ev.Peer
+}
+
+// bufferEmpty reports whether buffered channel ch holds no value at the
+// end of cut: as many of its receives as sends are in it.
+func (c *ctp) bufferEmpty(co *chanOps, cut []int32, ch trace.ObjID) bool {
+	n := 0
+	for _, x := range co.evs[ch] {
+		if cut[c.ev[x].G] < c.pos[x] {
+			continue
+		}
+		switch c.ev[x].Op {
+		case trace.OpSend:
+			n++
+		case trace.OpRecv:
+			n--
+		}
+	}
+	return n == 0
+}
+
 // lastAcquireBefore returns goroutine g's latest exclusive acquire of
 // lock l at a position before p, or -1.
 func (c *ctp) lastAcquireBefore(g int32, l trace.ObjID, p int32) int32 {
@@ -257,12 +326,101 @@ func (c *ctp) lastAcquireBefore(g int32, l trace.ObjID, p int32) int32 {
 	return -1
 }
 
-// blockingWitness computes the closure of the events before o and a,
-// extends every other goroutine as far as it goes, and returns the
-// finding if every goroutine left is blocked at its next event.
-func (e *engine) blockingWitness(o, a int32, co *chanOps, lg map[trace.ObjID][]int32) (Finding, bool) {
+// maxRequestScan bounds how far back threeCycles looks for R's acquires
+// before its channel operation.
+const maxRequestScan = 256
+
+// threeCycles tries the three-goroutine form of the pattern for S's
+// operation o on an unbuffered channel (S holds lock m there), whose
+// partner R began its own at rOp: R acquires a lock m2 at a before rOp
+// (its latest acquire of m2 there), and a third goroutine T acquires m
+// at b while it holds m2 exclusively. In a schedule that runs S up to o,
+// R up to a and T up to b, S waits for R's partner operation, R for m2
+// (T holds it) and T for m (S holds it). The run took R's section of m2
+// and T's section of m before S's, so nothing hung. Candidates count in
+// st as the two-goroutine ones do.
+func (e *engine) threeCycles(o, r, rOp int32, co *chanOps, lg *map[trace.ObjID][]int32, st *Stage, proved map[[3]int32]bool, out *[]Finding) error {
 	c := e.c
-	evs := []int32{o, a}
+	g := int32(c.ev[o].G)
+	// R's latest exclusive acquire of each lock before rOp.
+	reqs := map[trace.ObjID]int32{}
+	for p := c.pos[rOp] - 1; p >= 1 && p > c.pos[rOp]-maxRequestScan; p-- {
+		i := c.at(r, p)
+		if ev := &c.ev[i]; ev.Op == trace.OpLock && !c.observed[ev.Obj] && !tryLock(e.t, i) {
+			if _, ok := reqs[ev.Obj]; !ok {
+				reqs[ev.Obj] = i
+			}
+		}
+	}
+	if len(reqs) == 0 {
+		return nil
+	}
+	var err error
+	c.heldAt(g, c.pos[o], func(m trace.ObjID, s csect) {
+		if err != nil || s.shared || c.observed[m] {
+			return
+		}
+		if *lg == nil {
+			*lg = e.lockGoroutines()
+		}
+		for m2, a := range reqs {
+			if m2 == m {
+				continue // the two-goroutine form
+			}
+			for _, h := range (*lg)[m] {
+				if h == g || h == r {
+					continue
+				}
+				for _, sec := range c.cs[gl{h, m}] {
+					if st.Deadlocks >= maxBlockingTries {
+						return
+					}
+					b := c.at(h, sec.acq)
+					if sec.shared || tryLock(e.t, b) || !c.holdsExclusive(b, m2) {
+						continue
+					}
+					key := [3]int32{c.site(o), c.site(a), c.site(b)}
+					if proved[key] {
+						continue
+					}
+					st.Cycles++
+					if e.mhbOrdered([]int32{o, a, b}) || e.gated([]int32{o, a, b}) {
+						continue
+					}
+					st.Deadlocks++
+					if e.cone == nil {
+						if err = e.buildCone(); err != nil {
+							return
+						}
+					}
+					if fd, ok := e.blockingWitness(co, *lg, o, a, b); ok {
+						*out = append(*out, fd)
+						proved[key] = true
+					}
+				}
+			}
+		}
+	})
+	return err
+}
+
+// holdsExclusive reports whether the goroutine of acquire b holds lock l
+// exclusively at b.
+func (c *ctp) holdsExclusive(b int32, l trace.ObjID) bool {
+	for _, x := range c.locksets[c.ls[b]] {
+		if x.l == l && !x.shared {
+			return true
+		}
+	}
+	return false
+}
+
+// blockingWitness computes the closure of the events before each of evs
+// (the requests: a channel operation, then acquires), extends every
+// other goroutine as far as it goes, and returns the finding if every
+// goroutine left is blocked at its next event.
+func (e *engine) blockingWitness(co *chanOps, lg map[trace.ObjID][]int32, evs ...int32) (Finding, bool) {
+	c := e.c
 	limit := make([]int32, len(c.byG)) // per goroutine: the most events the cut may hold
 	for g := range limit {
 		limit[g] = int32(len(c.byG[g]))
@@ -397,7 +555,8 @@ func (e *engine) allBlocked(cut []int32, evs []int32, co *chanOps, late int32) (
 				return nil, false
 			}
 		case trace.OpSend, trace.OpRecv:
-			if !(ev.Op == trace.OpRecv && co.neverSent(ev.Obj)) && (!co.unbuffered[ev.Obj] || !c.opStart(i)) {
+			emptyBuffer := ev.Op == trace.OpRecv && co.buffered[ev.Obj] && c.bufferEmpty(co, cut, ev.Obj)
+			if !(ev.Op == trace.OpRecv && co.neverSent(ev.Obj)) && !emptyBuffer && (!co.unbuffered[ev.Obj] || !c.opStart(i)) {
 				return nil, false
 			}
 			for _, x := range co.evs[ev.Obj] {

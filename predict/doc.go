@@ -175,13 +175,15 @@
 // Channel deadlocks (blocking.go) are the same closure with one acquire
 // replaced by an operation on an unbuffered channel that its goroutine
 // begins while holding a lock, whose rendezvous partner took that lock
-// before its own operation in the run. The cut is then extended, every
-// other goroutine as far as the closure allows, and the finding is made
-// only if at its end every goroutine of the run has ended, does not yet
-// exist, is the harness's or the runtime's and never touches what is
-// waited on, or waits at its next event under the serial specifications
-// (a lock held in a conflicting mode; an unbuffered channel, not closed,
-// whose partner operation is nobody's next event). Within the maximal
+// before its own operation in the run (or took another lock that a
+// third goroutine holds while it takes the first). The cut is then
+// extended, every other goroutine as far as the closure allows, and the
+// finding is made only if at its end every goroutine of the run has
+// ended, does not yet exist, is the harness's or the runtime's and never
+// touches what is waited on, or waits at its next event under the serial
+// specifications (a lock held in a conflicting mode; an unbuffered
+// channel, not closed, whose partner operation is nobody's next event).
+// Within the maximal
 // causal model that state has no way out: the test never returns. The
 // checker re-checks it as a blocking claim (witness/blocking.go). The
 // same claim covers a Cond.Wait whose waking Signal another schedule runs
@@ -194,7 +196,15 @@
 // trace holds no event of an operation that never completed, so
 // prediction of leaks (a goroutine left blocked while the test returns,
 // in another schedule) needs more than the run shows for receives and
-// selects; it is not done.
+// selects: what a goroutine does after a case it did not take is not in
+// the trace. One shape is predicted (selectleak.go), with a static half:
+// an unbuffered send whose value a select received in the run, and a
+// schedule (the closure of the events before the send and before the
+// select) after which the select's other case, a time.After timer or a
+// default, is ready and the sender has not begun its send; package
+// static (through Options.SelectLeak) proves that the select is the
+// channel's only receive, so that the sender then waits for ever. The
+// checker's Kind SelectLeak re-checks the trace's half.
 //
 // # Misuse
 //
@@ -206,8 +216,9 @@
 // primitive's state (the close in the cut, the counter summed over the
 // cut, the lock's operations in it) makes it fail. The checker's misuse
 // kinds re-check the state from the primitives' serial specifications.
-// A close of a closed channel is found only in traces that hold both
-// closes: the runtime panics before it records a second one.
+// A close of a closed channel is predicted only in traces that hold both
+// closes: the runtime panics before it records a second one (a run that
+// died of it is reported from the panic's stack, by package check).
 //
 // # Soundness first
 //

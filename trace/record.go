@@ -84,16 +84,24 @@ const DefaultMaxEvents = 1 << 30 / BytesPerEvent
 
 // A RecordResult describes a recording.
 type RecordResult struct {
-	Path     string  // the trace file
-	Package  string  // import path of the package
-	PkgDir   string  // its directory
-	Events   int     // events converted: those in the trace and the local accesses it left out (Trace.Local)
-	Outcome  Outcome // how the test process ended
-	Tests    []TestResult
-	Trace    *Trace         // the trace, as written
-	Cut      bool           // the run made more than MaxEvents events; Trace has the first ones
-	Replay   *ReplayOutcome // how the replay went, for RecordOptions.Replay
-	Duration struct {       // wall time of each stage
+	Path    string  // the trace file
+	Package string  // import path of the package
+	PkgDir  string  // its directory
+	Events  int     // events converted: those in the trace and the local accesses it left out (Trace.Local)
+	Outcome Outcome // how the test process ended
+	Tests   []TestResult
+	Trace   *Trace         // the trace, as written
+	Cut     bool           // the run made more than MaxEvents events; Trace has the first ones
+	Replay  *ReplayOutcome // how the replay went, for RecordOptions.Replay
+	// Panic is the stack of the goroutine whose panic ended the run, as
+	// the test's output printed it (innermost first; the files are those
+	// of the build, the standard library's under seer's shadow GOROOT),
+	// or nil. Its last frame, for a goroutine a go statement created, is
+	// that statement, with Func "created by F". The trace cannot hold it: an operation that panics, such as
+	// the second close of a channel, panics before it tells the race
+	// runtime.
+	Panic    []Frame
+	Duration struct { // wall time of each stage
 		Build, Run, Convert time.Duration
 	}
 }
@@ -519,7 +527,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 			}
 		}()
 	}
-	outcome, tests, err := runTest(ctx, b.command(testArgs...), b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
+	outcome, tests, panicked, err := runTest(ctx, b.command(testArgs...), b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
 	res.Duration.Run = time.Since(start)
 	if err != nil {
 		return nil, err
@@ -564,6 +572,9 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 	}
 	res.Duration.Convert = time.Since(start)
 	res.Path, res.Events, res.Outcome, res.Trace, res.Tests = path, len(t.Events)+t.LocalAccesses(), outcome, t, tests
+	if outcome.Result == "panic" {
+		res.Panic = panicked
+	}
 	// Cut too when the spool filled up before the event cap (records
 	// larger than the spool's sizing assumed): the trace is as cut, and
 	// silence would pass a partial analysis off as a whole one. A run
@@ -609,7 +620,7 @@ func fileID(path string) (string, error) {
 // the way it ends. The binary's own -test.timeout normally stops a hung
 // test (with a panic that prints every goroutine); if the process outlives
 // that by a minute, or ctx is cancelled, it is killed.
-func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.Writer, timeout time.Duration) (Outcome, []TestResult, error) {
+func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.Writer, timeout time.Duration) (Outcome, []TestResult, []Frame, error) {
 	// As go test does: the test runs in its package's directory, and PWD
 	// says so (os.Getwd and child processes trust it).
 	cmd.Dir, cmd.Env = dir, append(env[:len(env):len(env)], "PWD="+dir)
@@ -644,7 +655,7 @@ func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.
 			o.Message = "killed by " + ws.Signal().String()
 		}
 	} else if err != nil && !stopped {
-		return Outcome{}, nil, fmt.Errorf("running the test binary: %v", err)
+		return Outcome{}, nil, nil, fmt.Errorf("running the test binary: %v", err)
 	}
 	exited := false // the binary exited in the middle of a test
 	switch {
@@ -674,9 +685,9 @@ func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.
 	}
 	tests := scan.results(run)
 	if ctx.Err() != nil {
-		return o, tests, ctx.Err()
+		return o, tests, nil, ctx.Err()
 	}
-	return o, tests, nil
+	return o, tests, scan.panicStack, nil
 }
 
 // outputScan copies test output and notes how the run ended.
@@ -688,6 +699,53 @@ type outputScan struct {
 	sawResult   bool
 	order       []string          // tests in the order they started
 	result      map[string]string // test -> pass/fail/skip
+
+	// The first panic's goroutine stack: panicState is 0 before the
+	// panic line, 1 until the "goroutine N [running]:" line, 2 while
+	// frames follow, 3 after them.
+	panicState int
+	panicStack []Frame
+}
+
+// panicFrame parses a line of a goroutine's stack in a panic's output
+// into s.panicStack: a function line ("pkg.F(args)", "created by ...")
+// starts a frame, the tab-indented "file:line +0x.." line after it
+// places the frame.
+func (s *outputScan) panicFrame(line string) {
+	switch {
+	case line == "":
+		s.panicState = 3
+	case strings.HasPrefix(line, "created by "):
+		// The go statement that created the goroutine: a last frame,
+		// "created by F" (its "in goroutine N" dropped), placed by the
+		// next line.
+		fn, _, _ := strings.Cut(line, " in goroutine ")
+		s.panicStack = append(s.panicStack, Frame{Func: fn})
+	case strings.HasPrefix(line, "\t"):
+		n := len(s.panicStack)
+		if n == 0 || s.panicStack[n-1].File != "" {
+			return
+		}
+		loc := strings.TrimPrefix(line, "\t")
+		if i := strings.LastIndex(loc, " +0x"); i >= 0 {
+			loc = loc[:i]
+		}
+		i := strings.LastIndex(loc, ":")
+		if i < 0 {
+			return
+		}
+		l, err := strconv.Atoi(loc[i+1:])
+		if err != nil {
+			return
+		}
+		s.panicStack[n-1].File, s.panicStack[n-1].Line = loc[:i], l
+	default:
+		fn := line
+		if i := strings.LastIndex(fn, "("); i > 0 {
+			fn = fn[:i]
+		}
+		s.panicStack = append(s.panicStack, Frame{Func: fn})
+	}
 }
 
 var testLineRE = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+) \(`)
@@ -735,6 +793,15 @@ func (s *outputScan) copy(w io.Writer, r io.Reader) {
 
 func (s *outputScan) note(line string) {
 	line = strings.TrimPrefix(line, "\x16") // -test.v=test2json framing marker
+	switch s.panicState {
+	case 1:
+		if strings.HasPrefix(line, "goroutine ") && strings.HasSuffix(line, ":") {
+			s.panicState = 2
+		}
+	case 2:
+		s.panicFrame(line)
+		return
+	}
 	switch {
 	case strings.HasPrefix(line, "panic: test timed out"):
 		s.timedOut = true
@@ -743,6 +810,7 @@ func (s *outputScan) note(line string) {
 		}
 	case strings.HasPrefix(line, "panic: ") && s.firstPanic == "":
 		s.firstPanic = strings.TrimPrefix(line, "panic: ")
+		s.panicState = 1
 	case strings.HasPrefix(line, "fatal error: ") && s.fatal == "":
 		s.fatal = line
 	case line == "PASS" || line == "FAIL":

@@ -499,6 +499,9 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 	if line := replayLine(&f); line != "" {
 		fmt.Fprintf(&b, "\n\t%s", line)
 	}
+	if s := check.LeakSentence(&f, rel); s != "" {
+		fmt.Fprintf(&b, "\n\t%s", s)
+	}
 	for _, sentence := range append(check.HoldSentences(&f, rel), check.ReorderedSentences(&f, rel)...) {
 		fmt.Fprintf(&b, "\n\t%s", sentence)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/seer-tools/seer/predict"
+	"github.com/seer-tools/seer/predict/witness"
 	"github.com/seer-tools/seer/trace"
 )
 
@@ -182,10 +183,46 @@ func observedBlocked(rec *trace.RecordResult, src Source) ([]Finding, error) {
 	return out, nil
 }
 
+// leakOp is the word for a predicted leak's event: the send that blocks
+// (chansend's read starts it), the select, the call that started the
+// timer ("time.After", "context.WithTimeout").
+func leakOp(t *trace.Trace, i int) string {
+	switch {
+	case witness.SendStart(t, i):
+		return "send"
+	case witness.TimerFunc(t, i) != "":
+		return witness.TimerFunc(t, i)
+	case t.Events[i].Op == trace.OpRecv:
+		return "select"
+	}
+	return t.Events[i].Op.String()
+}
+
+// LeakSentence says what a predicted leak's schedule does, for the
+// report and the hover: the select takes its other case, and the send
+// waits for ever.
+func LeakSentence(f *Finding, rel func(string) string) string {
+	if f.Kind != "leak" || !f.Predicted || len(f.Accesses) < 2 {
+		return ""
+	}
+	s, r := f.Accesses[0], f.Accesses[1]
+	on := ""
+	if s.Variable != "" {
+		on = " " + s.Variable
+	}
+	other := "its default case"
+	if len(f.Accesses) > 2 {
+		other = fmt.Sprintf("the case of the timer that %s started at %s (it fires first: Go promises nothing of how long goroutine %d takes to reach its send)",
+			f.Accesses[2].Op, position(f.Accesses[2].File, f.Accesses[2].Line, rel), s.Goroutine)
+	}
+	return fmt.Sprintf("in a schedule that nothing rules out, goroutine %d's select at %s finds no sender on%s and takes %s; goroutine %d's send at %s then waits for ever, since that select is the channel's only receive",
+		r.Goroutine, position(r.File, r.Line, rel), on, other, s.Goroutine, position(s.File, s.Line, rel))
+}
+
 // ObservedBlocking reports whether f is a blocking bug that the recorded
 // run itself showed: a leak, or a deadlock it hung on.
 func ObservedBlocking(f *Finding) bool {
-	return f.Kind == "leak" || f.Kind == "deadlock" && !f.Predicted
+	return f.Kind == "leak" && !f.Predicted || f.Kind == "deadlock" && !f.Predicted
 }
 
 // BlockedSentences tells where each goroutine of an observed leak or

@@ -393,6 +393,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 			return err
 		}
 		found = append(found, obs...)
+		found = append(found, observedCloseOfClosed(rec, src)...)
 		tests = append(tests, testsOf(rec, res)...)
 		if r := rec.Outcome.Result; r != "pass" && r != "fail" {
 			ended = true
@@ -507,6 +508,9 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*Report,
 		rel := newRelevance(t, opts.Source)
 		popts.ControlIrrelevant = rel.irrelevant
 		popts.Feeds = rel.feeds
+		if ls, ok := opts.Source.(leakSource); ok {
+			popts.SelectLeak = selectLeaks(ls)
+		}
 	}
 	res, err := predict.Analyze(ctx, t, popts)
 	if err != nil {

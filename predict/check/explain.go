@@ -64,14 +64,18 @@ statement, a channel, a WaitGroup or an atomic keeps in order: seer
 reports neither.
 
 A channel can close the cycle too: a goroutine holds a mutex while it
-sends on (or receives from) an unbuffered channel, and the goroutine that
-receives (sends) takes the same mutex before it gets there. The recorded
+sends on (or receives from) an unbuffered channel, or receives from a
+buffered one, and the goroutine that receives (sends) takes the same mutex
+before it gets there. The recorded
 run took the mutex in the other order and did not hang; in another
 schedule the sender holds the mutex and waits for a receiver that waits
-for the mutex. seer reports that shape only when, at the end of the
+for the mutex. The cycle may pass through a third goroutine: the receiver
+takes another mutex first, which a third goroutine holds while it waits
+for the sender's. seer reports these shapes only when, at the end of the
 witness, every goroutine of the test that has not ended waits too (on a
 lock someone holds, on an unbuffered channel no goroutine is ready to use,
-or in WaitGroup.Wait with the counter above zero), so that the test can
+on a buffered channel's empty buffer, or in WaitGroup.Wait with the
+counter above zero), so that the test can
 never return; a goroutine of the testing harness or the runtime counts
 only if it never touches what they wait on.
 
@@ -117,12 +121,46 @@ before its test returned. A receive, a select of receives, a sleep or a
 system call leave no event until they complete, so a goroutine left in
 one of them is only listed among the test's goroutines still running,
 not reported as a leak. Goroutines left at the same place are one
-finding. This kind is observed only: seer does not yet predict leaks that
-another schedule would show.
+finding.
+
+A leak is also predicted when the run did not show it, in one shape: a
+select with a timeout (a time.After case, or ctx.Done() for a context made
+there by context.WithTimeout or WithDeadline) or a default case receives
+the result of a goroutine that sends it on an unbuffered channel.
+
+	ch := make(chan int)
+	go func() { ch <- compute() }()
+	select {
+	case v := <-ch:
+		return v, nil
+	case <-time.After(d):
+		return 0, errTimeout
+	}
+
+In the recorded run the result came first. The finding names the send,
+the select and the timer. Its witness is a schedule of the same test, in
+which every goroutine does what it did in the recorded run and every read
+sees the same write, that stops the sender just before its send and the
+receiver at the select, with the timer started: the default case is ready
+there, and the timer's once its duration has passed. Go promises nothing
+of how long the sender takes to reach its send (the scheduler, the
+operating system or the garbage collector may hold it up past any
+timeout), so the program can take this schedule: the select takes the
+other case, and the send then waits for ever. That nothing receives from
+the channel afterwards is not in the run: seer proves it from the source,
+and says nothing unless it can. The channel must be made unbuffered in the
+select's function and used there only by that select, whose other cases
+never lead back to it (a loop that collects the results of a pool of
+workers qualifies when its timeout leaves the loop); it may be handed only
+to closures and functions that do nothing with it but send, and is never
+closed, stored or returned. A select on
+the Done channel of a context from elsewhere (a parameter, or one made by
+WithCancel) is not judged: whether it can end first is not in the source
+of the select.
 
 Fix: give every goroutine a way to finish: buffer the channel for every
-sender, or have the receiver drain it, or select on a done channel or a
-context.`,
+sender (make(chan T, 1) for the one result), or have the receiver drain
+it, or select on a done channel or a context in the sender too.`,
 }
 
 // Explain returns the documentation of a finding kind ("race",

@@ -69,6 +69,11 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 		if IsMisuse(f.Kind) {
 			a.Op = misuseOp(t, i)
 			a.Variable = names.misuseObject(i, site) // the channel, WaitGroup or mutex
+		} else if f.Kind == predict.KindLeak && f.Predicted {
+			a.Op = leakOp(t, i)
+			if a.Op == "send" || a.Op == "select" {
+				a.Variable = names.misuseObject(i, site) // the channel
+			}
 		} else if o := t.Object(e.Obj); o != nil && o.Name != "" {
 			a.Variable = shortName(o.Name)
 		} else if f.Kind == predict.KindDeadlock {

@@ -75,10 +75,15 @@ agree through a lock or a done channel that the senders select on.`
 Two closes of one channel run in one schedule: the second panics with
 "close of closed channel". A run that did not panic never closes a channel
 twice, and the second close of a run that panicked is not recorded (the
-runtime panics before it tells the race runtime), so seer finds this kind
-only in traces that hold two closes of one channel. A double close on two
-shutdown paths that the recorded run took only one of is beyond the
+runtime panics before it tells the race runtime), so seer predicts this
+kind only in traces that hold two closes of one channel. A double close on
+two shutdown paths that the recorded run took only one of is beyond the
 recording: no schedule of the run's own events contains the second close.
+
+A run that did panic with "close of closed channel" is reported as
+observed: the second close at the line the panic's stack gives (from the
+test's output), and the first close from the trace when the run closed
+only that one channel.
 
 Fix: close a channel in one place, or guard the close with sync.Once.`
 	explanations[predict.KindNegativeWaitGroup] = `# negative-waitgroup: a Done that can come before its Add
@@ -169,6 +174,13 @@ func MisuseSentence(f *Finding) string {
 	case predict.KindSendOnClosed:
 		return "In a schedule that nothing rules out, the close runs first and goroutine " + itoa(a.Goroutine) + "'s send on" + on + " is its next step: it panics."
 	case predict.KindCloseOfClosed:
+		if !f.Predicted {
+			who := "a goroutine"
+			if a.Goroutine > 0 {
+				who = "goroutine " + itoa(a.Goroutine)
+			}
+			return "The recorded run closed" + on + " a second time: " + who + "'s close panicked with \"close of closed channel\"."
+		}
 		return "In a schedule that nothing rules out, the first close runs and goroutine " + itoa(a.Goroutine) + "'s close of" + on + " is its next step: it panics."
 	case predict.KindNegativeWaitGroup:
 		return "In a schedule that nothing rules out, goroutine " + itoa(a.Goroutine) + "'s Done on" + on + " is its next step with the counter at zero: it panics."

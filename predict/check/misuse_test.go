@@ -337,6 +337,25 @@ func TestMisuseObserved(t *testing.T) {
 	mu.Lock()
 	mu.Unlock()
 	mu.Unlock() // misuse`},
+		// The second close is not in the trace (closechan panics before
+		// it tells the race runtime): it comes from the panic's stack.
+		{"TestDiesClosing", "close-of-closed", `c := make(chan int)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		close(c)
+	}()
+	wg.Wait()
+	close(c) // misuse`},
+		{"TestDiesClosingInGoroutine", "close-of-closed", `c := make(chan int)
+	close(c)
+	done := make(chan bool)
+	go func() {
+		close(c) // misuse
+		done <- true
+	}()
+	<-done`},
 	}
 	// One module, each test recorded in a run of its own (each dies).
 	files := map[string]string{}
@@ -376,6 +395,15 @@ func TestMisuseObserved(t *testing.T) {
 		}
 		if a := got[0].Accesses[len(got[0].Accesses)-1]; a.Line != line[tc.test] {
 			t.Errorf("%s: failing operation at line %d, want %d", tc.test, a.Line, line[tc.test])
+		}
+		if tc.kind == "close-of-closed" {
+			// The first close, from the trace, and the second, from
+			// the panic, on the one channel the test closed.
+			as := got[0].Accesses
+			if len(as) != 2 || as[0].Op != "close" || as[0].Line >= line[tc.test] && tc.test == "TestDiesClosing" ||
+				as[1].Goroutine == 0 || got[0].Variable != "c" {
+				t.Errorf("%s: accesses %+v (variable %q), want the first close and the panicking one on c", tc.test, as, got[0].Variable)
+			}
 		}
 	}
 }

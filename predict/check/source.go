@@ -52,6 +52,28 @@ func (s StaticSource) ReadFlow(f trace.Frame) (bool, []trace.Frame) {
 	return true, flow.Writes
 }
 
+// leakSource is a Source that can prove a select's receive the only one
+// its channel ever has (static.Program.SelectLeak).
+type leakSource interface {
+	SelectLeak(f trace.Frame) bool
+}
+
+// SelectLeak is static's proof that the select on the line of f is the
+// only receive of its channel, with a timer or default case.
+func (s StaticSource) SelectLeak(f trace.Frame) bool {
+	_, ok := s.Prog.SelectLeak(f)
+	return ok
+}
+
+// selectLeaks turns src's per-site answer into predict's per-event
+// Options.SelectLeak: the select's site is the receive's user frame.
+func selectLeaks(src leakSource) func(t *trace.Trace, recv int) bool {
+	return func(t *trace.Trace, recv int) bool {
+		f, ok := trace.UserFrame(t.Stack(t.Events[recv].Stack), t.Header.GOROOT)
+		return ok && src.SelectLeak(trace.Frame{Func: f.Func, File: f.File, Line: f.Line})
+	}
+}
+
 // refineWith refines the accesses of findings through src.
 func refineWith(src Source, findings []Finding) {
 	for i := range findings {

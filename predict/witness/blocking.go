@@ -53,10 +53,14 @@
 // unbuffered channel that is not closed, every send and receive is two
 // events of its goroutine in a row.
 //
-// What is not claimed blocked: selects, non-blocking operations,
-// buffered channels (their blocking depends on other cases and on
-// counts the checker does not model); a schedule that leaves such a
-// goroutine waiting is rejected.
+// A receive on a buffered channel (every operation of it one
+// release-acquire, OneEventOps) is blocked when its buffer is empty after
+// the schedule: as many receives as sends ran.
+//
+// What is not claimed blocked: selects, non-blocking operations, sends
+// on buffered channels (whether the buffer is full depends on a capacity
+// the run does not record); a schedule that leaves such a goroutine
+// waiting is rejected.
 
 package witness
 
@@ -197,6 +201,12 @@ func (s *fstate) blocked(i int32, ran []int32, next func(trace.GoID) int32, list
 	case trace.OpSend, trace.OpRecv:
 		if e.Op == trace.OpRecv && k.neverSent(e.Obj) {
 			// Empty whatever its capacity: only a close ends the wait.
+		} else if e.Op == trace.OpRecv && !k.unbuffered(e.Obj) && OneEventOps(t, k.chanEvents(e.Obj)) {
+			// A buffered channel: the receive waits if the buffer is
+			// empty, the schedule's sends all received.
+			if n := k.buffered(e.Obj, ran); n != 0 {
+				return fmt.Errorf("event %d: the buffer of channel %d holds %d values at the end of the schedule", i, e.Obj, n)
+			}
 		} else if !k.unbuffered(e.Obj) {
 			return fmt.Errorf("event %d: the run does not show channel %d to be unbuffered", i, e.Obj)
 		} else if !k.opStart(i) {
@@ -293,6 +303,46 @@ func (k *Checker) neverSent(c trace.ObjID) bool {
 		}
 	}
 	return true
+}
+
+// OneEventOps reports whether every send and receive among a channel's
+// synchronisation events evs is a single release-acquire of a buffer
+// slot, as the race runtime annotates each operation on a buffered
+// channel of non-empty elements (runtime.racenotify, for the buffer and
+// for a hand-over alike). Such a channel's buffer holds its sends less
+// its receives.
+func OneEventOps(t *trace.Trace, evs []int32) bool {
+	n := 0
+	for _, x := range evs {
+		switch e := &t.Events[x]; e.Op {
+		case trace.OpSend, trace.OpRecv:
+			if e.Sync != trace.SyncReleaseAcquire {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// buffered returns how many values buffered channel c holds after the
+// schedule (ran: each goroutine's events in it): its sends in it less
+// its receives.
+func (k *Checker) buffered(c trace.ObjID, ran []int32) int {
+	n := 0
+	for _, x := range k.chanEvents(c) {
+		e := &k.t.Events[x]
+		if int(e.G) <= 0 || int(e.G) >= k.ng || ran[e.G] <= k.posOf[x] {
+			continue
+		}
+		switch e.Op {
+		case trace.OpSend:
+			n++
+		case trace.OpRecv:
+			n--
+		}
+	}
+	return n
 }
 
 // unbuffered reports whether the run shows channel c to be unbuffered:

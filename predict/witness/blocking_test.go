@@ -274,3 +274,97 @@ func TestCheckCondWait(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckBlockingThree: a channel deadlock through three goroutines.
+// g2 (the test) audits (6, 7) and receives on c; g3 takes a then m (8-11);
+// g4 takes m and sends on c while holding it (12, 13; the rendezvous 13,
+// 14, 15, 16), unlocks (17); all end (18-20). Claimed: g3 holds a, g4
+// holds m; g4 waits to send, g2 to take a, g3 to take m.
+func TestCheckBlockingThree(t *testing.T) {
+	tr := buildTrace(t, []bgo{{0, "", false}, {1, "TestX", false}, {2, "TestX", false}, {2, "TestX", false}}, []bev{
+		{1, trace.OpGo, "", 0, 2}, {2, trace.OpStart, "", 0, 1},
+		{2, trace.OpGo, "", 0, 3}, {3, trace.OpStart, "", 0, 2},
+		{2, trace.OpGo, "", 0, 4}, {4, trace.OpStart, "", 0, 2},
+		{2, trace.OpLock, "ma", trace.SyncAcquire, 0}, {2, trace.OpUnlock, "ma", trace.SyncRelease, 0},
+		{3, trace.OpLock, "ma", trace.SyncAcquire, 0}, {3, trace.OpLock, "mm", trace.SyncAcquire, 0},
+		{3, trace.OpUnlock, "mm", trace.SyncRelease, 0}, {3, trace.OpUnlock, "ma", trace.SyncRelease, 0},
+		{4, trace.OpLock, "mm", trace.SyncAcquire, 0},
+		{4, trace.OpSend, "c", trace.SyncRelease, 0},
+		{2, trace.OpRecv, "c", trace.SyncAcquire, 13}, {2, trace.OpRecv, "c", trace.SyncRelease, 0},
+		{4, trace.OpSend, "c", trace.SyncAcquire, 0},
+		{4, trace.OpUnlock, "mm", trace.SyncRelease, 0},
+		{4, trace.OpEnd, "", 0, 0}, {3, trace.OpEnd, "", 0, 0}, {2, trace.OpEnd, "", 0, 0},
+	})
+	claim := func(evs []int, w ...int) *Schedule { return &Schedule{Kind: Deadlock, Events: evs, Witness: w} }
+	for _, tc := range []struct {
+		name string
+		s    *Schedule
+		want string // "" means accepted
+	}{
+		{"each waits for the next", claim([]int{13, 6, 9}, 0, 1, 2, 3, 4, 5, 8, 12), ""},
+		{"the third goroutine left out", claim([]int{13, 6}, 0, 1, 2, 3, 4, 5, 8, 12), "goroutine 3 can go on"},
+		{"the receiver's lock is free", claim([]int{13, 6, 8}, 0, 1, 2, 3, 4, 5, 12), "no goroutine holds its lock"},
+		{"the receiver took its lock", claim([]int{13, 7, 8}, 0, 1, 2, 3, 4, 5, 6, 12), "not an operation known to block"},
+		{"infeasible: a held lock taken", claim([]int{13, 7, 9}, 0, 1, 2, 3, 4, 5, 8, 12, 6), "acquired while held"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			loc, spans := trace.GroupAccesses(tr.Events)
+			err := NewChecker(tr, loc, spans).Check(tc.s)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("rejected: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestCheckBlockingBuffered: a receive on a buffered channel under a
+// lock. g3 takes m, unlocks and sends on c (4, 5, 6: one release-acquire
+// of a buffer slot); g2 takes m and receives the value (7, 8), unlocks
+// (9); both end. Claimed: g2 holds m at its receive with the buffer
+// empty, g3 waits for m.
+func TestCheckBlockingBuffered(t *testing.T) {
+	evs := []bev{
+		{1, trace.OpGo, "", 0, 2}, {2, trace.OpStart, "", 0, 1},
+		{2, trace.OpGo, "", 0, 3}, {3, trace.OpStart, "", 0, 2},
+		{3, trace.OpLock, "m", trace.SyncAcquire, 0}, {3, trace.OpUnlock, "m", trace.SyncRelease, 0},
+		{3, trace.OpSend, "c", trace.SyncReleaseAcquire, 0},
+		{2, trace.OpLock, "m", trace.SyncAcquire, 0},
+		{2, trace.OpRecv, "c", trace.SyncReleaseAcquire, 6},
+		{2, trace.OpUnlock, "m", trace.SyncRelease, 0},
+		{3, trace.OpEnd, "", 0, 0}, {2, trace.OpEnd, "", 0, 0},
+	}
+	gs := []bgo{{0, "", false}, {1, "TestX", false}, {2, "TestX", false}}
+	tr := buildTrace(t, gs, evs)
+	// The same run with a zero-sized element type: each operation is an
+	// acquire and a release, and the buffer is not judged.
+	zero := append([]bev(nil), evs[:6]...)
+	zero = append(zero, bev{3, trace.OpSend, "c", trace.SyncAcquire, 0}, bev{3, trace.OpSend, "c", trace.SyncRelease, 0})
+	zero = append(zero, evs[7:]...)
+	ztr := buildTrace(t, gs, zero)
+	claim := func(evs []int, w ...int) *Schedule { return &Schedule{Kind: Deadlock, Events: evs, Witness: w} }
+	for _, tc := range []struct {
+		name string
+		t    *trace.Trace
+		s    *Schedule
+		want string // "" means accepted
+	}{
+		{"empty buffer, sender waits for the lock", tr, claim([]int{8, 4}, 0, 1, 2, 3, 7), ""},
+		{"the value is in the buffer", tr, claim([]int{8, 10}, 0, 1, 2, 3, 4, 5, 6, 7), "holds 1 values"},
+		{"the sender is not blocked", tr, claim([]int{8}, 0, 1, 2, 3, 7), "goroutine 3 can go on"},
+		{"zero-sized elements", ztr, claim([]int{9, 4}, 0, 1, 2, 3, 8), "not show channel"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			loc, spans := trace.GroupAccesses(tc.t.Events)
+			err := NewChecker(tc.t, loc, spans).Check(tc.s)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("rejected: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -298,6 +298,14 @@ func (k *Checker) feasible(f *Schedule) (*fstate, error) {
 		for g := range s.lastOf {
 			s.lastOf[g] = -1
 		}
+	} else if f.Kind == SelectLeak && len(f.Events) >= 2 {
+		// The sender's and the receiver's next events must be the
+		// observed ones (leak.go).
+		for _, i := range f.Events[:2] {
+			if g := t.Events[i].G; int(g) > 0 && int(g) < ng {
+				s.lastOf[g] = -1
+			}
+		}
 	} else if f.Kind == Deadlock || IsMisuse(f.Kind) {
 		// A blocked goroutine's next event must be the observed one: its
 		// last read too must see its observed writer. So must a misuse's
@@ -380,6 +388,8 @@ func (k *Checker) checkProperty(s *fstate) error {
 		}
 	case Leak:
 		return s.checkLeak()
+	case SelectLeak:
+		return s.checkSelectLeak()
 	case Deadlock:
 		if k.blockingClaim(f) {
 			return s.checkBlocking()

@@ -4,8 +4,9 @@
 // is feasible for the program that recorded a trace, and whether it shows
 // the property claimed (a data race, an atomicity violation, a
 // lock-order deadlock, goroutines all blocked on locks and unbuffered
-// channels (blocking.go), goroutines the run left blocked, or a misuse
-// that panics: misuse.go).
+// channels (blocking.go), goroutines the run left blocked, a send left
+// without its only receiver by a select's other case (leak.go), or a
+// misuse that panics: misuse.go).
 //
 // Feasibility is that of Şerbănuţă, Chen and Roşu, "Maximal Causal
 // Models for Sequentially Consistent Systems" (RV 2012), Theorem 2: a
