@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -233,6 +234,7 @@ var (
 // failure, or an error that stops the check).
 type prepared struct {
 	lp        listedPackage
+	progc     chan *static.Program // the package's source, once loaded (program)
 	prog      *static.Program
 	ropts     trace.RecordOptions
 	bin       *trace.Binary
@@ -240,7 +242,20 @@ type prepared struct {
 	err       error
 }
 
-// prepare loads lp's source and builds its test binary.
+// program waits for the package's source and returns it (nil if it did
+// not load).
+func (p *prepared) program() *static.Program {
+	if p.progc != nil {
+		p.prog = <-p.progc
+		p.progc = nil
+	}
+	return p.prog
+}
+
+// prepare loads lp's source and builds its test binary. Unless a file of
+// the package mentions //seer:atomic, whose functions the binary must be
+// built for (one entry record per call), the source loads while the
+// binary builds and the tests run: it is first needed by the analysis.
 func prepare(ctx context.Context, opts Options, lp listedPackage) *prepared {
 	pkg := lp.Path
 	progress := func(stage string) {
@@ -251,22 +266,34 @@ func prepare(ctx context.Context, opts Options, lp listedPackage) *prepared {
 	// One load of the package's source serves the //seer:atomic functions,
 	// control relevance and the positions of findings; without it seer
 	// still works, at line level and with every read relevant.
-	var prog *static.Program
-	var err error
-	if opts.Static != nil {
-		prog, err = opts.Static.Program(ctx, opts.Dir, pkg)
-	} else {
-		// Loaded here rather than through a Cache, whose loads outlive
-		// their caller: a cancelled check stops its go list too.
-		prog, err = static.Load(ctx, opts.Dir, pkg)
+	load := func() *static.Program {
+		var prog *static.Program
+		var err error
+		if opts.Static != nil {
+			prog, err = opts.Static.Program(ctx, opts.Dir, pkg)
+		} else {
+			// Loaded here rather than through a Cache, whose loads outlive
+			// their caller: a cancelled check stops its go list too.
+			prog, err = static.Load(ctx, opts.Dir, pkg)
+		}
+		if err != nil {
+			return nil
+		}
+		return prog
 	}
-	if err != nil {
-		prog = nil
+	p := &prepared{lp: lp}
+	var atomic func(string) bool
+	if lp.Dir != "" && !mentions(lp.Dir, static.AtomicDirective) {
+		p.progc = make(chan *static.Program, 1)
+		go func() { p.progc <- load() }()
+	} else {
+		p.prog = load()
+		atomic = atomicFuncs(p.prog)
 	}
 	if err := ctx.Err(); err != nil {
-		return &prepared{lp: lp, err: err}
+		p.err = err
+		return p
 	}
-	atomic := atomicFuncs(prog)
 	goFlags := opts.GoFlags
 	if atomic != nil {
 		// One entry record per call of an atomic function (see trace/atomic.go).
@@ -289,17 +316,36 @@ func prepare(ctx context.Context, opts Options, lp listedPackage) *prepared {
 	}
 	ropts.Replayable = opts.Replay
 	bin, err := trace.Build(ctx, ropts)
-	p := &prepared{lp: lp, prog: prog, ropts: ropts, bin: bin, err: err}
+	p.ropts, p.bin, p.err = ropts, bin, err
 	if errors.As(err, &p.buildFail) {
 		p.err = nil
 	}
 	return p
 }
 
+// mentions reports whether a Go file in dir contains text (or dir cannot
+// be read: the caller then takes the careful path).
+func mentions(dir, text string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return true
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil || bytes.Contains(b, []byte(text)) {
+			return true
+		}
+	}
+	return false
+}
+
 // finish runs a prepared package's tests, analyses each run and adds
 // what it finds to rep.
 func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error {
-	pkg, prog, ropts, bin := p.lp.Path, p.prog, p.ropts, p.bin
+	pkg, ropts, bin := p.lp.Path, p.ropts, p.bin
 	progress := func(stage string, events int) {
 		if opts.Progress != nil {
 			opts.Progress(Progress{Package: pkg, Stage: stage, Events: events})
@@ -349,9 +395,15 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 			runs = append(runs, "^"+regexp.QuoteMeta(name)+"$")
 		}
 	}
-	src := opts.Source
-	if src == nil && prog != nil {
-		src = StaticSource{Prog: prog}
+	var src Source // the source, once the first run has ended
+	source := func() Source {
+		if src == nil {
+			src = opts.Source
+			if prog := p.program(); src == nil && prog != nil {
+				src = StaticSource{Prog: prog}
+			}
+		}
+		return src
 	}
 	var found []Finding
 	var tests []Test
@@ -367,7 +419,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 		progress("analysing", rec.Events)
 		res, err := Predict(ctx, rec.Trace, PredictOptions{
 			Atomicity:    opts.Atomicity,
-			Source:       src,
+			Source:       source(),
 			WhyNoRace:    opts.WhyNoRace,
 			SolveTimeout: opts.SolveTimeout,
 		})
@@ -388,12 +440,12 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 			res.Ordered[i].Package = rec.Package
 		}
 		rep.Ordered = append(rep.Ordered, res.Ordered...)
-		obs, err := observedBlocked(rec, src)
+		obs, err := observedBlocked(rec, source())
 		if err != nil {
 			return err
 		}
 		found = append(found, obs...)
-		found = append(found, observedCloseOfClosed(rec, src)...)
+		found = append(found, observedCloseOfClosed(rec, source())...)
 		tests = append(tests, testsOf(rec, res)...)
 		if r := rec.Outcome.Result; r != "pass" && r != "fail" {
 			ended = true
@@ -423,7 +475,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 			summary.Status = "fail"
 		}
 	}
-	if src != nil {
+	if src := source(); src != nil {
 		refineWith(src, found)
 	}
 	summary.Findings = len(found)
