@@ -73,10 +73,10 @@ type RecordOptions struct {
 // local accesses (local.go), which cost only the first part; the budget
 // is set for a run in which nothing is local (two goroutines in a
 // Lock/n++/Unlock loop).
-const BytesPerEvent = 64
+const BytesPerEvent = 76
 
 // DefaultMaxEvents is RecordOptions.MaxEvents's default: what 1 GiB of
-// memory holds (BytesPerEvent), 16.7 million events. Go's race suite,
+// memory holds (BytesPerEvent), 14.1 million events. Go's race suite,
 // 12.5M events in one run, must fit: a lower cap loses the races of the
 // tests after it. Raise it with seer check -maxmem or -maxevents on a
 // machine with more.

@@ -34,7 +34,7 @@ var (
 	checkReplay    = checkFlags.Bool("replay", false, "confirm each race and deadlock by running its test again under its witness schedule")
 	checkMax       = checkFlags.Int("maxevents", 0, "analyse at most `n` events of each run (the test during which a run passes n is named; -1: no cap; default: what -maxmem holds)")
 	checkSolve     = checkFlags.Duration("solvetimeout", 2*time.Second, "bound each SAT solve of the witness search by `d`; a candidate left undecided is not reported (seer predict -stats counts them)")
-	checkMaxMem    = checkFlags.String("maxmem", "1GiB", "memory to keep each run's conversion and analysis within: seer's heap limit, and an event cap of `size` / trace.BytesPerEvent (64 bytes); e.g. 512MiB, 4GiB")
+	checkMaxMem    = checkFlags.String("maxmem", "1GiB", "memory to keep each run's conversion and analysis within: seer's heap limit, and an event cap of `size` / trace.BytesPerEvent (76 bytes); e.g. 512MiB, 4GiB")
 )
 
 var _ = register(&command{
