@@ -139,21 +139,14 @@ type convGoroutine struct {
 	ord         uint32 // countable records so far (replay.go)
 }
 
-type alloc struct {
-	start, end uint64
-	life       uint64 // 0 until first touched
-	obj        ObjID
-}
-
 type converter struct {
 	b        *Builder
 	s        *spool
 	goroot   string
 	gs       map[uint32]*convGoroutine
 	pcStacks map[[2]uint64]StackID // (shadow stack id, pc) -> stack
-	// heap: allocations by 8 KiB page; large ones separately
-	pages    map[uint64][]*alloc
-	large    []*alloc
+	// heap lives: by allocation (rawEvent.aid), 0 until first touched
+	lifeOf   []uint32
 	lives    uint64
 	globals  []elf.Symbol
 	objs     map[objKey]ObjID
@@ -173,10 +166,6 @@ type converter struct {
 	lastGid    uint32
 	lastG      *convGoroutine // gs[lastGid], or nil
 	pushMemo   *[pushMemoSize]pushEnt
-	allocGen   uint64 // bumped by every malloc and free
-	hit        *alloc // the allocation findAlloc found last in hitPage's list
-	hitPage    uint64
-	hitGen     uint64  // allocGen when hit was found
 	globalObjs []ObjID // objects of globals[i], 0 until made
 }
 
@@ -196,7 +185,6 @@ func newConverter(h Header, s *spool, bin string) *converter {
 		goroot:   h.GOROOT,
 		gs:       make(map[uint32]*convGoroutine),
 		pcStacks: make(map[[2]uint64]StackID),
-		pages:    make(map[uint64][]*alloc),
 		objs:     make(map[objKey]ObjID),
 		lastRel:  make(map[uint64]int),
 		selLines: make(map[Frame]Op),
@@ -407,12 +395,8 @@ func (c *converter) buildChainStack(g *convGoroutine, top uint64, pcs []uint64) 
 
 func (c *converter) visit(r *rawEvent) {
 	switch r.kind {
-	case rMalloc:
-		c.malloc(r.addr, r.size)
-		return
-	case rFree:
-		c.free(r.addr, r.size)
-		return
+	case rMalloc, rFree:
+		return // the allocation stage's (allocs.go)
 	}
 	g := c.goID(r.gid)
 	if g.ended {
@@ -495,7 +479,7 @@ func (c *converter) access(g *convGoroutine, r *rawEvent, prim StackID) {
 	if c.atomic != nil {
 		c.txEvent(g, c.frames(r.pc), stack)
 	}
-	addr, obj := c.locate(r.addr, r.size)
+	addr, obj := c.locate(r, r.addr, r.size)
 	op := OpRead
 	if r.kind == rWrite || r.kind == rWriteRange {
 		op = OpWrite
@@ -583,7 +567,7 @@ func (c *converter) sync(g *convGoroutine, r *rawEvent) {
 			stack, _ = c.chainStack(g, r.parked)
 		}
 	}
-	addr, _ := c.locate(r.addr, 1)
+	addr, _ := c.locate(r, r.addr, 1)
 	objAddr := addr - uint64(cl.off)
 	if cl.kind == ObjRWMutex && cl.op == OpLock && g.rwPending != 0 && g.rwPending == addr+4 {
 		// RWMutex.Lock's second acquire (&writerSem): the lock is one event.
@@ -647,7 +631,7 @@ func (c *converter) atomicOp(g *convGoroutine, r *rawEvent) {
 	if class&acOnce != 0 {
 		special = OpOnceCheck
 	}
-	addr, obj := c.locate(r.addr, r.size)
+	addr, obj := c.locate(r, r.addr, r.size)
 	e := Event{Addr: addr, Size: uint32(r.size), Obj: obj, Stack: stack}
 	if r.aflags&afNoSync != 0 || drop {
 		if drop {
@@ -756,106 +740,24 @@ func (c *converter) syncObj(kind ObjKind, addr uint64) ObjID {
 
 // ---- memory: heap lives and globals ----
 
-const pageShift = 13
-
-// The allocation map: each 8 KiB page holds the allocations that overlap
-// it, sorted by start address (allocations do not overlap one another:
-// a new one ends every life it overlaps). Allocations over 64 KiB are kept
-// apart, so no allocation is listed in more than nine pages.
-
-func (c *converter) malloc(p, size uint64) {
-	c.allocGen++
-	if size == 0 {
-		size = 1
-	}
-	c.free(p, size)
-	a := &alloc{start: p, end: p + size}
-	if size > 1<<16 {
-		c.large = append(c.large, a)
-		return
-	}
-	for pg := p >> pageShift; pg <= (a.end-1)>>pageShift; pg++ {
-		list := c.pages[pg]
-		i := sort.Search(len(list), func(i int) bool { return list[i].start > p })
-		list = append(list, nil)
-		copy(list[i+1:], list[i:])
-		list[i] = a
-		c.pages[pg] = list
-	}
-}
-
-// free ends every life overlapping [p, p+size).
-func (c *converter) free(p, size uint64) {
-	c.allocGen++
-	end := p + size
-	for pg := p >> pageShift; pg <= (end-1)>>pageShift && pg-(p>>pageShift) < 1<<20; pg++ {
-		list, ok := c.pages[pg]
-		if !ok {
-			continue
+// locate returns the trace address and the object of real address addr,
+// which record r made (the allocation stage found its allocation, if
+// any: rawEvent.aid).
+func (c *converter) locate(r *rawEvent, addr, size uint64) (uint64, ObjID) {
+	if r.aid != 0 {
+		for uint32(len(c.lifeOf)) <= r.aid {
+			c.lifeOf = append(c.lifeOf, make([]uint32, len(c.lifeOf)+1024)...)
 		}
-		// The overlapping allocations are contiguous: from the last one
-		// starting at or before p (if it reaches p) to the last one
-		// starting before end.
-		lo := sort.Search(len(list), func(i int) bool { return list[i].start > p })
-		if lo > 0 && list[lo-1].end > p {
-			lo--
-		}
-		hi := sort.Search(len(list), func(i int) bool { return list[i].start >= end })
-		if lo >= hi {
-			continue
-		}
-		list = append(list[:lo], list[hi:]...)
-		if len(list) == 0 {
-			delete(c.pages, pg)
-		} else {
-			c.pages[pg] = list
-		}
-	}
-	if len(c.large) > 0 {
-		kept := c.large[:0]
-		for _, a := range c.large {
-			if !(a.start < end && p < a.end) {
-				kept = append(kept, a)
-			}
-		}
-		c.large = kept
-	}
-}
-
-func (c *converter) findAlloc(addr uint64) *alloc {
-	pg := addr >> pageShift
-	if h := c.hit; h != nil && c.hitGen == c.allocGen && pg == c.hitPage && h.start <= addr && addr < h.end {
-		// No malloc or free since hit was found in this page's list, and
-		// the allocations of one list do not overlap: the search below
-		// would find hit again.
-		return h
-	}
-	list := c.pages[pg]
-	i := sort.Search(len(list), func(i int) bool { return list[i].start > addr })
-	if i > 0 && list[i-1].end > addr {
-		c.hit, c.hitPage, c.hitGen = list[i-1], pg, c.allocGen
-		return list[i-1]
-	}
-	for _, a := range c.large {
-		if a.start <= addr && addr < a.end {
-			return a
-		}
-	}
-	return nil
-}
-
-// locate returns the trace address and the object of real address addr.
-func (c *converter) locate(addr, size uint64) (uint64, ObjID) {
-	if a := c.findAlloc(addr); a != nil {
-		if a.life == 0 {
+		life := uint64(c.lifeOf[r.aid])
+		if life == 0 {
 			// The object is made when the trace keeps an event of
 			// the life (compactObjects): most lives are local.
 			c.lives++
-			a.life = c.lives
-			a.obj = lifeObj | ObjID(len(c.b.lives))
-			c.b.lives = append(c.b.lives, heapLife{a.start, a.end - a.start})
+			life = c.lives
+			c.lifeOf[r.aid] = uint32(life)
+			c.b.lives = append(c.b.lives, heapLife{r.astart, r.aend - r.astart})
 		}
-		return lifeBase + a.life<<lifeShift + (addr - a.start), a.obj
+		return lifeBase + life<<lifeShift + (addr - r.astart), lifeObj | ObjID(life-1)
 	}
 	i := sort.Search(len(c.globals), func(i int) bool { return c.globals[i].Value+c.globals[i].Size > addr })
 	if i < len(c.globals) && c.globals[i].Value <= addr {

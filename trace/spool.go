@@ -76,6 +76,10 @@ type rawEvent struct {
 	old    uint64
 	peer   uint32 // rGo: child gid; rStart: parent gid
 	step   bool   // merge: the first record visited after a stop check
+	// The allocation the record's address is in (allocs.go): its number
+	// (0: none) and bounds.
+	aid          uint32
+	astart, aend uint64
 }
 
 // spool is an open spool file.
@@ -468,15 +472,27 @@ func (s *spool) merge(streams map[uint32][]uint64, enter func(gid uint32, pc uin
 			flush()
 		}
 	}()
+	// The allocation stage (allocs.go), between decoding and the callbacks.
+	marked := make(chan []rawEvent, 8)
+	go func() {
+		defer close(marked)
+		m := newAllocMap()
+		for batch := range items {
+			for i := range batch {
+				m.mark(&batch[i])
+			}
+			marked <- batch
+		}
+	}()
 	stopped := false
 	defer func() {
 		// Stopped, or a callback panicked: let walk end, and wait for it
 		// (the spool's mapping is unmapped after merge returns).
 		close(quit)
-		for range items {
+		for range marked {
 		}
 	}()
-	for batch := range items {
+	for batch := range marked {
 		for i := range batch {
 			r := &batch[i]
 			if r.step && stop() {

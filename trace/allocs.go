@@ -1,0 +1,159 @@
+// This file implements the allocation map of the conversion: which heap
+// allocation each address the records touch was in, at that point of the
+// run, so that memory the allocator reuses is never mistaken for shared
+// (convert.go names each allocation's life apart).
+//
+// It runs as a stage of its own between merge's decoding and the
+// conversion (spool.merge): it applies the allocation records and marks
+// every record that locates memory with its allocation (rawEvent.aid,
+// astart, aend), so that on two cores the map's upkeep, most of the
+// conversion's time on malloc-heavy tests, overlaps the rest.
+
+package trace
+
+import "sort"
+
+const pageShift = 13
+
+// alloc is one allocation: [start, end), numbered from 1 in the order of
+// the allocation records (id).
+type alloc struct {
+	start, end uint64
+	id         uint32
+}
+
+// allocMap: each 8 KiB page holds the allocations that overlap it, sorted
+// by start address (allocations do not overlap one another: a new one
+// ends every life it overlaps). Allocations over 64 KiB are kept apart,
+// so no allocation is listed in more than nine pages. Lists hold values,
+// not pointers: an allocation is never changed once made, and lists
+// without pointers cost the collector nothing and move without write
+// barriers.
+type allocMap struct {
+	pages   map[uint64][]alloc
+	large   []alloc
+	n       uint32 // allocations so far
+	gen     uint64 // bumped by every malloc and free
+	hit     alloc  // the allocation find found last in hitPage's list (id 0: none)
+	hitPage uint64
+	hitGen  uint64 // gen when hit was found
+}
+
+func newAllocMap() *allocMap { return &allocMap{pages: make(map[uint64][]alloc)} }
+
+// mark applies r if it is an allocation record, or sets r.aid (0: in no
+// allocation), r.astart and r.aend if it locates memory.
+func (m *allocMap) mark(r *rawEvent) {
+	switch r.kind {
+	case rMalloc:
+		m.malloc(r.addr, r.size)
+	case rFree:
+		m.free(r.addr, r.size)
+	case rRead, rWrite, rReadRange, rWriteRange, rAcquire, rRelease, rReleaseMerge, rReleaseAcquire, rAtomic:
+		if a, ok := m.find(r.addr); ok {
+			r.aid, r.astart, r.aend = a.id, a.start, a.end
+		}
+	}
+}
+
+func (m *allocMap) malloc(p, size uint64) {
+	m.gen++
+	if size == 0 {
+		size = 1
+	}
+	m.n++
+	a := alloc{start: p, end: p + size, id: m.n}
+	if size > 1<<16 {
+		m.free(p, size)
+		m.large = append(m.large, a)
+		return
+	}
+	pg := p >> pageShift
+	if pg == (a.end-1)>>pageShift {
+		// The allocator reuses a slot of the same size: the new life
+		// takes the old one's place (what free then the insertion below
+		// would do, without moving the list twice).
+		list := m.pages[pg]
+		i := sort.Search(len(list), func(i int) bool { return list[i].start > p })
+		if i > 0 && list[i-1].start == p && list[i-1].end == a.end {
+			list[i-1] = a
+			m.freeLarge(p, a.end)
+			return
+		}
+	}
+	m.free(p, size)
+	for pg := p >> pageShift; pg <= (a.end-1)>>pageShift; pg++ {
+		list := m.pages[pg]
+		i := sort.Search(len(list), func(i int) bool { return list[i].start > p })
+		list = append(list, alloc{})
+		copy(list[i+1:], list[i:])
+		list[i] = a
+		m.pages[pg] = list
+	}
+}
+
+// free ends every life overlapping [p, p+size).
+func (m *allocMap) free(p, size uint64) {
+	m.gen++
+	end := p + size
+	for pg := p >> pageShift; pg <= (end-1)>>pageShift && pg-(p>>pageShift) < 1<<20; pg++ {
+		list, ok := m.pages[pg]
+		if !ok {
+			continue
+		}
+		// The overlapping allocations are contiguous: from the last one
+		// starting at or before p (if it reaches p) to the last one
+		// starting before end.
+		lo := sort.Search(len(list), func(i int) bool { return list[i].start > p })
+		if lo > 0 && list[lo-1].end > p {
+			lo--
+		}
+		hi := sort.Search(len(list), func(i int) bool { return list[i].start >= end })
+		if lo >= hi {
+			continue
+		}
+		list = append(list[:lo], list[hi:]...)
+		if len(list) == 0 {
+			delete(m.pages, pg)
+		} else {
+			m.pages[pg] = list
+		}
+	}
+	m.freeLarge(p, end)
+}
+
+// freeLarge ends the large allocations overlapping [p, end).
+func (m *allocMap) freeLarge(p, end uint64) {
+	if len(m.large) > 0 {
+		kept := m.large[:0]
+		for _, a := range m.large {
+			if !(a.start < end && p < a.end) {
+				kept = append(kept, a)
+			}
+		}
+		m.large = kept
+	}
+}
+
+// find returns the allocation addr is in, if any.
+func (m *allocMap) find(addr uint64) (alloc, bool) {
+	pg := addr >> pageShift
+	if h := m.hit; h.id != 0 && m.hitGen == m.gen && pg == m.hitPage && h.start <= addr && addr < h.end {
+		// No malloc or free since hit was found in this page's list, and
+		// the allocations of one list do not overlap: the search below
+		// would find hit again.
+		return h, true
+	}
+	list := m.pages[pg]
+	i := sort.Search(len(list), func(i int) bool { return list[i].start > addr })
+	if i > 0 && list[i-1].end > addr {
+		m.hit, m.hitPage, m.hitGen = list[i-1], pg, m.gen
+		return list[i-1], true
+	}
+	for _, a := range m.large {
+		if a.start <= addr && addr < a.end {
+			return a, true
+		}
+	}
+	return alloc{}, false
+}
