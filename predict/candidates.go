@@ -35,6 +35,15 @@ type classKey struct {
 	size             uint32
 }
 
+// classMemo is an entry of findCandidates' memo of classes.
+type classMemo struct {
+	k  classKey
+	id int32
+	ok bool
+}
+
+const classMemoSize = 1 << 10
+
 // cand is a candidate: a race (ev[0], ev[1] in trace order) or an
 // atomicity violation (ev = c, r, c').
 type cand struct {
@@ -137,6 +146,7 @@ func findCandidates(ctx context.Context, c *ctp, m *memory, mhb *clocks, opts *O
 	start := time.Now()
 	cs := &candidates{bySite: make(map[siteKey]*siteCands)}
 	classes := make(map[classKey]int32)
+	memo := new([classMemoSize]classMemo)
 	var cl []aclass
 	byLoc := make(map[int32][]int32)
 	for i := range c.ev {
@@ -145,11 +155,20 @@ func findCandidates(ctx context.Context, c *ctp, m *memory, mhb *clocks, opts *O
 		}
 		e := &c.ev[i]
 		k := classKey{loc: m.loc[i], g: int32(e.G), site: c.site(int32(i)), ls: c.ls[i], op: e.Op, addr: e.Addr, size: e.Size}
-		id, ok := classes[k]
+		// A goroutine's loop repeats its classes: a small direct-mapped
+		// memo in front of the map saves hashing the key for most events.
+		h := uint32(k.loc)*0x9E3779B1 ^ uint32(k.g)*0x85EBCA6B ^ uint32(k.site)*0xC2B2AE35 ^ uint32(k.addr)
+		h &= classMemoSize - 1
+		id, ok := memo[h].id, memo[h].ok && memo[h].k == k
+		if !ok {
+			id, ok = classes[k]
+			memo[h] = classMemo{k: k, id: id, ok: ok}
+		}
 		if !ok {
 			id = int32(len(cl))
 			cl = append(cl, aclass{loc: k.loc, g: k.g, site: k.site, write: isWrite(e.Op), atomic: e.Op.IsAtomic(), addr: e.Addr, size: e.Size, ls: k.ls})
 			classes[k] = id
+			memo[h] = classMemo{k: k, id: id, ok: true}
 			byLoc[k.loc] = append(byLoc[k.loc], id)
 		}
 		cl[id].evs = append(cl[id].evs, int32(i))

@@ -124,7 +124,7 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 	bests := make(map[siteKey]*best)
 	var keys []siteKey
 	var total int64
-	locs := make(map[int32][]shbGroup)
+	locs := make([][]shbGroup, len(m.locs)) // by location
 	visit := func(i int32, cur vclock) {
 		if !m.shared(i) {
 			return
