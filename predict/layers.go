@@ -106,6 +106,11 @@ type shbGroup struct {
 	g      int32
 	maxPos int32 // the largest pos among accs
 	accs   []shbAccess
+	// Whether any of accs writes, and any is plain (not atomic): a
+	// group that cannot conflict with an access is passed over before
+	// its goroutine's clock entry is looked up (a WaitGroup's word, which
+	// every goroutine touches with atomics alone, costs nothing).
+	write, plain bool
 }
 
 // shbLayer proves every site pair that schedulable happens-before leaves
@@ -141,6 +146,9 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 				own = k
 				continue
 			}
+			if !(w || gr.write) || at && !gr.plain {
+				continue // no access of the group conflicts with this one
+			}
 			known := cur.get(gr.g)
 			if gr.maxPos <= known {
 				continue
@@ -175,6 +183,8 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 		}
 		gr := &groups[own]
 		gr.maxPos = c.pos[i]
+		gr.write = gr.write || w
+		gr.plain = gr.plain || !at
 		for k := range gr.accs {
 			if a := &gr.accs[k]; a.site == site && a.write == w && a.atomic == at && a.addr == ev.Addr && a.size == ev.Size {
 				a.last, a.pos = i, c.pos[i]
