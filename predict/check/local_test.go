@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,11 +49,14 @@ func TestCompactLocalKeepsFindings(t *testing.T) {
 		}
 		out := map[string]bool{}
 		for _, f := range rep.Findings {
-			k := f.Kind + " " + f.Test
+			// A finding is its pair of sites, in either order: the two
+			// analyses may pick another representative pair of events.
+			var sites []string
 			for _, a := range f.Accesses {
-				k += fmt.Sprintf(" %s:%d:%s", a.File, a.Line, a.Op)
+				sites = append(sites, fmt.Sprintf("%s:%d:%s", a.File, a.Line, a.Op))
 			}
-			out[k] = true
+			slices.Sort(sites)
+			out[f.Kind+" "+f.Test+" "+strings.Join(sites, " ")] = true
 		}
 		return out
 	}
