@@ -144,10 +144,7 @@ func TestChannelDeadlockPredicted(t *testing.T) {
 			if f.Kind != "deadlock" || !f.Predicted || f.Test != "TestPublish" || len(f.Witness) == 0 || Title(&f) != "deadlock" {
 				t.Fatalf("finding %+v, want a predicted deadlock in TestPublish with a witness", f)
 			}
-			var got []string
-			for _, a := range f.Accesses {
-				got = append(got, filepath.Base(a.File)+":"+strconv.Itoa(a.Line)+" "+a.Op)
-			}
+			got := accessSites(&f)
 			if strings.Join(got, ", ") != "send_test.go:19 send, send_test.go:24 lock" {
 				t.Errorf("blocked operations %v, want publish's send and count's lock", got)
 			}

@@ -8,7 +8,6 @@
 package check
 
 import (
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,12 +77,8 @@ func TestBufferedDeadlockPredicted(t *testing.T) {
 			if f.Kind != "deadlock" || !f.Predicted || len(f.Witness) == 0 || Title(&f) != "deadlock" {
 				t.Fatalf("finding %+v, want a predicted deadlock with a witness", f)
 			}
-			line := func(text string) int { return 1 + strings.Count(src[:strings.Index(src, text)], "\n") }
-			var got []string
-			for _, a := range f.Accesses {
-				got = append(got, filepath.Base(a.File)+":"+strconv.Itoa(a.Line)+" "+a.Op)
-			}
-			want := "buf_test.go:" + strconv.Itoa(line("return <-q.out")) + " recv, buf_test.go:" + strconv.Itoa(line("q.mu.Lock()\n\tq.n++")) + " lock"
+			got := accessSites(&f)
+			want := "buf_test.go:" + strconv.Itoa(lineOf(src, "return <-q.out")) + " recv, buf_test.go:" + strconv.Itoa(lineOf(src, "q.mu.Lock()\n\tq.n++")) + " lock"
 			if strings.Join(got, ", ") != want {
 				t.Errorf("blocked operations %v, want %s", got, want)
 			}

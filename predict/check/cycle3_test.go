@@ -9,7 +9,6 @@
 package check
 
 import (
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,17 +94,13 @@ func TestChannelDeadlockThreeGoroutines(t *testing.T) {
 			if f.Kind != "deadlock" || !f.Predicted || len(f.Witness) == 0 || Title(&f) != "deadlock" {
 				t.Fatalf("finding %+v, want a predicted deadlock with a witness", f)
 			}
-			line := func(text string) int { return 1 + strings.Count(src[:strings.Index(src, text)], "\n") }
-			var got []string
-			for _, a := range f.Accesses {
-				got = append(got, filepath.Base(a.File)+":"+strconv.Itoa(a.Line)+" "+a.Op)
-			}
+			got := accessSites(&f)
 			// The publisher's send, the receiver's lock of h.audit, the
 			// auditor's lock of h.mu; then the test's wg.Wait.
 			want := []string{
-				"cycle_test.go:" + strconv.Itoa(line("h.out <- v")) + " send",
-				"cycle_test.go:" + strconv.Itoa(line("h.audit.Lock()\n\th.audit.Unlock()")) + " lock",
-				"cycle_test.go:" + strconv.Itoa(line("h.mu.Lock()\n\tdefer h.mu.Unlock()")) + " lock",
+				"cycle_test.go:" + strconv.Itoa(lineOf(src, "h.out <- v")) + " send",
+				"cycle_test.go:" + strconv.Itoa(lineOf(src, "h.audit.Lock()\n\th.audit.Unlock()")) + " lock",
+				"cycle_test.go:" + strconv.Itoa(lineOf(src, "h.mu.Lock()\n\tdefer h.mu.Unlock()")) + " lock",
 			}
 			if len(got) < 3 || strings.Join(got[:3], ", ") != strings.Join(want, ", ") {
 				t.Errorf("blocked operations %v, want %v first", got, want)

@@ -90,10 +90,7 @@ func TestDeadlockPredicted(t *testing.T) {
 			if f.Kind != "deadlock" || !f.Predicted || f.Test != "TestTransfers" || len(f.Accesses) != 2 || len(f.Witness) == 0 {
 				t.Fatalf("finding %+v, want a predicted deadlock in TestTransfers with two acquires and a witness", f)
 			}
-			var got []string
-			for _, a := range f.Accesses {
-				got = append(got, filepath.Base(a.File)+":"+strconv.Itoa(a.Line)+" "+a.Op)
-			}
+			got := accessSites(&f)
 			if strings.Join(got, ", ") != "lock_test.go:16 lock, lock_test.go:25 lock" &&
 				strings.Join(got, ", ") != "lock_test.go:25 lock, lock_test.go:16 lock" {
 				t.Errorf("acquires %v, want moveAB's s.b.Lock() and moveBA's s.a.Lock()", got)
@@ -135,6 +132,18 @@ func recordModule(t *testing.T, dir string) *Report {
 // twinFinding checks one side of a paired test: the buggy program (want)
 // has exactly one finding, which it returns with true; its fixed twin has
 // none, and false tells the caller to stop there.
+// accessSites lists a finding's accesses as "file.go:line op".
+func accessSites(f *Finding) []string {
+	var out []string
+	for _, a := range f.Accesses {
+		out = append(out, filepath.Base(a.File)+":"+strconv.Itoa(a.Line)+" "+a.Op)
+	}
+	return out
+}
+
+// lineOf returns the line of src on which text starts.
+func lineOf(src, text string) int { return 1 + strings.Count(src[:strings.Index(src, text)], "\n") }
+
 func twinFinding(t *testing.T, rep *Report, want bool) (Finding, bool) {
 	t.Helper()
 	if !want {
