@@ -171,13 +171,6 @@ func (b *Builder) AddObject(o Object) ObjID {
 	return o.ID
 }
 
-// GrowObjects reserves room for n more objects.
-func (b *Builder) GrowObjects(n int) {
-	if n > 0 && cap(b.t.Objects)-len(b.t.Objects) < n {
-		b.t.Objects = append(make([]Object, 0, len(b.t.Objects)+n), b.t.Objects...)
-	}
-}
-
 // Grow reserves room for n more events.
 func (b *Builder) Grow(n int) {
 	if n > 0 && cap(b.t.Events)-len(b.t.Events) < n {
