@@ -9,9 +9,11 @@ import (
 	"bufio"
 	"debug/elf"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // Heap allocation lives are given disjoint trace addresses, so that memory
@@ -47,12 +49,18 @@ func Convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 type convertOptions struct {
 	replayable bool // keep each event's replay position (replay.go)
 	keepLocal  bool // keep the goroutine-local accesses too (local.go)
+
+	// live, if not nil, is closed when the test process that writes the
+	// spool is gone: until then the spool is converted as it is written.
+	live <-chan struct{}
+	// abort, if not nil, ends the conversion early when closed.
+	abort <-chan struct{}
 }
 
 // convert is Convert with options; it also reports whether the
 // conversion stopped at maxEvents.
 func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, maxEvents int, o convertOptions) (t *Trace, capped bool, err error) {
-	s, err := openSpool(spoolPath)
+	s, err := openSpool(spoolPath, o.live)
 	if err != nil {
 		return nil, false, err
 	}
@@ -75,20 +83,31 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 		}
 	}
 	// Spool records average over 24 bytes; growing the event slice by
-	// doubling would copy it about twenty times. What the chunks hold is
-	// counted, not their capacity: on Go's race suite that estimates 12.8M
-	// events for 12.5M, where the chunks' capacity gave 14.5M.
-	streams, used := s.streams()
-	estimate := int(used / 24)
+	// append would copy it about twenty times. merge says how many events
+	// the records it found may make: after the run, what the chunks hold
+	// (on Go's race suite that estimates 12.8M events for 12.5M, where the
+	// chunks' capacity gave 14.5M); while the test runs, the capacity of
+	// the chunks so far, and the slice at least doubles each time it
+	// grows.
+	limit := math.MaxInt
 	if maxEvents > 0 {
-		// A record can make a few events (a go statement and the
-		// start it implies): the margin keeps the last ones from
-		// growing a full-size array.
-		estimate = min(estimate, maxEvents+1024)
+		// A record can make a few events (a go statement and the start
+		// it implies): the margin keeps the last ones from growing a
+		// full-size array.
+		limit = maxEvents + 1024
 	}
-	c.b.Grow(estimate)
-	full := func() bool { return maxEvents > 0 && c.b.Len() >= maxEvents }
-	broken := s.merge(streams, c.enter, c.exit, c.visit, full)
+	grow := func(n int) {
+		if have := cap(c.b.t.Events); n > have {
+			if have > 0 {
+				n = max(n, 2*have)
+			}
+			c.b.Grow(min(n, limit) - c.b.Len())
+		}
+	}
+	aborted, unwatch := watch(o.abort)
+	defer unwatch()
+	full := func() bool { return aborted.Load() || maxEvents > 0 && c.b.Len() >= maxEvents }
+	broken := s.merge(c.enter, c.exit, c.visit, grow, full)
 	if full() {
 		broken, capped = true, true
 	}
@@ -118,6 +137,24 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	return t, capped, nil
 }
 
+// watch returns a flag set once abort is closed (stop returns ending the
+// watch): stop checks run for every record, too often for a select.
+func watch(abort <-chan struct{}) (aborted *atomic.Bool, stop func()) {
+	aborted = new(atomic.Bool)
+	if abort == nil {
+		return aborted, func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-abort:
+			aborted.Store(true)
+		case <-done:
+		}
+	}()
+	return aborted, func() { close(done) }
+}
+
 type convGoroutine struct {
 	id          GoID
 	shadow      []uint64  // function-entry pcs (call sites), outermost first
@@ -145,6 +182,7 @@ type converter struct {
 	goroot   string
 	gs       map[uint32]*convGoroutine
 	pcStacks map[[2]uint64]StackID // (shadow stack id, pc) -> stack
+	syms     map[uint64][]Frame    // the spool's symbols, as looked up (spool.frames)
 	// heap lives: by allocation (rawEvent.aid), 0 until first touched
 	lifeOf   []uint32
 	lives    uint64
@@ -185,6 +223,7 @@ func newConverter(h Header, s *spool, bin string) *converter {
 		goroot:   h.GOROOT,
 		gs:       make(map[uint32]*convGoroutine),
 		pcStacks: make(map[[2]uint64]StackID),
+		syms:     make(map[uint64][]Frame),
 		objs:     make(map[objKey]ObjID),
 		lastRel:  make(map[uint64]int),
 		selLines: make(map[Frame]Op),
@@ -298,10 +337,15 @@ func (c *converter) push(parent StackID, pc uint64) StackID {
 }
 
 func (c *converter) frames(pc uint64) []Frame {
-	if f, ok := c.s.syms[pc]; ok {
+	if f, ok := c.syms[pc]; ok {
 		return f
 	}
-	return []Frame{{Func: fmt.Sprintf("0x%x", pc)}}
+	f, ok := c.s.frames(pc)
+	if !ok {
+		f = []Frame{{Func: fmt.Sprintf("0x%x", pc)}}
+	}
+	c.syms[pc] = f
+	return f
 }
 
 func (c *converter) top(g *convGoroutine) StackID {

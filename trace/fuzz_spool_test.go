@@ -48,6 +48,9 @@ func writeSpool(t testing.TB, path string, streams map[uint32][]byte) {
 		if len(recs) > chunkBytes-chunkHdr {
 			recs = recs[:chunkBytes-chunkHdr]
 		}
+		if gid == 0 {
+			gid = symGID
+		}
 		le.PutUint32(c[0:], gid)
 		le.PutUint32(c[4:], uint32(len(recs)))
 		copy(c[chunkHdr:], recs)

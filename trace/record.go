@@ -62,6 +62,10 @@ type RecordOptions struct {
 	// Replay, if set, makes the run enforce this schedule (replay.go); the
 	// trace is replayable, and RecordResult.Replay says how it went.
 	Replay *ReplaySchedule
+
+	// keepSpool, if set, is where the spool is kept (a hard link) after
+	// the run, for tests that convert it again after the run.
+	keepSpool string
 }
 
 // BytesPerEvent is what one converted event may cost seer check end to
@@ -527,14 +531,8 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 			}
 		}()
 	}
-	outcome, tests, panicked, err := runTest(ctx, b.command(testArgs...), b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
-	res.Duration.Run = time.Since(start)
-	if err != nil {
-		return nil, err
-	}
-
-	progress("converting")
-	start = time.Now()
+	// The spool is converted while the test runs (spool.go): on a
+	// second core, most of the conversion costs no time.
 	h := Header{
 		Version:   FormatVersion,
 		GoVersion: b.tc.GoVersion,
@@ -546,10 +544,52 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 		Format:    "seer",
 		GOROOT:    b.tc.GOROOT,
 	}
-	t, capped, err := convert(spool.Name(), b.Path, b.tc.Shadow, h, opts.Atomic, limit, convertOptions{
-		replayable: opts.Replayable || opts.Replay != nil,
-		keepLocal:  opts.KeepLocal,
-	})
+	ended, abort := make(chan struct{}), make(chan struct{})
+	type converted struct {
+		t      *Trace
+		capped bool
+		err    error
+		panic  any
+	}
+	conv := make(chan converted, 1)
+	go func() {
+		var r converted
+		defer func() {
+			// A converter's panic is the caller's, as when it ran on
+			// the caller's goroutine.
+			r.panic = recover()
+			conv <- r
+		}()
+		r.t, r.capped, r.err = convert(spool.Name(), b.Path, b.tc.Shadow, h, opts.Atomic, limit, convertOptions{
+			replayable: opts.Replayable || opts.Replay != nil,
+			keepLocal:  opts.KeepLocal,
+			live:       ended,
+			abort:      abort,
+		})
+	}()
+	converting := func() converted {
+		r := <-conv
+		if r.panic != nil {
+			panic(r.panic)
+		}
+		return r
+	}
+	outcome, tests, panicked, err := runTest(ctx, b.command(testArgs...), b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
+	close(ended)
+	if opts.keepSpool != "" {
+		os.Link(spool.Name(), opts.keepSpool)
+	}
+	res.Duration.Run = time.Since(start)
+	if err != nil {
+		close(abort)
+		converting()
+		return nil, err
+	}
+
+	progress("converting")
+	start = time.Now()
+	r := converting()
+	t, capped, err := r.t, r.capped, r.err
 	if err != nil {
 		return nil, fmt.Errorf("reading the recording of %s: %w", b.Package, err)
 	}

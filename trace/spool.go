@@ -5,12 +5,20 @@
 package trace
 
 import (
+	"cmp"
 	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
+	"unsafe"
 )
 
 // Spool record kinds; keep in step with runtime/recorder.c.
@@ -53,10 +61,26 @@ const (
 
 const (
 	spoolMagic   = 0x4c4f4f5052454553
-	spoolVersion = 2
+	spoolVersion = 3
 	chunkHdr     = 8
 
 	spoolChunkBytes = 8192 // recorder.c's CHUNK_BYTES
+
+	symGID     = ^uint32(0) // recorder.c's SYM_GID: a symbol chunk
+	symLast    = 1 << 31    // recorder.c's SYM_LAST
+	usedBusy   = 1 << 31    // recorder.c's USED_BUSY
+	rAllocBusy = 20         // recorder.c's R_ALLOC_BUSY
+
+	// Offsets of the header's words (recorder.c's struct spool_header)
+	// that change while the test runs.
+	hdrNextChunk  = 32
+	hdrNextMalloc = 40
+	hdrOverflow   = 56
+	hdrCut        = 80
+	hdrMaxChunks  = 88
+	hdrSeq        = 256
+
+	mallocOff = 4096 // the allocation region
 )
 
 // rawEvent is one sequenced spool record, decoded.
@@ -82,19 +106,45 @@ type rawEvent struct {
 	astart, aend uint64
 }
 
+// rHint is not a spool record: merge passes it to its grow callback, with
+// size the number of events the records read so far may make.
+const rHint = 0xff
+
 // spool is an open spool file.
+//
+// A spool is read either after its test process ended, or while the test
+// runs (live, see recorder.c's "Reading while recording"): then the
+// reader only passes a sequence number once every record numbered below
+// it is committed, and a pc's symbol, which the recorder may write after
+// the record that names it, is waited for (frames).
 type spool struct {
-	data       []byte // the mapping
-	chunkBytes uint64
-	chunksOff  uint64
-	nchunks    uint64
-	nmalloc    uint64
-	overflow   uint64
-	cut        uint64 // if not 0, records numbered after it are not used (recorder.c's cut_here)
-	fini       uint64
-	syms       map[uint64][]Frame // pc -> frames, innermost first
-	fileName   func(string) string
-	read, hi   uint64 // chunks read, and one past the highest (release)
+	data        []byte // the mapping
+	chunkBytes  uint64
+	chunksOff   uint64
+	mallocBytes uint64
+	maxChunks   uint64          // chunks the mapping holds
+	ended       <-chan struct{} // live: closed once the test process is gone; nil: it was gone at open
+	fileName    func(string) string
+	read, hi    uint64 // chunks read, and one past the highest (release)
+
+	// Discovery (discoverLocked) and symbols, shared by the merge's walk
+	// and the converter's frames.
+	mu        sync.Mutex
+	scanned   uint64             // chunks whose headers were read
+	uninit    []uint64           // chunks handed out whose headers were not written yet
+	found     []foundChunk       // goroutine chunks found, not yet taken by walk
+	symChunks []uint64           // symbol chunks, in order
+	symRead   uint64             // bytes of the last symbol chunk read
+	syms      map[uint64][]Frame // pc -> frames, innermost first
+	partial   map[uint64][]Frame // pc -> its frames read so far, before its last
+	final     bool               // the process is gone and every chunk was discovered
+	overflow  uint64
+	cut       uint64 // if not 0, records numbered after it are not used (recorder.c's cut_here)
+}
+
+type foundChunk struct {
+	gid   uint32
+	index uint64
 }
 
 // releaseChunks is how many chunks release gives back at once: 2 MiB of
@@ -103,7 +153,34 @@ const releaseChunks = 256
 
 var errNoSpool = errors.New("the test binary did not start recording (was it built by seer?)")
 
-func openSpool(path string) (*spool, error) {
+// openSpool opens the spool at path. With ended not nil the spool is read
+// while its test process runs, until ended is closed: openSpool waits for
+// the recorder to write the header, or for ended.
+func openSpool(path string, ended <-chan struct{}) (*spool, error) {
+	for {
+		live := ended != nil
+		if live {
+			select {
+			case <-ended:
+				live = false
+			default:
+			}
+		}
+		s, err := tryOpenSpool(path, live)
+		if err == nil && live {
+			s.ended = ended
+		}
+		if err != errNoSpool || !live {
+			return s, err
+		}
+		select {
+		case <-ended:
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+func tryOpenSpool(path string, live bool) (*spool, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -116,7 +193,7 @@ func openSpool(path string) (*spool, error) {
 	if st.Size() < 4096 {
 		return nil, errNoSpool
 	}
-	var hdr [88]byte
+	var hdr [96]byte
 	if _, err := f.ReadAt(hdr[:], 0); err != nil {
 		return nil, err
 	}
@@ -128,26 +205,24 @@ func openSpool(path string) (*spool, error) {
 		return nil, fmt.Errorf("recorder spool version %d, want %d", v, spoolVersion)
 	}
 	s := &spool{
-		chunkBytes: uint64(le.Uint32(hdr[12:])),
-		chunksOff:  le.Uint64(hdr[16:]),
-		nchunks:    le.Uint64(hdr[32:]),
-		nmalloc:    le.Uint64(hdr[40:]),
-		fini:       le.Uint64(hdr[48:]),
-		overflow:   le.Uint64(hdr[56:]),
-		cut:        le.Uint64(hdr[80:]),
+		chunkBytes:  uint64(le.Uint32(hdr[12:])),
+		chunksOff:   le.Uint64(hdr[16:]),
+		mallocBytes: le.Uint64(hdr[24:]),
+		syms:        make(map[uint64][]Frame),
+		partial:     make(map[uint64][]Frame),
 	}
-	mallocBytes := le.Uint64(hdr[24:])
-	if s.chunkBytes == 0 || s.chunkBytes%8 != 0 || s.chunksOff < 4096 {
+	if s.chunkBytes == 0 || s.chunkBytes%8 != 0 || s.chunksOff < 4096 || s.chunksOff > uint64(st.Size()) || s.chunksOff-mallocOff < s.mallocBytes {
 		return nil, fmt.Errorf("corrupt recorder spool header")
 	}
-	if s.nmalloc*24 > mallocBytes {
-		s.nmalloc = mallocBytes / 24
+	s.maxChunks = (uint64(st.Size()) - s.chunksOff) / s.chunkBytes
+	if m := le.Uint64(hdr[hdrMaxChunks:]); m > 0 {
+		s.maxChunks = min(s.maxChunks, m)
 	}
-	maxChunks := (uint64(st.Size()) - s.chunksOff) / s.chunkBytes
-	if s.nchunks > maxChunks {
-		s.nchunks = maxChunks
+	if !live {
+		// Only what was handed out is mapped.
+		s.maxChunks = min(s.maxChunks, le.Uint64(hdr[hdrNextChunk:]))
 	}
-	n := int(s.chunksOff + s.nchunks*s.chunkBytes)
+	n := int(s.chunksOff + s.maxChunks*s.chunkBytes)
 	s.data, err = syscall.Mmap(int(f.Fd()), 0, n, syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		return nil, fmt.Errorf("mapping the recorder spool: %v", err)
@@ -159,6 +234,29 @@ func (s *spool) close() {
 	if s.data != nil {
 		syscall.Munmap(s.data)
 		s.data = nil
+	}
+}
+
+// load64 and load32 read a word the recorder may be writing.
+func (s *spool) load64(off uint64) uint64 {
+	return atomic.LoadUint64((*uint64)(unsafe.Pointer(&s.data[off])))
+}
+
+func (s *spool) load32(off uint64) uint32 {
+	return atomic.LoadUint32((*uint32)(unsafe.Pointer(&s.data[off])))
+}
+
+// gone reports whether the test process is gone: every record it wrote is
+// in the spool.
+func (s *spool) gone() bool {
+	if s.ended == nil {
+		return true
+	}
+	select {
+	case <-s.ended:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -182,58 +280,140 @@ func (s *spool) release(i uint64) {
 // 64 MiB of 8 KiB chunks.
 const sweepChunks = 8192
 
-// chunk returns the gid and the used records of chunk i.
-func (s *spool) chunk(i uint64) (gid uint32, words []byte) {
-	off := s.chunksOff + i*s.chunkBytes
-	c := s.data[off : off+s.chunkBytes]
-	gid = binary.LittleEndian.Uint32(c)
-	used := uint64(binary.LittleEndian.Uint32(c[4:]))
-	if used > s.chunkBytes-chunkHdr {
-		used = s.chunkBytes - chunkHdr
-	}
-	return gid, c[chunkHdr : chunkHdr+used]
+// used returns the committed bytes of records of chunk i, and whether a
+// record is being written to it.
+func (s *spool) used(i uint64) (uint64, bool) {
+	u := s.load32(s.chunksOff + i*s.chunkBytes + 4)
+	return min(uint64(u&^usedBusy), s.chunkBytes-chunkHdr), u&usedBusy != 0
 }
 
-// streams reads the symbol chunks and returns each goroutine's chunk list
-// and the bytes of records those chunks hold.
-func (s *spool) streams() (map[uint32][]uint64, uint64) {
-	s.syms = make(map[uint64][]Frame)
-	out := make(map[uint32][]uint64)
-	var used uint64
-	for i := uint64(0); i < s.nchunks; i++ {
-		gid, words := s.chunk(i)
-		if gid == 0 {
-			s.readSyms(words)
+// records returns chunk i's records from byte from to byte to.
+func (s *spool) records(i, from, to uint64) []byte {
+	off := s.chunksOff + i*s.chunkBytes + chunkHdr
+	return s.data[off+from : off+to]
+}
+
+// discoverLocked reads the headers of the chunks handed out since it last
+// did, and of those whose headers were not written then: goroutine chunks
+// go to found, symbol chunks to symChunks. final says the process is
+// gone: a chunk whose header is still not written never will be. It
+// returns the chunks handed out.
+//
+// A goroutine's chunks are handed out in order, and each one's header is
+// written before the next is handed out, so headers are read from the
+// highest index down: a chunk seen written has every earlier chunk of its
+// goroutine seen written too, and found keeps each goroutine's order.
+func (s *spool) discoverLocked(final bool) uint64 {
+	n := min(s.load64(hdrNextChunk), s.maxChunks)
+	var fresh []foundChunk
+	var uninit []uint64
+	check := func(i uint64) {
+		switch gid := s.load32(s.chunksOff + i*s.chunkBytes); gid {
+		case 0:
+			if !final {
+				uninit = append(uninit, i)
+			}
+		case symGID:
+			fresh = append(fresh, foundChunk{gid, i})
+		default:
+			fresh = append(fresh, foundChunk{gid, i})
+		}
+	}
+	for i := n; i > s.scanned; i-- {
+		check(i - 1)
+	}
+	for k := len(s.uninit) - 1; k >= 0; k-- {
+		check(s.uninit[k])
+	}
+	slices.Reverse(uninit)
+	s.uninit, s.scanned = uninit, max(s.scanned, n)
+	slices.SortFunc(fresh, func(a, b foundChunk) int { return cmp.Compare(a.index, b.index) })
+	for _, f := range fresh {
+		if f.gid == symGID {
+			s.symChunks = append(s.symChunks, f.index)
+		} else {
+			s.found = append(s.found, f)
+		}
+	}
+	return n
+}
+
+// readSymsLocked reads the symbol records committed since it last did.
+func (s *spool) readSymsLocked() {
+	for len(s.symChunks) > 0 {
+		i := s.symChunks[0]
+		used, _ := s.used(i)
+		s.symRead += s.readSyms(s.records(i, s.symRead, used))
+		if len(s.symChunks) == 1 {
+			return // the recorder may add to it
+		}
+		s.symChunks, s.symRead = s.symChunks[1:], 0
+	}
+}
+
+// finishLocked notes that every record is read: a pc whose last frame
+// was never written (the process died symbolising it) keeps the frames
+// it has.
+func (s *spool) finishLocked() {
+	for pc, f := range s.partial {
+		s.syms[pc] = f
+	}
+	clear(s.partial)
+	s.final = true
+}
+
+// frames returns the frames of pc, waiting, while the test runs, for the
+// recorder to write them: it symbolises the pcs of synchronisation only
+// after their records. ok is false if the recorder never did.
+func (s *spool) frames(pc uint64) (f []Frame, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for wait := 50 * time.Microsecond; ; wait = min(2*wait, 5*time.Millisecond) {
+		if f, ok := s.syms[pc]; ok || s.final {
+			return f, ok
+		}
+		gone := s.gone()
+		s.discoverLocked(gone)
+		s.readSymsLocked()
+		if gone {
+			s.finishLocked()
 			continue
 		}
-		out[gid] = append(out[gid], i)
-		used += uint64(len(words))
+		if f, ok := s.syms[pc]; ok {
+			return f, ok
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.ended:
+		case <-time.After(wait):
+		}
+		s.mu.Lock()
 	}
-	// Reading a header per chunk mapped (and the kernel's fault-around,
-	// more than) every page of the spool: give them back before merge.
-	syscall.Madvise(s.data, syscall.MADV_DONTNEED)
-	return out, used
 }
 
-func (s *spool) readSyms(b []byte) {
+// readSyms reads the symbol records at the start of b and returns the
+// bytes they take.
+func (s *spool) readSyms(b []byte) uint64 {
 	le := binary.LittleEndian
+	read := uint64(0)
 	for len(b) >= 24 {
 		w0 := le.Uint64(b)
 		if w0&0xff != rSym {
-			return
+			return read
 		}
 		pc := w0 >> 8
-		depth := int(le.Uint64(b[8:]) >> 32)
-		line := int(uint32(le.Uint64(b[8:])))
+		w1 := le.Uint64(b[8:])
+		depth, last := int(w1>>32&^symLast), w1>>32&symLast != 0
+		line := int(uint32(w1))
 		lens := le.Uint64(b[16:])
 		fl, il := int(lens>>16)&0xffff, int(lens&0xffff)
 		n := 24 + (fl+il+7)/8*8
 		if n > len(b) {
-			return
+			return read
 		}
 		str := b[24 : 24+fl+il]
-		frames := s.syms[pc]
-		if depth == len(frames) {
+		frames := s.partial[pc]
+		if _, done := s.syms[pc]; !done && depth == len(frames) {
 			fn, file := string(str[:fl]), string(str[fl:])
 			if s.fileName != nil {
 				file = s.fileName(file)
@@ -241,10 +421,18 @@ func (s *spool) readSyms(b []byte) {
 			if fn == "??" || line == 0 {
 				fn, file = fmt.Sprintf("0x%x", pc), ""
 			}
-			s.syms[pc] = append(frames, Frame{Func: fn, File: file, Line: line})
+			frames = append(frames, Frame{Func: fn, File: file, Line: line})
+			if last {
+				s.syms[pc] = frames
+				delete(s.partial, pc)
+			} else {
+				s.partial[pc] = frames
+			}
 		}
 		b = b[n:]
+		read += uint64(n)
 	}
+	return read
 }
 
 // allocRec is an allocation record (rMalloc or rFree): a test may make
@@ -255,84 +443,74 @@ type allocRec struct {
 	kind            uint8
 }
 
-// allocs returns the allocation records in sequence order.
-func (s *spool) allocs() []allocRec {
-	le := binary.LittleEndian
-	out := make([]allocRec, 0, s.nmalloc)
-	for i := uint64(0); i < s.nmalloc; i++ {
-		r := s.data[4096+i*24 : 4096+i*24+24]
-		w0 := le.Uint64(r)
-		kind := uint8(w0)
-		if kind != rMalloc && kind != rFree {
-			continue // reserved but never written: the process died here
-		}
-		out = append(out, allocRec{seq: w0 >> 8, kind: kind, addr: le.Uint64(r[8:]), size: le.Uint64(r[16:])})
-	}
-	sortAllocs(out)
-	if n := s.nmalloc * 24; n > 0 {
-		// Copied: the mapping's pages are not needed again.
-		syscall.Madvise(s.data[4096:4096+n], syscall.MADV_DONTNEED)
-	}
-	return out
-}
-
-func sortAllocs(rs []allocRec) {
-	// Allocation records are nearly sorted already (index and sequence
-	// number are taken a few instructions apart): insertion sort is linear.
-	for i := 1; i < len(rs); i++ {
-		for j := i; j > 0 && rs[j].seq < rs[j-1].seq; j-- {
-			rs[j], rs[j-1] = rs[j-1], rs[j]
-		}
-	}
-}
-
 // A cursor walks one goroutine's records.
 type cursor struct {
 	s      *spool
 	gid    uint32
-	chunks []uint64
-	cur    int64 // the chunk buf is in, or -1
-	buf    []byte
+	chunks []uint64 // chunks to read after cur
+	cur    int64    // the chunk being read, or -1
+	off    uint64   // bytes of cur read
+	end    uint64   // bytes of cur known committed
 	next   rawEvent // the next sequenced record, valid if ok
 	ok     bool
+	last   uint64 // the highest sequence number decoded
+	done   bool   // its end record was decoded: it writes no more
 	enter  func(gid uint32, pc uint64)
 	exit   func(gid uint32)
 	broken bool // a record was malformed: the rest of the stream is ignored
 }
 
+// lastChunk returns the chunk the cursor's goroutine may still write to,
+// or -1.
+func (c *cursor) lastChunk() int64 {
+	if n := len(c.chunks); n > 0 {
+		return int64(c.chunks[n-1])
+	}
+	return c.cur
+}
+
 // advance decodes up to the next sequenced record, applying function
-// entries and exits on the way.
+// entries and exits on the way. Without one (c.ok false), the stream is
+// read to what is known committed of it.
 func (c *cursor) advance() {
 	le := binary.LittleEndian
 	c.ok = false
 	for {
-		if len(c.buf) < 8 {
-			if len(c.chunks) == 0 || c.broken {
-				if c.cur >= 0 && !c.broken {
-					c.s.release(uint64(c.cur)) // the stream is read
-					c.cur = -1
-				}
-				return
+		if c.broken {
+			return
+		}
+		if c.cur < 0 || c.end-c.off < 8 {
+			if len(c.chunks) == 0 {
+				return // more may come: refresh sets end
 			}
 			if c.cur >= 0 {
+				// The goroutine went on to a later chunk after its
+				// last commits to this one, which end may predate.
+				if end, _ := c.s.used(uint64(c.cur)); end > c.end {
+					c.end = end
+					continue
+				}
 				c.s.release(uint64(c.cur))
 			}
-			c.cur = int64(c.chunks[0])
-			_, c.buf = c.s.chunk(c.chunks[0])
+			c.cur, c.off = int64(c.chunks[0]), 0
 			c.chunks = c.chunks[1:]
+			// A chunk's goroutine moved on from every chunk but its last,
+			// whose extent walk's refresh reads too.
+			c.end, _ = c.s.used(uint64(c.cur))
 			continue
 		}
-		w0 := le.Uint64(c.buf)
+		buf := c.s.records(uint64(c.cur), c.off, c.end)
+		w0 := le.Uint64(buf)
 		kind := uint8(w0)
 		need := 8
 		switch kind {
 		case rEnter:
 			c.enter(c.gid, w0>>8)
-			c.buf = c.buf[8:]
+			c.off += 8
 			continue
 		case rExit:
 			c.exit(c.gid)
-			c.buf = c.buf[8:]
+			c.off += 8
 			continue
 		case rRead, rWrite:
 			need = 24
@@ -340,13 +518,13 @@ func (c *cursor) advance() {
 			need = 32
 		case rAcquire, rRelease, rReleaseMerge, rReleaseAcquire:
 			need = 24
-			if len(c.buf) >= 24 {
-				need += 8 * int(uint32(le.Uint64(c.buf[16:])))
+			if len(buf) >= 24 {
+				need += 8 * int(uint32(le.Uint64(buf[16:])))
 			}
 		case rAtomic:
 			need = 48
-			if len(c.buf) >= 48 {
-				need += 8 * int(uint32(le.Uint64(c.buf[40:])))
+			if len(buf) >= 48 {
+				need += 8 * int(uint32(le.Uint64(buf[40:])))
 			}
 		case rGo:
 			need = 24
@@ -356,16 +534,14 @@ func (c *cursor) advance() {
 			need = 8
 		default:
 			c.broken = true
-			c.buf = nil
 			return
 		}
-		if need > len(c.buf) || need > 8*(3+2*12) { // a partner's chain and a parked goroutine's (recorder.c's MAX_SYNC_PCS)
+		if need > len(buf) || need > 8*(3+2*12) { // a partner's chain and a parked goroutine's (recorder.c's MAX_SYNC_PCS)
 			c.broken = true
-			c.buf = nil
 			return
 		}
-		r := c.buf[:need]
-		c.buf = c.buf[need:]
+		r := buf[:need]
+		c.off += uint64(need)
 		e := rawEvent{seq: w0 >> 8, gid: c.gid, kind: kind}
 		switch kind {
 		case rRead, rWrite:
@@ -402,7 +578,10 @@ func (c *cursor) advance() {
 			e.peer, e.pc = uint32(le.Uint64(r[8:])), le.Uint64(r[16:])
 		case rStart:
 			e.peer = uint32(le.Uint64(r[8:]))
+		case rEnd:
+			c.done = true
 		}
+		c.last = max(c.last, e.seq)
 		c.next, c.ok = e, true
 		return
 	}
@@ -422,19 +601,21 @@ func (h *cursorHeap) Pop() any {
 	return c
 }
 
-// merge calls visit for every sequenced record of every goroutine (streams,
-// from spool.streams) and every allocation record, in sequence order,
-// calling enter and exit for function entries and exits of a goroutine
-// before its next sequenced record; stop is asked before each record
-// (with the allocation records before it), and true ends the walk. visit
-// must not keep the record it is given. It reports whether any
-// goroutine's stream was malformed, or stop ended the walk.
+// merge calls visit for every sequenced record of every goroutine and
+// every allocation record, in sequence order, calling enter and exit for
+// function entries and exits of a goroutine before its next sequenced
+// record; grow is told, before the records, how many events the records
+// found so far may make; stop is asked before each record (with the
+// allocation records before it), and true ends the walk. visit must not
+// keep the record it is given. It reports whether any goroutine's stream
+// was malformed, or stop ended the walk.
 //
 // Decoding the records and ordering them (walk) runs on a goroutine of
 // its own, a few batches ahead of the callbacks, which get the same calls
 // in the same order as walk would make them: on a second core, reading a
 // spool of tens of millions of records costs the conversion nothing.
-func (s *spool) merge(streams map[uint32][]uint64, enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), stop func() bool) (broken bool) {
+// Live, walk goes on until the test process is gone.
+func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), grow func(int), stop func() bool) (broken bool) {
 	const batchSize = 1024
 	items := make(chan []rawEvent, 8)
 	free := make(chan []rawEvent, 10)
@@ -463,11 +644,18 @@ func (s *spool) merge(streams map[uint32][]uint64, enter func(gid uint32, pc uin
 				flush()
 			}
 		}
-		walkBroken = s.walk(streams,
+		walkBroken = s.walk(
 			func(gid uint32, pc uint64) { put(rawEvent{kind: rEnter, gid: gid, pc: pc}) },
 			func(gid uint32) { put(rawEvent{kind: rExit, gid: gid}) },
 			func(r *rawEvent) { put(*r) },
-			func() bool { return quitting })
+			func(n int) { put(rawEvent{kind: rHint, size: uint64(n)}) },
+			func() bool { return quitting },
+			func() {
+				// Idle: what is decoded goes on.
+				if len(batch) > 0 && !quitting {
+					flush()
+				}
+			})
 		if len(batch) > 0 && !quitting {
 			flush()
 		}
@@ -477,12 +665,23 @@ func (s *spool) merge(streams map[uint32][]uint64, enter func(gid uint32, pc uin
 	go func() {
 		defer close(marked)
 		m := newAllocMap()
-		for batch := range items {
-			for i := range batch {
-				m.mark(&batch[i])
+		stage := func(live <-chan struct{}) bool {
+			for {
+				select {
+				case batch, ok := <-items:
+					if !ok {
+						return true
+					}
+					for i := range batch {
+						m.mark(&batch[i])
+					}
+					marked <- batch
+				case <-live:
+					return false
+				}
 			}
-			marked <- batch
 		}
+		s.phased(stage)
 	}()
 	stopped := false
 	defer func() {
@@ -492,78 +691,387 @@ func (s *spool) merge(streams map[uint32][]uint64, enter func(gid uint32, pc uin
 		for range marked {
 		}
 	}()
-	for batch := range marked {
-		for i := range batch {
-			r := &batch[i]
-			if r.step && stop() {
-				stopped = true
-				break
+	consume := func(live <-chan struct{}) bool {
+		for {
+			var batch []rawEvent
+			select {
+			case b, ok := <-marked:
+				if !ok {
+					return true
+				}
+				batch = b
+			case <-live:
+				return false
 			}
-			switch r.kind {
-			case rEnter:
-				enter(r.gid, r.pc)
-			case rExit:
-				exit(r.gid)
+			for i := range batch {
+				r := &batch[i]
+				if r.step && stop() {
+					stopped = true
+					return true
+				}
+				switch r.kind {
+				case rEnter:
+					enter(r.gid, r.pc)
+				case rExit:
+					exit(r.gid)
+				case rHint:
+					grow(int(r.size))
+				default:
+					visit(r)
+				}
+			}
+			select {
+			case free <- batch:
 			default:
-				visit(r)
 			}
 		}
-		if stopped {
-			return true
-		}
-		select {
-		case free <- batch:
-		default:
-		}
+	}
+	s.phased(consume)
+	if stopped {
+		return true
 	}
 	return walkBroken
 }
 
+// phased runs a stage of merge, stage(live), which returns true when it is
+// done, or false once live is closed. While the test runs, it runs at the
+// lowest CPU priority, on a thread of its own (background): the stage
+// uses the cores the test leaves idle, and does not take one from the test
+// when the test wants both, which would change the test's schedules (a
+// test racing a send with a close would panic more often). After the
+// test, stage(nil) goes on at the caller's priority.
+func (s *spool) phased(stage func(live <-chan struct{}) bool) {
+	if s.ended != nil && !s.gone() {
+		if background(func() bool { return stage(s.ended) }) {
+			return
+		}
+	}
+	stage(nil)
+}
+
+// background runs f on a new thread at the lowest priority (idlePriority),
+// which ends with it: Linux does not let a thread take back the priority
+// it gave up. A panic of f is background's caller's.
+func background(f func() bool) bool {
+	type result struct {
+		done  bool
+		panic any
+	}
+	c := make(chan result)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread goes with the goroutine
+		var r result
+		defer func() {
+			r.panic = recover()
+			c <- r
+		}()
+		idlePriority()
+		r.done = f()
+	}()
+	r := <-c
+	if r.panic != nil {
+		panic(r.panic)
+	}
+	return r.done
+}
+
+// A walker is walk's state.
+type walker struct {
+	s       *spool
+	enter   func(gid uint32, pc uint64)
+	exit    func(gid uint32)
+	cursors map[uint32]*cursor
+	active  []*cursor // not done: their last chunks are looked at by refresh
+	waiting []*cursor // without a next record
+	h       cursorHeap
+	wm      uint64 // every record numbered below it is known
+	cut     uint64
+	chunks  uint64 // goroutine chunks found (hint)
+	swept   uint64 // chunks whose headers sweepHeaders gave back
+	visited int    // sequenced records visited (hint)
+	hinted  int
+
+	allocs []allocRec // allocation records not yet visited, in sequence order
+	mnext  uint64     // allocation records looked at
+	mwait  []uint64   // allocation records not written when looked at
+	mgiven uint64     // the allocation region's bytes given back
+}
+
 // walk is merge, on the calling goroutine; it marks the first record
-// visited after each call of stop (rawEvent.step).
-func (s *spool) walk(streams map[uint32][]uint64, enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), stop func() bool) (broken bool) {
-	allocs := s.allocs()
-	h := make(cursorHeap, 0, len(streams))
-	var cursors []*cursor
-	for gid, chunks := range streams {
-		c := &cursor{s: s, gid: gid, chunks: chunks, cur: -1, enter: enter, exit: exit}
-		cursors = append(cursors, c)
-		c.advance()
-		if c.ok {
-			h = append(h, c)
-		}
-	}
-	heap.Init(&h)
-	ai := 0
-	// One record visited at a time, in one place: visit does not keep it
-	// (a variable per record would be a heap allocation per record).
-	var ev rawEvent
-	for h.Len() > 0 && !stop() {
-		c := h[0]
-		if s.cut != 0 && c.next.seq > s.cut {
-			broken = true
-			break
-		}
-		step := true
-		for ai < len(allocs) && allocs[ai].seq < c.next.seq {
-			a := &allocs[ai]
-			ev = rawEvent{seq: a.seq, kind: a.kind, addr: a.addr, size: a.size, step: step}
-			step = false
-			visit(&ev)
-			ai++
-		}
-		ev = c.next
-		ev.step = step
-		visit(&ev)
-		c.advance()
-		if c.ok {
-			heap.Fix(&h, 0)
-		} else {
-			heap.Pop(&h)
-		}
-	}
-	for _, c := range cursors {
+// visited after each call of stop (rawEvent.step). Live, it reads what the
+// recorder has committed, visits the records below the watermark
+// (refresh), and waits for more, calling idle before it does, until the
+// test process is gone.
+func (s *spool) walk(enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), grow func(int), stop func() bool, idle func()) (broken bool) {
+	w := &walker{s: s, enter: enter, exit: exit, cursors: make(map[uint32]*cursor)}
+	s.phased(func(live <-chan struct{}) bool {
+		var stopped bool
+		stopped, broken = w.loop(live, visit, grow, stop, idle)
+		return stopped
+	})
+	for _, c := range w.cursors {
 		broken = broken || c.broken
 	}
 	return broken
+}
+
+// loop is walk's loop; live not nil, it returns (false) once live is
+// closed, before reading what the test process wrote last.
+func (w *walker) loop(live <-chan struct{}, visit func(*rawEvent), grow func(int), stop func() bool, idle func()) (done, broken bool) {
+	s := w.s
+	var ev rawEvent
+	const minWait, maxWait = 100 * time.Microsecond, 5 * time.Millisecond
+	for wait := minWait; ; {
+		final := s.gone()
+		if final && live != nil {
+			return false, false
+		}
+		w.refresh(final)
+		if n := w.hint(final); n > 0 {
+			grow(n)
+		}
+		w.sweepHeaders()
+		before := w.visited
+		if w.emit(visit, stop, &ev) {
+			return true, true
+		}
+		if final || stop() {
+			return true, false
+		}
+		// Refreshing costs a look at every running goroutine's chunk:
+		// without a batch's worth of records to show for it, wait.
+		switch n := w.visited - before; {
+		case n >= 4096:
+			wait = minWait
+			continue
+		case n > 0:
+			wait = minWait
+		default:
+			wait = min(2*wait, maxWait)
+		}
+		idle()
+		select {
+		case <-s.ended:
+		case <-time.After(wait):
+		}
+	}
+}
+
+// refresh reads what the recorder committed and moves the watermark: new
+// chunks, the extents of each goroutine's last chunk, allocation records,
+// symbols. final says the test process is gone.
+func (w *walker) refresh(final bool) {
+	s := w.s
+	wm := uint64(math.MaxUint64)
+	if !final {
+		wm = s.load64(hdrSeq) + 1 // first: see recorder.c
+	}
+	s.mu.Lock()
+	n := s.discoverLocked(final)
+	found := s.found
+	s.found = nil
+	s.readSymsLocked()
+	if final {
+		s.finishLocked()
+	}
+	s.mu.Unlock()
+	nmalloc := s.load64(hdrNextMalloc)
+	w.cut = s.load64(hdrCut)
+	s.overflow = s.load64(hdrOverflow)
+	if !final && (n >= s.maxChunks || (nmalloc+1)*24 > s.mallocBytes) {
+		wm = w.wm // a cut may be under the counter, not yet in the header
+	}
+	if w.cut != 0 {
+		wm = min(wm, w.cut+1)
+	}
+	for _, f := range found {
+		c := w.cursors[f.gid]
+		if c == nil {
+			c = &cursor{s: s, gid: f.gid, cur: -1, enter: w.enter, exit: w.exit}
+			w.cursors[f.gid] = c
+			w.active = append(w.active, c)
+			w.waiting = append(w.waiting, c)
+		}
+		c.chunks = append(c.chunks, f.index)
+		w.chunks++
+	}
+	w.readAllocs(min(nmalloc, s.mallocBytes/24), final, &wm)
+	active := w.active[:0]
+	for _, c := range w.active {
+		if c.done || c.broken {
+			continue
+		}
+		active = append(active, c)
+		last := c.lastChunk()
+		if last < 0 {
+			continue
+		}
+		used, busy := s.used(uint64(last))
+		if busy && !final {
+			wm = min(wm, max(w.wm, c.last+1))
+		}
+		if last == c.cur {
+			c.end = max(c.end, used)
+		}
+	}
+	clear(w.active[len(active):])
+	w.active = active
+	w.wm = max(w.wm, wm)
+	waiting := w.waiting[:0]
+	for _, c := range w.waiting {
+		c.advance()
+		if c.ok {
+			heap.Push(&w.h, c)
+		} else if !c.done && !c.broken {
+			waiting = append(waiting, c)
+		}
+	}
+	clear(w.waiting[len(waiting):])
+	w.waiting = waiting
+}
+
+// hint returns how many events the records found so far may make, when
+// that changed enough to tell: after the run, exactly what the chunks
+// hold (records average over 24 bytes); while it runs, their capacity.
+func (w *walker) hint(final bool) int {
+	if final {
+		var used uint64
+		for _, c := range w.cursors {
+			if c.cur >= 0 {
+				used += c.end - c.off
+			}
+			for _, i := range c.chunks {
+				u, _ := w.s.used(i)
+				used += u
+			}
+		}
+		n := int(used/24) + w.visited
+		w.hinted = n
+		return n
+	}
+	n := int(w.chunks * (w.s.chunkBytes - chunkHdr) / 24)
+	if n < w.hinted+w.hinted/4 {
+		return 0
+	}
+	w.hinted = n
+	return n
+}
+
+// sweepHeaders gives back the pages of the chunks whose headers were
+// read, every sweepChunks chunks: reading a header per chunk maps (with
+// the kernel's fault-around, more than) every page of them.
+func (w *walker) sweepHeaders() {
+	s := w.s
+	s.mu.Lock()
+	n := s.scanned
+	s.mu.Unlock()
+	if n-w.swept >= sweepChunks {
+		syscall.Madvise(s.data[s.chunksOff+w.swept*s.chunkBytes:s.chunksOff+n*s.chunkBytes], syscall.MADV_DONTNEED)
+		w.swept = n
+	}
+}
+
+// idlePriority makes the calling thread run only when a core is idle
+// (SCHED_IDLE: it never preempts another thread, even on waking), or,
+// failing that, at nice 19.
+func idlePriority() {
+	const schedIdle = 5
+	var param struct{ priority int32 }
+	if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, uintptr(syscall.Gettid()), schedIdle, uintptr(unsafe.Pointer(&param))); e != 0 {
+		syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), 19)
+	}
+}
+
+// readAllocs reads the allocation records up to n and the ones not
+// written when last looked at. A record being written (rAllocBusy) may be
+// numbered under the counter: the watermark stays where it was.
+func (w *walker) readAllocs(n uint64, final bool, wm *uint64) {
+	s := w.s
+	from := len(w.allocs)
+	var still []uint64
+	look := func(i uint64) {
+		off := mallocOff + i*24
+		w0 := s.load64(off)
+		switch kind := uint8(w0); {
+		case kind == rMalloc || kind == rFree:
+			w.allocs = append(w.allocs, allocRec{seq: w0 >> 8, kind: kind, addr: s.load64(off + 8), size: s.load64(off + 16)})
+		case final:
+			// reserved but never written: the process died here
+		case kind == rAllocBusy:
+			*wm = min(*wm, w.wm)
+			still = append(still, i)
+		default:
+			still = append(still, i) // not begun: numbered above the counter read
+		}
+	}
+	for _, i := range w.mwait {
+		look(i)
+	}
+	for i := w.mnext; i < n; i++ {
+		look(i)
+	}
+	w.mnext, w.mwait = max(w.mnext, n), still
+	sortAllocs(w.allocs, from)
+	// Copied: the mapping's pages are not needed again.
+	done := w.mnext
+	if len(still) > 0 {
+		done = still[0]
+	}
+	const page = 4096
+	if give := (mallocOff + done*24) / page * page; give >= mallocOff+w.mgiven+64<<20 || final && give > mallocOff+w.mgiven {
+		syscall.Madvise(s.data[mallocOff+w.mgiven:give], syscall.MADV_DONTNEED)
+		w.mgiven = give - mallocOff
+	}
+}
+
+func sortAllocs(rs []allocRec, from int) {
+	// Allocation records are nearly sorted already (index and sequence
+	// number are taken a few instructions apart): insertion sort is linear.
+	for i := max(from, 1); i < len(rs); i++ {
+		for j := i; j > 0 && rs[j].seq < rs[j-1].seq; j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
+		}
+	}
+}
+
+// emit visits the records below the watermark, in sequence order. It
+// reports whether the walk must end: a record after the cut.
+func (w *walker) emit(visit func(*rawEvent), stop func() bool, ev *rawEvent) (cut bool) {
+	h := &w.h
+	ai := 0
+	defer func() {
+		// The visited allocation records go.
+		w.allocs = w.allocs[:copy(w.allocs, w.allocs[ai:])]
+	}()
+	for h.Len() > 0 && !stop() {
+		c := (*h)[0]
+		if w.cut != 0 && c.next.seq > w.cut {
+			return true
+		}
+		if c.next.seq >= w.wm {
+			return false
+		}
+		step := true
+		for ai < len(w.allocs) && w.allocs[ai].seq < c.next.seq {
+			a := &w.allocs[ai]
+			*ev = rawEvent{seq: a.seq, kind: a.kind, addr: a.addr, size: a.size, step: step}
+			step = false
+			visit(ev)
+			ai++
+		}
+		*ev = c.next
+		ev.step = step
+		visit(ev)
+		w.visited++
+		c.advance()
+		if c.ok {
+			heap.Fix(h, 0)
+		} else {
+			heap.Pop(h)
+			if !c.done && !c.broken {
+				w.waiting = append(w.waiting, c)
+			}
+		}
+	}
+	return false
 }

@@ -18,7 +18,7 @@
 //	                          malloc/free, appended through an atomic index
 //	[CHUNKS_OFF, ...)         8 KiB chunks: chunk 0.. are handed out by an
 //	                          atomic counter; each belongs to one goroutine
-//	                          (or to the symbol table, gid 0)
+//	                          (or to the symbol table, gid SYM_GID)
 //
 // A chunk is [u32 gid][u32 used][records...]; `used` is published after the
 // record's words, so a reader never sees a half-written record. Records are
@@ -31,6 +31,25 @@
 //
 // No lock is taken on the path of plain reads and writes: a goroutine runs on
 // one thread at a time and only appends to its own chunk.
+//
+// # Reading while recording
+//
+// seer converts the spool while the test runs (../spool.go), so it must
+// know which sequence numbers are final: a watermark W such that every
+// record numbered below W is committed. The counter lives in the header
+// (hdr->seq), and a record is written as: reserve (which marks the chunk's
+// used word busy, USED_BUSY), take the number, write, commit (used, busy
+// cleared). The reader loads the counter C first, then next_chunk, then
+// each goroutine's last chunk's used word. A record numbered up to C took
+// its number after its busy mark and its chunk's gid, which the counter's
+// read-modify-write publishes, so the reader sees that chunk and either
+// the record committed or the mark; a goroutine found busy holds W at one
+// past its last number the reader has. Allocation records are marked
+// R_ALLOC_BUSY the same way before they take their number. A record that
+// could not be kept (the spool full) sets hdr->cut; the reader advances
+// no further once next_chunk or next_malloc reaches its bound, since a cut
+// it cannot see yet may be under C. Symbol chunks have gid SYM_GID; gid 0
+// is a chunk whose header is not written yet.
 //
 // # Stacks
 //
@@ -57,7 +76,7 @@
 typedef uintptr_t uptr;
 
 #define SPOOL_MAGIC 0x4c4f4f5052454553ULL /* "SEERPOOL" */
-#define SPOOL_VERSION 2
+#define SPOOL_VERSION 3
 #define HEADER_BYTES 4096ULL
 #define MALLOC_BYTES (4ULL << 30)
 #define CHUNK_BYTES 8192ULL
@@ -67,6 +86,8 @@ typedef uintptr_t uptr;
 #define CHUNK_HDR 8
 #define MAX_SYNC_PCS 12
 #define MAX_ATOMIC_PCS 4
+#define SYM_GID 0xffffffffu     /* the gid of symbol chunks */
+#define USED_BUSY 0x80000000u   /* in a chunk's used word: a record is being written */
 
 enum {
 	R_ENTER = 1,        // pc<<8 (pc | ENTER_SYNTH for __tsan_read_pc's and __tsan_write_pc's)
@@ -83,11 +104,12 @@ enum {
 	R_GO = 12,          // seq<<8, child gid, pc
 	R_START = 13,       // seq<<8, parent gid
 	R_END = 14,         // seq<<8
-	R_SYM = 15,         // pc<<8, depth<<32|line, lens (funclen<<16|filelen), bytes...
+	R_SYM = 15,         // pc<<8, depth<<32|line (depth|SYM_LAST for the last frame), lens (funclen<<16|filelen), bytes...
 	R_MALLOC = 16,      // seq<<8, addr, size   (allocation region only)
 	R_FREE = 17,        // seq<<8, addr, size   (allocation region only)
 	R_FINI = 18,        // seq<<8               (spool header flag instead)
 	R_FINGO = 19,       // seq<<8               (finalizers or cleanups about to run)
+	R_ALLOC_BUSY = 20,  //                      (allocation region: a record being written)
 };
 
 enum { A_LOAD = 1, A_STORE, A_SWAP, A_ADD, A_AND, A_OR, A_CAS };
@@ -107,6 +129,9 @@ struct spool_header {
 	uint32_t ptr_size;
 	uint32_t pad;
 	uint64_t cut;          // if not 0: the last sequence number every record of which was kept
+	uint64_t max_chunks;   // chunks the spool may hand out (SEER_SPOOL_CHUNKS)
+	uint64_t pad3[20];
+	uint64_t seq;          // the sequence counter, at offset 256 (its own cache line)
 };
 
 struct gctx {
@@ -133,16 +158,17 @@ static uint8_t *spool;       // the mapping, or NULL when not recording
 static struct spool_header *hdr;
 static void (*callback)(uptr cmd, void *ctx);
 static uint64_t seq_counter __attribute__((aligned(64)));
+static uint64_t *seq_ptr = &seq_counter; // hdr->seq once the spool is open
 static uint32_t gid_counter __attribute__((aligned(64)));
 static volatile int sym_lock __attribute__((aligned(64)));
-static struct gctx sym_ctx; // symbol chunks (gid 0)
+static struct gctx sym_ctx; // symbol chunks (gid SYM_GID)
 static volatile int atomic_locks[4096] __attribute__((aligned(64)));
 static uint64_t *seen_pcs; // open-addressing set of symbolised pcs
 #define SEEN_BITS 22
 #define SEEN_SIZE (1ULL << SEEN_BITS)
 
 static inline uint64_t next_seq(void) {
-	return __atomic_add_fetch(&seq_counter, 1, __ATOMIC_SEQ_CST);
+	return __atomic_add_fetch(seq_ptr, 1, __ATOMIC_SEQ_CST);
 }
 
 // max_chunks bounds the spool (SEER_SPOOL_CHUNKS, else all of it).
@@ -162,7 +188,7 @@ static uint64_t max_chunks;
 static int stopped;
 
 static void cut_here(void) {
-	uint64_t zero = 0, now = __atomic_load_n(&seq_counter, __ATOMIC_SEQ_CST);
+	uint64_t zero = 0, now = __atomic_load_n(seq_ptr, __ATOMIC_SEQ_CST);
 	__atomic_compare_exchange_n(&hdr->cut, &zero, now ? now : 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 	__atomic_store_n(&stopped, 1, __ATOMIC_RELAXED);
 }
@@ -228,14 +254,14 @@ static uint8_t *new_chunk(uint32_t gid) {
 	// next_chunk is what the reader maps: it must not go on counting
 	// past the end (each failed call would add one, and the reader would
 	// map and touch a chunk header for each).
-	uint64_t i = __atomic_load_n(&hdr->next_chunk, __ATOMIC_RELAXED);
+	uint64_t i = __atomic_load_n(&hdr->next_chunk, __ATOMIC_SEQ_CST);
 	do {
 		if (i >= max_chunks) {
 			__atomic_fetch_add(&hdr->overflow, 1, __ATOMIC_RELAXED);
 			cut_here();
 			return NULL;
 		}
-	} while (!__atomic_compare_exchange_n(&hdr->next_chunk, &i, i + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	} while (!__atomic_compare_exchange_n(&hdr->next_chunk, &i, i + 1, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
 	if (i >= max_chunks) {
 		__atomic_fetch_add(&hdr->overflow, 1, __ATOMIC_RELAXED);
 		cut_here();
@@ -263,8 +289,18 @@ static inline uint64_t *reserve(struct gctx *g, uint32_t n) {
 		if (!g->chunk)
 			return NULL;
 	}
+	// Busy until commit: a reader of the live spool does not pass the
+	// sequence number this record is about to take (see "Reading while
+	// recording" above). The store comes before next_seq's, which
+	// publishes it.
+	__atomic_store_n((uint32_t *)(g->chunk + 4), g->used | USED_BUSY, __ATOMIC_RELAXED);
 	return (uint64_t *)(g->chunk + CHUNK_HDR + g->used);
 }
+
+// hold makes g's chunk room for the largest atomic record, busy, before
+// the atomic takes its sequence number: atomics take it under their
+// address's lock, before atomic_record reserves.
+static inline void hold(struct gctx *g) { reserve(g, 6 + MAX_ATOMIC_PCS); }
 
 static inline void commit(struct gctx *g, uint32_t n) {
 	g->used += n * 8;
@@ -281,6 +317,10 @@ struct symbolize_code_ctx {
 	uptr off;
 	uptr res;
 };
+
+// SYM_LAST marks, in a symbol record's depth, a pc's last frame: a live
+// reader takes a pc's frames once it has them all.
+#define SYM_LAST 0x80000000u
 
 static void write_sym(uptr pc, uint32_t depth, const char *fn, const char *file, uptr line) {
 	uint32_t fl = fn ? strnlen(fn, 2000) : 0;
@@ -326,8 +366,9 @@ static void symbolize_now(uptr pc) {
 		memset(&c, 0, sizeof c);
 		c.pc = cur;
 		callback(1 /* raceSymbolizeCodeCmd */, &c);
-		write_sym(pc, depth, c.func, c.file, c.line);
-		if (c.pc == cur)
+		int last = c.pc == cur || depth == 63;
+		write_sym(pc, depth | (last ? SYM_LAST : 0), c.func, c.file, c.line);
+		if (last)
 			break;
 		cur = c.pc;
 	}
@@ -415,6 +456,9 @@ static void open_spool(void) {
 	hdr->malloc_bytes = MALLOC_BYTES;
 	hdr->pid = getpid();
 	hdr->ptr_size = sizeof(void *);
+	hdr->max_chunks = max_chunks;
+	sym_ctx.gid = SYM_GID;
+	seq_ptr = &hdr->seq;
 	__atomic_store_n(&hdr->magic, SPOOL_MAGIC, __ATOMIC_RELEASE);
 }
 
@@ -934,7 +978,7 @@ void __tsan_go_ignore_sync_end(struct gctx *thr) {
 static void alloc_record(uint64_t kind, uptr p, uptr sz) {
 	if (!spool || __atomic_load_n(&stopped, __ATOMIC_RELAXED))
 		return;
-	uint64_t i = __atomic_fetch_add(&hdr->next_malloc, 1, __ATOMIC_RELAXED);
+	uint64_t i = __atomic_fetch_add(&hdr->next_malloc, 1, __ATOMIC_SEQ_CST);
 	if ((i + 1) * 24 > MALLOC_BYTES) {
 		// Without the record, freed memory reused by a new object would
 		// look shared between them: cut the run here.
@@ -945,6 +989,9 @@ static void alloc_record(uint64_t kind, uptr p, uptr sz) {
 	if ((i * 24) % POPULATE_BYTES < 24)
 		populate(spool + HEADER_BYTES, (i * 24) / POPULATE_BYTES * POPULATE_BYTES + POPULATE_BYTES, MALLOC_BYTES);
 	uint64_t *w = (uint64_t *)(spool + HEADER_BYTES + i * 24);
+	// In the making, for a live reader: stored before the sequence number
+	// is taken, so a reader that has seen the number sees the mark.
+	__atomic_store_n(&w[0], R_ALLOC_BUSY, __ATOMIC_RELAXED);
 	w[1] = p;
 	w[2] = sz;
 	__atomic_store_n(&w[0], (next_seq() << 8) | kind, __ATOMIC_RELEASE);
@@ -1257,7 +1304,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 #define ATOMIC_FUNCS(bits, T, RET)                                                                       \
 	void seer_atomic##bits##_load(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {           \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC);                                                                       \
+		rp_pre(thr, RP_ATOMIC); hold(thr);                                                                   \
 		T *p = ARG(T *, 0);                                                                      \
 		volatile int *l = alock((uptr)p);                                                        \
 		spin_lock(l);                                                                            \
@@ -1269,7 +1316,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_store(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {          \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC);                                                                       \
+		rp_pre(thr, RP_ATOMIC); hold(thr);                                                                   \
 		T *p = ARG(T *, 0);                                                                      \
 		T v = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -1281,7 +1328,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_exchange(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {       \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC);                                                                       \
+		rp_pre(thr, RP_ATOMIC); hold(thr);                                                                   \
 		T *p = ARG(T *, 0);                                                                      \
 		T v = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -1294,7 +1341,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_fetch_add(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {      \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC);                                                                       \
+		rp_pre(thr, RP_ATOMIC); hold(thr);                                                                   \
 		T *p = ARG(T *, 0);                                                                      \
 		T d = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -1307,7 +1354,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_fetch_and(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {      \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC);                                                                       \
+		rp_pre(thr, RP_ATOMIC); hold(thr);                                                                   \
 		T *p = ARG(T *, 0);                                                                      \
 		T m = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -1320,7 +1367,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_fetch_or(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {       \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC);                                                                       \
+		rp_pre(thr, RP_ATOMIC); hold(thr);                                                                   \
 		T *p = ARG(T *, 0);                                                                      \
 		T m = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -1340,7 +1387,7 @@ ATOMIC_FUNCS(64, uint64_t, 16)
 #define CAS_FUNC(bits, T, NEW, RES)                                                                       \
 	void seer_atomic##bits##_compare_exchange(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) { \
 		(void)pc;                                                                                 \
-		rp_pre(thr, RP_ATOMIC);                                                                        \
+		rp_pre(thr, RP_ATOMIC); hold(thr);                                                                    \
 		T *p = ARG(T *, 0);                                                                       \
 		T expect = ARG(T, 8);                                                                     \
 		T desired = ARG(T, NEW);                                                                  \

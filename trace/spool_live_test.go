@@ -1,0 +1,150 @@
+package trace
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+// TestLiveWatermark checks the live reader against writers that keep to
+// recorder.c's protocol ("Reading while recording") but linger: between
+// taking a sequence number and committing its record, a writer sometimes
+// sleeps, as a descheduled thread would. The reader must still visit
+// every record, in sequence order, each once: a watermark that passed a
+// number still being written would skip or reorder it.
+func TestLiveWatermark(t *testing.T) {
+	const (
+		chunkBytes  = 8192
+		mallocBytes = 1 << 20
+		chunksOff   = 4096 + mallocBytes
+		maxChunks   = 4096
+		writers     = 6
+		records     = 6000
+	)
+	path := filepath.Join(t.TempDir(), "spool")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(chunksOff + maxChunks*chunkBytes); err != nil {
+		t.Fatal(err)
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, chunksOff+maxChunks*chunkBytes, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(data)
+	u64 := func(off uint64) *uint64 { return (*uint64)(unsafe.Pointer(&data[off])) }
+	u32 := func(off uint64) *uint32 { return (*uint32)(unsafe.Pointer(&data[off])) }
+	*u32(8), *u32(12) = spoolVersion, chunkBytes
+	*u64(16), *u64(24), *u64(hdrMaxChunks) = chunksOff, mallocBytes, maxChunks
+
+	ended := make(chan struct{})
+	type result struct {
+		seqs   []uint64
+		broken bool
+		err    error
+	}
+	got := make(chan result, 1)
+	go func() {
+		s, err := openSpool(path, ended) // waits for the magic
+		if err != nil {
+			got <- result{err: err}
+			return
+		}
+		defer s.close()
+		var r result
+		r.broken = s.merge(func(uint32, uint64) {}, func(uint32) {},
+			func(e *rawEvent) { r.seqs = append(r.seqs, e.seq) },
+			func(int) {}, func() bool { return false })
+		got <- r
+	}()
+	time.Sleep(time.Millisecond)
+	atomic.StoreUint64(u64(0), spoolMagic)
+
+	linger := func(r *rand.Rand) {
+		switch r.IntN(64) {
+		case 0:
+			time.Sleep(time.Duration(r.IntN(300)) * time.Microsecond)
+		case 1, 2, 3:
+			runtime.Gosched()
+		}
+	}
+	var lastCursor atomic.Uint64 // the highest number of a goroutine record
+	var allocs sync.Map          // alloc record numbers
+	var wg sync.WaitGroup
+	for g := uint32(1); g <= writers; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(g), 7))
+			var chunk, used uint64
+			have := false
+			write := func(kind uint8, words ...uint64) {
+				n := 8 * uint64(1+len(words))
+				if !have || used+n > chunkBytes-chunkHdr {
+					i := atomic.AddUint64(u64(hdrNextChunk), 1) - 1
+					chunk, used, have = chunksOff+i*chunkBytes, 0, true
+					atomic.StoreUint32(u32(chunk+4), 0)
+					atomic.StoreUint32(u32(chunk), g)
+				}
+				atomic.StoreUint32(u32(chunk+4), uint32(used)|usedBusy) // reserve
+				seq := atomic.AddUint64(u64(hdrSeq), 1)
+				linger(r)
+				rec := chunk + chunkHdr + used
+				*u64(rec) = seq<<8 | uint64(kind)
+				for k, w := range words {
+					*u64(rec + 8 + 8*uint64(k)) = w
+				}
+				used += n
+				atomic.StoreUint32(u32(chunk+4), uint32(used)) // commit
+				for {
+					last := lastCursor.Load()
+					if seq <= last || lastCursor.CompareAndSwap(last, seq) {
+						break
+					}
+				}
+			}
+			for k := 0; k < records; k++ {
+				if r.IntN(8) == 0 {
+					i := atomic.AddUint64(u64(hdrNextMalloc), 1) - 1
+					rec := 4096 + i*24
+					atomic.StoreUint64(u64(rec), rAllocBusy)
+					seq := atomic.AddUint64(u64(hdrSeq), 1)
+					linger(r)
+					*u64(rec + 8), *u64(rec + 16) = 0x1000*uint64(k+1), 16
+					atomic.StoreUint64(u64(rec), seq<<8|rMalloc)
+					allocs.Store(seq, true)
+				}
+				write(rWrite, uint64(g)<<20|uint64(k), 0x4000<<8|8)
+			}
+			write(rEnd)
+		}()
+	}
+	wg.Wait()
+	close(ended)
+	r := <-got
+	if r.err != nil || r.broken {
+		t.Fatalf("merge: err %v, broken %v", r.err, r.broken)
+	}
+	// Every number up to the last goroutine record, in order, once
+	// (allocation records after it are not visited: none follows them).
+	want := lastCursor.Load()
+	if uint64(len(r.seqs)) != want {
+		t.Errorf("visited %d records, want %d", len(r.seqs), want)
+	}
+	for i, s := range r.seqs {
+		if s != uint64(i+1) {
+			_, alloc := allocs.Load(s)
+			t.Fatalf("record %d visited is numbered %d (allocation: %v), want %d", i, s, alloc, i+1)
+		}
+	}
+}
