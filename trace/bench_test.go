@@ -76,3 +76,36 @@ func BenchmarkRecordRaceSuite(b *testing.B) {
 	b.ReportMetric(res.Duration.Convert.Seconds(), "convert-s")
 	b.ReportMetric(res.Duration.Run.Seconds()/raceTime.Seconds(), "run/race-ratio")
 }
+
+// BenchmarkConvertRaceSuite converts one recording of the race suite, read
+// after the run (the part of a conversion the run does not hide), and
+// reports events per second:
+//
+//	go test -run=NONE -bench=ConvertRaceSuite -benchtime=3x -cpuprofile=cpu.out ./trace
+func BenchmarkConvertRaceSuite(b *testing.B) {
+	skipIfCannotRecord(b)
+	dir := raceSuiteDir(b)
+	ctx := context.Background()
+	opts := RecordOptions{Dir: dir, NoFile: true}
+	bin, err := Build(ctx, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bin.Close()
+	opts.keepSpool = filepath.Join(b.TempDir(), "spool")
+	res, err := bin.Run(ctx, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	var events int
+	for i := 0; i < b.N; i++ {
+		t, _, err := convert(opts.keepSpool, bin.Path, bin.tc.Shadow, res.Trace.Header, nil, DefaultMaxEvents, convertOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		events = len(t.Events) + t.LocalAccesses()
+	}
+	b.ReportMetric(float64(events), "events")
+	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}

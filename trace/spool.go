@@ -6,7 +6,6 @@ package trace
 
 import (
 	"cmp"
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -451,7 +450,8 @@ type cursor struct {
 	cur    int64    // the chunk being read, or -1
 	off    uint64   // bytes of cur read
 	end    uint64   // bytes of cur known committed
-	next   rawEvent // the next sequenced record, valid if ok
+	at     uint64   // where in cur the next sequenced record is, if ok
+	seq    uint64   // its number
 	ok     bool
 	last   uint64 // the highest sequence number decoded
 	done   bool   // its end record was decoded: it writes no more
@@ -469,9 +469,11 @@ func (c *cursor) lastChunk() int64 {
 	return c.cur
 }
 
-// advance decodes up to the next sequenced record, applying function
-// entries and exits on the way. Without one (c.ok false), the stream is
-// read to what is known committed of it.
+// advance finds the next sequenced record (its number, c.seq, and its
+// place, c.at), applying function entries and exits on the way. Without
+// one (c.ok false), the stream is read to what is known committed of it.
+// The record itself is decoded by decode, in the place it is passed on
+// in: records are large, and copying each twice cost more than merging.
 func (c *cursor) advance() {
 	le := binary.LittleEndian
 	c.ok = false
@@ -540,65 +542,106 @@ func (c *cursor) advance() {
 			c.broken = true
 			return
 		}
-		r := buf[:need]
+		c.at, c.seq = c.off, w0>>8
 		c.off += uint64(need)
-		e := rawEvent{seq: w0 >> 8, gid: c.gid, kind: kind}
-		switch kind {
-		case rRead, rWrite:
-			e.addr = le.Uint64(r[8:])
-			w2 := le.Uint64(r[16:])
-			e.pc, e.size = w2>>8, w2&0xff
-		case rReadRange, rWriteRange:
-			e.addr, e.size, e.pc = le.Uint64(r[8:]), le.Uint64(r[16:]), le.Uint64(r[24:])
-		case rAcquire, rRelease, rReleaseMerge, rReleaseAcquire:
-			e.addr = le.Uint64(r[8:])
-			w2 := le.Uint64(r[16:])
-			e.behalf = w2>>32 != 0
-			n := int(uint32(w2))
-			e.pcs = make([]uint64, n)
-			for i := range e.pcs {
-				e.pcs[i] = le.Uint64(r[24+8*i:])
-			}
-			if n2 := int(w2>>32) - 1; e.behalf && n2 > 0 && n2 <= n {
-				e.pcs, e.parked = e.pcs[:n-n2], e.pcs[n-n2:]
-			}
-		case rAtomic:
-			e.addr = le.Uint64(r[8:])
-			w2 := le.Uint64(r[16:])
-			e.aop, e.aflags, e.size = uint8(w2>>16), uint8(w2>>8), w2&0xff
-			e.value, e.old = le.Uint64(r[24:]), le.Uint64(r[32:])
-			e.pcs = make([]uint64, uint32(le.Uint64(r[40:])))
-			for i := range e.pcs {
-				e.pcs[i] = le.Uint64(r[48+8*i:])
-			}
-			if len(e.pcs) > 0 {
-				e.pc = e.pcs[0]
-			}
-		case rGo:
-			e.peer, e.pc = uint32(le.Uint64(r[8:])), le.Uint64(r[16:])
-		case rStart:
-			e.peer = uint32(le.Uint64(r[8:]))
-		case rEnd:
+		if kind == rEnd {
 			c.done = true
 		}
-		c.last = max(c.last, e.seq)
-		c.next, c.ok = e, true
+		c.last = max(c.last, c.seq)
+		c.ok = true
 		return
 	}
 }
 
-// cursorHeap orders cursors by their next sequence number.
+// decode decodes the record advance found into e.
+func (c *cursor) decode(e *rawEvent) {
+	le := binary.LittleEndian
+	r := c.s.records(uint64(c.cur), c.at, c.off)
+	w0 := le.Uint64(r)
+	kind := uint8(w0)
+	*e = rawEvent{seq: w0 >> 8, gid: c.gid, kind: kind}
+	switch kind {
+	case rRead, rWrite:
+		e.addr = le.Uint64(r[8:])
+		w2 := le.Uint64(r[16:])
+		e.pc, e.size = w2>>8, w2&0xff
+	case rReadRange, rWriteRange:
+		e.addr, e.size, e.pc = le.Uint64(r[8:]), le.Uint64(r[16:]), le.Uint64(r[24:])
+	case rAcquire, rRelease, rReleaseMerge, rReleaseAcquire:
+		e.addr = le.Uint64(r[8:])
+		w2 := le.Uint64(r[16:])
+		e.behalf = w2>>32 != 0
+		n := int(uint32(w2))
+		e.pcs = make([]uint64, n)
+		for i := range e.pcs {
+			e.pcs[i] = le.Uint64(r[24+8*i:])
+		}
+		if n2 := int(w2>>32) - 1; e.behalf && n2 > 0 && n2 <= n {
+			e.pcs, e.parked = e.pcs[:n-n2], e.pcs[n-n2:]
+		}
+	case rAtomic:
+		e.addr = le.Uint64(r[8:])
+		w2 := le.Uint64(r[16:])
+		e.aop, e.aflags, e.size = uint8(w2>>16), uint8(w2>>8), w2&0xff
+		e.value, e.old = le.Uint64(r[24:]), le.Uint64(r[32:])
+		e.pcs = make([]uint64, uint32(le.Uint64(r[40:])))
+		for i := range e.pcs {
+			e.pcs[i] = le.Uint64(r[48+8*i:])
+		}
+		if len(e.pcs) > 0 {
+			e.pc = e.pcs[0]
+		}
+	case rGo:
+		e.peer, e.pc = uint32(le.Uint64(r[8:])), le.Uint64(r[16:])
+	case rStart:
+		e.peer = uint32(le.Uint64(r[8:]))
+	}
+}
+
+// cursorHeap orders cursors by their next sequence number: a binary
+// heap, typed (container/heap's interface calls were a tenth of the
+// conversion).
 type cursorHeap []*cursor
 
-func (h cursorHeap) Len() int           { return len(h) }
-func (h cursorHeap) Less(i, j int) bool { return h[i].next.seq < h[j].next.seq }
-func (h cursorHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *cursorHeap) Push(x any)        { *h = append(*h, x.(*cursor)) }
-func (h *cursorHeap) Pop() any {
-	old := *h
-	c := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return c
+func (h *cursorHeap) push(c *cursor) {
+	*h = append(*h, c)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if q[p].seq <= q[i].seq {
+			break
+		}
+		q[p], q[i] = q[i], q[p]
+		i = p
+	}
+}
+
+// fix restores the heap after the top's seq grew.
+func (h cursorHeap) fix() {
+	for i, n := 0, len(h); ; {
+		j := 2*i + 1
+		if j >= n {
+			return
+		}
+		if r := j + 1; r < n && h[r].seq < h[j].seq {
+			j = r
+		}
+		if h[i].seq <= h[j].seq {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
+}
+
+// pop removes the top.
+func (h *cursorHeap) pop() {
+	q := *h
+	n := len(q) - 1
+	q[0] = q[n]
+	q[n] = nil
+	*h = q[:n]
+	h.fix()
 }
 
 // merge calls visit for every sequenced record of every goroutine and
@@ -638,17 +681,18 @@ func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), 
 				batch = make([]rawEvent, 0, batchSize)
 			}
 		}
-		put := func(r rawEvent) {
-			batch = append(batch, r)
+		slot := func() *rawEvent {
 			if len(batch) == batchSize {
 				flush()
 			}
+			batch = batch[:len(batch)+1]
+			return &batch[len(batch)-1]
 		}
 		walkBroken = s.walk(
-			func(gid uint32, pc uint64) { put(rawEvent{kind: rEnter, gid: gid, pc: pc}) },
-			func(gid uint32) { put(rawEvent{kind: rExit, gid: gid}) },
-			func(r *rawEvent) { put(*r) },
-			func(n int) { put(rawEvent{kind: rHint, size: uint64(n)}) },
+			func(gid uint32, pc uint64) { *slot() = rawEvent{kind: rEnter, gid: gid, pc: pc} },
+			func(gid uint32) { *slot() = rawEvent{kind: rExit, gid: gid} },
+			slot,
+			func(n int) { *slot() = rawEvent{kind: rHint, size: uint64(n)} },
 			func() bool { return quitting },
 			func() {
 				// Idle: what is decoded goes on.
@@ -797,16 +841,18 @@ type walker struct {
 	mgiven uint64     // the allocation region's bytes given back
 }
 
-// walk is merge, on the calling goroutine; it marks the first record
-// visited after each call of stop (rawEvent.step). Live, it reads what the
+// walk is merge, on the calling goroutine, but that it writes each record
+// (and the entries, exits and hints) into the place slot returns, and
+// marks the first record after each call of stop (rawEvent.step). Live,
+// it reads what the
 // recorder has committed, visits the records below the watermark
 // (refresh), and waits for more, calling idle before it does, until the
 // test process is gone.
-func (s *spool) walk(enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), grow func(int), stop func() bool, idle func()) (broken bool) {
+func (s *spool) walk(enter func(gid uint32, pc uint64), exit func(gid uint32), slot func() *rawEvent, grow func(int), stop func() bool, idle func()) (broken bool) {
 	w := &walker{s: s, enter: enter, exit: exit, cursors: make(map[uint32]*cursor)}
 	s.phased(func(live <-chan struct{}) bool {
 		var stopped bool
-		stopped, broken = w.loop(live, visit, grow, stop, idle)
+		stopped, broken = w.loop(live, slot, grow, stop, idle)
 		return stopped
 	})
 	for _, c := range w.cursors {
@@ -817,9 +863,8 @@ func (s *spool) walk(enter func(gid uint32, pc uint64), exit func(gid uint32), v
 
 // loop is walk's loop; live not nil, it returns (false) once live is
 // closed, before reading what the test process wrote last.
-func (w *walker) loop(live <-chan struct{}, visit func(*rawEvent), grow func(int), stop func() bool, idle func()) (done, broken bool) {
+func (w *walker) loop(live <-chan struct{}, slot func() *rawEvent, grow func(int), stop func() bool, idle func()) (done, broken bool) {
 	s := w.s
-	var ev rawEvent
 	const minWait, maxWait = 100 * time.Microsecond, 5 * time.Millisecond
 	for wait := minWait; ; {
 		final := s.gone()
@@ -832,7 +877,7 @@ func (w *walker) loop(live <-chan struct{}, visit func(*rawEvent), grow func(int
 		}
 		w.sweepHeaders()
 		before := w.visited
-		if w.emit(visit, stop, &ev) {
+		if w.emit(slot, stop) {
 			return true, true
 		}
 		if final || stop() {
@@ -921,7 +966,7 @@ func (w *walker) refresh(final bool) {
 	for _, c := range w.waiting {
 		c.advance()
 		if c.ok {
-			heap.Push(&w.h, c)
+			w.h.push(c)
 		} else if !c.done && !c.broken {
 			waiting = append(waiting, c)
 		}
@@ -1004,6 +1049,7 @@ func (w *walker) readAllocs(n uint64, final bool, wm *uint64) {
 			still = append(still, i) // not begun: numbered above the counter read
 		}
 	}
+	w.allocs = slices.Grow(w.allocs, len(w.mwait)+int(max(n, w.mnext)-w.mnext))
 	for _, i := range w.mwait {
 		look(i)
 	}
@@ -1034,40 +1080,39 @@ func sortAllocs(rs []allocRec, from int) {
 	}
 }
 
-// emit visits the records below the watermark, in sequence order. It
+// emit passes on the records below the watermark, in sequence order. It
 // reports whether the walk must end: a record after the cut.
-func (w *walker) emit(visit func(*rawEvent), stop func() bool, ev *rawEvent) (cut bool) {
+func (w *walker) emit(slot func() *rawEvent, stop func() bool) (cut bool) {
 	h := &w.h
 	ai := 0
 	defer func() {
 		// The visited allocation records go.
 		w.allocs = w.allocs[:copy(w.allocs, w.allocs[ai:])]
 	}()
-	for h.Len() > 0 && !stop() {
+	for len(*h) > 0 && !stop() {
 		c := (*h)[0]
-		if w.cut != 0 && c.next.seq > w.cut {
+		if w.cut != 0 && c.seq > w.cut {
 			return true
 		}
-		if c.next.seq >= w.wm {
+		if c.seq >= w.wm {
 			return false
 		}
 		step := true
-		for ai < len(w.allocs) && w.allocs[ai].seq < c.next.seq {
+		for ai < len(w.allocs) && w.allocs[ai].seq < c.seq {
 			a := &w.allocs[ai]
-			*ev = rawEvent{seq: a.seq, kind: a.kind, addr: a.addr, size: a.size, step: step}
+			*slot() = rawEvent{seq: a.seq, kind: a.kind, addr: a.addr, size: a.size, step: step}
 			step = false
-			visit(ev)
 			ai++
 		}
-		*ev = c.next
+		ev := slot()
+		c.decode(ev)
 		ev.step = step
-		visit(ev)
 		w.visited++
 		c.advance()
 		if c.ok {
-			heap.Fix(h, 0)
+			h.fix()
 		} else {
-			heap.Pop(h)
+			h.pop()
 			if !c.done && !c.broken {
 				w.waiting = append(w.waiting, c)
 			}
