@@ -32,9 +32,15 @@
 //
 // convert.go merges the goroutines' records by sequence number into one
 // event list and symbolises program counters (inlined frames included).
-// Decoding and ordering the records (spool.go) runs on a goroutine of its
-// own, a few batches ahead of the conversion, which sees them in the same
-// order as a single walk would give them; the lookups the conversion
+// It runs while the test runs: the reader (spool.go) passes a sequence
+// number on only once every record numbered below it is committed, which
+// the recorder's busy marks let it tell (recorder.c, "Reading while
+// recording"), and until the test ends its stages run at the lowest CPU
+// priority, on cores the test leaves idle. Decoding and ordering the
+// records runs on a goroutine of its own, and the allocation map on
+// another (allocs.go), a few batches ahead of the conversion, which sees
+// the records in the same order as a single walk would give them after
+// the run (TestLiveConversion holds the two to the same bytes); the lookups the conversion
 // makes for every event (goroutine, stack, allocation, global) have memos
 // in front of their maps, and the event table asks for huge pages. A
 // goroutine's stack is its function entries (the shadow stack) plus, for

@@ -661,7 +661,7 @@ func (h *cursorHeap) pop() {
 func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), grow func(int), stop func() bool) (broken bool) {
 	const batchSize = 1024
 	items := make(chan []rawEvent, 8)
-	free := make(chan []rawEvent, 10)
+	free := make(chan []rawEvent, 32)
 	quit := make(chan struct{})
 	var walkBroken bool
 	go func() {
