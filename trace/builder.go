@@ -14,6 +14,9 @@ type Builder struct {
 	t      *Trace
 	objKey map[objKey]ObjID
 	lives  []heapLife // the heap objects named lifeObj|i, made by compactObjects
+	// observe, if set, is told of each event added (conversion's
+	// running scans, see localScan), in the table, at index i.
+	observe func(i int, e *Event)
 }
 
 // heapLife is a heap object not made yet (see Builder.lives).
@@ -102,7 +105,11 @@ func (b *Builder) SetObject(id ObjID, name string, alloc StackID) {
 // Add appends e and returns its index.
 func (b *Builder) Add(e Event) int {
 	b.t.Events = append(b.t.Events, e)
-	return len(b.t.Events) - 1
+	i := len(b.t.Events) - 1
+	if b.observe != nil {
+		b.observe(i, &b.t.Events[i])
+	}
+	return i
 }
 
 // AddValue appends e, which carries the given values (see EventValue), and

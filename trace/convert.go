@@ -110,6 +110,25 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 			c.b.Grow(min(n, limit) - c.b.Len())
 		}
 	}
+	// What compactLocal and finish need of every event is gathered as
+	// events are added, while the test runs.
+	var scan *localScan
+	if !o.keepLocal {
+		scan = newLocalScan(c.b.t.Stacks, h.GOROOT)
+	}
+	c.b.observe = func(i int, e *Event) {
+		if scan != nil {
+			scan.observe(i, e)
+		}
+		if e.Stack != 0 {
+			for int(e.G) >= len(c.firstStack) {
+				c.firstStack = append(c.firstStack, make([]StackID, len(c.firstStack)+64)...)
+			}
+			if c.firstStack[e.G] == 0 {
+				c.firstStack[e.G] = e.Stack
+			}
+		}
+	}
 	aborted, unwatch := watch(o.abort)
 	defer unwatch()
 	full := func() bool { return aborted.Load() || maxEvents > 0 && c.b.Len() >= maxEvents }
@@ -129,7 +148,7 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	}
 	s.close() // the spool's pages, before the compaction's tables
 	if !o.keepLocal {
-		_, rp = compactLocal(c.b.t, rp)
+		_, rp = compactLocal(c.b.t, rp, scan)
 	}
 	c.b.compactObjects()
 	t, err = c.b.Trace()
@@ -189,6 +208,8 @@ type converter struct {
 	gs       map[uint32]*convGoroutine
 	pcStacks map[[2]uint64]StackID // (shadow stack id, pc) -> stack
 	syms     map[uint64][]Frame    // the spool's symbols, as looked up (spool.frames)
+	// firstStack is each goroutine's first event's stack (finish).
+	firstStack []StackID
 	// heap lives: by allocation (rawEvent.aid), 0 until first touched
 	lifeOf   []uint32
 	lives    uint64
@@ -848,17 +869,14 @@ func (c *converter) finish() {
 	}
 	// The function a goroutine started in: the outermost frame of its
 	// first event's stack that is not the runtime's.
-	seen := make([]bool, len(t.Goroutines))
-	for i := range t.Events {
-		e := &t.Events[i]
-		if seen[e.G] || e.Stack == 0 {
+	for g, stack := range c.firstStack {
+		if stack == 0 {
 			continue
 		}
-		seen[e.G] = true
-		frames := t.Stacks.Frames(e.Stack)
+		frames := t.Stacks.Frames(stack)
 		for j := len(frames) - 1; j >= 0; j-- {
 			if !strings.HasPrefix(frames[j].Func, "runtime.") {
-				t.Goroutines[e.G].Func = frames[j].Func
+				t.Goroutines[g].Func = frames[j].Func
 				break
 			}
 		}

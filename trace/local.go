@@ -117,7 +117,7 @@ func (o *owners) local(g uint32, addr uint64, size uint32) bool {
 // out. Event indices change; objects no event names any more are dropped
 // and the others numbered anew.
 func CompactLocal(t *Trace) int {
-	left, rp := compactLocal(t, t.replayPos)
+	left, rp := compactLocal(t, t.replayPos, nil)
 	t.replayPos = rp
 	if left > 0 {
 		b := &Builder{t: t}
@@ -126,51 +126,93 @@ func CompactLocal(t *Trace) int {
 	return left
 }
 
-// sharedMemory returns, for the events of t, whether each heap life (by
-// number, see lifeBase) was touched by more than one goroutine, and the
-// owners of the words of every other memory and of those lives.
-func sharedMemory(t *Trace) (lifeOwner []uint32, o *owners) {
+// A localScan gathers, event by event, what compactLocal needs to know
+// of a whole trace: whether each heap life (by number, see lifeBase) was
+// touched by more than one goroutine, the owners of the words of all
+// other memory, and each goroutine's last event and last event with a
+// user frame. Conversion feeds it each event as it adds it, while the
+// test still runs, so that little of the compaction is left for after.
+type localScan struct {
+	lifeOwner []uint32
+	o         *owners // memory outside heap lives
+	last      []int32 // per goroutine g: its last event (2g) and last with a user frame (2g+1), or -1
+	user      map[StackID]bool
+	stacks    *StackTable
+	goroot    string
+}
+
+func newLocalScan(stacks *StackTable, goroot string) *localScan {
+	return &localScan{o: newOwners(), user: map[StackID]bool{}, stacks: stacks, goroot: goroot}
+}
+
+// observe notes event i.
+func (s *localScan) observe(i int, e *Event) {
+	g := int(e.G)
+	for len(s.last) <= 2*g+1 {
+		s.last = append(s.last, -1)
+	}
+	s.last[2*g] = int32(i)
+	if e.Stack != 0 {
+		u, ok := s.user[e.Stack]
+		if !ok {
+			_, u = UserFrame(s.stacks.Frames(e.Stack), s.goroot)
+			s.user[e.Stack] = u
+		}
+		if u {
+			s.last[2*g+1] = int32(i)
+		}
+	}
+	owner := uint32(e.G)
+	if !e.Op.IsAccess() {
+		owner = multiOwner
+	}
+	if e.Addr >= lifeBase {
+		l := (e.Addr - lifeBase) >> lifeShift
+		for uint64(len(s.lifeOwner)) <= l {
+			s.lifeOwner = append(s.lifeOwner, make([]uint32, len(s.lifeOwner)+1024)...)
+		}
+		switch s.lifeOwner[l] {
+		case 0:
+			s.lifeOwner[l] = owner
+		case owner:
+		default:
+			s.lifeOwner[l] = multiOwner
+		}
+		return
+	}
+	if e.Op.IsAccess() || e.Addr != 0 {
+		s.o.touch(owner, e.Addr, e.Size)
+	}
+}
+
+// sharedLives adds to the owners the words of the lives that more than
+// one goroutine touched, which only the whole trace tells.
+func (s *localScan) sharedLives(t *Trace) {
 	for i := range t.Events {
 		e := &t.Events[i]
-		if e.Addr < lifeBase {
+		if e.Addr < lifeBase || s.lifeOwner[(e.Addr-lifeBase)>>lifeShift] != multiOwner {
 			continue
 		}
-		g := uint32(e.G)
+		owner := uint32(e.G)
 		if !e.Op.IsAccess() {
-			g = multiOwner
+			owner = multiOwner
 		}
-		l := (e.Addr - lifeBase) >> lifeShift
-		for uint64(len(lifeOwner)) <= l {
-			lifeOwner = append(lifeOwner, 0)
-		}
-		switch lifeOwner[l] {
-		case 0:
-			lifeOwner[l] = g
-		case g:
-		default:
-			lifeOwner[l] = multiOwner
-		}
+		s.o.touch(owner, e.Addr, e.Size)
 	}
-	o = newOwners()
-	for i := range t.Events {
-		e := &t.Events[i]
-		if e.Addr >= lifeBase && lifeOwner[(e.Addr-lifeBase)>>lifeShift] != multiOwner {
-			continue // a life of one goroutine: local as a whole
-		}
-		switch {
-		case e.Op.IsAccess():
-			o.touch(uint32(e.G), e.Addr, e.Size)
-		case e.Addr != 0:
-			o.touch(multiOwner, e.Addr, e.Size)
-		}
-	}
-	return lifeOwner, o
 }
 
 // compactLocal is CompactLocal; rp, if not nil, holds a value per event
-// (the replay positions) and is compacted alike.
-func compactLocal(t *Trace, rp []uint32) (int, []uint32) {
-	lifeOwner, o := sharedMemory(t)
+// (the replay positions) and is compacted alike. scan, if not nil, has
+// observed every event of t.
+func compactLocal(t *Trace, rp []uint32, scan *localScan) (int, []uint32) {
+	if scan == nil {
+		scan = newLocalScan(t.Stacks, t.Header.GOROOT)
+		for i := range t.Events {
+			scan.observe(i, &t.Events[i])
+		}
+	}
+	scan.sharedLives(t)
+	lifeOwner, o := scan.lifeOwner, scan.o
 	local := func(e *Event) bool {
 		if e.Addr >= lifeBase {
 			if v := lifeOwner[(e.Addr-lifeBase)>>lifeShift]; v != multiOwner {
@@ -181,30 +223,9 @@ func compactLocal(t *Trace, rp []uint32) (int, []uint32) {
 	}
 	// Each goroutine's last event and last event with a user frame.
 	ng := len(t.Goroutines)
-	keepLast := make([]int32, 2*ng)
-	for i := range keepLast {
-		keepLast[i] = -1
-	}
-	user := map[StackID]bool{}
-	isUser := func(s StackID) bool {
-		u, ok := user[s]
-		if !ok {
-			_, u = UserFrame(t.Stack(s), t.Header.GOROOT)
-			user[s] = u
-		}
-		return u
-	}
-	pending := ng - 1 // goroutines whose user-frame event is not found yet
-	for i := len(t.Events) - 1; i >= 0 && pending > 0; i-- {
-		e := &t.Events[i]
-		g := int(e.G)
-		if keepLast[2*g] < 0 {
-			keepLast[2*g] = int32(i)
-		}
-		if keepLast[2*g+1] < 0 && isUser(e.Stack) {
-			keepLast[2*g+1] = int32(i)
-			pending--
-		}
+	keepLast := scan.last
+	for len(keepLast) < 2*ng {
+		keepLast = append(keepLast, -1)
 	}
 	// Compact in place, remembering where each kept event went.
 	n := len(t.Events)

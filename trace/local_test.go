@@ -51,9 +51,13 @@ func checkCompaction(t *testing.T, full, compact *Trace) {
 			touched[b][g] = true
 		}
 	}
-	last := map[GoID]int{}
+	last, lastUser := map[GoID]int{}, map[GoID]int{}
 	for i := range full.Events {
-		last[full.Events[i].G] = i
+		e := &full.Events[i]
+		last[e.G] = i
+		if _, user := UserFrame(full.Stack(e.Stack), full.Header.GOROOT); user {
+			lastUser[e.G] = i
+		}
 	}
 	k := 0
 	newIndex := make([]int, len(full.Events))
@@ -70,6 +74,9 @@ func checkCompaction(t *testing.T, full, compact *Trace) {
 		}
 		if last[e.G] == i {
 			t.Errorf("event %d: goroutine %d's last event left out", i, e.G)
+		}
+		if j, ok := lastUser[e.G]; ok && j == i {
+			t.Errorf("event %d: goroutine %d's last event in user code left out", i, e.G)
 		}
 		for b := e.Addr; b < e.Addr+uint64(max(e.Size, 1)); b++ {
 			if len(touched[b]) != 1 {
