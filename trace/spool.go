@@ -789,12 +789,11 @@ func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), 
 }
 
 // phased runs a stage of merge, stage(live), which returns true when it is
-// done, or false once live is closed. While the test runs, it runs at the
-// lowest CPU priority, on a thread of its own (background): the stage
+// done, or false soon after live is closed. While the test runs, it runs
+// at a low CPU priority, on a thread of its own (background): the stage
 // uses the cores the test leaves idle, and does not take one from the test
-// when the test wants both, which would change the test's schedules (a
-// test racing a send with a close would panic more often). After the
-// test, stage(nil) goes on at the caller's priority.
+// when the test wants them, which would slow the test and change its
+// schedules. After the test, stage(nil) goes on at the caller's priority.
 func (s *spool) phased(stage func(live <-chan struct{}) bool) {
 	if s.ended != nil && !s.gone() {
 		if background(func() bool { return stage(s.ended) }) {
@@ -804,7 +803,7 @@ func (s *spool) phased(stage func(live <-chan struct{}) bool) {
 	stage(nil)
 }
 
-// background runs f on a new thread at the lowest priority (idlePriority),
+// background runs f on a new thread at a low priority (lowPriority),
 // which ends with it: Linux does not let a thread take back the priority
 // it gave up. A panic of f is background's caller's.
 func background(f func() bool) bool {
@@ -820,7 +819,7 @@ func background(f func() bool) bool {
 			r.panic = recover()
 			c <- r
 		}()
-		idlePriority()
+		lowPriority()
 		r.done = f()
 	}()
 	r := <-c
@@ -886,7 +885,11 @@ func (w *walker) loop(live <-chan struct{}, slot func() *rawEvent, grow func(int
 			grow(n)
 		}
 		before := w.visited
-		if w.emit(slot, stop) {
+		yield := func() bool { return false }
+		if live != nil {
+			yield = s.gone
+		}
+		if w.emit(slot, stop, yield) {
 			return true, true
 		}
 		if final || stop() {
@@ -999,15 +1002,12 @@ func (w *walker) hint(final bool) int {
 	return n
 }
 
-// idlePriority makes the calling thread run only when a core is idle
-// (SCHED_IDLE: it never preempts another thread, even on waking), or,
-// failing that, at nice 19.
-func idlePriority() {
-	const schedIdle = 5
-	var param struct{ priority int32 }
-	if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, uintptr(syscall.Gettid()), schedIdle, uintptr(unsafe.Pointer(&param))); e != 0 {
-		syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), 19)
-	}
+// lowPriority lowers the calling thread's priority to nice 10: when the
+// test wants every core, the thread gets about a tenth of one, enough
+// not to starve on a loaded machine (SCHED_IDLE starved it there for
+// seconds) and little enough not to take a core from the test.
+func lowPriority() {
+	syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), 10) // best effort
 }
 
 // readAllocs reads the allocation records up to n and the ones not
@@ -1065,7 +1065,7 @@ func sortAllocs(rs []allocRec, from int) {
 
 // emit passes on the records below the watermark, in sequence order. It
 // reports whether the walk must end: a record after the cut.
-func (w *walker) emit(slot func() *rawEvent, stop func() bool) (cut bool) {
+func (w *walker) emit(slot func() *rawEvent, stop, yield func() bool) (cut bool) {
 	h := &w.h
 	ai := 0
 	defer func() {
@@ -1092,14 +1092,22 @@ func (w *walker) emit(slot func() *rawEvent, stop func() bool) (cut bool) {
 		ev.step = step
 		w.visited++
 		c.advance()
-		if c.ok {
-			h.fix()
-		} else {
-			h.pop()
-			if !c.done && !c.broken {
-				w.waiting = append(w.waiting, c)
-			}
+		w.requeue(c)
+		if w.visited%4096 == 0 && yield() {
+			return false // the test ended: go on at normal priority
 		}
 	}
 	return false
+}
+
+// requeue puts the heap's top cursor, advanced, back in its place.
+func (w *walker) requeue(c *cursor) {
+	if c.ok {
+		w.h.fix()
+	} else {
+		w.h.pop()
+		if !c.done && !c.broken {
+			w.waiting = append(w.waiting, c)
+		}
+	}
 }
