@@ -874,7 +874,7 @@ func (s *spool) walk(enter func(gid uint32, pc uint64), exit func(gid uint32), s
 // closed, before reading what the test process wrote last.
 func (w *walker) loop(live <-chan struct{}, slot func() *rawEvent, grow func(int), stop func() bool, idle func()) (done, broken bool) {
 	s := w.s
-	const minWait, maxWait = 100 * time.Microsecond, 5 * time.Millisecond
+	const minWait, maxWait = time.Millisecond, 10 * time.Millisecond
 	for wait := minWait; ; {
 		final := s.gone()
 		if final && live != nil {
@@ -1002,12 +1002,18 @@ func (w *walker) hint(final bool) int {
 	return n
 }
 
-// lowPriority lowers the calling thread's priority to nice 10: when the
-// test wants every core, the thread gets about a tenth of one, enough
-// not to starve on a loaded machine (SCHED_IDLE starved it there for
-// seconds) and little enough not to take a core from the test.
+// lowPriority makes the calling thread run only on a core nothing else
+// wants (SCHED_IDLE: it never preempts another thread, even on waking,
+// so the test's schedules are left as they were), or, failing that, at
+// nice 19. On a machine loaded by other work such a thread barely runs,
+// so the stages hand over to normal priority soon after the test ends
+// (phased; walk checks every 4096 records).
 func lowPriority() {
-	syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), 10) // best effort
+	const schedIdle = 5
+	var param struct{ priority int32 }
+	if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, uintptr(syscall.Gettid()), schedIdle, uintptr(unsafe.Pointer(&param))); e != 0 {
+		syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), 19)
+	}
 }
 
 // readAllocs reads the allocation records up to n and the ones not
