@@ -137,8 +137,7 @@ type spool struct {
 	syms      map[uint64][]Frame // pc -> frames, innermost first
 	partial   map[uint64][]Frame // pc -> its frames read so far, before its last
 	final     bool               // the process is gone and every chunk was discovered
-	overflow  uint64
-	cut       uint64 // if not 0, records numbered after it are not used (recorder.c's cut_here)
+	overflow  uint64             // records the recorder could not keep (walk sets it)
 }
 
 type foundChunk struct {
@@ -839,7 +838,7 @@ type walker struct {
 	waiting []*cursor // without a next record
 	h       cursorHeap
 	wm      uint64 // every record numbered below it is known
-	cut     uint64
+	cut     uint64 // if not 0, records numbered after it are not used (recorder.c's cut_here)
 	chunks  uint64 // goroutine chunks found (hint)
 	visited int    // sequenced records passed on
 	hinted  int
