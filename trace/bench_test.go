@@ -85,22 +85,11 @@ func BenchmarkRecordRaceSuite(b *testing.B) {
 func BenchmarkConvertRaceSuite(b *testing.B) {
 	skipIfCannotRecord(b)
 	dir := raceSuiteDir(b)
-	ctx := context.Background()
-	opts := RecordOptions{Dir: dir, NoFile: true}
-	bin, err := Build(ctx, opts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer bin.Close()
-	opts.keepSpool = filepath.Join(b.TempDir(), "spool")
-	res, err := bin.Run(ctx, opts)
-	if err != nil {
-		b.Fatal(err)
-	}
+	bin, res, spool := recordKeepingSpool(b, RecordOptions{Dir: dir, NoFile: true})
 	b.ResetTimer()
 	var events int
 	for i := 0; i < b.N; i++ {
-		t, _, err := convert(opts.keepSpool, bin.Path, bin.tc.Shadow, res.Trace.Header, nil, DefaultMaxEvents, convertOptions{})
+		t, _, err := convert(spool, bin.Path, bin.tc.Shadow, res.Trace.Header, nil, DefaultMaxEvents, convertOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

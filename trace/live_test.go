@@ -21,19 +21,8 @@ func TestLiveConversion(t *testing.T) {
 	for _, name := range []string{"live", "chan", "cond", "runtime", "atomic", "panic"} {
 		t.Run(name, func(t *testing.T) {
 			dir := txtarModule(t, "testdata/record/"+name+".txtar")
-			ctx := context.Background()
-			opts := RecordOptions{Dir: dir, NoFile: true, KeepLocal: true}
-			b, err := Build(ctx, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer b.Close()
-			opts.keepSpool = filepath.Join(t.TempDir(), "spool")
-			live, err := b.Run(ctx, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			after, _, err := convert(opts.keepSpool, b.Path, b.tc.Shadow, live.Trace.Header, nil, DefaultMaxEvents, convertOptions{keepLocal: true})
+			b, live, spool := recordKeepingSpool(t, RecordOptions{Dir: dir, NoFile: true, KeepLocal: true})
+			after, _, err := convert(spool, b.Path, b.tc.Shadow, live.Trace.Header, nil, DefaultMaxEvents, convertOptions{keepLocal: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +47,7 @@ func TestLiveConversion(t *testing.T) {
 			// Leaving out the local accesses as events are added
 			// (localScan, while the test runs) is leaving them out of
 			// the whole trace after.
-			compacted, _, err := convert(opts.keepSpool, b.Path, b.tc.Shadow, live.Trace.Header, nil, DefaultMaxEvents, convertOptions{})
+			compacted, _, err := convert(spool, b.Path, b.tc.Shadow, live.Trace.Header, nil, DefaultMaxEvents, convertOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,4 +72,22 @@ func TestLiveConversion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordKeepingSpool builds and runs the test binary of opts and keeps
+// the run's spool, to convert again; the binary is closed when tb ends.
+func recordKeepingSpool(tb testing.TB, opts RecordOptions) (*Binary, *RecordResult, string) {
+	tb.Helper()
+	ctx := context.Background()
+	b, err := Build(ctx, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { b.Close() })
+	opts.keepSpool = filepath.Join(tb.TempDir(), "spool")
+	res, err := b.Run(ctx, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b, res, opts.keepSpool
 }
