@@ -26,8 +26,9 @@ type engine struct {
 	t    *trace.Trace
 	c    *ctp
 	m    *memory
-	mhb  *clocks // must-happen-before
-	cone *clocks // must-happen-before plus kept read-from
+	mhb  *clocks    // must-happen-before
+	cone *clocks    // must-happen-before plus kept read-from
+	work [][2]int32 // closeInto's worklist, reused
 
 	relaxed bitset // plain reads that may see another writer (relevance.go)
 
@@ -137,7 +138,7 @@ func (e *engine) buildMHB() error {
 // once a candidate has survived the filters, as most runs have none.
 func (e *engine) buildCone() error {
 	var err error
-	e.cone, err = newClocks(e.ctx, e.c, e.m, clockMode{rf: true, relaxed: e.relaxed})
+	e.cone, err = newClocks(e.ctx, e.c, e.m, clockMode{rf: true, relaxed: e.relaxed, acqRises: true})
 	return err
 }
 

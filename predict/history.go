@@ -384,6 +384,36 @@ func (h *history) each(g, p int32, f func(k, v int32)) {
 	}
 }
 
+// eachAbove calls f for every component k of goroutine g's clock after
+// its first p events whose value exceeds floor[k], in goroutine order: what
+// a cut (plan.go's closeInto) does not hold yet. A component's last rise
+// is its largest value, so one whose last rise is at most floor[k] is
+// passed over without a search: as a closure's cut grows, most of a large
+// clock is below it, and a step costs a load per component rather than a
+// binary search.
+func (h *history) eachAbove(g, p int32, floor []int32, f func(k, v int32)) {
+	off, p16 := h.off[g], h.p16[g]
+	for j, k := range h.keys[g] {
+		lo, hi := off[j], off[j+1]
+		var v int32
+		if p16 != nil {
+			if int32(p16[hi-1]&0xffff) <= floor[k] {
+				continue
+			}
+			v = valueAt16(p16[lo:hi], p)
+		} else {
+			rs := h.ents[g][lo:hi]
+			if rs[len(rs)-1].v <= floor[k] {
+				continue
+			}
+			v = valueAt(rs, p)
+		}
+		if v > floor[k] {
+			f(k, v)
+		}
+	}
+}
+
 // eachRisesMarked calls f with the rises of every component k of
 // goroutine g's clock that has mark[k], in goroutine order.
 func (h *history) eachRisesMarked(g int32, mark []bool, f func(k int32, rs riseList)) {

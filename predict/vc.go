@@ -58,13 +58,37 @@ type clockMode struct {
 	// just before it (after a goroutine's go statement, before the event's
 	// own joins): what a race check judges an access by.
 	visit func(i int32, cur vclock)
+	// acqRises keeps, for every release-acquire event, the components of
+	// its goroutine's clock that rose at it (clocks.acq): what a closure
+	// over the pass (plan.go's closeInto) needs of such an event beyond
+	// what knowing it already gave. Only without want.
+	acqRises bool
 }
 
 // clocks is the result of one pass: every goroutine's clock after each
 // of its positions, as a history (history.go).
 type clocks struct {
-	c *ctp
-	h *history
+	c   *ctp
+	h   *history
+	acq *eventRises // with clockMode.acqRises
+}
+
+// eventRises holds the rises of a clock at some of its goroutine's events:
+// those of event ev[j] are ents[off[j]:off[j+1]]. ev is sorted (the pass
+// appends in trace order).
+type eventRises struct {
+	ev   []int32
+	off  []int32
+	ents []centry
+}
+
+// at returns the rises at event i, which must be one of ev.
+func (r *eventRises) at(i int32) []centry {
+	j, ok := slices.BinarySearch(r.ev, i)
+	if !ok {
+		panic("predict: no rises kept for the event")
+	}
+	return r.ents[r.off[j]:r.off[j+1]]
 }
 
 // syncVar is the clock of a synchronisation address: clk joined with the
@@ -177,6 +201,10 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			slot[r.g] = int32(len(pend))
 		}
 		return ch
+	}
+	var acq *eventRises
+	if mode.acqRises && mode.want == nil {
+		acq = &eventRises{off: []int32{0}}
 	}
 	flush := func(g, p int32) {
 		rec.logRises(g, p, pend)
@@ -362,13 +390,18 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			snap[int32(i)] = cur[g]
 			own[g] = false
 		}
+		if acq != nil && c.syncKind(i) == trace.SyncReleaseAcquire {
+			acq.ev = append(acq.ev, int32(i))
+			acq.ents = append(acq.ents, pend...)
+			acq.off = append(acq.off, int32(len(acq.ents)))
+		}
 		if mode.want == nil {
 			flush(g, p)
 		} else if wanted(mode.want[g], p) {
 			rec.record(g, p, cur[g])
 		}
 	}
-	return &clocks{c: c, h: rec.index()}, nil
+	return &clocks{c: c, h: rec.index(), acq: acq}, nil
 }
 
 // wanted reports whether sorted ps holds p.
