@@ -28,6 +28,7 @@ package predict
 
 import (
 	"context"
+	"encoding/binary"
 	"runtime"
 	"slices"
 
@@ -73,22 +74,57 @@ type clocks struct {
 	acq *eventRises // with clockMode.acqRises
 }
 
-// eventRises holds the rises of a clock at some of its goroutine's events:
-// those of event ev[j] are ents[off[j]:off[j+1]]. ev is sorted (the pass
-// appends in trace order).
+// eventRises holds the rises of a clock at some of its goroutine's
+// events, ev (sorted: the pass appends in trace order). Those of ev[j]
+// are a group of uvarints at chunk ck[j], byte off[j]: their number, then
+// goroutine and value of each (about 4 bytes a rise rather than 8: a pass
+// over thousands of goroutines that all talk to all keeps millions).
+// Chunks are never copied; a group starts a new chunk when it does not fit.
 type eventRises struct {
-	ev   []int32
-	off  []int32
-	ents []centry
+	ev      []int32
+	ck, off []int32
+	chunks  [][]byte
+	enc     []byte   // scratch: a group being encoded
+	dec     []centry // scratch: the last group decoded
 }
 
-// at returns the rises at event i, which must be one of ev.
+// add keeps rises rs of event i, which follows every event kept so far.
+func (r *eventRises) add(i int32, rs []centry) {
+	b := binary.AppendUvarint(r.enc[:0], uint64(len(rs)))
+	for _, x := range rs {
+		b = binary.AppendUvarint(b, uint64(uint32(x.g)))
+		b = binary.AppendUvarint(b, uint64(uint32(x.v)))
+	}
+	r.enc = b
+	n := len(r.chunks)
+	if n == 0 || cap(r.chunks[n-1])-len(r.chunks[n-1]) < len(b) {
+		r.chunks = append(r.chunks, make([]byte, 0, max(len(b), 1<<20)))
+		n++
+	}
+	r.ev = append(r.ev, i)
+	r.ck = append(r.ck, int32(n-1))
+	r.off = append(r.off, int32(len(r.chunks[n-1])))
+	r.chunks[n-1] = append(r.chunks[n-1], b...)
+}
+
+// at returns the rises at event i, which must be one of ev, in storage
+// that the next call reuses.
 func (r *eventRises) at(i int32) []centry {
 	j, ok := slices.BinarySearch(r.ev, i)
 	if !ok {
 		panic("predict: no rises kept for the event")
 	}
-	return r.ents[r.off[j]:r.off[j+1]]
+	b, k := r.chunks[r.ck[j]], int(r.off[j])
+	n, k := uvAt(b, k)
+	out := slices.Grow(r.dec[:0], int(n))
+	for ; n > 0; n-- {
+		var g, v uint32
+		g, k = uvAt(b, k)
+		v, k = uvAt(b, k)
+		out = append(out, centry{int32(g), int32(v)})
+	}
+	r.dec = out
+	return out
 }
 
 // syncVar is the clock of a synchronisation address: clk joined with the
@@ -183,15 +219,35 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 	// (slot[k] is 1 + k's index in pend).
 	// Bases come from one arena, swept between events (arena.go).
 	ar := new(baseArena)
-	sc, fsc := &joinScratch{wantRises: mode.want == nil, arena: ar}, &joinScratch{arena: ar}
+	// Joins into goroutines' clocks tag the bases they make (clock.go's
+	// knowsBase); a variable's are not a goroutine's.
+	sc, fsc := &joinScratch{wantRises: mode.want == nil, arena: ar, tagged: tagBases}, &joinScratch{arena: ar}
 	var pend []centry
 	var slot []int32
 	if sc.wantRises {
 		slot = make([]int32, ng)
 	}
+	// dn[g], once made, mirrors cur[g] as a dense array (clock.go's
+	// joinDense): made for a clock that holds a quarter of all goroutines,
+	// while the pass's budget lasts.
+	dn := make([][]int32, ng)
+	budget := denseBudget
 	jn := func(g int32, src vclock, extras ...centry) bool {
 		var ch bool
-		cur[g], ch, own[g] = joinOwn(sc, cur[g], own[g], src, extras...)
+		sc.self = g
+		if dn[g] == nil && budget >= ng {
+			if n := cur[g].size(); denseMin == 0 || n >= denseMin && 4*n >= ng {
+				d := make([]int32, ng)
+				cur[g].each(func(k, v int32) { d[k] = v })
+				dn[g] = d
+				budget -= ng
+			}
+		}
+		if dn[g] != nil {
+			cur[g], ch, own[g] = joinDense(sc, cur[g], own[g], dn[g], src, extras...)
+		} else {
+			cur[g], ch, own[g] = joinOwn(sc, cur[g], own[g], src, extras...)
+		}
 		for _, r := range sc.rises {
 			if s := slot[r.g]; s > 0 {
 				pend[s-1].v = max(pend[s-1].v, r.v)
@@ -204,7 +260,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 	}
 	var acq *eventRises
 	if mode.acqRises && mode.want == nil {
-		acq = &eventRises{off: []int32{0}}
+		acq = new(eventRises)
 	}
 	flush := func(g, p int32) {
 		rec.logRises(g, p, pend)
@@ -284,6 +340,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		e := &c.ev[i]
 		g := int32(e.G)
 		p := c.pos[i]
+		sc.pos = p
 		changed := false
 		ch := false
 		if p == 1 && c.goEv[g] >= 0 && c.goEv[g] < int32(i) {
@@ -391,9 +448,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			own[g] = false
 		}
 		if acq != nil && c.syncKind(i) == trace.SyncReleaseAcquire {
-			acq.ev = append(acq.ev, int32(i))
-			acq.ents = append(acq.ents, pend...)
-			acq.off = append(acq.off, int32(len(acq.ents)))
+			acq.add(int32(i), pend)
 		}
 		if mode.want == nil {
 			flush(g, p)
