@@ -64,6 +64,12 @@ type clockMode struct {
 	// over the pass (plan.go's closeInto) needs of such an event beyond
 	// what knowing it already gave. Only without want.
 	acqRises bool
+	// rfCheck, without rf, asks whether the cone's pass (rf with
+	// relaxed, and acqRises) would compute the same clocks as this one:
+	// whether at every read it would keep, this pass's clock already
+	// knows each writer as that pass's epoch rule asks (clocks.rfImplied).
+	// While the answer is yes, the pass keeps acqRises' rises too.
+	rfCheck bool
 }
 
 // clocks is the result of one pass: every goroutine's clock after each
@@ -72,6 +78,10 @@ type clocks struct {
 	c   *ctp
 	h   *history
 	acq *eventRises // with clockMode.acqRises
+	// rfImplied, with clockMode.rfCheck: the read-from of every read the
+	// cone keeps is already implied, so that the cone's pass would join
+	// nothing this one did not and its clocks are these.
+	rfImplied bool
 }
 
 // eventRises holds the rises of a clock at some of its goroutine's
@@ -259,9 +269,10 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		return ch
 	}
 	var acq *eventRises
-	if mode.acqRises && mode.want == nil {
+	if (mode.acqRises || mode.rfCheck) && mode.want == nil {
 		acq = new(eventRises)
 	}
+	implied := mode.rfCheck && !mode.rf
 	flush := func(g, p int32) {
 		rec.logRises(g, p, pend)
 		for _, r := range pend {
@@ -283,9 +294,20 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		}
 		return s
 	}
-	kept := func(i int) bool {
+	keptRead := func(i int) bool {
 		e := &c.ev[i]
-		return mode.rf && isRead(e.Op) && m.shared(int32(i)) && !(e.Op == trace.OpRead && mode.relaxed.has(int32(i)))
+		return isRead(e.Op) && m.shared(int32(i)) && !(e.Op == trace.OpRead && mode.relaxed.has(int32(i)))
+	}
+	kept := func(i int) bool { return mode.rf && keptRead(i) }
+	// knownWriter reports whether goroutine g's clock cur, at read r,
+	// already knows r's writer w with all w's goroutine knew after it: a
+	// clock that knows an event has joined one that holds its
+	// goroutine's up to it; not so for w itself if w learnt something
+	// after publishing (a read-modify-write releases its clock from
+	// before its acquire).
+	knownWriter := func(cur vclock, w int32) bool {
+		v := cur.get(int32(c.ev[w].G))
+		return v > c.pos[w] || (v == c.pos[w] && !isRead(c.ev[w].Op) && !c.syncKind(int(w)).Acquires())
 	}
 	// With read-from, a read joins its writer's clock after the write:
 	// keep that clock from the write until its last such read.
@@ -427,16 +449,19 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 					delete(snap, w)
 				}
 				wg := int32(c.ev[w].G)
-				if v := cur[g].get(wg); v > c.pos[w] || (v == c.pos[w] && !isRead(c.ev[w].Op) && !c.syncKind(int(w)).Acquires()) {
-					// w is known, with all wg knew after it: knowing an
-					// event means having joined a clock that holds its
-					// goroutine's up to it. Not so for w itself if w learnt
-					// something after publishing (a read-modify-write
-					// releases its clock from before its acquire).
+				if knownWriter(cur[g], w) {
 					continue
 				}
 				ch = jn(g, wclk, centry{wg, c.pos[w]})
 				changed = changed || ch
+			}
+		}
+		if implied && keptRead(i) {
+			for _, w := range m.writers(int32(i)) {
+				if w >= 0 && c.ev[w].G != e.G && !knownWriter(cur[g], w) {
+					implied, acq = false, nil // the cone's pass would join w
+					break
+				}
 			}
 		}
 		if serialRel != nil {
@@ -456,7 +481,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			rec.record(g, p, cur[g])
 		}
 	}
-	return &clocks{c: c, h: rec.index(), acq: acq}, nil
+	return &clocks{c: c, h: rec.index(), acq: acq, rfImplied: implied}, nil
 }
 
 // wanted reports whether sorted ps holds p.
