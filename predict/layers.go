@@ -101,6 +101,12 @@ type shbAccess struct {
 	poss          []int32 // the positions of all of them, for counting pairs
 }
 
+// again records a later access of the same entry, event i at position pos.
+func (a *shbAccess) again(i, pos int32) {
+	a.last, a.pos = i, pos
+	a.poss = append(a.poss, pos)
+}
+
 // shbGroup holds a goroutine's latest accesses to one location.
 type shbGroup struct {
 	g      int32
@@ -111,7 +117,25 @@ type shbGroup struct {
 	// its goroutine's clock entry is looked up (a WaitGroup's word, which
 	// every goroutine touches with atomics alone, costs nothing).
 	write, plain bool
+	// at indexes accs by what makes an access the same once they are
+	// many: a goroutine that walks a large allocation (a map's buckets)
+	// makes one per address and site, and each access looked for its own
+	// among all of them (on x/sync's syncmap test, 1.3 s of the layer's
+	// 3.3 s).
+	at map[shbKey]int32
 }
+
+// shbKey is what makes two accesses of a goroutine to a location the same
+// entry of its group: site, kind, address and size.
+type shbKey struct {
+	site          int32
+	write, atomic bool
+	size          uint32
+	addr          uint64
+}
+
+// shbIndexAt is the number of accesses from which a group indexes them.
+const shbIndexAt = 8
 
 // shbLayer proves every site pair that schedulable happens-before leaves
 // unordered, with the closest such pair of each, and returns the stage's
@@ -185,14 +209,28 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 		gr.maxPos = c.pos[i]
 		gr.write = gr.write || w
 		gr.plain = gr.plain || !at
-		for k := range gr.accs {
-			if a := &gr.accs[k]; a.site == site && a.write == w && a.atomic == at && a.addr == ev.Addr && a.size == ev.Size {
-				a.last, a.pos = i, c.pos[i]
-				a.poss = append(a.poss, c.pos[i])
+		if gr.at != nil {
+			key := shbKey{site: site, write: w, atomic: at, size: ev.Size, addr: ev.Addr}
+			if k, ok := gr.at[key]; ok {
+				gr.accs[k].again(i, c.pos[i])
 				return
+			}
+			gr.at[key] = int32(len(gr.accs))
+		} else {
+			for k := range gr.accs {
+				if a := &gr.accs[k]; a.site == site && a.write == w && a.atomic == at && a.addr == ev.Addr && a.size == ev.Size {
+					a.again(i, c.pos[i])
+					return
+				}
 			}
 		}
 		gr.accs = append(gr.accs, shbAccess{site: site, write: w, atomic: at, addr: ev.Addr, size: ev.Size, last: i, pos: c.pos[i], poss: []int32{c.pos[i]}})
+		if gr.at == nil && len(gr.accs) >= shbIndexAt {
+			gr.at = make(map[shbKey]int32, 2*len(gr.accs))
+			for k, a := range gr.accs {
+				gr.at[shbKey{site: a.site, write: a.write, atomic: a.atomic, size: a.size, addr: a.addr}] = int32(k)
+			}
+		}
 	}
 	mode := clockMode{locks: true, serial: true, rf: true, relaxed: e.relaxed}
 	mode.want, mode.visit = map[int32][]int32{}, visit
