@@ -437,3 +437,67 @@ func firstAboveIn(rs []pv, v int32) int32 {
 	}
 	return rs[j].pos
 }
+
+// riseCursor reads one component's rises at positions that never
+// decrease, as a sweep over a goroutine's events asks them (candidates.go):
+// each read moves forward from the last one, galloping, so that a sweep
+// costs what it moves rather than a search of the whole list per event.
+type riseCursor struct {
+	r riseList
+	j int // rises before j are at or before the last position read
+}
+
+// cursor returns a cursor over the rises of component k of goroutine g's
+// clock.
+func (h *history) cursor(g, k int32) riseCursor { return riseCursor{r: h.rises(g, k)} }
+
+// valueAt returns the component's value at position p, which is no less
+// than the last position read.
+func (c *riseCursor) valueAt(p int32) int32 {
+	if c.r.p16 != nil {
+		rs := c.r.p16
+		if p >= 1<<16-1 {
+			c.j = len(rs)
+		} else {
+			// Rises at or before p are those below (p+1)<<16.
+			lim := uint32(p+1) << 16
+			c.j = gallop(len(rs), c.j, func(i int) bool { return rs[i] < lim })
+		}
+		if c.j == 0 {
+			return 0
+		}
+		return int32(rs[c.j-1] & 0xffff)
+	}
+	rs := c.r.ents
+	c.j = gallop(len(rs), c.j, func(i int) bool { return rs[i].pos <= p })
+	if c.j == 0 {
+		return 0
+	}
+	return rs[c.j-1].v
+}
+
+// gallop returns the first index i >= j of [0, n) at which below is
+// false, below being true on a prefix: by doubling steps from j, then a
+// binary search.
+func gallop(n, j int, below func(i int) bool) int {
+	if j >= n || !below(j) {
+		return j
+	}
+	lo, step := j+1, 1 // below holds before lo
+	hi := j + step
+	for hi < n && below(hi) {
+		lo = hi + 1
+		step <<= 1
+		hi = j + step
+	}
+	hi = min(hi, n)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if below(m) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
