@@ -122,16 +122,29 @@ type shbGroup struct {
 	// makes one per address and site, and each access looked for its own
 	// among all of them (on x/sync's syncmap test, 1.3 s of the layer's
 	// 3.3 s).
-	at map[shbKey]int32
+	// The map is keyed by a hash of them (a 64-bit key hashes several
+	// times faster than the fields would), and entries of one hash are
+	// chained through next.
+	at   map[uint64]int32
+	next []int32
 }
 
-// shbKey is what makes two accesses of a goroutine to a location the same
-// entry of its group: site, kind, address and size.
-type shbKey struct {
-	site          int32
-	write, atomic bool
-	size          uint32
-	addr          uint64
+// shbHash hashes what makes two accesses of a goroutine to a location the
+// same entry of its group: site, kind, address and size.
+func shbHash(site int32, write, atomic bool, addr uint64, size uint32) uint64 {
+	h := addr*0x9e3779b97f4a7c15 ^ uint64(uint32(site))<<32 ^ uint64(size)<<2
+	if write {
+		h ^= 1
+	}
+	if atomic {
+		h ^= 2
+	}
+	return h
+}
+
+// same reports whether a is the entry of an access with these fields.
+func (a *shbAccess) same(site int32, write, atomic bool, addr uint64, size uint32) bool {
+	return a.site == site && a.write == write && a.atomic == atomic && a.addr == addr && a.size == size
 }
 
 // shbIndexAt is the number of accesses from which a group indexes them.
@@ -210,15 +223,22 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 		gr.write = gr.write || w
 		gr.plain = gr.plain || !at
 		if gr.at != nil {
-			key := shbKey{site: site, write: w, atomic: at, size: ev.Size, addr: ev.Addr}
-			if k, ok := gr.at[key]; ok {
-				gr.accs[k].again(i, c.pos[i])
-				return
+			h := shbHash(site, w, at, ev.Addr, ev.Size)
+			head, ok := gr.at[h]
+			for k := head; ok && k >= 0; k = gr.next[k] {
+				if a := &gr.accs[k]; a.same(site, w, at, ev.Addr, ev.Size) {
+					a.again(i, c.pos[i])
+					return
+				}
 			}
-			gr.at[key] = int32(len(gr.accs))
+			if !ok {
+				head = -1
+			}
+			gr.at[h] = int32(len(gr.accs))
+			gr.next = append(gr.next, head)
 		} else {
 			for k := range gr.accs {
-				if a := &gr.accs[k]; a.site == site && a.write == w && a.atomic == at && a.addr == ev.Addr && a.size == ev.Size {
+				if a := &gr.accs[k]; a.same(site, w, at, ev.Addr, ev.Size) {
 					a.again(i, c.pos[i])
 					return
 				}
@@ -226,9 +246,17 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 		}
 		gr.accs = append(gr.accs, shbAccess{site: site, write: w, atomic: at, addr: ev.Addr, size: ev.Size, last: i, pos: c.pos[i], poss: []int32{c.pos[i]}})
 		if gr.at == nil && len(gr.accs) >= shbIndexAt {
-			gr.at = make(map[shbKey]int32, 2*len(gr.accs))
-			for k, a := range gr.accs {
-				gr.at[shbKey{site: a.site, write: a.write, atomic: a.atomic, size: a.size, addr: a.addr}] = int32(k)
+			gr.at = make(map[uint64]int32, 2*len(gr.accs))
+			gr.next = make([]int32, len(gr.accs))
+			for k := range gr.accs {
+				a := &gr.accs[k]
+				h := shbHash(a.site, a.write, a.atomic, a.addr, a.size)
+				if head, ok := gr.at[h]; ok {
+					gr.next[k] = head
+				} else {
+					gr.next[k] = -1
+				}
+				gr.at[h] = int32(k)
 			}
 		}
 	}
