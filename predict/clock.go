@@ -488,23 +488,18 @@ func joinDense(sc *joinScratch, c vclock, own bool, d []int32, src vclock, extra
 	if !sc.knows(c, d, src.base) {
 		b = src.base.ents
 	}
-	// src's entries in goroutine order, as each does: add comes out
-	// sorted, one entry a goroutine.
-	add := sc.add[:0]
-	dl := src.delta
-	for len(b) > 0 || len(dl) > 0 {
-		var e centry
-		switch {
-		case len(dl) == 0 || (len(b) > 0 && b[0].g < dl[0].g):
-			e, b = b[0], b[1:]
-		case len(b) == 0 || dl[0].g < b[0].g:
-			e, dl = dl[0], dl[1:]
-		default: // the delta entry is the larger
-			e, b, dl = dl[0], b[1:], dl[1:]
-		}
-		if e.v > d[e.g] {
-			d[e.g] = e.v
-			add = append(add, e)
+	// The base's entries, then the delta's, each in goroutine order: two
+	// sorted lists of what rose, merged keeping the larger value (a delta
+	// entry exceeds its base's), so that add is sorted, one entry a
+	// goroutine. Each scan is a loop without a merge's branches.
+	add := raiseDense(sc.add[:0], d, b)
+	if more := raiseDense(sc.tmp[:0], d, src.delta); len(more) > 0 {
+		sc.tmp = more
+		if len(add) == 0 {
+			add = append(add, more...)
+		} else {
+			merged := mergeMaxTo(sc.cand[:0], add, more)
+			sc.cand, add = add, merged
 		}
 	}
 	for _, e := range extras { // a few epochs
@@ -540,7 +535,47 @@ func joinDense(sc *joinScratch, c vclock, own bool, d []int32, src vclock, extra
 		bl = len(out.base.ents)
 	}
 	if len(out.delta) > flattenDelta+bl/32 {
-		return out.flattenFor(sc), true, false
+		return flattenDense(sc, out, d), true, false
 	}
 	return out, true, own || fresh
+}
+
+// raiseDense raises d to ents, appending to out each entry that rose.
+func raiseDense(out []centry, d []int32, ents []centry) []centry {
+	for _, e := range ents {
+		if e.v > d[e.g] {
+			d[e.g] = e.v
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// flattenDense is flattenFor for a clock c that d mirrors: the new base
+// is d's non-zero components, read in one pass over d rather than by
+// merging c's base and delta.
+func flattenDense(sc *joinScratch, c vclock, d []int32) vclock {
+	n := len(c.delta)
+	if c.base != nil {
+		n += len(c.base.ents)
+	}
+	var ents []centry
+	if sc.arena != nil {
+		ents = sc.arena.alloc(n)
+	} else {
+		ents = make([]centry, 0, n)
+	}
+	for g, v := range d {
+		if v != 0 {
+			ents = append(ents, centry{int32(g), v})
+		}
+	}
+	f := &frozen{ents: ents, prev: c.base, og: -1}
+	if sc.arena != nil {
+		sc.arena.add(f)
+	}
+	if sc.tagged {
+		f.og, f.op = sc.self, sc.pos
+	}
+	return vclock{base: f}
 }
