@@ -26,8 +26,9 @@ type engine struct {
 	t    *trace.Trace
 	c    *ctp
 	m    *memory
-	mhb  *clocks // must-happen-before
-	cone *clocks // must-happen-before plus kept read-from
+	mhb  *clocks    // must-happen-before
+	cone *clocks    // must-happen-before plus kept read-from
+	work [][2]int32 // closeInto's worklist, reused
 
 	relaxed bitset // plain reads that may see another writer (relevance.go)
 
@@ -128,7 +129,7 @@ func relevance(ctx context.Context, t *trace.Trace, c *ctp, m *memory, o Options
 // buildMHB runs the must-happen-before pass.
 func (e *engine) buildMHB() error {
 	var err error
-	e.mhb, err = newClocks(e.ctx, e.c, e.m, clockMode{})
+	e.mhb, err = newClocks(e.ctx, e.c, e.m, clockMode{rfCheck: true, relaxed: e.relaxed})
 	return err
 }
 
@@ -136,8 +137,17 @@ func (e *engine) buildMHB() error {
 // read-from of every read whose value matters), which plans need: only
 // once a candidate has survived the filters, as most runs have none.
 func (e *engine) buildCone() error {
+	if e.mhb != nil && e.mhb.rfImplied {
+		// Every read the cone keeps already knows its writer in
+		// must-happen-before (data handed over only through channels,
+		// say): the cone's pass would join nothing more, and its clocks
+		// are must-happen-before's, rises at release-acquire events
+		// included.
+		e.cone = &clocks{c: e.c, h: e.mhb.h, acq: e.mhb.acq}
+		return nil
+	}
 	var err error
-	e.cone, err = newClocks(e.ctx, e.c, e.m, clockMode{rf: true, relaxed: e.relaxed})
+	e.cone, err = newClocks(e.ctx, e.c, e.m, clockMode{rf: true, relaxed: e.relaxed, acqRises: true})
 	return err
 }
 

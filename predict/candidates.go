@@ -266,15 +266,30 @@ func raceSweep(c *ctp, mhb *clocks, cs *candidates, A, B *aclass, maxTries int) 
 	key := siteKey{kind: 'r', s: sitePair(A.site, B.site)}
 	// Two-pointer sweep: for each b, the a's unordered with it form a
 	// contiguous range [lo, hi) of A, and both ends only move forward.
+	// A class's events are in order, so each clock is read through a
+	// cursor (history.go) rather than searched at every event.
 	kA := make([]int32, len(A.evs))
-	for i, a := range A.evs {
-		kA[i] = mhb.knows(A.g, c.pos[a]-1, B.g)
+	if A.g == B.g {
+		for i, a := range A.evs {
+			kA[i] = mhb.knows(A.g, c.pos[a]-1, B.g)
+		}
+	} else {
+		ca := mhb.h.cursor(A.g, B.g)
+		for i, a := range A.evs {
+			kA[i] = ca.valueAt(c.pos[a] - 1)
+		}
 	}
+	cb := mhb.h.cursor(B.g, A.g)
 	var count int64
 	var reps []cand
 	lo, hi := 0, 0
 	for _, b := range B.evs {
-		kb := mhb.knows(B.g, c.pos[b]-1, A.g)
+		var kb int32
+		if A.g == B.g {
+			kb = mhb.knows(B.g, c.pos[b]-1, A.g)
+		} else {
+			kb = cb.valueAt(c.pos[b] - 1)
+		}
 		for lo < len(A.evs) && c.pos[A.evs[lo]] <= kb {
 			lo++
 		}

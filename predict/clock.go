@@ -32,6 +32,11 @@ type frozen struct {
 	ents []centry
 	prev *frozen // a base that this one dominates pointwise, or nil
 	seen uint32  // the last sweep that found it held (arena.go)
+	// A base made from goroutine og's clock while a pass replayed its
+	// event at position op is at most og's clock after that event (og
+	// is -1 for other bases): a clock that knows og's event op+1 holds
+	// all of it (see knowsBase).
+	og, op int32
 }
 
 // vclock is a persistent vector clock. The zero value is the empty clock.
@@ -101,11 +106,14 @@ func (c vclock) each(f func(g, v int32)) {
 }
 
 // dominates reports whether base a is known to be pointwise >= base b.
-func dominates(a, b *frozen) bool {
+func dominates(a, b *frozen) bool { return dominatesWithin(a, b, 256) }
+
+// dominatesWithin is dominates looking n bases down a's ancestry.
+func dominatesWithin(a, b *frozen, n int) bool {
 	if b == nil {
 		return true
 	}
-	for i := 0; a != nil && i < 256; i++ {
+	for i := 0; a != nil && i < n; i++ {
 		if a == b {
 			return true
 		}
@@ -134,6 +142,55 @@ type joinScratch struct {
 	wantRises          bool
 	rises              []centry
 	arena              *baseArena
+	// With tagged, self and pos name the receiver's goroutine and the
+	// position a pass (vc.go) is at: the bases made then are tagged with
+	// them (frozen.og), and bases are judged by their tags (knowsBase).
+	tagged    bool
+	self, pos int32
+}
+
+// knows reports whether receiver c, whose components d mirrors if it is
+// not nil, holds all of base b (knowsBase, for a tagged join).
+func (sc *joinScratch) knows(c vclock, d []int32, b *frozen) bool {
+	if !sc.tagged {
+		return dominates(c.base, b)
+	}
+	return knowsBase(c, d, sc.self, b)
+}
+
+// knowsBase reports whether clock c of goroutine self (-1 for no
+// goroutine's), whose components d mirrors if it is not nil, holds all of
+// base b. Beyond dominates, it uses b's tag: in a vector-clock pass (vc.go)
+// a clock that knows event p+1 of goroutine k has joined a clock of k
+// released at that event or later, which holds k's clock after event p
+// (what knowing an event means there, FastTrack's epoch rule, Flanagan and
+// Freund, PLDI 2009); and a goroutine's own base from earlier is below its
+// clock now, which only grows.
+//
+// A receiver with a mirror d has made no base of another's its own since
+// the mirror was made (joinDense keeps c's base), so a tagged base is
+// looked for only a few bases down c's ancestry: a failed search of all
+// 256 cost a pointer chase each, at nearly every join of a clock that
+// flattens at every other join.
+func knowsBase(c vclock, d []int32, self int32, b *frozen) bool {
+	if b == nil {
+		return true
+	}
+	depth := 256
+	if b.og >= 0 {
+		if b.og == self {
+			return true
+		}
+		if d != nil {
+			if d[b.og] > b.op {
+				return true
+			}
+			depth = 8
+		} else if c.get(b.og) > b.op {
+			return true
+		}
+	}
+	return dominatesWithin(c.base, b, depth)
 }
 
 // joinOwn is join for a clock c whose delta, if own, nobody else holds:
@@ -145,7 +202,7 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 	cand, tmp := sc.cand, sc.tmp // sorted candidate entries that might raise c
 	cand = cand[:0]
 	switch {
-	case dominates(c.base, src.base):
+	case sc.knows(c, nil, src.base):
 		cand = append(cand, src.delta...)
 		sameDelta = true
 	case c.base == nil || dominates(src.base, c.base):
@@ -227,8 +284,8 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 	if out.base != nil {
 		bl = len(out.base.ents)
 	}
-	if len(out.delta) > 32+bl/32 {
-		return out.flatten(sc.arena), true, false
+	if len(out.delta) > flattenDelta+bl/32 {
+		return out.flattenFor(sc), true, false
 	}
 	return out, true, own && sameDelta || fresh
 }
@@ -355,11 +412,21 @@ func (c vclock) flatten(a *baseArena) vclock {
 	} else {
 		ents = append(ents, c.delta...)
 	}
-	f := &frozen{ents: ents, prev: c.base}
+	f := &frozen{ents: ents, prev: c.base, og: -1}
 	if a != nil {
 		a.add(f)
 	}
 	return vclock{base: f}
+}
+
+// flattenFor is flatten for a clock of a join through sc, tagged with
+// sc's receiver (frozen.og).
+func (c vclock) flattenFor(sc *joinScratch) vclock {
+	out := c.flatten(sc.arena)
+	if sc.tagged {
+		out.base.og, out.base.op = sc.self, sc.pos
+	}
+	return out
 }
 
 // mergeMaxTo merges two sorted entry lists, keeping the larger value for
@@ -387,4 +454,128 @@ func mergeMaxTo(out, a, b []centry) []centry {
 	}
 	out = append(out, a[i:]...)
 	return append(out, b[j:]...)
+}
+
+// denseBudget bounds the entries of the dense mirrors one pass keeps
+// (vc.go): 32 MB of int32s. A clock gets a mirror once it holds at least
+// denseMin components and a quarter of all goroutines (denseMin 0: at
+// once); below that, joinOwn's merges of short lists cost less than a
+// pass over the source. Tests set these, and tagBases, to compare the
+// ways of joining.
+var (
+	denseBudget = 1 << 23
+	denseMin    = 32
+	tagBases    = true
+	// flattenDelta is how long a delta may grow, beyond a 32nd of its
+	// base, before a join folds it into a new base.
+	flattenDelta = 32
+)
+
+// joinDense is joinOwn for a receiver c whose every component is also
+// held in d, a dense array indexed by goroutine (a mirror the pass keeps
+// for goroutines whose clocks hold a large share of all goroutines). The
+// result is the same clock (c ⊔ src ⊔ extras) with the same rises; only
+// its representation differs: c's base is always kept, and what rose goes
+// into its delta. Where joinOwn, for a source on a base unrelated to c's
+// (the common case when thousands of goroutines all talk to all, each
+// flattening its own bases), merges both bases into candidate lists and
+// compares them against c in several passes, this reads src once and
+// compares each entry with d in O(1): the cost of a join is |src| simple
+// steps, plus the rises (Mattern's dense vector clock, kept beside the
+// persistent one that releases and snapshots share). d is updated.
+func joinDense(sc *joinScratch, c vclock, own bool, d []int32, src vclock, extras ...centry) (vclock, bool, bool) {
+	var b []centry
+	if !sc.knows(c, d, src.base) {
+		b = src.base.ents
+	}
+	// The base's entries, then the delta's, each in goroutine order: two
+	// sorted lists of what rose, merged keeping the larger value (a delta
+	// entry exceeds its base's), so that add is sorted, one entry a
+	// goroutine. Each scan is a loop without a merge's branches.
+	add := raiseDense(sc.add[:0], d, b)
+	if more := raiseDense(sc.tmp[:0], d, src.delta); len(more) > 0 {
+		sc.tmp = more
+		if len(add) == 0 {
+			add = append(add, more...)
+		} else {
+			merged := mergeMaxTo(sc.cand[:0], add, more)
+			sc.cand, add = add, merged
+		}
+	}
+	for _, e := range extras { // a few epochs
+		if e.v <= d[e.g] {
+			continue
+		}
+		d[e.g] = e.v
+		j, found := slices.BinarySearchFunc(add, e.g, func(x centry, g int32) int { return int(x.g - g) })
+		if found {
+			add[j].v = e.v
+		} else {
+			add = slices.Insert(add, j, e)
+		}
+	}
+	sc.add = add
+	if sc.wantRises {
+		sc.rises = append(sc.rises[:0], add...)
+	}
+	if len(add) == 0 {
+		return c, false, own
+	}
+	var nd []centry
+	fresh := false
+	if own && cap(c.delta)-len(c.delta) >= len(add) {
+		nd = mergeMaxInPlace(c.delta, add)
+	} else {
+		nd = mergeMaxTo(make([]centry, 0, len(c.delta)+len(add)), c.delta, add)
+		fresh = true
+	}
+	out := vclock{base: c.base, delta: nd}
+	bl := 0
+	if out.base != nil {
+		bl = len(out.base.ents)
+	}
+	if len(out.delta) > flattenDelta+bl/32 {
+		return flattenDense(sc, out, d), true, false
+	}
+	return out, true, own || fresh
+}
+
+// raiseDense raises d to ents, appending to out each entry that rose.
+func raiseDense(out []centry, d []int32, ents []centry) []centry {
+	for _, e := range ents {
+		if e.v > d[e.g] {
+			d[e.g] = e.v
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// flattenDense is flattenFor for a clock c that d mirrors: the new base
+// is d's non-zero components, read in one pass over d rather than by
+// merging c's base and delta.
+func flattenDense(sc *joinScratch, c vclock, d []int32) vclock {
+	n := len(c.delta)
+	if c.base != nil {
+		n += len(c.base.ents)
+	}
+	var ents []centry
+	if sc.arena != nil {
+		ents = sc.arena.alloc(n)
+	} else {
+		ents = make([]centry, 0, n)
+	}
+	for g, v := range d {
+		if v != 0 {
+			ents = append(ents, centry{int32(g), v})
+		}
+	}
+	f := &frozen{ents: ents, prev: c.base, og: -1}
+	if sc.arena != nil {
+		sc.arena.add(f)
+	}
+	if sc.tagged {
+		f.og, f.op = sc.self, sc.pos
+	}
+	return vclock{base: f}
 }

@@ -106,7 +106,18 @@
 //     history is Θ(events × goroutines) and this is what it costs). Bases
 //     are made in an arena that the replay sweeps between events: it knows
 //     every place it holds a clock, and a base no longer held gives its
-//     storage to the next.
+//     storage to the next. When they do all talk to all, a goroutine whose
+//     clock holds a quarter of all goroutines keeps a dense mirror of it
+//     (Mattern's vector clock beside the persistent one), so that a join
+//     reads its source once instead of merging two unrelated bases; a base
+//     is tagged with the goroutine and position that made it, and a clock
+//     that knows the next event of that goroutine holds it (the epoch rule
+//     again). The must-happen-before pass also asks whether every read
+//     the cone keeps already knows its writer: then the cone's clocks are
+//     its own and the second replay is not run. The cone's closures
+//     (plan.go) read a goroutine's whole clock once, and for the
+//     release-acquire events they reach only what rose at them, which the
+//     pass keeps.
 //
 //  3. Candidates (candidates.go, UCG §3.1): races are conflicting pairs
 //     (different goroutines, overlapping bytes, a write, not both atomic;

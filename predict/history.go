@@ -384,6 +384,36 @@ func (h *history) each(g, p int32, f func(k, v int32)) {
 	}
 }
 
+// eachAbove calls f for every component k of goroutine g's clock after
+// its first p events whose value exceeds floor[k], in goroutine order: what
+// a cut (plan.go's closeInto) does not hold yet. A component's last rise
+// is its largest value, so one whose last rise is at most floor[k] is
+// passed over without a search: as a closure's cut grows, most of a large
+// clock is below it, and a step costs a load per component rather than a
+// binary search.
+func (h *history) eachAbove(g, p int32, floor []int32, f func(k, v int32)) {
+	off, p16 := h.off[g], h.p16[g]
+	for j, k := range h.keys[g] {
+		lo, hi := off[j], off[j+1]
+		var v int32
+		if p16 != nil {
+			if int32(p16[hi-1]&0xffff) <= floor[k] {
+				continue
+			}
+			v = valueAt16(p16[lo:hi], p)
+		} else {
+			rs := h.ents[g][lo:hi]
+			if rs[len(rs)-1].v <= floor[k] {
+				continue
+			}
+			v = valueAt(rs, p)
+		}
+		if v > floor[k] {
+			f(k, v)
+		}
+	}
+}
+
 // eachRisesMarked calls f with the rises of every component k of
 // goroutine g's clock that has mark[k], in goroutine order.
 func (h *history) eachRisesMarked(g int32, mark []bool, f func(k int32, rs riseList)) {
@@ -406,4 +436,68 @@ func firstAboveIn(rs []pv, v int32) int32 {
 		return -1
 	}
 	return rs[j].pos
+}
+
+// riseCursor reads one component's rises at positions that never
+// decrease, as a sweep over a goroutine's events asks them (candidates.go):
+// each read moves forward from the last one, galloping, so that a sweep
+// costs what it moves rather than a search of the whole list per event.
+type riseCursor struct {
+	r riseList
+	j int // rises before j are at or before the last position read
+}
+
+// cursor returns a cursor over the rises of component k of goroutine g's
+// clock.
+func (h *history) cursor(g, k int32) riseCursor { return riseCursor{r: h.rises(g, k)} }
+
+// valueAt returns the component's value at position p, which is no less
+// than the last position read.
+func (c *riseCursor) valueAt(p int32) int32 {
+	if c.r.p16 != nil {
+		rs := c.r.p16
+		if p >= 1<<16-1 {
+			c.j = len(rs)
+		} else {
+			// Rises at or before p are those below (p+1)<<16.
+			lim := uint32(p+1) << 16
+			c.j = gallop(len(rs), c.j, func(i int) bool { return rs[i] < lim })
+		}
+		if c.j == 0 {
+			return 0
+		}
+		return int32(rs[c.j-1] & 0xffff)
+	}
+	rs := c.r.ents
+	c.j = gallop(len(rs), c.j, func(i int) bool { return rs[i].pos <= p })
+	if c.j == 0 {
+		return 0
+	}
+	return rs[c.j-1].v
+}
+
+// gallop returns the first index i >= j of [0, n) at which below is
+// false, below being true on a prefix: by doubling steps from j, then a
+// binary search.
+func gallop(n, j int, below func(i int) bool) int {
+	if j >= n || !below(j) {
+		return j
+	}
+	lo, step := j+1, 1 // below holds before lo
+	hi := j + step
+	for hi < n && below(hi) {
+		lo = hi + 1
+		step <<= 1
+		hi = j + step
+	}
+	hi = min(hi, n)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if below(m) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }

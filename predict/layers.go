@@ -101,6 +101,12 @@ type shbAccess struct {
 	poss          []int32 // the positions of all of them, for counting pairs
 }
 
+// again records a later access of the same entry, event i at position pos.
+func (a *shbAccess) again(i, pos int32) {
+	a.last, a.pos = i, pos
+	a.poss = append(a.poss, pos)
+}
+
 // shbGroup holds a goroutine's latest accesses to one location.
 type shbGroup struct {
 	g      int32
@@ -111,7 +117,38 @@ type shbGroup struct {
 	// its goroutine's clock entry is looked up (a WaitGroup's word, which
 	// every goroutine touches with atomics alone, costs nothing).
 	write, plain bool
+	// at indexes accs by what makes an access the same once they are
+	// many: a goroutine that walks a large allocation (a map's buckets)
+	// makes one per address and site, and each access looked for its own
+	// among all of them (on x/sync's syncmap test, 1.3 s of the layer's
+	// 3.3 s).
+	// The map is keyed by a hash of them (a 64-bit key hashes several
+	// times faster than the fields would), and entries of one hash are
+	// chained through next.
+	at   map[uint64]int32
+	next []int32
 }
+
+// shbHash hashes what makes two accesses of a goroutine to a location the
+// same entry of its group: site, kind, address and size.
+func shbHash(site int32, write, atomic bool, addr uint64, size uint32) uint64 {
+	h := addr*0x9e3779b97f4a7c15 ^ uint64(uint32(site))<<32 ^ uint64(size)<<2
+	if write {
+		h ^= 1
+	}
+	if atomic {
+		h ^= 2
+	}
+	return h
+}
+
+// same reports whether a is the entry of an access with these fields.
+func (a *shbAccess) same(site int32, write, atomic bool, addr uint64, size uint32) bool {
+	return a.site == site && a.write == write && a.atomic == atomic && a.addr == addr && a.size == size
+}
+
+// shbIndexAt is the number of accesses from which a group indexes them.
+const shbIndexAt = 8
 
 // shbLayer proves every site pair that schedulable happens-before leaves
 // unordered, with the closest such pair of each, and returns the stage's
@@ -185,14 +222,43 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 		gr.maxPos = c.pos[i]
 		gr.write = gr.write || w
 		gr.plain = gr.plain || !at
-		for k := range gr.accs {
-			if a := &gr.accs[k]; a.site == site && a.write == w && a.atomic == at && a.addr == ev.Addr && a.size == ev.Size {
-				a.last, a.pos = i, c.pos[i]
-				a.poss = append(a.poss, c.pos[i])
-				return
+		if gr.at != nil {
+			h := shbHash(site, w, at, ev.Addr, ev.Size)
+			head, ok := gr.at[h]
+			for k := head; ok && k >= 0; k = gr.next[k] {
+				if a := &gr.accs[k]; a.same(site, w, at, ev.Addr, ev.Size) {
+					a.again(i, c.pos[i])
+					return
+				}
+			}
+			if !ok {
+				head = -1
+			}
+			gr.at[h] = int32(len(gr.accs))
+			gr.next = append(gr.next, head)
+		} else {
+			for k := range gr.accs {
+				if a := &gr.accs[k]; a.same(site, w, at, ev.Addr, ev.Size) {
+					a.again(i, c.pos[i])
+					return
+				}
 			}
 		}
 		gr.accs = append(gr.accs, shbAccess{site: site, write: w, atomic: at, addr: ev.Addr, size: ev.Size, last: i, pos: c.pos[i], poss: []int32{c.pos[i]}})
+		if gr.at == nil && len(gr.accs) >= shbIndexAt {
+			gr.at = make(map[uint64]int32, 2*len(gr.accs))
+			gr.next = make([]int32, len(gr.accs))
+			for k := range gr.accs {
+				a := &gr.accs[k]
+				h := shbHash(a.site, a.write, a.atomic, a.addr, a.size)
+				if head, ok := gr.at[h]; ok {
+					gr.next[k] = head
+				} else {
+					gr.next[k] = -1
+				}
+				gr.at[h] = int32(k)
+			}
+		}
 	}
 	mode := clockMode{locks: true, serial: true, rf: true, relaxed: e.relaxed}
 	mode.want, mode.visit = map[int32][]int32{}, visit

@@ -80,6 +80,11 @@ type misuse struct {
 	looks    map[misuseKey]int // candidates of a key looked at, filtered or not
 	lg       map[trace.ObjID][]int32
 	cut, tmp []int32
+	// wgd holds the delta of each event of the WaitGroup being tried
+	// (0 for a Wait), in the order of its events: the counter is summed
+	// over them once per step of lower, and a delta read from the trace
+	// costs a walk of the event's stack (witness.DoneDelta).
+	wgd []int64
 }
 
 // misuseLayer finds and proves the misuse kinds. Its funnel row counts
@@ -337,18 +342,22 @@ func (m *misuse) wgDelta(i int32) (int64, bool) { return witness.DoneDelta(m.e.c
 
 // known reports whether a WaitGroup's counter can be judged from its
 // events: every decrement is a Done, and the replay in observed order
-// gives at each Add the counter the run recorded.
+// gives at each Add the counter the run recorded. It leaves the events'
+// deltas in m.wgd.
 func (m *misuse) known(evs []int32) bool {
 	t := m.e.c.t
 	var n int64
+	m.wgd = m.wgd[:0]
 	for _, i := range evs {
 		if t.Events[i].Op == trace.OpWGWait {
+			m.wgd = append(m.wgd, 0)
 			continue
 		}
 		d, ok := m.wgDelta(i)
 		if !ok {
 			return false
 		}
+		m.wgd = append(m.wgd, d)
 		if t.Events[i].Op == trace.OpWGAdd && t.Header.Format != "std" {
 			if _, old := t.Value(int(i)); int64(int32(old>>32)) != n {
 				return false
@@ -360,14 +369,15 @@ func (m *misuse) known(evs []int32) bool {
 }
 
 // counter returns the group's counter over m.cut, in observed order, and
-// whether it stays at zero or above all along.
+// whether it stays at zero or above all along. evs are the group's events,
+// whose deltas known left in m.wgd.
 func (m *misuse) counter(evs []int32) (int64, bool) {
 	var n int64
-	for _, i := range evs {
-		if m.e.c.ev[i].Op == trace.OpWGWait || !m.inCut(i) {
+	for j, i := range evs {
+		d := m.wgd[j]
+		if d == 0 || !m.inCut(i) {
 			continue
 		}
-		d, _ := m.wgDelta(i)
 		if n += d; n < 0 {
 			return n, false
 		}
@@ -419,9 +429,11 @@ func (m *misuse) waitGroup(evs []int32) error {
 	}
 	c := m.e.c
 	var adds []int32
-	for _, i := range evs {
+	add := map[int32]int64{} // an Add's delta
+	for j, i := range evs {
 		if c.ev[i].Op == trace.OpWGAdd {
 			adds = append(adds, i)
+			add[i] = m.wgd[j]
 		}
 	}
 	for _, d := range evs {
@@ -437,8 +449,7 @@ func (m *misuse) waitGroup(evs []int32) error {
 		var must, may int64
 		for _, a := range adds {
 			if m.mustBefore(a, d) {
-				v, _ := m.wgDelta(a)
-				must += v
+				must += add[a]
 			}
 		}
 		for _, x := range evs {
@@ -462,13 +473,11 @@ func (m *misuse) waitGroup(evs []int32) error {
 			// Observed: the run's own counter was at zero at d (the
 			// trace ends there).
 			var run int64
-			for _, x := range evs {
+			for j, x := range evs {
 				if x >= d {
 					break
 				}
-				if v, _ := m.wgDelta(x); c.ev[x].Op != trace.OpWGWait {
-					run += v
-				}
+				run += m.wgd[j]
 			}
 			m.emit(KindNegativeWaitGroup, k, []int32{d}, run > 0)
 		}

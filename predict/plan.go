@@ -34,25 +34,43 @@ func (e *engine) coneInto(cut []int32, g, p int32) { e.closeInto(e.cone, cut, g,
 // knows all its goroutine knew then, except what a release-acquire event
 // acquired after releasing (vc.go): for those, their own clock is added
 // too, so that the cut is downward closed under h.
+//
+// Only the first state is read whole. A release-acquire event (k, v) is
+// put on the worklist when a clock already added to cut knows it, that is
+// holds k's clock before it (a release at v releases k's first v-1 events'
+// clock); so what (k, v) adds is only what rose at it, which the pass kept
+// (clockMode.acqRises): a few components, where reading k's whole clock
+// costs one per goroutine k knows of.
 func (e *engine) closeInto(h *clocks, cut []int32, g, p int32) {
-	work := [][2]int32{{g, p}}
-	for len(work) > 0 {
-		g, p := work[len(work)-1][0], work[len(work)-1][1]
-		work = work[:len(work)-1]
+	raise := func(k, v int32) {
+		cut[k] = v
+		if i := e.c.at(k, v); e.c.syncKind(int(i)) == trace.SyncReleaseAcquire {
+			e.work = append(e.work, [2]int32{k, v})
+		}
+	}
+	if p > cut[g] {
+		cut[g] = p
+	}
+	if p <= 0 && e.c.goEv[g] < 0 {
+		return
+	}
+	e.work = e.work[:0]
+	h.h.eachAbove(g, p, cut, raise)
+	for len(e.work) > 0 {
+		g, p := e.work[len(e.work)-1][0], e.work[len(e.work)-1][1]
+		e.work = e.work[:len(e.work)-1]
 		if p > cut[g] {
 			cut[g] = p
 		}
-		if p <= 0 && (e.c.goEv[g] < 0) {
+		if h.acq == nil {
+			h.h.eachAbove(g, p, cut, raise)
 			continue
 		}
-		h.h.each(g, p, func(k, v int32) {
-			if v > cut[k] {
-				cut[k] = v
-				if e.c.syncKind(int(e.c.at(k, v))) == trace.SyncReleaseAcquire {
-					work = append(work, [2]int32{k, v})
-				}
+		for _, r := range h.acq.at(e.c.at(g, p)) {
+			if r.v > cut[r.g] {
+				raise(r.g, r.v)
 			}
-		})
+		}
 	}
 }
 

@@ -28,6 +28,7 @@ package predict
 
 import (
 	"context"
+	"encoding/binary"
 	"runtime"
 	"slices"
 
@@ -58,13 +59,82 @@ type clockMode struct {
 	// just before it (after a goroutine's go statement, before the event's
 	// own joins): what a race check judges an access by.
 	visit func(i int32, cur vclock)
+	// acqRises keeps, for every release-acquire event, the components of
+	// its goroutine's clock that rose at it (clocks.acq): what a closure
+	// over the pass (plan.go's closeInto) needs of such an event beyond
+	// what knowing it already gave. Only without want.
+	acqRises bool
+	// rfCheck, without rf, asks whether the cone's pass (rf with
+	// relaxed, and acqRises) would compute the same clocks as this one:
+	// whether at every read it would keep, this pass's clock already
+	// knows each writer as that pass's epoch rule asks (clocks.rfImplied).
+	// While the answer is yes, the pass keeps acqRises' rises too.
+	rfCheck bool
 }
 
 // clocks is the result of one pass: every goroutine's clock after each
 // of its positions, as a history (history.go).
 type clocks struct {
-	c *ctp
-	h *history
+	c   *ctp
+	h   *history
+	acq *eventRises // with clockMode.acqRises
+	// rfImplied, with clockMode.rfCheck: the read-from of every read the
+	// cone keeps is already implied, so that the cone's pass would join
+	// nothing this one did not and its clocks are these.
+	rfImplied bool
+}
+
+// eventRises holds the rises of a clock at some of its goroutine's
+// events, ev (sorted: the pass appends in trace order). Those of ev[j]
+// are a group of uvarints at chunk ck[j], byte off[j]: their number, then
+// goroutine and value of each (about 4 bytes a rise rather than 8: a pass
+// over thousands of goroutines that all talk to all keeps millions).
+// Chunks are never copied; a group starts a new chunk when it does not fit.
+type eventRises struct {
+	ev      []int32
+	ck, off []int32
+	chunks  [][]byte
+	enc     []byte   // scratch: a group being encoded
+	dec     []centry // scratch: the last group decoded
+}
+
+// add keeps rises rs of event i, which follows every event kept so far.
+func (r *eventRises) add(i int32, rs []centry) {
+	b := binary.AppendUvarint(r.enc[:0], uint64(len(rs)))
+	for _, x := range rs {
+		b = binary.AppendUvarint(b, uint64(uint32(x.g)))
+		b = binary.AppendUvarint(b, uint64(uint32(x.v)))
+	}
+	r.enc = b
+	n := len(r.chunks)
+	if n == 0 || cap(r.chunks[n-1])-len(r.chunks[n-1]) < len(b) {
+		r.chunks = append(r.chunks, make([]byte, 0, max(len(b), 1<<20)))
+		n++
+	}
+	r.ev = append(r.ev, i)
+	r.ck = append(r.ck, int32(n-1))
+	r.off = append(r.off, int32(len(r.chunks[n-1])))
+	r.chunks[n-1] = append(r.chunks[n-1], b...)
+}
+
+// at returns the rises at event i, which must be one of ev, in storage
+// that the next call reuses.
+func (r *eventRises) at(i int32) []centry {
+	j, ok := slices.BinarySearch(r.ev, i)
+	if !ok {
+		panic("predict: no rises kept for the event")
+	}
+	b, k := r.chunks[r.ck[j]], int(r.off[j])
+	n, k := uvAt(b, k)
+	out := slices.Grow(r.dec[:0], int(n))
+	for ; n > 0; n-- {
+		var g, v uint32
+		g, k = uvAt(b, k)
+		v, k = uvAt(b, k)
+		out = append(out, centry{int32(g), int32(v)})
+	}
+	r.dec = out
+	return out
 }
 
 // syncVar is the clock of a synchronisation address: clk joined with the
@@ -159,15 +229,35 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 	// (slot[k] is 1 + k's index in pend).
 	// Bases come from one arena, swept between events (arena.go).
 	ar := new(baseArena)
-	sc, fsc := &joinScratch{wantRises: mode.want == nil, arena: ar}, &joinScratch{arena: ar}
+	// Joins into goroutines' clocks tag the bases they make (clock.go's
+	// knowsBase); a variable's are not a goroutine's.
+	sc, fsc := &joinScratch{wantRises: mode.want == nil, arena: ar, tagged: tagBases}, &joinScratch{arena: ar}
 	var pend []centry
 	var slot []int32
 	if sc.wantRises {
 		slot = make([]int32, ng)
 	}
+	// dn[g], once made, mirrors cur[g] as a dense array (clock.go's
+	// joinDense): made for a clock that holds a quarter of all goroutines,
+	// while the pass's budget lasts.
+	dn := make([][]int32, ng)
+	budget := denseBudget
 	jn := func(g int32, src vclock, extras ...centry) bool {
 		var ch bool
-		cur[g], ch, own[g] = joinOwn(sc, cur[g], own[g], src, extras...)
+		sc.self = g
+		if dn[g] == nil && budget >= ng {
+			if n := cur[g].size(); denseMin == 0 || n >= denseMin && 4*n >= ng {
+				d := make([]int32, ng)
+				cur[g].each(func(k, v int32) { d[k] = v })
+				dn[g] = d
+				budget -= ng
+			}
+		}
+		if dn[g] != nil {
+			cur[g], ch, own[g] = joinDense(sc, cur[g], own[g], dn[g], src, extras...)
+		} else {
+			cur[g], ch, own[g] = joinOwn(sc, cur[g], own[g], src, extras...)
+		}
 		for _, r := range sc.rises {
 			if s := slot[r.g]; s > 0 {
 				pend[s-1].v = max(pend[s-1].v, r.v)
@@ -178,6 +268,11 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		}
 		return ch
 	}
+	var acq *eventRises
+	if (mode.acqRises || mode.rfCheck) && mode.want == nil {
+		acq = new(eventRises)
+	}
+	implied := mode.rfCheck && !mode.rf
 	flush := func(g, p int32) {
 		rec.logRises(g, p, pend)
 		for _, r := range pend {
@@ -199,9 +294,20 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		}
 		return s
 	}
-	kept := func(i int) bool {
+	keptRead := func(i int) bool {
 		e := &c.ev[i]
-		return mode.rf && isRead(e.Op) && m.shared(int32(i)) && !(e.Op == trace.OpRead && mode.relaxed.has(int32(i)))
+		return isRead(e.Op) && m.shared(int32(i)) && !(e.Op == trace.OpRead && mode.relaxed.has(int32(i)))
+	}
+	kept := func(i int) bool { return mode.rf && keptRead(i) }
+	// knownWriter reports whether goroutine g's clock cur, at read r,
+	// already knows r's writer w with all w's goroutine knew after it: a
+	// clock that knows an event has joined one that holds its
+	// goroutine's up to it; not so for w itself if w learnt something
+	// after publishing (a read-modify-write releases its clock from
+	// before its acquire).
+	knownWriter := func(cur vclock, w int32) bool {
+		v := cur.get(int32(c.ev[w].G))
+		return v > c.pos[w] || (v == c.pos[w] && !isRead(c.ev[w].Op) && !c.syncKind(int(w)).Acquires())
 	}
 	// With read-from, a read joins its writer's clock after the write:
 	// keep that clock from the write until its last such read.
@@ -256,6 +362,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		e := &c.ev[i]
 		g := int32(e.G)
 		p := c.pos[i]
+		sc.pos = p
 		changed := false
 		ch := false
 		if p == 1 && c.goEv[g] >= 0 && c.goEv[g] < int32(i) {
@@ -342,16 +449,19 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 					delete(snap, w)
 				}
 				wg := int32(c.ev[w].G)
-				if v := cur[g].get(wg); v > c.pos[w] || (v == c.pos[w] && !isRead(c.ev[w].Op) && !c.syncKind(int(w)).Acquires()) {
-					// w is known, with all wg knew after it: knowing an
-					// event means having joined a clock that holds its
-					// goroutine's up to it. Not so for w itself if w learnt
-					// something after publishing (a read-modify-write
-					// releases its clock from before its acquire).
+				if knownWriter(cur[g], w) {
 					continue
 				}
 				ch = jn(g, wclk, centry{wg, c.pos[w]})
 				changed = changed || ch
+			}
+		}
+		if implied && keptRead(i) {
+			for _, w := range m.writers(int32(i)) {
+				if w >= 0 && c.ev[w].G != e.G && !knownWriter(cur[g], w) {
+					implied, acq = false, nil // the cone's pass would join w
+					break
+				}
 			}
 		}
 		if serialRel != nil {
@@ -362,13 +472,16 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			snap[int32(i)] = cur[g]
 			own[g] = false
 		}
+		if acq != nil && c.syncKind(i) == trace.SyncReleaseAcquire {
+			acq.add(int32(i), pend)
+		}
 		if mode.want == nil {
 			flush(g, p)
 		} else if wanted(mode.want[g], p) {
 			rec.record(g, p, cur[g])
 		}
 	}
-	return &clocks{c: c, h: rec.index()}, nil
+	return &clocks{c: c, h: rec.index(), acq: acq, rfImplied: implied}, nil
 }
 
 // wanted reports whether sorted ps holds p.

@@ -16,6 +16,12 @@ type relevance struct {
 	src   Source
 	sites map[trace.Frame]siteFlow
 	byG   [][]int32 // each goroutine's events, in order (built on first use)
+	// byStack holds the answer for a stack once asked, 1 + its index in
+	// flows (0: not yet): a trace's reads are millions, its stacks
+	// thousands, and hashing each read's frame (file, line and function)
+	// cost more than the rest of the question.
+	byStack []int32
+	flows   []siteFlow
 }
 
 // fileLine is a write site that feeds names.
@@ -39,9 +45,18 @@ func newRelevance(t *trace.Trace, src Source) *relevance {
 }
 
 func (r *relevance) site(i int) (trace.Frame, siteFlow) {
-	f, ok := r.t.Stacks.Top(r.t.Events[i].Stack)
+	st := r.t.Events[i].Stack
+	f, ok := r.t.Stacks.Top(st)
 	if !ok || f.File == "" {
 		return f, siteFlow{}
+	}
+	if r.byStack == nil {
+		r.byStack = make([]int32, r.t.Stacks.Len())
+	}
+	if int(st) < len(r.byStack) {
+		if j := r.byStack[st]; j > 0 {
+			return f, r.flows[j-1]
+		}
 	}
 	key := trace.Frame{File: f.File, Line: f.Line, Func: f.Func}
 	sf, ok := r.sites[key]
@@ -49,6 +64,10 @@ func (r *relevance) site(i int) (trace.Frame, siteFlow) {
 		irr, writes := r.src.ReadFlow(f)
 		sf = siteFlow{irrelevant: irr, writes: writes}
 		r.sites[key] = sf
+	}
+	if int(st) < len(r.byStack) {
+		r.flows = append(r.flows, sf)
+		r.byStack[st] = int32(len(r.flows))
 	}
 	return f, sf
 }
