@@ -60,12 +60,16 @@ func TestRaceSuite(t *testing.T) {
 			t.Errorf("run %d found races in other tests than run 1", run+1)
 		}
 	}
-	// TestRaceCrawl's goroutines write a map at once, which Go's runtime
-	// may stop with "fatal error: concurrent map read and map write"
-	// (most runs under the recorder, on two cores): the process ends and
-	// the tests after it never run. Test by test, that costs nothing.
-	if _, n := scoreRaceSuite(t, dir, false, "^TestRaceCrawl$", "in one run"); n != tests-1 {
-		t.Errorf("in one run: %d tests ran, want %d: the run ended early", n, tests-1)
+	// Two tests can end the process, and with it the run of all the
+	// tests after them; test by test, that costs nothing. TestRaceCrawl's
+	// goroutines write a map at once, which Go's runtime may stop with
+	// "fatal error: concurrent map read and map write" (most runs under
+	// the recorder, on two cores). TestRaceChanCloseSend's goroutine may
+	// close the channel before the test sends on it, which panics: under
+	// go test -race too, 36 of 300 runs of it alone on a loaded 2-core
+	// machine.
+	if _, n := scoreRaceSuite(t, dir, false, "^(TestRaceCrawl|TestRaceChanCloseSend)$", "in one run"); n != tests-2 {
+		t.Errorf("in one run: %d tests ran, want %d: the run ended early", n, tests-2)
 	}
 }
 
