@@ -87,11 +87,12 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	// the records it found may make: after the run, what the chunks hold
 	// (on Go's race suite that estimates 12.8M events for 12.5M, where the
 	// chunks' capacity gave 14.5M); while the test runs, the capacity of
-	// the chunks so far. The slice at least doubles each time it grows,
-	// and once a run is past a million events it takes the whole cap at
-	// once: the pages it does not fill cost nothing, where the old array
-	// and the new one side by side, doubling, cost half a gigabyte more at
-	// the cap.
+	// the chunks so far (over twice what they hold when a thousand
+	// goroutines each have a chunk begun). The slice at least doubles
+	// each time it grows, and once a run is past a quarter of the cap it
+	// takes the whole cap at once: the pages it does not fill cost
+	// nothing, where the old array and the new one side by side, doubling,
+	// cost half a gigabyte more at the cap.
 	limit := math.MaxInt
 	if maxEvents > 0 {
 		// A record can make a few events (a go statement and the start
@@ -104,7 +105,7 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 			if have > 0 {
 				n = max(n, 2*have)
 			}
-			if n > 1<<20 && limit < math.MaxInt {
+			if n > limit/4 {
 				n = limit
 			}
 			c.b.Grow(min(n, limit) - c.b.Len())
