@@ -103,28 +103,16 @@ func TestChannelDeadlockPredicted(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src := strings.Replace(lockSendModule, "SEND", tc.send, 1)
 			dir := testModule(t, "example.com/locksend", "send_test.go", src)
-			rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, test := range rep.Tests {
-				if test.Outcome != "pass" {
-					t.Fatalf("test %s: %s %v (the recorded run must not hang)", test.Name, test.Outcome, test.Errors)
-				}
-			}
-			if !tc.want {
-				if len(rep.Findings) != 0 {
-					t.Fatalf("findings in the fixed twin: %+v", rep.Findings)
-				}
+			rep := recordModule(t, dir)
+			passed(t, rep)
+			f, ok := twinFinding(t, rep, tc.want)
+			if !ok {
 				return
 			}
 			// One finding for both tests: they deadlock at the same
 			// sites. Alone, TestPublishGroup's test goroutine waits on
 			// the WaitGroup, whose counter the two stuck goroutines hold
 			// up.
-			if len(rep.Findings) != 1 {
-				t.Fatalf("findings %+v, want one deadlock", rep.Findings)
-			}
 			group, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute, Run: "^TestPublishGroup$"})
 			if err != nil {
 				t.Fatal(err)
@@ -132,15 +120,11 @@ func TestChannelDeadlockPredicted(t *testing.T) {
 			if len(group.Findings) != 1 {
 				t.Fatalf("TestPublishGroup alone: findings %+v, want one deadlock", group.Findings)
 			}
-			var ops []string
-			for _, a := range group.Findings[0].Accesses {
-				ops = append(ops, strconv.Itoa(a.Line)+" "+a.Op)
+			ops := accessSites(&group.Findings[0])
+			wait := "send_test.go:" + strconv.Itoa(lineOf(src, "wg.Wait()")) + " wait"
+			if strings.Join(ops, ", ") != "send_test.go:19 send, send_test.go:24 lock, "+wait {
+				t.Errorf("TestPublishGroup: blocked operations %v, want publish's send, count's lock, the test's %s", ops, wait)
 			}
-			wait := strconv.Itoa(1 + strings.Count(src[:strings.Index(src, "wg.Wait()")], "\n"))
-			if strings.Join(ops, ", ") != "19 send, 24 lock, "+wait+" wait" {
-				t.Errorf("TestPublishGroup: blocked operations %v, want publish's send, count's lock, the test's wg.Wait at %s", ops, wait)
-			}
-			f := rep.Findings[0]
 			if f.Kind != "deadlock" || !f.Predicted || f.Test != "TestPublish" || len(f.Witness) == 0 || Title(&f) != "deadlock" {
 				t.Fatalf("finding %+v, want a predicted deadlock in TestPublish with a witness", f)
 			}

@@ -129,9 +129,6 @@ func recordModule(t *testing.T, dir string) *Report {
 	return rep
 }
 
-// twinFinding checks one side of a paired test: the buggy program (want)
-// has exactly one finding, which it returns with true; its fixed twin has
-// none, and false tells the caller to stop there.
 // accessSites lists a finding's accesses as "file.go:line op".
 func accessSites(f *Finding) []string {
 	var out []string
@@ -144,6 +141,9 @@ func accessSites(f *Finding) []string {
 // lineOf returns the line of src on which text starts.
 func lineOf(src, text string) int { return 1 + strings.Count(src[:strings.Index(src, text)], "\n") }
 
+// twinFinding checks one side of a paired test: the buggy program (want)
+// has exactly one finding, which it returns with true; its fixed twin has
+// none, and false tells the caller to stop there.
 func twinFinding(t *testing.T, rep *Report, want bool) (Finding, bool) {
 	t.Helper()
 	if !want {

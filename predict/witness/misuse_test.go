@@ -122,12 +122,7 @@ g2 unlock mu
 		t.Run(tc.name, func(t *testing.T) {
 			k := goTrace(t, tc.trace)
 			err := k.Check(tc.s)
-			switch {
-			case tc.want == "" && err != nil:
-				t.Errorf("rejected: %v", err)
-			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Errorf("got %v, want an error containing %q", err, tc.want)
-			}
+			wantVerdict(t, err, tc.want)
 		})
 	}
 }

@@ -59,12 +59,7 @@ func TestCheck(t *testing.T) {
 			k := NewChecker(tr, loc, spans)
 			k.Relax(tc.relaxed)
 			err := k.Check(tc.s)
-			switch {
-			case tc.want == "" && err != nil:
-				t.Errorf("rejected: %v", err)
-			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Errorf("got %v, want an error containing %q", err, tc.want)
-			}
+			wantVerdict(t, err, tc.want)
 		})
 	}
 }
@@ -130,12 +125,7 @@ func TestCheckDeadlock(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			k := NewChecker(tr, loc, spans)
 			err := k.Check(tc.s)
-			switch {
-			case tc.want == "" && err != nil:
-				t.Errorf("rejected: %v", err)
-			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Errorf("got %v, want an error containing %q", err, tc.want)
-			}
+			wantVerdict(t, err, tc.want)
 		})
 	}
 }
@@ -149,4 +139,16 @@ func readTrace(t *testing.T, text string) (*trace.Trace, []int32, []trace.Span) 
 	}
 	loc, spans := trace.GroupAccesses(tr.Events)
 	return tr, loc, spans
+}
+
+// wantVerdict checks a checker's verdict: accepted when want is "",
+// else rejected with an error that contains want.
+func wantVerdict(t *testing.T, err error, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("rejected: %v", err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Errorf("got %v, want an error containing %q", err, want)
+	}
 }
