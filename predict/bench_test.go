@@ -209,6 +209,17 @@ func peakRSS(f func()) uint64 {
 	return 0
 }
 
+// timeEvents times b.N calls of run over a trace of n events, reports
+// events per second, and stops the timer.
+func timeEvents(b *testing.B, n int, run func()) {
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run()
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	b.StopTimer()
+}
+
 // peak samples the heap while f runs.
 func peak(f func()) uint64 {
 	var max atomic.Uint64
@@ -255,12 +266,7 @@ func BenchmarkPrePass(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				run()
-			}
-			b.ReportMetric(float64(len(tr.Events))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
-			b.StopTimer()
+			timeEvents(b, len(tr.Events), run)
 			b.ReportMetric(float64(peak(run))/(1<<20), "peak-MiB")
 		})
 	}

@@ -148,11 +148,6 @@ func BenchmarkChanStress(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		run()
-	}
-	b.ReportMetric(float64(len(tr.Events))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
-	b.StopTimer()
+	timeEvents(b, len(tr.Events), run)
 	b.ReportMetric(float64(peak(run))/float64(len(tr.Events)), "peak-heap-B/event")
 }

@@ -114,12 +114,7 @@ func benchLayers(b *testing.B, tr *trace.Trace, analyses ...string) {
 					b.Fatal(err)
 				}
 			}
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				run()
-			}
-			b.ReportMetric(float64(len(tr.Events))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
-			b.StopTimer()
+			timeEvents(b, len(tr.Events), run)
 			b.ReportMetric(float64(len(res.Findings)), "site-pairs")
 			for _, st := range res.Stats.Stages {
 				if st.RaceSites > 0 || st.Time > 0 {
