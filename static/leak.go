@@ -212,15 +212,18 @@ func (u *chanUses) use(v ssa.Value, r ssa.Instruction) bool {
 // isTimeAfter reports whether v is the result of a call of time.After.
 func isTimeAfter(v ssa.Value) bool {
 	c, ok := v.(*ssa.Call)
-	if !ok {
-		return false
-	}
+	return ok && calls(c, "time", func(name string) bool { return name == "After" })
+}
+
+// calls reports whether c statically calls a function of package pkg
+// whose name is one of named's.
+func calls(c *ssa.Call, pkg string, named func(string) bool) bool {
 	fn := c.Call.StaticCallee()
 	if fn == nil {
 		return false
 	}
 	obj, ok := fn.Object().(*types.Func)
-	return ok && obj.Pkg() != nil && obj.Pkg().Path() == "time" && obj.Name() == "After"
+	return ok && obj.Pkg() != nil && obj.Pkg().Path() == pkg && named(obj.Name())
 }
 
 // deadlineFuncs are the functions of package context whose context's
@@ -241,15 +244,7 @@ func isDeadlineDone(v ssa.Value, fn *ssa.Function) bool {
 		return false
 	}
 	mk, ok := x.Tuple.(*ssa.Call)
-	if !ok {
-		return false
-	}
-	callee := mk.Call.StaticCallee()
-	if callee == nil {
-		return false
-	}
-	obj, ok := callee.Object().(*types.Func)
-	return ok && obj.Pkg() != nil && obj.Pkg().Path() == "context" && deadlineFuncs[obj.Name()]
+	return ok && calls(mk, "context", func(name string) bool { return deadlineFuncs[name] })
 }
 
 // stored returns v, or if v loads a local variable that one store only
