@@ -54,6 +54,7 @@ func TestLiveWatermark(t *testing.T) {
 		err    error
 	}
 	got := make(chan result, 1)
+	var visited atomic.Int64 // records passed on
 	go func() {
 		s, err := openSpool(path, ended) // waits for the magic
 		if err != nil {
@@ -63,7 +64,10 @@ func TestLiveWatermark(t *testing.T) {
 		defer s.close()
 		var r result
 		r.broken = s.merge(func(uint32, uint64) {}, func(uint32) {},
-			func(e *rawEvent) { r.seqs = append(r.seqs, e.seq) },
+			func(e *rawEvent) {
+				r.seqs = append(r.seqs, e.seq)
+				visited.Add(1)
+			},
 			func(int) {}, func() bool { return false })
 		got <- r
 	}()
@@ -130,6 +134,16 @@ func TestLiveWatermark(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	// Every record must be passed on while the writers' process is still
+	// "running": this is a test of the live reading, not of the last pass
+	// after the end.
+	want := lastCursor.Load()
+	for deadline := time.Now().Add(30 * time.Second); visited.Load() < int64(want) && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if n := visited.Load(); n != int64(want) {
+		t.Errorf("before the end, %d records passed on, want %d", n, want)
+	}
 	close(ended)
 	r := <-got
 	if r.err != nil || r.broken {
@@ -137,7 +151,6 @@ func TestLiveWatermark(t *testing.T) {
 	}
 	// Every number up to the last goroutine record, in order, once
 	// (allocation records after it are not visited: none follows them).
-	want := lastCursor.Load()
 	if uint64(len(r.seqs)) != want {
 		t.Errorf("visited %d records, want %d", len(r.seqs), want)
 	}
