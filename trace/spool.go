@@ -306,15 +306,10 @@ func (s *spool) discoverLocked(final bool) uint64 {
 	var fresh []foundChunk
 	var uninit []uint64
 	check := func(i uint64) {
-		switch gid := s.load32(s.chunksOff + i*s.chunkBytes); gid {
-		case 0:
-			if !final {
-				uninit = append(uninit, i)
-			}
-		case symGID:
+		if gid := s.load32(s.chunksOff + i*s.chunkBytes); gid != 0 {
 			fresh = append(fresh, foundChunk{gid, i})
-		default:
-			fresh = append(fresh, foundChunk{gid, i})
+		} else if !final {
+			uninit = append(uninit, i)
 		}
 	}
 	// Reading a header maps its page, and the kernel's fault-around maps
@@ -873,6 +868,10 @@ func (s *spool) walk(enter func(gid uint32, pc uint64), exit func(gid uint32), s
 // closed, before reading what the test process wrote last.
 func (w *walker) loop(live <-chan struct{}, slot func() *rawEvent, grow func(int), stop func() bool, idle func()) (done, broken bool) {
 	s := w.s
+	yield := func() bool { return false }
+	if live != nil {
+		yield = s.gone
+	}
 	const minWait, maxWait = time.Millisecond, 10 * time.Millisecond
 	for wait := minWait; ; {
 		final := s.gone()
@@ -884,10 +883,6 @@ func (w *walker) loop(live <-chan struct{}, slot func() *rawEvent, grow func(int
 			grow(n)
 		}
 		before := w.visited
-		yield := func() bool { return false }
-		if live != nil {
-			yield = s.gone
-		}
 		if w.emit(slot, stop, yield) {
 			return true, true
 		}
