@@ -105,7 +105,9 @@ type RecordResult struct {
 	// the second close of a channel, panics before it tells the race
 	// runtime.
 	Panic    []Frame
-	Duration struct { // wall time of each stage
+	// Wall time of each stage. The spool is converted while the test
+	// runs: Convert is what was left of it after the run.
+	Duration struct {
 		Build, Run, Convert time.Duration
 	}
 }
