@@ -104,7 +104,7 @@ type RecordResult struct {
 	// that statement, with Func "created by F". The trace cannot hold it: an operation that panics, such as
 	// the second close of a channel, panics before it tells the race
 	// runtime.
-	Panic    []Frame
+	Panic []Frame
 	// Wall time of each stage. The spool is converted while the test
 	// runs: Convert is what was left of it after the run.
 	Duration struct {
