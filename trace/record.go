@@ -533,8 +533,8 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 			}
 		}()
 	}
-	// The spool is converted while the test runs (spool.go): on a
-	// second core, most of the conversion costs no time.
+	// The spool is converted while the test runs (spool.go), on the
+	// cores the test leaves idle.
 	h := Header{
 		Version:   FormatVersion,
 		GoVersion: b.tc.GoVersion,
