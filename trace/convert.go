@@ -827,7 +827,7 @@ func (c *converter) locate(r *rawEvent, addr, size uint64) (uint64, ObjID) {
 			c.lives++
 			life = c.lives
 			c.lifeOf[r.aid] = uint32(life)
-			c.b.lives = append(c.b.lives, heapLife{r.astart, r.aend - r.astart})
+			c.b.lives.add(heapLife{r.astart, r.aend - r.astart})
 		}
 		return lifeBase + life<<lifeShift + (addr - r.astart), lifeObj | ObjID(life-1)
 	}

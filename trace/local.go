@@ -136,13 +136,13 @@ type localScan struct {
 	lifeOwner []uint32
 	o         *owners // memory outside heap lives
 	last      []int32 // per goroutine g: its last event (2g) and last with a user frame (2g+1), or -1
-	user      map[StackID]bool
+	user      []int8  // per stack id: 1 if it has a user frame, -1 if not, 0 not yet known
 	stacks    *StackTable
 	goroot    string
 }
 
 func newLocalScan(stacks *StackTable, goroot string) *localScan {
-	return &localScan{o: newOwners(), user: map[StackID]bool{}, stacks: stacks, goroot: goroot}
+	return &localScan{o: newOwners(), stacks: stacks, goroot: goroot}
 }
 
 // observe notes event i.
@@ -153,12 +153,16 @@ func (s *localScan) observe(i int, e *Event) {
 	}
 	s.last[2*g] = int32(i)
 	if e.Stack != 0 {
-		u, ok := s.user[e.Stack]
-		if !ok {
-			_, u = UserFrame(s.stacks.Frames(e.Stack), s.goroot)
-			s.user[e.Stack] = u
+		for int(e.Stack) >= len(s.user) {
+			s.user = append(s.user, make([]int8, len(s.user)+1024)...)
 		}
-		if u {
+		if s.user[e.Stack] == 0 {
+			s.user[e.Stack] = -1
+			if _, u := UserFrame(s.stacks.Frames(e.Stack), s.goroot); u {
+				s.user[e.Stack] = 1
+			}
+		}
+		if s.user[e.Stack] > 0 {
 			s.last[2*g+1] = int32(i)
 		}
 	}
@@ -286,7 +290,7 @@ func compactLocal(t *Trace, rp []uint32, scan *localScan) (int, []uint32) {
 func (b *Builder) compactObjects() {
 	t := b.t
 	newID := make([]ObjID, len(t.Objects))
-	lifeID := make([]ObjID, len(b.lives))
+	lifeID := make([]ObjID, b.lives.len())
 	objs := []Object{{}}
 	for i := range t.Events {
 		e := &t.Events[i]
@@ -295,7 +299,7 @@ func (b *Builder) compactObjects() {
 		case e.Obj&lifeObj != 0:
 			k := e.Obj &^ lifeObj
 			if lifeID[k] == 0 {
-				l := b.lives[k]
+				l := b.lives.at(int(k))
 				lifeID[k] = ObjID(len(objs))
 				objs = append(objs, Object{ID: lifeID[k], Kind: ObjHeap, Addr: l.addr, Size: l.size})
 			}
@@ -311,5 +315,5 @@ func (b *Builder) compactObjects() {
 		}
 	}
 	t.Objects = objs
-	b.lives = nil
+	b.lives = lifeTable{}
 }
