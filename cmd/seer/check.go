@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -187,9 +186,7 @@ func outputFormat(c *command, flag, format string, asJSON bool) (string, bool) {
 func report(w io.Writer, rep *check.Report, format string) int {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.Encode(rep)
+		check.WriteJSON(w, rep)
 	case "sarif":
 		check.WriteSARIF(w, rep, check.SARIFOptions{Root: moduleRoot(), Version: version()})
 	default:
