@@ -11,8 +11,6 @@
 
 package trace
 
-import "sort"
-
 const pageShift = 13
 
 // alloc is one allocation: [start, end), numbered from 1 in the order of
@@ -36,7 +34,8 @@ type allocMap struct {
 	gen     uint64 // bumped by every malloc and free
 	hit     alloc  // the allocation find found last in hitPage's list (id 0: none)
 	hitPage uint64
-	hitGen  uint64 // gen when hit was found
+	hitGen  uint64  // gen when hit was found
+	cut     []alloc // free's: the allocations it ends that reach past its pages
 }
 
 func newAllocMap() *allocMap { return &allocMap{pages: make(map[uint64][]alloc)} }
@@ -74,7 +73,7 @@ func (m *allocMap) malloc(p, size uint64) {
 		// takes the old one's place (what free then the insertion below
 		// would do, without moving the list twice).
 		list := m.pages[pg]
-		i := sort.Search(len(list), func(i int) bool { return list[i].start > p })
+		i := after(list, p)
 		if i > 0 && list[i-1].start == p && list[i-1].end == a.end {
 			list[i-1] = a
 			m.freeLarge(p, a.end)
@@ -84,7 +83,7 @@ func (m *allocMap) malloc(p, size uint64) {
 	m.free(p, size)
 	for pg := p >> pageShift; pg <= (a.end-1)>>pageShift; pg++ {
 		list := m.pages[pg]
-		i := sort.Search(len(list), func(i int) bool { return list[i].start > p })
+		i := after(list, p)
 		list = append(list, alloc{})
 		copy(list[i+1:], list[i:])
 		list[i] = a
@@ -92,11 +91,15 @@ func (m *allocMap) malloc(p, size uint64) {
 	}
 }
 
-// free ends every life overlapping [p, p+size).
+// free ends every life overlapping [p, p+size) (a size of 0 is taken as
+// 1), in each page that lists it: a free of part of an allocation ends all
+// of it, as a new allocation over part of it does.
 func (m *allocMap) free(p, size uint64) {
 	m.gen++
-	end := p + size
-	for pg := p >> pageShift; pg <= (end-1)>>pageShift && pg-(p>>pageShift) < 1<<20; pg++ {
+	end := p + max(size, 1)
+	first, last := p>>pageShift, min((end-1)>>pageShift, p>>pageShift+1<<20-1)
+	m.cut = m.cut[:0]
+	for pg := first; pg <= last; pg++ {
 		list, ok := m.pages[pg]
 		if !ok {
 			continue
@@ -104,22 +107,43 @@ func (m *allocMap) free(p, size uint64) {
 		// The overlapping allocations are contiguous: from the last one
 		// starting at or before p (if it reaches p) to the last one
 		// starting before end.
-		lo := sort.Search(len(list), func(i int) bool { return list[i].start > p })
+		lo := after(list, p)
 		if lo > 0 && list[lo-1].end > p {
 			lo--
 		}
-		hi := sort.Search(len(list), func(i int) bool { return list[i].start >= end })
+		hi := after(list, end-1)
 		if lo >= hi {
 			continue
 		}
-		list = append(list[:lo], list[hi:]...)
-		if len(list) == 0 {
-			delete(m.pages, pg)
-		} else {
-			m.pages[pg] = list
+		for _, a := range list[lo:hi] {
+			if a0, a1 := a.start>>pageShift, (a.end-1)>>pageShift; pg == max(first, a0) && (a0 < first || a1 > last) {
+				m.cut = append(m.cut, a) // also listed outside [first, last]
+			}
+		}
+		m.drop(pg, list, lo, hi)
+	}
+	for _, a := range m.cut {
+		for pg := a.start >> pageShift; pg <= (a.end-1)>>pageShift; pg++ {
+			if pg >= first && pg <= last {
+				continue
+			}
+			list := m.pages[pg]
+			if i := after(list, a.start) - 1; i >= 0 && list[i].id == a.id {
+				m.drop(pg, list, i, i+1)
+			}
 		}
 	}
 	m.freeLarge(p, end)
+}
+
+// drop removes list[lo:hi] from page pg's list.
+func (m *allocMap) drop(pg uint64, list []alloc, lo, hi int) {
+	list = append(list[:lo], list[hi:]...)
+	if len(list) == 0 {
+		delete(m.pages, pg)
+	} else {
+		m.pages[pg] = list
+	}
 }
 
 // freeLarge ends the large allocations overlapping [p, end).
@@ -145,7 +169,7 @@ func (m *allocMap) find(addr uint64) (alloc, bool) {
 		return h, true
 	}
 	list := m.pages[pg]
-	i := sort.Search(len(list), func(i int) bool { return list[i].start > addr })
+	i := after(list, addr)
 	if i > 0 && list[i-1].end > addr {
 		m.hit, m.hitPage, m.hitGen = list[i-1], pg, m.gen
 		return list[i-1], true
@@ -156,4 +180,20 @@ func (m *allocMap) find(addr uint64) (alloc, bool) {
 		}
 	}
 	return alloc{}, false
+}
+
+// after returns the index of the first allocation of list (sorted by
+// start) that starts after p, or len(list): sort.Search's answer without
+// a call per step, which cost the allocation stage a third of its time.
+func after(list []alloc, p uint64) int {
+	lo, hi := 0, len(list)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if list[m].start > p {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
 }
