@@ -85,20 +85,20 @@ const (
 // rawEvent is one sequenced spool record, decoded.
 type rawEvent struct {
 	seq    uint64
-	gid    uint32
-	kind   uint8
 	addr   uint64
 	size   uint64
 	pc     uint64   // access pc, go statement pc, atomic caller pc
 	pcs    []uint64 // synchronisation and atomics: return addresses of the Go frame chain
-	behalf bool     // synchronisation made by another goroutine for this one
 	parked []uint64 // behalf: where this goroutine is parked (its chain), if known
-	aop    uint8
-	aflags uint8
 	value  uint64
 	old    uint64
+	gid    uint32
 	peer   uint32 // rGo: child gid; rStart: parent gid
-	step   bool   // merge: the first record visited after a stop check
+	kind   uint8
+	aop    uint8
+	aflags uint8
+	behalf bool // synchronisation made by another goroutine for this one
+	step   bool // merge: the first record visited after a stop check
 	// The allocation the record's address is in (allocs.go): its number
 	// (0: none) and bounds.
 	aid          uint32
