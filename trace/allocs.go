@@ -34,20 +34,38 @@ type allocMap struct {
 	gen     uint64 // bumped by every malloc and free
 	hit     alloc  // the allocation find found last in hitPage's list (id 0: none)
 	hitPage uint64
-	hitGen  uint64  // gen when hit was found
-	cut     []alloc // free's: the allocations it ends that reach past its pages
+	hitGen  uint64   // gen when hit was found
+	cut     []alloc  // free's: the allocations it ends that reach past its pages
+	ended   []uint32 // the allocations the current record ended (mark)
 }
 
 func newAllocMap() *allocMap { return &allocMap{pages: make(map[uint64][]alloc)} }
 
 // mark applies r if it is an allocation record, or sets r.aid (0: in no
-// allocation), r.astart and r.aend if it locates memory.
+// allocation), r.astart and r.aend if it locates memory. On an
+// allocation record, it leaves in r the allocations the record ended, for
+// the conversion to settle their lives (converter.retire): one in r.aid,
+// more in r.pcs.
 func (m *allocMap) mark(r *rawEvent) {
 	switch r.kind {
-	case rMalloc:
-		m.malloc(r.addr, r.size)
-	case rFree:
-		m.free(r.addr, r.size)
+	case rMalloc, rFree:
+		m.ended = m.ended[:0]
+		if r.kind == rMalloc {
+			m.malloc(r.addr, r.size)
+		} else {
+			m.free(r.addr, r.size)
+		}
+		r.aid, r.pcs = 0, nil
+		switch len(m.ended) {
+		case 0:
+		case 1:
+			r.aid = m.ended[0]
+		default:
+			r.pcs = make([]uint64, len(m.ended))
+			for i, id := range m.ended {
+				r.pcs[i] = uint64(id)
+			}
+		}
 	case rRead, rWrite, rReadRange, rWriteRange, rAcquire, rRelease, rReleaseMerge, rReleaseAcquire, rAtomic:
 		if a, ok := m.find(r.addr); ok {
 			r.aid, r.astart, r.aend = a.id, a.start, a.end
@@ -75,6 +93,7 @@ func (m *allocMap) malloc(p, size uint64) {
 		list := m.pages[pg]
 		i := after(list, p)
 		if i > 0 && list[i-1].start == p && list[i-1].end == a.end {
+			m.ended = append(m.ended, list[i-1].id)
 			list[i-1] = a
 			m.freeLarge(p, a.end)
 			return
@@ -116,8 +135,11 @@ func (m *allocMap) free(p, size uint64) {
 			continue
 		}
 		for _, a := range list[lo:hi] {
-			if a0, a1 := a.start>>pageShift, (a.end-1)>>pageShift; pg == max(first, a0) && (a0 < first || a1 > last) {
-				m.cut = append(m.cut, a) // also listed outside [first, last]
+			if a0, a1 := a.start>>pageShift, (a.end-1)>>pageShift; pg == max(first, a0) {
+				m.ended = append(m.ended, a.id)
+				if a0 < first || a1 > last {
+					m.cut = append(m.cut, a) // also listed outside [first, last]
+				}
 			}
 		}
 		m.drop(pg, list, lo, hi)
@@ -153,6 +175,8 @@ func (m *allocMap) freeLarge(p, end uint64) {
 		for _, a := range m.large {
 			if !(a.start < end && p < a.end) {
 				kept = append(kept, a)
+			} else {
+				m.ended = append(m.ended, a.id)
 			}
 		}
 		m.large = kept

@@ -2,12 +2,14 @@ package trace
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
 )
 
-// TestAllocMapModel applies random allocations and frees, small, page
-// crossing and large, to an allocMap and to a list of live allocations,
-// and wants find to agree with the list at every address probed.
+// TestAllocMapModel applies random allocation and free records, small,
+// page crossing and large, to an allocMap and to a list of live
+// allocations, and wants find to agree with the list at every address
+// probed, and each record to report the allocations it ended.
 func TestAllocMapModel(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	sizes := []uint64{0, 1, 8, 24, 100, 4096, 9000, 1 << 16, 1<<16 + 1, 200000}
@@ -15,12 +17,16 @@ func TestAllocMapModel(t *testing.T) {
 		m := newAllocMap()
 		var live []alloc // the model: allocations do not overlap
 		var n uint32
+		var ended []uint64 // the model's: the allocations the last record ended
 		end := func(p, size uint64) {
 			e := p + size
 			kept := live[:0]
+			ended = ended[:0]
 			for _, a := range live {
 				if !(a.start < e && p < a.end) {
 					kept = append(kept, a)
+				} else {
+					ended = append(ended, uint64(a.id))
 				}
 			}
 			live = kept
@@ -29,16 +35,24 @@ func TestAllocMapModel(t *testing.T) {
 		for range 3000 {
 			p := uint64(1<<30) + uint64(rng.Intn(span))&^7
 			size := sizes[rng.Intn(len(sizes))]
-			switch rng.Intn(3) {
-			case 0, 1:
-				m.malloc(p, size)
-				size = max(size, 1)
-				end(p, size)
+			r := rawEvent{kind: rFree, addr: p, size: size}
+			if rng.Intn(3) < 2 {
+				r.kind = rMalloc
+			}
+			m.mark(&r)
+			end(p, max(size, 1))
+			if r.kind == rMalloc {
 				n++
-				live = append(live, alloc{start: p, end: p + size, id: n})
-			case 2:
-				m.free(p, size)
-				end(p, max(size, 1))
+				live = append(live, alloc{start: p, end: p + max(size, 1), id: n})
+			}
+			got := r.pcs
+			if r.aid != 0 {
+				got = []uint64{uint64(r.aid)}
+			}
+			slices.Sort(got)
+			slices.Sort(ended)
+			if !slices.Equal(got, ended) {
+				t.Fatalf("round %d: %d %#x+%d ended %v, want %v", round, r.kind, p, size, got, ended)
 			}
 			for range 8 {
 				q := uint64(1<<30) + uint64(rng.Intn(span+1<<18))

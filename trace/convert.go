@@ -55,6 +55,12 @@ type convertOptions struct {
 	live <-chan struct{}
 	// abort, if not nil, ends the conversion early when closed.
 	abort <-chan struct{}
+
+	// settleEvery overrides settleEvery (settle.go) if positive; if
+	// negative, the conversion does not settle. settled, if not nil, is
+	// set to the number of events settling left out. For tests.
+	settleEvery int
+	settled     *int
 }
 
 // convert is Convert with options; it also reports whether the
@@ -101,6 +107,7 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 		limit = maxEvents + 1024
 	}
 	grow := func(n int) {
+		n -= c.dropped
 		if have := cap(c.b.t.Events); n > have {
 			if have > 0 {
 				n = max(n, 2*have)
@@ -116,6 +123,11 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	var scan *localScan
 	if !o.keepLocal {
 		scan = newLocalScan(c.b.t.Stacks, h.GOROOT)
+		c.scan, c.settleStep = scan, settleEvery
+		if o.settleEvery != 0 {
+			c.settleStep = o.settleEvery
+		}
+		c.settleAt = c.settleStep
 	}
 	c.b.observe = func(i int, e *Event) {
 		if scan != nil {
@@ -132,7 +144,7 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	}
 	aborted, unwatch := watch(o.abort)
 	defer unwatch()
-	full := func() bool { return aborted.Load() || maxEvents > 0 && c.b.Len() >= maxEvents }
+	full := func() bool { return aborted.Load() || maxEvents > 0 && c.b.Len()+c.dropped >= maxEvents }
 	broken := s.merge(c.enter, c.exit, c.visit, grow, full)
 	if full() {
 		broken, capped = true, true
@@ -143,6 +155,9 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 		}
 	}
 	c.finish()
+	if o.settled != nil {
+		*o.settled = c.dropped
+	}
 	var rp []uint32
 	if c.rp != nil {
 		rp = c.rp.pos
@@ -233,6 +248,16 @@ type converter struct {
 	lastG      *convGoroutine // gs[lastGid], or nil
 	pushMemo   *[pushMemoSize]pushEnt
 	globalObjs []ObjID // objects of globals[i], 0 until made
+	// What settle needs: the running scan of compactLocal (nil: local
+	// accesses are kept), the lives whose allocation has ended, and the
+	// events left out so far.
+	scan       *localScan
+	settled    []bool // by life number
+	nSettled   int    // lives settled since the last settle
+	settleAt   int    // table length at which settle runs next
+	dropped    int
+	settleStep int     // settleEvery, or less for tests; negative: never
+	settleIdx  []int32 // settle's scratch
 }
 
 // pushMemoSize is the size of push's direct-mapped memo.
@@ -468,7 +493,20 @@ func (c *converter) buildChainStack(g *convGoroutine, top uint64, pcs []uint64) 
 func (c *converter) visit(r *rawEvent) {
 	switch r.kind {
 	case rMalloc, rFree:
-		return // the allocation stage's (allocs.go)
+		// Applied by the allocation stage (allocs.go), which left the
+		// allocations the record ended.
+		if c.scan != nil {
+			if r.aid != 0 {
+				c.retire(r.aid)
+			}
+			for _, id := range r.pcs {
+				c.retire(uint32(id))
+			}
+			if c.nSettled > 0 && c.settleStep > 0 && c.b.Len() >= c.settleAt {
+				c.settle()
+			}
+		}
+		return
 	}
 	g := c.goID(r.gid)
 	if g.ended {

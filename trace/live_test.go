@@ -18,7 +18,7 @@ import (
 // drops or reorders records, which the second reading does not.
 func TestLiveConversion(t *testing.T) {
 	skipIfCannotRecord(t)
-	for _, name := range []string{"live", "chan", "cond", "runtime", "atomic", "panic"} {
+	for _, name := range []string{"live", "settle", "chan", "cond", "runtime", "atomic", "panic"} {
 		t.Run(name, func(t *testing.T) {
 			dir := txtarModule(t, "testdata/record/"+name+".txtar")
 			b, live, spool := recordKeepingSpool(t, RecordOptions{Dir: dir, NoFile: true, KeepLocal: true})
@@ -66,6 +66,27 @@ func TestLiveConversion(t *testing.T) {
 			if !bytes.Equal(a.Bytes(), c.Bytes()) || !slices.Equal(after.Local, compacted.Local) {
 				t.Errorf("local accesses left out while converting: %d events kept, %d left out; after: %d kept, %d left out",
 					len(compacted.Events), compacted.LocalAccesses(), len(after.Events), after.LocalAccesses())
+			}
+			// Settling (settle.go) every few events, or never, leaves
+			// out the same accesses.
+			for _, every := range []int{-1, 64} {
+				var settled int
+				st, _, err := convert(spool, b.Path, b.tc.Shadow, live.Trace.Header, nil, DefaultMaxEvents, convertOptions{settleEvery: every, settled: &settled})
+				if err != nil {
+					t.Fatal(err)
+				}
+				st.Outcome = after.Outcome
+				var s bytes.Buffer
+				if err := WriteTrace(&s, st); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(s.Bytes(), c.Bytes()) || !slices.Equal(st.Local, compacted.Local) {
+					t.Errorf("settling every %d events: %d kept, %d left out (%d by settling); without: %d kept, %d left out",
+						every, len(st.Events), st.LocalAccesses(), settled, len(compacted.Events), compacted.LocalAccesses())
+				}
+				if every > 0 && (name == "live" || name == "settle") && settled == 0 {
+					t.Errorf("settling every %d events left nothing out", every)
+				}
 			}
 			if name == "live" && len(after.Events)+after.LocalAccesses() < 100000 {
 				t.Errorf("the live test made %d events, too few to read while it runs", len(after.Events))

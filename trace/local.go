@@ -231,46 +231,64 @@ func compactLocal(t *Trace, rp []uint32, scan *localScan) (int, []uint32) {
 	for len(keepLast) < 2*ng {
 		keepLast = append(keepLast, -1)
 	}
-	// Compact in place, remembering where each kept event went.
-	n := len(t.Events)
-	newIndex := make([]int32, n)
-	t.Local = make([]int, ng)
-	kept := 0
-	for i := 0; i < n; i++ {
-		e := t.Events[i]
+	left, rp, _ := compactEvents(t, rp, func(i int, e *Event) bool {
 		g := int(e.G)
-		if e.Op.IsAccess() && local(&e) &&
-			keepLast[2*g] != int32(i) && keepLast[2*g+1] != int32(i) {
+		return e.Op.IsAccess() && local(e) && keepLast[2*g] != int32(i) && keepLast[2*g+1] != int32(i)
+	}, true, nil)
+	return left, rp
+}
+
+// compactEvents leaves out the events of t that drop names, counting them
+// in t.Local, keeps the others in order, and renumbers what names events:
+// a receive's send (Peer, never left out), Values, and rp, a value per
+// event (the replay positions) compacted alike. With shrink, a table left
+// at half its length or less is copied to a new one. It returns how many
+// events it left out, rp, and each event's new index (-1: left out), in
+// idx if it is long enough.
+func compactEvents(t *Trace, rp []uint32, drop func(i int, e *Event) bool, shrink bool, idx []int32) (int, []uint32, []int32) {
+	n := len(t.Events)
+	if cap(idx) < n {
+		idx = make([]int32, n)
+	}
+	newIndex := idx[:n]
+	for len(t.Local) < len(t.Goroutines) {
+		t.Local = append(t.Local, 0)
+	}
+	kept, keptRP := 0, 0
+	for i := 0; i < n; i++ {
+		e := &t.Events[i] // not a copy: drop's argument would escape
+		if drop(i, e) {
 			newIndex[i] = -1
-			t.Local[g]++
+			t.Local[e.G]++
 			continue
 		}
 		newIndex[i] = int32(kept)
-		t.Events[kept] = e
-		if rp != nil && i < len(rp) {
+		t.Events[kept] = *e
+		if i < len(rp) {
 			rp[kept] = rp[i]
+			keptRP++
 		}
 		kept++
 	}
 	left := n - kept
 	if left == 0 {
-		return 0, rp
+		return 0, rp, newIndex
 	}
-	if kept <= n/2 {
+	if shrink && kept <= n/2 {
 		// Give the table back: the analysis holds the trace for long.
 		t.Events = append([]Event(nil), t.Events[:kept]...)
 		if rp != nil {
-			rp = append([]uint32(nil), rp[:min(kept, len(rp))]...)
+			rp = append([]uint32(nil), rp[:keptRP]...)
 		}
 	} else {
 		t.Events = t.Events[:kept]
 		if rp != nil {
-			rp = rp[:min(kept, len(rp))]
+			rp = rp[:keptRP]
 		}
 	}
 	for i := range t.Events {
 		if e := &t.Events[i]; e.Op == OpRecv && e.Peer >= 0 && int(e.Peer) < n {
-			e.Peer = newIndex[e.Peer] // a send is never left out
+			e.Peer = newIndex[e.Peer]
 		}
 	}
 	vals := t.Values[:0]
@@ -281,7 +299,7 @@ func compactLocal(t *Trace, rp []uint32, scan *localScan) (int, []uint32) {
 		}
 	}
 	t.Values = vals
-	return left, rp
+	return left, rp, newIndex
 }
 
 // compactObjects makes the heap objects that events name (lifeObj) and

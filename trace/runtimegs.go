@@ -87,6 +87,17 @@ func (c *converter) acquireAll(gid uint32, g *convGoroutine) *convGoroutine {
 // runningTest returns the test of the latest event made by a goroutine
 // that belongs to one ("" if none has yet).
 func (c *converter) runningTest() string {
+	if s := c.scan; s != nil {
+		// The table may have left events out (settle): the scan knows
+		// each goroutine's last.
+		best, test := int32(-1), ""
+		for g := 1; 2*g+1 < len(s.last) && g < len(c.conv); g++ {
+			if i := s.last[2*g]; i > best && c.conv[g] != nil && c.conv[g].test != "" {
+				best, test = i, c.conv[g].test
+			}
+		}
+		return test
+	}
 	for i := c.b.Len() - 1; i >= 0; i-- {
 		if test := c.conv[c.b.Event(i).G].test; test != "" {
 			return test
