@@ -28,7 +28,7 @@ type alloc struct {
 // without pointers cost the collector nothing and move without write
 // barriers.
 type allocMap struct {
-	pages   map[uint64][]alloc
+	pages   pageLists
 	large   []alloc
 	n       uint32 // allocations so far
 	gen     uint64 // bumped by every malloc and free
@@ -39,7 +39,39 @@ type allocMap struct {
 	ended   []uint32 // the allocations the current record ended (mark)
 }
 
-func newAllocMap() *allocMap { return &allocMap{pages: make(map[uint64][]alloc)} }
+func newAllocMap() *allocMap { return &allocMap{pages: pageLists{leaves: map[uint64]*pageLeaf{}}} }
+
+// pageLists holds each page's list of allocations in a two-level table:
+// leaves of 1<<16 pages (512 MiB of address space), found by a map but
+// for the last one used. A test's heap spans a few of them, and hashing
+// every page number in a map was a third of the allocation stage's time.
+type pageLists struct {
+	leaves map[uint64]*pageLeaf
+	lastK  uint64
+	last   *pageLeaf
+}
+
+const pageLeafBits = 16
+
+type pageLeaf [1 << pageLeafBits][]alloc
+
+// list returns the list of page pg, or nil when the page has none and
+// make is false.
+func (p *pageLists) list(pg uint64, make bool) *[]alloc {
+	k := pg >> pageLeafBits
+	if p.last == nil || k != p.lastK {
+		l := p.leaves[k]
+		if l == nil {
+			if !make {
+				return nil
+			}
+			l = new(pageLeaf)
+			p.leaves[k] = l
+		}
+		p.lastK, p.last = k, l
+	}
+	return &p.last[pg&(1<<pageLeafBits-1)]
+}
 
 // mark applies r if it is an allocation record, or sets r.aid (0: in no
 // allocation), r.astart and r.aend if it locates memory. On an
@@ -90,7 +122,10 @@ func (m *allocMap) malloc(p, size uint64) {
 		// The allocator reuses a slot of the same size: the new life
 		// takes the old one's place (what free then the insertion below
 		// would do, without moving the list twice).
-		list := m.pages[pg]
+		var list []alloc
+		if l := m.pages.list(pg, false); l != nil {
+			list = *l
+		}
 		i := after(list, p)
 		if i > 0 && list[i-1].start == p && list[i-1].end == a.end {
 			m.ended = append(m.ended, list[i-1].id)
@@ -101,12 +136,12 @@ func (m *allocMap) malloc(p, size uint64) {
 	}
 	m.free(p, size)
 	for pg := p >> pageShift; pg <= (a.end-1)>>pageShift; pg++ {
-		list := m.pages[pg]
-		i := after(list, p)
-		list = append(list, alloc{})
+		l := m.pages.list(pg, true)
+		i := after(*l, p)
+		list := append(*l, alloc{})
 		copy(list[i+1:], list[i:])
 		list[i] = a
-		m.pages[pg] = list
+		*l = list
 	}
 }
 
@@ -119,10 +154,11 @@ func (m *allocMap) free(p, size uint64) {
 	first, last := p>>pageShift, min((end-1)>>pageShift, p>>pageShift+1<<20-1)
 	m.cut = m.cut[:0]
 	for pg := first; pg <= last; pg++ {
-		list, ok := m.pages[pg]
-		if !ok {
+		l := m.pages.list(pg, false)
+		if l == nil || len(*l) == 0 {
 			continue
 		}
+		list := *l
 		// The overlapping allocations are contiguous: from the last one
 		// starting at or before p (if it reaches p) to the last one
 		// starting before end.
@@ -142,30 +178,23 @@ func (m *allocMap) free(p, size uint64) {
 				}
 			}
 		}
-		m.drop(pg, list, lo, hi)
+		*l = append(list[:lo], list[hi:]...)
 	}
 	for _, a := range m.cut {
 		for pg := a.start >> pageShift; pg <= (a.end-1)>>pageShift; pg++ {
 			if pg >= first && pg <= last {
 				continue
 			}
-			list := m.pages[pg]
-			if i := after(list, a.start) - 1; i >= 0 && list[i].id == a.id {
-				m.drop(pg, list, i, i+1)
+			l := m.pages.list(pg, false)
+			if l == nil {
+				continue
+			}
+			if i := after(*l, a.start) - 1; i >= 0 && (*l)[i].id == a.id {
+				*l = append((*l)[:i], (*l)[i+1:]...)
 			}
 		}
 	}
 	m.freeLarge(p, end)
-}
-
-// drop removes list[lo:hi] from page pg's list.
-func (m *allocMap) drop(pg uint64, list []alloc, lo, hi int) {
-	list = append(list[:lo], list[hi:]...)
-	if len(list) == 0 {
-		delete(m.pages, pg)
-	} else {
-		m.pages[pg] = list
-	}
 }
 
 // freeLarge ends the large allocations overlapping [p, end).
@@ -192,7 +221,10 @@ func (m *allocMap) find(addr uint64) (alloc, bool) {
 		// would find hit again.
 		return h, true
 	}
-	list := m.pages[pg]
+	var list []alloc
+	if l := m.pages.list(pg, false); l != nil {
+		list = *l
+	}
 	i := after(list, addr)
 	if i > 0 && list[i-1].end > addr {
 		m.hit, m.hitPage, m.hitGen = list[i-1], pg, m.gen

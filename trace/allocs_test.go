@@ -31,9 +31,13 @@ func TestAllocMapModel(t *testing.T) {
 			}
 			live = kept
 		}
+		// Four regions a half leaf of pageLists apart, the first
+		// across the boundary of two leaves.
 		const span = 1 << 20
+		const base = 3<<(pageShift+pageLeafBits) - span/2
+		region := func() uint64 { return uint64(rng.Intn(4)) << (pageShift + pageLeafBits - 1) }
 		for range 3000 {
-			p := uint64(1<<30) + uint64(rng.Intn(span))&^7
+			p := base + region() + uint64(rng.Intn(span))&^7
 			size := sizes[rng.Intn(len(sizes))]
 			r := rawEvent{kind: rFree, addr: p, size: size}
 			if rng.Intn(3) < 2 {
@@ -55,7 +59,7 @@ func TestAllocMapModel(t *testing.T) {
 				t.Fatalf("round %d: %d %#x+%d ended %v, want %v", round, r.kind, p, size, got, ended)
 			}
 			for range 8 {
-				q := uint64(1<<30) + uint64(rng.Intn(span+1<<18))
+				q := base + region() + uint64(rng.Intn(span+1<<18))
 				var want alloc
 				for _, a := range live {
 					if a.start <= q && q < a.end {
