@@ -207,7 +207,8 @@ func waitFile(t *testing.T, path string, d time.Duration, running *exec.Cmd) str
 }
 
 // TestStopSignals stops seer check and seer record while a test runs: the
-// test process dies with seer, and nothing is left in TMPDIR.
+// test process dies with seer, and nothing is left in TMPDIR, not even
+// the binaries built ahead for the packages after it.
 func TestStopSignals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records a test")
@@ -218,6 +219,8 @@ func TestStopSignals(t *testing.T) {
 		args []string
 	}{
 		{syscall.SIGTERM, []string{"check", "./sleep"}},
+		// pass's test binary is built while sleep's test runs.
+		{syscall.SIGTERM, []string{"check", "./sleep", "./pass"}},
 		{syscall.SIGHUP, []string{"record", "-o", filepath.Join(t.TempDir(), "s.trace"), "./sleep"}},
 		{syscall.SIGINT, []string{"check", "-json", "./sleep"}},
 		{syscall.SIGKILL, []string{"check", "./sleep"}},
@@ -233,6 +236,9 @@ func TestStopSignals(t *testing.T) {
 			pid, _ := strconv.Atoi(waitFile(t, pidFile, 90*time.Second, cmd))
 			if !alive(pid) {
 				t.Fatalf("the test process %d is not running", pid)
+			}
+			if len(tc.args) > 2 {
+				time.Sleep(3 * time.Second) // for the builds of the packages after
 			}
 			start := time.Now()
 			cmd.Process.Signal(tc.sig)

@@ -86,56 +86,57 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Findings: []Finding{}, Tests: []Test{}, Packages: []Package{}}
-	// Each package's source is loaded and its test binary built (other
-	// processes: the go command, the compiler, the linker) while the one
-	// before it runs and is analysed, so that the second core has work;
-	// runs and analyses stay one at a time, as each can take the memory
-	// cap.
+	// Test binaries are built ahead of the package being checked, one
+	// build at a time (other processes: the go command, the compiler, the
+	// linker), so that the second core has work and a package never waits
+	// for its build when the one before it was quick. Each package's
+	// source is loaded while the one before it runs. Runs and analyses
+	// stay one at a time, as each can take the memory cap.
 	if f := opts.Progress; f != nil {
-		var mu sync.Mutex // prepare and finish report from two goroutines
+		var mu sync.Mutex // the builds and the checks report from two goroutines
 		opts.Progress = func(p Progress) {
 			mu.Lock()
 			defer mu.Unlock()
 			f(p)
 		}
 	}
-	var todo []listedPackage
+	var todo []*prepared
 	for _, pkg := range pkgs {
 		if pkg.Status != "" {
 			rep.Packages = append(rep.Packages, Package{Path: pkg.Path, Status: pkg.Status, Error: pkg.Error})
 			continue
 		}
-		todo = append(todo, pkg)
+		todo = append(todo, newPrepared(pkg))
 	}
-	start := func(lp listedPackage) <-chan *prepared {
-		ch := make(chan *prepared, 1)
-		go func() { ch <- prepare(ctx, opts, lp) }()
-		return ch
-	}
-	// One package is prepared beyond the one that runs. (Two ahead, on two
-	// cores, made golang-lru's check 9% slower in wall time: the extra
-	// builds compete with the run and the analysis, which are the
-	// critical path.)
-	const prepareAhead = 1
-	var pending []<-chan *prepared
-	next := 0
-	fill := func() {
-		for len(pending) < prepareAhead && next < len(todo) {
-			pending = append(pending, start(todo[next]))
-			next++
+	bctx, cancel := context.WithCancel(ctx)
+	built := make(chan *prepared, len(todo))
+	// slots bounds the binaries built and not yet checked: the one being
+	// checked and buildAhead more.
+	slots := make(chan struct{}, 1+buildAhead)
+	go func() {
+		for _, p := range todo {
+			select {
+			case slots <- struct{}{}:
+				p.build(bctx, opts)
+			case <-bctx.Done():
+				p.err = bctx.Err()
+			}
+			built <- p
 		}
-	}
-	fill()
-	for range todo {
-		p := <-pending[0]
-		pending = pending[1:]
-		if p.err == nil {
-			fill()
+	}()
+	defer cancel()
+	for i := range todo {
+		todo[i].loadSource(ctx, opts)
+		if i+1 < len(todo) {
+			todo[i+1].loadSource(ctx, opts)
 		}
+		p := <-built // todo[i]: the builds go in order
 		err := p.finish(ctx, opts, rep)
+		<-slots
 		if err != nil {
-			for _, ch := range pending {
-				if q := <-ch; q.bin != nil {
+			cancel()
+			for range todo[i+1:] {
+				if q := <-built; q.bin != nil {
 					q.bin.Close()
 				}
 			}
@@ -144,6 +145,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	return rep, nil
 }
+
+// buildAhead is how many test binaries may be built beyond the one being
+// checked: enough for a module's small packages after a large one (four
+// in groupcache) to be built while the large one runs. They are files,
+// not memory.
+const buildAhead = 4
 
 // listedPackage is a package as go list describes it, or a pattern that
 // names none. Status is "" for a package to check, else the final
@@ -234,7 +241,8 @@ var (
 // failure, or an error that stops the check).
 type prepared struct {
 	lp        listedPackage
-	progc     chan *static.Program // the package's source, once loaded (program)
+	loadOnce  sync.Once
+	loaded    chan struct{} // closed once prog is set (loadSource)
 	prog      *static.Program
 	ropts     trace.RecordOptions
 	bin       *trace.Binary
@@ -242,57 +250,60 @@ type prepared struct {
 	err       error
 }
 
-// program waits for the package's source and returns it (nil if it did
-// not load).
+func newPrepared(lp listedPackage) *prepared {
+	return &prepared{lp: lp, loaded: make(chan struct{})}
+}
+
+// loadSource starts loading the package's source, if it has not been.
+// One load serves the //seer:atomic functions, control relevance and the
+// positions of findings; without it seer still works, at line level and
+// with every read relevant.
+func (p *prepared) loadSource(ctx context.Context, opts Options) {
+	p.loadOnce.Do(func() {
+		go func() {
+			defer close(p.loaded)
+			var prog *static.Program
+			var err error
+			if opts.Static != nil {
+				prog, err = opts.Static.Program(ctx, opts.Dir, p.lp.Path)
+			} else {
+				// Loaded here rather than through a Cache, whose loads
+				// outlive their caller: a cancelled check stops its go
+				// list too.
+				prog, err = static.Load(ctx, opts.Dir, p.lp.Path)
+			}
+			if err == nil {
+				p.prog = prog
+			}
+		}()
+	})
+}
+
+// program waits for the package's source, which loadSource has started
+// loading, and returns it (nil if it did not load).
 func (p *prepared) program() *static.Program {
-	if p.progc != nil {
-		p.prog = <-p.progc
-		p.progc = nil
-	}
+	<-p.loaded
 	return p.prog
 }
 
-// prepare loads lp's source and builds its test binary. Unless a file of
-// the package mentions //seer:atomic, whose functions the binary must be
-// built for (one entry record per call), the source loads while the
-// binary builds and the tests run: it is first needed by the analysis.
-func prepare(ctx context.Context, opts Options, lp listedPackage) *prepared {
-	pkg := lp.Path
+// build builds the package's test binary. A package whose files mention
+// //seer:atomic has its source loaded first: the build needs to know its
+// atomic functions.
+func (p *prepared) build(ctx context.Context, opts Options) {
+	pkg := p.lp.Path
 	progress := func(stage string) {
 		if opts.Progress != nil {
 			opts.Progress(Progress{Package: pkg, Stage: stage})
 		}
 	}
-	// One load of the package's source serves the //seer:atomic functions,
-	// control relevance and the positions of findings; without it seer
-	// still works, at line level and with every read relevant.
-	load := func() *static.Program {
-		var prog *static.Program
-		var err error
-		if opts.Static != nil {
-			prog, err = opts.Static.Program(ctx, opts.Dir, pkg)
-		} else {
-			// Loaded here rather than through a Cache, whose loads outlive
-			// their caller: a cancelled check stops its go list too.
-			prog, err = static.Load(ctx, opts.Dir, pkg)
-		}
-		if err != nil {
-			return nil
-		}
-		return prog
-	}
-	p := &prepared{lp: lp}
 	var atomic func(string) bool
-	if lp.Dir != "" && !mentions(lp.Dir, static.AtomicDirective) {
-		p.progc = make(chan *static.Program, 1)
-		go func() { p.progc <- load() }()
-	} else {
-		p.prog = load()
-		atomic = atomicFuncs(p.prog)
+	if p.lp.Dir == "" || mentions(p.lp.Dir, static.AtomicDirective) {
+		p.loadSource(ctx, opts)
+		atomic = atomicFuncs(p.program())
 	}
 	if err := ctx.Err(); err != nil {
 		p.err = err
-		return p
+		return
 	}
 	goFlags := opts.GoFlags
 	if atomic != nil {
@@ -320,7 +331,6 @@ func prepare(ctx context.Context, opts Options, lp listedPackage) *prepared {
 	if errors.As(err, &p.buildFail) {
 		p.err = nil
 	}
-	return p
 }
 
 // mentions reports whether a Go file in dir contains text (or dir cannot
