@@ -63,6 +63,10 @@
 // relation orders or reports anything through them, and on real test
 // suites they are most of the events (Go's race suite: 12.2 of 12.4
 // million). Heap objects are made only for the lives the trace keeps.
+// While converting, settle.go already leaves out the local accesses of
+// the lives the allocator has ended (handed their memory out again), so
+// that the event table holds what the trace will keep plus the lives
+// still running, not every event of the run; the trace is the same.
 // RecordOptions.KeepLocal keeps every event; RecordResult.Events and
 // Trace.Local count the left-out ones.
 //

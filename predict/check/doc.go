@@ -20,6 +20,11 @@
 // confirmed (or not) by running its test again under its witness
 // (replay.go).
 //
+// Packages are checked one at a time, since a recording and an analysis
+// can each take the memory cap; the test binaries of the next few are
+// built meanwhile, one build at a time, and the next package's source is
+// loaded while the one before it runs (Run).
+//
 // # Why no race
 //
 // With Options.WhyNoRace, the report also holds Ordered: for each pair of
