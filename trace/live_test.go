@@ -68,13 +68,22 @@ func TestLiveConversion(t *testing.T) {
 					len(compacted.Events), compacted.LocalAccesses(), len(after.Events), after.LocalAccesses())
 			}
 			// Settling (settle.go) every few events, or never, leaves
-			// out the same accesses.
+			// out the same accesses, and keeps the same replay positions.
+			var replayPos [][]uint32
 			for _, every := range []int{-1, 64} {
 				var settled int
 				st, _, err := convert(spool, b.Path, b.tc.Shadow, live.Trace.Header, nil, DefaultMaxEvents, convertOptions{settleEvery: every, settled: &settled})
 				if err != nil {
 					t.Fatal(err)
 				}
+				rt, _, err := convert(spool, b.Path, b.tc.Shadow, live.Trace.Header, nil, DefaultMaxEvents, convertOptions{settleEvery: every, replayable: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rt.replayPos) != len(rt.Events) {
+					t.Errorf("settling every %d events: %d replay positions for %d events", every, len(rt.replayPos), len(rt.Events))
+				}
+				replayPos = append(replayPos, rt.replayPos)
 				st.Outcome = after.Outcome
 				var s bytes.Buffer
 				if err := WriteTrace(&s, st); err != nil {
@@ -87,6 +96,9 @@ func TestLiveConversion(t *testing.T) {
 				if every > 0 && (name == "live" || name == "settle") && settled == 0 {
 					t.Errorf("settling every %d events left nothing out", every)
 				}
+			}
+			if !slices.Equal(replayPos[0], replayPos[1]) {
+				t.Errorf("settling changes the replay positions")
 			}
 			if name == "live" && len(after.Events)+after.LocalAccesses() < 100000 {
 				t.Errorf("the live test made %d events, too few to read while it runs", len(after.Events))
