@@ -171,7 +171,7 @@ func runSuite(ctx context.Context, s suites.Suite, seer, scratch string) harness
 	}
 	res.GoTest = harness.Side{Tool: "go test -race", Dir: dir,
 		Command: append(append([]string{"go", "test", "-race", "-count=1"}, common...), pkgs...)}
-	res.Seer = harness.Side{Tool: "seer check", Dir: dir,
+	res.Seer = harness.Side{Tool: "seer check", Dir: dir, Env: []string{"SEER_TIMING=1"},
 		Command: append(append([]string{seer, "check", "-json"}, common...), pkgs...)}
 	sides := []*harness.Side{&res.GoTest, &res.Seer}
 	notes := []func(m harness.Measurement) string{
@@ -203,8 +203,15 @@ func measure(ctx context.Context, side *harness.Side, note func(harness.Measurem
 	if *verbose {
 		tee = os.Stderr
 	}
-	m, err := harness.Measure(ctx, side.Dir, nil, *sampleRate, tee, side.Command[0], side.Command[1:]...)
+	var env []string
+	if len(side.Env) > 0 {
+		env = append(os.Environ(), side.Env...)
+	}
+	m, err := harness.Measure(ctx, side.Dir, env, *sampleRate, tee, side.Command[0], side.Command[1:]...)
 	r := harness.Run{Wall: m.Wall, MaxRSS: m.MaxRSS, TreeRSS: m.TreeRSS, TreeAnon: m.TreeAnon, Exit: m.Exit, Signal: m.Signal, Note: note(m)}
+	if st, ok := harness.SeerStages(m.Stderr, m.Wall); ok {
+		r.Stages = &st
+	}
 	if err != nil {
 		r.Err = err.Error()
 	}
@@ -216,6 +223,9 @@ func describe(r harness.Run) string {
 		harness.FormatBytes(r.MaxRSS), harness.FormatBytes(r.TreeRSS), harness.FormatBytes(r.TreeAnon), r.Exit)
 	if r.Signal != "" {
 		s += " (" + r.Signal + ")"
+	}
+	if r.Stages != nil {
+		s += "; " + r.Stages.String()
 	}
 	if r.Note != "" {
 		s += "; " + r.Note

@@ -29,6 +29,8 @@ type Run struct {
 	Signal   string `json:"signal,omitempty"`
 	Note     string `json:"note,omitempty"` // what the output said: races, findings, a cut trace
 	Err      string `json:"error,omitempty"`
+	// Stages is how a seer check run's time divides (SeerStages).
+	Stages *Stages `json:"stages,omitempty"`
 }
 
 // Peak is the larger of the run's two memory measures.
@@ -38,6 +40,7 @@ func (r Run) Peak() int64 { return max(r.MaxRSS, r.TreeRSS) }
 type Side struct {
 	Tool    string   `json:"tool"` // "go test -race" or "seer check"
 	Command []string `json:"command"`
+	Env     []string `json:"env,omitempty"` // added to seerbench's own
 	Dir     string   `json:"dir"`
 	Runs    []Run    `json:"runs"`
 }
@@ -58,6 +61,22 @@ func (s Side) MedianWall() time.Duration {
 		walls[i] = r.Wall
 	}
 	return Median(walls)
+}
+
+// MedianStages is the median of each part of the side's runs' stages
+// (SeerStages), and whether any run has them.
+func (s Side) MedianStages() (Stages, bool) {
+	var run, conv, an, other []time.Duration
+	for _, r := range s.Runs {
+		if st := r.Stages; st != nil {
+			run, conv = append(run, st.Run), append(conv, st.Convert)
+			an, other = append(an, st.Analyse), append(other, st.Other)
+		}
+	}
+	if len(run) == 0 {
+		return Stages{}, false
+	}
+	return Stages{Run: Median(run), Convert: Median(conv), Analyse: Median(an), Other: Median(other)}, true
 }
 
 // PeakRSS is the largest memory measure over the side's runs.
@@ -187,6 +206,22 @@ func WriteTable(w io.Writer, results []Result) error {
 			ratio, r.Target,
 			FormatBytes(r.GoTest.PeakRSS()), FormatBytes(r.Seer.PeakRSS()),
 			orDash(r.GoTest.Exits()), orDash(r.Seer.Exits()), meets)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	header := false
+	for _, r := range results {
+		st, ok := r.Seer.MedianStages()
+		if !ok {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(tw, "\nseer check's time\trun\tconversion after run\tanalysis\tother")
+			header = true
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Suite,
+			FormatDuration(st.Run), FormatDuration(st.Convert), FormatDuration(st.Analyse), FormatDuration(st.Other))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

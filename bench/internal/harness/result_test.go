@@ -111,7 +111,8 @@ func TestWriteTable(t *testing.T) {
 		{
 			Suite: "race", Target: 2,
 			GoTest: sideOf("go test -race", Run{Wall: 4300 * time.Millisecond, MaxRSS: 120 << 20, Exit: 1, Note: "233 race reports"}),
-			Seer:   sideOf("seer check", Run{Wall: 23 * time.Second, MaxRSS: 1500 << 20, TreeAnon: 300 << 20, Exit: 1, Note: "233 findings"}),
+			Seer: sideOf("seer check", Run{Wall: 23 * time.Second, MaxRSS: 1500 << 20, TreeAnon: 300 << 20, Exit: 1, Note: "233 findings",
+				Stages: &Stages{Run: 3500 * time.Millisecond, Convert: 1500 * time.Millisecond, Analyse: 16 * time.Second, Other: 2 * time.Second}}),
 		},
 		{
 			Suite: "lru", Target: 3,
@@ -138,6 +139,17 @@ func TestWriteTable(t *testing.T) {
 		if len(l) <= col || l[col-1] != ' ' || l[col] == ' ' {
 			t.Errorf("row not aligned with the header:\n%s\n%s", header, l)
 		}
+	}
+	// The stages of seer's runs, for the suites that have them.
+	var stages []string
+	for i, l := range lines {
+		if strings.HasPrefix(l, "seer check's time") {
+			stages = lines[i : i+2]
+		}
+	}
+	if len(stages) != 2 || strings.Join(strings.Fields(stages[0]), " ") != "seer check's time run conversion after run analysis other" ||
+		strings.Join(strings.Fields(stages[1]), " ") != "race 3.50s 1.50s 16.0s 2.00s" {
+		t.Errorf("the stages of seer's runs are not listed, or wrong:\n%s", out)
 	}
 	for _, want := range []string{
 		"race         1/1   4.30s          23.0s       5.3x   ≤2x     120 MB       1.46 GB   1        1          no",
