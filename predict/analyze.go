@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/seer-tools/seer/predict/witness"
@@ -26,9 +27,14 @@ type engine struct {
 	t    *trace.Trace
 	c    *ctp
 	m    *memory
-	mhb  *clocks    // must-happen-before
-	cone *clocks    // must-happen-before plus kept read-from
-	work [][2]int32 // closeInto's worklist, reused
+	mhb  *clocks // must-happen-before
+	cone *clocks // must-happen-before plus kept read-from, once needCone has made it
+	// coneOnce makes the cone once for the engine and its copies: the
+	// race layers and the blocking and misuse layers run on two
+	// goroutines (Analyze), and either may need it first.
+	coneOnce *coneOnce
+	work     [][2]int32 // closeInto's worklist, reused: each goroutine's engine copy has its own
+	dec      []centry   // closeInto's decoded rises, reused likewise
 
 	relaxed bitset // plain reads that may see another writer (relevance.go)
 
@@ -95,6 +101,33 @@ func (e *engine) releasesOf(a uint64, g int32) []int32 {
 	return e.rels[addrG{a, g}]
 }
 
+// coneOnce is the causal cone's pass, run once.
+type coneOnce struct {
+	once sync.Once
+	cone *clocks
+	err  error
+}
+
+// needCone makes e.cone, by the causal cone's pass the first time any
+// copy of the engine asks.
+func (e *engine) needCone() error {
+	if e.cone != nil {
+		return nil
+	}
+	e.coneOnce.once.Do(func() { e.coneOnce.cone, e.coneOnce.err = e.buildCone() })
+	e.cone = e.coneOnce.cone
+	return e.coneOnce.err
+}
+
+// fork returns a copy of e for another goroutine: it shares the trace,
+// the passes' clocks and the cone (made once), which are only read once
+// made, and has scratch of its own.
+func (e *engine) fork() *engine {
+	f := *e
+	f.work, f.dec = nil, nil
+	return &f
+}
+
 // newEngine closes control relevance over read-from and runs both
 // vector-clock passes of the seer analysis.
 func newEngine(ctx context.Context, t *trace.Trace, c *ctp, m *memory, o Options) (*engine, error) {
@@ -102,7 +135,7 @@ func newEngine(ctx context.Context, t *trace.Trace, c *ctp, m *memory, o Options
 	if err != nil {
 		return nil, err
 	}
-	return e, e.buildCone()
+	return e, e.needCone()
 }
 
 // prePass closes control relevance over read-from and runs the
@@ -117,7 +150,7 @@ func prePass(ctx context.Context, t *trace.Trace, c *ctp, m *memory, o Options) 
 
 // relevance makes the engine and closes control relevance over read-from.
 func relevance(ctx context.Context, t *trace.Trace, c *ctp, m *memory, o Options) (*engine, error) {
-	e := &engine{ctx: ctx, opts: o, t: t, c: c, m: m}
+	e := &engine{ctx: ctx, opts: o, t: t, c: c, m: m, coneOnce: new(coneOnce)}
 	var err error
 	if e.relaxed, err = relaxedReads(ctx, t, m.loc, func(l int32) trace.Span { return m.locs[l].Span },
 		func(l int32) bool { return m.locs[l].shared() }, &o); err != nil {
@@ -136,19 +169,17 @@ func (e *engine) buildMHB() error {
 // buildCone runs the causal cone's pass (must-happen-before plus the
 // read-from of every read whose value matters), which plans need: only
 // once a candidate has survived the filters, as most runs have none.
-func (e *engine) buildCone() error {
+// Callers go through needCone.
+func (e *engine) buildCone() (*clocks, error) {
 	if e.mhb != nil && e.mhb.rfImplied {
 		// Every read the cone keeps already knows its writer in
 		// must-happen-before (data handed over only through channels,
 		// say): the cone's pass would join nothing more, and its clocks
 		// are must-happen-before's, rises at release-acquire events
 		// included.
-		e.cone = &clocks{c: e.c, h: e.mhb.h, acq: e.mhb.acq}
-		return nil
+		return &clocks{c: e.c, h: e.mhb.h, acq: e.mhb.acq}, nil
 	}
-	var err error
-	e.cone, err = newClocks(e.ctx, e.c, e.m, clockMode{rf: true, relaxed: e.relaxed, acqRises: true})
-	return err
+	return newClocks(e.ctx, e.c, e.m, clockMode{rf: true, relaxed: e.relaxed, acqRises: true})
 }
 
 // collect runs the garbage collector between the passes of a large
@@ -210,22 +241,39 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 		return nil, err
 	}
 	// The sound layers (layers.go), cheapest first; a site pair one of
-	// them proves goes no further. SHB runs before the must-happen-before
-	// pass (so that the two passes' memory is never held at once) and
-	// before the candidates' sweep, which then skips what it proved.
+	// them proves goes no further. SHB and the must-happen-before pass
+	// replay the trace independently (neither reads the other's clocks),
+	// so they run on two goroutines; the candidates' sweep waits for
+	// both, and skips what SHB proved.
 	proofs := make(map[siteKey]*proof)
 	var proofOrder []siteKey
 	var shbStage Stage
+	shbDone := make(chan error, 1)
 	if !o.NoRaces {
-		if shbStage, err = e.shbLayer(proofs, &proofOrder); err != nil {
-			return nil, err
-		}
+		shb := e.fork()
+		go func() {
+			var err error
+			shbStage, err = shb.shbLayer(proofs, &proofOrder)
+			shbDone <- err
+		}()
+	} else {
+		shbDone <- nil
 	}
-	collect(t) // the SHB passes' clocks
-	if err := e.buildMHB(); err != nil {
+	mhbErr := e.buildMHB()
+	res.Stats.PrePass = time.Since(start)
+	if err := <-shbDone; err != nil {
 		return nil, err
 	}
-	res.Stats.PrePass = time.Since(start) - shbStage.Time
+	if mhbErr != nil {
+		return nil, mhbErr
+	}
+	collect(t) // the passes' clocks
+	// The blocking, deadlock, leak and misuse layers need only the
+	// must-happen-before clocks and the cone: they run beside the race
+	// layers, on an engine copy of their own, and their findings and rows
+	// join in the order the layers are listed below.
+	side := make(chan sideResult, 1)
+	go func(e *engine) { side <- e.sideLayers() }(e.fork())
 	cs, err := findCandidates(ctx, c, m, e.mhb, &o, false, func(k siteKey) bool { return proofs[k] != nil })
 	if err != nil {
 		return nil, err
@@ -251,7 +299,7 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	}
 	if open > 0 {
 		t0 := time.Now()
-		if err := e.buildCone(); err != nil {
+		if err := e.needCone(); err != nil {
 			return nil, err
 		}
 		res.Stats.Cone = time.Since(t0)
@@ -405,38 +453,12 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	}
 	res.Stats.Stages = slices.Insert(res.Stats.Stages, at, obs)
 
-	// Lock-order deadlocks (deadlock.go), with the clocks the races used.
-	if !o.NoDeadlocks {
-		fs, st, err := e.deadlockLayer()
-		if err != nil {
-			return nil, err
-		}
-		res.Findings = append(res.Findings, fs...)
-		res.Stats.Stages = append(res.Stats.Stages, st)
-		// Channel deadlocks (blocking.go).
-		fs, st, err = e.blockingLayer()
-		if err != nil {
-			return nil, err
-		}
-		res.Findings = append(res.Findings, fs...)
-		res.Stats.Stages = append(res.Stats.Stages, st)
-		// Leaks after a select's other case (selectleak.go).
-		fs, st, err = e.leakLayer()
-		if err != nil {
-			return nil, err
-		}
-		res.Findings = append(res.Findings, fs...)
-		res.Stats.Stages = append(res.Stats.Stages, st)
+	sr := <-side
+	if sr.err != nil {
+		return nil, sr.err
 	}
-	// Channel, WaitGroup and mutex misuse (misuse.go).
-	if !o.NoMisuse {
-		fs, st, err := e.misuseLayer()
-		if err != nil {
-			return nil, err
-		}
-		res.Findings = append(res.Findings, fs...)
-		res.Stats.Stages = append(res.Stats.Stages, st)
-	}
+	res.Findings = append(res.Findings, sr.findings...)
+	res.Stats.Stages = append(res.Stats.Stages, sr.stages...)
 
 	// The independent check, after the engine: what the checker needs is
 	// taken, the engine's state dropped and collected, and only then does
@@ -465,6 +487,40 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	sortFindings(res.Findings)
 	res.Stats.Total = time.Since(start)
 	return res, nil
+}
+
+// sideResult is what the layers after the races found: their findings
+// and funnel rows, in the order the layers ran.
+type sideResult struct {
+	findings []Finding
+	stages   []Stage
+	err      error
+}
+
+// sideLayers runs the layers that do not depend on the race layers, in
+// this order: lock-order deadlocks (deadlock.go), with the clocks the
+// races use; channel deadlocks (blocking.go); leaks after a select's
+// other case (selectleak.go); channel, WaitGroup and mutex misuse
+// (misuse.go).
+func (e *engine) sideLayers() sideResult {
+	var r sideResult
+	layers := []func() ([]Finding, Stage, error){e.deadlockLayer, e.blockingLayer, e.leakLayer}
+	if e.opts.NoDeadlocks {
+		layers = nil
+	}
+	if !e.opts.NoMisuse {
+		layers = append(layers, e.misuseLayer)
+	}
+	for _, l := range layers {
+		fs, st, err := l()
+		if err != nil {
+			r.err = err
+			return r
+		}
+		r.findings = append(r.findings, fs...)
+		r.stages = append(r.stages, st)
+	}
+	return r
 }
 
 // observedRaces sets Predicted for race findings: false when the two

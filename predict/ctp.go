@@ -217,6 +217,12 @@ func newCTP(t *trace.Trace) *ctp {
 	for i := range c.sites {
 		c.sites[i] = -1
 	}
+	// Every event's site is interned now, in trace order, so that site
+	// only reads afterwards: Analyze's layers call it from two
+	// goroutines.
+	for i := range c.ev {
+		c.site(int32(i))
+	}
 	return c
 }
 

@@ -224,7 +224,7 @@ func (m *misuse) mustBefore(a, b int32) bool {
 func (m *misuse) closure(in, next []int32) (bool, error) {
 	e, c := m.e, m.e.c
 	if e.cone == nil {
-		if err := e.buildCone(); err != nil {
+		if err := e.needCone(); err != nil {
 			return false, err
 		}
 	}

@@ -94,8 +94,7 @@ type eventRises struct {
 	ev      []int32
 	ck, off []int32
 	chunks  [][]byte
-	enc     []byte   // scratch: a group being encoded
-	dec     []centry // scratch: the last group decoded
+	enc     []byte // scratch: a group being encoded
 }
 
 // add keeps rises rs of event i, which follows every event kept so far.
@@ -117,23 +116,23 @@ func (r *eventRises) add(i int32, rs []centry) {
 	r.chunks[n-1] = append(r.chunks[n-1], b...)
 }
 
-// at returns the rises at event i, which must be one of ev, in storage
-// that the next call reuses.
-func (r *eventRises) at(i int32) []centry {
+// at returns the rises at event i, which must be one of ev, in dst's
+// storage: readers on several goroutines each pass their own, as the
+// kept rises are only read once the pass is over.
+func (r *eventRises) at(dst []centry, i int32) []centry {
 	j, ok := slices.BinarySearch(r.ev, i)
 	if !ok {
 		panic("predict: no rises kept for the event")
 	}
 	b, k := r.chunks[r.ck[j]], int(r.off[j])
 	n, k := uvAt(b, k)
-	out := slices.Grow(r.dec[:0], int(n))
+	out := slices.Grow(dst[:0], int(n))
 	for ; n > 0; n-- {
 		var g, v uint32
 		g, k = uvAt(b, k)
 		v, k = uvAt(b, k)
 		out = append(out, centry{int32(g), int32(v)})
 	}
-	r.dec = out
 	return out
 }
 
