@@ -241,10 +241,15 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 		return nil, err
 	}
 	// The sound layers (layers.go), cheapest first; a site pair one of
-	// them proves goes no further. SHB and the must-happen-before pass
-	// replay the trace independently (neither reads the other's clocks),
-	// so they run on two goroutines; the candidates' sweep waits for
-	// both, and skips what SHB proved.
+	// them proves goes no further. The work before the candidates' sweep
+	// is three independent parts, run on goroutines of their own: the
+	// SHB layer and the must-happen-before pass replay the trace (neither
+	// reads the other's clocks), and the access classes and the lockset
+	// filter need no clocks. The sweep waits for all three, and skips
+	// what SHB proved. The blocking, deadlock, leak and misuse layers need
+	// only the must-happen-before clocks and the cone: they start once
+	// the pass is done, on an engine copy of their own, and their findings
+	// and rows join in the order sideLayers lists.
 	proofs := make(map[siteKey]*proof)
 	var proofOrder []siteKey
 	var shbStage Stage
@@ -259,23 +264,30 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	} else {
 		shbDone <- nil
 	}
+	type classes struct {
+		cs  *candidates
+		err error
+	}
+	clsDone := make(chan classes, 1)
+	go func() {
+		cs, err := candidateClasses(ctx, c, m, &o, false)
+		clsDone <- classes{cs, err}
+	}()
 	mhbErr := e.buildMHB()
 	res.Stats.PrePass = time.Since(start)
-	if err := <-shbDone; err != nil {
-		return nil, err
+	side := make(chan sideResult, 1)
+	if mhbErr == nil {
+		go func(e *engine) { side <- e.sideLayers() }(e.fork())
 	}
-	if mhbErr != nil {
-		return nil, mhbErr
+	shbErr, cls := <-shbDone, <-clsDone
+	for _, err := range []error{mhbErr, shbErr, cls.err} {
+		if err != nil {
+			return nil, err
+		}
 	}
 	collect(t) // the passes' clocks
-	// The blocking, deadlock, leak and misuse layers need only the
-	// must-happen-before clocks and the cone: they run beside the race
-	// layers, on an engine copy of their own, and their findings and rows
-	// join in the order the layers are listed below.
-	side := make(chan sideResult, 1)
-	go func(e *engine) { side <- e.sideLayers() }(e.fork())
-	cs, err := findCandidates(ctx, c, m, e.mhb, &o, false, func(k siteKey) bool { return proofs[k] != nil })
-	if err != nil {
+	cs := cls.cs
+	if err := cs.sweep(ctx, c, e.mhb, &o, func(k siteKey) bool { return proofs[k] != nil }); err != nil {
 		return nil, err
 	}
 	collect(t) // the candidates' sweep's temporaries

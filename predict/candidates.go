@@ -77,6 +77,7 @@ type candidates struct {
 	// again with their own relations).
 	cl        []aclass
 	racePairs [][2]int32
+	atoms     []atomItem // the atomicity triples past lockset, until sweep
 
 	bySite map[siteKey]*siteCands
 	order  []siteKey // first-seen order, for determinism
@@ -143,6 +144,18 @@ func unserializable(c, r, c2 bool) bool {
 // classes whose pair of sites proved says is proved already (by a sound
 // layer, layers.go) skip the ordering filter; proved may be nil.
 func findCandidates(ctx context.Context, c *ctp, m *memory, mhb *clocks, opts *Options, noLockset bool, proved func(siteKey) bool) (*candidates, error) {
+	cs, err := candidateClasses(ctx, c, m, opts, noLockset)
+	if err != nil {
+		return nil, err
+	}
+	return cs, cs.sweep(ctx, c, mhb, opts, proved)
+}
+
+// candidateClasses builds the access classes and runs the lockset filter
+// (unless noLockset), the part of findCandidates that needs no clocks:
+// Analyze runs it while the vector-clock passes replay the trace. The
+// survivors are left for sweep.
+func candidateClasses(ctx context.Context, c *ctp, m *memory, opts *Options, noLockset bool) (*candidates, error) {
 	start := time.Now()
 	cs := &candidates{bySite: make(map[siteKey]*siteCands)}
 	classes := make(map[classKey]int32)
@@ -209,12 +222,20 @@ func findCandidates(ctx context.Context, c *ctp, m *memory, mhb *clocks, opts *O
 		}
 	}
 	cs.times[1] = time.Since(start)
-	cs.cl, cs.racePairs = cl, races
-	start = time.Now()
-	// Must-happen-before: sweep the survivors.
+	cs.cl, cs.racePairs, cs.atoms = cl, races, atoms
+	return cs, nil
+}
+
+// sweep runs the ordering filter clk (must-happen-before for seer) over
+// the pairs (triples) that candidateClasses let through, skipping the
+// race classes whose pair of sites proved says is proved already.
+func (cs *candidates) sweep(ctx context.Context, c *ctp, mhb *clocks, opts *Options, proved func(siteKey) bool) error {
+	start := time.Now()
+	cl, races, atoms := cs.cl, cs.racePairs, cs.atoms
+	cs.atoms = nil
 	for k, rc := range races {
 		if k&0xfff == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 		if proved != nil && proved(siteKey{kind: 'r', s: sitePair(cl[rc[0]].site, cl[rc[1]].site)}) {
 			continue
@@ -223,12 +244,12 @@ func findCandidates(ctx context.Context, c *ctp, m *memory, mhb *clocks, opts *O
 	}
 	for k, a := range atoms {
 		if k&0xfff == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 		atomicitySweep(c, mhb, cs, a.c1, a.c2, &cl[a.cls], opts.MaxTries)
 	}
 	cs.times[2] = time.Since(start)
-	return cs, nil
+	return nil
 }
 
 // atomItem is a pair of local accesses and a class of remote ones that
