@@ -31,6 +31,7 @@ type ctp struct {
 	lockMode []byte
 	observed map[trace.ObjID]bool
 	cs       map[gl][]csect // per (goroutine, lock): critical sections in order
+	lockG    []int32        // the goroutines with critical sections, in order
 	locked   bitset         // events after which their goroutine holds a lock
 	pinned   bitset         // the same, not counting terminal sections (terminal.go)
 	terminal []termSect     // terminal sections, by goroutine

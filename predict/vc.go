@@ -84,25 +84,57 @@ type clocks struct {
 	rfImplied bool
 }
 
-// eventRises holds the rises of a clock at some of its goroutine's
-// events, ev (sorted: the pass appends in trace order). Those of ev[j]
-// are a group of uvarints at chunk ck[j], byte off[j]: their number, then
-// goroutine and value of each (about 4 bytes a rise rather than 8: a pass
-// over thousands of goroutines that all talk to all keeps millions).
-// Chunks are never copied; a group starts a new chunk when it does not fit.
+// eventRises holds the rises of a clock at the release-acquire events of
+// a pass, in trace order. Those of the j-th such event (its rank in ev)
+// are a group at chunk ck[j], byte off[j]: a uvarint header, the number
+// of rises times two plus one if the group is wide, then goroutine and
+// value of each, as two little-endian uint16s (narrow: both fit) or as
+// uvarints (wide). Either is about 4 bytes a rise rather than 8 (a pass
+// over thousands of goroutines that all talk to all keeps millions); the
+// narrow form, usual when goroutines and positions are in the thousands,
+// decodes with no branch per byte (closures decode a rise for every one
+// they pass over, plan.go's closeInto). Chunks are never copied; a group
+// starts a new chunk when it does not fit.
 type eventRises struct {
-	ev      []int32
+	ev      rankSet // the release-acquire events
 	ck, off []int32
 	chunks  [][]byte
 	enc     []byte // scratch: a group being encoded
 }
 
-// add keeps rises rs of event i, which follows every event kept so far.
+// newEventRises returns an empty record of the rises at c's
+// release-acquire events.
+func newEventRises(c *ctp) *eventRises {
+	ev := newRankSet(len(c.ev), func(i int) bool { return c.syncKind(i) == trace.SyncReleaseAcquire })
+	return &eventRises{ev: ev, ck: make([]int32, 0, ev.n), off: make([]int32, 0, ev.n)}
+}
+
+// add keeps rises rs of event i, the release-acquire event after the
+// last one kept.
 func (r *eventRises) add(i int32, rs []centry) {
-	b := binary.AppendUvarint(r.enc[:0], uint64(len(rs)))
+	if int(r.ev.index(i)) != len(r.ck) {
+		panic("predict: rises kept out of order")
+	}
+	wide := false
 	for _, x := range rs {
-		b = binary.AppendUvarint(b, uint64(uint32(x.g)))
-		b = binary.AppendUvarint(b, uint64(uint32(x.v)))
+		if uint32(x.g)|uint32(x.v) >= 1<<16 {
+			wide = true
+			break
+		}
+	}
+	hdr := uint64(len(rs)) << 1
+	if wide {
+		hdr |= 1
+	}
+	b := binary.AppendUvarint(r.enc[:0], hdr)
+	for _, x := range rs {
+		if wide {
+			b = binary.AppendUvarint(b, uint64(uint32(x.g)))
+			b = binary.AppendUvarint(b, uint64(uint32(x.v)))
+		} else {
+			b = binary.LittleEndian.AppendUint16(b, uint16(x.g))
+			b = binary.LittleEndian.AppendUint16(b, uint16(x.v))
+		}
 	}
 	r.enc = b
 	n := len(r.chunks)
@@ -110,7 +142,6 @@ func (r *eventRises) add(i int32, rs []centry) {
 		r.chunks = append(r.chunks, make([]byte, 0, max(len(b), 1<<20)))
 		n++
 	}
-	r.ev = append(r.ev, i)
 	r.ck = append(r.ck, int32(n-1))
 	r.off = append(r.off, int32(len(r.chunks[n-1])))
 	r.chunks[n-1] = append(r.chunks[n-1], b...)
@@ -120,18 +151,40 @@ func (r *eventRises) add(i int32, rs []centry) {
 // storage: readers on several goroutines each pass their own, as the
 // kept rises are only read once the pass is over.
 func (r *eventRises) at(dst []centry, i int32) []centry {
-	j, ok := slices.BinarySearch(r.ev, i)
-	if !ok {
+	j := r.ev.index(i)
+	if j < 0 || int(j) >= len(r.ck) {
 		panic("predict: no rises kept for the event")
 	}
 	b, k := r.chunks[r.ck[j]], int(r.off[j])
-	n, k := uvAt(b, k)
-	out := slices.Grow(dst[:0], int(n))
+	var hdr uint64
+	var w int
+	hdr, w = binary.Uvarint(b[k:])
+	k += w
+	n := int(hdr >> 1)
+	out := slices.Grow(dst[:0], n)
+	if hdr&1 == 0 {
+		b = b[k : k+4*n]
+		for q := 0; q+4 <= len(b); q += 4 {
+			out = append(out, centry{int32(binary.LittleEndian.Uint16(b[q:])), int32(binary.LittleEndian.Uint16(b[q+2:]))})
+		}
+		return out
+	}
 	for ; n > 0; n-- {
 		var g, v uint32
 		g, k = uvAt(b, k)
 		v, k = uvAt(b, k)
 		out = append(out, centry{int32(g), int32(v)})
+	}
+	return out
+}
+
+// events returns the events whose rises are kept, in order.
+func (r *eventRises) events() []int32 {
+	var out []int32
+	for i := int32(0); int(i) < 64*len(r.ev.bits) && len(out) < len(r.ck); i++ {
+		if r.ev.index(i) >= 0 {
+			out = append(out, i)
+		}
 	}
 	return out
 }
@@ -269,7 +322,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 	}
 	var acq *eventRises
 	if (mode.acqRises || mode.rfCheck) && mode.want == nil {
-		acq = new(eventRises)
+		acq = newEventRises(c)
 	}
 	implied := mode.rfCheck && !mode.rf
 	flush := func(g, p int32) {

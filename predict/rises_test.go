@@ -1,0 +1,77 @@
+// This file tests the record of rises at release-acquire events
+// (vc.go's eventRises): its two encodings, narrow and wide, and the rank
+// by which an event finds its group.
+
+package predict
+
+import (
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// Every group reads back as it was kept, whichever encoding it took: the
+// narrow one holds goroutines and values below 1<<16 as two uint16s, and
+// one entry at or above it makes the group wide.
+func TestEventRisesRoundTrip(t *testing.T) {
+	cases := []struct {
+		name string
+		rs   []centry
+	}{
+		{"empty", nil},
+		{"one small", []centry{{1, 1}}},
+		{"varint boundary", []centry{{127, 128}, {128, 127}, {16383, 16384}}},
+		{"narrow top", []centry{{1<<16 - 1, 1<<16 - 1}, {0, 0}}},
+		{"wide goroutine", []centry{{1 << 16, 3}, {4, 5}}},
+		{"wide value", []centry{{3, 1 << 16}, {4, 5}}},
+		{"wide both", []centry{{1<<17 + 3, 1<<20 + 7}, {2, 1<<31 - 1}}},
+	}
+	r := rand.New(rand.NewSource(5))
+	for k := 0; k < 50; k++ {
+		var rs []centry
+		top := []int32{1 << 8, 1 << 16, 1 << 17, 1 << 30}[r.Intn(4)]
+		for n := r.Intn(40); n > 0; n-- {
+			rs = append(rs, centry{r.Int31n(top), r.Int31n(top)})
+		}
+		cases = append(cases, struct {
+			name string
+			rs   []centry
+		}{"random", rs})
+	}
+	// A trace with a release-acquire event (a relacq signal) per case,
+	// and a plain access between them, which keeps nothing.
+	var text string
+	for range cases {
+		text += "T1|relacq(S1)|1\nT1|r(y)|2\n"
+	}
+	tr, err := buildTrace(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCTP(tr)
+	var evs []int32
+	for i := range c.ev {
+		if c.syncKind(i) == trace.SyncReleaseAcquire {
+			evs = append(evs, int32(i))
+		}
+	}
+	if len(evs) != len(cases) {
+		t.Fatalf("%d release-acquire events, want %d", len(evs), len(cases))
+	}
+	r2 := newEventRises(c)
+	for j, tc := range cases {
+		r2.add(evs[j], tc.rs)
+	}
+	var buf []centry
+	for j, tc := range cases {
+		buf = r2.at(buf, evs[j])
+		if !slices.Equal(buf, tc.rs) && !(len(buf) == 0 && len(tc.rs) == 0) {
+			t.Errorf("%s: kept %v, read back %v", tc.name, tc.rs, buf)
+		}
+	}
+	if got := r2.events(); !slices.Equal(got, evs) {
+		t.Errorf("events() = %v, want %v", got, evs)
+	}
+}
