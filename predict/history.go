@@ -175,8 +175,10 @@ func (l *historyLog) rises(g, pos int32, old, cur vclock) {
 
 // index builds the history, releasing the log: a counting sort of each
 // goroutine's rises by component, stable in position. A goroutine's
-// rises are stored in p16 where they fit.
-func (l *historyLog) index() *history {
+// rises are stored in p16 where they fit. If acq is not nil, it also
+// keeps there the rises at each release-acquire event (the log's group at
+// its position), read from the log as it is released.
+func (l *historyLog) index(acq *eventRises, c *ctp) *history {
 	ng := len(l.log)
 	h := &history{keys: make([][]int32, ng), off: make([][]int32, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng)}
 	cnt := make([]int32, ng) // per component: rises, then next slot
@@ -187,6 +189,9 @@ func (l *historyLog) index() *history {
 			continue
 		}
 		xs = log.appendAll(xs[:0])
+		if acq != nil {
+			acq.fromLog(c, int32(g), xs)
+		}
 		var keys []int32
 		top := int32(0) // the largest position or value
 		for _, x := range xs {

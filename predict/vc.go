@@ -85,16 +85,17 @@ type clocks struct {
 }
 
 // eventRises holds the rises of a clock at the release-acquire events of
-// a pass, in trace order. Those of the j-th such event (its rank in ev)
-// are a group at chunk ck[j], byte off[j]: a uvarint header, the number
-// of rises times two plus one if the group is wide, then goroutine and
-// value of each, as two little-endian uint16s (narrow: both fit) or as
-// uvarints (wide). Either is about 4 bytes a rise rather than 8 (a pass
-// over thousands of goroutines that all talk to all keeps millions); the
-// narrow form, usual when goroutines and positions are in the thousands,
-// decodes with no branch per byte (closures decode a rise for every one
-// they pass over, plan.go's closeInto). Chunks are never copied; a group
-// starts a new chunk when it does not fit.
+// a pass. Those of the j-th such event (its rank in ev) are a group at
+// chunk ck[j], byte off[j] (ck[j] is -1 for an event at which nothing
+// rose): a uvarint header, the number of rises times two plus one if the
+// group is wide, then goroutine and value of each, as two little-endian
+// uint16s (narrow: both fit) or as uvarints (wide). Either is about 4
+// bytes a rise rather than 8 (a pass over thousands of goroutines that
+// all talk to all keeps millions); the narrow form, usual when
+// goroutines and positions are in the thousands, decodes with no branch
+// per byte (closures decode a rise for every one they pass over, plan.go's
+// closeInto). Chunks are never copied; a group starts a new chunk when it
+// does not fit.
 type eventRises struct {
 	ev      rankSet // the release-acquire events
 	ck, off []int32
@@ -106,14 +107,18 @@ type eventRises struct {
 // release-acquire events.
 func newEventRises(c *ctp) *eventRises {
 	ev := newRankSet(len(c.ev), func(i int) bool { return c.syncKind(i) == trace.SyncReleaseAcquire })
-	return &eventRises{ev: ev, ck: make([]int32, 0, ev.n), off: make([]int32, 0, ev.n)}
+	r := &eventRises{ev: ev, ck: make([]int32, ev.n), off: make([]int32, ev.n)}
+	for j := range r.ck {
+		r.ck[j] = -1
+	}
+	return r
 }
 
-// add keeps rises rs of event i, the release-acquire event after the
-// last one kept.
+// add keeps rises rs of release-acquire event i, in any order of events.
 func (r *eventRises) add(i int32, rs []centry) {
-	if int(r.ev.index(i)) != len(r.ck) {
-		panic("predict: rises kept out of order")
+	j := r.ev.index(i)
+	if j < 0 {
+		panic("predict: rises kept for an event that is not a release-acquire")
 	}
 	wide := false
 	for _, x := range rs {
@@ -142,9 +147,29 @@ func (r *eventRises) add(i int32, rs []centry) {
 		r.chunks = append(r.chunks, make([]byte, 0, max(len(b), 1<<20)))
 		n++
 	}
-	r.ck = append(r.ck, int32(n-1))
-	r.off = append(r.off, int32(len(r.chunks[n-1])))
+	r.ck[j] = int32(n - 1)
+	r.off[j] = int32(len(r.chunks[n-1]))
 	r.chunks[n-1] = append(r.chunks[n-1], b...)
+}
+
+// fromLog keeps the rises at goroutine g's release-acquire events from
+// xs, all the rises of g's clock in order of position (historyLog's log):
+// the rises at an event are those logged at its position.
+func (r *eventRises) fromLog(c *ctp, g int32, xs []kpv) {
+	var rs []centry
+	for k := 0; k < len(xs); {
+		p := xs[k].pos
+		rs = rs[:0]
+		for ; k < len(xs) && xs[k].pos == p; k++ {
+			rs = append(rs, centry{xs[k].k, xs[k].v})
+		}
+		if p < 1 {
+			continue // the go statement's, before the first event's own
+		}
+		if i := c.at(g, p); c.syncKind(int(i)) == trace.SyncReleaseAcquire {
+			r.add(i, rs)
+		}
+	}
 }
 
 // at returns the rises at event i, which must be one of ev, in dst's
@@ -152,8 +177,11 @@ func (r *eventRises) add(i int32, rs []centry) {
 // kept rises are only read once the pass is over.
 func (r *eventRises) at(dst []centry, i int32) []centry {
 	j := r.ev.index(i)
-	if j < 0 || int(j) >= len(r.ck) {
+	if j < 0 {
 		panic("predict: no rises kept for the event")
+	}
+	if r.ck[j] < 0 {
+		return dst[:0]
 	}
 	b, k := r.chunks[r.ck[j]], int(r.off[j])
 	var hdr uint64
@@ -181,7 +209,7 @@ func (r *eventRises) at(dst []centry, i int32) []centry {
 // events returns the events whose rises are kept, in order.
 func (r *eventRises) events() []int32 {
 	var out []int32
-	for i := int32(0); int(i) < 64*len(r.ev.bits) && len(out) < len(r.ck); i++ {
+	for i := int32(0); int(i) < 64*len(r.ev.bits) && len(out) < r.ev.n; i++ {
 		if r.ev.index(i) >= 0 {
 			out = append(out, i)
 		}
@@ -320,10 +348,11 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		}
 		return ch
 	}
-	var acq *eventRises
-	if (mode.acqRises || mode.rfCheck) && mode.want == nil {
-		acq = newEventRises(c)
-	}
+	// Whether the rises at release-acquire events are kept (clocks.acq):
+	// they are taken from the history's log when the pass is over
+	// (historyLog.index), not copied as it goes, so that the pass's own
+	// clocks are dead before they take memory.
+	keepAcq := (mode.acqRises || mode.rfCheck) && mode.want == nil
 	implied := mode.rfCheck && !mode.rf
 	flush := func(g, p int32) {
 		rec.logRises(g, p, pend)
@@ -511,7 +540,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		if implied && keptRead(i) {
 			for _, w := range m.writers(int32(i)) {
 				if w >= 0 && c.ev[w].G != e.G && !knownWriter(cur[g], w) {
-					implied, acq = false, nil // the cone's pass would join w
+					implied, keepAcq = false, false // the cone's pass would join w
 					break
 				}
 			}
@@ -524,16 +553,17 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			snap[int32(i)] = cur[g]
 			own[g] = false
 		}
-		if acq != nil && c.syncKind(i) == trace.SyncReleaseAcquire {
-			acq.add(int32(i), pend)
-		}
 		if mode.want == nil {
 			flush(g, p)
 		} else if wanted(mode.want[g], p) {
 			rec.record(g, p, cur[g])
 		}
 	}
-	return &clocks{c: c, h: rec.index(), acq: acq, rfImplied: implied}, nil
+	var acq *eventRises
+	if keepAcq {
+		acq = newEventRises(c)
+	}
+	return &clocks{c: c, h: rec.index(acq, c), acq: acq, rfImplied: implied}, nil
 }
 
 // wanted reports whether sorted ps holds p.
