@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/seer-tools/seer/predict/witness"
@@ -494,20 +495,51 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 		collect(t)
 		chk := witness.NewChecker(t, loc, spans)
 		chk.Relax(relaxed.has)
-		for i := range res.Findings {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			fd := &res.Findings[i]
-			if err := chk.Check(fd.claim()); err != nil {
-				return nil, fmt.Errorf("predict: internal error: witness for %s %v rejected: %v", fd.Kind, fd.Events, err)
-			}
+		if err := checkAll(ctx, chk, res.Findings); err != nil {
+			return nil, err
 		}
 	}
 	res.Stats.Check = time.Since(t0)
 	sortFindings(res.Findings)
 	res.Stats.Total = time.Since(start)
 	return res, nil
+}
+
+// checkAll checks every finding's witness with chk, the findings being
+// independent claims, on as many goroutines as GOMAXPROCS (the checker's
+// methods are safe for that). It returns ctx's error if cancelled, and
+// otherwise the rejection of the first finding, in order, whose witness
+// chk rejects: the same as checking them one by one.
+func checkAll(ctx context.Context, chk *witness.Checker, fs []Finding) error {
+	errs := make([]error, len(fs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := min(runtime.GOMAXPROCS(0), len(fs)); w > 0; w-- {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(fs) || ctx.Err() != nil {
+					return
+				}
+				fd := &fs[i]
+				if err := chk.Check(fd.claim()); err != nil {
+					errs[i] = fmt.Errorf("predict: internal error: witness for %s %v rejected: %v", fd.Kind, fd.Events, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sideResult is what the layers after the races found: their findings

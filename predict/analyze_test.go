@@ -5,11 +5,14 @@ package predict
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/seer-tools/seer/predict/witness"
 	"github.com/seer-tools/seer/trace"
 )
 
@@ -274,6 +277,50 @@ func TestAnalyzeDamagedTrace(t *testing.T) {
 		res := analyze(t, tr, o)
 		if len(res.Findings) == 0 {
 			t.Errorf("%+v: no findings; the trace has an observed race", o)
+		}
+	}
+}
+
+// checkAll checks the findings on several goroutines, and reports what
+// checking them one by one in order reports: the first rejected witness.
+func TestCheckAllFirstRejection(t *testing.T) {
+	tr := synth(synthParams{goroutines: 20, locks: 3, vars: 16, events: 20_000, racy: 0.002, seed: 9})
+	res := analyze(t, tr, Options{})
+	if len(res.Findings) < 8 {
+		t.Fatalf("%d findings: too few to test", len(res.Findings))
+	}
+	loc, spans := trace.GroupAccesses(tr.Events)
+	chk := witness.NewChecker(tr, loc, spans)
+	if err := checkAll(context.Background(), chk, res.Findings); err != nil {
+		t.Fatalf("the analysis's own findings: %v", err)
+	}
+	// A witness ending in another finding's accesses is not one.
+	bad := func(fs []Finding, i int) {
+		j := (i + 1) % len(fs)
+		fs[i].Events = fs[j].Events
+	}
+	n := len(res.Findings)
+	for _, at := range [][]int{{0}, {n - 1}, {1, n - 2}, {n / 2, n/2 + 1, n - 1}} {
+		fs := slices.Clone(res.Findings)
+		for _, i := range at {
+			fs[i] = res.Findings[i]
+			bad(fs, i)
+		}
+		var want error
+		for i := range fs {
+			if err := chk.Check(fs[i].claim()); err != nil {
+				want = fmt.Errorf("predict: internal error: witness for %s %v rejected: %v", fs[i].Kind, fs[i].Events, err)
+				break
+			}
+		}
+		if want == nil {
+			t.Fatalf("corrupting findings %v: every witness still accepted", at)
+		}
+		for try := 0; try < 5; try++ {
+			got := checkAll(context.Background(), chk, fs)
+			if got == nil || got.Error() != want.Error() {
+				t.Fatalf("corrupting findings %v: checkAll says %v, one by one %v", at, got, want)
+			}
 		}
 	}
 }
