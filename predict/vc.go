@@ -563,6 +563,12 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 	if keepAcq {
 		acq = newEventRises(c)
 	}
+	if len(c.ev) >= 1<<18 {
+		// The pass's clocks (bases, mirrors, variables) are dead: collected
+		// now, their memory is what the index is made in, rather than
+		// adding to it (see collect in analyze.go).
+		runtime.GC()
+	}
 	return &clocks{c: c, h: rec.index(acq, c), acq: acq, rfImplied: implied}, nil
 }
 
