@@ -48,7 +48,6 @@ type historyLog struct {
 	log  []kpvLog // per goroutine: rises, in order of position
 	last []vclock // per goroutine: the clock last recorded, its delta a copy
 	buf  []centry // scratch
-	enc  []byte   // scratch: a group being encoded
 }
 
 // kpvLog is a goroutine's log of rises, append-only and read in order:
@@ -65,29 +64,34 @@ type kpvLog struct {
 	size int   // bytes
 }
 
-// add logs rises rs at position pos.
-func (l *kpvLog) add(pos int32, rs []centry, scratch *[]byte) {
+// add logs rises rs at position pos, encoded in place at the end of the
+// current chunk.
+func (l *kpvLog) add(pos int32, rs []centry) {
 	if len(rs) == 0 {
 		return
 	}
-	b := binary.AppendUvarint((*scratch)[:0], uint64(uint32(pos-l.last)))
+	d := uint32(pos - l.last)
+	size := uvarintLen(d) + uvarintLen(uint32(len(rs)))
+	for _, r := range rs {
+		size += uvarintLen(uint32(r.g)) + uvarintLen(uint32(r.v))
+	}
+	if cap(l.cur)-len(l.cur) < size {
+		if l.cur != nil {
+			l.full = append(l.full, l.cur)
+		}
+		// Chunks grow with the log, up to 256 KiB (or one group).
+		l.cur = make([]byte, 0, max(size, min(max(64, l.size/2), 1<<18)))
+	}
+	b := binary.AppendUvarint(l.cur, uint64(d))
 	b = binary.AppendUvarint(b, uint64(len(rs)))
 	for _, r := range rs {
 		b = binary.AppendUvarint(b, uint64(uint32(r.g)))
 		b = binary.AppendUvarint(b, uint64(uint32(r.v)))
 	}
-	*scratch = b
-	if cap(l.cur)-len(l.cur) < len(b) {
-		if l.cur != nil {
-			l.full = append(l.full, l.cur)
-		}
-		// Chunks grow with the log, up to 256 KiB (or one group).
-		l.cur = make([]byte, 0, max(len(b), min(max(64, l.size/2), 1<<18)))
-	}
-	l.cur = append(l.cur, b...)
+	l.cur = b
 	l.last = pos
 	l.n += len(rs)
-	l.size += len(b)
+	l.size += size
 }
 
 // uvAt decodes the uvarint at b[i:], returning it and the index after
@@ -157,7 +161,7 @@ func (l *historyLog) record(g, pos int32, cur vclock) {
 // logRises logs rises, the components of goroutine g's clock that rose
 // at its position pos (as the pass's joins reported them).
 func (l *historyLog) logRises(g, pos int32, rises []centry) {
-	l.log[g].add(pos, rises, &l.enc)
+	l.log[g].add(pos, rises)
 }
 
 // rises logs the components of cur that exceed old's.
@@ -170,7 +174,7 @@ func (l *historyLog) rises(g, pos int32, old, cur vclock) {
 		rs = risesOver(l.buf[:0], old, cur)
 	}
 	l.buf = rs
-	l.log[g].add(pos, rs, &l.enc)
+	l.log[g].add(pos, rs)
 }
 
 // index builds the history, releasing the log: a counting sort of each

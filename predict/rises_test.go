@@ -5,6 +5,7 @@
 package predict
 
 import (
+	"encoding/binary"
 	"math/rand"
 	"slices"
 	"testing"
@@ -73,5 +74,15 @@ func TestEventRisesRoundTrip(t *testing.T) {
 	}
 	if got := r2.events(); !slices.Equal(got, evs) {
 		t.Errorf("events() = %v, want %v", got, evs)
+	}
+}
+
+// uvarintLen is the length binary.AppendUvarint writes: a group is
+// encoded in place in the room it says it needs.
+func TestUvarintLen(t *testing.T) {
+	for _, x := range []uint32{0, 1, 127, 128, 1<<14 - 1, 1 << 14, 1<<21 - 1, 1 << 21, 1<<28 - 1, 1 << 28, 1<<32 - 1} {
+		if got, want := uvarintLen(x), len(binary.AppendUvarint(nil, uint64(x))); got != want {
+			t.Errorf("uvarintLen(%d) = %d, want %d", x, got, want)
+		}
 	}
 }

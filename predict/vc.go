@@ -29,6 +29,7 @@ package predict
 import (
 	"context"
 	"encoding/binary"
+	"math/bits"
 	"runtime"
 	"slices"
 
@@ -100,7 +101,6 @@ type eventRises struct {
 	ev      rankSet // the release-acquire events
 	ck, off []int32
 	chunks  [][]byte
-	enc     []byte // scratch: a group being encoded
 }
 
 // newEventRises returns an empty record of the rises at c's
@@ -128,28 +128,44 @@ func (r *eventRises) add(i int32, rs []centry) {
 		}
 	}
 	hdr := uint64(len(rs)) << 1
+	size := 4 * len(rs) // narrow
 	if wide {
 		hdr |= 1
-	}
-	b := binary.AppendUvarint(r.enc[:0], hdr)
-	for _, x := range rs {
-		if wide {
-			b = binary.AppendUvarint(b, uint64(uint32(x.g)))
-			b = binary.AppendUvarint(b, uint64(uint32(x.v)))
-		} else {
-			b = binary.LittleEndian.AppendUint16(b, uint16(x.g))
-			b = binary.LittleEndian.AppendUint16(b, uint16(x.v))
+		size = 0
+		for _, x := range rs {
+			size += uvarintLen(uint32(x.g)) + uvarintLen(uint32(x.v))
 		}
 	}
-	r.enc = b
+	size += uvarintLen(uint32(hdr))
+	// Encoded in place, at the end of the last chunk.
 	n := len(r.chunks)
-	if n == 0 || cap(r.chunks[n-1])-len(r.chunks[n-1]) < len(b) {
-		r.chunks = append(r.chunks, make([]byte, 0, max(len(b), 1<<20)))
+	if n == 0 || cap(r.chunks[n-1])-len(r.chunks[n-1]) < size {
+		r.chunks = append(r.chunks, make([]byte, 0, max(size, 1<<20)))
 		n++
 	}
+	ch := r.chunks[n-1]
 	r.ck[j] = int32(n - 1)
-	r.off[j] = int32(len(r.chunks[n-1]))
-	r.chunks[n-1] = append(r.chunks[n-1], b...)
+	r.off[j] = int32(len(ch))
+	b := binary.AppendUvarint(ch, hdr)
+	if wide {
+		for _, x := range rs {
+			b = binary.AppendUvarint(b, uint64(uint32(x.g)))
+			b = binary.AppendUvarint(b, uint64(uint32(x.v)))
+		}
+	} else {
+		at := len(b)
+		b = b[:at+4*len(rs)]
+		for q, x := range rs {
+			binary.LittleEndian.PutUint16(b[at+4*q:], uint16(x.g))
+			binary.LittleEndian.PutUint16(b[at+4*q+2:], uint16(x.v))
+		}
+	}
+	r.chunks[n-1] = b
+}
+
+// uvarintLen returns the length of x's uvarint encoding.
+func uvarintLen(x uint32) int {
+	return (bits.Len32(x|1) + 6) / 7
 }
 
 // fromLog keeps the rises at goroutine g's release-acquire events from
