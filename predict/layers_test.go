@@ -10,6 +10,7 @@ import (
 	"context"
 	"flag"
 	"math/rand"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -358,5 +359,39 @@ func TestSHBLayerProvesSHBSites(t *testing.T) {
 	}
 	if proved == 0 {
 		t.Fatal("no SHB race in any trace: the test says nothing")
+	}
+}
+
+// The SHB layer's groups find an access's entry the same way whether
+// they index their entries (shbIndex: by hash, chained) or scan them.
+func TestSHBIndexLikeScan(t *testing.T) {
+	defer func(n int) { shbIndexAt = n }(shbIndexAt)
+	r := rand.New(rand.NewSource(23))
+	var traces []*trace.Trace
+	for k := 0; k < 60; k++ {
+		p := genParams{goroutines: 2 + r.Intn(4), vars: 1 + r.Intn(3), locks: r.Intn(3), sigs: r.Intn(3),
+			ops: 20 + r.Intn(60), atomics: r.Intn(2) == 0, cut: 0.01}
+		tr, _ := genTrace(r, p)
+		traces = append(traces, tr)
+	}
+	traces = append(traces, synth(synthParams{goroutines: 20, locks: 3, vars: 16, events: 20_000, racy: 0.002, seed: 9}))
+	for k, tr := range traces {
+		var res [2]*Result
+		for j, at := range []int{1, 1 << 30} {
+			shbIndexAt = at
+			res[j] = analyze(t, tr, Options{NoAtomicity: true})
+		}
+		shb := func(r *Result) Stage {
+			i := slices.IndexFunc(r.Stats.Stages, func(s Stage) bool { return s.Name == "shb" })
+			s := r.Stats.Stages[i]
+			s.Time = 0
+			return s
+		}
+		if a, b := shb(res[0]), shb(res[1]); a != b {
+			t.Fatalf("trace %d: shb stage indexed %+v, scanned %+v", k, a, b)
+		}
+		if !reflect.DeepEqual(res[0].Findings, res[1].Findings) {
+			t.Fatalf("trace %d: findings differ, indexed and scanned", k)
+		}
 	}
 }
