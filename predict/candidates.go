@@ -165,16 +165,15 @@ func candidateClasses(ctx context.Context, c *ctp, m *memory, opts *Options, noL
 	var races [][2]int32
 	var atoms []atomItem
 	if !opts.NoRaces {
+		var pairs [][2]int32
 		for _, l := range locs {
-			ids := byLoc[l]
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			for x := 0; x < len(ids); x++ {
-				for y := x + 1; y < len(ids); y++ {
-					if raceLockset(c, cs, &cl[ids[x]], &cl[ids[y]], noLockset) {
-						races = append(races, [2]int32{ids[x], ids[y]})
-					}
+			pairs = conflictPairs(pairs[:0], cl, byLoc[l])
+			for _, p := range pairs {
+				if raceLockset(c, cs, &cl[p[0]], &cl[p[1]], noLockset) {
+					races = append(races, p)
 				}
 			}
 		}
@@ -340,6 +339,46 @@ func sitePair(a, b int32) [3]int32 {
 		a, b = b, a
 	}
 	return [3]int32{a, b, -1}
+}
+
+// conflictPairs appends to out the pairs of classes among ids (one
+// location's, ascending) that conflict: of different goroutines, one of
+// them a write, not both atomic, overlapping. They come in the order of a
+// loop over every pair (x before y in ids, by x and then y), but only
+// pairs with a write are looked at: a hot location read by thousands of
+// goroutines makes millions of pairs of reads (on stresschan 25.0M of
+// its 25.7M pairs of classes, on the race suite 12.3M of 17.2M).
+func conflictPairs(out [][2]int32, cl []aclass, ids []int32) [][2]int32 {
+	start := len(out)
+	for x, a := range ids {
+		A := &cl[a]
+		if !A.write {
+			continue
+		}
+		for y, b := range ids {
+			B := &cl[b]
+			if y == x || B.write && y < x {
+				continue // itself, or a pair of writes met from the first
+			}
+			if A.g == B.g || A.atomic && B.atomic || !overlap(A.addr, A.size, B.addr, B.size) {
+				continue
+			}
+			if y < x {
+				out = append(out, [2]int32{b, a})
+			} else {
+				out = append(out, [2]int32{a, b})
+			}
+		}
+	}
+	// ids ascend, so the order of the pairs of ids is that of the pairs
+	// of their positions.
+	slices.SortFunc(out[start:], func(p, q [2]int32) int {
+		if p[0] != q[0] {
+			return int(p[0] - q[0])
+		}
+		return int(p[1] - q[1])
+	})
+	return out
 }
 
 // raceLockset counts the conflicting pairs between two classes and

@@ -121,3 +121,59 @@ func TestAccessClassesLikeOneTable(t *testing.T) {
 		t.Fatal("no location with more classes than a scan looks through: the test says nothing of the tables")
 	}
 }
+
+// conflictPairs, which looks only at pairs with a write, lets the lockset
+// filter see the pairs, and count them, in the order of the loop over
+// every pair of a location's classes.
+func TestConflictPairsLikeEveryPair(t *testing.T) {
+	r := rand.New(rand.NewSource(29))
+	var traces []*trace.Trace
+	for it := 0; it < 300; it++ {
+		p := genParams{goroutines: 2 + r.Intn(6), vars: 1 + r.Intn(4), locks: r.Intn(4), sigs: r.Intn(3),
+			ops: 2 + r.Intn(20), atomics: r.Intn(2) == 0, cut: 0.01}
+		tr, _ := genTrace(r, p)
+		traces = append(traces, tr)
+	}
+	traces = append(traces,
+		synth(synthParams{goroutines: 20, locks: 3, vars: 16, events: 20_000, racy: 0.002, seed: 9}),
+		synthChan(50, 10, 5_000, 1))
+	seen := 0
+	for n, tr := range traces {
+		c := newCTP(tr)
+		m := newMemory(c)
+		cl, byLoc := accessClasses(c, m)
+		locs := make([]int32, 0, len(byLoc))
+		for l := range byLoc {
+			locs = append(locs, l)
+		}
+		slices.Sort(locs)
+		want, got := &candidates{}, &candidates{}
+		var wantPairs, gotPairs, buf [][2]int32
+		for _, l := range locs {
+			ids := byLoc[l]
+			for x := 0; x < len(ids); x++ {
+				for y := x + 1; y < len(ids); y++ {
+					if raceLockset(c, want, &cl[ids[x]], &cl[ids[y]], false) {
+						wantPairs = append(wantPairs, [2]int32{ids[x], ids[y]})
+					}
+				}
+			}
+			buf = conflictPairs(buf[:0], cl, ids)
+			for _, p := range buf {
+				if raceLockset(c, got, &cl[p[0]], &cl[p[1]], false) {
+					gotPairs = append(gotPairs, p)
+				}
+			}
+		}
+		if !slices.Equal(gotPairs, wantPairs) {
+			t.Fatalf("trace %d: pairs past lockset %v, want %v", n, gotPairs, wantPairs)
+		}
+		if !reflect.DeepEqual(got.f, want.f) {
+			t.Fatalf("trace %d: funnel %+v, want %+v", n, got.f, want.f)
+		}
+		seen += len(wantPairs)
+	}
+	if seen == 0 {
+		t.Fatal("no pair past lockset: the test says nothing")
+	}
+}
