@@ -52,10 +52,10 @@ type historyLog struct {
 
 // kpvLog is a goroutine's log of rises, append-only and read in order:
 // the rises at one position as a group of uvarints (position since the
-// previous group, number of rises, then component and value of each),
-// usually 3 bytes a rise instead of 12, in chunks that are never copied
-// (growing one slice by doubling would leave as much garbage as the log
-// holds).
+// previous group, number of rises times two plus one if the components
+// are coded as differences, then component and value of each), usually
+// 3 bytes a rise instead of 12, in chunks that are never copied (growing
+// one slice by doubling would leave as much garbage as the log holds).
 type kpvLog struct {
 	full [][]byte
 	cur  []byte
@@ -70,22 +70,46 @@ func (l *kpvLog) add(pos int32, rs []centry) {
 	if len(rs) == 0 {
 		return
 	}
+	// Components in increasing order (as a join reports them) are coded
+	// as the difference from the previous one: thousands of goroutines
+	// need two bytes each, and the gaps between the few that rise at
+	// once one.
+	sorted := true
+	for j := 1; j < len(rs) && sorted; j++ {
+		sorted = rs[j].g > rs[j-1].g
+	}
 	d := uint32(pos - l.last)
-	size := uvarintLen(d) + uvarintLen(uint32(len(rs)))
+	hdr := uint32(len(rs)) << 1
+	if sorted {
+		hdr |= 1
+	}
+	size := uvarintLen(d) + uvarintLen(hdr)
+	prev := int32(0)
 	for _, r := range rs {
-		size += uvarintLen(uint32(r.g)) + uvarintLen(uint32(r.v))
+		k := r.g
+		if sorted {
+			k, prev = r.g-prev, r.g
+		}
+		size += uvarintLen(uint32(k)) + uvarintLen(uint32(r.v))
 	}
 	if cap(l.cur)-len(l.cur) < size {
 		if l.cur != nil {
 			l.full = append(l.full, l.cur)
 		}
-		// Chunks grow with the log, up to 256 KiB (or one group).
-		l.cur = make([]byte, 0, max(size, min(max(64, l.size/2), 1<<18)))
+		// Chunks grow with the log, by a quarter of it, up to 256 KiB
+		// (or one group): the last one's room is what the log wastes
+		// (thousands of goroutines' logs, each with its last chunk).
+		l.cur = make([]byte, 0, max(size, min(max(64, l.size/4), 1<<18)))
 	}
 	b := binary.AppendUvarint(l.cur, uint64(d))
-	b = binary.AppendUvarint(b, uint64(len(rs)))
+	b = binary.AppendUvarint(b, uint64(hdr))
+	prev = 0
 	for _, r := range rs {
-		b = binary.AppendUvarint(b, uint64(uint32(r.g)))
+		k := r.g
+		if sorted {
+			k, prev = r.g-prev, r.g
+		}
+		b = binary.AppendUvarint(b, uint64(uint32(k)))
 		b = binary.AppendUvarint(b, uint64(uint32(r.v)))
 	}
 	l.cur = b
@@ -121,11 +145,14 @@ func (l *kpvLog) appendAll(xs []kpv) []kpv {
 			b = l.full[c]
 		}
 		for i := 0; i < len(b); {
-			var d, n, k, v uint32
+			var d, hdr, k, v uint32
 			d, i = uvAt(b, i)
-			n, i = uvAt(b, i)
+			hdr, i = uvAt(b, i)
 			pos += int32(d)
-			for ; n > 0; n-- {
+			// base is added to each component: the previous one if the
+			// group's are coded as differences (add), else 0.
+			base, sorted := uint32(0), hdr&1 != 0
+			for n := hdr >> 1; n > 0; n-- {
 				// uvAt, inline
 				if k = uint32(b[i]); k < 0x80 {
 					i++
@@ -136,6 +163,10 @@ func (l *kpvLog) appendAll(xs []kpv) []kpv {
 					i++
 				} else {
 					v, i = uvAtSlow(b, i)
+				}
+				k += base
+				if sorted {
+					base = k
 				}
 				xs = append(xs, kpv{int32(k), pos, int32(v)})
 			}

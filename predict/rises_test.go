@@ -86,3 +86,46 @@ func TestUvarintLen(t *testing.T) {
 		}
 	}
 }
+
+// A history's log (kpvLog) reads back every group as it was logged,
+// whether its components were coded as differences (in increasing order)
+// or as they are.
+func TestKPVLogRoundTrip(t *testing.T) {
+	groups := [][]centry{
+		{{5, 1}},
+		{{1, 2}, {200, 3}, {201, 1 << 20}, {1 << 20, 7}},         // increasing: differences
+		{{300, 2}, {7, 9}, {301, 1}},                             // not increasing
+		{{0, 1}, {0, 2}},                                         // a repeated component is not increasing
+		{{127, 128}, {128, 127}, {16511, 16384}, {1<<31 - 1, 1}}, // varint boundaries
+	}
+	r := rand.New(rand.NewSource(31))
+	for k := 0; k < 300; k++ {
+		var rs []centry
+		for n := 1 + r.Intn(30); n > 0; n-- {
+			rs = append(rs, centry{r.Int31n(1 << uint(1+r.Intn(20))), 1 + r.Int31n(1<<uint(1+r.Intn(20)))})
+		}
+		if r.Intn(2) == 0 {
+			slices.SortFunc(rs, func(a, b centry) int { return int(a.g - b.g) })
+			rs = slices.CompactFunc(rs, func(a, b centry) bool { return a.g == b.g })
+		}
+		groups = append(groups, rs)
+	}
+	var l kpvLog
+	var want []kpv
+	pos := int32(0)
+	for _, rs := range groups {
+		pos += 1 + r.Int31n(300)
+		l.add(pos, rs)
+		for _, x := range rs {
+			want = append(want, kpv{x.g, pos, x.v})
+		}
+	}
+	if got := l.appendAll(nil); !slices.Equal(got, want) {
+		for j := range min(len(got), len(want)) {
+			if got[j] != want[j] {
+				t.Fatalf("rise %d: read back %v, logged %v", j, got[j], want[j])
+			}
+		}
+		t.Fatalf("read back %d rises, logged %d", len(got), len(want))
+	}
+}
