@@ -465,6 +465,8 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		if p == 1 && c.goEv[g] >= 0 && c.goEv[g] < int32(i) {
 			// The go statement happens before the whole goroutine.
 			ch = jn(g, goClk[g].clk, goClk[g].ep)
+			// Read once: its base is free for the arena's next sweep.
+			goClk[g] = goSrc{}
 		}
 		if p == 1 && mode.want == nil {
 			flush(g, 0)
