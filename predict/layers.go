@@ -175,7 +175,7 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 	var keys []siteKey
 	var total int64
 	locs := make([][]shbGroup, len(m.locs)) // by location
-	visit := func(i int32, cur vclock) {
+	visit := func(i int32, cur vclock, d []int32) {
 		if !m.shared(i) {
 			return
 		}
@@ -194,7 +194,12 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 			if !(w || gr.write) || at && !gr.plain {
 				continue // no access of the group conflicts with this one
 			}
-			known := cur.get(gr.g)
+			var known int32
+			if d != nil {
+				known = d[gr.g]
+			} else {
+				known = cur.get(gr.g)
+			}
 			if gr.maxPos <= known {
 				continue
 			}

@@ -59,7 +59,9 @@ type clockMode struct {
 	// visit, if set, is called for every event with its goroutine's clock
 	// just before it (after a goroutine's go statement, before the event's
 	// own joins): what a race check judges an access by.
-	visit func(i int32, cur vclock)
+	// d, if not nil, is a dense mirror of cur (joinDense's), to be read
+	// instead: d[k] is cur.get(k).
+	visit func(i int32, cur vclock, d []int32)
 	// acqRises keeps, for every release-acquire event, the components of
 	// its goroutine's clock that rose at it (clocks.acq): what a closure
 	// over the pass (plan.go's closeInto) needs of such an event beyond
@@ -396,14 +398,22 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		return isRead(e.Op) && m.shared(int32(i)) && !(e.Op == trace.OpRead && mode.relaxed.has(int32(i)))
 	}
 	kept := func(i int) bool { return mode.rf && keptRead(i) }
-	// knownWriter reports whether goroutine g's clock cur, at read r,
-	// already knows r's writer w with all w's goroutine knew after it: a
-	// clock that knows an event has joined one that holds its
-	// goroutine's up to it; not so for w itself if w learnt something
-	// after publishing (a read-modify-write releases its clock from
-	// before its acquire).
-	knownWriter := func(cur vclock, w int32) bool {
-		v := cur.get(int32(c.ev[w].G))
+	// get returns component k of goroutine g's clock, from its dense
+	// mirror if it has one (which joinDense keeps equal to it): one load
+	// instead of two binary searches.
+	get := func(g, k int32) int32 {
+		if d := dn[g]; d != nil {
+			return d[k]
+		}
+		return cur[g].get(k)
+	}
+	// knownWriter reports whether goroutine g's clock, at read r, already
+	// knows r's writer w with all w's goroutine knew after it: a clock
+	// that knows an event has joined one that holds its goroutine's up to
+	// it; not so for w itself if w learnt something after publishing (a
+	// read-modify-write releases its clock from before its acquire).
+	knownWriter := func(g, w int32) bool {
+		v := get(g, int32(c.ev[w].G))
 		return v > c.pos[w] || (v == c.pos[w] && !isRead(c.ev[w].Op) && !c.syncKind(int(w)).Acquires())
 	}
 	// With read-from, a read joins its writer's clock after the write:
@@ -474,7 +484,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			rec.record(g, 0, cur[g])
 		}
 		if mode.visit != nil {
-			mode.visit(int32(i), cur[g])
+			mode.visit(int32(i), cur[g], dn[g])
 		}
 		switch e.Op {
 		case trace.OpGo:
@@ -548,7 +558,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 					delete(snap, w)
 				}
 				wg := int32(c.ev[w].G)
-				if knownWriter(cur[g], w) {
+				if knownWriter(g, w) {
 					continue
 				}
 				ch = jn(g, wclk, centry{wg, c.pos[w]})
@@ -557,7 +567,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		}
 		if implied && keptRead(i) {
 			for _, w := range m.writers(int32(i)) {
-				if w >= 0 && c.ev[w].G != e.G && !knownWriter(cur[g], w) {
+				if w >= 0 && c.ev[w].G != e.G && !knownWriter(g, w) {
 					implied, keepAcq = false, false // the cone's pass would join w
 					break
 				}
