@@ -271,9 +271,26 @@ func (s *syncVar) merge(c vclock, ep centry) {
 	s.pend = append(s.pend, pendingMerge{c, ep})
 }
 
-// known reports whether clock c already holds all of s.
-func (s *syncVar) known(c vclock) bool {
-	if !s.exact || !knowsAll(c, s.eps) {
+// known reports whether clock c already holds all of s. d, if not nil,
+// is c's dense mirror, read instead of c.
+func (s *syncVar) known(c vclock, d []int32) bool {
+	if !s.exact {
+		return false
+	}
+	if d != nil {
+		for _, e := range s.eps {
+			if d[e.g] < e.v {
+				return false
+			}
+		}
+		for _, p := range s.pend {
+			if d[p.ep.g] < p.ep.v {
+				return false
+			}
+		}
+		return true
+	}
+	if !knowsAll(c, s.eps) {
 		return false
 	}
 	for _, p := range s.pend {
@@ -515,7 +532,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			s := v(c.syncAddr(i))
 			switch k {
 			case trace.SyncAcquire:
-				if !s.known(cur[g]) {
+				if !s.known(cur[g], dn[g]) {
 					s.fold(fsc)
 					ch = jn(g, s.clk, s.eps...)
 				}
@@ -530,7 +547,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			case trace.SyncReleaseAcquire:
 				if mode.serial {
 					// Acquire now; release below, after read-from.
-					if !s.known(cur[g]) {
+					if !s.known(cur[g], dn[g]) {
 						s.fold(fsc)
 						ch = jn(g, s.clk, s.eps...)
 					}
@@ -540,7 +557,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 				old := *s
 				*s = syncVar{clk: cur[g], eps: []centry{{g, p}}, exact: true}
 				own[g] = false
-				if !old.known(cur[g]) {
+				if !old.known(cur[g], dn[g]) {
 					old.fold(fsc)
 					ch = jn(g, old.clk, old.eps...)
 				}
