@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"sync"
@@ -267,29 +268,28 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	classes := func() {
 		cls.claim.Do(func() { cls.cs, cls.err = candidateClasses(ctx, c, m, &o, false) })
 	}
-	shbDone := make(chan error, 1)
+	var shbErr error
+	waitSHB := func() {}
 	if !o.NoRaces {
 		shb := e.fork()
-		go func() {
-			var err error
-			shbStage, err = shb.shbLayer(proofs, &proofOrder)
-			if err == nil {
+		waitSHB = goroutine(func() {
+			shbStage, shbErr = shb.shbLayer(proofs, &proofOrder)
+			if shbErr == nil {
 				collect(t) // the SHB passes' clocks, before the classes'
 				classes()
 			}
-			shbDone <- err
-		}()
-	} else {
-		shbDone <- nil
+		})
 	}
 	mhbErr := e.buildMHB()
 	res.Stats.PrePass = time.Since(start)
-	side := make(chan sideResult, 1)
+	var sr sideResult
+	waitSide := func() {}
 	if mhbErr == nil {
-		go func(e *engine) { side <- e.sideLayers() }(e.fork())
+		side := e.fork()
+		waitSide = goroutine(func() { sr = side.sideLayers() })
 		classes()
 	}
-	shbErr := <-shbDone
+	waitSHB()
 	for _, err := range []error{mhbErr, shbErr, cls.err} {
 		if err != nil {
 			return nil, err
@@ -475,7 +475,7 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	}
 	res.Stats.Stages = slices.Insert(res.Stats.Stages, at, obs)
 
-	sr := <-side
+	waitSide()
 	if sr.err != nil {
 		return nil, sr.err
 	}
@@ -513,11 +513,9 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 func checkAll(ctx context.Context, chk *witness.Checker, fs []Finding) error {
 	errs := make([]error, len(fs))
 	var next atomic.Int64
-	var wg sync.WaitGroup
+	var waits []func()
 	for w := min(runtime.GOMAXPROCS(0), len(fs)); w > 0; w-- {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		waits = append(waits, goroutine(func() {
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(fs) || ctx.Err() != nil {
@@ -528,9 +526,11 @@ func checkAll(ctx context.Context, chk *witness.Checker, fs []Finding) error {
 					errs[i] = fmt.Errorf("predict: internal error: witness for %s %v rejected: %v", fd.Kind, fd.Events, err)
 				}
 			}
-		}()
+		}))
 	}
-	wg.Wait()
+	for _, wait := range waits {
+		wait()
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -540,6 +540,32 @@ func checkAll(ctx context.Context, chk *witness.Checker, fs []Finding) error {
 		}
 	}
 	return nil
+}
+
+// goroutine runs f on a goroutine of its own. The returned wait blocks
+// until f has returned and, if f panicked, panics again on the caller's
+// goroutine, with f's value and stack: a panic in the engine (a bug in
+// seer) then reaches Analyze's caller, which may recover it (the
+// language server does), rather than ending the process.
+func goroutine(f func()) (wait func()) {
+	done := make(chan struct{})
+	var p any
+	var stack []byte
+	go func() {
+		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				p, stack = r, debug.Stack()
+			}
+		}()
+		f()
+	}()
+	return func() {
+		<-done
+		if p != nil {
+			panic(fmt.Sprintf("%v\n\non a goroutine of predict.Analyze:\n%s", p, stack))
+		}
+	}
 }
 
 // sideResult is what the layers after the races found: their findings

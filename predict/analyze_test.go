@@ -324,3 +324,25 @@ func TestCheckAllFirstRejection(t *testing.T) {
 		}
 	}
 }
+
+// A panic on one of Analyze's goroutines reaches its caller's goroutine
+// when it waits, where it can be recovered (as the language server
+// recovers a panic in the engine), with the value and the stack of
+// where it happened.
+func TestGoroutinePanicReachesCaller(t *testing.T) {
+	ran := false
+	goroutine(func() { ran = true })()
+	if !ran {
+		t.Fatal("wait returned before f ran")
+	}
+	wait := goroutine(func() { panic("boom in a layer") })
+	got := func() (p any) {
+		defer func() { p = recover() }()
+		wait()
+		return nil
+	}()
+	s, ok := got.(string)
+	if !ok || !strings.Contains(s, "boom in a layer") || !strings.Contains(s, "TestGoroutinePanicReachesCaller") {
+		t.Fatalf("recovered %v, want the panic's value and the stack of its goroutine", got)
+	}
+}
