@@ -184,6 +184,14 @@ func (e *engine) buildCone() (*clocks, error) {
 	return newClocks(e.ctx, e.c, e.m, clockMode{rf: true, relaxed: e.relaxed, acqRises: true})
 }
 
+// concurrentPassesBelow is the number of events below which Analyze runs
+// the SHB layer's passes and the must-happen-before pass at once: about
+// 200 bytes an event each at their peak on stresschan (556K events, 1109
+// goroutines that all talk to all), which the default 1 GiB budget
+// affords twice up to a million events. A variable for the tests, which
+// run both ways.
+var concurrentPassesBelow = 1 << 20
+
 // collect runs the garbage collector between the passes of a large
 // trace. A pass's temporaries (clock copies, sweep lists, append growth)
 // die with it; collected at once, they never add to the next pass's peak,
@@ -248,15 +256,18 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	// The sound layers (layers.go), cheapest first; a site pair one of
 	// them proves goes no further. The work before the candidates' sweep
 	// is three independent parts: the SHB layer and the must-happen-before
-	// pass replay the trace (neither reads the other's clocks) on two
-	// goroutines, and the access classes and the lockset filter, which
-	// need no clocks, run on whichever of them finishes its pass first
-	// (never beside both passes, whose memory is the peak). The sweep
-	// waits for all three, and skips what SHB proved. The blocking,
-	// deadlock, leak and misuse layers need only the must-happen-before
-	// clocks and the cone: they start once that pass is done, on an
-	// engine copy of their own, and their findings and rows join in the
-	// order sideLayers lists.
+	// pass replay the trace (neither reads the other's clocks), and the
+	// access classes and the lockset filter need no clocks. Below
+	// concurrentPassesBelow events the two passes run on two goroutines,
+	// and the classes on whichever finishes its pass first (never beside
+	// both passes, whose memory is the peak); from there on, memory (which
+	// -maxmem budgets per event) matters more than a second core, and the
+	// SHB layer runs first, its memory collected before the pass that
+	// follows, as it always did. The sweep waits for all three, and skips
+	// what SHB proved. The blocking, deadlock, leak and misuse layers need
+	// only the must-happen-before clocks and the cone: they start once
+	// that pass is done, on an engine copy of their own, and their
+	// findings and rows join in the order sideLayers lists.
 	proofs := make(map[siteKey]*proof)
 	var proofOrder []siteKey
 	var shbStage Stage
@@ -270,18 +281,29 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	}
 	var shbErr error
 	waitSHB := func() {}
+	concurrent := len(t.Events) < concurrentPassesBelow
 	if !o.NoRaces {
 		shb := e.fork()
-		waitSHB = goroutine(func() {
+		run := func() {
 			shbStage, shbErr = shb.shbLayer(proofs, &proofOrder)
 			if shbErr == nil {
-				collect(t) // the SHB passes' clocks, before the classes'
-				classes()
+				collect(t) // the SHB passes' clocks, before what follows
+				if concurrent {
+					classes()
+				}
 			}
-		})
+		}
+		if concurrent {
+			waitSHB = goroutine(run)
+		} else if run(); shbErr != nil {
+			return nil, shbErr
+		}
 	}
 	mhbErr := e.buildMHB()
 	res.Stats.PrePass = time.Since(start)
+	if !concurrent {
+		res.Stats.PrePass -= shbStage.Time
+	}
 	var sr sideResult
 	waitSide := func() {}
 	if mhbErr == nil {

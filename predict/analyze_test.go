@@ -6,11 +6,13 @@ package predict
 import (
 	"context"
 	"fmt"
+	"math/rand"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seer-tools/seer/predict/witness"
 	"github.com/seer-tools/seer/trace"
@@ -344,5 +346,45 @@ func TestGoroutinePanicReachesCaller(t *testing.T) {
 	s, ok := got.(string)
 	if !ok || !strings.Contains(s, "boom in a layer") || !strings.Contains(s, "TestGoroutinePanicReachesCaller") {
 		t.Fatalf("recovered %v, want the panic's value and the stack of its goroutine", got)
+	}
+}
+
+// Analyze reports the same whether the SHB layer's passes run beside the
+// must-happen-before pass (below concurrentPassesBelow events) or before
+// it, and its funnel counts the same.
+func TestConcurrentPassesLikeSequential(t *testing.T) {
+	defer func(n int) { concurrentPassesBelow = n }(concurrentPassesBelow)
+	r := rand.New(rand.NewSource(41))
+	var traces []*trace.Trace
+	for k := 0; k < 40; k++ {
+		p := genParams{goroutines: 2 + r.Intn(6), vars: 1 + r.Intn(4), locks: r.Intn(4), sigs: r.Intn(3),
+			ops: 5 + r.Intn(30), atomics: r.Intn(2) == 0, tx: r.Intn(3) == 0, cut: 0.01}
+		tr, _ := genTrace(r, p)
+		traces = append(traces, tr)
+	}
+	traces = append(traces,
+		synth(synthParams{goroutines: 20, locks: 3, vars: 16, events: 20_000, racy: 0.002, seed: 9}),
+		synthChan(50, 10, 5_000, 1))
+	found := 0
+	for k, tr := range traces {
+		var res [2]*Result
+		for j, below := range []int{1 << 30, 0} {
+			concurrentPassesBelow = below
+			res[j] = analyze(t, tr, Options{CriticalSectionsAsTransactions: true, SolveTimeout: time.Hour})
+		}
+		if !reflect.DeepEqual(res[0].Findings, res[1].Findings) {
+			t.Fatalf("trace %d: findings differ, concurrent and sequential", k)
+		}
+		for i := range res[0].Stats.Stages {
+			a, b := res[0].Stats.Stages[i], res[1].Stats.Stages[i]
+			a.Time, b.Time = 0, 0
+			if a != b {
+				t.Fatalf("trace %d: stage %s concurrent %+v, sequential %+v", k, a.Name, a, b)
+			}
+		}
+		found += len(res[0].Findings)
+	}
+	if found == 0 {
+		t.Fatal("no findings: the test says nothing")
 	}
 }

@@ -186,11 +186,12 @@ type Stats struct {
 	Locations       int // memory locations accessed
 	SharedLocations int // accessed by two goroutines and written
 
-	// PrePass is the time from the start to the end of the
-	// must-happen-before pass: CTP, locations, relevance and that pass's
-	// clocks. The SHB layer's passes and the access classes run beside
-	// it (their stages time them), so stage times overlap and need not
-	// add up to Total.
+	// PrePass is the CTP, locations, relevance and the must-happen-before
+	// clocks: the time from the start to the end of that pass, less the
+	// SHB layer's when that runs first (traces of concurrentPassesBelow
+	// events or more). Below that, the SHB layer's passes and the access
+	// classes run beside it (their stages time them), so stage times
+	// overlap and need not add up to Total.
 	PrePass time.Duration
 	// Cone is the pass of the causal cone's clocks, which plans need: run
 	// only if a candidate survives happens-before (or a blocking or
