@@ -5,11 +5,16 @@ package predict
 
 import (
 	"context"
+	"fmt"
+	"math/rand"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/seer-tools/seer/predict/witness"
 	"github.com/seer-tools/seer/trace"
 )
 
@@ -275,5 +280,111 @@ func TestAnalyzeDamagedTrace(t *testing.T) {
 		if len(res.Findings) == 0 {
 			t.Errorf("%+v: no findings; the trace has an observed race", o)
 		}
+	}
+}
+
+// checkAll checks the findings on several goroutines, and reports what
+// checking them one by one in order reports: the first rejected witness.
+func TestCheckAllFirstRejection(t *testing.T) {
+	tr := synth(synthParams{goroutines: 20, locks: 3, vars: 16, events: 20_000, racy: 0.002, seed: 9})
+	res := analyze(t, tr, Options{})
+	if len(res.Findings) < 8 {
+		t.Fatalf("%d findings: too few to test", len(res.Findings))
+	}
+	loc, spans := trace.GroupAccesses(tr.Events)
+	chk := witness.NewChecker(tr, loc, spans)
+	if err := checkAll(context.Background(), chk, res.Findings); err != nil {
+		t.Fatalf("the analysis's own findings: %v", err)
+	}
+	// A witness ending in another finding's accesses is not one.
+	bad := func(fs []Finding, i int) {
+		j := (i + 1) % len(fs)
+		fs[i].Events = fs[j].Events
+	}
+	n := len(res.Findings)
+	for _, at := range [][]int{{0}, {n - 1}, {1, n - 2}, {n / 2, n/2 + 1, n - 1}} {
+		fs := slices.Clone(res.Findings)
+		for _, i := range at {
+			fs[i] = res.Findings[i]
+			bad(fs, i)
+		}
+		var want error
+		for i := range fs {
+			if err := chk.Check(fs[i].claim()); err != nil {
+				want = fmt.Errorf("predict: internal error: witness for %s %v rejected: %v", fs[i].Kind, fs[i].Events, err)
+				break
+			}
+		}
+		if want == nil {
+			t.Fatalf("corrupting findings %v: every witness still accepted", at)
+		}
+		for try := 0; try < 5; try++ {
+			got := checkAll(context.Background(), chk, fs)
+			if got == nil || got.Error() != want.Error() {
+				t.Fatalf("corrupting findings %v: checkAll says %v, one by one %v", at, got, want)
+			}
+		}
+	}
+}
+
+// A panic on one of Analyze's goroutines reaches its caller's goroutine
+// when it waits, where it can be recovered (as the language server
+// recovers a panic in the engine), with the value and the stack of
+// where it happened.
+func TestGoroutinePanicReachesCaller(t *testing.T) {
+	ran := false
+	goroutine(func() { ran = true })()
+	if !ran {
+		t.Fatal("wait returned before f ran")
+	}
+	wait := goroutine(func() { panic("boom in a layer") })
+	got := func() (p any) {
+		defer func() { p = recover() }()
+		wait()
+		return nil
+	}()
+	s, ok := got.(string)
+	if !ok || !strings.Contains(s, "boom in a layer") || !strings.Contains(s, "TestGoroutinePanicReachesCaller") {
+		t.Fatalf("recovered %v, want the panic's value and the stack of its goroutine", got)
+	}
+}
+
+// Analyze reports the same whether the SHB layer's passes run beside the
+// must-happen-before pass (below concurrentPassesBelow events) or before
+// it, and its funnel counts the same.
+func TestConcurrentPassesLikeSequential(t *testing.T) {
+	defer func(n int) { concurrentPassesBelow = n }(concurrentPassesBelow)
+	r := rand.New(rand.NewSource(41))
+	var traces []*trace.Trace
+	for k := 0; k < 40; k++ {
+		p := genParams{goroutines: 2 + r.Intn(6), vars: 1 + r.Intn(4), locks: r.Intn(4), sigs: r.Intn(3),
+			ops: 5 + r.Intn(30), atomics: r.Intn(2) == 0, tx: r.Intn(3) == 0, cut: 0.01}
+		tr, _ := genTrace(r, p)
+		traces = append(traces, tr)
+	}
+	traces = append(traces,
+		synth(synthParams{goroutines: 20, locks: 3, vars: 16, events: 20_000, racy: 0.002, seed: 9}),
+		synthChan(50, 10, 5_000, 1))
+	found := 0
+	for k, tr := range traces {
+		var res [2]*Result
+		for j, below := range []int{1 << 30, 0} {
+			concurrentPassesBelow = below
+			res[j] = analyze(t, tr, Options{CriticalSectionsAsTransactions: true, SolveTimeout: time.Hour})
+		}
+		if !reflect.DeepEqual(res[0].Findings, res[1].Findings) {
+			t.Fatalf("trace %d: findings differ, concurrent and sequential", k)
+		}
+		for i := range res[0].Stats.Stages {
+			a, b := res[0].Stats.Stages[i], res[1].Stats.Stages[i]
+			a.Time, b.Time = 0, 0
+			if a != b {
+				t.Fatalf("trace %d: stage %s concurrent %+v, sequential %+v", k, a.Name, a, b)
+			}
+		}
+		found += len(res[0].Findings)
+	}
+	if found == 0 {
+		t.Fatal("no findings: the test says nothing")
 	}
 }

@@ -186,9 +186,17 @@ type Stats struct {
 	Locations       int // memory locations accessed
 	SharedLocations int // accessed by two goroutines and written
 
-	PrePass time.Duration // CTP, locations, relevance, must-happen-before clocks (not the SHB layer's passes, which its stage times)
+	// PrePass is the CTP, locations, relevance and the must-happen-before
+	// clocks: the time from the start to the end of that pass, less the
+	// SHB layer's when that runs first (traces of concurrentPassesBelow
+	// events or more). Below that, the SHB layer's passes and the access
+	// classes run beside it (their stages time them), so stage times
+	// overlap and need not add up to Total.
+	PrePass time.Duration
 	// Cone is the pass of the causal cone's clocks, which plans need: run
-	// only if a candidate survives happens-before.
+	// only if a candidate survives happens-before (or a blocking or
+	// misuse closure needs it first, beside the race layers; then Cone is
+	// the wait for it).
 	Cone   time.Duration
 	Stages []Stage
 	Check  time.Duration // re-checking every witness (package witness)

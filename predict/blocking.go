@@ -226,7 +226,7 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 				}
 				st.Deadlocks++
 				if e.cone == nil {
-					if coneErr = e.buildCone(); coneErr != nil {
+					if coneErr = e.needCone(); coneErr != nil {
 						return
 					}
 				}
@@ -389,7 +389,7 @@ func (e *engine) threeCycles(o, r, rOp int32, co *chanOps, lg *map[trace.ObjID][
 					}
 					st.Deadlocks++
 					if e.cone == nil {
-						if err = e.buildCone(); err != nil {
+						if err = e.needCone(); err != nil {
 							return
 						}
 					}
@@ -777,7 +777,7 @@ func (e *engine) condLayer(co *chanOps, lg map[trace.ObjID][]int32, st *Stage, p
 			st.Cycles++
 			st.Deadlocks++
 			if e.cone == nil {
-				if err := e.buildCone(); err != nil {
+				if err := e.needCone(); err != nil {
 					return nil, err
 				}
 			}

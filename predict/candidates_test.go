@@ -3,8 +3,13 @@
 package predict
 
 import (
+	"math/rand"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/seer-tools/seer/trace"
 )
 
 // TestAtomicityPairsPerVariable: a write of a whole struct joins its fields
@@ -34,5 +39,141 @@ T2|w(bal)|20
 	res := analyze(t, tr, Options{NoRaces: true})
 	if got := describe(tr, res.Findings); !strings.Contains(got, "atomicity 11-20-13") {
 		t.Errorf("want the atomicity violation 11-20-13, got %q", got)
+	}
+}
+
+// accessClassesByTable is the grouping accessClasses replaced, kept as the
+// reference: one table of all classes, numbered as they are first seen.
+func accessClassesByTable(c *ctp, m *memory) ([]aclass, map[int32][]int32) {
+	classes := make(map[classKey]int32)
+	var cl []aclass
+	byLoc := make(map[int32][]int32)
+	for i := range c.ev {
+		if !m.shared(int32(i)) {
+			continue
+		}
+		e := &c.ev[i]
+		k := classKey{loc: m.loc[i], g: int32(e.G), site: c.site(int32(i)), ls: c.ls[i], op: e.Op, addr: e.Addr, size: e.Size}
+		id, ok := classes[k]
+		if !ok {
+			id = int32(len(cl))
+			cl = append(cl, aclass{loc: k.loc, g: k.g, site: k.site, write: isWrite(e.Op), atomic: e.Op.IsAtomic(), addr: e.Addr, size: e.Size, ls: k.ls})
+			classes[k] = id
+			byLoc[k.loc] = append(byLoc[k.loc], id)
+		}
+		cl[id].evs = append(cl[id].evs, int32(i))
+	}
+	return cl, byLoc
+}
+
+// accessClasses, which finds each location's classes among its own (by
+// a scan while they are few, then a table), numbers and fills them as
+// one table of all of them does: on random traces, on traces whose
+// locations have many classes each (a table per location), and on
+// synthetic runs with thousands of locations.
+func TestAccessClassesLikeOneTable(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	var traces []*trace.Trace
+	for it := 0; it < 200; it++ {
+		p := genParams{goroutines: 2 + r.Intn(6), vars: 1 + r.Intn(4), locks: r.Intn(4), sigs: r.Intn(3),
+			ops: 2 + r.Intn(12), atomics: r.Intn(2) == 0, cut: 0.01}
+		if it%10 == 0 { // many classes per location: goroutines and sites
+			p.goroutines, p.vars, p.ops = 8+r.Intn(8), 1, 30+r.Intn(60)
+		}
+		tr, _ := genTrace(r, p)
+		traces = append(traces, tr)
+	}
+	traces = append(traces,
+		synth(synthParams{goroutines: 20, locks: 3, vars: 16, events: 20_000, racy: 0.002, seed: 9}),
+		synthChan(50, 10, 5_000, 1))
+	many := 0
+	for n, tr := range traces {
+		c := newCTP(tr)
+		m := newMemory(c)
+		want, wantLoc := accessClassesByTable(c, m)
+		got, gotLoc := accessClasses(c, m)
+		if len(got) != len(want) {
+			t.Fatalf("trace %d: %d classes, want %d", n, len(got), len(want))
+		}
+		for id := range want {
+			w, g := want[id], got[id]
+			if !slices.Equal(w.evs, g.evs) {
+				t.Fatalf("trace %d: class %d's accesses %v, want %v", n, id, g.evs, w.evs)
+			}
+			w.evs, g.evs = nil, nil
+			if !reflect.DeepEqual(w, g) {
+				t.Fatalf("trace %d: class %d is %+v, want %+v", n, id, g, w)
+			}
+		}
+		if len(gotLoc) != len(wantLoc) {
+			t.Fatalf("trace %d: classes at %d locations, want %d", n, len(gotLoc), len(wantLoc))
+		}
+		for l, ids := range wantLoc {
+			if !slices.Equal(gotLoc[l], ids) {
+				t.Fatalf("trace %d: location %d's classes %v, want %v", n, l, gotLoc[l], ids)
+			}
+			if len(ids) > 17 {
+				many++
+			}
+		}
+	}
+	if many == 0 {
+		t.Fatal("no location with more classes than a scan looks through: the test says nothing of the tables")
+	}
+}
+
+// conflictPairs, which looks only at pairs with a write, lets the lockset
+// filter see the pairs, and count them, in the order of the loop over
+// every pair of a location's classes.
+func TestConflictPairsLikeEveryPair(t *testing.T) {
+	r := rand.New(rand.NewSource(29))
+	var traces []*trace.Trace
+	for it := 0; it < 300; it++ {
+		p := genParams{goroutines: 2 + r.Intn(6), vars: 1 + r.Intn(4), locks: r.Intn(4), sigs: r.Intn(3),
+			ops: 2 + r.Intn(20), atomics: r.Intn(2) == 0, cut: 0.01}
+		tr, _ := genTrace(r, p)
+		traces = append(traces, tr)
+	}
+	traces = append(traces,
+		synth(synthParams{goroutines: 20, locks: 3, vars: 16, events: 20_000, racy: 0.002, seed: 9}),
+		synthChan(50, 10, 5_000, 1))
+	seen := 0
+	for n, tr := range traces {
+		c := newCTP(tr)
+		m := newMemory(c)
+		cl, byLoc := accessClasses(c, m)
+		locs := make([]int32, 0, len(byLoc))
+		for l := range byLoc {
+			locs = append(locs, l)
+		}
+		slices.Sort(locs)
+		want, got := &candidates{}, &candidates{}
+		var wantPairs, gotPairs, buf [][2]int32
+		for _, l := range locs {
+			ids := byLoc[l]
+			for x := 0; x < len(ids); x++ {
+				for y := x + 1; y < len(ids); y++ {
+					if raceLockset(c, want, &cl[ids[x]], &cl[ids[y]], false) {
+						wantPairs = append(wantPairs, [2]int32{ids[x], ids[y]})
+					}
+				}
+			}
+			buf = conflictPairs(buf[:0], cl, ids)
+			for _, p := range buf {
+				if raceLockset(c, got, &cl[p[0]], &cl[p[1]], false) {
+					gotPairs = append(gotPairs, p)
+				}
+			}
+		}
+		if !slices.Equal(gotPairs, wantPairs) {
+			t.Fatalf("trace %d: pairs past lockset %v, want %v", n, gotPairs, wantPairs)
+		}
+		if !reflect.DeepEqual(got.f, want.f) {
+			t.Fatalf("trace %d: funnel %+v, want %+v", n, got.f, want.f)
+		}
+		seen += len(wantPairs)
+	}
+	if seen == 0 {
+		t.Fatal("no pair past lockset: the test says nothing")
 	}
 }

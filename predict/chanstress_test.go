@@ -4,7 +4,7 @@
 // its buffer slot, and the payload is handed over only through the
 // channel. All goroutines come to know of all: the case for the dense
 // mirrors (clock.go) and for taking the cone from must-happen-before
-// (analyze.go's buildCone).
+// (analyze.go's buildCone, through needCone).
 //
 //	go test -run XXX -bench ChanStress ./predict
 
@@ -126,7 +126,7 @@ func TestChanStressConeFromMHB(t *testing.T) {
 	if !e.mhb.rfImplied || e.mhb.acq == nil {
 		t.Fatalf("must-happen-before pass: read-from implied %v, rises kept %v; want both", e.mhb.rfImplied, e.mhb.acq != nil)
 	}
-	if err := e.buildCone(); err != nil {
+	if err := e.needCone(); err != nil {
 		t.Fatal(err)
 	}
 	if e.cone.h != e.mhb.h {

@@ -31,6 +31,7 @@ type ctp struct {
 	lockMode []byte
 	observed map[trace.ObjID]bool
 	cs       map[gl][]csect // per (goroutine, lock): critical sections in order
+	lockG    []int32        // the goroutines with critical sections, in order
 	locked   bitset         // events after which their goroutine holds a lock
 	pinned   bitset         // the same, not counting terminal sections (terminal.go)
 	terminal []termSect     // terminal sections, by goroutine
@@ -216,6 +217,12 @@ func newCTP(t *trace.Trace) *ctp {
 	c.sites = make([]int32, t.Stacks.Len())
 	for i := range c.sites {
 		c.sites[i] = -1
+	}
+	// Every event's site is interned now, in trace order, so that site
+	// only reads afterwards: Analyze's layers call it from two
+	// goroutines.
+	for i := range c.ev {
+		c.site(int32(i))
 	}
 	return c
 }

@@ -294,7 +294,7 @@ func (e *engine) tryPattern(pick []*depClass, proved map[string]bool, out *[]Fin
 		}
 		st.Deadlocks++
 		if e.cone == nil {
-			if err := e.buildCone(); err != nil {
+			if err := e.needCone(); err != nil {
 				return err
 			}
 		}

@@ -231,6 +231,21 @@
 // closes: the runtime panics before it records a second one (a run that
 // died of it is reported from the panic's stack, by package check).
 //
+// # Two cores
+//
+// Analyze runs what does not depend on each other on goroutines of its
+// own (analyze.go): the SHB layer's passes beside the must-happen-before
+// pass (below a million events: beyond, memory matters more, and SHB
+// runs first), the access classes and the lockset filter on whichever of
+// the two finishes first, and the deadlock, blocking, leak and misuse
+// layers beside the race layers once must-happen-before is done; the
+// witnesses are checked on GOMAXPROCS goroutines. A panic on any of them
+// panics again on Analyze's own goroutine (analyze.go's goroutine). Each part writes only its own
+// results, which join in a fixed order, so the report is the same however
+// they are scheduled: what they share is read-only once made (sites are
+// interned when the CTP is built; the cone is made once, by whichever
+// needs it first; scratch is per engine copy, engine.fork).
+//
 // # Soundness first
 //
 // Every filter before the solver only removes candidates that no witness

@@ -48,15 +48,14 @@ type historyLog struct {
 	log  []kpvLog // per goroutine: rises, in order of position
 	last []vclock // per goroutine: the clock last recorded, its delta a copy
 	buf  []centry // scratch
-	enc  []byte   // scratch: a group being encoded
 }
 
 // kpvLog is a goroutine's log of rises, append-only and read in order:
 // the rises at one position as a group of uvarints (position since the
-// previous group, number of rises, then component and value of each),
-// usually 3 bytes a rise instead of 12, in chunks that are never copied
-// (growing one slice by doubling would leave as much garbage as the log
-// holds).
+// previous group, number of rises times two plus one if the components
+// are coded as differences, then component and value of each), usually
+// 3 bytes a rise instead of 12, in chunks that are never copied (growing
+// one slice by doubling would leave as much garbage as the log holds).
 type kpvLog struct {
 	full [][]byte
 	cur  []byte
@@ -65,29 +64,58 @@ type kpvLog struct {
 	size int   // bytes
 }
 
-// add logs rises rs at position pos.
-func (l *kpvLog) add(pos int32, rs []centry, scratch *[]byte) {
+// add logs rises rs at position pos, encoded in place at the end of the
+// current chunk.
+func (l *kpvLog) add(pos int32, rs []centry) {
 	if len(rs) == 0 {
 		return
 	}
-	b := binary.AppendUvarint((*scratch)[:0], uint64(uint32(pos-l.last)))
-	b = binary.AppendUvarint(b, uint64(len(rs)))
-	for _, r := range rs {
-		b = binary.AppendUvarint(b, uint64(uint32(r.g)))
-		b = binary.AppendUvarint(b, uint64(uint32(r.v)))
+	// Components in increasing order (as a join reports them) are coded
+	// as the difference from the previous one: thousands of goroutines
+	// need two bytes each, and the gaps between the few that rise at
+	// once one.
+	sorted := true
+	for j := 1; j < len(rs) && sorted; j++ {
+		sorted = rs[j].g > rs[j-1].g
 	}
-	*scratch = b
-	if cap(l.cur)-len(l.cur) < len(b) {
+	d := uint32(pos - l.last)
+	hdr := uint32(len(rs)) << 1
+	if sorted {
+		hdr |= 1
+	}
+	size := uvarintLen(d) + uvarintLen(hdr)
+	prev := int32(0)
+	for _, r := range rs {
+		k := r.g
+		if sorted {
+			k, prev = r.g-prev, r.g
+		}
+		size += uvarintLen(uint32(k)) + uvarintLen(uint32(r.v))
+	}
+	if cap(l.cur)-len(l.cur) < size {
 		if l.cur != nil {
 			l.full = append(l.full, l.cur)
 		}
-		// Chunks grow with the log, up to 256 KiB (or one group).
-		l.cur = make([]byte, 0, max(len(b), min(max(64, l.size/2), 1<<18)))
+		// Chunks grow with the log, by a quarter of it, up to 256 KiB
+		// (or one group): the last one's room is what the log wastes
+		// (thousands of goroutines' logs, each with its last chunk).
+		l.cur = make([]byte, 0, max(size, min(max(64, l.size/4), 1<<18)))
 	}
-	l.cur = append(l.cur, b...)
+	b := binary.AppendUvarint(l.cur, uint64(d))
+	b = binary.AppendUvarint(b, uint64(hdr))
+	prev = 0
+	for _, r := range rs {
+		k := r.g
+		if sorted {
+			k, prev = r.g-prev, r.g
+		}
+		b = binary.AppendUvarint(b, uint64(uint32(k)))
+		b = binary.AppendUvarint(b, uint64(uint32(r.v)))
+	}
+	l.cur = b
 	l.last = pos
 	l.n += len(rs)
-	l.size += len(b)
+	l.size += size
 }
 
 // uvAt decodes the uvarint at b[i:], returning it and the index after
@@ -117,11 +145,14 @@ func (l *kpvLog) appendAll(xs []kpv) []kpv {
 			b = l.full[c]
 		}
 		for i := 0; i < len(b); {
-			var d, n, k, v uint32
+			var d, hdr, k, v uint32
 			d, i = uvAt(b, i)
-			n, i = uvAt(b, i)
+			hdr, i = uvAt(b, i)
 			pos += int32(d)
-			for ; n > 0; n-- {
+			// base is added to each component: the previous one if the
+			// group's are coded as differences (add), else 0.
+			base, sorted := uint32(0), hdr&1 != 0
+			for n := hdr >> 1; n > 0; n-- {
 				// uvAt, inline
 				if k = uint32(b[i]); k < 0x80 {
 					i++
@@ -132,6 +163,10 @@ func (l *kpvLog) appendAll(xs []kpv) []kpv {
 					i++
 				} else {
 					v, i = uvAtSlow(b, i)
+				}
+				k += base
+				if sorted {
+					base = k
 				}
 				xs = append(xs, kpv{int32(k), pos, int32(v)})
 			}
@@ -157,7 +192,7 @@ func (l *historyLog) record(g, pos int32, cur vclock) {
 // logRises logs rises, the components of goroutine g's clock that rose
 // at its position pos (as the pass's joins reported them).
 func (l *historyLog) logRises(g, pos int32, rises []centry) {
-	l.log[g].add(pos, rises, &l.enc)
+	l.log[g].add(pos, rises)
 }
 
 // rises logs the components of cur that exceed old's.
@@ -170,13 +205,15 @@ func (l *historyLog) rises(g, pos int32, old, cur vclock) {
 		rs = risesOver(l.buf[:0], old, cur)
 	}
 	l.buf = rs
-	l.log[g].add(pos, rs, &l.enc)
+	l.log[g].add(pos, rs)
 }
 
 // index builds the history, releasing the log: a counting sort of each
 // goroutine's rises by component, stable in position. A goroutine's
-// rises are stored in p16 where they fit.
-func (l *historyLog) index() *history {
+// rises are stored in p16 where they fit. If acq is not nil, it also
+// keeps there the rises at each release-acquire event (the log's group at
+// its position), read from the log as it is released.
+func (l *historyLog) index(acq *eventRises, c *ctp) *history {
 	ng := len(l.log)
 	h := &history{keys: make([][]int32, ng), off: make([][]int32, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng)}
 	cnt := make([]int32, ng) // per component: rises, then next slot
@@ -187,6 +224,9 @@ func (l *historyLog) index() *history {
 			continue
 		}
 		xs = log.appendAll(xs[:0])
+		if acq != nil {
+			acq.fromLog(c, int32(g), xs)
+		}
 		var keys []int32
 		top := int32(0) // the largest position or value
 		for _, x := range xs {

@@ -85,6 +85,10 @@ type misuse struct {
 	// over them once per step of lower, and a delta read from the trace
 	// costs a walk of the event's stack (witness.DoneDelta).
 	wgd []int64
+	// wgAt holds each of those events' goroutine and position, so that
+	// the sum asks whether an event is in the cut without reading the
+	// event table (thousands of events, summed at every step of lower).
+	wgAt [][2]int32
 }
 
 // misuseLayer finds and proves the misuse kinds. Its funnel row counts
@@ -224,7 +228,7 @@ func (m *misuse) mustBefore(a, b int32) bool {
 func (m *misuse) closure(in, next []int32) (bool, error) {
 	e, c := m.e, m.e.c
 	if e.cone == nil {
-		if err := e.buildCone(); err != nil {
+		if err := e.needCone(); err != nil {
 			return false, err
 		}
 	}
@@ -347,8 +351,9 @@ func (m *misuse) wgDelta(i int32) (int64, bool) { return witness.DoneDelta(m.e.c
 func (m *misuse) known(evs []int32) bool {
 	t := m.e.c.t
 	var n int64
-	m.wgd = m.wgd[:0]
+	m.wgd, m.wgAt = m.wgd[:0], m.wgAt[:0]
 	for _, i := range evs {
+		m.wgAt = append(m.wgAt, [2]int32{int32(m.e.c.ev[i].G), m.e.c.pos[i]})
 		if t.Events[i].Op == trace.OpWGWait {
 			m.wgd = append(m.wgd, 0)
 			continue
@@ -370,12 +375,12 @@ func (m *misuse) known(evs []int32) bool {
 
 // counter returns the group's counter over m.cut, in observed order, and
 // whether it stays at zero or above all along. evs are the group's events,
-// whose deltas known left in m.wgd.
+// whose deltas, goroutines and positions known left in m.wgd and m.wgAt.
 func (m *misuse) counter(evs []int32) (int64, bool) {
 	var n int64
-	for j, i := range evs {
+	for j := range evs {
 		d := m.wgd[j]
-		if d == 0 || !m.inCut(i) {
+		if d == 0 || m.wgAt[j][1] > m.cut[m.wgAt[j][0]] {
 			continue
 		}
 		if n += d; n < 0 {

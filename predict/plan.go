@@ -66,7 +66,8 @@ func (e *engine) closeInto(h *clocks, cut []int32, g, p int32) {
 			h.h.eachAbove(g, p, cut, raise)
 			continue
 		}
-		for _, r := range h.acq.at(e.c.at(g, p)) {
+		e.dec = h.acq.at(e.dec, e.c.at(g, p))
+		for _, r := range e.dec {
 			if r.v > cut[r.g] {
 				raise(r.g, r.v)
 			}

@@ -50,16 +50,18 @@ type openSect struct {
 func (e *engine) openSections(cut []int32, ga, gb int32) []openSect {
 	c := e.c
 	var out []openSect
-	for g := range cut {
+	// Only goroutines with critical sections hold locks: a closure over
+	// thousands of goroutines asks this at every round.
+	for _, g := range c.lockG {
 		p := cut[g]
 		if p <= 0 {
 			continue
 		}
-		c.heldAt(int32(g), p, func(l trace.ObjID, s csect) {
+		c.heldAt(g, p, func(l trace.ObjID, s csect) {
 			if s.rel != 0 && s.rel <= p {
 				return
 			}
-			out = append(out, openSect{g: int32(g), l: l, s: s, acq: c.at(int32(g), s.acq), pinned: int32(g) == ga || int32(g) == gb})
+			out = append(out, openSect{g: g, l: l, s: s, acq: c.at(g, s.acq), pinned: g == ga || g == gb})
 		})
 	}
 	return out

@@ -60,8 +60,15 @@ func (c *ctp) buildLocks() {
 			ncs[gl{int32(e.G), e.Obj}]++
 		}
 	}
+	hasCS := make([]bool, len(c.byG))
 	for k, n := range ncs {
 		c.cs[k] = make([]csect, 0, n)
+		hasCS[k.g] = true
+	}
+	for g, ok := range hasCS {
+		if ok {
+			c.lockG = append(c.lockG, int32(g))
+		}
 	}
 	held := make([]int32, len(c.byG))
 	cur := make([]int32, len(c.byG)) // per goroutine: current lockset id

@@ -141,7 +141,7 @@ scan:
 			}
 			st.Leaks++
 			if e.cone == nil {
-				if err := e.buildCone(); err != nil {
+				if err := e.needCone(); err != nil {
 					return nil, st, err
 				}
 			}

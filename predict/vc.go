@@ -29,6 +29,7 @@ package predict
 import (
 	"context"
 	"encoding/binary"
+	"math/bits"
 	"runtime"
 	"slices"
 
@@ -58,7 +59,9 @@ type clockMode struct {
 	// visit, if set, is called for every event with its goroutine's clock
 	// just before it (after a goroutine's go statement, before the event's
 	// own joins): what a race check judges an access by.
-	visit func(i int32, cur vclock)
+	// d, if not nil, is a dense mirror of cur (joinDense's), to be read
+	// instead: d[k] is cur.get(k).
+	visit func(i int32, cur vclock, d []int32)
 	// acqRises keeps, for every release-acquire event, the components of
 	// its goroutine's clock that rose at it (clocks.acq): what a closure
 	// over the pass (plan.go's closeInto) needs of such an event beyond
@@ -84,56 +87,151 @@ type clocks struct {
 	rfImplied bool
 }
 
-// eventRises holds the rises of a clock at some of its goroutine's
-// events, ev (sorted: the pass appends in trace order). Those of ev[j]
-// are a group of uvarints at chunk ck[j], byte off[j]: their number, then
-// goroutine and value of each (about 4 bytes a rise rather than 8: a pass
-// over thousands of goroutines that all talk to all keeps millions).
-// Chunks are never copied; a group starts a new chunk when it does not fit.
+// eventRises holds the rises of a clock at the release-acquire events of
+// a pass. Those of the j-th such event (its rank in ev) are a group at
+// chunk ck[j], byte off[j] (ck[j] is -1 for an event at which nothing
+// rose): a uvarint header, the number of rises times two plus one if the
+// group is wide, then goroutine and value of each, as two little-endian
+// uint16s (narrow: both fit) or as uvarints (wide). Either is about 4
+// bytes a rise rather than 8 (a pass over thousands of goroutines that
+// all talk to all keeps millions); the narrow form, usual when
+// goroutines and positions are in the thousands, decodes with no branch
+// per byte (closures decode a rise for every one they pass over, plan.go's
+// closeInto). Chunks are never copied; a group starts a new chunk when it
+// does not fit.
 type eventRises struct {
-	ev      []int32
+	ev      rankSet // the release-acquire events
 	ck, off []int32
 	chunks  [][]byte
-	enc     []byte   // scratch: a group being encoded
-	dec     []centry // scratch: the last group decoded
 }
 
-// add keeps rises rs of event i, which follows every event kept so far.
-func (r *eventRises) add(i int32, rs []centry) {
-	b := binary.AppendUvarint(r.enc[:0], uint64(len(rs)))
-	for _, x := range rs {
-		b = binary.AppendUvarint(b, uint64(uint32(x.g)))
-		b = binary.AppendUvarint(b, uint64(uint32(x.v)))
+// newEventRises returns an empty record of the rises at c's
+// release-acquire events.
+func newEventRises(c *ctp) *eventRises {
+	ev := newRankSet(len(c.ev), func(i int) bool { return c.syncKind(i) == trace.SyncReleaseAcquire })
+	r := &eventRises{ev: ev, ck: make([]int32, ev.n), off: make([]int32, ev.n)}
+	for j := range r.ck {
+		r.ck[j] = -1
 	}
-	r.enc = b
+	return r
+}
+
+// add keeps rises rs of release-acquire event i, in any order of events.
+func (r *eventRises) add(i int32, rs []centry) {
+	j := r.ev.index(i)
+	if j < 0 {
+		panic("predict: rises kept for an event that is not a release-acquire")
+	}
+	wide := false
+	for _, x := range rs {
+		if uint32(x.g)|uint32(x.v) >= 1<<16 {
+			wide = true
+			break
+		}
+	}
+	hdr := uint64(len(rs)) << 1
+	size := 4 * len(rs) // narrow
+	if wide {
+		hdr |= 1
+		size = 0
+		for _, x := range rs {
+			size += uvarintLen(uint32(x.g)) + uvarintLen(uint32(x.v))
+		}
+	}
+	size += uvarintLen(uint32(hdr))
+	// Encoded in place, at the end of the last chunk.
 	n := len(r.chunks)
-	if n == 0 || cap(r.chunks[n-1])-len(r.chunks[n-1]) < len(b) {
-		r.chunks = append(r.chunks, make([]byte, 0, max(len(b), 1<<20)))
+	if n == 0 || cap(r.chunks[n-1])-len(r.chunks[n-1]) < size {
+		r.chunks = append(r.chunks, make([]byte, 0, max(size, 1<<20)))
 		n++
 	}
-	r.ev = append(r.ev, i)
-	r.ck = append(r.ck, int32(n-1))
-	r.off = append(r.off, int32(len(r.chunks[n-1])))
-	r.chunks[n-1] = append(r.chunks[n-1], b...)
+	ch := r.chunks[n-1]
+	r.ck[j] = int32(n - 1)
+	r.off[j] = int32(len(ch))
+	b := binary.AppendUvarint(ch, hdr)
+	if wide {
+		for _, x := range rs {
+			b = binary.AppendUvarint(b, uint64(uint32(x.g)))
+			b = binary.AppendUvarint(b, uint64(uint32(x.v)))
+		}
+	} else {
+		at := len(b)
+		b = b[:at+4*len(rs)]
+		for q, x := range rs {
+			binary.LittleEndian.PutUint16(b[at+4*q:], uint16(x.g))
+			binary.LittleEndian.PutUint16(b[at+4*q+2:], uint16(x.v))
+		}
+	}
+	r.chunks[n-1] = b
 }
 
-// at returns the rises at event i, which must be one of ev, in storage
-// that the next call reuses.
-func (r *eventRises) at(i int32) []centry {
-	j, ok := slices.BinarySearch(r.ev, i)
-	if !ok {
+// uvarintLen returns the length of x's uvarint encoding.
+func uvarintLen(x uint32) int {
+	return (bits.Len32(x|1) + 6) / 7
+}
+
+// fromLog keeps the rises at goroutine g's release-acquire events from
+// xs, all the rises of g's clock in order of position (historyLog's log):
+// the rises at an event are those logged at its position.
+func (r *eventRises) fromLog(c *ctp, g int32, xs []kpv) {
+	var rs []centry
+	for k := 0; k < len(xs); {
+		p := xs[k].pos
+		rs = rs[:0]
+		for ; k < len(xs) && xs[k].pos == p; k++ {
+			rs = append(rs, centry{xs[k].k, xs[k].v})
+		}
+		if p < 1 {
+			continue // the go statement's, before the first event's own
+		}
+		if i := c.at(g, p); c.syncKind(int(i)) == trace.SyncReleaseAcquire {
+			r.add(i, rs)
+		}
+	}
+}
+
+// at returns the rises at event i, which must be one of ev, in dst's
+// storage: readers on several goroutines each pass their own, as the
+// kept rises are only read once the pass is over.
+func (r *eventRises) at(dst []centry, i int32) []centry {
+	j := r.ev.index(i)
+	if j < 0 {
 		panic("predict: no rises kept for the event")
 	}
+	if r.ck[j] < 0 {
+		return dst[:0]
+	}
 	b, k := r.chunks[r.ck[j]], int(r.off[j])
-	n, k := uvAt(b, k)
-	out := slices.Grow(r.dec[:0], int(n))
+	var hdr uint64
+	var w int
+	hdr, w = binary.Uvarint(b[k:])
+	k += w
+	n := int(hdr >> 1)
+	out := slices.Grow(dst[:0], n)
+	if hdr&1 == 0 {
+		b = b[k : k+4*n]
+		for q := 0; q+4 <= len(b); q += 4 {
+			out = append(out, centry{int32(binary.LittleEndian.Uint16(b[q:])), int32(binary.LittleEndian.Uint16(b[q+2:]))})
+		}
+		return out
+	}
 	for ; n > 0; n-- {
 		var g, v uint32
 		g, k = uvAt(b, k)
 		v, k = uvAt(b, k)
 		out = append(out, centry{int32(g), int32(v)})
 	}
-	r.dec = out
+	return out
+}
+
+// events returns the events whose rises are kept, in order.
+func (r *eventRises) events() []int32 {
+	var out []int32
+	for i := int32(0); int(i) < 64*len(r.ev.bits) && len(out) < r.ev.n; i++ {
+		if r.ev.index(i) >= 0 {
+			out = append(out, i)
+		}
+	}
 	return out
 }
 
@@ -173,9 +271,26 @@ func (s *syncVar) merge(c vclock, ep centry) {
 	s.pend = append(s.pend, pendingMerge{c, ep})
 }
 
-// known reports whether clock c already holds all of s.
-func (s *syncVar) known(c vclock) bool {
-	if !s.exact || !knowsAll(c, s.eps) {
+// known reports whether clock c already holds all of s. d, if not nil,
+// is c's dense mirror, read instead of c.
+func (s *syncVar) known(c vclock, d []int32) bool {
+	if !s.exact {
+		return false
+	}
+	if d != nil {
+		for _, e := range s.eps {
+			if d[e.g] < e.v {
+				return false
+			}
+		}
+		for _, p := range s.pend {
+			if d[p.ep.g] < p.ep.v {
+				return false
+			}
+		}
+		return true
+	}
+	if !knowsAll(c, s.eps) {
 		return false
 	}
 	for _, p := range s.pend {
@@ -268,10 +383,11 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		}
 		return ch
 	}
-	var acq *eventRises
-	if (mode.acqRises || mode.rfCheck) && mode.want == nil {
-		acq = new(eventRises)
-	}
+	// Whether the rises at release-acquire events are kept (clocks.acq):
+	// they are taken from the history's log when the pass is over
+	// (historyLog.index), not copied as it goes, so that the pass's own
+	// clocks are dead before they take memory.
+	keepAcq := (mode.acqRises || mode.rfCheck) && mode.want == nil
 	implied := mode.rfCheck && !mode.rf
 	flush := func(g, p int32) {
 		rec.logRises(g, p, pend)
@@ -299,14 +415,22 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		return isRead(e.Op) && m.shared(int32(i)) && !(e.Op == trace.OpRead && mode.relaxed.has(int32(i)))
 	}
 	kept := func(i int) bool { return mode.rf && keptRead(i) }
-	// knownWriter reports whether goroutine g's clock cur, at read r,
-	// already knows r's writer w with all w's goroutine knew after it: a
-	// clock that knows an event has joined one that holds its
-	// goroutine's up to it; not so for w itself if w learnt something
-	// after publishing (a read-modify-write releases its clock from
-	// before its acquire).
-	knownWriter := func(cur vclock, w int32) bool {
-		v := cur.get(int32(c.ev[w].G))
+	// get returns component k of goroutine g's clock, from its dense
+	// mirror if it has one (which joinDense keeps equal to it): one load
+	// instead of two binary searches.
+	get := func(g, k int32) int32 {
+		if d := dn[g]; d != nil {
+			return d[k]
+		}
+		return cur[g].get(k)
+	}
+	// knownWriter reports whether goroutine g's clock, at read r, already
+	// knows r's writer w with all w's goroutine knew after it: a clock
+	// that knows an event has joined one that holds its goroutine's up to
+	// it; not so for w itself if w learnt something after publishing (a
+	// read-modify-write releases its clock from before its acquire).
+	knownWriter := func(g, w int32) bool {
+		v := get(g, int32(c.ev[w].G))
 		return v > c.pos[w] || (v == c.pos[w] && !isRead(c.ev[w].Op) && !c.syncKind(int(w)).Acquires())
 	}
 	// With read-from, a read joins its writer's clock after the write:
@@ -368,6 +492,8 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		if p == 1 && c.goEv[g] >= 0 && c.goEv[g] < int32(i) {
 			// The go statement happens before the whole goroutine.
 			ch = jn(g, goClk[g].clk, goClk[g].ep)
+			// Read once: its base is free for the arena's next sweep.
+			goClk[g] = goSrc{}
 		}
 		if p == 1 && mode.want == nil {
 			flush(g, 0)
@@ -375,7 +501,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			rec.record(g, 0, cur[g])
 		}
 		if mode.visit != nil {
-			mode.visit(int32(i), cur[g])
+			mode.visit(int32(i), cur[g], dn[g])
 		}
 		switch e.Op {
 		case trace.OpGo:
@@ -406,7 +532,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			s := v(c.syncAddr(i))
 			switch k {
 			case trace.SyncAcquire:
-				if !s.known(cur[g]) {
+				if !s.known(cur[g], dn[g]) {
 					s.fold(fsc)
 					ch = jn(g, s.clk, s.eps...)
 				}
@@ -421,7 +547,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			case trace.SyncReleaseAcquire:
 				if mode.serial {
 					// Acquire now; release below, after read-from.
-					if !s.known(cur[g]) {
+					if !s.known(cur[g], dn[g]) {
 						s.fold(fsc)
 						ch = jn(g, s.clk, s.eps...)
 					}
@@ -431,7 +557,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 				old := *s
 				*s = syncVar{clk: cur[g], eps: []centry{{g, p}}, exact: true}
 				own[g] = false
-				if !old.known(cur[g]) {
+				if !old.known(cur[g], dn[g]) {
 					old.fold(fsc)
 					ch = jn(g, old.clk, old.eps...)
 				}
@@ -449,7 +575,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 					delete(snap, w)
 				}
 				wg := int32(c.ev[w].G)
-				if knownWriter(cur[g], w) {
+				if knownWriter(g, w) {
 					continue
 				}
 				ch = jn(g, wclk, centry{wg, c.pos[w]})
@@ -458,8 +584,8 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		}
 		if implied && keptRead(i) {
 			for _, w := range m.writers(int32(i)) {
-				if w >= 0 && c.ev[w].G != e.G && !knownWriter(cur[g], w) {
-					implied, acq = false, nil // the cone's pass would join w
+				if w >= 0 && c.ev[w].G != e.G && !knownWriter(g, w) {
+					implied, keepAcq = false, false // the cone's pass would join w
 					break
 				}
 			}
@@ -472,16 +598,23 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			snap[int32(i)] = cur[g]
 			own[g] = false
 		}
-		if acq != nil && c.syncKind(i) == trace.SyncReleaseAcquire {
-			acq.add(int32(i), pend)
-		}
 		if mode.want == nil {
 			flush(g, p)
 		} else if wanted(mode.want[g], p) {
 			rec.record(g, p, cur[g])
 		}
 	}
-	return &clocks{c: c, h: rec.index(), acq: acq, rfImplied: implied}, nil
+	var acq *eventRises
+	if keepAcq {
+		acq = newEventRises(c)
+	}
+	if len(c.ev) >= 1<<18 {
+		// The pass's clocks (bases, mirrors, variables) are dead: collected
+		// now, their memory is what the index is made in, rather than
+		// adding to it (see collect in analyze.go).
+		runtime.GC()
+	}
+	return &clocks{c: c, h: rec.index(acq, c), acq: acq, rfImplied: implied}, nil
 }
 
 // wanted reports whether sorted ps holds p.

@@ -282,7 +282,7 @@ func hasFrame(t *trace.Trace, e *trace.Event, fn string) bool {
 // chanEvents returns the synchronisation events on channel c, in order
 // (computed once per checker).
 func (k *Checker) chanEvents(c trace.ObjID) []int32 {
-	if k.chans == nil {
+	k.chansOnce.Do(func() {
 		k.chans = make(map[trace.ObjID][]int32)
 		for i := range k.t.Events {
 			e := &k.t.Events[i]
@@ -290,7 +290,7 @@ func (k *Checker) chanEvents(c trace.ObjID) []int32 {
 				k.chans[e.Obj] = append(k.chans[e.Obj], int32(i))
 			}
 		}
-	}
+	})
 	return k.chans[c]
 }
 
@@ -470,14 +470,14 @@ func (s *fstate) condBlocked(i int32, ran []int32) error {
 		}
 		return int(x)
 	}
-	if k.conds == nil {
+	k.condsOnce.Do(func() {
 		k.conds = make(map[trace.ObjID][]int32)
 		for x := range t.Events {
 			if o := &t.Events[x]; o.Op == trace.OpCondSignal || o.Op == trace.OpCondBroadcast {
 				k.conds[o.Obj] = append(k.conds[o.Obj], int32(x))
 			}
 		}
-	}
+	})
 	for _, x := range k.conds[e.Obj] {
 		h := t.Events[x].G
 		if int(h) <= 0 || int(h) >= k.ng || ran[h] <= k.posOf[x] {

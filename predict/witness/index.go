@@ -13,6 +13,7 @@ package witness
 import (
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/seer-tools/seer/trace"
 )
@@ -25,7 +26,8 @@ type obsRun struct {
 }
 
 // A Checker holds what the observed run did, computed once per trace,
-// and checks schedules against it.
+// and checks schedules against it. Its methods may be called from several
+// goroutines at once (Relax excepted, which must come first).
 type Checker struct {
 	t       *trace.Trace
 	n, ng   int
@@ -66,9 +68,13 @@ type Checker struct {
 	lockAfter map[trace.ObjID][]lockState
 	lockBad   map[trace.ObjID]bool
 
-	mis   misuseCache             // channels and WaitGroups, built at the first misuse check (misuse.go)
-	chans map[trace.ObjID][]int32 // per channel: its events, built on first use (blocking.go)
-	conds map[trace.ObjID][]int32 // per sync.Cond: its signals and broadcasts, likewise
+	mis misuseCache // channels and WaitGroups, built at the first misuse check (misuse.go)
+	// Built on first use, once: Check may be called from several
+	// goroutines at once.
+	chans     map[trace.ObjID][]int32 // per channel: its events (blocking.go)
+	chansOnce sync.Once
+	conds     map[trace.ObjID][]int32 // per sync.Cond: its signals and broadcasts
+	condsOnce sync.Once
 }
 
 // NewChecker replays t once. loc and spans must be
