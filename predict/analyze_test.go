@@ -354,17 +354,10 @@ func TestGoroutinePanicReachesCaller(t *testing.T) {
 // it, and its funnel counts the same.
 func TestConcurrentPassesLikeSequential(t *testing.T) {
 	defer func(n int) { concurrentPassesBelow = n }(concurrentPassesBelow)
-	r := rand.New(rand.NewSource(41))
-	var traces []*trace.Trace
-	for k := 0; k < 40; k++ {
-		p := genParams{goroutines: 2 + r.Intn(6), vars: 1 + r.Intn(4), locks: r.Intn(4), sigs: r.Intn(3),
+	traces := randomTraces(41, 40, func(r *rand.Rand, _ int) genParams {
+		return genParams{goroutines: 2 + r.Intn(6), vars: 1 + r.Intn(4), locks: r.Intn(4), sigs: r.Intn(3),
 			ops: 5 + r.Intn(30), atomics: r.Intn(2) == 0, tx: r.Intn(3) == 0, cut: 0.01}
-		tr, _ := genTrace(r, p)
-		traces = append(traces, tr)
-	}
-	traces = append(traces,
-		synth(synthParams{goroutines: 20, locks: 3, vars: 16, events: 20_000, racy: 0.002, seed: 9}),
-		synthChan(50, 10, 5_000, 1))
+	}, true)
 	found := 0
 	for k, tr := range traces {
 		var res [2]*Result

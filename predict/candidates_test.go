@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/seer-tools/seer/trace"
 )
 
 // TestAtomicityPairsPerVariable: a write of a whole struct joins its fields
@@ -72,20 +70,14 @@ func accessClassesByTable(c *ctp, m *memory) ([]aclass, map[int32][]int32) {
 // locations have many classes each (a table per location), and on
 // synthetic runs with thousands of locations.
 func TestAccessClassesLikeOneTable(t *testing.T) {
-	r := rand.New(rand.NewSource(3))
-	var traces []*trace.Trace
-	for it := 0; it < 200; it++ {
+	traces := randomTraces(3, 200, func(r *rand.Rand, it int) genParams {
 		p := genParams{goroutines: 2 + r.Intn(6), vars: 1 + r.Intn(4), locks: r.Intn(4), sigs: r.Intn(3),
 			ops: 2 + r.Intn(12), atomics: r.Intn(2) == 0, cut: 0.01}
 		if it%10 == 0 { // many classes per location: goroutines and sites
 			p.goroutines, p.vars, p.ops = 8+r.Intn(8), 1, 30+r.Intn(60)
 		}
-		tr, _ := genTrace(r, p)
-		traces = append(traces, tr)
-	}
-	traces = append(traces,
-		synth(synthParams{goroutines: 20, locks: 3, vars: 16, events: 20_000, racy: 0.002, seed: 9}),
-		synthChan(50, 10, 5_000, 1))
+		return p
+	}, true)
 	many := 0
 	for n, tr := range traces {
 		c := newCTP(tr)
@@ -126,17 +118,10 @@ func TestAccessClassesLikeOneTable(t *testing.T) {
 // filter see the pairs, and count them, in the order of the loop over
 // every pair of a location's classes.
 func TestConflictPairsLikeEveryPair(t *testing.T) {
-	r := rand.New(rand.NewSource(29))
-	var traces []*trace.Trace
-	for it := 0; it < 300; it++ {
-		p := genParams{goroutines: 2 + r.Intn(6), vars: 1 + r.Intn(4), locks: r.Intn(4), sigs: r.Intn(3),
+	traces := randomTraces(29, 300, func(r *rand.Rand, _ int) genParams {
+		return genParams{goroutines: 2 + r.Intn(6), vars: 1 + r.Intn(4), locks: r.Intn(4), sigs: r.Intn(3),
 			ops: 2 + r.Intn(20), atomics: r.Intn(2) == 0, cut: 0.01}
-		tr, _ := genTrace(r, p)
-		traces = append(traces, tr)
-	}
-	traces = append(traces,
-		synth(synthParams{goroutines: 20, locks: 3, vars: 16, events: 20_000, racy: 0.002, seed: 9}),
-		synthChan(50, 10, 5_000, 1))
+	}, true)
 	seen := 0
 	for n, tr := range traces {
 		c := newCTP(tr)

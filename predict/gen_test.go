@@ -162,3 +162,21 @@ func genTrace(r *rand.Rand, p genParams) (*trace.Trace, string) {
 	}
 	return t, text
 }
+
+// randomTraces returns n traces of genTrace, each with the parameters
+// params draws (i counts the traces), then the traces the differential
+// tests share: a synthetic lock trace of 20,000 events and, if
+// withChan, a channel one.
+func randomTraces(seed int64, n int, params func(r *rand.Rand, i int) genParams, withChan bool) []*trace.Trace {
+	r := rand.New(rand.NewSource(seed))
+	var traces []*trace.Trace
+	for i := 0; i < n; i++ {
+		tr, _ := genTrace(r, params(r, i))
+		traces = append(traces, tr)
+	}
+	traces = append(traces, synth(synthParams{goroutines: 20, locks: 3, vars: 16, events: 20_000, racy: 0.002, seed: 9}))
+	if withChan {
+		traces = append(traces, synthChan(50, 10, 5_000, 1))
+	}
+	return traces
+}

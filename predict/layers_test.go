@@ -367,15 +367,10 @@ func TestSHBLayerProvesSHBSites(t *testing.T) {
 // they index their entries (shbIndex: by hash, chained) or scan them.
 func TestSHBIndexLikeScan(t *testing.T) {
 	defer func(n int) { shbIndexAt = n }(shbIndexAt)
-	r := rand.New(rand.NewSource(23))
-	var traces []*trace.Trace
-	for k := 0; k < 60; k++ {
-		p := genParams{goroutines: 2 + r.Intn(4), vars: 1 + r.Intn(3), locks: r.Intn(3), sigs: r.Intn(3),
+	traces := randomTraces(23, 60, func(r *rand.Rand, _ int) genParams {
+		return genParams{goroutines: 2 + r.Intn(4), vars: 1 + r.Intn(3), locks: r.Intn(3), sigs: r.Intn(3),
 			ops: 20 + r.Intn(40), atomics: r.Intn(2) == 0, cut: 0.01}
-		tr, _ := genTrace(r, p)
-		traces = append(traces, tr)
-	}
-	traces = append(traces, synth(synthParams{goroutines: 20, locks: 3, vars: 16, events: 20_000, racy: 0.002, seed: 9}))
+	}, false)
 	for k, tr := range traces {
 		var res [2]*Result
 		for j, at := range []int{1, 1 << 30} {
