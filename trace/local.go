@@ -225,17 +225,17 @@ func compactLocal(t *Trace, rp []uint32, scan *localScan) (int, []uint32) {
 		}
 		return o.local(uint32(e.G), e.Addr, e.Size)
 	}
-	// Each goroutine's last event and last event with a user frame.
-	ng := len(t.Goroutines)
-	keepLast := scan.last
-	for len(keepLast) < 2*ng {
-		keepLast = append(keepLast, -1)
-	}
 	left, rp, _ := compactEvents(t, rp, func(i int, e *Event) bool {
-		g := int(e.G)
-		return e.Op.IsAccess() && local(e) && keepLast[2*g] != int32(i) && keepLast[2*g+1] != int32(i)
+		return e.Op.IsAccess() && local(e) && !scan.isLast(i, e.G)
 	}, true, nil)
 	return left, rp
+}
+
+// isLast reports whether event i is goroutine g's last event or its last
+// with a user frame, which compactLocal (and settle) keep whatever they
+// are.
+func (s *localScan) isLast(i int, g GoID) bool {
+	return 2*int(g)+1 < len(s.last) && (s.last[2*g] == int32(i) || s.last[2*g+1] == int32(i))
 }
 
 // compactEvents leaves out the events of t that drop names, counting them

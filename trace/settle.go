@@ -65,8 +65,7 @@ func (c *converter) settle() {
 		if l >= uint64(len(c.settled)) || !c.settled[l] || s.lifeOwner[l] == multiOwner {
 			return false
 		}
-		g := int(e.G)
-		return s.last[2*g] != int32(i) && s.last[2*g+1] != int32(i)
+		return !s.isLast(i, e.G)
 	}, false, c.settleIdx)
 	c.settleIdx = idx
 	if c.rp != nil {
