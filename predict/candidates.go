@@ -360,7 +360,7 @@ func conflictPairs(out [][2]int32, cl []aclass, ids []int32) [][2]int32 {
 			if y == x || B.write && y < x {
 				continue // itself, or a pair of writes met from the first
 			}
-			if A.g == B.g || A.atomic && B.atomic || !overlap(A.addr, A.size, B.addr, B.size) {
+			if !conflict(A, B) {
 				continue
 			}
 			if y < x {
@@ -381,10 +381,16 @@ func conflictPairs(out [][2]int32, cl []aclass, ids []int32) [][2]int32 {
 	return out
 }
 
+// conflict reports whether two classes' accesses conflict: of different
+// goroutines, one of them a write, not both atomic, overlapping.
+func conflict(A, B *aclass) bool {
+	return A.g != B.g && (A.write || B.write) && !(A.atomic && B.atomic) && overlap(A.addr, A.size, B.addr, B.size)
+}
+
 // raceLockset counts the conflicting pairs between two classes and
 // reports whether the lockset filter lets them through.
 func raceLockset(c *ctp, cs *candidates, A, B *aclass, noLockset bool) bool {
-	if A.g == B.g || !(A.write || B.write) || (A.atomic && B.atomic) || !overlap(A.addr, A.size, B.addr, B.size) {
+	if !conflict(A, B) {
 		return false
 	}
 	key := siteKey{kind: 'r', s: sitePair(A.site, B.site)}
