@@ -18,7 +18,8 @@
 // writing them to its fresh pages was half of the converter's CPU
 // (Builder.Add, 1.2-1.3 s of 2.2-2.5 s). With it the table stays within
 // four million events; Builder.Add takes 0.55-0.6 s, settle 0.25 s, and
-// the process's peak memory is about 610 MiB instead of 820.
+// seer check's peak memory is about 610 MiB, not 820 (medians of
+// paired runs on a loaded machine).
 
 package trace
 
