@@ -177,9 +177,9 @@ func (e *engine) buildCone() (*clocks, error) {
 		// Every read the cone keeps already knows its writer in
 		// must-happen-before (data handed over only through channels,
 		// say): the cone's pass would join nothing more, and its clocks
-		// are must-happen-before's, rises at release-acquire events
-		// included.
-		return &clocks{c: e.c, h: e.mhb.h, acq: e.mhb.acq}, nil
+		// are must-happen-before's. The rises at release-acquire events,
+		// which that pass did not keep, are read back from its history.
+		return &clocks{c: e.c, h: e.mhb.h, acq: risesFromHistory(e.c, e.mhb.h)}, nil
 	}
 	return newClocks(e.ctx, e.c, e.m, clockMode{rf: true, relaxed: e.relaxed, acqRises: true})
 }

@@ -190,6 +190,56 @@ func (r *eventRises) fromLog(c *ctp, g int32, xs []kpv) {
 	}
 }
 
+// risesFromHistory returns the rises at c's release-acquire events of the
+// pass whose history h is, as a pass with clockMode.acqRises keeps them
+// (each event's in order of goroutine): for the cone, when it takes the
+// must-happen-before pass's clocks (clocks.rfImplied), which kept none.
+// A goroutine's rises are put back in order of position by a counting
+// sort of its history (which is sorted by component), as its log had
+// them.
+func risesFromHistory(c *ctp, h *history) *eventRises {
+	r := newEventRises(c)
+	var cnt []int32
+	var xs []kpv
+	for g := range h.keys {
+		g := int32(g)
+		keys := h.keys[g]
+		if len(keys) == 0 {
+			continue
+		}
+		n := int(h.off[g][len(keys)])
+		np := len(c.byG[g]) + 2
+		cnt = append(cnt[:0], make([]int32, np)...)
+		pos := func(j int) int32 {
+			if p16 := h.p16[g]; p16 != nil {
+				return int32(p16[j] >> 16)
+			}
+			return h.ents[g][j].pos
+		}
+		for j := 0; j < n; j++ {
+			cnt[pos(j)+1]++
+		}
+		for p := 1; p < np; p++ {
+			cnt[p] += cnt[p-1]
+		}
+		xs = slices.Grow(xs[:0], n)[:n]
+		for j, k := range keys {
+			for q := h.off[g][j]; q < h.off[g][j+1]; q++ {
+				var x kpv
+				if p16 := h.p16[g]; p16 != nil {
+					x = kpv{k, int32(p16[q] >> 16), int32(p16[q] & 0xffff)}
+				} else {
+					x = kpv{k, h.ents[g][q].pos, h.ents[g][q].v}
+				}
+				xs[cnt[x.pos]] = x
+				cnt[x.pos]++
+			}
+		}
+		r.fromLog(c, g, xs)
+	}
+	return r
+}
+
 // at returns the rises at event i, which must be one of ev, in dst's
 // storage: readers on several goroutines each pass their own, as the
 // kept rises are only read once the pass is over.
@@ -386,8 +436,11 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 	// Whether the rises at release-acquire events are kept (clocks.acq):
 	// they are taken from the history's log when the pass is over
 	// (historyLog.index), not copied as it goes, so that the pass's own
-	// clocks are dead before they take memory.
-	keepAcq := (mode.acqRises || mode.rfCheck) && mode.want == nil
+	// clocks are dead before they take memory. A must-happen-before pass
+	// (rfCheck) does not keep them: only the cone's closures read them,
+	// and most runs need no cone. When its clocks turn out to be the
+	// cone's, the cone takes them from the history (risesFromHistory).
+	keepAcq := mode.acqRises && mode.want == nil
 	implied := mode.rfCheck && !mode.rf
 	flush := func(g, p int32) {
 		rec.logRises(g, p, pend)
@@ -585,7 +638,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		if implied && keptRead(i) {
 			for _, w := range m.writers(int32(i)) {
 				if w >= 0 && c.ev[w].G != e.G && !knownWriter(g, w) {
-					implied, keepAcq = false, false // the cone's pass would join w
+					implied = false // the cone's pass would join w
 					break
 				}
 			}
