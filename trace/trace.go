@@ -5,6 +5,7 @@ package trace
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -35,6 +36,27 @@ type Trace struct {
 	Local []int
 
 	replayPos []uint32 // see ReplayPos (replay.go); nil unless recorded to replay
+}
+
+// Prefix returns the trace of t's first n events: the run as it was up
+// to event n, which is itself a run of the program (every goroutine did a
+// prefix of what it did, every read saw what it saw). It shares t's
+// tables and storage; Values and replay positions are cut to the events
+// it keeps. Goroutines and objects first seen after event n stay in the
+// tables, unused, as in a trace whose recording was cut there.
+func (t *Trace) Prefix(n int) *Trace {
+	if n >= len(t.Events) {
+		return t
+	}
+	n = max(n, 0)
+	p := *t
+	p.Events = t.Events[:n:n]
+	k, _ := slices.BinarySearchFunc(t.Values, n, func(v EventValue, n int) int { return v.Event - n })
+	p.Values = t.Values[:k:k]
+	if len(t.replayPos) > n {
+		p.replayPos = t.replayPos[:n:n]
+	}
+	return &p
 }
 
 // LocalAccesses returns how many local accesses conversion left out (the
