@@ -163,8 +163,14 @@ func relevance(ctx context.Context, t *trace.Trace, c *ctp, m *memory, o Options
 
 // buildMHB runs the must-happen-before pass.
 func (e *engine) buildMHB() error {
+	if g := e.opts.given; g != nil && g.mhb != nil {
+		// The longer trace's pass stopped after this prefix: its
+		// clocks are this trace's (historyBudgetError).
+		e.mhb = &clocks{c: e.c, h: g.mhb.h, rfImplied: g.mhb.rfImplied}
+		return nil
+	}
 	var err error
-	e.mhb, err = newClocks(e.ctx, e.c, e.m, clockMode{rfCheck: true, relaxed: e.relaxed})
+	e.mhb, err = newClocks(e.ctx, e.c, e.m, clockMode{rfCheck: true, relaxed: e.relaxed, budget: e.opts.HistoryBudget})
 	return err
 }
 
@@ -231,7 +237,12 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 		loc, spans := trace.GroupAccesses(t.Events)
 		groups <- grouped{loc, spans}
 	}()
-	c := newCTP(t)
+	var c *ctp
+	if o.given != nil {
+		c = newCTPObserved(t, o.given.observed)
+	} else {
+		c = newCTP(t)
+	}
 	g := <-groups
 	m := newMemoryOf(c, g.loc, g.spans)
 	res.Stats.Locations = len(m.locs)
@@ -282,7 +293,21 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	var shbErr error
 	waitSHB := func() {}
 	concurrent := len(t.Events) < concurrentPassesBelow
-	if !o.NoRaces {
+	if o.given != nil {
+		// The SHB layer ran on the whole trace, of which t is a prefix:
+		// its pairs of sites are proved (analyzePrefix reports them).
+		shbStage = o.given.stage
+		for _, fr := range o.given.sites {
+			k := siteKey{kind: 'r', s: sitePair(c.siteOf(fr[0]), c.siteOf(fr[1]))}
+			if proofs[k] == nil {
+				proofs[k] = &proof{layer: layerGiven}
+				proofOrder = append(proofOrder, k)
+			}
+		}
+		if concurrent {
+			waitSHB = goroutine(classes)
+		}
+	} else if !o.NoRaces {
 		shb := e.fork()
 		run := func() {
 			shbStage, shbErr = shb.shbLayer(proofs, &proofOrder)
@@ -300,8 +325,25 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 		}
 	}
 	mhbErr := e.buildMHB()
+	if hb := (*historyBudgetError)(nil); errors.As(mhbErr, &hb) {
+		waitSHB()
+		if shbErr != nil {
+			return nil, shbErr
+		}
+		var shbFound []Finding
+		for _, k := range proofOrder {
+			shbFound = append(shbFound, proofs[k].fd)
+		}
+		full := fullTrace{t: t, loc: m.loc, spans: make([]trace.Span, len(m.locs)), relaxed: e.relaxed, stats: res.Stats, shb: shbStage, observed: c.observed}
+		for l := range m.locs {
+			full.spans[l] = m.locs[l].Span
+		}
+		e, c, m, proofs, g = nil, nil, nil, nil, grouped{}
+		collect(t)
+		return analyzePrefix(ctx, full, o, hb, shbFound, start)
+	}
 	res.Stats.PrePass = time.Since(start)
-	if !concurrent {
+	if !concurrent && o.given == nil {
 		res.Stats.PrePass -= shbStage.Time
 	}
 	var sr sideResult
@@ -443,7 +485,10 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	// observedRaces need not ask.
 	nSHB := 0
 	for _, k := range proofOrder {
-		if proofs[k].layer == layerSHB {
+		switch proofs[k].layer {
+		case layerGiven:
+			continue // the caller's (analyzePrefix)
+		case layerSHB:
 			nSHB++
 		}
 		res.Findings = append(res.Findings, proofs[k].fd)
@@ -524,6 +569,67 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	res.Stats.Check = time.Since(t0)
 	sortFindings(res.Findings)
 	res.Stats.Total = time.Since(start)
+	return res, nil
+}
+
+// fullTrace is what analyzePrefix keeps of the whole trace's analysis:
+// what the checker needs, and the whole trace's funnel so far.
+type fullTrace struct {
+	t        *trace.Trace
+	loc      []int32
+	spans    []trace.Span
+	relaxed  bitset
+	stats    Stats
+	shb      Stage
+	observed map[trace.ObjID]bool // the CTP's observed locks
+}
+
+// analyzePrefix finishes Analyze when the must-happen-before pass's
+// history outgrew Options.HistoryBudget at event at: every later layer
+// runs on the trace's first at events, a run of the program in its own
+// right (the analysis of a trace whose recording was cut there), and the
+// SHB layer's findings on the whole trace, shb, are reported as they are;
+// the prefix's analysis skips their pairs of sites. SHB keeps no history,
+// so no race it proves is lost to the budget: what the report can lack is
+// only what a deeper layer would have proved after event at.
+func analyzePrefix(ctx context.Context, full fullTrace, o Options, hb *historyBudgetError, shb []Finding, start time.Time) (*Result, error) {
+	t, at := full.t, hb.At
+	sub := o
+	sub.HistoryBudget = 0 // the prefix's history is the one that was made
+	sub.given = &givenSHB{stage: full.shb, mhb: hb.Prefix, observed: full.observed}
+	hb.Prefix = nil
+	for i := range shb {
+		ev := shb[i].Events
+		sub.given.sites = append(sub.given.sites, [2]trace.Frame{t.Site(&t.Events[ev[0]]), t.Site(&t.Events[ev[1]])})
+	}
+	res, err := Analyze(ctx, t.Prefix(at), sub)
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	if len(shb) > 0 {
+		chk := witness.NewChecker(t, full.loc, full.spans)
+		chk.Relax(full.relaxed.has)
+		if err := checkAll(ctx, chk, shb); err != nil {
+			return nil, err
+		}
+	}
+	st := &res.Stats
+	st.Check += time.Since(t0)
+	st.Events, st.Goroutines = full.stats.Events, full.stats.Goroutines
+	st.Locations, st.SharedLocations = full.stats.Locations, full.stats.SharedLocations
+	st.HistoryCut = at
+	for i := range st.Stages {
+		if st.Stages[i].Name == "observed" {
+			for _, f := range shb {
+				st.Stages[i].Races += int64(f.Count)
+				st.Stages[i].RaceSites++
+			}
+		}
+	}
+	res.Findings = append(res.Findings, shb...)
+	sortFindings(res.Findings)
+	st.Total = time.Since(start)
 	return res, nil
 }
 

@@ -93,6 +93,37 @@ type Options struct {
 	// NoChop builds UCGs and encodings on whole prefixes instead of the
 	// suffixes after the last causality barrier (for testing Theorem 4).
 	NoChop bool
+
+	// HistoryBudget, if positive, bounds the bytes of the
+	// must-happen-before pass's clock history (history.go), which every
+	// layer after SHB reads and which is the one part of the analysis
+	// whose memory does not follow the trace's size: when thousands of
+	// goroutines all talk to all, each event raises tens of components
+	// of its goroutine's clock. If the history outgrows the budget at
+	// event n, the SHB layer's findings are still those of the whole
+	// trace (it keeps no history), and everything else is found in the
+	// trace's first n events (trace.Trace.Prefix), a run of the program
+	// too; Stats.HistoryCut says where. The history costs about 2.5
+	// times the budget at its peak (the pass's log, then its index and
+	// the cone's rises).
+	HistoryBudget int64
+
+	// given, if set, holds the SHB layer's result on a longer trace
+	// (analyzePrefix): Analyze does not run that layer, and the later
+	// ones skip its pairs of sites.
+	given *givenSHB
+}
+
+// givenSHB is the SHB layer's result on a trace of which Analyze is given
+// a prefix: its race findings' pairs of source sites, and its stage.
+type givenSHB struct {
+	sites [][2]trace.Frame
+	stage Stage
+	// The must-happen-before clocks of the prefix, made by the longer
+	// trace's pass, which judged the locks of observed by the whole
+	// trace (ctp.go's observed locks): the prefix's CTP does too.
+	mhb      *clocks
+	observed map[trace.ObjID]bool
 }
 
 func (o *Options) defaults() Options {
@@ -204,6 +235,13 @@ type Stats struct {
 
 	UCGSkipped    int // candidates whose window was too large for a UCG
 	SolverUnknown int // candidates the solver could not decide in time
+
+	// HistoryCut, if positive, is the number of events after which the
+	// must-happen-before history outgrew Options.HistoryBudget: the SHB
+	// layer's findings are the whole trace's, every other layer's those
+	// of its first HistoryCut events. The funnel's rows are the prefix's,
+	// but for SHB's.
+	HistoryCut int
 }
 
 // A Stage is one step of the funnel. Candidates, Lockset and
@@ -251,6 +289,9 @@ type Stage struct {
 func (s *Stats) Print(w io.Writer) {
 	fmt.Fprintf(w, "analysis %s: %d events, %d goroutines, %d locations (%d shared); pre-pass %v, causal cone %v\n",
 		s.Analysis, s.Events, s.Goroutines, s.Locations, s.SharedLocations, s.PrePass.Round(time.Microsecond), s.Cone.Round(time.Microsecond))
+	if s.HistoryCut > 0 {
+		fmt.Fprintf(w, "the clock history outgrew its budget at event %d: shb's row is the whole trace's, the other rows are its first %d events'\n", s.HistoryCut, s.HistoryCut)
+	}
 	fmt.Fprintf(w, "%-15s %12s %8s %12s %8s %12s\n", "stage", "races", "sites", "atomicity", "sites", "time")
 	for _, st := range s.Stages {
 		if st.Name == "deadlock" {

@@ -173,7 +173,13 @@ func (c *ctp) syncAddr(i int) uint64 {
 }
 
 // newCTP builds the CTP of t.
-func newCTP(t *trace.Trace) *ctp {
+func newCTP(t *trace.Trace) *ctp { return newCTPObserved(t, nil) }
+
+// newCTPObserved is newCTP with the locks of observed kept in observed
+// order too, used as locks or not: for a prefix of a trace in which they
+// are not (analyzePrefix), whose clocks must be the whole trace's. Keeping
+// a lock in observed order is sound for any trace.
+func newCTPObserved(t *trace.Trace, observed map[trace.ObjID]bool) *ctp {
 	n := len(t.Events)
 	ng := len(t.Goroutines)
 	c := &ctp{
@@ -210,6 +216,9 @@ func newCTP(t *trace.Trace) *ctp {
 		if e.Op == trace.OpGo && int(e.Peer) > 0 && int(e.Peer) < ng && c.goEv[e.Peer] < 0 {
 			c.goEv[e.Peer] = int32(i)
 		}
+	}
+	for l := range observed {
+		c.observed[l] = true
 	}
 	c.buildLocks()
 	c.buildSync()
@@ -387,15 +396,20 @@ func (c *ctp) site(i int32) int32 {
 	if int(st) < len(c.sites) && c.sites[st] >= 0 {
 		return c.sites[st]
 	}
-	f := c.t.Site(&c.ev[i])
+	id := c.siteOf(c.t.Site(&c.ev[i]))
+	if int(st) < len(c.sites) {
+		c.sites[st] = id
+	}
+	return id
+}
+
+// siteOf returns the interned site id of source site f.
+func (c *ctp) siteOf(f trace.Frame) int32 {
 	id, ok := c.siteID[f]
 	if !ok {
 		id = int32(len(c.frames))
 		c.frames = append(c.frames, f)
 		c.siteID[f] = id
-	}
-	if int(st) < len(c.sites) {
-		c.sites[st] = id
 	}
 	return id
 }

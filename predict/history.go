@@ -45,6 +45,7 @@ type history struct {
 
 // historyLog records a pass.
 type historyLog struct {
+	size int64    // bytes logged, of every goroutine
 	log  []kpvLog // per goroutine: rises, in order of position
 	last []vclock // per goroutine: the clock last recorded, its delta a copy
 	buf  []centry // scratch
@@ -65,10 +66,10 @@ type kpvLog struct {
 }
 
 // add logs rises rs at position pos, encoded in place at the end of the
-// current chunk.
-func (l *kpvLog) add(pos int32, rs []centry) {
+// current chunk, and returns the bytes that took.
+func (l *kpvLog) add(pos int32, rs []centry) int {
 	if len(rs) == 0 {
-		return
+		return 0
 	}
 	// Components in increasing order (as a join reports them) are coded
 	// as the difference from the previous one: thousands of goroutines
@@ -116,6 +117,7 @@ func (l *kpvLog) add(pos int32, rs []centry) {
 	l.last = pos
 	l.n += len(rs)
 	l.size += size
+	return size
 }
 
 // uvAt decodes the uvarint at b[i:], returning it and the index after
@@ -192,7 +194,7 @@ func (l *historyLog) record(g, pos int32, cur vclock) {
 // logRises logs rises, the components of goroutine g's clock that rose
 // at its position pos (as the pass's joins reported them).
 func (l *historyLog) logRises(g, pos int32, rises []centry) {
-	l.log[g].add(pos, rises)
+	l.size += int64(l.log[g].add(pos, rises))
 }
 
 // rises logs the components of cur that exceed old's.
@@ -205,7 +207,7 @@ func (l *historyLog) rises(g, pos int32, old, cur vclock) {
 		rs = risesOver(l.buf[:0], old, cur)
 	}
 	l.buf = rs
-	l.log[g].add(pos, rs)
+	l.size += int64(l.log[g].add(pos, rs))
 }
 
 // index builds the history, releasing the log: a counting sort of each

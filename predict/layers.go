@@ -47,6 +47,10 @@ const (
 	layerSyncP
 	layerReversal
 	layerSAT
+	// layerGiven marks a site pair that the SHB layer proved on a longer
+	// trace than the one analysed (analyzePrefix): the later layers skip
+	// it, and its finding is reported and checked by the caller.
+	layerGiven
 )
 
 // proof is a race that a layer proved.
@@ -175,10 +179,26 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 	var keys []siteKey
 	var total int64
 	locs := make([][]shbGroup, len(m.locs)) // by location
+	// A location's groups are dropped after its last access, which
+	// nothing later consults: the layer's memory follows the locations
+	// in use (heap objects come and go), not every location of the run.
+	last := make([]int32, len(m.locs))
+	for i := range c.ev {
+		if m.shared(int32(i)) {
+			last[m.loc[i]] = int32(i)
+		}
+	}
+	var access func(i int32, cur vclock, d []int32)
 	visit := func(i int32, cur vclock, d []int32) {
 		if !m.shared(i) {
 			return
 		}
+		access(i, cur, d)
+		if l := m.loc[i]; last[l] == i {
+			locs[l] = nil
+		}
+	}
+	access = func(i int32, cur vclock, d []int32) {
 		ev := &c.ev[i]
 		g, l := int32(ev.G), m.loc[i]
 		w, at := isWrite(ev.Op), ev.Op.IsAtomic()

@@ -29,6 +29,7 @@ package predict
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math/bits"
 	"runtime"
 	"slices"
@@ -73,6 +74,24 @@ type clockMode struct {
 	// knows each writer as that pass's epoch rule asks (clocks.rfImplied).
 	// While the answer is yes, the pass keeps acqRises' rises too.
 	rfCheck bool
+	// budget, if positive and without want, bounds the bytes of the
+	// history's log: past it the pass stops with a *historyBudgetError.
+	budget int64
+}
+
+// A historyBudgetError is a pass stopped because its history's log
+// outgrew clockMode.budget at event At-1. Prefix holds the clocks of the
+// trace's first At events, which a pass of only those events would
+// compute: a pass's state after an event depends on the events before it
+// alone (TestHistoryBudgetPrefix).
+type historyBudgetError struct {
+	At     int
+	Budget int64
+	Prefix *clocks
+}
+
+func (e *historyBudgetError) Error() string {
+	return fmt.Sprintf("predict: the clock history outgrew its budget of %d bytes at event %d", e.Budget, e.At)
 }
 
 // clocks is the result of one pass: every goroutine's clock after each
@@ -653,6 +672,13 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		}
 		if mode.want == nil {
 			flush(g, p)
+			if mode.budget > 0 && rec.size > mode.budget {
+				// The pass's state is dropped; what was logged is
+				// the history of the trace's first i+1 events.
+				cur, dn, vars, snap, goClk = nil, nil, nil, nil, nil
+				return nil, &historyBudgetError{At: i + 1, Budget: mode.budget,
+					Prefix: &clocks{c: c, h: rec.index(nil, c), rfImplied: implied}}
+			}
 		} else if wanted(mode.want[g], p) {
 			rec.record(g, p, cur[g])
 		}

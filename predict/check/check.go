@@ -54,6 +54,10 @@ type Options struct {
 	// SolveTimeout bounds each SAT solve of the analysis
 	// (predict.Options.SolveTimeout; 0: its default).
 	SolveTimeout time.Duration
+	// HistoryBudget bounds the analysis's clock history of each run
+	// (predict.Options.HistoryBudget; 0: no bound). The test during which
+	// a run outgrew it gets a note.
+	HistoryBudget int64
 }
 
 // Progress is a stage of checking one package.
@@ -427,11 +431,14 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 		}
 		summary.Events += rec.Events
 		progress("analysing", rec.Events)
+		var st predict.Stats
 		res, err := Predict(ctx, rec.Trace, PredictOptions{
-			Atomicity:    opts.Atomicity,
-			Source:       source(),
-			WhyNoRace:    opts.WhyNoRace,
-			SolveTimeout: opts.SolveTimeout,
+			Atomicity:     opts.Atomicity,
+			Source:        source(),
+			WhyNoRace:     opts.WhyNoRace,
+			SolveTimeout:  opts.SolveTimeout,
+			HistoryBudget: opts.HistoryBudget,
+			Stats:         &st,
 		})
 		if err != nil {
 			return err
@@ -456,7 +463,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 		}
 		found = append(found, obs...)
 		found = append(found, observedCloseOfClosed(rec, source())...)
-		tests = append(tests, testsOf(rec, res)...)
+		tests = append(tests, testsOf(rec, st.HistoryCut)...)
 		if r := rec.Outcome.Result; r != "pass" && r != "fail" {
 			ended = true
 		}
@@ -496,8 +503,9 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 }
 
 // testsOf lists the top-level tests of a recording with their outcome and
-// the number of events their goroutines made.
-func testsOf(rec *trace.RecordResult, res *Report) []Test {
+// the number of events their goroutines made. historyCut is the analysis's
+// Stats.HistoryCut: the test during which it fell gets a note.
+func testsOf(rec *trace.RecordResult, historyCut int) []Test {
 	events := map[string]int{}
 	t := rec.Trace
 	for i := range t.Events {
@@ -521,6 +529,13 @@ func testsOf(rec *trace.RecordResult, res *Report) []Test {
 			}
 		}
 	}
+	// The test during which the analysis's history outgrew its budget.
+	historyIn := ""
+	for i := min(historyCut, len(t.Events)) - 1; i >= 0 && historyIn == ""; i-- {
+		if g := t.Goroutine(t.Events[i].G); g != nil {
+			historyIn = g.Test
+		}
+	}
 	var out []Test
 	for _, r := range rec.Tests {
 		if strings.Contains(r.Name, "/") {
@@ -535,6 +550,9 @@ func testsOf(rec *trace.RecordResult, res *Report) []Test {
 		}
 		if rec.Cut && (r.Name == cutIn || cutIn == "" && len(out) == 0) {
 			test.Errors = append(test.Errors, fmt.Sprintf("the run reached seer's cap of %d events during this test: seer analysed the events up to there, and none of the tests after it", rec.Events))
+		}
+		if historyCut > 0 && (r.Name == historyIn || historyIn == "" && len(out) == 0) {
+			test.Errors = append(test.Errors, fmt.Sprintf("the analysis's clock history outgrew its share of -maxmem at event %d of %d, during this test: the races that schedulable happens-before proves are reported from the whole run, the other findings from its events up to there (raise -maxmem to search further)", historyCut, len(t.Events)))
 		}
 		if !(rec.Cut && r.Name == cutIn) {
 			// At a cut the test's goroutines were running at the cut,
@@ -555,6 +573,8 @@ type PredictOptions struct {
 	WhyNoRace bool // fill Report.Ordered (see Options.WhyNoRace)
 	// SolveTimeout bounds each SAT solve (predict.Options.SolveTimeout).
 	SolveTimeout time.Duration
+	// HistoryBudget bounds the clock history (predict.Options.HistoryBudget).
+	HistoryBudget int64
 }
 
 // Predict analyses one trace and returns its user findings as a report
@@ -565,6 +585,7 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*Report,
 		Analysis:                       opts.Analysis,
 		CriticalSectionsAsTransactions: opts.Atomicity,
 		SolveTimeout:                   opts.SolveTimeout,
+		HistoryBudget:                  opts.HistoryBudget,
 	}
 	if opts.Source != nil {
 		rel := newRelevance(t, opts.Source)
