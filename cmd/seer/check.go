@@ -33,7 +33,7 @@ var (
 	checkReplay    = checkFlags.Bool("replay", false, "confirm each race and deadlock by running its test again under its witness schedule")
 	checkMax       = checkFlags.Int("maxevents", 0, "analyse at most `n` events of each run (the test during which a run passes n is named; -1: no cap; default: what -maxmem holds)")
 	checkSolve     = checkFlags.Duration("solvetimeout", 2*time.Second, "bound each SAT solve of the witness search by `d`; a candidate left undecided is not reported (seer predict -stats counts them)")
-	checkMaxMem    = checkFlags.String("maxmem", "1GiB", "memory to keep each run's conversion and analysis within: seer's heap limit, and an event cap of `size` / trace.BytesPerEvent (76 bytes); e.g. 512MiB, 4GiB")
+	checkMaxMem    = checkFlags.String("maxmem", "1GiB", "memory to keep each run's conversion and analysis within: seer's heap limit, an event cap of `size` / trace.BytesPerEvent (76 bytes), and a tenth of it for the log of the analysis's clock history; e.g. 512MiB, 4GiB")
 )
 
 var _ = register(&command{
@@ -129,13 +129,8 @@ func runCheck(c *command, args []string) int {
 	if opts.MaxEvents == 0 {
 		opts.MaxEvents = int(max(mem/trace.BytesPerEvent, 1))
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// The collector works harder as the heap nears the budget,
-		// instead of letting garbage grow with the live heap (GOGC). An
-		// eighth is left for what is not heap: the spool's pages being
-		// read, the binary, the stacks.
-		debug.SetMemoryLimit(mem - mem/8)
-	}
+	opts.HistoryBudget = historyBudget(mem)
+	setMemoryLimit(mem)
 	if *checkVerbose {
 		opts.Stderr = os.Stderr
 	}
@@ -407,6 +402,25 @@ func relAll(positions []string, rel func(string) string) []string {
 
 // parseSize reads a size in bytes with an optional unit: KiB, MiB, GiB
 // (or K, M, G, KB, MB, GB, all powers of 1024).
+// setMemoryLimit makes mem, less an eighth, seer's heap limit, unless
+// GOMEMLIMIT sets one: the collector works harder as the heap nears the
+// budget, instead of letting garbage grow with the live heap (GOGC). The
+// eighth is left for what is not heap: the spool's pages being read, the
+// binary, the stacks.
+func setMemoryLimit(mem int64) {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(mem - mem/8)
+	}
+}
+
+// historyBudget is the share of a -maxmem budget mem that the log of the
+// analysis's clock history may take (predict.Options.HistoryBudget): a
+// tenth. The history's peak is about three times its log (the log, then
+// its index and the cone's rises), and the trace, the CTP and the access
+// classes take most of the rest at the event cap (a lock-heavy run of
+// 14.1M events peaks near 1 GB with almost no history).
+func historyBudget(mem int64) int64 { return mem / 10 }
+
 func parseSize(s string) (int64, error) {
 	t := strings.TrimSpace(strings.ToUpper(s))
 	mult := int64(1)
@@ -574,11 +588,12 @@ var (
 	predictAnalysis = predictFlags.String("analysis", "seer", "analysis: seer, hb or shb")
 	predictAtom     = predictFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 	predictSolve    = predictFlags.Duration("solvetimeout", 2*time.Second, "bound each SAT solve of the witness search by `d`; a candidate left undecided is not reported, and -stats counts it")
+	predictMaxMem   = predictFlags.String("maxmem", "1GiB", "memory to keep the analysis within: seer's heap limit, and a tenth of it for the log of the clock history (past it, only the SHB layer sees the whole trace); e.g. 512MiB, 4GiB")
 )
 
 var _ = register(&command{
 	name:      "predict",
-	usageLine: "predict [-format seer|std] [-o text|json|sarif] [-json] [-stats] [-analysis seer|hb|shb] [-solvetimeout d] FILE",
+	usageLine: "predict [-format seer|std] [-o text|json|sarif] [-json] [-stats] [-analysis seer|hb|shb] [-solvetimeout d] [-maxmem size] FILE",
 	short:     "predict races and atomicity violations from a trace file",
 	long: `
 Predict reads a trace (recorded by seer record, or RAPID's STD text format)
@@ -593,6 +608,14 @@ as seer check -format prints them.
 
 The hb and shb analyses are baselines for comparison: they report what
 their relation leaves unordered, without witnesses.
+
+-maxmem bounds the analysis's memory. Most of it follows the trace's size,
+but the clock history that every layer after schedulable happens-before
+reads grows with how many goroutines each event learns of: thousands of
+goroutines that all talk to all raise tens of components at every event.
+If the history's log outgrows a tenth of -maxmem, the races schedulable
+happens-before proves are still reported from the whole trace, the other
+findings come from the events before that point, and seer predict says so.
 
 The exit status is 0 when there are no findings, 1 when there are, 2 for
 usage errors and bad input (an empty file, data in neither format, a trace
@@ -616,6 +639,12 @@ func runPredict(c *command, args []string) int {
 	if !ok {
 		return 2
 	}
+	mem, err := parseSize(*predictMaxMem)
+	if err != nil {
+		errorf(c, "-maxmem: %v", err)
+		return 2
+	}
+	setMemoryLimit(mem)
 	t, err := trace.ReadFileFormat(c.flags.Arg(0), *predictFormat)
 	var cut *trace.TruncatedError
 	if err != nil && (!errors.As(err, &cut) || len(t.Events) == 0) {
@@ -628,7 +657,8 @@ func runPredict(c *command, args []string) int {
 	ctx := withStopSignals()
 	defer ctx.stop()
 	var stats predict.Stats
-	rep, err := check.Predict(ctx, t, check.PredictOptions{Atomicity: *predictAtom, Analysis: *predictAnalysis, Stats: &stats, SolveTimeout: *predictSolve})
+	rep, err := check.Predict(ctx, t, check.PredictOptions{Atomicity: *predictAtom, Analysis: *predictAnalysis, Stats: &stats,
+		SolveTimeout: *predictSolve, HistoryBudget: historyBudget(mem)})
 	if sig := ctx.signal(); sig != nil {
 		errorf(c, "stopped by %v", sig)
 		return signalStatus(sig)
@@ -639,6 +669,10 @@ func runPredict(c *command, args []string) int {
 	}
 	if *predictStats {
 		stats.Print(os.Stderr)
+	}
+	if stats.HistoryCut > 0 {
+		errorf(c, "the analysis's clock history outgrew its share of -maxmem %s at event %d of %d: the races that schedulable happens-before proves are reported from the whole trace, the other findings from its first %d events (raise -maxmem to search further)",
+			*predictMaxMem, stats.HistoryCut, len(t.Events), stats.HistoryCut)
 	}
 	status := report(os.Stdout, rep, format)
 	if cut != nil {
