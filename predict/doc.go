@@ -246,6 +246,23 @@
 // interned when the CTP is built; the cone is made once, by whichever
 // needs it first; scratch is per engine copy, engine.fork).
 //
+// # A budget for the history
+//
+// Everything the analysis keeps follows the trace's size but one thing:
+// the must-happen-before pass's history, which grows with how many
+// components of a clock rise at each event (tens, when thousands of
+// goroutines all talk to all through channels). Options.HistoryBudget
+// bounds its log (seer check and seer predict give it a tenth of
+// -maxmem). A pass that outgrows it stops at event n, and Analyze goes on
+// with the trace's first n events (trace.Trace.Prefix), itself a run of
+// the program: the stopped pass's clocks are the prefix's (its CTP keeps
+// the whole trace's observed locks in observed order), and every layer
+// after SHB runs on the prefix. The SHB layer keeps no history and has
+// already run on the whole trace: its findings are reported as they are,
+// and the prefix's layers skip their pairs of sites, so that the report
+// never holds less than SHB proves of the whole trace. Stats.HistoryCut
+// says where the cut fell, and seer check puts a note on that test.
+//
 // # Soundness first
 //
 // Every filter before the solver only removes candidates that no witness
