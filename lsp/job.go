@@ -124,6 +124,8 @@ func (s *server) runJob(j *job, old *job, token *protocol.ProgressToken) {
 		Static:    s.static,
 		Progress:  func(pr check.Progress) { p.report(stageMessage(pr)) },
 		WhyNoRace: true, // for hover on accesses without a finding
+		// seer check's default -maxmem, 1 GiB, as the event cap is.
+		HistoryBudget: check.HistoryBudget(1 << 30),
 	}
 	if j.sc.test != "" {
 		opts.Run = "^" + j.sc.test + "$"

@@ -129,7 +129,7 @@ func runCheck(c *command, args []string) int {
 	if opts.MaxEvents == 0 {
 		opts.MaxEvents = int(max(mem/trace.BytesPerEvent, 1))
 	}
-	opts.HistoryBudget = historyBudget(mem)
+	opts.HistoryBudget = check.HistoryBudget(mem)
 	setMemoryLimit(mem)
 	if *checkVerbose {
 		opts.Stderr = os.Stderr
@@ -413,14 +413,6 @@ func setMemoryLimit(mem int64) {
 	}
 }
 
-// historyBudget is the share of a -maxmem budget mem that the log of the
-// analysis's clock history may take (predict.Options.HistoryBudget): a
-// tenth. The history's peak is about three times its log (the log, then
-// its index and the cone's rises), and the trace, the CTP and the access
-// classes take most of the rest at the event cap (a lock-heavy run of
-// 14.1M events peaks near 1 GB with almost no history).
-func historyBudget(mem int64) int64 { return mem / 10 }
-
 func parseSize(s string) (int64, error) {
 	t := strings.TrimSpace(strings.ToUpper(s))
 	mult := int64(1)
@@ -658,7 +650,7 @@ func runPredict(c *command, args []string) int {
 	defer ctx.stop()
 	var stats predict.Stats
 	rep, err := check.Predict(ctx, t, check.PredictOptions{Atomicity: *predictAtom, Analysis: *predictAnalysis, Stats: &stats,
-		SolveTimeout: *predictSolve, HistoryBudget: historyBudget(mem)})
+		SolveTimeout: *predictSolve, HistoryBudget: check.HistoryBudget(mem)})
 	if sig := ctx.signal(); sig != nil {
 		errorf(c, "stopped by %v", sig)
 		return signalStatus(sig)

@@ -60,6 +60,15 @@ type Options struct {
 	HistoryBudget int64
 }
 
+// HistoryBudget is the share of a memory budget mem (seer check's
+// -maxmem) that the log of the analysis's clock history may take
+// (Options.HistoryBudget): a tenth. The history's peak is about three
+// times its log (the log, then its index and the cone's rises), and the
+// trace, the CTP and the access classes take most of the rest at the
+// event cap (a lock-heavy run of 14.1M events peaks near 1 GB with almost
+// no history).
+func HistoryBudget(mem int64) int64 { return mem / 10 }
+
 // Progress is a stage of checking one package.
 type Progress struct {
 	Package string
