@@ -103,7 +103,7 @@ type Options struct {
 	// event n, the SHB layer's findings are still those of the whole
 	// trace (it keeps no history), and everything else is found in the
 	// trace's first n events (trace.Trace.Prefix), a run of the program
-	// too; Stats.HistoryCut says where. The history costs about 2.5
+	// too; Stats.HistoryCut says where. The history costs about three
 	// times the budget at its peak (the pass's log, then its index and
 	// the cone's rises).
 	HistoryBudget int64

@@ -80,6 +80,18 @@ func TestHistoryBudget(t *testing.T) {
 	t.Logf("%d analyses cut by the budget (%d past a quarter of the trace), %d within it", cut, midway, unchanged)
 }
 
+// relaxedOf returns the reads of tr that need not keep their writer, with
+// the default options.
+func relaxedOf(t *testing.T, tr *trace.Trace, c *ctp, m *memory) bitset {
+	t.Helper()
+	var o Options
+	e, err := relevance(context.Background(), tr, c, m, o.defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.relaxed
+}
+
 func countKind(fs []Finding, kind string) int {
 	n := 0
 	for _, f := range fs {
@@ -107,15 +119,9 @@ func TestHistoryBudgetPrefix(t *testing.T) {
 			tr = synthChan(4+r.Intn(20), 1+r.Intn(6), 200+r.Intn(800), r.Int63())
 			text = "synthChan"
 		}
-		o := Options{}
-		o = o.defaults()
 		c := newCTP(tr)
 		m := newMemory(c)
-		e, err := relevance(context.Background(), tr, c, m, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = newClocks(context.Background(), c, m, clockMode{rfCheck: true, relaxed: e.relaxed, budget: 1 + r.Int63n(400)})
+		_, err := newClocks(context.Background(), c, m, clockMode{rfCheck: true, relaxed: relaxedOf(t, tr, c, m), budget: 1 + r.Int63n(400)})
 		var hb *historyBudgetError
 		if !errors.As(err, &hb) {
 			continue
@@ -124,11 +130,7 @@ func TestHistoryBudgetPrefix(t *testing.T) {
 		pt := tr.Prefix(hb.At)
 		pc := newCTPObserved(pt, c.observed)
 		pm := newMemory(pc)
-		pe, err := relevance(context.Background(), pt, pc, pm, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := newClocks(context.Background(), pc, pm, clockMode{rfCheck: true, relaxed: pe.relaxed})
+		want, err := newClocks(context.Background(), pc, pm, clockMode{rfCheck: true, relaxed: relaxedOf(t, pt, pc, pm)})
 		if err != nil {
 			t.Fatal(err)
 		}
