@@ -673,9 +673,8 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		if mode.want == nil {
 			flush(g, p)
 			if mode.budget > 0 && rec.size > mode.budget {
-				// The pass's state is dropped; what was logged is
-				// the history of the trace's first i+1 events.
-				cur, dn, vars, snap, goClk = nil, nil, nil, nil, nil
+				// What was logged is the history of the trace's
+				// first i+1 events.
 				return nil, &historyBudgetError{At: i + 1, Budget: mode.budget,
 					Prefix: &clocks{c: c, h: rec.index(nil, c), rfImplied: implied}}
 			}
