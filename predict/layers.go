@@ -89,79 +89,6 @@ func (e *engine) cutWitness(cd cand, cut []int32) (Finding, bool) {
 		Witness: []int{int(a), int(b)}}, true
 }
 
-// shbAccess is the latest access of one goroutine, at one source site,
-// of one kind and byte range, to a location: the SHB pass checks each
-// access against these (FastTrack's last-access epochs, one per site, so
-// that every pair of sites is found, not only the first race of each
-// location). If an access a of goroutine h races with a later access e,
-// so does the latest access of h at a's site before e: it comes after a
-// in h, so e's clock does not know it either; and it is the closest.
-type shbAccess struct {
-	site          int32
-	write, atomic bool
-	addr          uint64
-	size          uint32
-	last, pos     int32   // the latest access: trace index, position in its goroutine
-	poss          []int32 // the positions of all of them, for counting pairs
-}
-
-// again records a later access of the same entry, event i at position pos.
-func (a *shbAccess) again(i, pos int32) {
-	a.last, a.pos = i, pos
-	a.poss = append(a.poss, pos)
-}
-
-// shbGroup holds a goroutine's latest accesses to one location.
-type shbGroup struct {
-	g      int32
-	maxPos int32 // the largest pos among accs
-	accs   []shbAccess
-	// Whether any of accs writes, and any is plain (not atomic): a
-	// group that cannot conflict with an access is passed over before
-	// its goroutine's clock entry is looked up (a WaitGroup's word, which
-	// every goroutine touches with atomics alone, costs nothing).
-	write, plain bool
-	// at indexes accs by what makes an access the same once they are
-	// many: a goroutine that walks a large allocation (a map's buckets)
-	// makes one per address and site, and each access looked for its own
-	// among all of them (on x/sync's syncmap test, 1.3 s of the layer's
-	// 3.3 s).
-	// The map is keyed by a hash of them (a 64-bit key hashes several
-	// times faster than the fields would), and entries of one hash are
-	// chained through next. Held by pointer: most groups never have one
-	// (a goroutine that touches hundreds of thousands of locations makes
-	// as many groups).
-	idx *shbIndex
-}
-
-// shbIndex is a group's index of its accesses.
-type shbIndex struct {
-	at   map[uint64]int32
-	next []int32
-}
-
-// shbHash hashes what makes two accesses of a goroutine to a location the
-// same entry of its group: site, kind, address and size.
-func shbHash(site int32, write, atomic bool, addr uint64, size uint32) uint64 {
-	h := addr*0x9e3779b97f4a7c15 ^ uint64(uint32(site))<<32 ^ uint64(size)<<2
-	if write {
-		h ^= 1
-	}
-	if atomic {
-		h ^= 2
-	}
-	return h
-}
-
-// same reports whether a is the entry of an access with these fields.
-func (a *shbAccess) same(site int32, write, atomic bool, addr uint64, size uint32) bool {
-	return a.site == site && a.write == write && a.atomic == atomic && a.addr == addr && a.size == size
-}
-
-// shbIndexAt is the number of accesses from which a group indexes them
-// (a variable for the tests, which compare indexing always and never).
-var shbIndexAt = 8
-
 // shbLayer proves every site pair that schedulable happens-before leaves
 // unordered, with the closest such pair of each, and returns the stage's
 // funnel row: races are the SHB-unordered pairs, each counted at its
@@ -178,7 +105,7 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 	bests := make(map[siteKey]*best)
 	var keys []siteKey
 	var total int64
-	locs := make([][]shbGroup, len(m.locs)) // by location
+	tab := newSHBTable(c, m)
 	// A location's groups are dropped after its last access, which
 	// nothing later consults: the layer's memory follows the locations
 	// in use (heap objects come and go), not every location of the run.
@@ -188,31 +115,24 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 			last[m.loc[i]] = int32(i)
 		}
 	}
-	var access func(i int32, cur vclock, d []int32)
 	visit := func(i int32, cur vclock, d []int32) {
 		if !m.shared(i) {
 			return
 		}
-		access(i, cur, d)
-		if l := m.loc[i]; last[l] == i {
-			locs[l] = nil
-		}
-	}
-	access = func(i int32, cur vclock, d []int32) {
 		ev := &c.ev[i]
 		g, l := int32(ev.G), m.loc[i]
 		w, at := isWrite(ev.Op), ev.Op.IsAtomic()
 		site := c.site(i)
-		groups := locs[l]
 		own := -1
-		for k := range groups {
-			gr := &groups[k]
+		gs := tab.groupsOf(l)
+		for k := range gs {
+			gr := &gs[k]
 			if gr.g == g {
 				own = k
 				continue
 			}
 			if !(w || gr.write) || at && !gr.plain {
-				continue // no access of the group conflicts with this one
+				continue // no entry of the group conflicts with this access
 			}
 			var known int32
 			if d != nil {
@@ -223,18 +143,20 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 			if gr.maxPos <= known {
 				continue
 			}
-			for _, a := range gr.accs {
-				if a.pos <= known || !(w || a.write) || (at && a.atomic) || !overlap(a.addr, a.size, ev.Addr, ev.Size) {
+			ents := tab.entries(gr)
+			for j := range ents {
+				a := &ents[j]
+				if a.pos <= known || !(w || a.write) || (at && a.atomic) {
+					continue
+				}
+				if x := &c.ev[a.last]; !overlap(x.Addr, x.Size, ev.Addr, ev.Size) {
 					continue
 				}
 				// The accesses of a that e's clock does not know race
 				// with e: those after known.
-				n := int64(len(a.poss))
-				if j, _ := slices.BinarySearch(a.poss, known+1); j > 0 {
-					n -= int64(j)
-				}
+				n := tab.after(a, known)
 				total += n
-				key := siteKey{kind: 'r', s: sitePair(a.site, site)}
+				key := siteKey{kind: 'r', s: sitePair(c.site(a.last), site)}
 				bt := bests[key]
 				if bt == nil {
 					bt = &best{cd: cand{kind: 'r', ev: [3]int32{a.last, i, -1}, key: key}}
@@ -246,51 +168,9 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 				bt.count += n
 			}
 		}
-		if own < 0 {
-			groups = append(groups, shbGroup{g: g})
-			own = len(groups) - 1
-			locs[l] = groups
-		}
-		gr := &groups[own]
-		gr.maxPos = c.pos[i]
-		gr.write = gr.write || w
-		gr.plain = gr.plain || !at
-		if x := gr.idx; x != nil {
-			h := shbHash(site, w, at, ev.Addr, ev.Size)
-			head, ok := x.at[h]
-			for k := head; ok && k >= 0; k = x.next[k] {
-				if a := &gr.accs[k]; a.same(site, w, at, ev.Addr, ev.Size) {
-					a.again(i, c.pos[i])
-					return
-				}
-			}
-			if !ok {
-				head = -1
-			}
-			x.at[h] = int32(len(gr.accs))
-			x.next = append(x.next, head)
-		} else {
-			for k := range gr.accs {
-				if a := &gr.accs[k]; a.same(site, w, at, ev.Addr, ev.Size) {
-					a.again(i, c.pos[i])
-					return
-				}
-			}
-		}
-		gr.accs = append(gr.accs, shbAccess{site: site, write: w, atomic: at, addr: ev.Addr, size: ev.Size, last: i, pos: c.pos[i], poss: []int32{c.pos[i]}})
-		if gr.idx == nil && len(gr.accs) >= shbIndexAt {
-			x := &shbIndex{at: make(map[uint64]int32, 2*len(gr.accs)), next: make([]int32, len(gr.accs))}
-			for k := range gr.accs {
-				a := &gr.accs[k]
-				h := shbHash(a.site, a.write, a.atomic, a.addr, a.size)
-				if head, ok := x.at[h]; ok {
-					x.next[k] = head
-				} else {
-					x.next[k] = -1
-				}
-				x.at[h] = int32(k)
-			}
-			gr.idx = x
+		tab.record(l, g, own, i, c.pos[i], site, w, at)
+		if last[l] == i {
+			tab.drop(l)
 		}
 	}
 	mode := clockMode{locks: true, serial: true, rf: true, relaxed: e.relaxed}
@@ -298,7 +178,7 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 	if _, err := newClocks(e.ctx, c, m, mode); err != nil {
 		return Stage{}, err
 	}
-	locs = nil
+	tab, last = nil, nil
 	if len(keys) == 0 {
 		// No pair to witness: the second pass would keep no clock.
 		return Stage{Name: "shb", Races: total, Time: time.Since(t0)}, nil

@@ -332,49 +332,73 @@ T7|r(x)|53
 
 // The SHB layer proves, by itself, every pair of sites that schedulable
 // happens-before leaves unordered: its stage counts as many pairs of
-// sites as the shb baseline reports races (one per pair of sites). The
+// sites as the shb baseline reports races (one per pair of sites), and as
+// many unordered pairs of accesses. The
 // later layers would prove most of them too, so that the differential
 // test above cannot tell whether SHB proved them.
 func TestSHBLayerProvesSHBSites(t *testing.T) {
 	r := rand.New(rand.NewSource(17))
-	proved := 0
+	type test struct {
+		tr   *trace.Trace
+		text string
+	}
+	var tests []test
 	for k := 0; k < 300; k++ {
 		p := genParams{goroutines: 2 + r.Intn(6), vars: 1 + r.Intn(4), locks: r.Intn(4), sigs: r.Intn(3),
 			ops: 2 + r.Intn(10), atomics: r.Intn(3) == 0, cut: 0.01}
 		tr, text := genTrace(r, p)
-		res := analyze(t, tr, Options{NoAtomicity: true})
+		tests = append(tests, test{tr, text})
+	}
+	// Longer runs, whose goroutines access a location at one site many
+	// times (the layer counts them all).
+	for seed := int64(1); seed <= 4; seed++ {
+		tests = append(tests, test{synth(synthParams{goroutines: 6, locks: 2, vars: 8, events: 3000, racy: 0.05, seed: seed}), "synth"})
+	}
+	proved, counted := 0, int64(0)
+	for k, tc := range tests {
+		res := analyze(t, tc.tr, Options{NoAtomicity: true})
 		i := slices.IndexFunc(res.Stats.Stages, func(s Stage) bool { return s.Name == "shb" })
 		if i < 0 {
 			t.Fatal("no shb stage")
 		}
 		want := 0
-		for _, f := range analyze(t, tr, Options{Analysis: AnalysisSHB}).Findings {
+		base := analyze(t, tc.tr, Options{Analysis: AnalysisSHB})
+		for _, f := range base.Findings {
 			if f.Kind == KindRace {
 				want++
 			}
 		}
 		if got := res.Stats.Stages[i].RaceSites; got != want {
-			t.Fatalf("trace %d: the SHB layer proved %d pairs of sites, the shb baseline finds %d\n%s", k, got, want, text)
+			t.Fatalf("trace %d: the SHB layer proved %d pairs of sites, the shb baseline finds %d\n%s", k, got, want, tc.text)
+		}
+		// And it counts the same unordered pairs of accesses (the
+		// baseline's happens-before row, which is SHB's there).
+		j := slices.IndexFunc(base.Stats.Stages, func(s Stage) bool { return s.Name == "happens-before" })
+		if got, want := res.Stats.Stages[i].Races, base.Stats.Stages[j].Races; got != want {
+			t.Fatalf("trace %d: the SHB layer counted %d unordered pairs of accesses, the shb baseline %d\n%s", k, got, want, tc.text)
 		}
 		proved += want
+		counted += base.Stats.Stages[j].Races - int64(want)
 	}
-	if proved == 0 {
-		t.Fatal("no SHB race in any trace: the test says nothing")
+	if proved == 0 || counted == 0 {
+		t.Fatalf("%d SHB races, %d more pairs at their sites: the test says little", proved, counted)
 	}
 }
 
-// The SHB layer's groups find an access's entry the same way whether
-// they index their entries (shbIndex: by hash, chained) or scan them.
+// The SHB layer's table (shbtable.go) finds an access's entry the same
+// way whether its groups index their entries (by hash, chained) or scan
+// them, and keeps the same positions whether its pool is compacted at
+// every chance or never.
 func TestSHBIndexLikeScan(t *testing.T) {
-	defer func(n int) { shbIndexAt = n }(shbIndexAt)
+	defer func(n, m int) { shbIndexAt, shbCompactAt = n, m }(shbIndexAt, shbCompactAt)
 	traces := randomTraces(23, 60, func(r *rand.Rand, _ int) genParams {
 		return genParams{goroutines: 2 + r.Intn(4), vars: 1 + r.Intn(3), locks: r.Intn(3), sigs: r.Intn(3),
 			ops: 20 + r.Intn(40), atomics: r.Intn(2) == 0, cut: 0.01}
-	}, false)
+	}, true)
 	for k, tr := range traces {
 		var res [2]*Result
 		for j, at := range []int{1, 1 << 30} {
-			shbIndexAt = at
+			shbIndexAt, shbCompactAt = at, at-1
 			// No solve may run out of time in one and not the other
 			// (under -race on a loaded machine, a 2 s bound can).
 			res[j] = analyze(t, tr, Options{NoAtomicity: true, SolveTimeout: time.Hour})

@@ -1,0 +1,60 @@
+package predict
+
+import "testing"
+
+// Every location's runs are left behind at its last access, its index
+// keys with them, so that the table holds what the locations in use
+// need: after a whole trace, nothing.
+func TestSHBTableDrops(t *testing.T) {
+	defer func(n int) { shbIndexAt = n }(shbIndexAt)
+	for _, at := range []int{1, 2} {
+		shbIndexAt = at
+		for seed := int64(1); seed <= 4; seed++ {
+			tr := synthChan(8, 3, 300, seed)
+			if seed%2 == 0 {
+				tr = synth(synthParams{goroutines: 6, locks: 2, vars: 8, events: 3000, racy: 0.05, seed: seed})
+			}
+			c := newCTP(tr)
+			m := newMemory(c)
+			tab := newSHBTable(c, m)
+			last := make(map[int32]int32)
+			for i := range c.ev {
+				if m.shared(int32(i)) {
+					last[m.loc[i]] = int32(i)
+				}
+			}
+			peak := 0
+			for i := range c.ev {
+				if !m.shared(int32(i)) {
+					continue
+				}
+				e, l := &c.ev[i], m.loc[i]
+				own := -1
+				for k, gr := range tab.groupsOf(l) {
+					if gr.g == int32(e.G) {
+						own = k
+					}
+				}
+				tab.record(l, int32(e.G), own, int32(i), c.pos[i], c.site(int32(i)), isWrite(e.Op), e.Op.IsAtomic())
+				peak = max(peak, len(tab.index))
+				if last[l] == int32(i) {
+					tab.drop(l)
+				}
+			}
+			held := 0
+			for _, ps := range tab.poss {
+				held += len(ps)
+			}
+			if tab.deadG != len(tab.groups) || tab.deadE != len(tab.ents) || len(tab.freePoss) != len(tab.poss) || held != 0 {
+				t.Errorf("index at %d, seed %d: left behind %d of %d groups, %d of %d entries; %d of %d position lists free, %d positions held",
+					at, seed, tab.deadG, len(tab.groups), tab.deadE, len(tab.ents), len(tab.freePoss), len(tab.poss), held)
+			}
+			if seed%2 == 0 && len(tab.poss) == 0 {
+				t.Errorf("index at %d, seed %d: no entry held two accesses", at, seed)
+			}
+			if len(tab.index) != 0 || at == 1 && peak == 0 {
+				t.Errorf("index at %d, seed %d: %d keys left in the index (%d at most)", at, seed, len(tab.index), peak)
+			}
+		}
+	}
+}
