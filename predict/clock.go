@@ -284,7 +284,7 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 	if out.base != nil {
 		bl = len(out.base.ents)
 	}
-	if len(out.delta) > flattenDelta+bl/32 {
+	if flattens(len(out.delta), bl) {
 		return out.flattenFor(sc), true, false
 	}
 	return out, true, own && sameDelta || fresh
@@ -466,10 +466,23 @@ var (
 	denseBudget = 1 << 23
 	denseMin    = 32
 	tagBases    = true
-	// flattenDelta is how long a delta may grow, beyond a 32nd of its
-	// base, before a join folds it into a new base.
+	// flattenDelta is how long a delta may grow, beyond a quarter of
+	// its base, before a join folds it into a new base (flattens).
 	flattenDelta = 32
 )
+
+// flattens reports whether a clock with a delta of n entries over a base
+// of bl folds them into a new base. A base is shared by every clock made
+// from it, and a delta is copied into each: when thousands of goroutines
+// all talk to all, a join raises about a tenth of a clock, and a
+// goroutine that flattened whenever its delta passed a 32nd of its base
+// made a new base at nearly every join, so that every clock a release
+// stored held a base of its own. Past a quarter, several releases share
+// one: on a 11.5M-event trace of 2,011 goroutines and 16,000 channel
+// slots, seer predict's peak fell from 1.31 to 1.17 GB, and its time from
+// 83 to 58 s (a third less collection at its heap limit); on x/sync's
+// syncmap test and a 5.5M-event channel trace, wall time fell 4% and 12%.
+func flattens(n, bl int) bool { return n > flattenDelta+bl/4 }
 
 // joinDense is joinOwn for a receiver c whose every component is also
 // held in d, a dense array indexed by goroutine (a mirror the pass keeps
@@ -534,7 +547,7 @@ func joinDense(sc *joinScratch, c vclock, own bool, d []int32, src vclock, extra
 	if out.base != nil {
 		bl = len(out.base.ents)
 	}
-	if len(out.delta) > flattenDelta+bl/32 {
+	if flattens(len(out.delta), bl) {
 		return flattenDense(sc, out, d), true, false
 	}
 	return out, true, own || fresh
