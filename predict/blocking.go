@@ -187,7 +187,7 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 				return nil, st, err
 			}
 			ev := &c.ev[o]
-			if ev.Op == trace.OpClose || inSelect(e.t, o) || c.ls[o] == 0 {
+			if ev.Op == trace.OpClose || inSelect(e.t, o) || c.lsOf(o) == 0 {
 				continue
 			}
 			var r, rOp int32
@@ -407,7 +407,7 @@ func (e *engine) threeCycles(o, r, rOp int32, co *chanOps, lg *map[trace.ObjID][
 // holdsExclusive reports whether the goroutine of acquire b holds lock l
 // exclusively at b.
 func (c *ctp) holdsExclusive(b int32, l trace.ObjID) bool {
-	for _, x := range c.locksets[c.ls[b]] {
+	for _, x := range c.locksets[c.lsOf(b)] {
 		if x.l == l && !x.shared {
 			return true
 		}

@@ -264,7 +264,7 @@ func accessClasses(c *ctp, m *memory) ([]aclass, map[int32][]int32) {
 		for j := start[l]; j < start[l+1]; j++ {
 			i := byL[j]
 			e := &c.ev[i]
-			k := classKey{loc: int32(l), g: int32(e.G), site: c.site(i), ls: c.ls[i], op: e.Op, addr: e.Addr, size: e.Size}
+			k := classKey{loc: int32(l), g: int32(e.G), site: c.site(i), ls: c.lsOf(i), op: e.Op, addr: e.Addr, size: e.Size}
 			id := int32(-1)
 			if len(ls)-lo <= scanUpTo {
 				for x := lo; x < len(ls); x++ {
@@ -566,12 +566,12 @@ func lockGuards(c *ctp, m *memory) map[int32][]trace.ObjID {
 				continue // still the first goroutine's, before it is shared
 			}
 			s.shared = true
-			for _, h := range c.locksets[c.ls[i]] {
+			for _, h := range c.locksets[c.lsOf(int32(i))] {
 				s.locks = append(s.locks, h.l)
 			}
 			continue
 		}
-		held := c.locksets[c.ls[i]]
+		held := c.locksets[c.lsOf(int32(i))]
 		s.locks = slices.DeleteFunc(s.locks, func(x trace.ObjID) bool {
 			return !slices.ContainsFunc(held, func(h heldLock) bool { return h.l == x })
 		})
@@ -611,7 +611,7 @@ func atomicityLockset(c *ctp, cs *candidates, c1, c2 int32, R *aclass) bool {
 	n := int64(len(R.evs))
 	cs.f.total[1] += n
 	cs.f.site(0, 1, key)
-	for _, h := range c.locksets[c.ls[c2]] {
+	for _, h := range c.locksets[c.lsOf(c2)] {
 		s, ok := c.section(g, h.l, c.pos[c2])
 		if !ok || s.acq > c.pos[c1] {
 			continue

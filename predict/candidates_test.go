@@ -51,7 +51,7 @@ func accessClassesByTable(c *ctp, m *memory) ([]aclass, map[int32][]int32) {
 			continue
 		}
 		e := &c.ev[i]
-		k := classKey{loc: m.loc[i], g: int32(e.G), site: c.site(int32(i)), ls: c.ls[i], op: e.Op, addr: e.Addr, size: e.Size}
+		k := classKey{loc: m.loc[i], g: int32(e.G), site: c.site(int32(i)), ls: c.lsOf(int32(i)), op: e.Op, addr: e.Addr, size: e.Size}
 		id, ok := classes[k]
 		if !ok {
 			id = int32(len(cl))

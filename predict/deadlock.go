@@ -95,7 +95,7 @@ func (e *engine) lockDeps() (map[[2]trace.ObjID][]*depClass, []trace.ObjID) {
 	for g := range c.byG {
 		for _, i := range c.byG[g] {
 			mode := c.lockMode[i]
-			if mode != 'w' && mode != 'r' || c.pos[i] <= 1 || c.ls[c.at(int32(g), c.pos[i]-1)] == 0 || tryLock(c.t, i) {
+			if mode != 'w' && mode != 'r' || c.pos[i] <= 1 || c.lsOf(c.at(int32(g), c.pos[i]-1)) == 0 || tryLock(c.t, i) {
 				continue // holds nothing, or cannot block
 			}
 			req := c.ev[i].Obj
@@ -337,11 +337,11 @@ func (e *engine) gated(evs []int32) bool {
 	c := e.c
 	for a := range evs {
 		for b := a + 1; b < len(evs); b++ {
-			for _, x := range c.locksets[c.ls[evs[a]]] {
+			for _, x := range c.locksets[c.lsOf(evs[a])] {
 				if x.l == c.ev[evs[a]].Obj {
 					continue // the request itself (an acquire is inside its section)
 				}
-				for _, y := range c.locksets[c.ls[evs[b]]] {
+				for _, y := range c.locksets[c.lsOf(evs[b])] {
 					if x.l == y.l && y.l != c.ev[evs[b]].Obj && !(x.shared && y.shared) {
 						return true
 					}

@@ -5,7 +5,10 @@
 
 package predict
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 type rankSet struct {
 	bits bitset
@@ -37,4 +40,46 @@ func (r rankSet) index(i int32) int32 {
 		return -1
 	}
 	return r.rank[i>>6] + int32(bits.OnesCount64(w&(b-1)))
+}
+
+// sparseVals holds a value for some events of a trace and 0 for the
+// others: the events with one are a rank set, and the values are in
+// event order. A value an event costs 4 bytes and a bit when most events
+// have none (the locksets of a run that takes no lock), and a bit more
+// than a plain array when most have one.
+type sparseVals struct {
+	set  rankSet
+	vals []int32
+}
+
+// newSparseVals returns an empty sparseVals for n events, to be filled by
+// add in event order and made readable by done.
+func newSparseVals(n int) sparseVals { return sparseVals{set: rankSet{bits: newBitset(n)}} }
+
+// add sets event i's value to v; events are added in increasing order.
+func (s *sparseVals) add(i, v int32) {
+	if v == 0 {
+		return
+	}
+	s.set.bits.set(i)
+	s.vals = append(s.vals, v)
+}
+
+// done computes the ranks once every value is added.
+func (s *sparseVals) done() {
+	s.set.rank = make([]int32, len(s.set.bits))
+	s.set.n = 0
+	for w, x := range s.set.bits {
+		s.set.rank[w] = int32(s.set.n)
+		s.set.n += bits.OnesCount64(x)
+	}
+	s.vals = slices.Clip(s.vals)
+}
+
+// at returns event i's value.
+func (s *sparseVals) at(i int32) int32 {
+	if k := s.set.index(i); k >= 0 {
+		return s.vals[k]
+	}
+	return 0
 }

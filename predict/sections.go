@@ -77,7 +77,7 @@ func (c *ctp) buildLocks() {
 	for i := range c.ev {
 		e := &c.ev[i]
 		g := int32(e.G)
-		c.ls[i] = cur[g]
+		ls := cur[g]
 		if e.Op.IsLock() && !c.observed[e.Obj] {
 			k := gl{g, e.Obj}
 			switch e.Op {
@@ -91,7 +91,7 @@ func (c *ctp) buildLocks() {
 					c.lockMode[i] = 'r'
 				}
 				cur[g] = c.internLockset(intern, c.locksets[cur[g]], heldLock{e.Obj, shared}, true)
-				c.ls[i] = cur[g]
+				ls = cur[g]
 			default:
 				j := open[k]
 				c.cs[k][j].rel = c.pos[i]
@@ -104,10 +104,12 @@ func (c *ctp) buildLocks() {
 				cur[g] = c.internLockset(intern, c.locksets[cur[g]], heldLock{e.Obj, e.Op == trace.OpRUnlock}, false)
 			}
 		}
+		c.ls.add(int32(i), ls)
 		if held[g] > 0 {
 			c.locked.set(int32(i))
 		}
 	}
+	c.ls.done()
 	c.buildPinned()
 }
 
@@ -174,7 +176,7 @@ func (c *ctp) heldAt(g, p int32, f func(l trace.ObjID, s csect)) {
 	if p <= 0 {
 		return
 	}
-	for _, h := range c.locksets[c.ls[c.at(g, p)]] {
+	for _, h := range c.locksets[c.lsOf(c.at(g, p))] {
 		if s, ok := c.section(g, h.l, p); ok {
 			f(h.l, s)
 		}

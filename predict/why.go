@@ -434,7 +434,7 @@ func (w *whySearch) sections(l trace.ObjID) []section {
 // one, with the acquires of the two sections.
 func (w *whySearch) commonLock(a, b int32) (trace.ObjID, int32, int32, bool) {
 	c := w.c
-	la, lb := c.ls[a], c.ls[b]
+	la, lb := c.lsOf(a), c.lsOf(b)
 	if la == 0 || lb == 0 {
 		return 0, 0, 0, false
 	}
