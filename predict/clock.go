@@ -572,6 +572,10 @@ func flattenDense(sc *joinScratch, c vclock, d []int32) vclock {
 	if c.base != nil {
 		n += len(c.base.ents)
 	}
+	// A delta's entries raise its base's, mostly: the sum may exceed
+	// every goroutine (by up to a quarter, see flattens), and d holds
+	// one entry per goroutine at most.
+	n = min(n, len(d))
 	var ents []centry
 	if sc.arena != nil {
 		ents = sc.arena.alloc(n)
