@@ -1,7 +1,7 @@
 // This file implements the SHB layer's table of latest accesses
 // (layers.go's shbLayer): for every location in use, each goroutine's
 // latest access at each source site, of each kind and byte range, with
-// the positions of all of them, in flat arrays that hold no pointers.
+// the positions of all of them.
 //
 // A long run keeps about a million locations in use at once: a heap
 // address serves object after object, and its location lives until the
@@ -10,13 +10,15 @@
 // to scan while the pass ran: on a 11.5M-event trace of 2,011 goroutines
 // that all exchange messages, the collector took half the pass's CPU time
 // at a 1 GiB heap limit. Here a location's groups and a group's entries
-// are each a run in one of two pools, which the collector does not scan. A run that outgrows its room moves to the end
-// of its pool, and a pool that is mostly left-behind room is compacted,
-// so that a pool holds at most about four times what the locations in
-// use need. Runs
-// keep what they hold together, as the slices did: the pass scans a
+// are each a run in one of two pools that hold no pointers, which the
+// collector does not scan; an entry is 16 bytes (it was 56, and a slice
+// of its own). A run that outgrows its room moves to the end of its
+// pool, and a pool that is mostly left-behind room is compacted, so that
+// a pool holds at most about four times what the locations in use need.
+// Runs keep what they hold together, as the slices did: the pass scans a
 // location's groups at every access to it, and a location that every
-// goroutine touches has thousands.
+// goroutine touches has thousands. Only the entries with more than one
+// access have a slice, of their positions.
 
 package predict
 
