@@ -400,8 +400,6 @@ func relAll(positions []string, rel func(string) string) []string {
 	return out
 }
 
-// parseSize reads a size in bytes with an optional unit: KiB, MiB, GiB
-// (or K, M, G, KB, MB, GB, all powers of 1024).
 // setMemoryLimit makes mem, less an eighth, seer's heap limit, unless
 // GOMEMLIMIT sets one: the collector works harder as the heap nears the
 // budget, instead of letting garbage grow with the live heap (GOGC). The
@@ -413,6 +411,8 @@ func setMemoryLimit(mem int64) {
 	}
 }
 
+// parseSize reads a size in bytes with an optional unit: KiB, MiB, GiB
+// (or K, M, G, KB, MB, GB, all powers of 1024).
 func parseSize(s string) (int64, error) {
 	t := strings.TrimSpace(strings.ToUpper(s))
 	mult := int64(1)
