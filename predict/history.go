@@ -287,6 +287,22 @@ type riseList struct {
 	p16  []uint32
 }
 
+// len returns the number of rises.
+func (r riseList) len() int {
+	if r.p16 != nil {
+		return len(r.p16)
+	}
+	return len(r.ents)
+}
+
+// at returns the q-th rise.
+func (r riseList) at(q int) pv {
+	if r.p16 != nil {
+		return pv{int32(r.p16[q] >> 16), int32(r.p16[q] & 0xffff)}
+	}
+	return r.ents[q]
+}
+
 // valueAt returns the component's value at position p: the value of the
 // last rise at or before p (0 if none).
 func (r riseList) valueAt(p int32) int32 {

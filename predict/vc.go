@@ -226,31 +226,23 @@ func risesFromHistory(c *ctp, h *history) *eventRises {
 		if len(keys) == 0 {
 			continue
 		}
-		n := int(h.off[g][len(keys)])
-		np := len(c.byG[g]) + 2
-		cnt = append(cnt[:0], make([]int32, np)...)
-		pos := func(j int) int32 {
-			if p16 := h.p16[g]; p16 != nil {
-				return int32(p16[j] >> 16)
+		cnt = append(cnt[:0], make([]int32, len(c.byG[g])+2)...)
+		for j := range keys {
+			rs := h.list(g, j)
+			for q := range rs.len() {
+				cnt[rs.at(q).pos+1]++
 			}
-			return h.ents[g][j].pos
 		}
-		for j := 0; j < n; j++ {
-			cnt[pos(j)+1]++
-		}
-		for p := 1; p < np; p++ {
+		for p := 1; p < len(cnt); p++ {
 			cnt[p] += cnt[p-1]
 		}
+		n := int(h.off[g][len(keys)])
 		xs = slices.Grow(xs[:0], n)[:n]
 		for j, k := range keys {
-			for q := h.off[g][j]; q < h.off[g][j+1]; q++ {
-				var x kpv
-				if p16 := h.p16[g]; p16 != nil {
-					x = kpv{k, int32(p16[q] >> 16), int32(p16[q] & 0xffff)}
-				} else {
-					x = kpv{k, h.ents[g][q].pos, h.ents[g][q].v}
-				}
-				xs[cnt[x.pos]] = x
+			rs := h.list(g, j)
+			for q := range rs.len() {
+				x := rs.at(q)
+				xs[cnt[x.pos]] = kpv{k, x.pos, x.v}
 				cnt[x.pos]++
 			}
 		}
