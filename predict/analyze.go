@@ -334,10 +334,7 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 		for _, k := range proofOrder {
 			shbFound = append(shbFound, proofs[k].fd)
 		}
-		full := fullTrace{t: t, loc: m.loc, spans: make([]trace.Span, len(m.locs)), relaxed: e.relaxed, stats: res.Stats, shb: shbStage, observed: c.observed}
-		for l := range m.locs {
-			full.spans[l] = m.locs[l].Span
-		}
+		full := fullTrace{t: t, loc: m.loc, spans: m.spans(), relaxed: e.relaxed, stats: res.Stats, shb: shbStage, observed: c.observed}
 		e, c, m, proofs, g = nil, nil, nil, nil, grouped{}
 		collect(t)
 		return analyzePrefix(ctx, full, o, hb, shbFound, start)
@@ -554,10 +551,7 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	// the checker build its indices, so that the two never add up.
 	t0 = time.Now()
 	if len(res.Findings) > 0 {
-		loc, spans, relaxed := m.loc, make([]trace.Span, len(m.locs)), e.relaxed
-		for l := range m.locs {
-			spans[l] = m.locs[l].Span
-		}
+		loc, spans, relaxed := m.loc, m.spans(), e.relaxed
 		e, c, m, cs, f, proofs = nil, nil, nil, nil, nil, nil
 		collect(t)
 		chk := witness.NewChecker(t, loc, spans)

@@ -60,6 +60,16 @@ func (m *memory) shared(i int32) bool {
 	return l >= 0 && m.locs[l].shared()
 }
 
+// spans returns every location's byte range, by location: what the
+// witness checker needs of the locations.
+func (m *memory) spans() []trace.Span {
+	out := make([]trace.Span, len(m.locs))
+	for l := range m.locs {
+		out[l] = m.locs[l].Span
+	}
+	return out
+}
+
 // writers returns the writers of read i (empty unless i reads a shared
 // location).
 func (m *memory) writers(i int32) []int32 {

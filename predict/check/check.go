@@ -528,23 +528,13 @@ func testsOf(rec *trace.RecordResult, historyCut int) []Test {
 		}
 	}
 	leaked := leakedGoroutines(rec)
-	// The test during which the run reached the event cap: the test of
-	// the last goroutine recorded that belongs to one.
+	// The tests during which the run reached the event cap, and during
+	// which the analysis's history outgrew its budget.
 	cutIn := ""
 	if rec.Cut {
-		for i := len(t.Events) - 1; i >= 0 && cutIn == ""; i-- {
-			if g := t.Goroutine(t.Events[i].G); g != nil {
-				cutIn = g.Test
-			}
-		}
+		cutIn = testBefore(t, len(t.Events))
 	}
-	// The test during which the analysis's history outgrew its budget.
-	historyIn := ""
-	for i := min(historyCut, len(t.Events)) - 1; i >= 0 && historyIn == ""; i-- {
-		if g := t.Goroutine(t.Events[i].G); g != nil {
-			historyIn = g.Test
-		}
-	}
+	historyIn := testBefore(t, historyCut)
 	var out []Test
 	for _, r := range rec.Tests {
 		if strings.Contains(r.Name, "/") {
@@ -571,6 +561,17 @@ func testsOf(rec *trace.RecordResult, historyCut int) []Test {
 		out = append(out, test)
 	}
 	return out
+}
+
+// testBefore returns the test of the last of t's first n events whose
+// goroutine belongs to one, or "".
+func testBefore(t *trace.Trace, n int) string {
+	for i := min(n, len(t.Events)) - 1; i >= 0; i-- {
+		if g := t.Goroutine(t.Events[i].G); g != nil && g.Test != "" {
+			return g.Test
+		}
+	}
+	return ""
 }
 
 // PredictOptions control Predict.
