@@ -24,12 +24,18 @@ func newRankSet(n int, has func(i int) bool) rankSet {
 			r.bits.set(int32(i))
 		}
 	}
+	r.ranks()
+	return r
+}
+
+// ranks counts the members before each word of bits, once they are set.
+func (r *rankSet) ranks() {
 	r.rank = make([]int32, len(r.bits))
+	r.n = 0
 	for w, x := range r.bits {
 		r.rank[w] = int32(r.n)
 		r.n += bits.OnesCount64(x)
 	}
-	return r
 }
 
 // index returns the rank of i, or -1 if i is not a member.
@@ -44,9 +50,9 @@ func (r rankSet) index(i int32) int32 {
 
 // sparseVals holds a value for some events of a trace and 0 for the
 // others: the events with one are a rank set, and the values are in
-// event order. A value an event costs 4 bytes and a bit when most events
-// have none (the locksets of a run that takes no lock), and a bit more
-// than a plain array when most have one.
+// event order. It costs a bit an event and 4 bytes a value, so that when
+// most events have none (the locksets of a run that takes no lock) it is
+// about a 32nd of an array, and when all have one about as much.
 type sparseVals struct {
 	set  rankSet
 	vals []int32
@@ -67,12 +73,7 @@ func (s *sparseVals) add(i, v int32) {
 
 // done computes the ranks once every value is added.
 func (s *sparseVals) done() {
-	s.set.rank = make([]int32, len(s.set.bits))
-	s.set.n = 0
-	for w, x := range s.set.bits {
-		s.set.rank[w] = int32(s.set.n)
-		s.set.n += bits.OnesCount64(x)
-	}
+	s.set.ranks()
 	s.vals = slices.Clip(s.vals)
 }
 
