@@ -106,15 +106,6 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 	var keys []siteKey
 	var total int64
 	tab := newSHBTable(c, m)
-	// A location's groups are dropped after its last access, which
-	// nothing later consults: the layer's memory follows the locations
-	// in use (heap objects come and go), not every location of the run.
-	last := make([]int32, len(m.locs))
-	for i := range c.ev {
-		if m.shared(int32(i)) {
-			last[m.loc[i]] = int32(i)
-		}
-	}
 	visit := func(i int32, cur vclock, d []int32) {
 		if !m.shared(i) {
 			return
@@ -169,16 +160,14 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 			}
 		}
 		tab.record(l, g, own, i, c.pos[i], site, w, at)
-		if last[l] == i {
-			tab.drop(l)
-		}
+		tab.retire(l, i)
 	}
 	mode := clockMode{locks: true, serial: true, rf: true, relaxed: e.relaxed}
 	mode.want, mode.visit = map[int32][]int32{}, visit
 	if _, err := newClocks(e.ctx, c, m, mode); err != nil {
 		return Stage{}, err
 	}
-	tab, last = nil, nil
+	tab = nil
 	if len(keys) == 0 {
 		// No pair to witness: the second pass would keep no clock.
 		return Stage{Name: "shb", Races: total, Time: time.Since(t0)}, nil

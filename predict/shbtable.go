@@ -84,7 +84,8 @@ type shbGroup struct {
 type shbTable struct {
 	c      *ctp
 	m      *memory
-	loc    []span // per location: its groups, in the groups pool
+	loc    []span  // per location: its groups, in the groups pool
+	last   []int32 // per location: its last shared access (see retire)
 	groups []shbGroup
 	ents   []shbEntry
 	// The positions of the entries with more than one, and the places
@@ -117,7 +118,13 @@ var (
 )
 
 func newSHBTable(c *ctp, m *memory) *shbTable {
-	return &shbTable{c: c, m: m, loc: make([]span, len(m.locs)), index: make(map[uint64]int32)}
+	t := &shbTable{c: c, m: m, loc: make([]span, len(m.locs)), last: make([]int32, len(m.locs)), index: make(map[uint64]int32)}
+	for i := range c.ev {
+		if m.shared(int32(i)) {
+			t.last[m.loc[i]] = int32(i)
+		}
+	}
+	return t
 }
 
 // shbKey hashes what makes two accesses to a location one entry: the
@@ -237,8 +244,16 @@ func (t *shbTable) again(a *shbEntry, i, pos int32) {
 	a.last, a.pos = i, pos
 }
 
-// drop frees location l's groups, entries and positions: after its last
-// access, nothing consults them.
+// retire drops location l's groups if access i is its last: nothing
+// consults them after it, so that the table follows the locations in use
+// (heap objects come and go), not every location of the run.
+func (t *shbTable) retire(l, i int32) {
+	if t.last[l] == i {
+		t.drop(l)
+	}
+}
+
+// drop frees location l's groups, entries and positions.
 func (t *shbTable) drop(l int32) {
 	for k := range t.groupsOf(l) {
 		gr := &t.groupsOf(l)[k]

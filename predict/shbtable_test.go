@@ -17,12 +17,6 @@ func TestSHBTableDrops(t *testing.T) {
 			c := newCTP(tr)
 			m := newMemory(c)
 			tab := newSHBTable(c, m)
-			last := make(map[int32]int32)
-			for i := range c.ev {
-				if m.shared(int32(i)) {
-					last[m.loc[i]] = int32(i)
-				}
-			}
 			peak := 0
 			for i := range c.ev {
 				if !m.shared(int32(i)) {
@@ -37,9 +31,7 @@ func TestSHBTableDrops(t *testing.T) {
 				}
 				tab.record(l, int32(e.G), own, int32(i), c.pos[i], c.site(int32(i)), isWrite(e.Op), e.Op.IsAtomic())
 				peak = max(peak, len(tab.index))
-				if last[l] == int32(i) {
-					tab.drop(l)
-				}
+				tab.retire(l, int32(i))
 			}
 			held := 0
 			for _, ps := range tab.poss {
