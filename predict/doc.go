@@ -263,13 +263,14 @@
 // never holds less than SHB proves of the whole trace. Stats.HistoryCut
 // says where the cut fell, and seer check puts a note on that test.
 //
-// The SHB layer's own memory follows what is in use at once: a clock per
-// synchronisation address (a buffered channel's slots, each a clock of
-// every goroutine when all talk to all), which share bases where a
-// goroutine released several of them between two flattenings (clock.go's
-// flattens), and its table of each location's latest accesses, which
-// holds no pointers, so that the collector, which runs often when the
-// heap nears its limit, does not scan it (shbtable.go).
+// The SHB layer's own memory does not follow the trace's size either, but
+// what is in use at once: a clock per synchronisation address (a buffered
+// channel's slots, each a clock of every goroutine when all talk to all),
+// which share bases where a goroutine released several of them between
+// two flattenings (clock.go's flattens), and its table of each location's
+// latest accesses, kept in pools without pointers, so that the collector,
+// which runs often when the heap nears its limit, does not scan them
+// (shbtable.go).
 //
 // # Soundness first
 //
