@@ -111,7 +111,8 @@ func (b *Builder) Object(kind ObjKind, addr, size uint64, name string) ObjID {
 		return id
 	}
 	id := ObjID(len(b.t.Objects))
-	b.t.Objects = append(b.t.Objects, Object{ID: id, Kind: kind, Addr: addr, Size: size, Name: name})
+	b.t.Objects = append(b.t.Objects, Object{ID: id, Kind: kind, Addr: addr, Size: size})
+	b.setName(id, name)
 	b.objKey[k] = id
 	return id
 }
@@ -120,13 +121,21 @@ func generic(k ObjKind) bool { return k == ObjUnknown || k == ObjVar || k == Obj
 
 // SetObject updates the descriptive fields of object id.
 func (b *Builder) SetObject(id ObjID, name string, alloc StackID) {
-	o := &b.t.Objects[id]
-	if name != "" {
-		o.Name = name
-	}
+	b.setName(id, name)
 	if alloc != 0 {
-		o.Alloc = alloc
+		b.t.Objects[id].Alloc = alloc
 	}
+}
+
+// setName names object id, unless name is "".
+func (b *Builder) setName(id ObjID, name string) {
+	if name == "" {
+		return
+	}
+	if b.t.Names == nil {
+		b.t.Names = make(map[ObjID]string)
+	}
+	b.t.Names[id] = name
 }
 
 // Add appends e and returns its index.
@@ -198,10 +207,12 @@ func (b *Builder) Trace() (*Trace, error) {
 	return t, nil
 }
 
-// AddObject adds o as a new object (never interned) and returns its id.
-func (b *Builder) AddObject(o Object) ObjID {
+// AddObject adds o, named name, as a new object (never interned) and
+// returns its id.
+func (b *Builder) AddObject(o Object, name string) ObjID {
 	o.ID = ObjID(len(b.t.Objects))
 	b.t.Objects = append(b.t.Objects, o)
+	b.setName(o.ID, name)
 	return o.ID
 }
 

@@ -843,7 +843,7 @@ func (c *converter) syncObj(kind ObjKind, addr uint64) ObjID {
 		}
 		return id
 	}
-	id := c.b.AddObject(Object{Kind: kind, Addr: addr})
+	id := c.b.AddObject(Object{Kind: kind, Addr: addr}, "")
 	c.objs[k] = id
 	return id
 }
@@ -881,7 +881,7 @@ func (c *converter) locate(r *rawEvent, addr, size uint64) (uint64, ObjID) {
 		k := objKey{addr: s.Value, name: s.Name}
 		id, ok := c.objs[k]
 		if !ok {
-			id = c.b.AddObject(Object{Kind: ObjVar, Addr: s.Value, Size: s.Size, Name: s.Name})
+			id = c.b.AddObject(Object{Kind: ObjVar, Addr: s.Value, Size: s.Size}, s.Name)
 			c.objs[k] = id
 		}
 		c.globalObjs[i] = id
@@ -890,7 +890,7 @@ func (c *converter) locate(r *rawEvent, addr, size uint64) (uint64, ObjID) {
 	k := objKey{addr: addr}
 	id, ok := c.objs[k]
 	if !ok {
-		id = c.b.AddObject(Object{Kind: ObjVar, Addr: addr, Size: size})
+		id = c.b.AddObject(Object{Kind: ObjVar, Addr: addr, Size: size}, "")
 		c.objs[k] = id
 	}
 	return addr, id

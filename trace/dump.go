@@ -66,7 +66,7 @@ func (t *Trace) ObjectLabel(i int) string {
 	if o == nil {
 		return fmt.Sprintf("0x%x", e.Addr)
 	}
-	label := o.Label()
+	label := t.label(e.Obj)
 	switch o.Kind {
 	case ObjMutex, ObjRWMutex, ObjChan, ObjWaitGroup, ObjCond, ObjOnce, ObjSync:
 		label = o.Kind.String() + label

@@ -394,6 +394,9 @@ func formatDiff(want, got *Trace, n int) string {
 		if wo != gob {
 			return fmt.Sprintf("object %+v, want %+v", gob, wo)
 		}
+		if wn, gn := want.ObjectName(ObjID(i)), got.ObjectName(ObjID(i)); wn != gn {
+			return fmt.Sprintf("object %d named %q, want %q", i, gn, wn)
+		}
 	}
 	if got.Outcome != want.Outcome {
 		return fmt.Sprintf("outcome %+v, want %+v", got.Outcome, want.Outcome)
@@ -467,7 +470,7 @@ func TestFormatStreaming(t *testing.T) {
 		}
 	}
 	must(w.Goroutine(Goroutine{ID: 1}))
-	must(w.Object(Object{ID: 1, Kind: ObjVar, Addr: 0x1000, Size: 8}))
+	must(w.Object(Object{ID: 1, Kind: ObjVar, Addr: 0x1000, Size: 8}, ""))
 	s1 := stacks.Intern([]Frame{{"p.f", "/p/f.go", 3}})
 	must(w.Event(Event{Op: OpWrite, G: 1, Obj: 1, Addr: 0x1000, Size: 8, Stack: s1}))
 	// The caller's table grows while writing.
@@ -478,7 +481,7 @@ func TestFormatStreaming(t *testing.T) {
 	must(w.Event(Event{Op: OpRead, G: 2, Obj: 1, Addr: 0x1000, Size: 8, Stack: s2}))
 	must(w.EventValue(Event{Op: OpAtomicRMW, G: 2, Obj: 1, Addr: 0x1000, Size: 8, Stack: s2, Sync: SyncReleaseAcquire}, 7, 6))
 	must(w.UpdateGoroutine(Goroutine{ID: 2, Parent: 1, Create: s2, Test: "TestP", Func: "p.g"}))
-	must(w.UpdateObject(Object{ID: 1, Kind: ObjVar, Addr: 0x1000, Size: 8, Name: "p.x", Alloc: s1}))
+	must(w.UpdateObject(Object{ID: 1, Kind: ObjVar, Addr: 0x1000, Size: 8, Alloc: s1}, "p.x"))
 	must(w.Outcome(Outcome{Result: "pass"}))
 	if w.Len() != 4 {
 		t.Errorf("Len = %d, want 4", w.Len())
@@ -486,9 +489,9 @@ func TestFormatStreaming(t *testing.T) {
 	// Misuse is reported and writes nothing.
 	for _, err := range []error{
 		w.Goroutine(Goroutine{ID: 5}),
-		w.Object(Object{ID: 1}),
+		w.Object(Object{ID: 1}, ""),
 		w.UpdateGoroutine(Goroutine{ID: 3}),
-		w.UpdateObject(Object{ID: 2}),
+		w.UpdateObject(Object{ID: 2}, ""),
 		w.Event(Event{Op: OpRead, G: 3}),
 		w.Event(Event{Op: OpRead, G: 1, Obj: 2}),
 		w.Event(Event{Op: OpGo, G: 1, Peer: 3}),
@@ -496,7 +499,7 @@ func TestFormatStreaming(t *testing.T) {
 		w.Event(Event{Op: numOps, G: 1}),
 		w.Event(Event{Op: OpRead, G: 1, Sync: 9}),
 		w.Outcome(Outcome{Message: strings.Repeat("x", maxStringLen+1)}),
-		w.UpdateObject(Object{ID: 1, Name: strings.Repeat("x", maxStringLen+1)}),
+		w.UpdateObject(Object{ID: 1}, strings.Repeat("x", maxStringLen+1)),
 		w.Event(Event{Op: OpRead, G: 1, Stack: stacks.Intern([]Frame{{Func: strings.Repeat("x", maxStringLen+1)}})}),
 	} {
 		if err == nil {
@@ -551,7 +554,7 @@ func TestFormatStreaming(t *testing.T) {
 	if g, ok := r.Goroutine(2); !ok || g.Test != "TestP" || g.Func != "p.g" || g.Parent != 1 {
 		t.Errorf("goroutine 2 = %+v", g)
 	}
-	if o, ok := r.Object(1); !ok || o.Name != "p.x" || len(r.Stacks().Frames(o.Alloc)) != 1 {
+	if o, ok := r.Object(1); !ok || r.ObjectName(1) != "p.x" || len(r.Stacks().Frames(o.Alloc)) != 1 {
 		t.Errorf("object 1 = %+v", o)
 	}
 	if _, ok := r.Goroutine(3); ok {

@@ -310,6 +310,7 @@ func (b *Builder) compactObjects() {
 	newID := make([]ObjID, len(t.Objects))
 	lifeID := make([]ObjID, b.lives.len())
 	objs := []Object{{}}
+	var names map[ObjID]string
 	for i := range t.Events {
 		e := &t.Events[i]
 		switch {
@@ -328,10 +329,16 @@ func (b *Builder) compactObjects() {
 				o.ID = ObjID(len(objs))
 				newID[e.Obj] = o.ID
 				objs = append(objs, o)
+				if name, ok := t.Names[e.Obj]; ok {
+					if names == nil {
+						names = make(map[ObjID]string)
+					}
+					names[o.ID] = name
+				}
 			}
 			e.Obj = newID[e.Obj]
 		}
 	}
-	t.Objects = objs
+	t.Objects, t.Names = objs, names
 	b.lives = lifeTable{}
 }

@@ -122,5 +122,5 @@ func sameEvent(a *Trace, e *Event, b *Trace, f *Event) bool {
 		return false
 	}
 	oa, ob := a.Object(e.Obj), b.Object(f.Obj)
-	return (oa == nil) == (ob == nil) && (oa == nil || oa.Kind == ob.Kind && oa.Addr == ob.Addr && oa.Size == ob.Size && oa.Name == ob.Name)
+	return (oa == nil) == (ob == nil) && (oa == nil || oa.Kind == ob.Kind && oa.Addr == ob.Addr && oa.Size == ob.Size && a.ObjectName(e.Obj) == b.ObjectName(f.Obj))
 }

@@ -44,6 +44,7 @@ type Reader struct {
 	stacks     *StackTable
 	goroutines []Goroutine // [0] unused
 	objects    []Object    // [0] unused
+	names      map[ObjID]string
 	outcome    Outcome
 
 	// The current batch.
@@ -147,6 +148,9 @@ func (r *Reader) Object(id ObjID) (Object, bool) {
 	}
 	return r.objects[id], true
 }
+
+// ObjectName returns object id's name as read so far; "" if it has none.
+func (r *Reader) ObjectName(id ObjID) string { return r.names[id] }
 
 // NumGoroutines and NumObjects return the number of goroutines and objects
 // defined so far (the largest ids).
@@ -293,8 +297,17 @@ func (r *Reader) readRecord() error {
 		if o.Size, err = r.uvarint(); err != nil {
 			return err
 		}
-		if o.Name, err = r.str(); err != nil {
+		name, err := r.str()
+		if err != nil {
 			return err
+		}
+		if name != "" {
+			if r.names == nil {
+				r.names = make(map[ObjID]string)
+			}
+			r.names[id] = name
+		} else {
+			delete(r.names, id) // an update may take the name away
 		}
 		if o.Alloc, err = r.stack(); err != nil {
 			return err
@@ -676,6 +689,7 @@ func read(r io.Reader) (*Trace, *TruncatedError, error) {
 		Values:     values,
 		Goroutines: rd.goroutines,
 		Objects:    rd.objects,
+		Names:      rd.names,
 		Stacks:     rd.stacks,
 		Outcome:    rd.outcome,
 		Truncated:  truncated != nil,

@@ -261,8 +261,8 @@ func TestRecordAttribution(t *testing.T) {
 		if e.Op != OpWrite {
 			continue
 		}
-		if o := tr.Object(e.Obj); o != nil && (o.Name == "example.com/rec.a" || o.Name == "example.com/rec.b") {
-			writers[o.Name] = g.Test
+		if name := tr.ObjectName(e.Obj); name == "example.com/rec.a" || name == "example.com/rec.b" {
+			writers[name] = g.Test
 		}
 	}
 	for _, v := range []string{"example.com/rec.a", "example.com/rec.b"} {

@@ -122,8 +122,8 @@ func TestPositions(t *testing.T) {
 			t.Fatal("no replay positions in a replayable trace")
 		}
 		name := ""
-		if o := tr.Object(e.Obj); o != nil && e.Op == OpWrite {
-			name = o.Name
+		if e.Op == OpWrite {
+			name = tr.ObjectName(e.Obj)
 		}
 		switch {
 		case name == "example.com/rec.x", name == "example.com/rec.y", name == "example.com/rec.z":

@@ -14,7 +14,7 @@ func TestRecordRuntimeGoroutines(t *testing.T) {
 	writer := func(name string) (int, *Goroutine) {
 		for i := range tr.Events {
 			e := &tr.Events[i]
-			if o := tr.Object(e.Obj); e.Op == OpWrite && o != nil && o.Name == name {
+			if e.Op == OpWrite && tr.ObjectName(e.Obj) == name {
 				return i, tr.Goroutine(e.G)
 			}
 		}

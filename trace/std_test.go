@@ -60,7 +60,7 @@ func TestReadSTD(t *testing.T) {
 		t.Errorf("site line = %d", got)
 	}
 	v5, v7 := tr.Events[0], tr.Events[7]
-	if v5.Addr == v7.Addr || tr.Object(v5.Obj).Name != "V5" || tr.Object(v7.Obj).Name != "V7" {
+	if v5.Addr == v7.Addr || tr.ObjectName(v5.Obj) != "V5" || tr.ObjectName(v7.Obj) != "V7" {
 		t.Errorf("variables: %+v %+v", v5, v7)
 	}
 	if tr.Events[4].Addr != v5.Addr {

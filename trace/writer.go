@@ -135,43 +135,43 @@ func (w *Writer) goroutineRecord(tag fileTag, g Goroutine) error {
 	return nil
 }
 
-// Object writes object o. Objects must be written in id order starting at
-// 1, and before any event refers to them.
-func (w *Writer) Object(o Object) error {
+// Object writes object o, named name ("" for none). Objects must be
+// written in id order starting at 1, and before any event refers to them.
+func (w *Writer) Object(o Object, name string) error {
 	if err := w.usable(); err != nil {
 		return err
 	}
 	if int(o.ID) != w.nobjects+1 {
 		return fmt.Errorf("seer trace writer: object %d written out of order (next is %d)", o.ID, w.nobjects+1)
 	}
-	if err := w.objectRecord(tagObject, o); err != nil {
+	if err := w.objectRecord(tagObject, o, name); err != nil {
 		return err
 	}
 	w.nobjects++
 	return nil
 }
 
-// UpdateObject replaces the fields of object o.ID, already written, with
-// those of o.
-func (w *Writer) UpdateObject(o Object) error {
+// UpdateObject replaces the fields and name of object o.ID, already
+// written, with those of o and name.
+func (w *Writer) UpdateObject(o Object, name string) error {
 	if err := w.usable(); err != nil {
 		return err
 	}
 	if o.ID == 0 || int(o.ID) > w.nobjects {
 		return fmt.Errorf("seer trace writer: update of unwritten object %d", o.ID)
 	}
-	return w.objectRecord(tagObjectUpdate, o)
+	return w.objectRecord(tagObjectUpdate, o, name)
 }
 
-func (w *Writer) objectRecord(tag fileTag, o Object) error {
-	if err := checkStringLen(o.Name); err != nil {
+func (w *Writer) objectRecord(tag fileTag, o Object, name string) error {
+	if err := checkStringLen(name); err != nil {
 		return err
 	}
 	alloc, err := w.stack(o.Alloc)
 	if err != nil {
 		return err
 	}
-	name := w.str(o.Name)
+	nameID := w.str(name)
 	w.defs = append(w.defs, byte(tag))
 	if tag == tagObjectUpdate {
 		w.defs = binary.AppendUvarint(w.defs, uint64(o.ID))
@@ -179,7 +179,7 @@ func (w *Writer) objectRecord(tag fileTag, o Object) error {
 	w.defs = append(w.defs, byte(o.Kind))
 	w.defs = binary.AppendUvarint(w.defs, o.Addr)
 	w.defs = binary.AppendUvarint(w.defs, o.Size)
-	w.defs = binary.AppendUvarint(w.defs, name)
+	w.defs = binary.AppendUvarint(w.defs, nameID)
 	w.defs = binary.AppendUvarint(w.defs, alloc)
 	return nil
 }
@@ -468,7 +468,7 @@ func writeTrace(w io.Writer, t *Trace, batchMax int) error {
 		for tw.nobjects < int(o) && tw.nobjects+1 < len(t.Objects) {
 			ob := t.Objects[tw.nobjects+1]
 			ob.ID = ObjID(tw.nobjects + 1)
-			if err := tw.Object(ob); err != nil {
+			if err := tw.Object(ob, t.Names[ob.ID]); err != nil {
 				return err
 			}
 		}

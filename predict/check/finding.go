@@ -74,8 +74,8 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 			if a.Op == "send" || a.Op == "select" {
 				a.Variable = names.misuseObject(i, site) // the channel
 			}
-		} else if o := t.Object(e.Obj); o != nil && o.Name != "" {
-			a.Variable = shortName(o.Name)
+		} else if name := t.ObjectName(e.Obj); name != "" {
+			a.Variable = shortName(name)
 		} else if f.Kind == predict.KindDeadlock {
 			a.Variable = names.object(i, true) // the lock, as the source names it
 		}
@@ -147,7 +147,8 @@ func libraryOwn(t *trace.Trace, f *predict.Finding) bool {
 			return false
 		}
 		o := t.Object(e.Obj)
-		if o == nil || o.Alloc != 0 || o.Name == "" || funcPackage(top.Func) != symbolPackage(o.Name) {
+		name := t.ObjectName(e.Obj)
+		if o == nil || o.Alloc != 0 || name == "" || funcPackage(top.Func) != symbolPackage(name) {
 			return false
 		}
 	}

@@ -70,13 +70,13 @@ func (n *namer) object(i int, user bool) string {
 	case trace.OpEnd, trace.OpTxBegin, trace.OpTxEnd:
 		return ""
 	}
-	o := n.t.Object(e.Obj)
-	if o != nil && o.Name != "" {
+	if name := n.t.ObjectName(e.Obj); name != "" {
 		if n.t.Header.Format == "std" {
-			return o.Name
+			return name
 		}
-		return shortName(o.Name)
+		return shortName(name)
 	}
+	o := n.t.Object(e.Obj)
 	frames := n.t.Stack(e.Stack)
 	if user && n.t.Header.Format != "std" {
 		if name := n.fromSource(e, o, frames); name != "" {

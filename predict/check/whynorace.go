@@ -254,8 +254,8 @@ func orderedOf(t *trace.Trace, o *predict.Ordering, src Source, names *namer) Or
 		if g != nil && g.Create != 0 {
 			a.Created = toFrames(t.Stack(g.Create))
 		}
-		if ob := t.Object(e.Obj); ob != nil && ob.Name != "" {
-			a.Variable = shortName(ob.Name)
+		if name := t.ObjectName(e.Obj); name != "" {
+			a.Variable = shortName(name)
 		}
 		if src != nil {
 			src.Refine(&a, e.Op == trace.OpWrite)
