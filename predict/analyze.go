@@ -166,7 +166,7 @@ func (e *engine) buildMHB() error {
 	if g := e.opts.given; g != nil && g.mhb != nil {
 		// The longer trace's pass stopped after this prefix: its
 		// clocks are this trace's (historyBudgetError).
-		e.mhb = &clocks{c: e.c, h: g.mhb.h, rfImplied: g.mhb.rfImplied}
+		e.mhb = &clocks{c: e.c, h: g.mhb, rfImplied: g.rfImplied}
 		return nil
 	}
 	var err error
@@ -590,7 +590,7 @@ func analyzePrefix(ctx context.Context, full fullTrace, o Options, hb *historyBu
 	t, at := full.t, hb.At
 	sub := o
 	sub.HistoryBudget = 0 // the prefix's history is the one that was made
-	sub.given = &givenSHB{stage: full.shb, mhb: hb.Prefix, observed: full.observed}
+	sub.given = &givenSHB{stage: full.shb, mhb: hb.Prefix.h, rfImplied: hb.Prefix.rfImplied, observed: full.observed}
 	hb.Prefix = nil
 	for i := range shb {
 		ev := shb[i].Events
