@@ -592,6 +592,14 @@ func TestFormatTruncation(t *testing.T) {
 			t.Fatalf("cut at %d: %d events after %d", cut, n, prev)
 		}
 		prev = n
+		// Counting events skips the batches: it counts those of the
+		// batch the input ends inside as well, but no more.
+		if k := countEvents(bytes.NewReader(data[:cut])); k < n || k > n+8 {
+			t.Fatalf("cut at %d: counted %d events, read %d", cut, k, n)
+		}
+		if hinted, _, err := read(bytes.NewReader(data[:cut]), n); err != nil || !reflect.DeepEqual(hinted.Events, got.Events) {
+			t.Fatalf("cut at %d: read given the number of events: %v", cut, err)
+		}
 		for i := range n {
 			if !reflect.DeepEqual(want.Stack(want.Events[i].Stack), got.Stack(got.Events[i].Stack)) {
 				t.Fatalf("cut at %d: event %d has another stack", cut, i)
@@ -627,6 +635,9 @@ func TestFormatTruncation(t *testing.T) {
 	}
 	if prev != len(want.Events) {
 		t.Errorf("longest prefix has %d of %d events", prev, len(want.Events))
+	}
+	if k := countEvents(bytes.NewReader(data)); k != len(want.Events) {
+		t.Errorf("whole file: counted %d events, want %d", k, len(want.Events))
 	}
 
 	// A Truncated trace is written without END and reads back truncated.

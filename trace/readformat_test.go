@@ -10,9 +10,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // anyEvents in a TestReadFormat case asks for a trace of any length.
@@ -200,6 +202,38 @@ func TestReadFileFormat(t *testing.T) {
 	}
 	if _, err := ReadFileFormat(filepath.Join(dir, "missing"), ""); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestReadFileEventsOnce checks that reading a trace file makes its event
+// table once, at its size, rather than in chunks copied at the end: the
+// copy held the events twice, the peak of a large trace's analysis.
+func TestReadFileEventsOnce(t *testing.T) {
+	want := formatRealisticTrace(t, 200_000)
+	data := formatEncode(t, want, batchTarget)
+	path := filepath.Join(t.TempDir(), "big.seertrace")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	allocs := func(read func() (*Trace, error)) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got, err := read()
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := formatDiff(want, got, -1); d != "" {
+			t.Fatal(d)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	file := allocs(func() (*Trace, error) { return ReadFileFormat(path, "") })
+	stream := allocs(func() (*Trace, error) { return Read(bytes.NewReader(data)) })
+	// A stream cannot be read twice: its events are copied once.
+	events := uint64(len(want.Events)) * uint64(unsafe.Sizeof(Event{}))
+	if file+events*3/4 > stream {
+		t.Errorf("reading %d events (%d bytes) allocated %d bytes from a file, %d from a stream", len(want.Events), events, file, stream)
 	}
 }
 
