@@ -116,12 +116,9 @@ func newMemoryOf(c *ctp, loc []int32, spans []trace.Span) *memory {
 // readFrom replays the observed order and records each shared read's
 // writers, byte by byte.
 func (m *memory) readFrom(c *ctp) {
+	// Each location is tracked from its first access to its last.
 	wm := trace.NewWriterMap()
-	for l := range m.locs {
-		if m.locs[l].shared() {
-			wm.Track(int32(l), m.locs[l].Span)
-		}
-	}
+	last := trace.LastAccesses(m.loc, len(m.locs))
 	m.reads = newRankSet(len(c.ev), func(i int) bool {
 		l := m.loc[i]
 		return l >= 0 && m.locs[l].shared() && isRead(c.ev[i].Op)
@@ -136,6 +133,7 @@ func (m *memory) readFrom(c *ctp) {
 		if l < 0 || !m.locs[l].shared() {
 			continue
 		}
+		wm.Track(l, m.locs[l].Span)
 		if isRead(e.Op) {
 			m.wOff[nr] = int32(len(m.w))
 			nr++
@@ -154,6 +152,9 @@ func (m *memory) readFrom(c *ctp) {
 		}
 		if isWrite(e.Op) {
 			wm.Write(l, e.Addr, e.Size, int32(i))
+		}
+		if last[l] == int32(i) {
+			wm.Forget(l)
 		}
 	}
 	m.wOff[nr] = int32(len(m.w))

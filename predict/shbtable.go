@@ -25,6 +25,8 @@ package predict
 
 import (
 	"slices"
+
+	"github.com/seer-tools/seer/trace"
 )
 
 // span is a run in a pool: pool[off:off+n], with room up to off+cap.
@@ -86,7 +88,7 @@ type shbTable struct {
 	c      *ctp
 	m      *memory
 	loc    []span  // per location: its groups, in the groups pool
-	last   []int32 // per location: its last shared access (see retire)
+	last   []int32 // per location: its last access (see retire)
 	groups []shbGroup
 	ents   []shbEntry
 	// The positions of the entries with more than one, and the places
@@ -119,13 +121,7 @@ var (
 )
 
 func newSHBTable(c *ctp, m *memory) *shbTable {
-	t := &shbTable{c: c, m: m, loc: make([]span, len(m.locs)), last: make([]int32, len(m.locs)), index: make(map[uint64]int32)}
-	for i := range c.ev {
-		if m.shared(int32(i)) {
-			t.last[m.loc[i]] = int32(i)
-		}
-	}
-	return t
+	return &shbTable{c: c, m: m, loc: make([]span, len(m.locs)), last: trace.LastAccesses(m.loc, len(m.locs)), index: make(map[uint64]int32)}
 }
 
 // shbKey hashes what makes two accesses to a location one entry: the

@@ -147,6 +147,24 @@ func GroupAccesses(ev []Event) (loc []int32, spans []Span) {
 	return loc, spans
 }
 
+// LastAccesses returns, for each of n locations, the index of the last
+// event that loc (as GroupAccesses returns it) puts in it; -1 if none.
+// A pass in trace order can drop what it holds of a location after that
+// event (WriterMap.Forget): heap objects come and go, and a run makes
+// millions of them, few of them live at once.
+func LastAccesses(loc []int32, n int) []int32 {
+	last := make([]int32, n)
+	for i := range last {
+		last[i] = -1
+	}
+	for i, l := range loc {
+		if l >= 0 {
+			last[l] = int32(i)
+		}
+	}
+	return last
+}
+
 // pageSize is the granularity of WriterMap.
 const pageSize = 256
 
@@ -182,7 +200,21 @@ func (m *WriterMap) Track(l int32, s Span) {
 	for i := range ps {
 		ps[i].w = -1
 	}
-	m.locs[l] = &wloc{s, ps}
+	x := &wloc{s, ps}
+	m.locs[l] = x
+	m.last, m.lastP = l, x // get may have cached l untracked
+}
+
+// Forget stops tracking location l. A pass that tracks each location
+// from its first access and forgets it after its last (LastAccesses)
+// holds the locations in use, not every one of the run: a channel stress
+// test's 1.3M locations of 40 bytes, byte-written, took 325 MB tracked at
+// once.
+func (m *WriterMap) Forget(l int32) {
+	delete(m.locs, l)
+	if m.last == l {
+		m.last, m.lastP = -1, nil
+	}
 }
 
 // get returns tracked location l, or nil.

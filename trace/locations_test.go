@@ -7,6 +7,7 @@ package trace
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 )
 
@@ -86,6 +87,16 @@ func TestWriterMap(t *testing.T) {
 			if r.Intn(4) == 0 {
 				a, size = s.Lo, uint32(s.Hi-s.Lo)
 			}
+			if r.Intn(10) == 0 {
+				// Forgotten and tracked again, the location is
+				// as new: every byte has the initial writer.
+				wm.Forget(3)
+				if wm.Tracked(3) {
+					t.Fatal("a forgotten location is still tracked")
+				}
+				wm.Track(3, s)
+				clear(want)
+			}
 			if r.Intn(2) == 0 {
 				w := int32(op)
 				wm.Write(3, a, size, w)
@@ -115,5 +126,12 @@ func TestWriterMap(t *testing.T) {
 				t.Fatalf("runs end at %d, want %d", next, a+uint64(size))
 			}
 		}
+	}
+}
+
+func TestLastAccesses(t *testing.T) {
+	got := LastAccesses([]int32{0, -1, 2, 0, 2, -1}, 4)
+	if want := []int32{3, -1, 4, -1}; !slices.Equal(got, want) {
+		t.Errorf("LastAccesses = %v, want %v", got, want)
 	}
 }

@@ -227,15 +227,16 @@ func (k *Checker) replayMemory() {
 		}
 	}
 	k.hotID = make([]int32, len(k.spans))
-	wm := trace.NewWriterMap()
 	for l := range st {
 		k.hotID[l] = -1
 		if st[l].multi && st[l].wrtn {
 			k.hotID[l] = int32(len(k.hotW))
 			k.hotW = append(k.hotW, nil)
-			wm.Track(int32(l), k.spans[l])
 		}
 	}
+	// Each hot location is tracked from its first access to its last.
+	wm := trace.NewWriterMap()
+	last := trace.LastAccesses(k.loc, len(k.spans))
 	// Sizes, so that the lists below are allocated once: hot reads
 	// exactly, their runs and read-from pairs at one per read to start.
 	// hot calls f with each memory event on a hot location.
@@ -268,6 +269,7 @@ func (k *Checker) replayMemory() {
 	type pair struct{ w, r int32 }
 	pairs := make([]pair, 0, nr)
 	hot(func(i int, l int32, e *trace.Event) {
+		wm.Track(l, k.spans[l])
 		if chkReads(e.Op) {
 			k.hotReads = append(k.hotReads, int32(i))
 			k.runOff = append(k.runOff, int32(len(k.runs)))
@@ -282,6 +284,9 @@ func (k *Checker) replayMemory() {
 			wm.Write(l, e.Addr, e.Size, int32(i))
 			h := k.hotID[l]
 			k.hotW[h] = append(k.hotW[h], int32(i))
+		}
+		if last[l] == int32(i) {
+			wm.Forget(l)
 		}
 	})
 	k.runOff = append(k.runOff, int32(len(k.runs)))
