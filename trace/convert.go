@@ -164,7 +164,10 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	}
 	s.close() // the spool's pages, before the compaction's tables
 	if !o.keepLocal {
+		n := c.b.Len()
 		_, rp = compactLocal(c.b.t, rp, scan)
+		c.scan, scan = nil, nil // before shrinkEvents' copy
+		rp = shrinkEvents(c.b.t, rp, n)
 	}
 	c.b.compactObjects()
 	t, err = c.b.Trace()

@@ -33,6 +33,8 @@
 
 package trace
 
+import "slices"
+
 const (
 	wordShift   = 3
 	ownPageBits = 12
@@ -117,8 +119,9 @@ func (o *owners) local(g uint32, addr uint64, size uint32) bool {
 // out. Event indices change; objects no event names any more are dropped
 // and the others numbered anew.
 func CompactLocal(t *Trace) int {
+	n := len(t.Events)
 	left, rp := compactLocal(t, t.replayPos, nil)
-	t.replayPos = rp
+	t.replayPos = shrinkEvents(t, rp, n)
 	if left > 0 {
 		b := &Builder{t: t}
 		b.compactObjects()
@@ -227,8 +230,27 @@ func compactLocal(t *Trace, rp []uint32, scan *localScan) (int, []uint32) {
 	}
 	left, rp, _ := compactEvents(t, rp, func(i int, e *Event) bool {
 		return e.Op.IsAccess() && local(e) && !scan.isLast(i, e.G)
-	}, true, nil)
+	}, nil)
 	return left, rp
+}
+
+// shrinkEvents copies t's events, and rp, a value per event, to tables of
+// their length if compaction left out an eighth or more of the touched
+// events, the table's first touched entries: the pages of the rest hold
+// nothing the analysis reads, yet count for as long as it holds the
+// trace, which is its whole run (80 MB of a channel stress test's 14.1M
+// events, at its peak). The copy holds the events twice for a moment:
+// callers drop the tables that compaction needed first (conversion's
+// scan of every address, 200 MB there).
+func shrinkEvents(t *Trace, rp []uint32, touched int) []uint32 {
+	if touched-len(t.Events) < touched/8 {
+		return rp
+	}
+	t.Events = slices.Clone(t.Events)
+	if rp != nil {
+		rp = slices.Clone(rp)
+	}
+	return rp
 }
 
 // isLast reports whether event i is goroutine g's last event or its last
@@ -241,11 +263,10 @@ func (s *localScan) isLast(i int, g GoID) bool {
 // compactEvents leaves out the events of t that drop names, counting them
 // in t.Local, keeps the others in order, and renumbers what names events:
 // a receive's send (Peer, never left out), Values, and rp, a value per
-// event (the replay positions) compacted alike. With shrink, a table left
-// at half its length or less is copied to a new one. It returns how many
-// events it left out, rp, and each event's new index (-1: left out), in
-// idx if it is long enough.
-func compactEvents(t *Trace, rp []uint32, drop func(i int, e *Event) bool, shrink bool, idx []int32) (int, []uint32, []int32) {
+// event (the replay positions) compacted alike. The tables keep their
+// arrays (see shrinkEvents). It returns how many events it left out, rp,
+// and each event's new index (-1: left out), in idx if it is long enough.
+func compactEvents(t *Trace, rp []uint32, drop func(i int, e *Event) bool, idx []int32) (int, []uint32, []int32) {
 	n := len(t.Events)
 	if cap(idx) < n {
 		idx = make([]int32, n)
@@ -274,17 +295,9 @@ func compactEvents(t *Trace, rp []uint32, drop func(i int, e *Event) bool, shrin
 	if left == 0 {
 		return 0, rp, newIndex
 	}
-	if shrink && kept <= n/2 {
-		// Give the table back: the analysis holds the trace for long.
-		t.Events = append([]Event(nil), t.Events[:kept]...)
-		if rp != nil {
-			rp = append([]uint32(nil), rp[:keptRP]...)
-		}
-	} else {
-		t.Events = t.Events[:kept]
-		if rp != nil {
-			rp = rp[:keptRP]
-		}
+	t.Events = t.Events[:kept]
+	if rp != nil {
+		rp = rp[:keptRP]
 	}
 	for i := range t.Events {
 		if e := &t.Events[i]; e.Op == OpRecv && e.Peer >= 0 && int(e.Peer) < n {

@@ -124,3 +124,30 @@ func sameEvent(a *Trace, e *Event, b *Trace, f *Event) bool {
 	oa, ob := a.Object(e.Obj), b.Object(f.Obj)
 	return (oa == nil) == (ob == nil) && (oa == nil || oa.Kind == ob.Kind && oa.Addr == ob.Addr && oa.Size == ob.Size && a.ObjectName(e.Obj) == b.ObjectName(f.Obj))
 }
+
+func TestShrinkEvents(t *testing.T) {
+	for _, tc := range []struct {
+		touched, kept int
+		copied        bool
+	}{
+		{800, 800, false},
+		{800, 701, false}, // less than an eighth left out
+		{800, 700, true},
+		{800, 10, true},
+	} {
+		tr := &Trace{Events: make([]Event, tc.touched)}
+		for i := range tr.Events {
+			tr.Events[i].Addr = uint64(i)
+		}
+		rp := make([]uint32, tc.touched)
+		tr.Events, rp = tr.Events[:tc.kept], rp[:tc.kept]
+		ev0, rp0 := &tr.Events[0], &rp[0]
+		rp = shrinkEvents(tr, rp, tc.touched)
+		if got := &tr.Events[0] != ev0 && &rp[0] != rp0; got != tc.copied {
+			t.Errorf("%d of %d events kept: copied %v, want %v", tc.kept, tc.touched, got, tc.copied)
+		}
+		if len(tr.Events) != tc.kept || len(rp) != tc.kept || tr.Events[tc.kept-1].Addr != uint64(tc.kept-1) {
+			t.Errorf("%d of %d events kept: %d events, %d positions after shrinking", tc.kept, tc.touched, len(tr.Events), len(rp))
+		}
+	}
+}

@@ -67,7 +67,7 @@ func (c *converter) settle() {
 			return false
 		}
 		return !s.isLast(i, e.G)
-	}, false, c.settleIdx)
+	}, c.settleIdx)
 	c.settleIdx = idx
 	if c.rp != nil {
 		c.rp.pos = rp
