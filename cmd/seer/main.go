@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
+	"time"
 )
 
 func main() {
@@ -25,10 +27,14 @@ func main() {
 	os.Exit(profiled(func() int { return run(os.Args[1:]) }))
 }
 
-// profiled runs f, writing a CPU profile of it to $SEER_CPUPROFILE and a
-// heap profile at its end to $SEER_MEMPROFILE when they are set: the
-// profiles behind the cost work (bench/README.md).
+// profiled runs f, writing a CPU profile of it to $SEER_CPUPROFILE, a
+// heap profile at its end to $SEER_MEMPROFILE, and one at its largest
+// live heap to $SEER_PEAKPROFILE when they are set: the profiles behind
+// the cost work (bench/README.md).
 func profiled(f func() int) int {
+	if path := os.Getenv("SEER_PEAKPROFILE"); path != "" {
+		defer peakProfile(path)()
+	}
 	if path := os.Getenv("SEER_CPUPROFILE"); path != "" {
 		out, err := os.Create(path)
 		if err != nil {
@@ -55,6 +61,42 @@ func profiled(f func() int) int {
 		}()
 	}
 	return f()
+}
+
+// peakProfile writes to path, each time a collection ends with more live
+// heap than any before it, the heap profile, whose in-use figures are
+// those of that collection: what was live at the peak, and who made it.
+// The returned function stops the watch.
+func peakProfile(path string) (stop func()) {
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		var peak uint64
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			metrics.Read(sample)
+			if live := sample[0].Value.Uint64(); live > peak+peak/100 {
+				peak = live
+				out, err := os.Create(path)
+				if err == nil {
+					err = pprof.Lookup("heap").WriteTo(out, 0)
+					out.Close()
+				}
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "seer: SEER_PEAKPROFILE: %v\n", err)
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
 }
 
 // run executes one seer command line and returns the exit status.
