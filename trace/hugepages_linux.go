@@ -1,4 +1,6 @@
-// This file asks Linux for transparent huge pages under the event table.
+// This file advises Linux on the event table's pages: transparent huge
+// pages while the table fills, and the pages that compaction emptied
+// given back.
 
 package trace
 
@@ -26,4 +28,21 @@ func hugeAdvise(p unsafe.Pointer, n uintptr) {
 		return
 	}
 	syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, 14 /* MADV_HUGEPAGE */)
+}
+
+// discard gives the kernel back the whole pages inside the n bytes at p
+// (madvise MADV_DONTNEED) and reports whether it did: they read as zeros
+// from then on, and take no memory until written. The caller must hold
+// Go memory at p that holds no pointers and that nothing reads or writes
+// again; the runtime zeroes a span it reuses, which touches the pages
+// anew, so the memory stays Go's to hand out.
+func discard(p unsafe.Pointer, n uintptr) bool {
+	page := uintptr(syscall.Getpagesize())
+	lo := (uintptr(p) + page - 1) &^ (page - 1)
+	hi := (uintptr(p) + n) &^ (page - 1)
+	if hi <= lo {
+		return true
+	}
+	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, 4 /* MADV_DONTNEED */)
+	return errno == 0
 }
