@@ -71,13 +71,34 @@ func ObservedBlocked(t *trace.Trace, hung bool) []Finding {
 	if len(t.Events) == 0 || t.Header.Format == "std" {
 		return nil
 	}
+	// Each goroutine's last event, and its last with a frame of the
+	// user's code, in one pass: found goroutine by goroutine, from its
+	// last event on and back, they cost a walk of the trace each, hours
+	// for a test of 48,000 goroutines and 11 million events.
 	last := make([]int32, len(t.Goroutines))
+	lastUser := make([]int32, len(t.Goroutines))
 	for g := range last {
-		last[g] = -1
+		last[g], lastUser[g] = -1, -1
 	}
+	user := make([]int8, t.Stacks.Len()) // per stack: 1 it has a user frame, -1 not, 0 not judged yet
 	for i := range t.Events {
-		if g := t.Events[i].G; int(g) > 0 && int(g) < len(last) {
-			last[g] = int32(i)
+		e := &t.Events[i]
+		g := e.G
+		if int(g) <= 0 || int(g) >= len(last) {
+			continue
+		}
+		last[g] = int32(i)
+		if int(e.Stack) >= len(user) {
+			continue
+		}
+		if user[e.Stack] == 0 {
+			user[e.Stack] = -1
+			if _, ok := trace.UserFrame(t.Stack(e.Stack), t.Header.GOROOT); ok {
+				user[e.Stack] = 1
+			}
+		}
+		if user[e.Stack] > 0 {
+			lastUser[g] = int32(i)
 		}
 	}
 	kind := KindLeak
@@ -116,22 +137,17 @@ func ObservedBlocked(t *trace.Trace, hung bool) []Finding {
 		case trace.OpEnd, trace.OpWGDone, trace.OpClose:
 			continue
 		}
-		// The event to report: the last with a frame of the user's code
-		// (a blocked call's own last events may have none).
-		block := BlockedIn(t, int(i))
+		block := blockedAt(t, int(i), t.Events[i].Op == trace.OpCondWait)
 		if !hung && (block == "" || i > testEnd[t.Goroutines[g].Test]) {
 			// Not known to be blocked (it may be running, or finishing as
 			// the process exits), or blocked only after its test
 			// returned: not reported.
 			continue
 		}
-		for j := int(i); j >= 0; j-- {
-			if e := &t.Events[j]; int(e.G) == g {
-				if _, ok := trace.UserFrame(t.Stack(e.Stack), t.Header.GOROOT); ok {
-					i = int32(j)
-					break
-				}
-			}
+		// The event to report: the last with a frame of the user's code
+		// (a blocked call's own last events may have none).
+		if lastUser[g] >= 0 {
+			i = lastUser[g]
 		}
 		k := key{t.Goroutines[g].Test, t.Site(&t.Events[i]), block}
 		if hung {
@@ -179,6 +195,13 @@ func BlockedIn(t *trace.Trace, i int) string {
 			i = j
 		}
 	}
+	return blockedAt(t, i, woke)
+}
+
+// blockedAt is BlockedIn for the last event i of its goroutine; woke
+// reports whether the goroutine's events from BlockedIn's on include a
+// Cond.Wait that woke.
+func blockedAt(t *trace.Trace, i int, woke bool) string {
 	e := &t.Events[i]
 	for _, f := range t.Stack(e.Stack) {
 		switch f.Func {
