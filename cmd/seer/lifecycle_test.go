@@ -89,6 +89,19 @@ import (
 func TestFirst(t *testing.T) {}
 
 func TestBusy(t *testing.T) {
+	// Senders that wait for the receiver most of the time: at the cap,
+	// their last events are sends that had not yet gone through.
+	ch := make(chan int)
+	for range 2 {
+		go func() {
+			for i := range 5000 {
+				ch <- i
+			}
+		}()
+	}
+	for range 10000 {
+		<-ch
+	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	n := 0

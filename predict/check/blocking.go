@@ -162,6 +162,14 @@ func observedBlocked(rec *trace.RecordResult, src Source) ([]Finding, error) {
 	if len(fs) == 0 {
 		return nil, nil
 	}
+	// At the event cap the recording stopped and the run went on: the
+	// goroutines of the test it stopped in were where the cut found
+	// them, not blocked when the run ended (testsOf's leaked goroutines
+	// likewise).
+	cutIn := ""
+	if rec.Cut {
+		cutIn = testBefore(t, len(t.Events))
+	}
 	var out []Finding
 	ix := newTraceIndex(t)
 	for i := range fs {
@@ -169,7 +177,7 @@ func observedBlocked(rec *trace.RecordResult, src Source) ([]Finding, error) {
 			return nil, fmt.Errorf("internal error: observed %s rejected: %v", fs[i].Kind, err)
 		}
 		f, ok := userFinding(t, &fs[i], src, ix)
-		if !ok {
+		if !ok || rec.Cut && f.Test == cutIn {
 			continue
 		}
 		for k := range f.Accesses {
