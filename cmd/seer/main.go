@@ -50,12 +50,7 @@ func profiled(f func() int) int {
 	}
 	if path := os.Getenv("SEER_MEMPROFILE"); path != "" {
 		defer func() {
-			out, err := os.Create(path)
-			if err == nil {
-				err = pprof.Lookup("allocs").WriteTo(out, 0)
-				out.Close()
-			}
-			if err != nil {
+			if err := writeProfile(path, "allocs"); err != nil {
 				fmt.Fprintf(os.Stderr, "seer: SEER_MEMPROFILE: %v\n", err)
 			}
 		}()
@@ -63,8 +58,21 @@ func profiled(f func() int) int {
 	return f()
 }
 
-// peakProfile writes to path, each time a collection ends with more live
-// heap than any before it, the heap profile, whose in-use figures are
+// writeProfile writes the runtime/pprof profile of that name to path.
+func writeProfile(path, name string) error {
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = pprof.Lookup(name).WriteTo(out, 0)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// peakProfile writes to path, each time a collection ends with a live
+// heap 1% larger than any before it, the heap profile, whose in-use figures are
 // those of that collection: what was live at the peak, and who made it.
 // The returned function stops the watch.
 func peakProfile(path string) (stop func()) {
@@ -84,12 +92,7 @@ func peakProfile(path string) (stop func()) {
 			metrics.Read(sample)
 			if live := sample[0].Value.Uint64(); live > peak+peak/100 {
 				peak = live
-				out, err := os.Create(path)
-				if err == nil {
-					err = pprof.Lookup("heap").WriteTo(out, 0)
-					out.Close()
-				}
-				if err != nil {
+				if err := writeProfile(path, "heap"); err != nil {
 					fmt.Fprintf(os.Stderr, "seer: SEER_PEAKPROFILE: %v\n", err)
 					return
 				}
