@@ -270,7 +270,10 @@
 // two flattenings (clock.go's flattens), and its table of each location's
 // latest accesses, kept in pools without pointers, so that the collector,
 // which runs often when the heap nears its limit, does not scan them
-// (shbtable.go).
+// (shbtable.go). Unlike the history, it has no budget: when tens of
+// thousands of goroutines all talk to all, clock bases of that many
+// entries are most of the peak (48,000 goroutines in 11M events: 814 MB
+// of bases, 1.5 GB in all).
 //
 // # Soundness first
 //

@@ -68,7 +68,9 @@
 // that the event table holds what the trace will keep plus the lives
 // still running, not every event of the run; the trace is the same.
 // RecordOptions.KeepLocal keeps every event; RecordResult.Events and
-// Trace.Local count the left-out ones.
+// Trace.Local count the left-out ones. The table keeps its array, whose
+// emptied tail is given back to the kernel (shrinkEvents): a copy would
+// hold the events twice, and that moment would be the run's peak.
 //
 // Every goroutine is attributed to the test whose testing.tRunner frame
 // its stack shows, or to its creator's test; the testing harness's own
@@ -79,6 +81,9 @@
 // format.go, writer.go and reader.go define the versioned binary trace
 // file (about 8.5 bytes per event on real traces); a truncated or damaged
 // file reads back as every complete event before the damage, with
-// Trace.Truncated set. std.go reads and writes RAPID's STD text format.
+// Trace.Truncated set. A file is read twice, first to count its events,
+// so that they are decoded into one table of their number. Object names
+// are kept apart from the objects (Trace.Names), so that the table of
+// millions of objects holds no pointer for the collector to scan. std.go reads and writes RAPID's STD text format.
 // dump.go prints a trace one event per line (seer trace dump).
 package trace
