@@ -15,7 +15,9 @@ type relevance struct {
 	t     *trace.Trace
 	src   Source
 	sites map[trace.Frame]siteFlow
-	byG   [][]int32 // each goroutine's events, in order (built on first use)
+	byG   [][]int32 // each goroutine's events, in order (built when next needs them)
+	// scanned counts the events next has looked through without byG.
+	scanned int
 	// byStack holds the answer for a stack once asked, 1 + its index in
 	// flows (0: not yet): a trace's reads are millions, its stacks
 	// thousands, and hashing each read's frame (file, line and function)
@@ -94,43 +96,83 @@ func (r *relevance) feeds(t *trace.Trace, i int) ([]int, bool) {
 	if len(sf.writes) == 0 {
 		return nil, true
 	}
-	if r.byG == nil {
-		r.byG = eventsByGoroutine(t)
-	}
-	var events []int32
-	if g := int(t.Events[i].G); g >= 0 && g < len(r.byG) {
-		events = r.byG[g]
-	}
-	k, _ := slices.BinarySearch(events, int32(i))
-	k++
 	want := map[fileLine]bool{}
 	for _, w := range sf.writes {
 		want[fileLine{w.File, w.Line}] = true
 	}
 	var out []int
 	found := map[fileLine]bool{}
-	for n := 0; k < len(events) && n < feedScan; k, n = k+1, n+1 {
-		j := int(events[k])
+	ended := r.next(i, func(j int32) bool {
 		e := &t.Events[j]
 		if e.Op != trace.OpWrite {
-			continue
+			return true
 		}
 		f, ok := t.Stacks.Top(e.Stack)
 		if !ok {
-			continue
+			return true
 		}
 		key := fileLine{f.File, f.Line}
 		if want[key] {
-			out = append(out, j)
+			out = append(out, int(j))
 			found[key] = true
-			if len(found) == len(want) {
-				return out, true
-			}
 		}
+		return len(found) < len(want)
+	})
+	if len(found) == len(want) {
+		return out, true
 	}
 	// Not every site was seen: unless the goroutine simply ended, the
 	// value may be stored later, by a write this did not place.
-	return out, k >= len(events)
+	return out, ended
+}
+
+// next calls f with the events of event i's goroutine after it, in
+// order, up to feedScan of them, until f returns false, and reports
+// whether f saw them all and the goroutine has none after those. It looks
+// through the trace's next events, which are near when a read's value is
+// stored at once (n++): the lists of every goroutine's events (byG) hold
+// an int32 an event, 54 MB of a 14M-event run of two goroutines. Once
+// such looking has passed over four times the trace's events (many
+// goroutines interleave), byG is made and used from then on.
+//
+// It reads r.t, the whole trace, whatever trace predict asks about: a
+// prefix's goroutine (analyzePrefix) has not ended where the prefix does.
+func (r *relevance) next(i int, f func(j int32) bool) bool {
+	t := r.t
+	g := t.Events[i].G
+	seen := 0 // events of g passed to f
+	if r.byG == nil {
+		j := i + 1
+		for ; j < len(t.Events) && r.scanned <= 4*len(t.Events); j++ {
+			r.scanned++
+			if t.Events[j].G != g {
+				continue
+			}
+			if seen == feedScan {
+				return false // one more
+			}
+			if !f(int32(j)) {
+				return false
+			}
+			seen++
+		}
+		if j == len(t.Events) {
+			return true
+		}
+		r.byG = eventsByGoroutine(t)
+	}
+	var events []int32
+	if g := int(g); g >= 0 && g < len(r.byG) {
+		events = r.byG[g]
+	}
+	k, _ := slices.BinarySearch(events, int32(i))
+	rest := events[min(k+1+seen, len(events)):]
+	for _, j := range rest[:min(len(rest), feedScan-seen)] {
+		if !f(j) {
+			return false
+		}
+	}
+	return len(rest) <= feedScan-seen
 }
 
 // eventsByGoroutine lists each goroutine's events in order, indexed by
