@@ -237,6 +237,30 @@ func TestReadFileEventsOnce(t *testing.T) {
 	}
 }
 
+// TestReadFileClaimsBounded: a damaged file whose batch claims an event a
+// byte allocates a bounded multiple of its size before it is found
+// damaged: the count's hint is held to an event a quarter byte (eight
+// times the size; the batch's payload and buffers are the rest), where
+// the claim would make it 32.
+func TestReadFileClaimsBounded(t *testing.T) {
+	const n = 1 << 20
+	data := formatRecords(formatUvarints(tagBatch, n, n), make([]byte, n))
+	path := filepath.Join(t.TempDir(), "claims.seertrace")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ReadFileFormat(path, "")
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("a batch of zero bytes read without error")
+	}
+	if a := after.TotalAlloc - before.TotalAlloc; a > 16*uint64(len(data)) {
+		t.Errorf("reading %d bytes allocated %d", len(data), a)
+	}
+}
+
 func TestQuote(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"", `""`},
