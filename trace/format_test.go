@@ -895,6 +895,19 @@ func BenchmarkFormatReadTrace(b *testing.B) {
 	b.ReportMetric(float64(len(tr.Events))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
+func BenchmarkCountEvents(b *testing.B) {
+	tr := formatRealisticTrace(b, 100_000)
+	data := formatEncode(b, tr, batchTarget)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for range b.N {
+		if n := countEvents(bytes.NewReader(data)); n != len(tr.Events) {
+			b.Fatalf("counted %d events of %d", n, len(tr.Events))
+		}
+	}
+	b.ReportMetric(float64(len(tr.Events))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
 // formatFailWriter fails every write after the first n bytes.
 type formatFailWriter struct{ n int }
 

@@ -652,8 +652,9 @@ func Read(r io.Reader) (*Trace, error) {
 
 // countEvents returns the number of events of the trace r holds, or of
 // its complete batches and the one it ends inside if it is cut short,
-// reading its records but not decoding its batches: a tenth of the time of
-// reading the trace. It returns 0 if r holds no readable trace.
+// reading its records but not decoding its batches (BenchmarkCountEvents:
+// a 27th of the time BenchmarkFormatReadTrace takes to read the same
+// 100,000 events). It returns 0 if r holds no readable trace.
 func countEvents(r io.Reader) int {
 	rd, err := NewReader(r)
 	if err != nil {
