@@ -193,8 +193,8 @@ func NewWriterMap() *WriterMap { return &WriterMap{locs: make(map[int32]*wloc), 
 
 // Track makes location l, the bytes of s, tracked (all bytes initial).
 func (m *WriterMap) Track(l int32, s Span) {
-	if _, ok := m.locs[l]; ok {
-		return
+	if m.get(l) != nil {
+		return // (get's cache answers a pass's repeated calls)
 	}
 	ps := make([]wpage, (s.Hi-s.Lo+pageSize-1)/pageSize)
 	for i := range ps {
