@@ -166,7 +166,7 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	if !o.keepLocal {
 		n := c.b.Len()
 		_, rp = compactLocal(c.b.t, rp, scan)
-		c.scan, scan = nil, nil // before shrinkEvents' copy
+		c.scan, scan = nil, nil // before shrinkEvents, which may copy the table
 		rp = shrinkEvents(c.b.t, rp, n)
 	}
 	c.b.compactObjects()

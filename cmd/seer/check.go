@@ -663,8 +663,7 @@ func runPredict(c *command, args []string) int {
 		stats.Print(os.Stderr)
 	}
 	if stats.HistoryCut > 0 {
-		errorf(c, "the analysis's clock history outgrew its share of -maxmem %s at event %d of %d: the races that schedulable happens-before proves are reported from the whole trace, the other findings from its first %d events (raise -maxmem to search further)",
-			*predictMaxMem, stats.HistoryCut, len(t.Events), stats.HistoryCut)
+		errorf(c, "%s", check.HistoryCutNote(stats.HistoryCut, len(t.Events), "trace"))
 	}
 	status := report(os.Stdout, rep, format)
 	if cut != nil {

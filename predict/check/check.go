@@ -69,6 +69,13 @@ type Options struct {
 // no history).
 func HistoryBudget(mem int64) int64 { return mem / 10 }
 
+// HistoryCutNote says that the analysis's clock history outgrew its share
+// of -maxmem at event at of n (predict.Stats.HistoryCut), and what the
+// report then holds; whole names what the n events are ("trace", "run").
+func HistoryCutNote(at, n int, whole string) string {
+	return fmt.Sprintf("the analysis's clock history outgrew its share of -maxmem at event %d of %d: the races that schedulable happens-before proves are reported from the whole %s, the other findings from its first %d events (raise -maxmem to search further)", at, n, whole, at)
+}
+
 // Progress is a stage of checking one package.
 type Progress struct {
 	Package string
@@ -551,7 +558,7 @@ func testsOf(rec *trace.RecordResult, historyCut int) []Test {
 			test.Errors = append(test.Errors, fmt.Sprintf("the run reached seer's cap of %d events during this test: seer analysed the events up to there, and none of the tests after it", rec.Events))
 		}
 		if historyCut > 0 && (r.Name == historyIn || historyIn == "" && len(out) == 0) {
-			test.Errors = append(test.Errors, fmt.Sprintf("the analysis's clock history outgrew its share of -maxmem at event %d of %d, during this test: the races that schedulable happens-before proves are reported from the whole run, the other findings from its events up to there (raise -maxmem to search further)", historyCut, len(t.Events)))
+			test.Errors = append(test.Errors, "during this test, "+HistoryCutNote(historyCut, len(t.Events), "run"))
 		}
 		if !(rec.Cut && r.Name == cutIn) {
 			// At a cut the test's goroutines were running at the cut,
