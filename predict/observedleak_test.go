@@ -61,7 +61,8 @@ func TestObservedBlockedReportsLastUserEvent(t *testing.T) {
 }
 
 // BenchmarkObservedBlocked is a run of 20,000 blocked goroutines in 2
-// million events: a pass per goroutine made it hours long.
+// million events: a walk of the trace per goroutine made it 54 s long (35
+// ms in one pass).
 func BenchmarkObservedBlocked(b *testing.B) {
 	tr, _ := blockedRun(20_000, 100)
 	b.ResetTimer()
