@@ -17,9 +17,9 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/seer-tools/seer/internal/gocmd"
 	"github.com/seer-tools/seer/predict/check"
 	"github.com/seer-tools/seer/static"
-	"github.com/seer-tools/seer/trace"
 )
 
 // views resolves positions recorded by a run in the current text of
@@ -198,7 +198,7 @@ func firstOfGoroutine(f *finding, j int) bool {
 // errors that have no usable position.
 func buildErrorMarks(t check.Test, dir string, v *views) (marks []*mark, loose []string) {
 	for _, e := range t.Errors {
-		be, ok := trace.ParseBuildError(e, dir)
+		be, ok := gocmd.ParseBuildError(e, dir)
 		if !ok {
 			loose = append(loose, e)
 			continue

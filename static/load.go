@@ -18,7 +18,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/seer-tools/seer/trace"
+	"github.com/seer-tools/seer/internal/gocmd"
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
@@ -113,7 +113,7 @@ const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledG
 //
 // Loading is slow (go list, type checking): use a Cache to load each
 // version of a package once. The go command runs with seer's own build
-// cache (trace.GoEnv), so loading never writes to the user's GOCACHE.
+// cache (gocmd.GoEnv), so loading never writes to the user's GOCACHE.
 func Load(ctx context.Context, dir string, patterns ...string) (*Program, error) {
 	start := time.Now()
 	if len(patterns) == 0 {
@@ -126,7 +126,7 @@ func Load(ctx context.Context, dir string, patterns ...string) (*Program, error)
 	// go list -export builds the export data of dependencies: into
 	// seer's build cache, never the user's, and with its work directory
 	// in one of seer's temporary directories, removed however it ends.
-	tmp, removeTmp, err := trace.TempDir("seer-load-")
+	tmp, removeTmp, err := gocmd.TempDir("seer-load-")
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func Load(ctx context.Context, dir string, patterns ...string) (*Program, error)
 		Context: ctx,
 		Mode:    loadMode,
 		Dir:     absDir,
-		Env:     append(trace.GoEnv("", nil), "GOTMPDIR="+tmp),
+		Env:     append(gocmd.GoEnv("", nil), "GOTMPDIR="+tmp),
 		Tests:   true,
 		ParseFile: func(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
 			contentMu.Lock()

@@ -1,7 +1,7 @@
 // This file benchmarks recording on the Go toolchain's race suite against
 // the race detector itself.
 
-package trace
+package trace_test
 
 import (
 	"bytes"
@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/seer-tools/seer/trace/racesuite"
+
+	. "github.com/seer-tools/seer/trace"
+	. "github.com/seer-tools/seer/trace/record"
 )
 
 // raceSuiteDir copies the race suite into a module (trace/racesuite).
@@ -89,7 +92,7 @@ func BenchmarkConvertRaceSuite(b *testing.B) {
 	b.ResetTimer()
 	var events int
 	for i := 0; i < b.N; i++ {
-		t, _, err := convert(spool, bin.Path, bin.tc.Shadow, res.Trace.Header, nil, DefaultMaxEvents, convertOptions{})
+		t, _, err := ConvertAgain(spool, bin.Path, bin.Shadow(), res.Trace.Header, nil, DefaultMaxEvents, ConvertOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -36,7 +36,7 @@ const (
 // transaction (atomic.go).
 //
 // maxEvents, if positive, stops the conversion at that many events: the
-// trace is then marked Truncated (see RecordOptions.MaxEvents).
+// trace is then marked Truncated (see record.RecordOptions.MaxEvents).
 //
 // The plain accesses to memory no other goroutine touched are then left
 // out (local.go), but for each goroutine's last ones.

@@ -4,23 +4,26 @@
 //
 // # Recording
 //
-// seer does not rewrite source. Record builds the test binary with -race,
+// Recording is package trace/record, so that what reads traces (the
+// witness checker among them) links no process plumbing and no recorder.
+// seer does not rewrite source. record.Record builds the test binary with -race,
 // so that the compiler instruments every memory access and function entry
 // in every package and the runtime and package sync annotate every
 // synchronisation, and links it against seer's own implementation of the
-// race runtime interface (runtime/recorder.c, the __tsan_* functions that
+// race runtime interface (record/runtime/recorder.c, the __tsan_* functions that
 // runtime/race.go declares) in place of ThreadSanitizer's. That
 // implementation records instead of detecting: each goroutine appends fixed
 // records to chunks of a memory-mapped spool file, stamped from one global
 // sequence counter, so that a test that panics, fails, hangs or is killed
 // still leaves every complete record. The recorder gives back the pages
 // of each 2 MiB of finished chunks as it goes (they stay in the file), so
-// the test process does not hold its spool in memory. toolchain.go compiles the recorder
+// the test process does not hold its spool in memory. internal/gocmd's
+// PrepareToolchain compiles the recorder
 // with the system C compiler on first use and keeps a shadow GOROOT (links
 // to the real one, the race .syso replaced, sync/cond.go annotated) and a
 // GOCACHE of its own under the user cache directory: the user's tree,
-// go.mod, GOROOT and GOCACHE are never touched. record.go runs the binary,
-// reads per-test results from -test.v, and converts the spool.
+// go.mod, GOROOT and GOCACHE are never touched. trace/record runs the binary,
+// reads per-test results from -test.v, and converts the spool (ConvertLive).
 //
 // The recorder also replays: given a witness schedule (SEER_REPLAY,
 // replay.go), it makes the goroutines the schedule names, matched by
@@ -67,7 +70,7 @@
 // the lives the allocator has ended (handed their memory out again), so
 // that the event table holds what the trace will keep plus the lives
 // still running, not every event of the run; the trace is the same.
-// RecordOptions.KeepLocal keeps every event; RecordResult.Events and
+// record.RecordOptions.KeepLocal keeps every event; record.RecordResult.Events and
 // Trace.Local count the left-out ones. The table keeps its array, whose
 // emptied tail is given back to the kernel (shrinkEvents): a copy would
 // hold the events twice, and that moment would be the run's peak.

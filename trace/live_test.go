@@ -1,4 +1,4 @@
-package trace
+package trace_test
 
 import (
 	"bytes"
@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	. "github.com/seer-tools/seer/trace"
+	. "github.com/seer-tools/seer/trace/record"
 )
 
 // TestLiveConversion checks reading a spool while its test runs against
@@ -22,7 +25,7 @@ func TestLiveConversion(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := txtarModule(t, "testdata/record/"+name+".txtar")
 			b, live, spool := recordKeepingSpool(t, RecordOptions{Dir: dir, NoFile: true, KeepLocal: true})
-			after, _, err := convert(spool, b.Path, b.tc.Shadow, live.Trace.Header, nil, DefaultMaxEvents, convertOptions{keepLocal: true})
+			after, _, err := ConvertAgain(spool, b.Path, b.Shadow(), live.Trace.Header, nil, DefaultMaxEvents, ConvertOptions{KeepLocal: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,7 +50,7 @@ func TestLiveConversion(t *testing.T) {
 			// Leaving out the local accesses as events are added
 			// (localScan, while the test runs) is leaving them out of
 			// the whole trace after.
-			compacted, _, err := convert(spool, b.Path, b.tc.Shadow, live.Trace.Header, nil, DefaultMaxEvents, convertOptions{})
+			compacted, _, err := ConvertAgain(spool, b.Path, b.Shadow(), live.Trace.Header, nil, DefaultMaxEvents, ConvertOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,18 +75,18 @@ func TestLiveConversion(t *testing.T) {
 			var replayPos [][]uint32
 			for _, every := range []int{-1, 64} {
 				var settled int
-				st, _, err := convert(spool, b.Path, b.tc.Shadow, live.Trace.Header, nil, DefaultMaxEvents, convertOptions{settleEvery: every, settled: &settled})
+				st, _, err := ConvertAgain(spool, b.Path, b.Shadow(), live.Trace.Header, nil, DefaultMaxEvents, ConvertOptions{SettleEvery: every, Settled: &settled})
 				if err != nil {
 					t.Fatal(err)
 				}
-				rt, _, err := convert(spool, b.Path, b.tc.Shadow, live.Trace.Header, nil, DefaultMaxEvents, convertOptions{settleEvery: every, replayable: true})
+				rt, _, err := ConvertAgain(spool, b.Path, b.Shadow(), live.Trace.Header, nil, DefaultMaxEvents, ConvertOptions{SettleEvery: every, Replayable: true})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(rt.replayPos) != len(rt.Events) {
-					t.Errorf("settling every %d events: %d replay positions for %d events", every, len(rt.replayPos), len(rt.Events))
+				if len(ReplayPositions(rt)) != len(rt.Events) {
+					t.Errorf("settling every %d events: %d replay positions for %d events", every, len(ReplayPositions(rt)), len(rt.Events))
 				}
-				replayPos = append(replayPos, rt.replayPos)
+				replayPos = append(replayPos, ReplayPositions(rt))
 				st.Outcome = after.Outcome
 				var s bytes.Buffer
 				if err := WriteTrace(&s, st); err != nil {
@@ -117,10 +120,10 @@ func recordKeepingSpool(tb testing.TB, opts RecordOptions) (*Binary, *RecordResu
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { b.Close() })
-	opts.keepSpool = filepath.Join(tb.TempDir(), "spool")
+	opts.KeepSpool = filepath.Join(tb.TempDir(), "spool")
 	res, err := b.Run(ctx, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return b, res, opts.keepSpool
+	return b, res, opts.KeepSpool
 }

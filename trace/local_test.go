@@ -2,11 +2,13 @@
 // bytes no other goroutine touched, keeps each goroutine's last events,
 // and keeps every index pointing at the same event.
 
-package trace
+package trace_test
 
 import (
 	"slices"
 	"testing"
+
+	. "github.com/seer-tools/seer/trace"
 )
 
 func TestCompactLocal(t *testing.T) {
@@ -140,7 +142,7 @@ func TestShrinkEvents(t *testing.T) {
 			all[i].Addr = uint64(i) + 1
 		}
 		tr := &Trace{Events: all[:tc.kept]}
-		rp := shrinkEvents(tr, make([]uint32, tc.kept, tc.touched), tc.touched)
+		rp := ShrinkEvents(tr, make([]uint32, tc.kept, tc.touched), tc.touched)
 		if len(tr.Events) != tc.kept || len(rp) != tc.kept || tr.Events[tc.kept-1].Addr != uint64(tc.kept) {
 			t.Fatalf("%d of %d events kept: %d events, %d positions after shrinking", tc.kept, tc.touched, len(tr.Events), len(rp))
 		}

@@ -3,7 +3,7 @@
 // mode, and the trace classified as on amd64 (frame chains through x29,
 // the g register in x28).
 
-package trace
+package trace_test
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	. "github.com/seer-tools/seer/trace/record"
 )
 
 func TestRecordArm64UnderQEMU(t *testing.T) {

@@ -3,7 +3,7 @@
 // Record, and whose "want" section lists, per goroutine, events that must
 // appear in that goroutine's dump in that order.
 
-package trace
+package trace_test
 
 import (
 	"bytes"
@@ -19,6 +19,9 @@ import (
 	"time"
 
 	"golang.org/x/tools/txtar"
+
+	. "github.com/seer-tools/seer/trace"
+	. "github.com/seer-tools/seer/trace/record"
 )
 
 var update = flag.Bool("update", false, "rewrite the want sections of testdata/record/*.txtar")

@@ -1,13 +1,16 @@
 // This file tests the stack of a synchronisation that the runtime
 // annotates for a parked goroutine (its partner makes the annotation).
 
-package trace
+package trace_test
 
 import (
 	"context"
 	"os"
 	"path/filepath"
 	"testing"
+
+	. "github.com/seer-tools/seer/trace"
+	. "github.com/seer-tools/seer/trace/record"
 )
 
 const recvStackSrc = `package rec

@@ -11,7 +11,7 @@
 // entries made by code outside the runtime and the sync packages do not
 // (given the same values read, which the witness keeps): these are the
 // countable records, and an event's position is the number of countable
-// records its goroutine made before it. The recorder (runtime/recorder.c)
+// records its goroutine made before it. The recorder (record/runtime/recorder.c)
 // and the converter count the same records, by the same pc ranges
 // (countableRanges, from the test binary's symbol table).
 
@@ -31,7 +31,7 @@ import (
 // countable records its goroutine made before it, and whether the event
 // comes from a record in its goroutine's own stream (events the converter
 // makes up, such as a finalizer batch's orderings, do not). ok is false
-// when the trace was not recorded to be replayed (RecordOptions.Replayable).
+// when the trace was not recorded to be replayed (record.RecordOptions.Replayable).
 func (t *Trace) ReplayPos(i int) (pos uint32, own, ok bool) {
 	if i < 0 || i >= len(t.replayPos) {
 		return 0, false, false
@@ -229,8 +229,9 @@ const (
 	rpHeaderSize = 64
 )
 
-// writeSchedule writes s, for the test binary bin, to path.
-func writeSchedule(path, bin string, s *ReplaySchedule) error {
+// WriteSchedule writes s, for the test binary bin, to path, as the
+// recorder reads it (SEER_REPLAY).
+func WriteSchedule(path, bin string, s *ReplaySchedule) error {
 	ranges, err := countableRanges(bin)
 	if err != nil {
 		return err
@@ -306,8 +307,8 @@ func encodeSchedule(s *ReplaySchedule, ranges []uint64) []byte {
 	return b
 }
 
-// readOutcome reads what the recorder wrote back into the schedule file.
-func readOutcome(path string) (*ReplayOutcome, error) {
+// ReadOutcome reads what the recorder wrote back into the schedule file.
+func ReadOutcome(path string) (*ReplayOutcome, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -326,23 +327,4 @@ func readOutcome(path string) (*ReplayOutcome, error) {
 		Matched:  w(5),
 	}
 	return o, nil
-}
-
-// replayEnv writes s for b and returns the file's name and the
-// environment that makes the run enforce it: the schedule; Ps enough
-// for every goroutine that may wait at a gate (a waiting goroutine keeps
-// its P) and the one whose turn it is; and no garbage collection, whose
-// stop-the-world would wait for the goroutines waiting at gates.
-func (b *Binary) replayEnv(s *ReplaySchedule) ([]string, error) {
-	f, err := os.CreateTemp(b.work, "replay-")
-	if err != nil {
-		return nil, err
-	}
-	f.Close()
-	if err := writeSchedule(f.Name(), b.Path, s); err != nil {
-		os.Remove(f.Name())
-		return nil, err
-	}
-	procs := min(2*len(s.Goroutines)+8, 256)
-	return []string{f.Name(), "SEER_REPLAY=" + f.Name(), fmt.Sprintf("GOMAXPROCS=%d", procs), "GOGC=off"}, nil
 }

@@ -1,11 +1,13 @@
 // This file tests runtimegs.go: finalizers and timer functions are ordered
 // as the race detector orders them and belong to the test that set them.
 
-package trace
+package trace_test
 
 import (
 	"path/filepath"
 	"testing"
+
+	. "github.com/seer-tools/seer/trace"
 )
 
 func TestRecordRuntimeGoroutines(t *testing.T) {

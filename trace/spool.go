@@ -1,5 +1,5 @@
 // This file implements reading the recorder's spool (see
-// runtime/recorder.c for its layout): symbols, allocations and the
+// record/runtime/recorder.c for its layout): symbols, allocations and the
 // per-goroutine record streams, merged back into one sequence.
 
 package trace
@@ -20,7 +20,7 @@ import (
 	"unsafe"
 )
 
-// Spool record kinds; keep in step with runtime/recorder.c.
+// Spool record kinds; keep in step with record/runtime/recorder.c.
 const (
 	rEnter          = 1
 	rExit           = 2

@@ -36,7 +36,7 @@ type Trace struct {
 
 	// Local counts, by goroutine id, the plain accesses to memory no
 	// other goroutine touched that conversion left out of Events (see
-	// RecordOptions.KeepLocal); nil if none were. Trace files do not
+	// record.RecordOptions.KeepLocal); nil if none were. Trace files do not
 	// keep it.
 	Local []int
 

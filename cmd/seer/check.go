@@ -17,6 +17,7 @@ import (
 	"github.com/seer-tools/seer/predict"
 	"github.com/seer-tools/seer/predict/check"
 	"github.com/seer-tools/seer/trace"
+	"github.com/seer-tools/seer/trace/record"
 )
 
 var (
@@ -33,7 +34,7 @@ var (
 	checkReplay    = checkFlags.Bool("replay", false, "confirm each race and deadlock by running its test again under its witness schedule")
 	checkMax       = checkFlags.Int("maxevents", 0, "analyse at most `n` events of each run (the test during which a run passes n is named; -1: no cap; default: what -maxmem holds)")
 	checkSolve     = checkFlags.Duration("solvetimeout", 2*time.Second, "bound each SAT solve of the witness search by `d`; a candidate left undecided is not reported (seer predict -stats counts them)")
-	checkMaxMem    = checkFlags.String("maxmem", "1GiB", "memory to keep each run's conversion and analysis within: seer's heap limit, an event cap of `size` / trace.BytesPerEvent (76 bytes), and a tenth of it for the log of the analysis's clock history; e.g. 512MiB, 4GiB")
+	checkMaxMem    = checkFlags.String("maxmem", "1GiB", "memory to keep each run's conversion and analysis within: seer's heap limit, an event cap of `size` / record.BytesPerEvent (76 bytes), and a tenth of it for the log of the analysis's clock history; e.g. 512MiB, 4GiB")
 )
 
 var _ = register(&command{
@@ -127,7 +128,7 @@ func runCheck(c *command, args []string) int {
 		return 2
 	}
 	if opts.MaxEvents == 0 {
-		opts.MaxEvents = int(max(mem/trace.BytesPerEvent, 1))
+		opts.MaxEvents = int(max(mem/record.BytesPerEvent, 1))
 	}
 	opts.HistoryBudget = check.HistoryBudget(mem)
 	setMemoryLimit(mem)

@@ -9,7 +9,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/seer-tools/seer/internal/gocmd"
 	"github.com/seer-tools/seer/trace"
+	"github.com/seer-tools/seer/trace/record"
 )
 
 var (
@@ -56,7 +58,7 @@ func runRecord(c *command, args []string) int {
 	if out == "" {
 		out = "seer.trace"
 	}
-	res, err := trace.Record(ctx, trace.RecordOptions{
+	res, err := record.Record(ctx, record.RecordOptions{
 		Package: c.flags.Arg(0),
 		Run:     *recordRun,
 		Skip:    *recordSkip,
@@ -69,7 +71,7 @@ func runRecord(c *command, args []string) int {
 		return signalStatus(sig)
 	}
 	if err != nil {
-		var bf *trace.BuildFailure
+		var bf *gocmd.BuildFailure
 		if errors.As(err, &bf) {
 			for _, e := range bf.Errors {
 				fmt.Fprintln(os.Stderr, e)

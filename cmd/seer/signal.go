@@ -24,7 +24,7 @@ type stopper struct {
 
 // withStopSignals returns a context that SIGINT, SIGTERM or SIGHUP
 // cancel. The command then stops what it started (every process seer
-// starts dies with it, see trace.RecordOptions) and returns; a second
+// starts dies with it, see record.RecordOptions) and returns; a second
 // signal makes seer exit at once. Release it with s.stop.
 func withStopSignals() *stopper {
 	ctx, cancel := context.WithCancel(context.Background())

@@ -2,13 +2,12 @@
 // compiled into seer's cache, and a shadow GOROOT in which it replaces the
 // race runtime (see ../../shared/design/architecture.md, decision 1).
 
-package trace
+package gocmd
 
 import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -19,9 +18,6 @@ import (
 	"strings"
 	"syscall"
 )
-
-//go:embed runtime/recorder.c
-var recorderSource []byte
 
 // A Toolchain is a Go installation prepared for recording: its shadow
 // GOROOT, where the race runtime's .syso files are seer's recorder, and a
@@ -45,16 +41,13 @@ var (
 )
 
 // PrepareToolchain finds the go command and returns the recording
-// toolchain for it, building the recorder and the shadow GOROOT into the
-// cache directory on first use. cacheDir "" means the user cache directory.
-func PrepareToolchain(ctx context.Context, cacheDir string) (*Toolchain, error) {
-	return prepareToolchain(ctx, cacheDir, nil)
-}
-
-// prepareToolchain is PrepareToolchain for the go environment env (nil =
-// this process's): GOARCH and CC there select the target, so a recorder
-// for linux/arm64 can be built with a cross compiler.
-func prepareToolchain(ctx context.Context, cacheDir string, env []string) (*Toolchain, error) {
+// toolchain for it, building the recorder from its C source
+// recorderSource (trace/record embeds it) and the shadow GOROOT into the
+// cache directory on first use. cacheDir "" means the user cache
+// directory. env is the go environment (nil = this process's): GOARCH and
+// CC there select the target, so a recorder for linux/arm64 can be built
+// with a cross compiler.
+func PrepareToolchain(ctx context.Context, cacheDir string, env []string, recorderSource []byte) (*Toolchain, error) {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		return nil, fmt.Errorf("cannot find the go command on PATH")
@@ -93,7 +86,7 @@ func prepareToolchain(ctx context.Context, cacheDir string, env []string) (*Tool
 	// The build cache is per recorder build: the standard library it holds
 	// was compiled against this recorder and these annotations.
 	tc.Cache = filepath.Join(tc.Dir, "gocache")
-	if err := tc.ensure(ctx, ccPath); err != nil {
+	if err := tc.ensure(ctx, ccPath, recorderSource); err != nil {
 		return nil, err
 	}
 	return tc, nil
@@ -101,7 +94,7 @@ func prepareToolchain(ctx context.Context, cacheDir string, env []string) (*Tool
 
 // ensure builds tc.Dir once; concurrent seer processes serialise on a lock
 // file, and a half-built directory is never visible (built aside, renamed).
-func (tc *Toolchain) ensure(ctx context.Context, cc string) error {
+func (tc *Toolchain) ensure(ctx context.Context, cc string, recorderSource []byte) error {
 	if _, err := os.Stat(filepath.Join(tc.Dir, "ok")); err == nil {
 		return nil
 	}
@@ -134,7 +127,7 @@ func (tc *Toolchain) ensure(ctx context.Context, cc string) error {
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp) // its temporary files go with tmp
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if _, err := runOwned(ctx, cmd, 0); err != nil {
+	if _, err := RunOwned(ctx, cmd, 0); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/seer-tools/seer/predict"
 	"github.com/seer-tools/seer/predict/witness"
 	"github.com/seer-tools/seer/trace"
+	"github.com/seer-tools/seer/trace/record"
 )
 
 // Title names f's kind in prose: "data race", "atomicity violation",
@@ -145,7 +146,7 @@ func waitVerb(op string) string {
 // ended normally, deadlocks when it hung (Go's "all goroutines are
 // asleep", or a test timeout), none when a panic, an exit or a signal
 // stopped it. Each is re-checked by the witness checker.
-func observedBlocked(rec *trace.RecordResult, src Source) ([]Finding, error) {
+func observedBlocked(rec *record.RecordResult, src Source) ([]Finding, error) {
 	t := rec.Trace
 	hung := rec.Outcome.Result == "timeout" || strings.Contains(rec.Outcome.Message, "all goroutines are asleep")
 	if !hung {

@@ -18,9 +18,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seer-tools/seer/internal/gocmd"
 	"github.com/seer-tools/seer/predict"
 	"github.com/seer-tools/seer/static"
 	"github.com/seer-tools/seer/trace"
+	"github.com/seer-tools/seer/trace/record"
 )
 
 // DocURL documents the finding kinds; codes are anchors in it.
@@ -36,7 +38,7 @@ type Options struct {
 	Atomicity bool          // also treat each critical section as a transaction
 	PerTest   bool          // record each top-level test in a run of its own
 	Replay    bool          // confirm each finding by replaying its witness (replay.go)
-	MaxEvents int           // events analysed of each run (trace.RecordOptions.MaxEvents)
+	MaxEvents int           // events analysed of each run (record.RecordOptions.MaxEvents)
 	GoFlags   []string      // extra flags for building the test binary
 	Env       []string      // extra environment for the build and the run
 	CacheDir  string        // seer's cache ("" = the user cache directory)
@@ -181,7 +183,7 @@ type listedPackage struct {
 }
 
 // listPackages expands the patterns to packages. It runs go list with
-// seer's own build cache (trace.GoEnv): go list writes to the cache too.
+// seer's own build cache (gocmd.GoEnv): go list writes to the cache too.
 func listPackages(ctx context.Context, opts Options) ([]listedPackage, error) {
 	patterns := opts.Patterns
 	if len(patterns) == 0 {
@@ -190,7 +192,7 @@ func listPackages(ctx context.Context, opts Options) ([]listedPackage, error) {
 	args := append([]string{"list", "-e", "-json=ImportPath,Dir,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,IgnoredGoFiles,InvalidGoFiles,Error"}, patterns...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = opts.Dir
-	cmd.Env = trace.GoEnv(opts.CacheDir, append(os.Environ(), opts.Env...))
+	cmd.Env = gocmd.GoEnv(opts.CacheDir, append(os.Environ(), opts.Env...))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -264,9 +266,9 @@ type prepared struct {
 	loadOnce  sync.Once
 	loaded    chan struct{} // closed once prog is set (loadSource)
 	prog      *static.Program
-	ropts     trace.RecordOptions
-	bin       *trace.Binary
-	buildFail *trace.BuildFailure
+	ropts     record.RecordOptions
+	bin       *record.Binary
+	buildFail *gocmd.BuildFailure
 	err       error
 }
 
@@ -330,7 +332,7 @@ func (p *prepared) build(ctx context.Context, opts Options) {
 		// One entry record per call of an atomic function (see trace/atomic.go).
 		goFlags = append([]string{"-gcflags=-l"}, goFlags...)
 	}
-	ropts := trace.RecordOptions{
+	ropts := record.RecordOptions{
 		Dir:       opts.Dir,
 		Package:   pkg,
 		Run:       opts.Run,
@@ -346,7 +348,7 @@ func (p *prepared) build(ctx context.Context, opts Options) {
 		NoFile:    true, // the trace is analysed in memory, never read back
 	}
 	ropts.Replayable = opts.Replay
-	bin, err := trace.Build(ctx, ropts)
+	bin, err := record.Build(ctx, ropts)
 	p.ropts, p.bin, p.err = ropts, bin, err
 	if errors.As(err, &p.buildFail) {
 		p.err = nil
@@ -521,7 +523,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 // testsOf lists the top-level tests of a recording with their outcome and
 // the number of events their goroutines made. historyCut is the analysis's
 // Stats.HistoryCut: the test during which it fell gets a note.
-func testsOf(rec *trace.RecordResult, historyCut int) []Test {
+func testsOf(rec *record.RecordResult, historyCut int) []Test {
 	events := map[string]int{}
 	t := rec.Trace
 	for i := range t.Events {
@@ -645,7 +647,7 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*Report,
 // leaked: the test waits for that signal and the process may exit before
 // the goroutine's own exit is recorded (the last test of a run, or every
 // test with seer check -each).
-func leakedGoroutines(rec *trace.RecordResult) map[string][]string {
+func leakedGoroutines(rec *record.RecordResult) map[string][]string {
 	t := rec.Trace
 	if rec.Outcome.Result != "pass" && rec.Outcome.Result != "fail" {
 		return nil

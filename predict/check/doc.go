@@ -5,7 +5,7 @@
 //
 // # Pipeline
 //
-// For each package: trace.Record runs the selected tests under the
+// For each package: record.Record runs the selected tests under the
 // recording runtime; predict.Analyze finds the races and atomicity
 // violations another schedule would show, each with a witness that the
 // independent checker has re-validated; this package then keeps the

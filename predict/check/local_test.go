@@ -13,17 +13,18 @@ import (
 	"time"
 
 	"github.com/seer-tools/seer/trace"
+	"github.com/seer-tools/seer/trace/record"
 )
 
 func TestCompactLocalKeepsFindings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records the toolchain's race suite: skipped in -short mode")
 	}
-	if _, err := trace.PrepareToolchain(context.Background(), ""); err != nil {
+	if _, err := record.PrepareToolchain(context.Background(), ""); err != nil {
 		t.Skipf("cannot record here: %v", err)
 	}
 	dir := raceSuiteModule(t)
-	rec, err := trace.Record(context.Background(), trace.RecordOptions{
+	rec, err := record.Record(context.Background(), record.RecordOptions{
 		Dir: dir, NoFile: true, KeepLocal: true, Timeout: 2 * time.Minute,
 		Skip: "^TestRaceCrawl$", // see TestRaceSuite
 	})

@@ -3,7 +3,7 @@
 // runtime's closechan panics before it tells the race runtime of the
 // close, so the trace ends with the first close and nothing of the
 // second; the test's output has it, in the panic's goroutine stack
-// (trace.RecordResult.Panic).
+// (record.RecordResult.Panic).
 
 package check
 
@@ -12,6 +12,7 @@ import (
 
 	"github.com/seer-tools/seer/predict"
 	"github.com/seer-tools/seer/trace"
+	"github.com/seer-tools/seer/trace/record"
 )
 
 // observedCloseOfClosed returns the observed close-of-closed of a run
@@ -20,7 +21,7 @@ import (
 // and, when the user's code closed exactly one channel in the run (so
 // that it is the one closed twice), the first close, from the trace. The panic is the
 // runtime's own proof; no schedule is needed, and none is claimed.
-func observedCloseOfClosed(rec *trace.RecordResult, src Source) []Finding {
+func observedCloseOfClosed(rec *record.RecordResult, src Source) []Finding {
 	if rec.Outcome.Result != "panic" || !strings.HasPrefix(rec.Outcome.Message, "close of closed channel") {
 		return nil
 	}
@@ -92,7 +93,7 @@ func panicSite(stack []trace.Frame) (trace.Frame, []trace.Frame, bool) {
 // panickedTest returns the top-level test that the run's panic ended:
 // the test function on the panic's stack, or the test the run reports
 // as panicked.
-func panickedTest(rec *trace.RecordResult) string {
+func panickedTest(rec *record.RecordResult) string {
 	for _, f := range rec.Panic {
 		if name := trace.TestName(f.Func); name != "" {
 			return name

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seer-tools/seer/trace"
 	"github.com/seer-tools/seer/trace/racesuite"
+	"github.com/seer-tools/seer/trace/record"
 )
 
 // raceSuiteModule copies the race suite into a module (trace/racesuite).
@@ -42,7 +42,7 @@ func TestRaceSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records the toolchain's race suite: skipped in -short mode")
 	}
-	if _, err := trace.PrepareToolchain(context.Background(), ""); err != nil {
+	if _, err := record.PrepareToolchain(context.Background(), ""); err != nil {
 		t.Skipf("cannot record here: %v", err)
 	}
 	dir := raceSuiteModule(t)

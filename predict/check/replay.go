@@ -49,6 +49,7 @@ import (
 
 	"github.com/seer-tools/seer/predict"
 	"github.com/seer-tools/seer/trace"
+	"github.com/seer-tools/seer/trace/record"
 )
 
 // Values of Finding.Confirmed.
@@ -280,7 +281,7 @@ func replayRun(f *Finding) string { return "^" + regexp.QuoteMeta(f.Test) + "$" 
 
 // replayFinding replays f (found in trace t, recorded by bin) and sets
 // f.Confirmed and f.Replay.
-func replayFinding(ctx context.Context, bin *trace.Binary, ropts trace.RecordOptions, t *trace.Trace, f *Finding) error {
+func replayFinding(ctx context.Context, bin *record.Binary, ropts record.RecordOptions, t *trace.Trace, f *Finding) error {
 	if f.Kind != "race" && f.Kind != "deadlock" {
 		f.Confirmed, f.Replay = ConfirmedNotTried, "replay confirms races and deadlocks only"
 		return nil
@@ -337,7 +338,7 @@ func (p *replayPlan) stepSite(t *trace.Trace, k int) string {
 }
 
 // confirm decides whether replayed run rec shows f (recorded in t).
-func (p *replayPlan) confirm(t *trace.Trace, rec *trace.RecordResult, f *Finding) (bool, string) {
+func (p *replayPlan) confirm(t *trace.Trace, rec *record.RecordResult, f *Finding) (bool, string) {
 	o := rec.Replay
 	if o == nil || !o.Attached {
 		return false, "the recorder did not take the schedule"
@@ -431,7 +432,7 @@ func (p *replayPlan) replayGoroutines(rt *trace.Trace, test string) []trace.GoID
 // run hung (the test timed out, or the runtime found every goroutine
 // asleep), and each goroutine of the cycle reached its blocked acquire's
 // position, in the acquire's source line, and never acquired there.
-func (p *replayPlan) confirmDeadlock(t *trace.Trace, rec *trace.RecordResult, f *Finding, rg []trace.GoID, why func(string) (bool, string)) (bool, string) {
+func (p *replayPlan) confirmDeadlock(t *trace.Trace, rec *record.RecordResult, f *Finding, rg []trace.GoID, why func(string) (bool, string)) (bool, string) {
 	rt := rec.Trace
 	hung := rec.Outcome.Result == "timeout" || strings.Contains(rec.Outcome.Message, "all goroutines are asleep")
 	if !hung {
@@ -549,7 +550,7 @@ func sameSite(t *trace.Trace, e *trace.Event, rt *trace.Trace, x *trace.Event) b
 }
 
 // debug prints the plan and the outcome (SEER_REPLAY_DEBUG).
-func (p *replayPlan) debug(w io.Writer, t *trace.Trace, rec *trace.RecordResult) {
+func (p *replayPlan) debug(w io.Writer, t *trace.Trace, rec *record.RecordResult) {
 	for s, g := range p.sched.Goroutines {
 		fmt.Fprintf(w, "slot %d = g%d: parent %d index %d enforced %v hold %d after step %v (%s)\n", s, p.slots[s], g.Parent, g.Index, g.Enforced, g.Hold, g.HoldAfterStep, createdAt(t, p.slots[s]))
 	}

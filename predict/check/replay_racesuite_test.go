@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seer-tools/seer/trace"
+	"github.com/seer-tools/seer/trace/record"
 )
 
 // TestReplayRaceSuite records the race suite one test per run, replays
@@ -27,7 +27,7 @@ func TestReplayRaceSuite(t *testing.T) {
 	if os.Getenv("SEER_REPLAY_RACESUITE") == "" {
 		t.Skip("set SEER_REPLAY_RACESUITE=1 to measure replay on the race suite")
 	}
-	if _, err := trace.PrepareToolchain(context.Background(), ""); err != nil {
+	if _, err := record.PrepareToolchain(context.Background(), ""); err != nil {
 		t.Skipf("cannot record here: %v", err)
 	}
 	dir := raceSuiteModule(t)

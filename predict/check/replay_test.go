@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/seer-tools/seer/trace"
+	"github.com/seer-tools/seer/trace/record"
 )
 
 func replayTestSetup(t *testing.T) {
@@ -18,7 +19,7 @@ func replayTestSetup(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records and replays tests")
 	}
-	if _, err := trace.PrepareToolchain(context.Background(), ""); err != nil {
+	if _, err := record.PrepareToolchain(context.Background(), ""); err != nil {
 		t.Skipf("cannot record here: %v", err)
 	}
 }
@@ -207,7 +208,7 @@ func TestReplayNotTried(t *testing.T) {
 		t.Errorf("planReplay on a trace without replay positions: %v", err)
 	}
 	for _, d := range []*Finding{{Kind: "atomicity"}, {Kind: "deadlock"}, {Kind: "race", Accesses: []Access{{Event: 0}, {Event: 1}}}} {
-		if err := replayFinding(context.Background(), nil, trace.RecordOptions{}, tr, d); err != nil || d.Confirmed != ConfirmedNotTried || d.Replay == "" {
+		if err := replayFinding(context.Background(), nil, record.RecordOptions{}, tr, d); err != nil || d.Confirmed != ConfirmedNotTried || d.Replay == "" {
 			t.Errorf("%s: %v, %q %q", d.Kind, err, d.Confirmed, d.Replay)
 		}
 	}

@@ -170,7 +170,7 @@ type Test struct {
 	// Errors holds build errors (file:line:col: message) when Outcome is
 	// "build-error", the panic, timeout or exit message, and, for the
 	// test during which the run made more events than seer converts
-	// (trace.RecordOptions.MaxEvents), a note saying so.
+	// (record.RecordOptions.MaxEvents), a note saying so.
 	Errors []string `json:"errors,omitempty"`
 	// Leaked lists the goroutines of the test still running when its run
 	// ended normally, by where they were created (file:line).

@@ -1,9 +1,11 @@
-package trace
+package record
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/seer-tools/seer/trace"
 )
 
 // TestPanicStack: the scanner of a test binary's output keeps the stack
@@ -35,7 +37,7 @@ example.com/cc.other()
 	for _, line := range strings.Split(out, "\n") {
 		s.note(line)
 	}
-	want := []Frame{
+	want := []trace.Frame{
 		{Func: "testing.tRunner.func1.2", File: "/cache/goroot/src/testing/testing.go", Line: 1974},
 		{Func: "panic", File: "/cache/goroot/src/runtime/panic.go", Line: 860},
 		{Func: "example.com/cc.(*server).Stop", File: "/tmp/cc/cc_test.go", Line: 12},

@@ -2,7 +2,7 @@
 // against the recording toolchain, run the selected tests, and convert what
 // the recorder spooled into a trace file.
 
-package trace
+package record
 
 import (
 	"bufio"
@@ -17,12 +17,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/seer-tools/seer/internal/gocmd"
+	"github.com/seer-tools/seer/trace"
 )
 
 // RecordOptions says what to record and how.
@@ -56,16 +58,16 @@ type RecordOptions struct {
 	// each goroutine's last ones): no finding depends on them (see
 	// local.go), and they are most of a run's events.
 	KeepLocal bool
-	// Replayable keeps each event's replay position (Trace.ReplayPos),
+	// Replayable keeps each event's replay position (trace.Trace.ReplayPos),
 	// for replaying a witness of the run later (4 bytes an event).
 	Replayable bool
 	// Replay, if set, makes the run enforce this schedule (replay.go); the
 	// trace is replayable, and RecordResult.Replay says how it went.
-	Replay *ReplaySchedule
+	Replay *trace.ReplaySchedule
 
-	// keepSpool, if set, is where the spool is kept (a hard link) after
+	// KeepSpool, if set, is where the spool is kept (a hard link) after
 	// the run, for tests that convert it again after the run.
-	keepSpool string
+	KeepSpool string
 }
 
 // BytesPerEvent is what one converted event may cost seer check end to
@@ -88,15 +90,15 @@ const DefaultMaxEvents = 1 << 30 / BytesPerEvent
 
 // A RecordResult describes a recording.
 type RecordResult struct {
-	Path    string  // the trace file
-	Package string  // import path of the package
-	PkgDir  string  // its directory
-	Events  int     // events converted: those in the trace and the local accesses it left out (Trace.Local)
-	Outcome Outcome // how the test process ended
+	Path    string        // the trace file
+	Package string        // import path of the package
+	PkgDir  string        // its directory
+	Events  int           // events converted: those in the trace and the local accesses it left out (trace.Trace.Local)
+	Outcome trace.Outcome // how the test process ended
 	Tests   []TestResult
-	Trace   *Trace         // the trace, as written
-	Cut     bool           // the run made more than MaxEvents events; Trace has the first ones
-	Replay  *ReplayOutcome // how the replay went, for RecordOptions.Replay
+	Trace   *trace.Trace         // the trace, as written
+	Cut     bool                 // the run made more than MaxEvents events; Trace has the first ones
+	Replay  *trace.ReplayOutcome // how the replay went, for RecordOptions.Replay
 	// Panic is the stack of the goroutine whose panic ended the run, as
 	// the test's output printed it (innermost first; the files are those
 	// of the build, the standard library's under seer's shadow GOROOT),
@@ -104,7 +106,7 @@ type RecordResult struct {
 	// that statement, with Func "created by F". The trace cannot hold it: an operation that panics, such as
 	// the second close of a channel, panics before it tells the race
 	// runtime.
-	Panic []Frame
+	Panic []trace.Frame
 	// Wall time of each stage. The spool is converted while the test
 	// runs: Convert is what was left of it after the run.
 	Duration struct {
@@ -123,71 +125,6 @@ type TestResult struct {
 	Result string
 }
 
-// A BuildError is one compiler error, positioned for an editor.
-type BuildError struct {
-	File string // absolute path
-	Line int
-	Col  int // 0 when unknown
-	Msg  string
-}
-
-func (e BuildError) String() string {
-	if e.Col > 0 {
-		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-}
-
-// A BuildFailure is returned when the test binary does not build.
-type BuildFailure struct {
-	Package string
-	Errors  []BuildError // positioned errors, in the order the go command printed them
-	Output  string       // the go command's whole output
-}
-
-func (f *BuildFailure) Error() string {
-	if len(f.Errors) == 0 {
-		return fmt.Sprintf("%s: build failed:\n%s", f.Package, strings.TrimSpace(f.Output))
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: build failed:", f.Package)
-	for _, e := range f.Errors {
-		b.WriteString("\n\t")
-		b.WriteString(e.String())
-	}
-	return b.String()
-}
-
-var buildErrRE = regexp.MustCompile(`^(\S[^:]*\.go):(\d+)(?::(\d+))?: (.*)$`)
-
-// ParseBuildError parses one "file:line[:col]: message" line of go build
-// output (or a BuildError's String); a relative file name is taken
-// relative to dir. It reports false for a line without a position.
-func ParseBuildError(line, dir string) (BuildError, bool) {
-	m := buildErrRE.FindStringSubmatch(strings.TrimSpace(line))
-	if m == nil {
-		return BuildError{}, false
-	}
-	file := m[1]
-	if !filepath.IsAbs(file) {
-		file = filepath.Join(dir, file)
-	}
-	ln, _ := strconv.Atoi(m[2])
-	col, _ := strconv.Atoi(m[3])
-	return BuildError{File: filepath.Clean(file), Line: ln, Col: col, Msg: m[4]}, true
-}
-
-// parseBuildErrors extracts positioned errors from go build output.
-func parseBuildErrors(out, dir string) []BuildError {
-	var errs []BuildError
-	for _, line := range strings.Split(out, "\n") {
-		if e, ok := ParseBuildError(line, dir); ok {
-			errs = append(errs, e)
-		}
-	}
-	return errs
-}
-
 // A Binary is a package's test binary built against the recording
 // toolchain, ready to run any of its tests under the recorder.
 type Binary struct {
@@ -197,7 +134,7 @@ type Binary struct {
 	ID      string // identity (hex SHA-256 prefix)
 	Build   time.Duration
 
-	tc         *Toolchain
+	tc         *gocmd.Toolchain
 	work       string
 	removeWork func() error
 	env        []string
@@ -211,125 +148,6 @@ func (b *Binary) command(args ...string) *exec.Cmd {
 	return exec.Command(argv[0], argv[1:]...)
 }
 
-// runOwned starts cmd and waits for it, as a process that dies with seer:
-// it runs in a process group of its own, so that a signal reaches the
-// processes it starts too (the go command's compilers, a test's
-// children); the kernel kills it if seer dies, even by SIGKILL
-// (Pdeathsig); and when ctx is done its group is sent SIGINT, which the
-// go command answers by stopping its build and removing its work
-// directory, and, grace later (at once if grace is 0), SIGKILL. It
-// reports whether ctx stopped the process.
-func runOwned(ctx context.Context, cmd *exec.Cmd, grace time.Duration) (stopped bool, err error) {
-	// Pdeathsig is sent when the thread that started the child ends, not
-	// the process: keep this goroutine on that thread until the child
-	// has been waited for.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-	if err := ctx.Err(); err != nil {
-		return true, err
-	}
-	if err := cmd.Start(); err != nil {
-		return false, err
-	}
-	pgid := cmd.Process.Pid
-	exited := make(chan struct{})
-	watcher := make(chan bool, 1)
-	go func() {
-		select {
-		case <-exited:
-			watcher <- false
-			return
-		case <-ctx.Done():
-		}
-		if grace > 0 {
-			syscall.Kill(-pgid, syscall.SIGINT)
-			select {
-			case <-exited:
-				watcher <- true
-				return
-			case <-time.After(grace):
-			}
-		}
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		watcher <- true
-	}()
-	err = cmd.Wait()
-	close(exited)
-	if stopped = <-watcher; stopped {
-		// The group's leader is gone; whatever it left in the group
-		// goes too (the group id cannot be reused while it has members).
-		syscall.Kill(-pgid, syscall.SIGKILL)
-	}
-	return stopped, err
-}
-
-// lockName is the file in each of seer's temporary directories that the
-// process owning the directory holds a lock on while it lives.
-const lockName = ".seer-lock"
-
-var sweepOnce sync.Once
-
-// TempDir creates a temporary directory for this process's work, named
-// like os.MkdirTemp("", pattern); remove removes it. The process holds a
-// lock on a file in it while it lives, so that a directory left behind by
-// a seer process that died without removing it (killed by SIGKILL, say)
-// is removed by the next seer process that calls TempDir. pattern should
-// start with "seer-".
-func TempDir(pattern string) (dir string, remove func() error, err error) {
-	sweepOnce.Do(sweepTempDirs)
-	dir, err = os.MkdirTemp("", pattern)
-	if err != nil {
-		return "", nil, err
-	}
-	// The lock is taken under another name and renamed into place, so
-	// that a sweeper never finds lockName unlocked in a live directory.
-	tmp := filepath.Join(dir, lockName+".new")
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_RDWR, 0o600)
-	if err == nil {
-		if err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
-			err = os.Rename(tmp, filepath.Join(dir, lockName))
-		}
-		if err != nil {
-			f.Close()
-		}
-	}
-	if err != nil {
-		os.RemoveAll(dir)
-		return "", nil, err
-	}
-	var once sync.Once
-	remove = func() error {
-		var err error
-		once.Do(func() {
-			err = os.RemoveAll(dir)
-			f.Close()
-		})
-		return err
-	}
-	return dir, remove, nil
-}
-
-// sweepTempDirs removes the temporary directories of seer processes that
-// are gone: those whose lock nobody holds.
-func sweepTempDirs() {
-	locks, _ := filepath.Glob(filepath.Join(os.TempDir(), "seer-*", lockName))
-	for _, lock := range locks {
-		f, err := os.Open(lock)
-		if err != nil {
-			continue
-		}
-		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
-			os.RemoveAll(filepath.Dir(lock))
-		}
-		f.Close()
-	}
-}
-
 // Build builds the test binary of one package (opts.Run, Output and
 // Atomic are not used). A package that does not build gives a
 // *BuildFailure. Close removes the binary.
@@ -340,7 +158,7 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 		pkg = "."
 	}
 	goEnv := append(os.Environ(), opts.Env...)
-	tc, err := prepareToolchain(ctx, opts.CacheDir, goEnv)
+	tc, err := gocmd.PrepareToolchain(ctx, opts.CacheDir, goEnv, recorderSource)
 	if err != nil {
 		return nil, err
 	}
@@ -352,7 +170,7 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 	list.Dir, list.Env = opts.Dir, env
 	var listOut, listErr bytes.Buffer
 	list.Stdout, list.Stderr = &listOut, &listErr
-	if _, err := runOwned(ctx, list, goGrace); err != nil {
+	if _, err := gocmd.RunOwned(ctx, list, goGrace); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -360,7 +178,7 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return nil, &BuildFailure{Package: pkg, Output: msg, Errors: parseBuildErrors(msg, absDir(opts.Dir))}
+		return nil, &gocmd.BuildFailure{Package: pkg, Output: msg, Errors: gocmd.ParseBuildErrors(msg, absDir(opts.Dir))}
 	}
 	lines := strings.Split(strings.TrimSpace(listOut.String()), "\n")
 	if len(lines) != 1 {
@@ -370,7 +188,7 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 	b.Package, b.PkgDir = parts[0], parts[1]
 
 	progress("building")
-	if b.work, b.removeWork, err = TempDir("seer-record-"); err != nil {
+	if b.work, b.removeWork, err = gocmd.TempDir("seer-record-"); err != nil {
 		return nil, err
 	}
 	// The go command's work directory (and the C compiler's files) go
@@ -389,14 +207,14 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 	build.Dir, build.Env = opts.Dir, append(env[:len(env):len(env)], "GOTMPDIR="+tmp, "TMPDIR="+tmp)
 	var buildOut bytes.Buffer
 	build.Stdout, build.Stderr = &buildOut, &buildOut
-	_, err = runOwned(ctx, build, goGrace)
+	_, err = gocmd.RunOwned(ctx, build, goGrace)
 	b.Build = time.Since(start)
 	if err != nil {
 		b.Close()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &BuildFailure{Package: b.Package, Output: buildOut.String(), Errors: parseBuildErrors(buildOut.String(), absDir(opts.Dir))}
+		return nil, &gocmd.BuildFailure{Package: b.Package, Output: buildOut.String(), Errors: gocmd.ParseBuildErrors(buildOut.String(), absDir(opts.Dir))}
 	}
 	if _, err := os.Stat(b.Path); err != nil {
 		b.Close()
@@ -412,6 +230,10 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 // goGrace is how long a go command has, once asked to stop, to stop its
 // compilers and remove its work directory before it is killed.
 const goGrace = 5 * time.Second
+
+// Shadow returns the shadow GOROOT the binary was built against, whose
+// files its symbols name.
+func (b *Binary) Shadow() string { return b.tc.Shadow }
 
 // Close removes the binary and its work directory.
 func (b *Binary) Close() error {
@@ -431,7 +253,7 @@ func (b *Binary) Tests(ctx context.Context, run string) ([]string, error) {
 	cmd.Dir, cmd.Env = b.PkgDir, append(os.Environ(), b.env...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
-	if _, err := runOwned(ctx, cmd, 0); err != nil {
+	if _, err := gocmd.RunOwned(ctx, cmd, 0); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -517,7 +339,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 		// converts (real traces average under 30 bytes of records an
 		// event), plus a partial chunk for each of many goroutines, so
 		// that a test that runs away does not fill the disk.
-		env = append(env, fmt.Sprintf("SEER_SPOOL_CHUNKS=%d", int64(limit)*64/spoolChunkBytes+8192))
+		env = append(env, fmt.Sprintf("SEER_SPOOL_CHUNKS=%d", int64(limit)*64/trace.SpoolChunkBytes+8192))
 	}
 	env = append(env, opts.Env...)
 	if opts.Replay != nil {
@@ -529,14 +351,14 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 		env = append(env, sched[1:]...)
 		defer func() {
 			if res != nil && res.Replay == nil {
-				res.Replay, _ = readOutcome(sched[0])
+				res.Replay, _ = trace.ReadOutcome(sched[0])
 			}
 		}()
 	}
 	// The spool is converted while the test runs (spool.go), on the
 	// cores the test leaves idle.
-	h := Header{
-		Version:   FormatVersion,
+	h := trace.Header{
+		Version:   trace.FormatVersion,
 		GoVersion: b.tc.GoVersion,
 		GOOS:      b.tc.GOOS,
 		GOARCH:    b.tc.GOARCH,
@@ -548,7 +370,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 	}
 	ended, abort := make(chan struct{}), make(chan struct{})
 	type converted struct {
-		t      *Trace
+		t      *trace.Trace
 		capped bool
 		err    error
 		panic  any
@@ -562,11 +384,11 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 			r.panic = recover()
 			conv <- r
 		}()
-		r.t, r.capped, r.err = convert(spool.Name(), b.Path, b.tc.Shadow, h, opts.Atomic, limit, convertOptions{
-			replayable: opts.Replayable || opts.Replay != nil,
-			keepLocal:  opts.KeepLocal,
-			live:       ended,
-			abort:      abort,
+		r.t, r.capped, r.err = trace.ConvertLive(spool.Name(), b.Path, b.tc.Shadow, h, opts.Atomic, limit, trace.LiveOptions{
+			Replayable: opts.Replayable || opts.Replay != nil,
+			KeepLocal:  opts.KeepLocal,
+			Ended:      ended,
+			Abort:      abort,
 		})
 	}()
 	converting := func() converted {
@@ -578,8 +400,8 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 	}
 	outcome, tests, panicked, err := runTest(ctx, b.command(testArgs...), b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
 	close(ended)
-	if opts.keepSpool != "" {
-		os.Link(spool.Name(), opts.keepSpool)
+	if opts.KeepSpool != "" {
+		os.Link(spool.Name(), opts.KeepSpool)
 	}
 	res.Duration.Run = time.Since(start)
 	if err != nil {
@@ -608,7 +430,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 		path = f.Name()
 	}
 	if path != "" {
-		if err := WriteFile(path, t); err != nil {
+		if err := trace.WriteFile(path, t); err != nil {
 			return nil, err
 		}
 	}
@@ -662,7 +484,7 @@ func fileID(path string) (string, error) {
 // the way it ends. The binary's own -test.timeout normally stops a hung
 // test (with a panic that prints every goroutine); if the process outlives
 // that by a minute, or ctx is cancelled, it is killed.
-func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.Writer, timeout time.Duration) (Outcome, []TestResult, []Frame, error) {
+func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.Writer, timeout time.Duration) (trace.Outcome, []TestResult, []trace.Frame, error) {
 	// As go test does: the test runs in its package's directory, and PWD
 	// says so (os.Getwd and child processes trust it).
 	cmd.Dir, cmd.Env = dir, append(env[:len(env):len(env)], "PWD="+dir)
@@ -677,7 +499,7 @@ func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.
 	}()
 	runCtx, cancel := context.WithTimeout(ctx, timeout+time.Minute)
 	defer cancel()
-	stopped, err := runOwned(runCtx, cmd, 0)
+	stopped, err := gocmd.RunOwned(runCtx, cmd, 0)
 	pw.Close()
 	wg.Wait()
 	killed := ""
@@ -687,7 +509,7 @@ func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.
 			killed = "cancelled"
 		}
 	}
-	o := Outcome{Result: "pass"}
+	o := trace.Outcome{Result: "pass"}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		o.ExitCode = exit.ExitCode()
@@ -697,7 +519,7 @@ func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.
 			o.Message = "killed by " + ws.Signal().String()
 		}
 	} else if err != nil && !stopped {
-		return Outcome{}, nil, nil, fmt.Errorf("running the test binary: %v", err)
+		return trace.Outcome{}, nil, nil, fmt.Errorf("running the test binary: %v", err)
 	}
 	exited := false // the binary exited in the middle of a test
 	switch {
@@ -746,7 +568,7 @@ type outputScan struct {
 	// panic line, 1 until the "goroutine N [running]:" line, 2 while
 	// frames follow, 3 after them.
 	panicState int
-	panicStack []Frame
+	panicStack []trace.Frame
 }
 
 // panicFrame parses a line of a goroutine's stack in a panic's output
@@ -762,7 +584,7 @@ func (s *outputScan) panicFrame(line string) {
 		// "created by F" (its "in goroutine N" dropped), placed by the
 		// next line.
 		fn, _, _ := strings.Cut(line, " in goroutine ")
-		s.panicStack = append(s.panicStack, Frame{Func: fn})
+		s.panicStack = append(s.panicStack, trace.Frame{Func: fn})
 	case strings.HasPrefix(line, "\t"):
 		n := len(s.panicStack)
 		if n == 0 || s.panicStack[n-1].File != "" {
@@ -786,7 +608,7 @@ func (s *outputScan) panicFrame(line string) {
 		if i := strings.LastIndex(fn, "("); i > 0 {
 			fn = fn[:i]
 		}
-		s.panicStack = append(s.panicStack, Frame{Func: fn})
+		s.panicStack = append(s.panicStack, trace.Frame{Func: fn})
 	}
 }
 

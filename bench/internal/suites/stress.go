@@ -106,7 +106,7 @@ func TestChannels(t *testing.T) {
 
 // LockTest returns the source of the lock stress test: a race-free loop
 // that, at its default size, makes several times more events than seer
-// converts from one run (trace.DefaultMaxEvents, 14.1 million).
+// converts from one run (record.DefaultMaxEvents, 14.1 million).
 func LockTest(p LockParams) string {
 	return strings.Replace(lockTest, "ITERS", fmt.Sprint(max(p.Iters, 1)), 1)
 }

@@ -1,0 +1,31 @@
+// This file gives the external tests of package trace (those that record
+// through trace/record: live_test.go, bench_test.go, local_test.go) the
+// internals they check.
+
+package trace
+
+// ConvertOptions are convertOptions's, for the external tests.
+type ConvertOptions struct {
+	Replayable  bool
+	KeepLocal   bool
+	SettleEvery int
+	Settled     *int
+}
+
+// ConvertAgain is convert with o, for the external tests, which convert a
+// recording's kept spool again after the run.
+func ConvertAgain(spoolPath, bin, shadow string, h Header, atomic func(string) bool, maxEvents int, o ConvertOptions) (t *Trace, capped bool, err error) {
+	return convert(spoolPath, bin, shadow, h, atomic, maxEvents, convertOptions{
+		replayable:  o.Replayable,
+		keepLocal:   o.KeepLocal,
+		settleEvery: o.SettleEvery,
+		settled:     o.Settled,
+	})
+}
+
+// ShrinkEvents is shrinkEvents (local.go), for local_test.go.
+var ShrinkEvents = shrinkEvents
+
+// ReplayPositions returns t's replay positions as the trace holds them,
+// for live_test.go.
+func ReplayPositions(t *Trace) []uint32 { return t.replayPos }

@@ -1,0 +1,31 @@
+// This file implements the entry point through which trace/record converts
+// a spool while its test runs: ConvertLive is convert with the options a
+// recording sets.
+
+package trace
+
+// SpoolChunkBytes is the size of one chunk of the recorder's spool
+// (recorder.c's CHUNK_BYTES), by which a recording sizes the spool.
+const SpoolChunkBytes = spoolChunkBytes
+
+// LiveOptions are the options of a conversion that a recording runs.
+type LiveOptions struct {
+	Replayable bool // keep each event's replay position (replay.go)
+	KeepLocal  bool // keep the goroutine-local accesses too (local.go)
+	// Ended, if not nil, is closed when the test process that writes the
+	// spool is gone: until then the spool is converted as it is written.
+	Ended <-chan struct{}
+	// Abort, if not nil, ends the conversion early when closed.
+	Abort <-chan struct{}
+}
+
+// ConvertLive is Convert with the options of a recording; it also reports
+// whether the conversion stopped at maxEvents.
+func ConvertLive(spoolPath, bin, shadow string, h Header, atomic func(string) bool, maxEvents int, o LiveOptions) (t *Trace, capped bool, err error) {
+	return convert(spoolPath, bin, shadow, h, atomic, maxEvents, convertOptions{
+		replayable: o.Replayable,
+		keepLocal:  o.KeepLocal,
+		live:       o.Ended,
+		abort:      o.Abort,
+	})
+}

@@ -1,0 +1,25 @@
+// Package record records one run of a package's tests as a trace: it
+// builds the test binary with -race against the recording toolchain
+// (internal/gocmd's shadow GOROOT, whose race runtime is the recorder in
+// runtime/recorder.c, embedded here), runs the selected tests with the
+// recorder spooling their events, reads per-test results from -test.v,
+// and converts the spool while the test runs (trace.ConvertLive). It also
+// runs a test under a witness schedule (RecordOptions.Replay), which the
+// recorder enforces. Package trace describes the recorder and the trace;
+// this package is the half of recording that starts processes, kept apart
+// so that what only reads traces links none of it.
+//
+// Entry points:
+//
+//   - Record builds and runs a package's tests under the recorder and
+//     gives a RecordResult: the Trace, each test's TestResult, the run's
+//     Outcome, the stack of a panic that ended it, and whether the event
+//     cap (RecordOptions.MaxEvents, DefaultMaxEvents) cut it.
+//   - Build builds the test binary once (a Binary); Binary.Run records
+//     one run of it and Binary.Tests lists its tests: seer check runs one
+//     Binary for each of its runs and for each witness it replays.
+//   - PrepareToolchain prepares the recording toolchain with this
+//     package's recorder; BytesPerEvent is the memory budget of one event.
+//
+// A package that does not build gives a *gocmd.BuildFailure.
+package record
