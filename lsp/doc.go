@@ -1,7 +1,8 @@
 // Package lsp is seer's language server: `seer serve` speaks the Language
 // Server Protocol over standard input and output, and puts seer's
-// predicted data races and atomicity violations where Go programmers
-// read code.
+// predicted concurrency bugs (data races, atomicity violations,
+// deadlocks, leaks and misuses of channels, WaitGroups and mutexes) where
+// Go programmers read code.
 //
 // # What the editor shows
 //
@@ -12,8 +13,9 @@
 // background, reporting progress (building, running, reading the trace,
 // analysing N events) as a cancellable work-done progress, or with messages when the
 // client has none. When it ends, each finding becomes one warning
-// diagnostic at each of its accesses, with source "seer", code "race" or
-// "atomicity" and a link to its documentation. The first access carries
+// diagnostic at each of its accesses, with source "seer", the finding's
+// kind as its code ("race", "atomicity", "deadlock", ...: every kind
+// docs/findings.md lists) and a link to its documentation. The first access carries
 // the finding; the others say "(see details)". Each message names the
 // variable, the other access and the goroutines, and says whether the
 // run showed the bug (observed) or seer predicted it; related

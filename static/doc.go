@@ -158,10 +158,10 @@
 // come from export data. SSA is built with debug information (DebugRef
 // instructions tie values to expressions) and without instantiating
 // generics: generic code is analysed once, in its generic form, which
-// is what its source positions describe. Measured on a 2-core machine,
-// loading golang.org/x/tools/go/ssa with its tests (35 files) takes
-// about 0.85 s with a warm build cache and 25 s with a cold one (go list
-// compiles the export data of the dependencies).
+// is what its source positions describe. Loading takes far longer with
+// a cold build cache than with a warm one, since go list compiles the
+// export data of the dependencies (times: bench/RESULTS.md, "Figures once
+// in comments").
 //
 // A Cache keys Programs by directory and patterns and reuses one while
 // the content of its Go files, of its module's go.mod and go.sum, and the

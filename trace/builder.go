@@ -23,9 +23,10 @@ type Builder struct {
 type heapLife struct{ addr, size uint64 }
 
 // A lifeTable holds heap lives in blocks of fixed size. A trace names
-// millions of them (4 million on Go's race suite), and a slice that size
-// grows by a quarter at a time: the copies and the fresh pages they touch
-// cost the conversion 0.4 s there.
+// millions of them (Go's race suite does), and a slice that size grows by
+// a quarter at a time: the copies and the fresh pages they touch cost the
+// conversion a measurable share there (bench/RESULTS.md, "Figures once in
+// comments").
 type lifeTable struct{ blocks [][]heapLife }
 
 const lifeBlockBits = 15

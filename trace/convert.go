@@ -91,8 +91,8 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	// Spool records average over 24 bytes; growing the event slice by
 	// append would copy it about twenty times. merge says how many events
 	// the records it found may make: after the run, what the chunks hold
-	// (on Go's race suite that estimates 12.8M events for 12.5M, where the
-	// chunks' capacity gave 14.5M); while the test runs, the capacity of
+	// (closer than the chunks' capacity: bench/RESULTS.md); while the
+	// test runs, the capacity of
 	// the chunks so far (over twice what they hold when a thousand
 	// goroutines each have a chunk begun). The slice at least doubles
 	// each time it grows, and once a run is past a quarter of the cap it

@@ -64,8 +64,8 @@
 // goroutine touched (at trace addresses, so per allocation life), but for
 // each goroutine's last event and last event in user code: no sound
 // relation orders or reports anything through them, and on real test
-// suites they are most of the events (Go's race suite: 12.2 of 12.4
-// million). Heap objects are made only for the lives the trace keeps.
+// suites they are most of the events (nearly all of Go's race suite's:
+// bench/RESULTS.md). Heap objects are made only for the lives the trace keeps.
 // While converting, settle.go already leaves out the local accesses of
 // the lives the allocator has ended (handed their memory out again), so
 // that the event table holds what the trace will keep plus the lives
@@ -82,7 +82,7 @@
 // # Files
 //
 // format.go, writer.go and reader.go define the versioned binary trace
-// file (about 8.5 bytes per event on real traces); a truncated or damaged
+// file (a few bytes per event on real traces: bench/RESULTS.md); a truncated or damaged
 // file reads back as every complete event before the damage, with
 // Trace.Truncated set. A file is read twice, first to count its events,
 // so that they are decoded into one table of their number. Object names

@@ -9,7 +9,7 @@
 // access to them by program order alone, in the recorded run and in every
 // witness (a read among them sees the same write in both, or the initial
 // value in both). Leaving them out changes no finding; it changes the
-// cost. On Go's race suite 12.2 of 12.4 million events are such accesses
+// cost. On Go's race suite nearly all events are such accesses
 // (a test's own buffers and stack, the testing package's bookkeeping), and
 // they were most of the analysis's time and memory.
 //
@@ -240,13 +240,14 @@ func compactLocal(t *Trace, rp []uint32, scan *localScan) (int, []uint32) {
 // shrinkEvents gives back the pages of t's event table, and of rp, a value
 // per event, that compaction emptied; touched is how many events the table
 // held before. Those pages hold nothing the analysis reads, yet would
-// count for as long as it holds the trace, which is its whole run (80 MB
-// of a channel stress test's 14.1M events, at its peak). Where Linux can take the
+// count for as long as it holds the trace, which is its whole run (tens of
+// megabytes of a channel stress test at its peak: bench/RESULTS.md).
+// Where Linux can take the
 // pages back (discard), the tables keep their arrays, capped at their
 // length; elsewhere they are copied to tables of their length if an
 // eighth or more was left out. A copy holds the events twice for a
-// moment, which at the end of conversion was 1.17 GB of that test
-// against the analysis's 0.98.
+// moment, which at the end of that test's conversion was more than the
+// analysis's peak.
 func shrinkEvents(t *Trace, rp []uint32, touched int) []uint32 {
 	n := len(t.Events)
 	if touched <= n {

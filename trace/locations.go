@@ -4,8 +4,8 @@
 // locations (maximal runs of overlapping byte ranges), and the last
 // writer of every byte of a location. It decides no feasibility question.
 //
-// A recorded test touches millions of addresses (Go's race suite: 4
-// million locations in 12 million events) and copies of megabytes, so the
+// A recorded test touches millions of addresses (Go's race suite does:
+// bench/RESULTS.md) and copies of megabytes, so the
 // grouping uses an open-addressing table instead of Go maps, and the last
 // writers are kept per page: a page that one write covered entirely is one
 // number, so that a 16 MB copy costs one step per page rather than per
@@ -116,8 +116,8 @@ func GroupAccesses(ev []Event) (loc []int32, spans []Span) {
 		}
 	}
 	slices.Sort(addrs)
-	// At most one span an address: sized once, the spans of Go's race
-	// suite (4 million) are not copied by append's doublings.
+	// At most one span an address: sized once, the millions of spans of
+	// Go's race suite are not copied by append's doublings.
 	spans = make([]Span, 0, len(addrs))
 	for _, a := range addrs {
 		v := tbl.ref(a)
@@ -208,8 +208,8 @@ func (m *WriterMap) Track(l int32, s Span) {
 // Forget stops tracking location l. A pass that tracks each location
 // from its first access and forgets it after its last (LastAccesses)
 // holds the locations in use, not every one of the run: a channel stress
-// test's 1.3M locations of 40 bytes, byte-written, took 325 MB tracked at
-// once.
+// test's locations, byte-written, took hundreds of megabytes tracked at
+// once (bench/RESULTS.md, "Figures once in comments").
 func (m *WriterMap) Forget(l int32) {
 	delete(m.locs, l)
 	if m.last == l {

@@ -680,8 +680,8 @@ func read(r io.Reader, hint int) (*Trace, *TruncatedError, error) {
 	// Events go into chunks, copied once into a slice of the exact size:
 	// growing one slice by append would copy a large trace many times.
 	// Given the number of events, the first chunk is that slice: the copy
-	// holds the events twice, 700 MB at the peak of reading an 11.5M-event
-	// trace, which is more than the analysis after it holds.
+	// holds the events twice, which at the peak of reading a large trace
+	// is more than the analysis after it holds (bench/RESULTS.md).
 	var chunks [][]Event
 	chunk := make([]Event, 0, max(hint, 1024))
 	var values []EventValue

@@ -13,13 +13,12 @@
 // replace. Those it leaves out are a subset of what compactLocal would,
 // and the trace that results is the same (TestLiveConversion).
 //
-// On Go's race suite 11.2 of the 12.5 million events are such accesses.
-// Without settling the event table held all of them until the end, and
-// writing them to its fresh pages was half of the converter's CPU
-// (Builder.Add, 1.2-1.3 s of 2.2-2.5 s). With it the table stays within
-// four million events; Builder.Add takes 0.55-0.6 s, settle 0.25 s, and
-// seer check's peak memory is about 610 MiB, not 820 (medians of
-// paired runs on a loaded machine).
+// On Go's race suite most of the events are such accesses. Without
+// settling the event table held all of them until the end, and writing
+// them to its fresh pages was much of the converter's CPU (Builder.Add);
+// with it the table holds a fraction of the run's events, Builder.Add
+// takes less time than settling saves, and seer check's peak memory falls
+// (the figures are in bench/RESULTS.md, "Figures once in comments").
 
 package trace
 
@@ -28,8 +27,8 @@ package trace
 // the next one waits until the table is four times K, or settleEvery past
 // it: a settle then costs at most about two event moves per event it can
 // leave out. (Doubling, on the race suite, cost the converter as much
-// time as the table's fresh pages saved: K stays near a million there,
-// the accesses of lives not yet ended.)
+// time as the table's fresh pages saved: K stays large there, the
+// accesses of lives not yet ended; bench/RESULTS.md.)
 const settleEvery = 1 << 20
 
 // retire notes that allocation aid has ended.

@@ -146,7 +146,8 @@ type foundChunk struct {
 }
 
 // releaseChunks is how many chunks release gives back at once: 2 MiB of
-// 8 KiB chunks. One madvise per chunk cost a third of the conversion.
+// 8 KiB chunks. One madvise per chunk cost a large share of the
+// conversion (bench/RESULTS.md, "Figures once in comments").
 const releaseChunks = 256
 
 var errNoSpool = errors.New("the test binary did not start recording (was it built by seer?)")
@@ -661,8 +662,8 @@ func (h *cursorHeap) pop() {
 // Decoding the records and ordering them (walk) runs on a goroutine of
 // its own, and the allocation map on another, a few batches ahead of the
 // callbacks, which get the same calls in the same order as walk would
-// make them: the three stages share the conversion's CPU time (on Go's
-// race suite about 1.2, 1.2 and 1.9 s of CPU in a 2.5 s conversion).
+// make them: the three stages share the conversion's CPU time, in
+// comparable parts on Go's race suite (bench/RESULTS.md).
 // Live, walk goes on until the test process is gone.
 func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), grow func(int), stop func() bool) (broken bool) {
 	const batchSize = 1024
@@ -985,9 +986,8 @@ func (w *walker) refresh(final bool) {
 // hint returns how many events the records found so far may make, when
 // that grew enough to tell (a quarter; after the run, at all): the
 // capacity of their chunks (records average over 24 bytes). What the
-// chunks hold would be closer (12.8M events for 12.5M on Go's race suite,
-// where their capacity gives 14.5M), but reading it maps a page of every
-// chunk.
+// chunks hold would be closer (on Go's race suite, bench/RESULTS.md), but
+// reading it maps a page of every chunk.
 func (w *walker) hint(final bool) int {
 	n := int(w.chunks * (w.s.chunkBytes - chunkHdr) / 24)
 	if !final && n < w.hinted+w.hinted/4 || n <= w.hinted {

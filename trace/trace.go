@@ -133,9 +133,9 @@ func (k ObjKind) String() string {
 // An Object is a variable, allocation or synchronisation object. Its name,
 // if it has one, is in Trace.Names: an Object holds no pointer, so a table
 // of them is memory the garbage collector never scans. A channel stress
-// test names 1.4M objects; with a string in each, the collector marked
-// that table at every cycle (without it, an experiment, the collector's
-// CPU time there fell from 43 to 27 s).
+// test names over a million objects; with a string in each, the collector
+// marked that table at every cycle (without it, an experiment, the
+// collector's CPU time there fell: bench/RESULTS.md).
 type Object struct {
 	ID    ObjID
 	Kind  ObjKind

@@ -43,8 +43,8 @@ var _ = register(&command{
 	short:     "record, predict and report the tests of packages",
 	long: `
 Check records the selected tests of each package under seer's recording
-runtime, predicts the data races and atomicity violations another schedule
-would show, and prints each finding go vet style: both accesses, the
+runtime, predicts the data races, atomicity violations, deadlocks, leaks
+and misuses another schedule would show, and prints each finding go vet style: both accesses, the
 goroutines and where they were created, whether the run showed it (observed)
 or another schedule would (predicted), and the first steps of the witness.
 
@@ -587,11 +587,11 @@ var (
 var _ = register(&command{
 	name:      "predict",
 	usageLine: "predict [-format seer|std] [-o text|json|sarif] [-json] [-stats] [-analysis seer|hb|shb] [-solvetimeout d] [-maxmem size] FILE",
-	short:     "predict races and atomicity violations from a trace file",
+	short:     "predict concurrency bugs from a trace file",
 	long: `
 Predict reads a trace (recorded by seer record, or RAPID's STD text format)
-and reports the races and atomicity violations that another schedule of the
-recorded run would show, each proved by a witness schedule that an
+and reports the data races, atomicity violations, deadlocks, leaks and
+misuses that another schedule of the recorded run would show, each proved by a witness schedule that an
 independent checker has replayed. For STD traces, file is empty and line is
 the STD location number.
 

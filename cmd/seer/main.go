@@ -1,5 +1,7 @@
-// Command seer predicts data races and atomicity violations in Go tests
-// from one recorded run. See README.md and `seer help`.
+// Command seer predicts concurrency bugs in Go tests from one recorded
+// run: data races, atomicity violations, deadlocks, goroutine leaks, and
+// misuses of channels, WaitGroups and mutexes. See README.md and
+// `seer help`.
 package main
 
 import (
@@ -17,11 +19,10 @@ func main() {
 		// pointers (the event table, per-event indices), which a
 		// collection does not scan, so collecting more often costs
 		// less than usual, while GOGC's default goal lets the heap reach
-		// twice the live data (1.8 GB beside a 920 MB event table when
-		// converting a capped 30M-event run). At 50 the goal is one and
-		// a half times. (Measured on a 1M-event trace, 25 gave 23% less
-		// peak memory for 15% more CPU; 50 sits between.) A GOGC the
-		// user sets is kept.
+		// twice the live data (as it did converting a capped run). At 50
+		// the goal is one and a half times. (25 gave less peak memory for
+		// more CPU, and 50 sits between: bench/RESULTS.md, "Figures once
+		// in comments".) A GOGC the user sets is kept.
 		debug.SetGCPercent(50)
 	}
 	os.Exit(profiled(func() int { return run(os.Args[1:]) }))
@@ -128,7 +129,7 @@ func run(args []string) int {
 }
 
 func usage(w *os.File) {
-	fmt.Fprintf(w, "seer predicts data races and atomicity violations in Go tests from one recorded run.\n\nUsage:\n\n\tseer <command> [arguments]\n\nThe commands are:\n\n")
+	fmt.Fprintf(w, "seer predicts concurrency bugs (data races, atomicity violations, deadlocks,\nleaks, misuse of channels, WaitGroups and mutexes) in Go tests from one\nrecorded run.\n\nUsage:\n\n\tseer <command> [arguments]\n\nThe commands are:\n\n")
 	for _, c := range commands {
 		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.short)
 	}

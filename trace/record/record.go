@@ -83,8 +83,8 @@ const BytesPerEvent = 76
 
 // DefaultMaxEvents is RecordOptions.MaxEvents's default: what 1 GiB of
 // memory holds (BytesPerEvent), 14.1 million events. Go's race suite,
-// 12.5M events in one run, must fit: a lower cap loses the races of the
-// tests after it. Raise it with seer check -maxmem or -maxevents on a
+// recorded in one run, must fit (its events: bench/RESULTS.md): a lower
+// cap loses the races of the tests after it. Raise it with seer check -maxmem or -maxevents on a
 // machine with more.
 const DefaultMaxEvents = 1 << 30 / BytesPerEvent
 
