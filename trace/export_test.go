@@ -15,12 +15,9 @@ type ConvertOptions struct {
 // ConvertAgain is convert with o, for the external tests, which convert a
 // recording's kept spool again after the run.
 func ConvertAgain(spoolPath, bin, shadow string, h Header, atomic func(string) bool, maxEvents int, o ConvertOptions) (t *Trace, capped bool, err error) {
-	return convert(spoolPath, bin, shadow, h, atomic, maxEvents, convertOptions{
-		replayable:  o.Replayable,
-		keepLocal:   o.KeepLocal,
-		settleEvery: o.SettleEvery,
-		settled:     o.Settled,
-	})
+	co := LiveOptions{Replayable: o.Replayable, KeepLocal: o.KeepLocal}.options()
+	co.settleEvery, co.settled = o.SettleEvery, o.Settled
+	return convert(spoolPath, bin, shadow, h, atomic, maxEvents, co)
 }
 
 // ShrinkEvents is shrinkEvents (local.go), for local_test.go.

@@ -22,10 +22,9 @@ type LiveOptions struct {
 // ConvertLive is Convert with the options of a recording; it also reports
 // whether the conversion stopped at maxEvents.
 func ConvertLive(spoolPath, bin, shadow string, h Header, atomic func(string) bool, maxEvents int, o LiveOptions) (t *Trace, capped bool, err error) {
-	return convert(spoolPath, bin, shadow, h, atomic, maxEvents, convertOptions{
-		replayable: o.Replayable,
-		keepLocal:  o.KeepLocal,
-		live:       o.Ended,
-		abort:      o.Abort,
-	})
+	return convert(spoolPath, bin, shadow, h, atomic, maxEvents, o.options())
+}
+
+func (o LiveOptions) options() convertOptions {
+	return convertOptions{replayable: o.Replayable, keepLocal: o.KeepLocal, live: o.Ended, abort: o.Abort}
 }
