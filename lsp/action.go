@@ -18,7 +18,7 @@ type accessArgs struct {
 	Finding int `json:"finding"`
 	Access  int `json:"access"`
 	// HTML asks seer.showWitness for the witness as a picture
-	// (check.WitnessHTML) that the client shows itself: a webview, a
+	// (report.WitnessHTML) that the client shows itself: a webview, a
 	// browser. The code actions never set it; an editor plugin adds it.
 	HTML bool `json:"html,omitempty"`
 }

@@ -8,25 +8,25 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 func TestBlockingMessages(t *testing.T) {
-	deadlock := check.Finding{
+	deadlock := report.Finding{
 		Test: "TestPublish", Kind: "deadlock", Predicted: true, Count: 1, Variable: "h.out",
-		Accesses: []check.Access{
+		Accesses: []report.Access{
 			{File: "/w/h.go", Line: 19, Op: "send", Goroutine: 10, Variable: "h.out",
-				Holds: []check.Held{{Lock: "h.mu", Op: "lock", File: "/w/h.go", Line: 17}}},
+				Holds: []report.Held{{Lock: "h.mu", Op: "lock", File: "/w/h.go", Line: 17}}},
 			{File: "/w/h.go", Line: 24, Op: "lock", Goroutine: 9, Variable: "h.mu"},
 		},
 	}
-	leak := check.Finding{
+	leak := report.Finding{
 		Test: "TestSumAll", Kind: "leak", Count: 3,
-		Accesses: []check.Access{{File: "/w/p.go", Line: 27, Op: "read", Goroutine: 12, Blocked: "send",
-			Created: []check.Frame{{Func: "example.com/p.sumAll", File: "/w/p.go", Line: 21}}}},
+		Accesses: []report.Access{{File: "/w/p.go", Line: 27, Op: "read", Goroutine: 12, Blocked: "send",
+			Created: []report.Frame{{Func: "example.com/p.sumAll", File: "/w/p.go", Line: 21}}}},
 	}
 	for _, tc := range []struct {
-		f       check.Finding
+		f       report.Finding
 		message string
 		hover   []string
 	}{

@@ -18,7 +18,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/seer-tools/seer/internal/gocmd"
-	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/static"
 )
 
@@ -139,7 +139,7 @@ func findingMarks(f *finding, v *views, root string, relatedInfo bool) []*mark {
 			path:     a.File,
 			rng:      rng,
 			severity: protocol.DiagnosticSeverityWarning,
-			code:     f.Kind,
+			code:     string(f.Kind),
 			message:  findingMessage(&f.Finding, i, short),
 			finding:  f,
 			access:   i,
@@ -158,9 +158,9 @@ func findingMarks(f *finding, v *views, root string, relatedInfo bool) []*mark {
 				}
 			}
 		}
-		// The story's sentences (check.Reorderings), the same the CLI
+		// The story's sentences (report.Reorderings), the same the CLI
 		// and hover tell, at each section they are about.
-		story := check.Reorderings(&f.Finding, short)
+		story := report.Reorderings(&f.Finding, short)
 		for _, ro := range story {
 			for k := range ro.Syncs {
 				s := &ro.Syncs[k]
@@ -196,7 +196,7 @@ func firstOfGoroutine(f *finding, j int) bool {
 
 // buildErrorMarks returns error marks for a test's build errors, and the
 // errors that have no usable position.
-func buildErrorMarks(t check.Test, dir string, v *views) (marks []*mark, loose []string) {
+func buildErrorMarks(t report.Test, dir string, v *views) (marks []*mark, loose []string) {
 	for _, e := range t.Errors {
 		be, ok := gocmd.ParseBuildError(e, dir)
 		if !ok {
@@ -251,7 +251,7 @@ func (st *store) diagnostic(m *mark, uriOf func(string) protocol.DocumentURI) pr
 		Message:  m.message,
 	}
 	if m.finding != nil {
-		d.CodeDescription = &protocol.CodeDescription{Href: uri.URI(check.DocURL + "#" + m.code)}
+		d.CodeDescription = &protocol.CodeDescription{Href: uri.URI(report.DocURL + "#" + m.code)}
 	}
 	for _, r := range m.related {
 		d.RelatedInformation = append(d.RelatedInformation, protocol.DiagnosticRelatedInformation{

@@ -57,7 +57,7 @@
 //	                                editor plugin can open it itself
 //	seer.showWitness {finding, access, html: true}
 //	                                the witness as a picture instead
-//	                                (check.WitnessHTML), written to an
+//	                                (report.WitnessHTML), written to an
 //	                                .html file and not shown: answers
 //	                                {uri, html} for a webview or a browser
 //

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // progressEvent is one $/progress notification.
@@ -54,7 +55,7 @@ type editor struct {
 }
 
 type editorOptions struct {
-	run         func(context.Context, check.Options) (*check.Report, error)
+	run         func(context.Context, check.Options) (*report.Report, error)
 	noProgress  bool // client without workDoneProgress
 	noShowDoc   bool
 	config      map[string]any

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // bankTxtar is a package with a race: Deposit writes balance under mu,
@@ -64,7 +65,7 @@ func helper(t *testing.T) {}
 `
 
 // bankFinding is the race of bankTxtar as check would report it.
-func bankFinding(t testing.TB, dir string) check.Finding {
+func bankFinding(t testing.TB, dir string) report.Finding {
 	bank := filepath.Join(dir, "bank.go")
 	test := filepath.Join(dir, "bank_test.go")
 	write := lineOf(t, dir, "bank.go", "a.balance += n")
@@ -73,18 +74,18 @@ func bankFinding(t testing.TB, dir string) check.Finding {
 	lock2 := lineOf(t, dir, "bank.go", "func (a *Account) Balance") + 1
 	g1 := lineOf(t, dir, "bank_test.go", "a.Deposit(1)")
 	g2 := lineOf(t, dir, "bank_test.go", "a.Balance()")
-	return check.Finding{
+	return report.Finding{
 		Test: "TestDeposit", Package: "example.com/bank", Kind: "race", Predicted: true, Count: 1,
 		Variable: "a.balance",
-		Accesses: []check.Access{
+		Accesses: []report.Access{
 			{File: bank, Line: write, Column: 2, EndLine: write, EndColumn: 11, Op: "write", Goroutine: 7, Variable: "a.balance",
-				Stack:   []check.Frame{{Func: "example.com/bank.(*Account).Deposit", File: bank, Line: write}},
-				Created: []check.Frame{{Func: "example.com/bank.TestDeposit", File: test, Line: g1}}, Event: 40},
+				Stack:   []report.Frame{{Func: "example.com/bank.(*Account).Deposit", File: bank, Line: write}},
+				Created: []report.Frame{{Func: "example.com/bank.TestDeposit", File: test, Line: g1}}, Event: 40},
 			{File: bank, Line: read, Op: "read", Goroutine: 8, Variable: "a.balance",
-				Stack:   []check.Frame{{Func: "example.com/bank.(*Account).Balance", File: bank, Line: read}},
-				Created: []check.Frame{{Func: "example.com/bank.TestDeposit", File: test, Line: g2}}, Event: 52},
+				Stack:   []report.Frame{{Func: "example.com/bank.(*Account).Balance", File: bank, Line: read}},
+				Created: []report.Frame{{Func: "example.com/bank.TestDeposit", File: test, Line: g2}}, Event: 52},
 		},
-		Witness: []check.Step{
+		Witness: []report.Step{
 			{Goroutine: 6, Op: "go", File: test, Line: g1, Event: 10, Object: "goroutine 7", Text: "starts goroutine 7"},
 			{Goroutine: 6, Op: "go", File: test, Line: g2, Event: 12, Object: "goroutine 8", Text: "starts goroutine 8"},
 			{Goroutine: 8, Op: "lock", File: bank, Line: lock2, Event: 48, Object: "a.mu", Text: "locks a.mu"},
@@ -93,7 +94,7 @@ func bankFinding(t testing.TB, dir string) check.Finding {
 			{Goroutine: 7, Op: "write", File: bank, Line: write, Event: 40, Object: "a.balance", Text: "writes a.balance"},
 			{Goroutine: 8, Op: "read", File: bank, Line: read, Event: 52, Object: "a.balance", Text: "reads a.balance"},
 		},
-		Reordered: []check.Sync{
+		Reordered: []report.Sync{
 			{Op: "lock", Goroutine: 7, File: bank, Line: lock, Object: "a.mu"},
 			{Op: "lock", Goroutine: 8, File: bank, Line: lock2, Object: "a.mu", First: true},
 		},
@@ -106,11 +107,11 @@ type fakeRunner struct {
 	calls []check.Options
 	// answer returns the report for a call; block makes the call wait
 	// for cancellation (after reporting "building").
-	answer func(n int, opts check.Options) *check.Report
+	answer func(n int, opts check.Options) *report.Report
 	block  func(n int) bool
 }
 
-func (f *fakeRunner) run(ctx context.Context, opts check.Options) (*check.Report, error) {
+func (f *fakeRunner) run(ctx context.Context, opts check.Options) (*report.Report, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, opts)
 	n := len(f.calls)
@@ -144,11 +145,11 @@ func (f *fakeRunner) last() check.Options {
 }
 
 // bankReport answers every run with the race of bankTxtar.
-func bankReport(t testing.TB, dir string) func(int, check.Options) *check.Report {
-	return func(int, check.Options) *check.Report {
-		return &check.Report{
-			Findings: []check.Finding{bankFinding(t, dir)},
-			Tests:    []check.Test{{Package: "example.com/bank", Name: "TestDeposit", Events: 1234, Outcome: "pass"}},
+func bankReport(t testing.TB, dir string) func(int, check.Options) *report.Report {
+	return func(int, check.Options) *report.Report {
+		return &report.Report{
+			Findings: []report.Finding{bankFinding(t, dir)},
+			Tests:    []report.Test{{Package: "example.com/bank", Name: "TestDeposit", Events: 1234, Outcome: "pass"}},
 		}
 	}
 }

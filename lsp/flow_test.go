@@ -19,6 +19,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 const wait = 20 * time.Second // for in-process events; real recordings wait longer
@@ -96,7 +97,7 @@ func TestPredictFlow(t *testing.T) {
 	}
 	for _, d := range diags {
 		if d.Severity != protocol.DiagnosticSeverityWarning || d.Source != "seer" || d.Code != "race" ||
-			d.CodeDescription == nil || string(d.CodeDescription.Href) != check.DocURL+"#race" {
+			d.CodeDescription == nil || string(d.CodeDescription.Href) != report.DocURL+"#race" {
 			t.Errorf("diagnostic %+v: want warning, source seer, code race, doc link", d)
 		}
 		var rel []string
@@ -167,8 +168,8 @@ func TestPredictFlow(t *testing.T) {
 	}
 
 	// Re-running the test with no findings clears them with [].
-	fr.answer = func(int, check.Options) *check.Report {
-		return &check.Report{Tests: []check.Test{{Name: "TestDeposit", Outcome: "pass"}}}
+	fr.answer = func(int, check.Options) *report.Report {
+		return &report.Report{Tests: []report.Test{{Name: "TestDeposit", Outcome: "pass"}}}
 	}
 	e.run(actions[2].Command)
 	e.await("cleared diagnostics", wait, func() bool { return e.progressEnded(2) && len(e.diagsOf("bank.go")) == 0 })
@@ -335,8 +336,8 @@ func TestCancelPrediction(t *testing.T) {
 func TestBuildErrorsBecomeDiagnostics(t *testing.T) {
 	dir := writeTxtar(t, bankTxtar)
 	testFile := filepath.Join(dir, "bank_test.go")
-	fr := &fakeRunner{answer: func(int, check.Options) *check.Report {
-		return &check.Report{Tests: []check.Test{{Package: "example.com/bank", Outcome: "build-error",
+	fr := &fakeRunner{answer: func(int, check.Options) *report.Report {
+		return &report.Report{Tests: []report.Test{{Package: "example.com/bank", Outcome: "build-error",
 			Errors: []string{testFile + ":9:6: declared and not used: a", "go: something without a position"}}}}
 	}}
 	e := newEditor(t, dir, editorOptions{run: fr.run})
@@ -371,7 +372,7 @@ func TestEndedTestKeepsPartialFindings(t *testing.T) {
 	} {
 		t.Run(tc.outcome, func(t *testing.T) {
 			dir := writeTxtar(t, bankTxtar)
-			fr := &fakeRunner{answer: func(int, check.Options) *check.Report {
+			fr := &fakeRunner{answer: func(int, check.Options) *report.Report {
 				r := bankReport(t, dir)(0, check.Options{})
 				r.Tests[0].Outcome = tc.outcome
 				if tc.outcome == "timeout" {

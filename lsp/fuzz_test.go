@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // paramTypes are the params protocol.ServerHandler decodes for each method
@@ -141,7 +142,7 @@ func FuzzRequest(f *testing.F) {
 	}
 	ws := writeTxtar(f, bankTxtar)
 	wsURI := string(uri.File(ws))
-	run := (&fakeRunner{answer: func(int, check.Options) *check.Report { return &check.Report{} }}).run
+	run := (&fakeRunner{answer: func(int, check.Options) *report.Report { return &report.Report{} }}).run
 
 	f.Fuzz(func(t *testing.T, method string, params []byte) {
 		params = bytes.ReplaceAll(params, []byte("$WS"), []byte(wsURI))

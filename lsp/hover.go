@@ -13,7 +13,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // hoverSteps is how many witness steps hover shows: the first ones of
@@ -88,17 +88,17 @@ func (s *server) sourceLine(path string, line int) string {
 // hoverMarkdown explains access i of f: a fenced block with its source,
 // then who the goroutines are, what orders what and what does not, and
 // the first steps of the witness.
-func hoverMarkdown(f *check.Finding, i int, short func(string) string, src func(string, int) string) string {
+func hoverMarkdown(f *report.Finding, i int, short func(string) string, src func(string, int) string) string {
 	var b strings.Builder
 	a := &f.Accesses[i]
 	if line := src(a.File, a.Line); line != "" {
 		fmt.Fprintf(&b, "```go\n%s\n```\n\n", line)
 	}
-	fmt.Fprintf(&b, "**%s**", check.Title(f))
+	fmt.Fprintf(&b, "**%s**", report.Title(f))
 	if f.Variable != "" {
 		fmt.Fprintf(&b, " on `%s`", f.Variable)
 	}
-	fmt.Fprintf(&b, " (%s) · [%s](%s#%s)\n\n---\n\n", verdict(f), f.Kind, check.DocURL, f.Kind)
+	fmt.Fprintf(&b, " (%s) · [%s](%s#%s)\n\n---\n\n", verdict(f), f.Kind, report.DocURL, f.Kind)
 
 	access := func(j int) string {
 		o := &f.Accesses[j]
@@ -121,12 +121,12 @@ func hoverMarkdown(f *check.Finding, i int, short func(string) string, src func(
 			fmt.Fprintf(&b, ": a %s interleaving that no serial order of the transactions gives", p)
 		}
 		b.WriteString(".\n\n")
-	} else if check.IsMisuse(f.Kind) {
-		b.WriteString(check.MisuseSentence(f) + "\n\n")
-	} else if s := check.LeakSentence(f, short); s != "" {
+	} else if f.Kind.IsMisuse() {
+		b.WriteString(report.MisuseSentence(f) + "\n\n")
+	} else if s := report.LeakSentence(f, short); s != "" {
 		b.WriteString(capitalize(s) + ".\n\n")
-	} else if check.ObservedBlocking(f) {
-		for _, s := range check.BlockedSentences(f, short) {
+	} else if report.ObservedBlocking(f) {
+		for _, s := range report.BlockedSentences(f, short) {
 			fmt.Fprintf(&b, "%s.\n\n", capitalize(s))
 		}
 	} else if f.Kind == "deadlock" {
@@ -134,12 +134,12 @@ func hoverMarkdown(f *check.Finding, i int, short func(string) string, src func(
 		for j := range f.Accesses {
 			parts = append(parts, access(j))
 		}
-		if check.Title(f) == "deadlock" {
+		if report.Title(f) == "deadlock" {
 			fmt.Fprintf(&b, "%s each wait for ever, in a schedule that nothing rules out: every goroutine that could let one of them go on waits too, or has ended.\n\n", capitalize(strings.Join(parts, " and ")))
 		} else {
 			fmt.Fprintf(&b, "%s each wait for a lock that another of these goroutines holds, in a schedule that nothing rules out.\n\n", capitalize(strings.Join(parts, " and ")))
 		}
-		for _, s := range check.HoldSentences(f, short) {
+		for _, s := range report.HoldSentences(f, short) {
 			fmt.Fprintf(&b, "%s.\n\n", capitalize(s))
 		}
 	} else {
@@ -174,7 +174,7 @@ func hoverMarkdown(f *check.Finding, i int, short func(string) string, src func(
 
 	b.WriteString("\n**Ordering**\n\n")
 	if f.Predicted {
-		if sentences := check.ReorderedSentences(f, short); len(sentences) > 0 {
+		if sentences := report.ReorderedSentences(f, short); len(sentences) > 0 {
 			b.WriteString("- Only the schedule kept the accesses apart: ")
 			b.WriteString(strings.Join(sentences, "; "))
 			b.WriteString(".\n")
@@ -198,7 +198,7 @@ func hoverMarkdown(f *check.Finding, i int, short func(string) string, src func(
 		fmt.Fprintf(&b, "\n**Witness schedule** (synchronisation and the accesses, %d of %d steps; *Show witness schedule* shows every step in your code)\n\n", shown, len(steps))
 		for k, i := range steps[:shown] {
 			st := &f.Witness[i]
-			text := check.StepText(st)
+			text := report.StepText(st)
 			if obj := st.Object; obj != "" && !strings.Contains(obj, " ") {
 				text = strings.Replace(text, obj, "`"+obj+"`", 1) // an expression from the source
 			}
@@ -208,7 +208,7 @@ func hoverMarkdown(f *check.Finding, i int, short func(string) string, src func(
 			}
 			fmt.Fprintf(&b, "%d. %s\n", k+1, line)
 		}
-		if prefix := check.PrefixPhrase(f, short); prefix != "" {
+		if prefix := report.PrefixPhrase(f, short); prefix != "" {
 			fmt.Fprintf(&b, "\nThe witness starts from %s.\n", prefix)
 		}
 	}
@@ -218,7 +218,7 @@ func hoverMarkdown(f *check.Finding, i int, short func(string) string, src func(
 // pattern names an atomicity violation's interleaving (read-write-read,
 // ...): the transaction's first access, the intruder, the transaction's
 // last access.
-func pattern(f *check.Finding, tx, others []int) string {
+func pattern(f *report.Finding, tx, others []int) string {
 	if len(tx) < 2 || len(others) == 0 {
 		return ""
 	}

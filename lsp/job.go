@@ -18,6 +18,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // stopTimeout bounds how long shutdown waits for cancelled jobs.
@@ -51,11 +52,11 @@ const whyReplay = "replay witness"
 
 // An outcome is what seer.predict answers.
 type outcome struct {
-	Findings  int          `json:"findings"`
-	Predicted int          `json:"predicted"`
-	Tests     []check.Test `json:"tests"`
-	Cancelled bool         `json:"cancelled,omitempty"`
-	Error     string       `json:"error,omitempty"`
+	Findings  int           `json:"findings"`
+	Predicted int           `json:"predicted"`
+	Tests     []report.Test `json:"tests"`
+	Cancelled bool          `json:"cancelled,omitempty"`
+	Error     string        `json:"error,omitempty"`
 }
 
 // startJob starts predicting sc. A job already running for sc is
@@ -155,7 +156,7 @@ func (s *server) runJob(j *job, old *job, token *protocol.ProgressToken) {
 
 // safeRun calls the runner, turning a panic (a bug in seer's engine) into
 // an error so that the session survives it.
-func (s *server) safeRun(ctx context.Context, opts check.Options) (rep *check.Report, err error) {
+func (s *server) safeRun(ctx context.Context, opts check.Options) (rep *report.Report, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("panic in prediction", "panic", p, "stack", string(debug.Stack()))

@@ -11,10 +11,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
-func verdict(f *check.Finding) string {
+func verdict(f *report.Finding) string {
 	if f.Predicted {
 		return "predicted"
 	}
@@ -43,23 +43,23 @@ func isUserFile(path string) bool {
 
 // userFrame returns the first frame of frames in user code: where the
 // user's code started a goroutine.
-func userFrame(frames []check.Frame) (check.Frame, bool) {
+func userFrame(frames []report.Frame) (report.Frame, bool) {
 	for _, f := range frames {
 		if isUserFile(f.File) {
 			return f, true
 		}
 	}
-	return check.Frame{}, false
+	return report.Frame{}, false
 }
 
 // inUserCode reports whether a witness step happened in the user's code,
 // not in GOROOT (the runtime, the testing harness) or generated code.
-func inUserCode(st *check.Step) bool { return isUserFile(st.File) }
+func inUserCode(st *report.Step) bool { return isUserFile(st.File) }
 
 // userSteps returns the indices of the witness steps in user code.
 // Witnesses hold every event up to the bug, most of them the test
 // harness starting up: the user's steps tell the story.
-func userSteps(f *check.Finding) []int {
+func userSteps(f *report.Finding) []int {
 	var out []int
 	for i := range f.Witness {
 		if inUserCode(&f.Witness[i]) {
@@ -72,7 +72,7 @@ func userSteps(f *check.Finding) []int {
 // storySteps returns the witness steps in user code that tell the story:
 // synchronisation and the finding's own accesses, without the reads and
 // writes of other memory.
-func storySteps(f *check.Finding) []int {
+func storySteps(f *report.Finding) []int {
 	access := map[int]bool{}
 	for _, a := range f.Accesses {
 		access[a.Event] = true
@@ -89,7 +89,7 @@ func storySteps(f *check.Finding) []int {
 
 // createdAt says where the goroutine of a was started, or "" when only
 // the test harness started it.
-func createdAt(a *check.Access, short func(string) string) string {
+func createdAt(a *report.Access, short func(string) string) string {
 	if f, ok := userFrame(a.Created); ok {
 		return "created at " + site(f.File, f.Line, short)
 	}
@@ -99,7 +99,7 @@ func createdAt(a *check.Access, short func(string) string) string {
 // transaction splits the accesses of an atomicity violation into those
 // of the goroutine whose transaction is broken (the goroutine with the
 // most accesses), in recorded order, and the others.
-func transaction(f *check.Finding) (tx, others []int) {
+func transaction(f *report.Finding) (tx, others []int) {
 	count := map[int]int{}
 	best := 0
 	for _, a := range f.Accesses {
@@ -121,16 +121,16 @@ func transaction(f *check.Finding) (tx, others []int) {
 
 // findingMessage describes access i of f for a diagnostic there: what
 // happens at it and the other accesses with their places and goroutines.
-func findingMessage(f *check.Finding, i int, short func(string) string) string {
+func findingMessage(f *report.Finding, i int, short func(string) string) string {
 	var b strings.Builder
-	b.WriteString(check.Title(f))
+	b.WriteString(report.Title(f))
 	if f.Variable != "" {
 		fmt.Fprintf(&b, " on %s", f.Variable)
 	}
 	b.WriteString(": ")
-	if check.ObservedBlocking(f) {
+	if report.ObservedBlocking(f) {
 		// Where each goroutine was left, this one's first.
-		ss := check.BlockedSentences(f, short)
+		ss := report.BlockedSentences(f, short)
 		if i < len(ss) {
 			ss[0], ss[i] = ss[i], ss[0]
 		}

@@ -8,20 +8,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // atomicityFinding is a check-then-act: goroutine 3 reads and then writes
 // c.n in one transaction, and goroutine 4's write can run between them.
-func atomicityFinding() check.Finding {
-	return check.Finding{
+func atomicityFinding() report.Finding {
+	return report.Finding{
 		Test: "TestCounter", Kind: "atomicity", Predicted: true, Count: 2, Variable: "c.n",
-		Accesses: []check.Access{
+		Accesses: []report.Access{
 			{File: "/w/c.go", Line: 10, Op: "read", Goroutine: 3, Event: 5},
 			{File: "/w/c.go", Line: 20, Op: "write", Goroutine: 4, Event: 9},
 			{File: "/w/c.go", Line: 14, Op: "write", Goroutine: 3, Event: 12},
 		},
-		Witness: []check.Step{
+		Witness: []report.Step{
 			{Goroutine: 3, Op: "read", File: "/w/c.go", Line: 10, Event: 5, Object: "c.n"},
 			{Goroutine: 4, Op: "write", File: "/w/c.go", Line: 20, Event: 9, Object: "c.n"},
 			{Goroutine: 3, Op: "write", File: "/w/c.go", Line: 14, Event: 12, Object: "c.n"},

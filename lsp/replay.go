@@ -3,7 +3,7 @@
 
 package lsp
 
-import "github.com/seer-tools/seer/predict/check"
+import "github.com/seer-tools/seer/predict/report"
 
 // replayArgs are seer.predict's arguments from the "Replay witness"
 // action: the prediction of the test also replays each race's and
@@ -15,13 +15,13 @@ type replayArgs struct {
 }
 
 // replayHover is the hover's line on f's replay, or "" if none was run.
-func replayHover(f *check.Finding) string {
+func replayHover(f *report.Finding) string {
 	switch f.Confirmed {
 	case "":
 		return ""
-	case check.ConfirmedYes:
+	case report.ConfirmedYes:
 		return "- **Confirmed by replay**: seer ran the test again under the witness schedule, and " + f.Replay + ".\n"
-	case check.ConfirmedNo:
+	case report.ConfirmedNo:
 		return "- **Not confirmed by replay**: " + f.Replay + ".\n"
 	}
 	return "- Replay not tried: " + f.Replay + ".\n"

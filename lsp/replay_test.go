@@ -8,15 +8,15 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 func TestReplayHover(t *testing.T) {
-	race := func(confirmed, note string) check.Finding {
-		return check.Finding{
+	race := func(confirmed, note string) report.Finding {
+		return report.Finding{
 			Test: "TestAudit", Kind: "race", Predicted: true, Count: 1, Variable: "a.note",
 			Confirmed: confirmed, Replay: note,
-			Accesses: []check.Access{
+			Accesses: []report.Access{
 				{File: "/w/bank.go", Line: 21, Op: "write", Goroutine: 9, Event: 5},
 				{File: "/w/bank.go", Line: 35, Op: "read", Goroutine: 10, Event: 9},
 			},
@@ -27,9 +27,9 @@ func TestReplayHover(t *testing.T) {
 		want            string // "" = no replay line
 	}{
 		{"", "", ""},
-		{check.ConfirmedYes, "the replayed run left the accesses unordered", "- **Confirmed by replay**: seer ran the test again under the witness schedule, and the replayed run left the accesses unordered."},
-		{check.ConfirmedNo, "g7 did not reach its step 3 (lock bank.go:32) within 2s", "- **Not confirmed by replay**: g7 did not reach its step 3 (lock bank.go:32) within 2s."},
-		{check.ConfirmedNotTried, "goroutine 12 was started by the runtime, not a go statement", "- Replay not tried: goroutine 12 was started by the runtime, not a go statement."},
+		{report.ConfirmedYes, "the replayed run left the accesses unordered", "- **Confirmed by replay**: seer ran the test again under the witness schedule, and the replayed run left the accesses unordered."},
+		{report.ConfirmedNo, "g7 did not reach its step 3 (lock bank.go:32) within 2s", "- **Not confirmed by replay**: g7 did not reach its step 3 (lock bank.go:32) within 2s."},
+		{report.ConfirmedNotTried, "goroutine 12 was started by the runtime, not a go statement", "- Replay not tried: goroutine 12 was started by the runtime, not a go statement."},
 	} {
 		f := race(tc.confirmed, tc.note)
 		h := hoverMarkdown(&f, 0, base, func(string, int) string { return "" })

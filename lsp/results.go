@@ -11,7 +11,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // buildKey is the test name under which a package's build errors are
@@ -19,7 +19,7 @@ import (
 const buildKey = "#build"
 
 // finish stores the results of j's report and publishes them.
-func (s *server) finish(j *job, rep *check.Report, recorded map[string][]byte) outcome {
+func (s *server) finish(j *job, rep *report.Report, recorded map[string][]byte) outcome {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v := newViews(recorded, func(path string) ([]byte, error) {

@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/static"
 )
 
@@ -27,7 +28,7 @@ type Options struct {
 
 	// Run records and analyses; nil means check.Run. Tests replace it to
 	// exercise the protocol without recording.
-	Run func(context.Context, check.Options) (*check.Report, error)
+	Run func(context.Context, check.Options) (*report.Report, error)
 
 	// CacheDir is seer's cache directory ("" = the user cache directory).
 	CacheDir string
@@ -94,7 +95,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 type server struct {
 	opts Options
 	log  *slog.Logger
-	run  func(context.Context, check.Options) (*check.Report, error)
+	run  func(context.Context, check.Options) (*report.Report, error)
 	// static keeps the packages static analysis loaded across
 	// predictions; it reloads a package whose source has changed.
 	static *static.Cache

@@ -14,7 +14,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // A scope is what one prediction ran: the tests of the package in dir,
@@ -40,12 +40,12 @@ type result struct {
 	marks    []*mark
 }
 
-// A finding is a check.Finding the store holds, with a stable id that
+// A finding is a report.Finding the store holds, with a stable id that
 // commands refer to.
 type finding struct {
 	id  int
 	dir string
-	check.Finding
+	report.Finding
 }
 
 // A mark is one diagnostic, positioned in the current text of its file.
@@ -60,7 +60,7 @@ type mark struct {
 	access   int      // index in finding.Accesses (or why.Accesses)
 	// why, when set, makes the mark a hover only (never published): an
 	// access that seer proves race-free against another (whynorace.go).
-	why   *check.Ordered
+	why   *report.Ordered
 	owner *result
 }
 
@@ -112,7 +112,7 @@ func (st *store) scopesIn(dir string) []scope {
 }
 
 // newFinding wraps f with a fresh id.
-func (st *store) newFinding(dir string, f check.Finding) *finding {
+func (st *store) newFinding(dir string, f report.Finding) *finding {
 	st.nextID++
 	return &finding{id: st.nextID, dir: dir, Finding: f}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -22,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // functions the server calls (findingMarks, hoverMarkdown). The numbers
 // that vary from run to run (event indices and counts in the prefix
 // phrase) are replaced by N.
-func editorTexts(t *testing.T, rep *check.Report, root string) string {
+func editorTexts(t *testing.T, rep *report.Report, root string) string {
 	var b strings.Builder
 	read := func(p string) ([]byte, error) { return os.ReadFile(p) }
 	src := func(path string, line int) string {

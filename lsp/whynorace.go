@@ -1,7 +1,7 @@
 // This file implements "why no race here?": hover on an access that
 // conflicts with an access of another goroutine and has no finding tells
-// what orders the two in every schedule (check.Ordered, worded by
-// check.WhyNoRaceSentences). The marks are hover-only: never published.
+// what orders the two in every schedule (report.Ordered, worded by
+// report.WhyNoRaceSentences). The marks are hover-only: never published.
 
 package lsp
 
@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // whyMarks returns a hover-only mark at each access of o that can be
 // located.
-func whyMarks(o *check.Ordered, v *views) []*mark {
+func whyMarks(o *report.Ordered, v *views) []*mark {
 	var marks []*mark
 	for i := range o.Accesses {
 		a := &o.Accesses[i]
@@ -31,7 +31,7 @@ func whyMarks(o *check.Ordered, v *views) []*mark {
 // the other access: the rules in order, as a numbered list. first says
 // whether this is the first explanation of the hover, which shows the
 // source line.
-func whyMarkdown(o *check.Ordered, i int, short func(string) string, src func(string, int) string, first bool) string {
+func whyMarkdown(o *report.Ordered, i int, short func(string) string, src func(string, int) string, first bool) string {
 	var b strings.Builder
 	a, other := &o.Accesses[i], &o.Accesses[1-i]
 	if line := src(a.File, a.Line); first && line != "" {
@@ -49,7 +49,7 @@ func whyMarkdown(o *check.Ordered, i int, short func(string) string, src func(st
 		fmt.Fprintf(&b, "**No race found**%s between the **%s** here (goroutine %d) and the **%s** at %s (goroutine %d).\n\n",
 			on, a.Op, a.Goroutine, other.Op, site(other.File, other.Line, short), other.Goroutine)
 	}
-	sentences := check.WhyNoRaceSentences(o, short)
+	sentences := report.WhyNoRaceSentences(o, short)
 	if len(sentences) == 1 {
 		fmt.Fprintf(&b, "%s.\n", capitalize(sentences[0]))
 		return b.String()

@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 const whyTxtar = `
@@ -115,25 +116,25 @@ func TestWhyNoRaceHover(t *testing.T) {
 	decl := lineOf(t, dir, "bank_test.go", "var a Account")
 	spawn := lineOf(t, dir, "bank_test.go", "a.Deposit(1)")
 	write := lineOf(t, dir, "bank.go", "a.balance += n")
-	step := func(g int, op, file string, line int, text string) check.Step {
-		return check.Step{Goroutine: g, Op: op, File: file, Line: line, Text: text}
+	step := func(g int, op, file string, line int, text string) report.Step {
+		return report.Step{Goroutine: g, Op: op, File: file, Line: line, Text: text}
 	}
-	ordered := check.Ordered{
+	ordered := report.Ordered{
 		Test: "TestDeposit", Variable: "a",
-		Accesses: [2]check.Access{
+		Accesses: [2]report.Access{
 			{File: test, Line: decl, Op: "write", Goroutine: 6, Variable: "a"},
 			{File: bank, Line: write, Op: "write", Goroutine: 7, Variable: "a.balance"},
 		},
-		Chain: []check.Link{
+		Chain: []report.Link{
 			{Rule: "program order", From: step(6, "write", test, decl, "writes a"), To: step(6, "go", test, spawn, "starts goroutine 7")},
 			{Rule: "go", From: step(6, "go", test, spawn, "starts goroutine 7"), To: step(7, "start", "", 0, "begins")},
 			{Rule: "program order", From: step(7, "start", "", 0, "begins"), To: step(7, "write", bank, write, "writes a.balance")},
 		},
 	}
-	report := bankReport(t, dir)
-	fr := &fakeRunner{answer: func(n int, o check.Options) *check.Report {
-		rep := report(n, o)
-		rep.Ordered = []check.Ordered{ordered}
+	base := bankReport(t, dir)
+	fr := &fakeRunner{answer: func(n int, o check.Options) *report.Report {
+		rep := base(n, o)
+		rep.Ordered = []report.Ordered{ordered}
 		return rep
 	}}
 	e := newEditor(t, dir, editorOptions{run: fr.run})

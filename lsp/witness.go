@@ -21,16 +21,16 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // maxCell bounds the width of a goroutine's column.
 const maxCell = 40
 
 // witnessDocument renders the witness of f.
-func witnessDocument(f *check.Finding, short func(string) string, src func(string, int) string) string {
+func witnessDocument(f *report.Finding, short func(string) string, src func(string, int) string) string {
 	var b strings.Builder
-	title := check.Title(f)
+	title := report.Title(f)
 	if f.Variable != "" {
 		title += " on " + f.Variable
 	}
@@ -47,10 +47,10 @@ func witnessDocument(f *check.Finding, short func(string) string, src func(strin
 	if left := len(f.Witness) - len(steps); left > 0 {
 		fmt.Fprintf(&b, "The %d steps the runtime and the test harness take are left out; step\nnumbers count them.\n", left)
 	}
-	if prefix := check.PrefixPhrase(f, short); prefix != "" {
+	if prefix := report.PrefixPhrase(f, short); prefix != "" {
 		fmt.Fprintf(&b, "The schedule starts from %s; the steps below follow.\n", prefix)
 	}
-	if sentences := check.ReorderedSentences(f, short); len(sentences) > 0 {
+	if sentences := report.ReorderedSentences(f, short); len(sentences) > 0 {
 		b.WriteString("\nRun in the other order than recorded:\n")
 		for _, sentence := range sentences {
 			fmt.Fprintf(&b, "  %s.\n", capitalize(sentence))
@@ -67,7 +67,7 @@ func witnessDocument(f *check.Finding, short func(string) string, src func(strin
 			gs = append(gs, st.Goroutine)
 		}
 	}
-	accessAt := map[int]*check.Access{}
+	accessAt := map[int]*report.Access{}
 	for k := range f.Accesses {
 		accessAt[f.Accesses[k].Event] = &f.Accesses[k]
 	}
@@ -78,7 +78,7 @@ func witnessDocument(f *check.Finding, short func(string) string, src func(strin
 	}
 	for k, i := range steps {
 		st := &f.Witness[i]
-		cell := check.StepText(st) + " " + site(st.File, st.Line, short)
+		cell := report.StepText(st) + " " + site(st.File, st.Line, short)
 		cells[k] = clip(cell, maxCell)
 		width[col[st.Goroutine]] = max(width[col[st.Goroutine]], utf8.RuneCountInString(cells[k]))
 	}
@@ -150,7 +150,7 @@ func (s *server) showWitness(ctx context.Context, args accessArgs) (any, error) 
 	}
 	short := func(p string) string { return shortPath(p, f.dir, s.folderOf(f.dir)) }
 	if args.HTML {
-		page := check.WitnessHTML(&f.Finding, check.HTMLOptions{
+		page := report.WitnessHTML(&f.Finding, report.HTMLOptions{
 			Rel:     short,
 			Source:  s.sourceLine,
 			Harness: func(file string) bool { return file != "" && !isUserFile(file) },

@@ -9,15 +9,23 @@ import (
 	"io"
 	"time"
 
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/predict/witness"
 	"github.com/seer-tools/seer/trace"
 )
 
-// Kinds of finding.
+// Kinds of finding: package report's typed kinds, named here for the
+// layers that find them.
 const (
-	KindRace      = "race"
-	KindAtomicity = "atomicity"
-	KindDeadlock  = "deadlock"
+	KindRace              = report.KindRace
+	KindAtomicity         = report.KindAtomicity
+	KindDeadlock          = report.KindDeadlock
+	KindLeak              = report.KindLeak
+	KindSendOnClosed      = report.KindSendOnClosed
+	KindCloseOfClosed     = report.KindCloseOfClosed
+	KindNegativeWaitGroup = report.KindNegativeWaitGroup
+	KindWaitGroupReuse    = report.KindWaitGroupReuse
+	KindUnlockOfUnlocked  = report.KindUnlockOfUnlocked
 )
 
 // Analyses selectable with Options.Analysis.
@@ -150,12 +158,11 @@ func (o *Options) defaults() Options {
 // A Finding is one predicted (or observed) bug, deduplicated by source
 // sites.
 type Finding struct {
-	// Kind is "race", "atomicity", "deadlock", "leak" (observed, from
-	// leak.go, or predicted after a select, from selectleak.go) or a
-	// misuse kind
-	// (misuse.go: "send-on-closed", "close-of-closed",
-	// "negative-waitgroup", "waitgroup-reuse", "unlock-of-unlocked").
-	Kind string
+	// Kind is KindRace, KindAtomicity, KindDeadlock, KindLeak (observed,
+	// from leak.go, or predicted after a select, from selectleak.go) or a
+	// misuse kind (misuse.go: KindSendOnClosed, KindCloseOfClosed,
+	// KindNegativeWaitGroup, KindWaitGroupReuse, KindUnlockOfUnlocked).
+	Kind report.Kind
 
 	// Predicted is false when the bug happened in the recorded run as it
 	// was: for a race, the two accesses are concurrent under the run's own

@@ -11,6 +11,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/trace"
 )
 
@@ -92,7 +93,7 @@ func relaxedOf(t *testing.T, tr *trace.Trace, c *ctp, m *memory) bitset {
 	return e.relaxed
 }
 
-func countKind(fs []Finding, kind string) int {
+func countKind(fs []Finding, kind report.Kind) int {
 	n := 0
 	for _, f := range fs {
 		if f.Kind == kind {

@@ -58,9 +58,6 @@ import (
 	"github.com/seer-tools/seer/trace"
 )
 
-// KindLeak is a goroutine that the test leaves blocked for ever.
-const KindLeak = "leak"
-
 // ObservedBlocked returns the goroutines that the recorded run t left
 // blocked, grouped by test and place (see the file comment): as leak
 // findings, or if hung is set (the run deadlocked or timed out) as

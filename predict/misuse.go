@@ -54,17 +54,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/predict/witness"
 	"github.com/seer-tools/seer/trace"
-)
-
-// Kinds of misuse finding.
-const (
-	KindSendOnClosed      = string(witness.SendOnClosed)
-	KindCloseOfClosed     = string(witness.CloseOfClosed)
-	KindNegativeWaitGroup = string(witness.NegativeWaitGroup)
-	KindWaitGroupReuse    = string(witness.WaitGroupReuse)
-	KindUnlockOfUnlocked  = string(witness.UnlockOfUnlocked)
 )
 
 // maxMisuseClosures bounds the closures the misuse layer computes.
@@ -176,11 +168,11 @@ func (e *engine) misuseLayer() ([]Finding, Stage, error) {
 
 // misuseKey names a finding by its kind and the sites of its events.
 type misuseKey struct {
-	kind string
+	kind report.Kind
 	a, b int32
 }
 
-func (m *misuse) key(kind string, evs ...int32) misuseKey {
+func (m *misuse) key(kind report.Kind, evs ...int32) misuseKey {
 	k := misuseKey{kind: kind, a: -1, b: -1}
 	k.a = m.e.c.site(evs[0])
 	if len(evs) > 1 {
@@ -280,7 +272,7 @@ func (m *misuse) inCut(i int32) bool { return m.e.c.pos[i] <= m.cut[m.e.c.ev[i].
 // emit records the finding whose schedule is m.cut in observed order
 // (deadlockWitness's form: the prefix up to the cut's last event, which is
 // the witness).
-func (m *misuse) emit(kind string, k misuseKey, evs []int32, predicted bool) {
+func (m *misuse) emit(kind report.Kind, k misuseKey, evs []int32, predicted bool) {
 	empty := true
 	for _, n := range m.cut {
 		empty = empty && n == 0

@@ -43,7 +43,7 @@ func describe(t *trace.Trace, fs []Finding) string {
 		for _, i := range f.Events {
 			lines = append(lines, fmt.Sprint(t.Site(&t.Events[i]).Line))
 		}
-		s := f.Kind + " " + strings.Join(lines, "-")
+		s := string(f.Kind) + " " + strings.Join(lines, "-")
 		if f.Predicted {
 			s += " predicted"
 		}

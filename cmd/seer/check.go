@@ -16,6 +16,7 @@ import (
 
 	"github.com/seer-tools/seer/predict"
 	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/trace"
 	"github.com/seer-tools/seer/trace/record"
 )
@@ -100,9 +101,14 @@ func runCheck(c *command, args []string) int {
 		return 2
 	}
 	if *checkExplain != "" {
-		text, ok := check.Explain(*checkExplain)
+		kind, _ := report.ParseKind(*checkExplain)
+		text, ok := report.Explain(kind)
 		if !ok {
-			errorf(c, "no finding kind %q (want one of %s)", *checkExplain, strings.Join(check.Kinds(), ", "))
+			var kinds []string
+			for _, k := range report.Kinds() {
+				kinds = append(kinds, string(k))
+			}
+			errorf(c, "no finding kind %q (want one of %s)", *checkExplain, strings.Join(kinds, ", "))
 			return 2
 		}
 		fmt.Println(text)
@@ -156,7 +162,7 @@ func runCheck(c *command, args []string) int {
 		errorf(c, "%v", err)
 		return 2
 	}
-	return report(os.Stdout, rep, format)
+	return writeReport(os.Stdout, rep, format)
 }
 
 // outputFormat checks a report format flag (named flag: -format for
@@ -177,14 +183,14 @@ func outputFormat(c *command, flag, format string, asJSON bool) (string, bool) {
 	return "", false
 }
 
-// report prints rep in format (text, json, sarif) and returns the exit
+// writeReport prints rep in format (text, json, sarif) and returns the exit
 // status (see seer help check).
-func report(w io.Writer, rep *check.Report, format string) int {
+func writeReport(w io.Writer, rep *report.Report, format string) int {
 	switch format {
 	case "json":
-		check.WriteJSON(w, rep)
+		report.WriteJSON(w, rep)
 	case "sarif":
-		check.WriteSARIF(w, rep, check.SARIFOptions{Root: moduleRoot(), Version: version()})
+		report.WriteSARIF(w, rep, report.SARIFOptions{Root: moduleRoot(), Version: version()})
 	default:
 		printReport(w, rep)
 	}
@@ -217,7 +223,7 @@ const (
 )
 
 // exitStatus is the exit status that rep gives seer check.
-func exitStatus(rep *check.Report) int {
+func exitStatus(rep *report.Report) int {
 	status := exitClean
 	if len(rep.Findings) > 0 {
 		status = exitFindings
@@ -260,7 +266,7 @@ func words(outcome string) string {
 	return outcome
 }
 
-func printReport(w io.Writer, rep *check.Report) {
+func printReport(w io.Writer, rep *report.Report) {
 	cwd, _ := os.Getwd()
 	rel := func(file string) string {
 		if r, err := filepath.Rel(cwd, file); err == nil && !strings.HasPrefix(r, "..") {
@@ -319,7 +325,7 @@ func printReport(w io.Writer, rep *check.Report) {
 }
 
 // packageSummary is the line that sums up one package.
-func packageSummary(p check.Package) string {
+func packageSummary(p report.Package) string {
 	switch p.Status {
 	case "no-package":
 		return fmt.Sprintf("%s: %s", p.Path, p.Error)
@@ -437,7 +443,7 @@ func parseSize(s string) (int64, error) {
 // the user's (the standard library, a dependency outside the module),
 // innermost first, up to the user's line that the finding is reported at:
 // the calls that explain why that line touches the memory.
-func libraryFrames(a check.Access) string {
+func libraryFrames(a report.Access) string {
 	var parts []string
 	for _, fr := range a.Stack {
 		if fr.File == a.File && fr.Line == a.Line {
@@ -456,15 +462,15 @@ func libraryFrames(a check.Access) string {
 }
 
 // formatFinding renders one finding go vet style.
-func formatFinding(f check.Finding, rel func(string) string) string {
+func formatFinding(f report.Finding, rel func(string) string) string {
 	var b strings.Builder
 	how := "predicted"
 	if !f.Predicted {
 		how = "observed"
 	}
 	a := f.Accesses[0]
-	what := check.Title(&f)
-	pos := func(a check.Access) string {
+	what := report.Title(&f)
+	pos := func(a report.Access) string {
 		if a.File == "" {
 			return fmt.Sprintf("%d", a.Line)
 		}
@@ -481,12 +487,12 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 	if f.Test != "" {
 		fmt.Fprintf(&b, ", %s", f.Test)
 	}
-	if f.Count > 1 && !check.ObservedBlocking(&f) {
+	if f.Count > 1 && !report.ObservedBlocking(&f) {
 		fmt.Fprintf(&b, ", %d times", f.Count)
 	}
 	b.WriteString(")")
-	if check.ObservedBlocking(&f) {
-		for _, sentence := range check.BlockedSentences(&f, rel) {
+	if report.ObservedBlocking(&f) {
+		for _, sentence := range report.BlockedSentences(&f, rel) {
 			fmt.Fprintf(&b, "\n\t%s", sentence)
 		}
 		return b.String() // the witness is the recorded run
@@ -503,18 +509,18 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 	if line := replayLine(&f); line != "" {
 		fmt.Fprintf(&b, "\n\t%s", line)
 	}
-	if s := check.LeakSentence(&f, rel); s != "" {
+	if s := report.LeakSentence(&f, rel); s != "" {
 		fmt.Fprintf(&b, "\n\t%s", s)
 	}
-	for _, sentence := range append(check.HoldSentences(&f, rel), check.ReorderedSentences(&f, rel)...) {
+	for _, sentence := range append(report.HoldSentences(&f, rel), report.ReorderedSentences(&f, rel)...) {
 		fmt.Fprintf(&b, "\n\t%s", sentence)
 	}
 	if n := len(f.Witness); n > 0 {
 		b.WriteString("\n\twitness: ")
-		if prefix := check.PrefixPhrase(&f, rel); prefix != "" {
+		if prefix := report.PrefixPhrase(&f, rel); prefix != "" {
 			fmt.Fprintf(&b, "%s, then ", prefix)
 		}
-		if check.IsMisuse(f.Kind) {
+		if f.Kind.IsMisuse() {
 			// The failing operation is the last access, next in its
 			// goroutine (a close or a Wait before it is context).
 			next := f.Accesses[len(f.Accesses)-1:]
@@ -553,9 +559,9 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 			return b.String()
 		}
 		fmt.Fprintf(&b, "%s, ending", plural(n, "step"))
-		var story []check.Step
+		var story []report.Step
 		for _, s := range f.Witness {
-			if check.StoryStep(&s) {
+			if report.StoryStep(&s) {
 				story = append(story, s)
 			}
 		}
@@ -563,7 +569,7 @@ func formatFinding(f check.Finding, rel func(string) string) string {
 			if k > 0 {
 				b.WriteString(";")
 			}
-			fmt.Fprintf(&b, " g%d %s", s.Goroutine, check.StepText(&s))
+			fmt.Fprintf(&b, " g%d %s", s.Goroutine, report.StepText(&s))
 			if s.File != "" {
 				fmt.Fprintf(&b, " at %s:%d", filepath.Base(s.File), s.Line)
 			}
@@ -666,7 +672,7 @@ func runPredict(c *command, args []string) int {
 	if stats.HistoryCut > 0 {
 		errorf(c, "%s", check.HistoryCutNote(stats.HistoryCut, len(t.Events), "trace"))
 	}
-	status := report(os.Stdout, rep, format)
+	status := writeReport(os.Stdout, rep, format)
 	if cut != nil {
 		errorf(c, "%s is truncated: the findings are those of its first %d events only", c.flags.Arg(0), len(t.Events))
 		return 2

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 var seerBin string
@@ -56,8 +56,8 @@ func TestUsage(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "witness") {
 		t.Errorf("-explain race: exit %d, %q", code, out)
 	}
-	if text, _ := check.Explain("race"); strings.TrimSpace(out) != strings.TrimSpace(text) {
-		t.Errorf("-explain prints something other than check.Explain")
+	if text, _ := report.Explain("race"); strings.TrimSpace(out) != strings.TrimSpace(text) {
+		t.Errorf("-explain prints something other than report.Explain")
 	}
 }
 
@@ -83,7 +83,7 @@ func TestPredictSTD(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (a finding)\n%s%s", code, out, stderr)
 	}
-	var rep check.Report
+	var rep report.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("bad JSON: %v\n%s", err, out)
 	}
@@ -131,7 +131,7 @@ func TestCheckExample(t *testing.T) {
 		}
 	}
 	out, _, code := seer(t, root, "check", "-json", "-run", "TestAudit", "./examples/bank")
-	var rep check.Report
+	var rep report.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 {
 		t.Fatalf("-json: exit %d, %v\n%s", code, err, out)
 	}
@@ -145,7 +145,7 @@ func TestCheckExample(t *testing.T) {
 			args = append(args, "-each")
 		}
 		out, _, _ := seer(t, root, append(args, "./examples/bank")...)
-		var rep check.Report
+		var rep report.Report
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("%v: %v\n%s", args, err, out)
 		}
@@ -233,7 +233,7 @@ func TestCleanWaitGroup(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, stderr)
 	}
-	var rep check.Report
+	var rep report.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // TestCheckExitEarly: a test that calls os.Exit is named, so are the
@@ -40,7 +40,7 @@ func TestCheckExitEarly(t *testing.T) {
 	}
 	cmd, _ = seerCmd(t, dir, nil, "check", "-json", "./exit")
 	out, _, code = runSeer(t, cmd)
-	var rep check.Report
+	var rep report.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 3 {
 		t.Fatalf("-json: exit %d, %v\n%s", code, err, out)
 	}

@@ -2,17 +2,17 @@
 
 package main
 
-import "github.com/seer-tools/seer/predict/check"
+import "github.com/seer-tools/seer/predict/report"
 
 // replayLine says what replaying f's witness showed, or "" when it was
 // not asked for.
-func replayLine(f *check.Finding) string {
+func replayLine(f *report.Finding) string {
 	switch f.Confirmed {
 	case "":
 		return ""
-	case check.ConfirmedYes:
+	case report.ConfirmedYes:
 		return "replay: confirmed: " + f.Replay
-	case check.ConfirmedNo:
+	case report.ConfirmedNo:
 		return "replay: not confirmed: " + f.Replay
 	}
 	return "replay: not tried: " + f.Replay

@@ -1,5 +1,5 @@
 // This file implements `seer witness`: one finding's witness schedule, as
-// text or as the swimlane picture of check.WitnessHTML.
+// text or as the swimlane picture of report.WitnessHTML.
 
 package main
 
@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/trace"
 )
 
@@ -89,7 +90,7 @@ func runWitness(c *command, args []string) int {
 	rel := relToCwd()
 	var out []byte
 	if *witnessHTML {
-		out = check.WitnessHTML(f, check.HTMLOptions{Rel: rel, Source: sourceLines()})
+		out = report.WitnessHTML(f, report.HTMLOptions{Rel: rel, Source: sourceLines()})
 	} else {
 		out = witnessText(f, rel)
 	}
@@ -105,13 +106,13 @@ func runWitness(c *command, args []string) int {
 }
 
 // witnessReport reads a JSON report, or analyses a trace into one.
-func witnessReport(c *command, path string) (*check.Report, error) {
+func witnessReport(c *command, path string) (*report.Report, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
-		var rep check.Report
+		var rep report.Report
 		if err := json.Unmarshal(trimmed, &rep); err != nil {
 			return nil, fmt.Errorf("%s: not a seer report: %v", path, err)
 		}
@@ -132,7 +133,7 @@ func witnessReport(c *command, path string) (*check.Report, error) {
 
 // witnessText is the finding as seer check prints it, then its steps in
 // user code, one a line.
-func witnessText(f *check.Finding, rel func(string) string) []byte {
+func witnessText(f *report.Finding, rel func(string) string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintln(&b, formatFinding(*f, rel))
 	access := map[int]string{}
@@ -143,7 +144,7 @@ func witnessText(f *check.Finding, rel func(string) string) []byte {
 	for i := range f.Witness {
 		s := &f.Witness[i]
 		_, bug := access[s.Event]
-		if !bug && (!check.StoryStep(s) || !userFile(s.File)) {
+		if !bug && (!report.StoryStep(s) || !userFile(s.File)) {
 			continue
 		}
 		mark := ""
@@ -154,7 +155,7 @@ func witnessText(f *check.Finding, rel func(string) string) []byte {
 		if s.File != "" {
 			pos = fmt.Sprintf("%s:%d", rel(s.File), s.Line)
 		}
-		fmt.Fprintf(&b, "%5d  g%-4d %-32s %s%s\n", i+1, s.Goroutine, check.StepText(s), pos, mark)
+		fmt.Fprintf(&b, "%5d  g%-4d %-32s %s%s\n", i+1, s.Goroutine, report.StepText(s), pos, mark)
 	}
 	return b.Bytes()
 }

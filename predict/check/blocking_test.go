@@ -14,6 +14,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seer-tools/seer/predict/internal/sarifcheck"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // lockSendModule publishes values through a hub that counts them under
@@ -125,7 +128,7 @@ func TestChannelDeadlockPredicted(t *testing.T) {
 			if strings.Join(ops, ", ") != "send_test.go:19 send, send_test.go:24 lock, "+wait {
 				t.Errorf("TestPublishGroup: blocked operations %v, want publish's send, count's lock, the test's %s", ops, wait)
 			}
-			if f.Kind != "deadlock" || !f.Predicted || f.Test != "TestPublish" || len(f.Witness) == 0 || Title(&f) != "deadlock" {
+			if f.Kind != "deadlock" || !f.Predicted || f.Test != "TestPublish" || len(f.Witness) == 0 || report.Title(&f) != "deadlock" {
 				t.Fatalf("finding %+v, want a predicted deadlock in TestPublish with a witness", f)
 			}
 			got := accessSites(&f)
@@ -136,14 +139,14 @@ func TestChannelDeadlockPredicted(t *testing.T) {
 				t.Errorf("the sender holds %+v, want h.mu locked at line 17", h)
 			}
 			rel := func(s string) string { return filepath.Base(s) }
-			if s := strings.Join(HoldSentences(&f, rel), "; "); s != "goroutine "+strconv.Itoa(f.Accesses[0].Goroutine)+" holds h.mu, locked at send_test.go:17, while it waits to send on h.out at :19" {
+			if s := strings.Join(report.HoldSentences(&f, rel), "; "); s != "goroutine "+strconv.Itoa(f.Accesses[0].Goroutine)+" holds h.mu, locked at send_test.go:17, while it waits to send on h.out at :19" {
 				t.Errorf("hold sentences %q", s)
 			}
 			var b bytes.Buffer
-			if err := WriteSARIF(&b, rep, SARIFOptions{Root: dir}); err != nil {
+			if err := report.WriteSARIF(&b, rep, report.SARIFOptions{Root: dir}); err != nil {
 				t.Fatal(err)
 			}
-			validSARIF(t, sarifSchema(t), b.Bytes())
+			sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
 		})
 	}
 }
@@ -258,17 +261,17 @@ func TestObservedBlocking(t *testing.T) {
 					t.Errorf("predicted finding %+v", f)
 					continue
 				}
-				s := Title(&f) + " in " + f.Test + ": " + strings.Join(BlockedSentences(&f, rel), "; ")
+				s := report.Title(&f) + " in " + f.Test + ": " + strings.Join(report.BlockedSentences(&f, rel), "; ")
 				got = append(got, goroutineNumbers.ReplaceAllString(s, "goroutine G "))
 			}
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
 			var b bytes.Buffer
-			if err := WriteSARIF(&b, rep, SARIFOptions{Root: dir}); err != nil {
+			if err := report.WriteSARIF(&b, rep, report.SARIFOptions{Root: dir}); err != nil {
 				t.Fatal(err)
 			}
-			validSARIF(t, sarifSchema(t), b.Bytes())
+			sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
 		})
 	}
 }

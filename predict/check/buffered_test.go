@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/seer-tools/seer/predict/report"
 )
 
 const bufferedModule = `package buf
@@ -74,7 +76,7 @@ func TestBufferedDeadlockPredicted(t *testing.T) {
 			if !ok {
 				return
 			}
-			if f.Kind != "deadlock" || !f.Predicted || len(f.Witness) == 0 || Title(&f) != "deadlock" {
+			if f.Kind != "deadlock" || !f.Predicted || len(f.Witness) == 0 || report.Title(&f) != "deadlock" {
 				t.Fatalf("finding %+v, want a predicted deadlock with a witness", f)
 			}
 			got := accessSites(&f)

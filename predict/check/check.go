@@ -20,13 +20,11 @@ import (
 
 	"github.com/seer-tools/seer/internal/gocmd"
 	"github.com/seer-tools/seer/predict"
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/static"
 	"github.com/seer-tools/seer/trace"
 	"github.com/seer-tools/seer/trace/record"
 )
-
-// DocURL documents the finding kinds; codes are anchors in it.
-const DocURL = "https://github.com/seer-tools/seer/blob/main/docs/findings.md"
 
 // Options say what to check.
 type Options struct {
@@ -89,7 +87,7 @@ type Progress struct {
 // static implements it; nil means line-level positions and object names.
 type Source interface {
 	// Refine fills in Column/EndLine/EndColumn and Variable of an access.
-	Refine(a *Access, write bool)
+	Refine(a *report.Access, write bool)
 	// ReadFlow reports whether the value read at frame f cannot affect
 	// control flow (irrelevant), and the sites of the writes the value may
 	// be stored by. predict closes this over read-from (a read whose
@@ -102,12 +100,12 @@ type Source interface {
 // that name no package in Report.Packages with status "no-package"; an
 // error is returned only when checking itself is impossible (no go
 // command, no C compiler, cancelled).
-func Run(ctx context.Context, opts Options) (*Report, error) {
+func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	pkgs, err := listPackages(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Findings: []Finding{}, Tests: []Test{}, Packages: []Package{}}
+	rep := &report.Report{Findings: []report.Finding{}, Tests: []report.Test{}, Packages: []report.Package{}}
 	// Test binaries are built ahead of the package being checked, one
 	// build at a time (other processes: the go command, the compiler, the
 	// linker), so that the second core has work and a package never waits
@@ -125,7 +123,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	var todo []*prepared
 	for _, pkg := range pkgs {
 		if pkg.Status != "" {
-			rep.Packages = append(rep.Packages, Package{Path: pkg.Path, Status: pkg.Status, Error: pkg.Error})
+			rep.Packages = append(rep.Packages, report.Package{Path: pkg.Path, Status: pkg.Status, Error: pkg.Error})
 			continue
 		}
 		todo = append(todo, newPrepared(pkg))
@@ -376,7 +374,7 @@ func mentions(dir, text string) bool {
 
 // finish runs a prepared package's tests, analyses each run and adds
 // what it finds to rep.
-func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error {
+func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report) error {
 	pkg, ropts, bin := p.lp.Path, p.ropts, p.bin
 	progress := func(stage string, events int) {
 		if opts.Progress != nil {
@@ -387,7 +385,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 		return p.err
 	}
 	if bf := p.buildFail; bf != nil {
-		t := Test{Package: bf.Package, Name: "", Outcome: "build-error"}
+		t := report.Test{Package: bf.Package, Name: "", Outcome: "build-error"}
 		for _, e := range bf.Errors {
 			t.Errors = append(t.Errors, e.String())
 		}
@@ -395,7 +393,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 			t.Errors = []string{strings.TrimSpace(bf.Output)}
 		}
 		rep.Tests = append(rep.Tests, t)
-		rep.Packages = append(rep.Packages, Package{Path: bf.Package, Status: "build-error"})
+		rep.Packages = append(rep.Packages, report.Package{Path: bf.Package, Status: "build-error"})
 		return nil
 	}
 	defer bin.Close()
@@ -437,9 +435,9 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 		}
 		return src
 	}
-	var found []Finding
-	var tests []Test
-	summary := Package{Path: bin.Package, Status: "ok", Outcomes: map[string]int{}}
+	var found []report.Finding
+	var tests []report.Test
+	summary := report.Package{Path: bin.Package, Status: "ok", Outcomes: map[string]int{}}
 	ended := false // a run ended before running all its tests
 	for _, run := range runs {
 		ropts.Run = run
@@ -500,7 +498,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 		}
 		for _, name := range selected {
 			if !started[name] {
-				tests = append(tests, Test{Package: bin.Package, Name: name, Outcome: "not-run"})
+				tests = append(tests, report.Test{Package: bin.Package, Name: name, Outcome: "not-run"})
 			}
 		}
 	}
@@ -523,7 +521,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *Report) error 
 // testsOf lists the top-level tests of a recording with their outcome and
 // the number of events their goroutines made. historyCut is the analysis's
 // Stats.HistoryCut: the test during which it fell gets a note.
-func testsOf(rec *record.RecordResult, historyCut int) []Test {
+func testsOf(rec *record.RecordResult, historyCut int) []report.Test {
 	events := map[string]int{}
 	t := rec.Trace
 	for i := range t.Events {
@@ -544,12 +542,12 @@ func testsOf(rec *record.RecordResult, historyCut int) []Test {
 		cutIn = testBefore(t, len(t.Events))
 	}
 	historyIn := testBefore(t, historyCut)
-	var out []Test
+	var out []report.Test
 	for _, r := range rec.Tests {
 		if strings.Contains(r.Name, "/") {
 			continue // subtests are reported with their test
 		}
-		test := Test{Package: rec.Package, Name: r.Name, Events: events[r.Name], Outcome: r.Result}
+		test := report.Test{Package: rec.Package, Name: r.Name, Events: events[r.Name], Outcome: r.Result}
 		switch test.Outcome {
 		case "panic", "timeout", "exit", "killed":
 			if rec.Outcome.Message != "" {
@@ -599,7 +597,7 @@ type PredictOptions struct {
 // Predict analyses one trace and returns its user findings as a report
 // (Report.Tests is left empty: a trace file alone does not say how its
 // tests ended).
-func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*Report, error) {
+func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*report.Report, error) {
 	popts := predict.Options{
 		Analysis:                       opts.Analysis,
 		CriticalSectionsAsTransactions: opts.Atomicity,
@@ -621,7 +619,7 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*Report,
 	if opts.Stats != nil {
 		*opts.Stats = res.Stats
 	}
-	rep := &Report{Findings: []Finding{}, Tests: []Test{}}
+	rep := &report.Report{Findings: []report.Finding{}, Tests: []report.Test{}}
 	var ix *traceIndex
 	if len(res.Findings) > 0 {
 		ix = newTraceIndex(t)

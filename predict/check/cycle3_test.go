@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/seer-tools/seer/predict/report"
 )
 
 const cycle3Module = `package cycle
@@ -91,7 +93,7 @@ func TestChannelDeadlockThreeGoroutines(t *testing.T) {
 			if !ok {
 				return
 			}
-			if f.Kind != "deadlock" || !f.Predicted || len(f.Witness) == 0 || Title(&f) != "deadlock" {
+			if f.Kind != "deadlock" || !f.Predicted || len(f.Witness) == 0 || report.Title(&f) != "deadlock" {
 				t.Fatalf("finding %+v, want a predicted deadlock with a witness", f)
 			}
 			got := accessSites(&f)

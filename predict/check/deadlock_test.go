@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seer-tools/seer/predict/internal/sarifcheck"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // lockOrderModule moves money between two accounts, taking their locks
@@ -104,14 +107,14 @@ func TestDeadlockPredicted(t *testing.T) {
 					t.Errorf("the acquire at line %d holds %+v, want %s locked at line %d", a.Line, a.Holds, heldLock[a.Line], heldAt[a.Line])
 				}
 			}
-			if s := HoldSentences(&f, filepath.Base); len(s) != 2 || !strings.Contains(s[0], "locked at lock_test.go:") {
+			if s := report.HoldSentences(&f, filepath.Base); len(s) != 2 || !strings.Contains(s[0], "locked at lock_test.go:") {
 				t.Errorf("hold sentences %q", s)
 			}
 			var b bytes.Buffer
-			if err := WriteSARIF(&b, rep, SARIFOptions{Root: dir}); err != nil {
+			if err := report.WriteSARIF(&b, rep, report.SARIFOptions{Root: dir}); err != nil {
 				t.Fatal(err)
 			}
-			validSARIF(t, sarifSchema(t), b.Bytes())
+			sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
 			if !strings.Contains(b.String(), `"ruleId": "deadlock"`) {
 				t.Errorf("SARIF has no deadlock result:\n%s", b.String())
 			}
@@ -120,7 +123,7 @@ func TestDeadlockPredicted(t *testing.T) {
 }
 
 // recordModule records and analyses the tests of the module in dir.
-func recordModule(t *testing.T, dir string) *Report {
+func recordModule(t *testing.T, dir string) *report.Report {
 	t.Helper()
 	rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
 	if err != nil {
@@ -130,7 +133,7 @@ func recordModule(t *testing.T, dir string) *Report {
 }
 
 // accessSites lists a finding's accesses as "file.go:line op".
-func accessSites(f *Finding) []string {
+func accessSites(f *report.Finding) []string {
 	var out []string
 	for _, a := range f.Accesses {
 		out = append(out, filepath.Base(a.File)+":"+strconv.Itoa(a.Line)+" "+a.Op)
@@ -144,13 +147,13 @@ func lineOf(src, text string) int { return 1 + strings.Count(src[:strings.Index(
 // twinFinding checks one side of a paired test: the buggy program (want)
 // has exactly one finding, which it returns with true; its fixed twin has
 // none, and false tells the caller to stop there.
-func twinFinding(t *testing.T, rep *Report, want bool) (Finding, bool) {
+func twinFinding(t *testing.T, rep *report.Report, want bool) (report.Finding, bool) {
 	t.Helper()
 	if !want {
 		if len(rep.Findings) != 0 {
 			t.Fatalf("findings in the fixed twin: %+v", rep.Findings)
 		}
-		return Finding{}, false
+		return report.Finding{}, false
 	}
 	if len(rep.Findings) != 1 {
 		t.Fatalf("findings %+v, want one", rep.Findings)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/seer-tools/seer/predict"
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/trace"
 )
 
@@ -18,12 +19,12 @@ import (
 // access with no user-code frame (a race inside the testing harness or the
 // runtime) or one made by a goroutine that belongs to no test. STD traces
 // have no tests, and all their findings are the user's.
-func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex) (Finding, bool) {
+func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex) (report.Finding, bool) {
 	std := t.Header.Format == "std"
 	if !std && f.Kind == predict.KindAtomicity && libraryOwn(t, f) {
-		return Finding{}, false
+		return report.Finding{}, false
 	}
-	out := Finding{Kind: f.Kind, Predicted: f.Predicted, Count: f.Count}
+	out := report.Finding{Kind: f.Kind, Predicted: f.Predicted, Count: f.Count}
 	names := newNamer(t, src)
 	if out.Count == 0 {
 		out.Count = 1
@@ -33,7 +34,7 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 		frames := t.Stack(e.Stack)
 		site, ok := trace.UserFrame(frames, t.Header.GOROOT)
 		if !ok {
-			return Finding{}, false
+			return report.Finding{}, false
 		}
 		g := t.Goroutine(e.G)
 		if !std {
@@ -49,13 +50,13 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 				}
 			}
 			if test == "" {
-				return Finding{}, false
+				return report.Finding{}, false
 			}
 			if out.Test == "" {
 				out.Test = test
 			}
 		}
-		a := Access{
+		a := report.Access{
 			File:      site.File,
 			Line:      site.Line,
 			Op:        e.Op.String(),
@@ -66,7 +67,7 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 		if g != nil && g.Create != 0 {
 			a.Created = toFrames(t.Stack(g.Create))
 		}
-		if IsMisuse(f.Kind) {
+		if f.Kind.IsMisuse() {
 			a.Op = misuseOp(t, i)
 			a.Variable = names.misuseObject(i, site) // the channel, WaitGroup or mutex
 		} else if f.Kind == predict.KindLeak && f.Predicted {
@@ -104,7 +105,7 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 		if !user && len(frames) > 0 {
 			site = frames[0]
 		}
-		st := Step{
+		st := report.Step{
 			Goroutine: int(e.G),
 			Op:        e.Op.String(),
 			File:      site.File,
@@ -205,12 +206,12 @@ func scheduledBeforeWindow(t *trace.Trace, f *predict.Finding, ix *traceIndex) i
 // prefixStops lists the goroutines that f's schedule stops before
 // Prefix: those with recorded events below Prefix at or after their
 // limit, which the prefix leaves out.
-func prefixStops(t *trace.Trace, f *predict.Finding, ix *traceIndex) []Stop {
+func prefixStops(t *trace.Trace, f *predict.Finding, ix *traceIndex) []report.Stop {
 	if f.Prefix <= 0 {
 		return nil
 	}
 	limit := limits(t, f)
-	var out []Stop
+	var out []report.Stop
 	for g, evs := range ix.byG {
 		if limit[g] >= f.Prefix {
 			continue
@@ -225,15 +226,15 @@ func prefixStops(t *trace.Trace, f *predict.Finding, ix *traceIndex) []Stop {
 		if !user {
 			site = t.Site(e)
 		}
-		out = append(out, Stop{Goroutine: g, Event: int(evs[from]), Left: left, File: site.File, Line: site.Line, Harness: !user && t.Header.Format != "std"})
+		out = append(out, report.Stop{Goroutine: g, Event: int(evs[from]), Left: left, File: site.File, Line: site.Line, Harness: !user && t.Header.Format != "std"})
 	}
 	return out
 }
 
-func toFrames(frames []trace.Frame) []Frame {
-	out := make([]Frame, len(frames))
+func toFrames(frames []trace.Frame) []report.Frame {
+	out := make([]report.Frame, len(frames))
 	for i, f := range frames {
-		out[i] = Frame{Func: f.Func, File: f.File, Line: f.Line}
+		out[i] = report.Frame{Func: f.Func, File: f.File, Line: f.Line}
 	}
 	return out
 }
@@ -280,7 +281,7 @@ func below(evs []int32, i int) int {
 // window, or in the prefix when the witness leaves a section out instead
 // of moving it (the sound layers' witnesses: a goroutine stopped before a
 // section that the recorded run had run first).
-func reordered(t *trace.Trace, f *predict.Finding, ix *traceIndex, names *namer) []Sync {
+func reordered(t *trace.Trace, f *predict.Finding, ix *traceIndex, names *namer) []report.Sync {
 	limit := limits(t, f)
 	pos := make(map[int]int, len(f.Witness))
 	last := map[trace.ObjID]int{}
@@ -324,14 +325,14 @@ func reordered(t *trace.Trace, f *predict.Finding, ix *traceIndex, names *namer)
 			}
 		}
 	}
-	var out []Sync
+	var out []report.Sync
 	add := func(i int, first bool) {
 		e := &t.Events[i]
 		site, user := trace.UserFrame(t.Stack(e.Stack), t.Header.GOROOT)
 		if !user {
 			site = t.Site(e)
 		}
-		out = append(out, Sync{Op: e.Op.String(), Goroutine: int(e.G), File: site.File, Line: site.Line, Object: names.object(i, user), First: first})
+		out = append(out, report.Sync{Op: e.Op.String(), Goroutine: int(e.G), File: site.File, Line: site.Line, Object: names.object(i, user), First: first})
 	}
 	objs := make([]trace.ObjID, 0, len(last))
 	for obj := range last {

@@ -10,6 +10,9 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/seer-tools/seer/predict/internal/sarifcheck"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // leakCases are the buggy programs, one test each. SEND marks the
@@ -203,7 +206,7 @@ func TestLeakPredicted(t *testing.T) {
 	t.Run("buggy", func(t *testing.T) {
 		rep := recordModule(t, testModuleFiles(t, "example.com/p", buggy))
 		passed(t, rep)
-		got := map[string][]Finding{}
+		got := map[string][]report.Finding{}
 		for _, f := range rep.Findings {
 			got[f.Test] = append(got[f.Test], f)
 		}
@@ -234,15 +237,15 @@ func TestLeakPredicted(t *testing.T) {
 			if want := map[string]string{"TestFetch": "time.After", "TestFetchContext": "context.WithTimeout", "TestCollect": "time.After"}[tc.test]; timer != want {
 				t.Errorf("%s: accesses %+v: want the timer exactly when the select has one", tc.test, f.Accesses)
 			}
-			if s := LeakSentence(&f, func(s string) string { return s }); !strings.Contains(s, "waits for ever") {
+			if s := report.LeakSentence(&f, func(s string) string { return s }); !strings.Contains(s, "waits for ever") {
 				t.Errorf("%s: sentence %q", tc.test, s)
 			}
 		}
 		var b bytes.Buffer
-		if err := WriteSARIF(&b, rep, SARIFOptions{Root: "/"}); err != nil {
+		if err := report.WriteSARIF(&b, rep, report.SARIFOptions{Root: "/"}); err != nil {
 			t.Fatal(err)
 		}
-		validSARIF(t, sarifSchema(t), b.Bytes())
+		sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
 	})
 	t.Run("fixed", func(t *testing.T) {
 		rep := recordModule(t, testModuleFiles(t, "example.com/p", fixed))

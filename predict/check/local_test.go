@@ -60,7 +60,7 @@ func TestCompactLocalKeepsFindings(t *testing.T) {
 				sites = append(sites, fmt.Sprintf("%s:%d:%s", a.File, a.Line, a.Op))
 			}
 			slices.Sort(sites)
-			out[f.Kind+" "+f.Test+" "+strings.Join(sites, " ")] = true
+			out[string(f.Kind)+" "+f.Test+" "+strings.Join(sites, " ")] = true
 		}
 		return out
 	}

@@ -8,6 +8,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // Goroutines write a cache's map under its lock; the test ranges over it
@@ -79,7 +81,7 @@ func TestObservedMapRaceEveryRecording(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var races []Finding
+		var races []report.Finding
 		for _, f := range rep.Findings {
 			if f.Kind == "race" {
 				races = append(races, f)

@@ -15,14 +15,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seer-tools/seer/predict/internal/sarifcheck"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // misuseCases are the shapes of issue 15. Each src is a buggy test file;
 // fix turns it into the fixed twin (old → new replacements).
 var misuseCases = []struct {
-	name, kind string
-	src        string
-	fix        []string
+	name string
+	kind report.Kind
+	src  string
+	fix  []string
 }{
 	{
 		// A send racing with close in a Stop method: the run submitted
@@ -49,7 +53,7 @@ func (s *server) submit(v int) {
 	s.reqs <- v // misuse
 }
 
-func (s *server) Stop() {
+func (s *server) report.Stop() {
 	WAIT
 	close(s.reqs)
 }
@@ -214,7 +218,7 @@ func TestMisusePredicted(t *testing.T) {
 	buggy := map[string]string{}
 	fixed := map[string]string{}
 	want := map[string]int{} // test (and file) → the marked line
-	kinds := map[string]string{}
+	kinds := map[string]report.Kind{}
 	for k, tc := range misuseCases {
 		b := strings.NewReplacer("EXTRA", "wg.Done() // misuse", "SECOND", "wg.Add(1)",
 			"EXPLICIT", "c.mu.Unlock()", "OUTER", "", "INNER", "wg.Add(1)", "BEFORE", "", "AFTER", "wg.Add(1)",
@@ -242,9 +246,9 @@ func TestMisusePredicted(t *testing.T) {
 			t.Fatal(err)
 		}
 		passed(t, rep)
-		got := map[string][]Finding{}
+		got := map[string][]report.Finding{}
 		for _, f := range rep.Findings {
-			if IsMisuse(f.Kind) {
+			if f.Kind.IsMisuse() {
 				got[f.Test] = append(got[f.Test], f)
 			}
 		}
@@ -265,12 +269,12 @@ func TestMisusePredicted(t *testing.T) {
 			}
 		}
 		var b bytes.Buffer
-		if err := WriteSARIF(&b, rep, SARIFOptions{Root: dir}); err != nil {
+		if err := report.WriteSARIF(&b, rep, report.SARIFOptions{Root: dir}); err != nil {
 			t.Fatal(err)
 		}
-		validSARIF(t, sarifSchema(t), b.Bytes())
+		sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
 		for _, kind := range kinds {
-			if !strings.Contains(b.String(), `"ruleId": "`+kind+`"`) {
+			if !strings.Contains(b.String(), `"ruleId": "`+string(kind)+`"`) {
 				t.Errorf("SARIF has no %s result", kind)
 			}
 		}
@@ -293,7 +297,7 @@ func TestMisusePredicted(t *testing.T) {
 
 // passed fails t unless every recorded test passed: the buggy tests'
 // runs must not show the bug.
-func passed(t *testing.T, rep *Report) {
+func passed(t *testing.T, rep *report.Report) {
 	t.Helper()
 	for _, tt := range rep.Tests {
 		if tt.Outcome != "pass" {
@@ -324,7 +328,9 @@ func TestMisuseObserved(t *testing.T) {
 		t.Skip("records tests")
 	}
 	cases := []struct {
-		test, kind, body string
+		test string
+		kind report.Kind
+		body string
 	}{
 		{"TestDiesSending", "send-on-closed", `c := make(chan int, 1)
 	close(c)
@@ -383,9 +389,9 @@ func TestMisuseObserved(t *testing.T) {
 		}
 	}
 	for _, tc := range cases {
-		var got []Finding
+		var got []report.Finding
 		for _, f := range rep.Findings {
-			if IsMisuse(f.Kind) && f.Test == tc.test {
+			if f.Kind.IsMisuse() && f.Test == tc.test {
 				got = append(got, f)
 			}
 		}
@@ -405,27 +411,5 @@ func TestMisuseObserved(t *testing.T) {
 				t.Errorf("%s: accesses %+v (variable %q), want the first close and the panicking one on c", tc.test, as, got[0].Variable)
 			}
 		}
-	}
-}
-
-// TestMisuseWords checks each misuse kind's title, -explain text and
-// hover sentence, which name the failing operation's goroutine and
-// object.
-func TestMisuseWords(t *testing.T) {
-	for _, kind := range misuseKinds {
-		if KindTitle(kind) == kind || kindTitle(kind) != KindTitle(kind) {
-			t.Errorf("%s: title %q, witness page title %q", kind, KindTitle(kind), kindTitle(kind))
-		}
-		if text, ok := Explain(kind); !ok || !strings.HasPrefix(text, "# "+kind+": ") {
-			t.Errorf("%s: explanation %q", kind, text)
-		}
-		f := &Finding{Kind: kind, Accesses: []Access{{Goroutine: 3, Variable: "a"}, {Goroutine: 7, Variable: "s.reqs"}}}
-		s := MisuseSentence(f)
-		if !strings.Contains(s, "s.reqs") || kind != "waitgroup-reuse" && !strings.Contains(s, "goroutine 7") {
-			t.Errorf("%s: sentence %q does not name goroutine 7 and s.reqs", kind, s)
-		}
-	}
-	if s := MisuseSentence(&Finding{Kind: "race", Accesses: []Access{{}}}); s != "" || IsMisuse("race") {
-		t.Errorf("race taken for a misuse: %q", s)
 	}
 }

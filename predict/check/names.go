@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/trace"
 )
 
@@ -115,7 +116,7 @@ func (n *namer) fromSource(e *trace.Event, o *trace.Object, frames []trace.Frame
 		if n.src == nil || libraryCall(frames, n.t.Header.GOROOT) != "" {
 			return ""
 		}
-		a := Access{File: site.File, Line: site.Line, Stack: toFrames(frames)}
+		a := report.Access{File: site.File, Line: site.Line, Stack: toFrames(frames)}
 		n.src.Refine(&a, e.Op == trace.OpWrite)
 		return a.Variable
 	case trace.OpSend, trace.OpRecv, trace.OpClose:

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/seer-tools/seer/predict"
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/trace"
 	"github.com/seer-tools/seer/trace/record"
 )
@@ -21,7 +22,7 @@ import (
 // and, when the user's code closed exactly one channel in the run (so
 // that it is the one closed twice), the first close, from the trace. The panic is the
 // runtime's own proof; no schedule is needed, and none is claimed.
-func observedCloseOfClosed(rec *record.RecordResult, src Source) []Finding {
+func observedCloseOfClosed(rec *record.RecordResult, src Source) []report.Finding {
 	if rec.Outcome.Result != "panic" || !strings.HasPrefix(rec.Outcome.Message, "close of closed channel") {
 		return nil
 	}
@@ -30,7 +31,7 @@ func observedCloseOfClosed(rec *record.RecordResult, src Source) []Finding {
 		return nil
 	}
 	t := rec.Trace
-	out := Finding{Kind: predict.KindCloseOfClosed, Count: 1, Package: rec.Package, Test: panickedTest(rec)}
+	out := report.Finding{Kind: predict.KindCloseOfClosed, Count: 1, Package: rec.Package, Test: panickedTest(rec)}
 	first := -1
 	chans := map[trace.ObjID]bool{}
 	for i := range t.Events {
@@ -54,7 +55,7 @@ func observedCloseOfClosed(rec *record.RecordResult, src Source) []Finding {
 			}
 		}
 	}
-	a := Access{File: site.File, Line: site.Line, Op: "close", Goroutine: panickedGoroutine(t, site, rec.Panic), Stack: toFrames(stack), Event: -1}
+	a := report.Access{File: site.File, Line: site.Line, Op: "close", Goroutine: panickedGoroutine(t, site, rec.Panic), Stack: toFrames(stack), Event: -1}
 	if src != nil && t.Header.Format != "std" {
 		src.Refine(&a, false)
 	}
@@ -65,7 +66,7 @@ func observedCloseOfClosed(rec *record.RecordResult, src Source) []Finding {
 		out.Variable = a.Variable
 	}
 	out.Accesses = append(out.Accesses, a)
-	return []Finding{out}
+	return []report.Finding{out}
 }
 
 // panicSite returns the frame at which a panic's stack (innermost first)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/trace/racesuite"
 	"github.com/seer-tools/seer/trace/record"
 )
@@ -83,13 +84,13 @@ func scoreRaceSuite(t *testing.T, dir string, perTest bool, skip, label string) 
 		t.Fatal(err)
 	}
 	found = map[string]bool{}
-	kinds := map[string]int{}
+	kinds := map[report.Kind]int{}
 	for _, f := range rep.Findings {
 		found[f.Test] = true
 		kinds[f.Kind]++
 		if f.Kind != "race" {
 			// The kinds other than races, one by one, to judge by hand.
-			t.Logf("%s: %s %s (%s) at %s:%d", label, f.Test, Title(&f), verdictWord(&f), filepath.Base(f.Accesses[0].File), f.Accesses[0].Line)
+			t.Logf("%s: %s %s (%s) at %s:%d", label, f.Test, report.Title(&f), report.Verdict(&f), filepath.Base(f.Accesses[0].File), f.Accesses[0].Line)
 		}
 	}
 	t.Logf("%s: findings by kind %v", label, kinds)
@@ -122,7 +123,7 @@ func scoreRaceSuite(t *testing.T, dir string, perTest bool, skip, label string) 
 			// The whole finding, witness included, so that a report
 			// that does not come back on the next run can still be
 			// taken apart.
-			var mine []Finding
+			var mine []report.Finding
 			for _, f := range rep.Findings {
 				if f.Test == name {
 					mine = append(mine, f)

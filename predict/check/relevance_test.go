@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/seer-tools/seer/predict/report"
 )
 
 const relevanceModule = `package rel
@@ -76,7 +78,7 @@ func TestControlRelevanceEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byTest := map[string][]Finding{}
+	byTest := map[string][]report.Finding{}
 	for _, f := range rep.Findings {
 		byTest[f.Test] = append(byTest[f.Test], f)
 	}

@@ -48,15 +48,9 @@ import (
 	"time"
 
 	"github.com/seer-tools/seer/predict"
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/trace"
 	"github.com/seer-tools/seer/trace/record"
-)
-
-// Values of Finding.Confirmed.
-const (
-	ConfirmedYes      = "true"
-	ConfirmedNo       = "false"
-	ConfirmedNotTried = "not tried"
 )
 
 // ReplayTimeout bounds one replay run (the recorder opens every gate
@@ -82,7 +76,7 @@ type replayPlan struct {
 }
 
 // claimOf rebuilds the predictor's finding from f.
-func claimOf(f *Finding) *predict.Finding {
+func claimOf(f *report.Finding) *predict.Finding {
 	pf := &predict.Finding{Kind: f.Kind, Predicted: f.Predicted, Prefix: f.PrefixEnd}
 	for _, a := range f.Accesses {
 		pf.Events = append(pf.Events, a.Event)
@@ -127,7 +121,7 @@ func isOp(e *trace.Event) bool {
 }
 
 // planReplay builds the replay schedule of race finding f from its trace.
-func planReplay(t *trace.Trace, f *Finding) (*replayPlan, error) {
+func planReplay(t *trace.Trace, f *report.Finding) (*replayPlan, error) {
 	if f.Kind == "race" && len(f.Accesses) != 2 || len(f.Accesses) < 2 {
 		return nil, fmt.Errorf("a %s finding with %d accesses", f.Kind, len(f.Accesses))
 	}
@@ -277,18 +271,18 @@ func planReplay(t *trace.Trace, f *Finding) (*replayPlan, error) {
 }
 
 // replayRun is the test pattern a replay of f runs.
-func replayRun(f *Finding) string { return "^" + regexp.QuoteMeta(f.Test) + "$" }
+func replayRun(f *report.Finding) string { return "^" + regexp.QuoteMeta(f.Test) + "$" }
 
 // replayFinding replays f (found in trace t, recorded by bin) and sets
 // f.Confirmed and f.Replay.
-func replayFinding(ctx context.Context, bin *record.Binary, ropts record.RecordOptions, t *trace.Trace, f *Finding) error {
+func replayFinding(ctx context.Context, bin *record.Binary, ropts record.RecordOptions, t *trace.Trace, f *report.Finding) error {
 	if f.Kind != "race" && f.Kind != "deadlock" {
-		f.Confirmed, f.Replay = ConfirmedNotTried, "replay confirms races and deadlocks only"
+		f.Confirmed, f.Replay = report.ConfirmedNotTried, "replay confirms races and deadlocks only"
 		return nil
 	}
 	p, err := planReplay(t, f)
 	if err != nil {
-		f.Confirmed, f.Replay = ConfirmedNotTried, err.Error()
+		f.Confirmed, f.Replay = report.ConfirmedNotTried, err.Error()
 		return nil
 	}
 	ropts.Run, ropts.Skip = replayRun(f), ""
@@ -309,16 +303,16 @@ func replayFinding(ctx context.Context, bin *record.Binary, ropts record.RecordO
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		f.Confirmed, f.Replay = ConfirmedNo, fmt.Sprintf("the replay did not run: %v", err)
+		f.Confirmed, f.Replay = report.ConfirmedNo, fmt.Sprintf("the replay did not run: %v", err)
 		return nil
 	}
 	if os.Getenv("SEER_REPLAY_DEBUG") != "" {
 		p.debug(os.Stderr, t, rec)
 	}
 	ok, why := p.confirm(t, rec, f)
-	f.Confirmed, f.Replay = ConfirmedNo, why
+	f.Confirmed, f.Replay = report.ConfirmedNo, why
 	if ok {
-		f.Confirmed = ConfirmedYes
+		f.Confirmed = report.ConfirmedYes
 	}
 	return nil
 }
@@ -338,7 +332,7 @@ func (p *replayPlan) stepSite(t *trace.Trace, k int) string {
 }
 
 // confirm decides whether replayed run rec shows f (recorded in t).
-func (p *replayPlan) confirm(t *trace.Trace, rec *record.RecordResult, f *Finding) (bool, string) {
+func (p *replayPlan) confirm(t *trace.Trace, rec *record.RecordResult, f *report.Finding) (bool, string) {
 	o := rec.Replay
 	if o == nil || !o.Attached {
 		return false, "the recorder did not take the schedule"
@@ -432,7 +426,7 @@ func (p *replayPlan) replayGoroutines(rt *trace.Trace, test string) []trace.GoID
 // run hung (the test timed out, or the runtime found every goroutine
 // asleep), and each goroutine of the cycle reached its blocked acquire's
 // position, in the acquire's source line, and never acquired there.
-func (p *replayPlan) confirmDeadlock(t *trace.Trace, rec *record.RecordResult, f *Finding, rg []trace.GoID, why func(string) (bool, string)) (bool, string) {
+func (p *replayPlan) confirmDeadlock(t *trace.Trace, rec *record.RecordResult, f *report.Finding, rg []trace.GoID, why func(string) (bool, string)) (bool, string) {
 	rt := rec.Trace
 	hung := rec.Outcome.Result == "timeout" || strings.Contains(rec.Outcome.Message, "all goroutines are asleep")
 	if !hung {

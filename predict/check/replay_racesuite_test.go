@@ -6,6 +6,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"github.com/seer-tools/seer/predict/report"
 	"os"
 	"sort"
 	"strings"
@@ -47,10 +48,10 @@ func TestReplayRaceSuite(t *testing.T) {
 			how = "predicted"
 		}
 		count[how][f.Confirmed]++
-		if f.Predicted && f.Confirmed == ConfirmedYes {
+		if f.Predicted && f.Confirmed == report.ConfirmedYes {
 			t.Logf("%s (predicted): confirmed: %s", f.Test, f.Replay)
 		}
-		if f.Confirmed != ConfirmedYes {
+		if f.Confirmed != report.ConfirmedYes {
 			failures = append(failures, fmt.Sprintf("%s (%s, %s): %s", f.Test, how, f.Confirmed, f.Replay))
 		}
 	}
@@ -59,11 +60,11 @@ func TestReplayRaceSuite(t *testing.T) {
 		t.Log(s)
 	}
 	p := count["predicted"]
-	n := p[ConfirmedYes] + p[ConfirmedNo] + p[ConfirmedNotTried]
+	n := p[report.ConfirmedYes] + p[report.ConfirmedNo] + p[report.ConfirmedNotTried]
 	o := count["observed"]
 	fmt.Printf("replay on the race suite: predicted races %d confirmed of %d (%d not confirmed, %d not tried); observed races %d confirmed of %d; %v\n",
-		p[ConfirmedYes], n, p[ConfirmedNo], p[ConfirmedNotTried], o[ConfirmedYes], o[ConfirmedYes]+o[ConfirmedNo]+o[ConfirmedNotTried], time.Since(start).Round(time.Second))
-	if n > 0 && p[ConfirmedYes]*10 < 9*n {
-		t.Errorf("replay confirmed %d of %d predicted races, want at least 9 in 10:\n%s", p[ConfirmedYes], n, strings.Join(failures, "\n"))
+		p[report.ConfirmedYes], n, p[report.ConfirmedNo], p[report.ConfirmedNotTried], o[report.ConfirmedYes], o[report.ConfirmedYes]+o[report.ConfirmedNo]+o[report.ConfirmedNotTried], time.Since(start).Round(time.Second))
+	if n > 0 && p[report.ConfirmedYes]*10 < 9*n {
+		t.Errorf("replay confirmed %d of %d predicted races, want at least 9 in 10:\n%s", p[report.ConfirmedYes], n, strings.Join(failures, "\n"))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/trace"
 	"github.com/seer-tools/seer/trace/record"
 )
@@ -43,11 +44,11 @@ func TestReplayExamples(t *testing.T) {
 			if !f.Predicted {
 				t.Errorf("%s: race at %s:%d observed, want predicted", f.Test, f.Accesses[0].File, f.Accesses[0].Line)
 			}
-			if f.Confirmed != ConfirmedYes {
+			if f.Confirmed != report.ConfirmedYes {
 				t.Errorf("%s: race not confirmed by replay: %s: %s", f.Test, f.Confirmed, f.Replay)
 			}
 		default:
-			if f.Confirmed != ConfirmedNotTried || f.Replay == "" {
+			if f.Confirmed != report.ConfirmedNotTried || f.Replay == "" {
 				t.Errorf("%s: %s finding: confirmed %q (%q), want not tried with a reason", f.Test, f.Kind, f.Confirmed, f.Replay)
 			}
 		}
@@ -178,7 +179,7 @@ func TestReplayConfirmsPredictedRaces(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var races []Finding
+			var races []report.Finding
 			for _, f := range rep.Findings {
 				if f.Kind == "race" {
 					races = append(races, f)
@@ -191,7 +192,7 @@ func TestReplayConfirmsPredictedRaces(t *testing.T) {
 				if !f.Predicted {
 					t.Errorf("race on %s observed, want predicted (the test's sleeps order the run)", f.Variable)
 				}
-				if f.Confirmed != ConfirmedYes {
+				if f.Confirmed != report.ConfirmedYes {
 					t.Errorf("race on %s: confirmed %q: %s", f.Variable, f.Confirmed, f.Replay)
 				}
 			}
@@ -202,13 +203,13 @@ func TestReplayConfirmsPredictedRaces(t *testing.T) {
 // TestReplayNotTried: a replay is not tried for an atomicity violation,
 // nor without a replayable trace, and says why.
 func TestReplayNotTried(t *testing.T) {
-	f := &Finding{Kind: "race", Accesses: []Access{{Event: 0}, {Event: 1}}}
+	f := &report.Finding{Kind: "race", Accesses: []report.Access{{Event: 0}, {Event: 1}}}
 	tr := &trace.Trace{Events: make([]trace.Event, 2)}
 	if _, err := planReplay(tr, f); err == nil || !strings.Contains(err.Error(), "not recorded to be replayed") {
 		t.Errorf("planReplay on a trace without replay positions: %v", err)
 	}
-	for _, d := range []*Finding{{Kind: "atomicity"}, {Kind: "deadlock"}, {Kind: "race", Accesses: []Access{{Event: 0}, {Event: 1}}}} {
-		if err := replayFinding(context.Background(), nil, record.RecordOptions{}, tr, d); err != nil || d.Confirmed != ConfirmedNotTried || d.Replay == "" {
+	for _, d := range []*report.Finding{{Kind: "atomicity"}, {Kind: "deadlock"}, {Kind: "race", Accesses: []report.Access{{Event: 0}, {Event: 1}}}} {
+		if err := replayFinding(context.Background(), nil, record.RecordOptions{}, tr, d); err != nil || d.Confirmed != report.ConfirmedNotTried || d.Replay == "" {
 			t.Errorf("%s: %v, %q %q", d.Kind, err, d.Confirmed, d.Replay)
 		}
 	}
@@ -260,8 +261,8 @@ func TestTransfers(t *testing.T) {
 		name, src string
 		want      string
 	}{
-		{"sleep", sleepy, ConfirmedYes},
-		{"polled", polledLockOrder, ConfirmedNo},
+		{"sleep", sleepy, report.ConfirmedYes},
+		{"polled", polledLockOrder, report.ConfirmedNo},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := testModule(t, "example.com/p", "p_test.go", tc.src)
@@ -269,7 +270,7 @@ func TestTransfers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var dl []Finding
+			var dl []report.Finding
 			for _, f := range rep.Findings {
 				if f.Kind == "deadlock" {
 					dl = append(dl, f)

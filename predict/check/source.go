@@ -4,6 +4,7 @@
 package check
 
 import (
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/static"
 	"github.com/seer-tools/seer/trace"
 )
@@ -15,7 +16,7 @@ type StaticSource struct {
 
 // Refine gives a an exact range and a recognisable name when the access can
 // be found on its line, else the whole line.
-func (s StaticSource) Refine(a *Access, write bool) {
+func (s StaticSource) Refine(a *report.Access, write bool) {
 	var f trace.Frame
 	for _, fr := range a.Stack {
 		if fr.File == a.File && fr.Line == a.Line {
@@ -75,7 +76,7 @@ func selectLeaks(src leakSource) func(t *trace.Trace, recv int) bool {
 }
 
 // refineWith refines the accesses of findings through src.
-func refineWith(src Source, findings []Finding) {
+func refineWith(src Source, findings []report.Finding) {
 	for i := range findings {
 		f := &findings[i]
 		for j := range f.Accesses {

@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,53 +11,31 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seer-tools/seer/predict/internal/sarifcheck"
+	"github.com/seer-tools/seer/predict/report"
 )
 
-func TestStorySentences(t *testing.T) {
-	f := &witnessReport("/src/bank").Findings[0]
-	rel := filepath.Base
-	if got, want := PrefixPhrase(f, rel), "the recorded run before event 3800, less goroutine 9's events from bank.go:21 on (7 events) and 1 later event of a goroutine in the runtime or the test harness"; got != want {
-		t.Errorf("prefix:\n got %s\nwant %s", got, want)
-	}
-	want := []string{"in the recorded run goroutine 9's critical section on a.mu at bank.go:22 ran before goroutine 10's at :32; the witness runs goroutine 10's first, and nothing else orders them"}
-	if got := ReorderedSentences(f, rel); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("reordered:\n got %q\nwant %q", got, want)
-	}
-	// Two locks, one with two sections the witness overtakes.
-	f.Reordered = []Sync{
-		{Op: "lock", Goroutine: 3, File: "/src/a.go", Line: 5, Object: "mu"},
-		{Op: "lock", Goroutine: 4, File: "/src/a.go", Line: 9, Object: "mu"},
-		{Op: "lock", Goroutine: 5, File: "/src/b.go", Line: 7, Object: "mu", First: true},
-		{Op: "rlock", Goroutine: 3, File: "/src/a.go", Line: 30, Object: "s.rw"},
-		{Op: "rlock", Goroutine: 6, File: "/src/a.go", Line: 40, Object: "s.rw", First: true},
-	}
-	want = []string{
-		"in the recorded run goroutine 3's critical section on mu at a.go:5 and goroutine 4's at :9 ran before goroutine 5's at b.go:7; the witness runs goroutine 5's first, and nothing else orders them",
-		"in the recorded run goroutine 3's read-locked section on s.rw at a.go:30 ran before goroutine 6's at :40; the witness runs goroutine 6's first, and nothing else orders them",
-	}
-	if got := ReorderedSentences(f, rel); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("reordered:\n got %q\nwant %q", got, want)
-	}
-}
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // story is a finding's story as `seer check` tells it, with the numbers
 // that vary from run to run (event indices and counts) replaced by N.
-func story(f *Finding) string {
+func story(f *report.Finding) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s on %s (%s, %s)\n", f.Kind, f.Variable, verdictWord(f), f.Test)
-	for _, s := range ReorderedSentences(f, filepath.Base) {
+	fmt.Fprintf(&b, "%s on %s (%s, %s)\n", f.Kind, f.Variable, report.Verdict(f), f.Test)
+	for _, s := range report.ReorderedSentences(f, filepath.Base) {
 		fmt.Fprintf(&b, "%s\n", s)
 	}
-	fmt.Fprintf(&b, "witness: %s\n", PrefixPhrase(f, filepath.Base))
+	fmt.Fprintf(&b, "witness: %s\n", report.PrefixPhrase(f, filepath.Base))
 	for _, s := range f.Witness {
 		if s.File == "" || strings.HasPrefix(s.File, filepath.Join(os.Getenv("GOROOT"), "src")) || !strings.Contains(s.File, "examples") {
 			continue
 		}
 		mark := ""
-		if !StoryStep(&s) {
+		if !report.StoryStep(&s) {
 			mark = " (left out of the story)"
 		}
-		fmt.Fprintf(&b, "  g%d %s at %s:%d%s\n", s.Goroutine, StepText(&s), filepath.Base(s.File), s.Line, mark)
+		fmt.Fprintf(&b, "  g%d %s at %s:%d%s\n", s.Goroutine, report.StepText(&s), filepath.Base(s.File), s.Line, mark)
 	}
 	return regexp.MustCompile(`(event|from) \d+|\d+ (later )?events?( of \d+ goroutines)?`).ReplaceAllStringFunc(b.String(), func(m string) string {
 		return regexp.MustCompile(`\d+`).ReplaceAllString(m, "N")
@@ -76,7 +55,7 @@ func TestStoryOfExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	internalID := regexp.MustCompile(`#\d`)
-	var audit, withdraw *Finding
+	var audit, withdraw *report.Finding
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
 		if f.Test == "TestAudit" && f.Kind == "race" {
@@ -131,8 +110,8 @@ func TestStoryOfExamples(t *testing.T) {
 		t.Errorf("TestAudit's story differs from %s (-update rewrites it):\ngot:\n%s\nwant:\n%s", golden, got, want)
 	}
 	var b bytes.Buffer
-	WriteSARIF(&b, rep, SARIFOptions{Root: filepath.Dir(filepath.Dir(dir)), Version: "test"})
-	validSARIF(t, sarifSchema(t), b.Bytes())
+	report.WriteSARIF(&b, rep, report.SARIFOptions{Root: filepath.Dir(filepath.Dir(dir)), Version: "test"})
+	sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
 }
 
 func sourceLine(t *testing.T, file string, line int) string {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // Each test shares one variable between two goroutines in a way that
@@ -131,7 +133,7 @@ func TestRacy(t *testing.T) {
 
 // whyText is every explained pair of rep, one block each, ordered by test
 // and lines, file names shortened to their base.
-func whyText(rep *Report) string {
+func whyText(rep *report.Report) string {
 	var blocks []string
 	for i := range rep.Ordered {
 		o := &rep.Ordered[i]
@@ -140,14 +142,14 @@ func whyText(rep *Report) string {
 			// common lock does not depend on it: by line.
 			c := *o
 			c.Accesses[0], c.Accesses[1] = o.Accesses[1], o.Accesses[0]
-			c.Held = []Step{o.Held[1], o.Held[0]}
+			c.Held = []report.Step{o.Held[1], o.Held[0]}
 			o = &c
 		}
 		a, b := &o.Accesses[0], &o.Accesses[1]
 		var sb strings.Builder
 		fmt.Fprintf(&sb, "%s: %s %s at %s:%d (g%d) and %s at %s:%d (g%d)\n", o.Test, o.Variable,
 			a.Op, filepath.Base(a.File), a.Line, a.Goroutine, b.Op, filepath.Base(b.File), b.Line, b.Goroutine)
-		for _, s := range WhyNoRaceSentences(o, filepath.Base) {
+		for _, s := range report.WhyNoRaceSentences(o, filepath.Base) {
 			fmt.Fprintf(&sb, "\t%s\n", s)
 		}
 		blocks = append(blocks, sb.String())

@@ -31,7 +31,7 @@
 // Labels are clipped to the box; each element's <title> holds the whole
 // text (and the source line when HTMLOptions.Source gives it).
 
-package check
+package report
 
 import (
 	"bytes"

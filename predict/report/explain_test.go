@@ -1,4 +1,4 @@
-package check
+package report
 
 import (
 	"os"
@@ -19,7 +19,7 @@ func TestDocsMatchExplain(t *testing.T) {
 			t.Fatalf("no explanation for %s", kind)
 		}
 		if !strings.Contains(string(data), text) {
-			t.Errorf("docs/findings.md does not hold the explanation of %q as check.Explain gives it", kind)
+			t.Errorf("docs/findings.md does not hold the explanation of %q as report.Explain gives it", kind)
 		}
 	}
 	if _, ok := Explain("nonsense"); ok {

@@ -2,7 +2,7 @@
 // `seer predict -json` and the language server share: findings with both
 // accesses and a witness, and the tests that were run.
 
-package check
+package report
 
 // A Report is the result of checking packages (or of predicting from one
 // trace file).
@@ -43,7 +43,7 @@ type Package struct {
 type Finding struct {
 	Test      string   `json:"test"`      // the test whose goroutines hold the accesses
 	Package   string   `json:"package"`   // import path
-	Kind      string   `json:"kind"`      // "race" or "atomicity"
+	Kind      Kind     `json:"kind"`      // see Kinds
 	Predicted bool     `json:"predicted"` // false if the run itself showed it
 	Count     int      `json:"count"`     // event pairs (triples) with these locations
 	Variable  string   `json:"variable,omitempty"`
@@ -69,6 +69,13 @@ type Finding struct {
 	Confirmed string `json:"confirmed,omitempty"`
 	Replay    string `json:"replay,omitempty"`
 }
+
+// Values of Finding.Confirmed.
+const (
+	ConfirmedYes      = "true"
+	ConfirmedNo       = "false"
+	ConfirmedNotTried = "not tried"
+)
 
 // An Access is one of a finding's accesses.
 type Access struct {

@@ -1,7 +1,7 @@
 // This file implements the page that WitnessHTML writes: the finding's
 // story in words above the picture (html.go lays it out), and the SVG.
 
-package check
+package report
 
 import (
 	"bytes"
@@ -74,7 +74,7 @@ var arrowClasses = []string{"hb", "witness-order", "recorded-order", "conflict"}
 
 // writePage writes the page of f, whose picture is p.
 func writePage(b *bytes.Buffer, f *Finding, p *picture, opts HTMLOptions) {
-	title := kindTitle(f.Kind)
+	title := f.Kind.heading()
 	if f.Variable != "" {
 		title += " on " + f.Variable
 	}
@@ -87,13 +87,13 @@ func writePage(b *bytes.Buffer, f *Finding, p *picture, opts HTMLOptions) {
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
 	fmt.Fprintf(b, "<meta name=\"generator\" content=\"seer witness\"/>\n<title>seer witness: %s (%s)</title>\n", esc(title), esc(test))
 	fmt.Fprintf(b, "<style>%s</style>\n</head>\n", pageCSS)
-	fmt.Fprintf(b, "<body data-kind=\"%s\" data-predicted=\"%t\">\n<header>\n", esc(f.Kind), f.Predicted)
-	fmt.Fprintf(b, "<h1>%s", esc(kindTitle(f.Kind)))
+	fmt.Fprintf(b, "<body data-kind=\"%s\" data-predicted=\"%t\">\n<header>\n", esc(string(f.Kind)), f.Predicted)
+	fmt.Fprintf(b, "<h1>%s", esc(f.Kind.heading()))
 	if f.Variable != "" {
 		fmt.Fprintf(b, " on <code>%s</code>", esc(f.Variable))
 	}
 	b.WriteString("</h1>\n")
-	meta := []string{verdictWord(f), test}
+	meta := []string{Verdict(f), test}
 	if f.Package != "" {
 		meta = append(meta, f.Package)
 	}
@@ -345,19 +345,6 @@ func accessNumber(f *Finding, event int) int {
 		}
 	}
 	return 0
-}
-
-func kindTitle(kind string) string {
-	switch kind {
-	case "race":
-		return "data race"
-	case "atomicity":
-		return "atomicity violation"
-	}
-	if IsMisuse(kind) {
-		return KindTitle(kind)
-	}
-	return kind
 }
 
 func capitalizeFirst(s string) string {

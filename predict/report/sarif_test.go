@@ -1,4 +1,4 @@
-package check
+package report
 
 import (
 	"bytes"
@@ -9,48 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/seer-tools/seer/predict/internal/sarifcheck"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// sarifSchema compiles the SARIF 2.1.0 JSON schema in testdata: the one
-// SchemaStore serves as sarif-2.1.0.json (2.1.0-rtm.5), as the npm package
-// @microsoft/jest-sarif ships it (MIT).
-func sarifSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	f, err := os.Open("testdata/sarif-2.1.0-rtm.5.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("sarif-2.1.0.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("sarif-2.1.0.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sch
-}
-
-// validSARIF checks a log against the schema.
-func validSARIF(t *testing.T, sch *jsonschema.Schema, log []byte) {
-	t.Helper()
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(log))
-	if err != nil {
-		t.Fatalf("not JSON: %v", err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Errorf("the log does not validate against SARIF 2.1.0: %v", err)
-	}
-}
 
 // witnessReport is a small predicted race, as check reports it: two
 // goroutines, the second's critical section run first by the witness.
@@ -95,7 +57,7 @@ func TestSARIFGolden(t *testing.T) {
 	if err := WriteSARIF(&b, witnessReport(root), SARIFOptions{Root: root, Version: "v0.0.0-test"}); err != nil {
 		t.Fatal(err)
 	}
-	validSARIF(t, sarifSchema(t), b.Bytes())
+	sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
 	golden := "testdata/witness.sarif"
 	if *update {
 		os.WriteFile(golden, b.Bytes(), 0o644)
@@ -113,7 +75,7 @@ func TestSARIFGolden(t *testing.T) {
 // three accesses, an STD trace's findings (no files), files outside the
 // root.
 func TestSARIFValid(t *testing.T) {
-	sch := sarifSchema(t)
+	sch := sarifcheck.Schema(t)
 	rep := witnessReport("/src/bank")
 	atom := rep.Findings[0]
 	atom.Kind, atom.Predicted, atom.Count = "atomicity", false, 2
@@ -132,7 +94,7 @@ func TestSARIFValid(t *testing.T) {
 			if err := WriteSARIF(&b, r, SARIFOptions{Root: "/src/bank"}); err != nil {
 				t.Fatal(err)
 			}
-			validSARIF(t, sch, b.Bytes())
+			sarifcheck.Validate(t, sch, b.Bytes())
 			if name == "atomicity" && !strings.Contains(b.String(), `"uri": "file:///elsewhere/with%20space/%C3%BC.go"`) {
 				t.Errorf("a file outside the root is not an absolute, escaped file URI:\n%s", b.String())
 			}

@@ -1,12 +1,14 @@
-// This file implements Explain: the documentation of each finding kind,
-// shared by `seer check -explain`, the editor's hover and docs/findings.md.
+// This file holds the documentation of each finding kind that Explain
+// returns, shared by `seer check -explain`, the editor's hover, SARIF's
+// rules and docs/findings.md.
 
-package check
+package report
 
-import "strings"
-
-var explanations = map[string]string{
-	"race": `# race: a data race another schedule shows
+// The documentation of each finding kind, as markdown: a heading that
+// names the kind, what it is, how seer finds it, and the fix. The kinds
+// table (kind.go) holds them.
+const (
+	explainRace = `# race: a data race another schedule shows
 
 Two goroutines access the same memory, at least one of them writes, and
 nothing orders the two accesses: no channel operation, WaitGroup, Once,
@@ -25,8 +27,9 @@ with the two accesses side by side. An independent checker replays every
 witness before it is reported.
 
 Fix: order the accesses (hold one mutex around both, hand the value over a
-channel, or use sync/atomic), or stop sharing the variable.`,
-	"atomicity": `# atomicity: a transaction another goroutine can break into
+channel, or use sync/atomic), or stop sharing the variable.`
+
+	explainAtomicity = `# atomicity: a transaction another goroutine can break into
 
 Two accesses of one goroutine that should happen as one step — inside a
 function marked //seer:atomic, or inside one critical section when
@@ -49,8 +52,9 @@ Like races, atomicity violations come with a witness schedule that the
 independent checker has replayed.
 
 Fix: make the check and the act one critical section, or use a
-compare-and-swap loop.`,
-	"deadlock": `# deadlock: goroutines that wait for each other for ever
+compare-and-swap loop.`
+
+	explainDeadlock = `# deadlock: goroutines that wait for each other for ever
 
 Two goroutines (or more, in a cycle) each hold a lock while taking another,
 in opposite orders: one holds a and waits for b while the other holds b and
@@ -103,8 +107,9 @@ until it completes).
 
 Fix: take the locks in one order everywhere (document it next to the
 locks), hold one lock at a time, and never hold a lock across a channel
-operation whose other side may need it.`,
-	"leak": `# leak: a goroutine the test leaves blocked for ever
+operation whose other side may need it.`
+
+	explainLeak = `# leak: a goroutine the test leaves blocked for ever
 
 A goroutine of the test never ended: the recorded run left it blocked
 after every test had returned, typically on a channel nobody will use
@@ -160,17 +165,102 @@ of the select.
 
 Fix: give every goroutine a way to finish: buffer the channel for every
 sender (make(chan T, 1) for the one result), or have the receiver drain
-it, or select on a done channel or a context in the sender too.`,
-}
+it, or select on a done channel or a context in the sender too.`
 
-// Explain returns the documentation of a finding kind ("race",
-// "atomicity", "deadlock", "leak") as markdown.
-func Explain(kind string) (string, bool) {
-	text, ok := explanations[strings.ToLower(kind)]
-	return text, ok
-}
+	explainSendOnClosed = `# send-on-closed: a send that another schedule runs after the close
 
-// Kinds lists the finding kinds that Explain documents.
-func Kinds() []string {
-	return append([]string{"race", "atomicity", "deadlock", "leak"}, misuseKinds...)
-}
+A goroutine sends on a channel that another goroutine closes, and nothing
+orders the send before the close: the recorded run sent first, but in
+another schedule the close comes first and the send panics with "send on
+closed channel". The typical shape is a Stop or Close method that closes
+a channel while a worker or a caller may still send on it.
+
+The finding names the close and the send. Its witness is a schedule of the
+same test, in which every goroutine does what it did in the recorded run
+and every read sees the same write, that runs the close and ends with the
+send as the next step of its goroutine. The independent checker replays it
+and checks that the channel is closed there, once. A run that did send on
+the closed channel (and panicked, or recovered) is reported as observed.
+
+Fix: let only the sender close the channel, or make senders and the closer
+agree through a lock or a done channel that the senders select on.`
+
+	explainCloseOfClosed = `# close-of-closed: a channel closed twice
+
+Two closes of one channel run in one schedule: the second panics with
+"close of closed channel". A run that did not panic never closes a channel
+twice, and the second close of a run that panicked is not recorded (the
+runtime panics before it tells the race runtime), so seer predicts this
+kind only in traces that hold two closes of one channel. A double close on
+two shutdown paths that the recorded run took only one of is beyond the
+recording: no schedule of the run's own events contains the second close.
+
+A run that did panic with "close of closed channel" is reported as
+observed: the second close at the line the panic's stack gives (from the
+test's output), and the first close from the trace when the run closed
+only that one channel.
+
+Fix: close a channel in one place, or guard the close with sync.Once.`
+
+	explainNegativeWaitGroup = `# negative-waitgroup: a Done that can come before its Add
+
+A WaitGroup's Done can run when its counter is zero, and Done then panics
+with "sync: negative WaitGroup counter". The recorded run added first, but
+nothing orders the Add before the Done: typically the Add comes after the
+go statement that starts the goroutine calling Done, or a goroutine calls
+Done twice (an explicit Done and a deferred one) and the run's order hid
+it behind another Add.
+
+The witness is a schedule of the same test, in which every goroutine does
+what it did in the recorded run and every read sees the same write, that
+ends with the Done as the next step of its goroutine and the counter, the
+sum of the Adds and Dones the schedule ran, at zero. A WaitGroup whose
+counter the recording cannot follow (an Add with a negative delta, whose
+delta is not recorded, or a group copied over) is not judged.
+
+Fix: call Add before the go statement (or use WaitGroup.Go), and call Done
+once per Add.`
+
+	explainWaitGroupReuse = `# waitgroup-reuse: an Add at zero concurrent with a Wait
+
+An Add with a positive delta can run while the counter is zero and a Wait
+of another goroutine is due: sync.WaitGroup requires that such an Add
+happen before the Wait ("calls with a positive delta that occur when the
+counter is zero must happen before a Wait"). In the schedule the witness
+shows, the Wait finds the counter at zero and returns at once, before the
+task the Add counts has even been counted: the waiter goes on while that
+task runs (and if the Wait had blocked, the runtime panics with "WaitGroup
+misuse: Add called concurrently with Wait" or "WaitGroup is reused before
+previous Wait has returned"). The typical shape is wg.Add(1) inside the
+goroutine instead of before the go statement.
+
+Precisely: the witness is a schedule of the same test, in which every
+goroutine does what it did in the recorded run and every read sees the same
+write, after which the Wait and the Add are the next steps of two
+goroutines and the counter is zero. An Add that happens after the Wait
+returned (a WaitGroup reused in rounds) is never reported. It is observed
+when the recorded run's Wait itself returned before the Add.
+
+Fix: call Add before starting the goroutine (or use WaitGroup.Go), and
+start a new round only after Wait returned.`
+
+	explainUnlockOfUnlocked = `# unlock-of-unlocked: an Unlock that finds the mutex unlocked
+
+A goroutine unlocks a mutex (or read-unlocks an RWMutex) that is not
+locked: the runtime stops the program with "fatal error: sync: unlock of
+unlocked mutex" (or "RUnlock of unlocked RWMutex"), which no recover
+catches. seer looks at mutexes that some goroutine unlocks without having
+locked them itself, such as an explicit Unlock on one path plus the
+deferred one, which in the recorded run released a lock another goroutine
+had taken in between. A mutex every goroutine unlocks only after locking it
+itself cannot fail this way.
+
+The witness is a schedule of the same test, in which every goroutine does
+what it did in the recorded run, every read sees the same write and the
+mutex is never taken twice, that ends with the Unlock as the next step of
+its goroutine and the mutex unlocked. A run that died of it is reported as
+observed.
+
+Fix: unlock once per lock on every path: either defer the Unlock or call it
+explicitly, not both.`
+)

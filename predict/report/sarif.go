@@ -17,7 +17,7 @@
 // %SRCROOT%; columns are UTF-16 code units, as SARIF's default columnKind
 // says.
 
-package check
+package report
 
 import (
 	"bufio"
@@ -158,7 +158,7 @@ func WriteSARIF(w io.Writer, rep *Report, opts SARIFOptions) error {
 		u := url.URL{Scheme: "file", Path: filepath.ToSlash(opts.Root)}
 		run.OriginalURIBaseIDs = map[string]sarifArtifactLoc{srcRoot: {URI: strings.TrimSuffix(u.String(), "/") + "/"}}
 	}
-	index := map[string]int{}
+	index := map[Kind]int{}
 	for _, kind := range Kinds() {
 		index[kind] = len(run.Tool.Driver.Rules)
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleFor(kind))
@@ -181,23 +181,17 @@ func WriteSARIF(w io.Writer, rep *Report, opts SARIFOptions) error {
 // sarifRuleFor documents a finding kind from its Explain text: the title
 // is the short description, the first paragraph the full one, the whole
 // text the help.
-func sarifRuleFor(kind string) sarifRule {
+func sarifRuleFor(kind Kind) sarifRule {
 	r := sarifRule{
-		ID:                   kind,
-		Name:                 ruleName(kind),
-		HelpURI:              DocURL + "#" + kind,
-		DefaultConfiguration: sarifRuleConfig{Level: "warning"},
-		Properties:           map[string]any{"tags": []string{"concurrency", "correctness"}, "precision": "very-high", "problem.severity": "warning"},
-	}
-	if kind == "race" || kind == "deadlock" || IsMisuse(kind) {
-		// Go's memory model gives a racy program no defined meaning; a
-		// deadlocked one hangs; a misuse panics.
-		r.DefaultConfiguration.Level = "error"
-		r.Properties["problem.severity"] = "error"
+		ID:                   string(kind),
+		Name:                 kind.ruleName(),
+		HelpURI:              DocURL + "#" + string(kind),
+		DefaultConfiguration: sarifRuleConfig{Level: kind.level()},
+		Properties:           map[string]any{"tags": []string{"concurrency", "correctness"}, "precision": "very-high", "problem.severity": kind.level()},
 	}
 	text, ok := Explain(kind)
 	if !ok {
-		r.ShortDescription = sarifText{Text: kind}
+		r.ShortDescription = sarifText{Text: string(kind)}
 		r.FullDescription = r.ShortDescription
 		r.Help = r.ShortDescription
 		return r
@@ -215,19 +209,6 @@ func sarifRuleFor(kind string) sarifRule {
 	return r
 }
 
-// ruleName is a finding kind's rule name in SARIF's PascalCase.
-func ruleName(kind string) string {
-	switch kind {
-	case "race":
-		return "DataRace"
-	case "atomicity":
-		return "AtomicityViolation"
-	case "leak":
-		return "GoroutineLeak"
-	}
-	return capitalize(kind)
-}
-
 type sarifWriter struct {
 	root  string
 	lines map[string][]string // a file's lines, nil when unreadable
@@ -235,12 +216,12 @@ type sarifWriter struct {
 
 func (s *sarifWriter) result(f *Finding, rule int, level string) sarifResult {
 	r := sarifResult{
-		RuleID:    f.Kind,
+		RuleID:    string(f.Kind),
 		RuleIndex: rule,
 		Level:     level,
 		Properties: map[string]any{
 			"predicted": f.Predicted,
-			"verdict":   verdictWord(f),
+			"verdict":   Verdict(f),
 			"count":     f.Count,
 		},
 	}
@@ -272,7 +253,7 @@ func (s *sarifWriter) result(f *Finding, rule int, level string) sarifResult {
 	if f.Variable != "" {
 		on = " on " + f.Variable
 	}
-	how := verdictWord(f)
+	how := Verdict(f)
 	if f.Test != "" {
 		how += " in " + f.Test
 	}
@@ -336,7 +317,7 @@ func (s *sarifWriter) codeFlow(f *Finding) (sarifCodeFlow, bool) {
 		switch {
 		case access[st.Event] != "":
 			importance = "essential"
-			text += " (the " + kindWord(f.Kind) + "'s " + access[st.Event] + ")"
+			text += " (the " + f.Kind.word() + "'s " + access[st.Event] + ")"
 		case st.Within != "":
 		case st.Op != "read" && st.Op != "write":
 			importance = "important"
@@ -398,14 +379,8 @@ func userCreated(a *Access) (Frame, bool) {
 	return Frame{}, false
 }
 
-func kindWord(kind string) string {
-	if kind == "race" || kind == "deadlock" || kind == "leak" {
-		return kind
-	}
-	return "violation"
-}
-
-func verdictWord(f *Finding) string {
+// Verdict says whether f was predicted or observed.
+func Verdict(f *Finding) string {
 	if f.Predicted {
 		return "predicted"
 	}

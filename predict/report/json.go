@@ -10,7 +10,7 @@
 // the structure as readable and prints a third of the bytes in a single
 // pass over json.Marshal's output.
 
-package check
+package report
 
 import (
 	"encoding/json"

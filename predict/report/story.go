@@ -4,7 +4,7 @@
 // it runs in the other order. A rel function shortens file names for the
 // reader (the CLI's relative paths, the editor's short names).
 
-package check
+package report
 
 import (
 	"fmt"

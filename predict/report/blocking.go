@@ -1,0 +1,181 @@
+// This file implements what a report says of the blocking kinds: the
+// title of a deadlock (a lock-order cycle, or goroutines blocked on
+// channels and locks), and the sentences that tell where each blocked
+// goroutine holds its locks, waits, or was left.
+
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Title names f's kind in prose: "data race", "atomicity violation",
+// "lock-order deadlock" (every blocked operation is a lock acquire) or
+// "deadlock" (some goroutine waits on a channel).
+func Title(f *Finding) string {
+	if f.Kind != KindDeadlock {
+		return f.Kind.Title()
+	}
+	if !f.Predicted {
+		return "deadlock"
+	}
+	for _, a := range f.Accesses {
+		if a.Op != "lock" && a.Op != "rlock" {
+			return "deadlock"
+		}
+	}
+	return f.Kind.Title()
+}
+
+// HoldSentences tells, for a deadlock, where each blocked goroutine took
+// the locks it holds while it waits: "goroutine 10 holds mu, locked at
+// x.go:20, while it waits to send on ch at :21".
+func HoldSentences(f *Finding, rel func(string) string) []string {
+	if f.Kind != KindDeadlock {
+		return nil
+	}
+	var out []string
+	for _, a := range f.Accesses {
+		if len(a.Holds) == 0 {
+			continue
+		}
+		var parts []string
+		file := ""
+		at := func(s string, line int) string {
+			if s != "" && s == file {
+				return fmt.Sprintf(":%d", line)
+			}
+			file = s
+			return position(s, line, rel)
+		}
+		for _, h := range a.Holds {
+			how := "locked"
+			if h.Op == "rlock" {
+				how = "read-locked"
+			}
+			lock := h.Lock
+			if lock == "" {
+				lock = "a lock"
+			}
+			parts = append(parts, fmt.Sprintf("%s, %s at %s", lock, how, at(h.File, h.Line)))
+		}
+		on := ""
+		if a.Variable != "" {
+			on = " " + a.Variable
+		}
+		out = append(out, fmt.Sprintf("goroutine %d holds %s, while it waits to %s%s at %s",
+			a.Goroutine, joinAnd(parts), waitVerb(a.Op), on, at(a.File, a.Line)))
+	}
+	return out
+}
+
+// waitVerb is what a goroutine blocked in op waits to do.
+func waitVerb(op string) string {
+	switch op {
+	case "lock":
+		return "lock"
+	case "rlock":
+		return "read-lock"
+	case "send":
+		return "send on"
+	case "recv":
+		return "receive from"
+	}
+	return op
+}
+
+// LeakSentence says what a predicted leak's schedule does, for the
+// report and the hover: the select takes its other case, and the send
+// waits for ever.
+func LeakSentence(f *Finding, rel func(string) string) string {
+	if f.Kind != KindLeak || !f.Predicted || len(f.Accesses) < 2 {
+		return ""
+	}
+	s, r := f.Accesses[0], f.Accesses[1]
+	on := ""
+	if s.Variable != "" {
+		on = " " + s.Variable
+	}
+	other := "its default case"
+	if len(f.Accesses) > 2 {
+		other = fmt.Sprintf("the case of the timer that %s started at %s (it fires first: Go promises nothing of how long goroutine %d takes to reach its send)",
+			f.Accesses[2].Op, position(f.Accesses[2].File, f.Accesses[2].Line, rel), s.Goroutine)
+	}
+	return fmt.Sprintf("in a schedule that nothing rules out, goroutine %d's select at %s finds no sender on%s and takes %s; goroutine %d's send at %s then waits for ever, since that select is the channel's only receive",
+		r.Goroutine, position(r.File, r.Line, rel), on, other, s.Goroutine, position(s.File, s.Line, rel))
+}
+
+// ObservedBlocking reports whether f is a blocking bug that the recorded
+// run itself showed: a leak, or a deadlock it hung on.
+func ObservedBlocking(f *Finding) bool {
+	return (f.Kind == KindLeak || f.Kind == KindDeadlock) && !f.Predicted
+}
+
+// BlockedSentences tells where each goroutine of an observed leak or
+// deadlock was left blocked: "goroutine 12 (created at x.go:21) never
+// ended: blocked in send at x.go:27", or when the run does not show the
+// blocking call, its last recorded operation.
+func BlockedSentences(f *Finding, rel func(string) string) []string {
+	if !ObservedBlocking(f) {
+		return nil
+	}
+	var out []string
+	for _, a := range f.Accesses {
+		s := fmt.Sprintf("goroutine %d", a.Goroutine)
+		if len(a.Created) > 0 && strings.HasPrefix(a.Created[0].Func, "testing.") {
+			s += " (the test's own)"
+		} else if fr, ok := firstUser(a.Created); ok {
+			s += fmt.Sprintf(" (created at %s)", position(fr.File, fr.Line, rel))
+		}
+		if a.Blocked != "" {
+			s += fmt.Sprintf(" never ended: blocked %s at %s", blockedPhrase(a.Blocked), position(a.File, a.Line, rel))
+		} else {
+			s += fmt.Sprintf(" never ended: its last recorded operation is %s at %s", a.Op, position(a.File, a.Line, rel))
+			if len(a.Stack) > 0 {
+				if fr, ok := firstUser(a.Stack); ok {
+					s += ", in " + fr.Func
+				}
+			}
+			s += "; the call it blocks in (a receive, a select with no send case, a sleep or a system call leave no event) comes after it"
+		}
+		out = append(out, s)
+	}
+	if f.Count > len(f.Accesses) {
+		out = append(out, fmt.Sprintf("%d goroutines of the test stopped there", f.Count))
+	}
+	return out
+}
+
+// firstUser returns the first frame of frames in the user's code: the
+// first that is not of the runtime, package sync or the testing package.
+func firstUser(frames []Frame) (Frame, bool) {
+	for _, fr := range frames {
+		if !strings.HasPrefix(fr.Func, "runtime.") && !strings.HasPrefix(fr.Func, "sync.") &&
+			!strings.HasPrefix(fr.Func, "internal/") && !strings.HasPrefix(fr.Func, "sync/atomic.") &&
+			!strings.HasPrefix(fr.Func, "testing.") {
+			return fr, true
+		}
+	}
+	return Frame{}, false
+}
+
+// blockedPhrase says what a goroutine blocked in op (predict.BlockedIn)
+// waits to do.
+func blockedPhrase(op string) string {
+	switch op {
+	case "send":
+		return "sending on a channel"
+	case "select":
+		return "in a select"
+	case "lock":
+		return "locking a mutex"
+	case "rlock":
+		return "read-locking a RWMutex"
+	case "cond-wait":
+		return "in Cond.Wait"
+	case "wait":
+		return "in WaitGroup.Wait"
+	}
+	return "in " + op
+}

@@ -1,0 +1,36 @@
+// This file tests the sentences of a finding's story (story.go).
+
+package report
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+)
+
+func TestStorySentences(t *testing.T) {
+	f := &witnessReport("/src/bank").Findings[0]
+	rel := filepath.Base
+	if got, want := PrefixPhrase(f, rel), "the recorded run before event 3800, less goroutine 9's events from bank.go:21 on (7 events) and 1 later event of a goroutine in the runtime or the test harness"; got != want {
+		t.Errorf("prefix:\n got %s\nwant %s", got, want)
+	}
+	want := []string{"in the recorded run goroutine 9's critical section on a.mu at bank.go:22 ran before goroutine 10's at :32; the witness runs goroutine 10's first, and nothing else orders them"}
+	if got := ReorderedSentences(f, rel); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("reordered:\n got %q\nwant %q", got, want)
+	}
+	// Two locks, one with two sections the witness overtakes.
+	f.Reordered = []Sync{
+		{Op: "lock", Goroutine: 3, File: "/src/a.go", Line: 5, Object: "mu"},
+		{Op: "lock", Goroutine: 4, File: "/src/a.go", Line: 9, Object: "mu"},
+		{Op: "lock", Goroutine: 5, File: "/src/b.go", Line: 7, Object: "mu", First: true},
+		{Op: "rlock", Goroutine: 3, File: "/src/a.go", Line: 30, Object: "s.rw"},
+		{Op: "rlock", Goroutine: 6, File: "/src/a.go", Line: 40, Object: "s.rw", First: true},
+	}
+	want = []string{
+		"in the recorded run goroutine 3's critical section on mu at a.go:5 and goroutine 4's at :9 ran before goroutine 5's at b.go:7; the witness runs goroutine 5's first, and nothing else orders them",
+		"in the recorded run goroutine 3's read-locked section on s.rw at a.go:30 ran before goroutine 6's at :40; the witness runs goroutine 6's first, and nothing else orders them",
+	}
+	if got := ReorderedSentences(f, rel); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("reordered:\n got %q\nwant %q", got, want)
+	}
+}
