@@ -107,7 +107,7 @@ func hoverMarkdown(f *report.Finding, i int, short func(string) string, src func
 		}
 		return fmt.Sprintf("the **%s** at %s (goroutine %d)", o.Op, site(o.File, o.Line, short), o.Goroutine)
 	}
-	if f.Kind == "atomicity" {
+	if f.Kind == report.KindAtomicity {
 		tx, others := transaction(f)
 		var in, out []string
 		for _, j := range tx {
@@ -129,7 +129,7 @@ func hoverMarkdown(f *report.Finding, i int, short func(string) string, src func
 		for _, s := range report.BlockedSentences(f, short) {
 			fmt.Fprintf(&b, "%s.\n\n", capitalize(s))
 		}
-	} else if f.Kind == "deadlock" {
+	} else if f.Kind == report.KindDeadlock {
 		var parts []string
 		for j := range f.Accesses {
 			parts = append(parts, access(j))

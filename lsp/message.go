@@ -146,7 +146,7 @@ func findingMessage(f *report.Finding, i int, short func(string) string) string 
 	if c := createdAt(a, short); c != "" {
 		self += " (" + c + ")"
 	}
-	if f.Kind == "atomicity" {
+	if f.Kind == report.KindAtomicity {
 		tx, others := transaction(f)
 		inTx := false
 		for _, j := range tx {

@@ -524,7 +524,7 @@ func formatFinding(f report.Finding, rel func(string) string) string {
 			// The failing operation is the last access, next in its
 			// goroutine (a close or a Wait before it is context).
 			next := f.Accesses[len(f.Accesses)-1:]
-			if f.Kind == "waitgroup-reuse" {
+			if f.Kind == report.KindWaitGroupReuse {
 				next = f.Accesses // the Wait and the Add are both next
 			}
 			fmt.Fprintf(&b, "%s, ending with", plural(n, "step"))
@@ -542,7 +542,7 @@ func formatFinding(f report.Finding, rel func(string) string) string {
 			}
 			return b.String()
 		}
-		if f.Kind == "deadlock" {
+		if f.Kind == report.KindDeadlock {
 			fmt.Fprintf(&b, "%s, ending with", plural(n, "step"))
 			for k, a := range f.Accesses {
 				if k > 0 {

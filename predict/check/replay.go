@@ -122,7 +122,7 @@ func isOp(e *trace.Event) bool {
 
 // planReplay builds the replay schedule of race finding f from its trace.
 func planReplay(t *trace.Trace, f *report.Finding) (*replayPlan, error) {
-	if f.Kind == "race" && len(f.Accesses) != 2 || len(f.Accesses) < 2 {
+	if f.Kind == report.KindRace && len(f.Accesses) != 2 || len(f.Accesses) < 2 {
 		return nil, fmt.Errorf("a %s finding with %d accesses", f.Kind, len(f.Accesses))
 	}
 	if _, _, ok := t.ReplayPos(0); !ok {
@@ -194,7 +194,7 @@ func planReplay(t *trace.Trace, f *report.Finding) (*replayPlan, error) {
 		}
 	}
 	bug := map[int]bool{}
-	if f.Kind == "race" {
+	if f.Kind == report.KindRace {
 		bug[f.Accesses[0].Event], bug[f.Accesses[1].Event] = true, true
 	}
 	enforced := func(g trace.GoID) bool {
@@ -276,7 +276,7 @@ func replayRun(f *report.Finding) string { return "^" + regexp.QuoteMeta(f.Test)
 // replayFinding replays f (found in trace t, recorded by bin) and sets
 // f.Confirmed and f.Replay.
 func replayFinding(ctx context.Context, bin *record.Binary, ropts record.RecordOptions, t *trace.Trace, f *report.Finding) error {
-	if f.Kind != "race" && f.Kind != "deadlock" {
+	if f.Kind != report.KindRace && f.Kind != report.KindDeadlock {
 		f.Confirmed, f.Replay = report.ConfirmedNotTried, "replay confirms races and deadlocks only"
 		return nil
 	}
@@ -288,7 +288,7 @@ func replayFinding(ctx context.Context, bin *record.Binary, ropts record.RecordO
 	ropts.Run, ropts.Skip = replayRun(f), ""
 	ropts.Replay = p.sched
 	ropts.Timeout = ReplayTimeout
-	if f.Kind == "deadlock" {
+	if f.Kind == report.KindDeadlock {
 		// The goroutines of the cycle wait at their blocked acquires
 		// until every step has run, and then hang: the test's own
 		// time-out ends the run.
@@ -351,7 +351,7 @@ func (p *replayPlan) confirm(t *trace.Trace, rec *record.RecordResult, f *report
 	}
 	rt := rec.Trace
 	rg := p.replayGoroutines(rt, f.Test)
-	if f.Kind == "deadlock" {
+	if f.Kind == report.KindDeadlock {
 		return p.confirmDeadlock(t, rec, f, rg, why)
 	}
 	var got [2]int
