@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // BenchmarkHover measures hover on a stored finding, from the request
@@ -35,7 +37,7 @@ func BenchmarkHoverMarkdown(b *testing.B) {
 	f := bankFinding(b, dir)
 	src := func(string, int) string { return "return a.balance" }
 	for i := 0; i < b.N; i++ {
-		hoverMarkdown(&f, 1, filepath.Base, src)
+		report.HoverMarkdown(&f, 1, filepath.Base, src)
 	}
 }
 

@@ -5,6 +5,7 @@
 package lsp
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,10 +41,10 @@ func TestBlockingMessages(t *testing.T) {
 			"Goroutine 12 (created at p.go:21) never ended: blocked sending on a channel at p.go:27.",
 		}},
 	} {
-		if got := findingMessage(&tc.f, 0, base); got != tc.message {
+		if got := report.DiagnosticMessage(&tc.f, 0, base); got != tc.message {
 			t.Errorf("message:\n got %s\nwant %s", got, tc.message)
 		}
-		h := hoverMarkdown(&tc.f, 0, base, func(string, int) string { return "" })
+		h := report.HoverMarkdown(&tc.f, 0, base, func(string, int) string { return "" })
 		for _, want := range tc.hover {
 			if !strings.Contains(h, want) {
 				t.Errorf("hover lacks %q:\n%s", want, h)
@@ -51,3 +52,5 @@ func TestBlockingMessages(t *testing.T) {
 		}
 	}
 }
+
+func base(p string) string { return filepath.Base(p) }

@@ -140,21 +140,21 @@ func findingMarks(f *finding, v *views, root string, relatedInfo bool) []*mark {
 			rng:      rng,
 			severity: protocol.DiagnosticSeverityWarning,
 			code:     string(f.Kind),
-			message:  findingMessage(&f.Finding, i, short),
+			message:  report.DiagnosticMessage(&f.Finding, i, short),
 			finding:  f,
 			access:   i,
 		}
 		for j := range f.Accesses {
 			if o := &f.Accesses[j]; j != i {
 				if r, ok := v.locate(o.File, o.Line, o.Column, o.EndLine, o.EndColumn); ok {
-					m.related = append(m.related, related{o.File, r, fmt.Sprintf("%s by goroutine %d", o.Op, o.Goroutine)})
+					m.related = append(m.related, related{o.File, r, report.AccessPhrase(o)})
 				}
 			}
 		}
 		for j := range f.Accesses {
-			if c, ok := userFrame(f.Accesses[j].Created); ok && firstOfGoroutine(f, j) {
+			if c, ok := report.UserFrame(f.Accesses[j].Created); ok && firstOfGoroutine(f, j) {
 				if r, ok := v.locate(c.File, c.Line, 0, 0, 0); ok {
-					m.related = append(m.related, related{c.File, r, fmt.Sprintf("goroutine %d is created here", f.Accesses[j].Goroutine)})
+					m.related = append(m.related, related{c.File, r, report.CreatedHere(f.Accesses[j].Goroutine)})
 				}
 			}
 		}
@@ -165,7 +165,7 @@ func findingMarks(f *finding, v *views, root string, relatedInfo bool) []*mark {
 			for k := range ro.Syncs {
 				s := &ro.Syncs[k]
 				if r, ok := v.locate(s.File, s.Line, 0, 0, 0); ok {
-					m.related = append(m.related, related{s.File, r, capitalize(ro.Sentence)})
+					m.related = append(m.related, related{s.File, r, report.Capitalize(ro.Sentence)})
 				}
 			}
 		}
@@ -174,11 +174,7 @@ func findingMarks(f *finding, v *views, root string, relatedInfo bool) []*mark {
 		}
 		// The first access located carries the finding; the others
 		// point to it.
-		if len(marks) == 0 {
-			m.message += fmt.Sprintf(" (%s)", verdict(&f.Finding))
-		} else {
-			m.message += fmt.Sprintf(" (%s; see details)", verdict(&f.Finding))
-		}
+		m.message += report.VerdictNote(&f.Finding, len(marks) == 0)
 		marks = append(marks, m)
 	}
 	return marks

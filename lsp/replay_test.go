@@ -32,7 +32,7 @@ func TestReplayHover(t *testing.T) {
 		{report.ConfirmedNotTried, "goroutine 12 was started by the runtime, not a go statement", "- Replay not tried: goroutine 12 was started by the runtime, not a go statement."},
 	} {
 		f := race(tc.confirmed, tc.note)
-		h := hoverMarkdown(&f, 0, base, func(string, int) string { return "" })
+		h := report.HoverMarkdown(&f, 0, base, func(string, int) string { return "" })
 		has := strings.Contains(h, "by replay") || strings.Contains(h, "Replay not tried")
 		switch {
 		case tc.want == "" && has:

@@ -54,7 +54,7 @@ func editorTexts(t *testing.T, rep *report.Report, root string) string {
 		}
 		for k := range f.Accesses {
 			short := func(p string) string { return shortPath(p, filepath.Dir(f.Accesses[k].File), root) }
-			fmt.Fprintf(&b, "-- hover on access %d\n%s\n", k, hoverMarkdown(&f.Finding, k, short, src))
+			fmt.Fprintf(&b, "-- hover on access %d\n%s\n", k, report.HoverMarkdown(&f.Finding, k, short, src))
 		}
 	}
 	return varying.ReplaceAllStringFunc(b.String(), func(m string) string {

@@ -15,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -23,119 +22,6 @@ import (
 
 	"github.com/seer-tools/seer/predict/report"
 )
-
-// maxCell bounds the width of a goroutine's column.
-const maxCell = 40
-
-// witnessDocument renders the witness of f.
-func witnessDocument(f *report.Finding, short func(string) string, src func(string, int) string) string {
-	var b strings.Builder
-	title := report.Title(f)
-	if f.Variable != "" {
-		title += " on " + f.Variable
-	}
-	test := f.Test
-	if test == "" {
-		test = "the test"
-	}
-	fmt.Fprintf(&b, "seer witness schedule: %s in %s (%s)\n\n", title, test, verdict(f))
-	b.WriteString("A schedule of the same test that seer's independent checker replayed: each\n")
-	b.WriteString("goroutine runs what it ran in the recorded run, in the same order, and every\n")
-	b.WriteString("read sees the write it saw there, up to the finding's accesses (marked <==).\n")
-	b.WriteString("Read from top to bottom; each goroutine has its own column.\n")
-	steps := userSteps(f)
-	if left := len(f.Witness) - len(steps); left > 0 {
-		fmt.Fprintf(&b, "The %d steps the runtime and the test harness take are left out; step\nnumbers count them.\n", left)
-	}
-	if prefix := report.PrefixPhrase(f, short); prefix != "" {
-		fmt.Fprintf(&b, "The schedule starts from %s; the steps below follow.\n", prefix)
-	}
-	if sentences := report.ReorderedSentences(f, short); len(sentences) > 0 {
-		b.WriteString("\nRun in the other order than recorded:\n")
-		for _, sentence := range sentences {
-			fmt.Fprintf(&b, "  %s.\n", capitalize(sentence))
-		}
-	}
-	b.WriteString("\n")
-
-	var gs []int
-	col := map[int]int{}
-	for _, i := range steps {
-		st := &f.Witness[i]
-		if _, ok := col[st.Goroutine]; !ok {
-			col[st.Goroutine] = len(gs)
-			gs = append(gs, st.Goroutine)
-		}
-	}
-	accessAt := map[int]*report.Access{}
-	for k := range f.Accesses {
-		accessAt[f.Accesses[k].Event] = &f.Accesses[k]
-	}
-	cells := make([]string, len(steps))
-	width := make([]int, len(gs))
-	for k, g := range gs {
-		width[k] = utf8.RuneCountInString(fmt.Sprintf("goroutine %d", g))
-	}
-	for k, i := range steps {
-		st := &f.Witness[i]
-		cell := report.StepText(st) + " " + site(st.File, st.Line, short)
-		cells[k] = clip(cell, maxCell)
-		width[col[st.Goroutine]] = max(width[col[st.Goroutine]], utf8.RuneCountInString(cells[k]))
-	}
-	row := func(step string, cellCol int, cell, source string) {
-		fmt.Fprintf(&b, "%5s", step)
-		for k := range gs {
-			text := ""
-			if k == cellCol {
-				text = cell
-			}
-			fmt.Fprintf(&b, "  %s", pad(text, width[k]))
-		}
-		b.WriteString("  " + source + "\n")
-	}
-	header := make([]string, len(gs))
-	for k, g := range gs {
-		header[k] = fmt.Sprintf("goroutine %d", g)
-	}
-	fmt.Fprintf(&b, "%5s", "step")
-	for k := range gs {
-		fmt.Fprintf(&b, "  %s", pad(header[k], width[k]))
-	}
-	b.WriteString("  source\n")
-	for k, i := range steps {
-		st := &f.Witness[i]
-		source := src(st.File, st.Line)
-		if a, ok := accessAt[st.Event]; ok {
-			source += "   <== " + a.Op
-		}
-		row(fmt.Sprint(i+1), col[st.Goroutine], cells[k], source)
-	}
-	return trimLines(b.String())
-}
-
-func pad(s string, w int) string {
-	if n := utf8.RuneCountInString(s); n < w {
-		return s + strings.Repeat(" ", w-n)
-	}
-	return s
-}
-
-func clip(s string, w int) string {
-	if utf8.RuneCountInString(s) <= w {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:w-3]) + "..."
-}
-
-// trimLines removes trailing blanks from each line.
-func trimLines(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return strings.Join(lines, "\n")
-}
 
 // showWitness writes a finding's witness document and asks the client to
 // open it; with args.HTML, it writes the witness's picture and answers it
@@ -150,20 +36,22 @@ func (s *server) showWitness(ctx context.Context, args accessArgs) (any, error) 
 	}
 	short := func(p string) string { return shortPath(p, f.dir, s.folderOf(f.dir)) }
 	if args.HTML {
-		page := report.WitnessHTML(&f.Finding, report.HTMLOptions{
+		var page strings.Builder
+		report.WitnessPage{Options: report.HTMLOptions{
 			Rel:     short,
 			Source:  s.sourceLine,
-			Harness: func(file string) bool { return file != "" && !isUserFile(file) },
-		})
-		path, err := s.writeWitness(f, ".html", string(page))
+			Harness: func(file string) bool { return file != "" && !report.IsUserFile(file) },
+		}}.Render(&page, report.One(&f.Finding))
+		path, err := s.writeWitness(f, ".html", page.String())
 		s.mu.Unlock()
 		if err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "seer: writing the witness: %v", err)
 		}
-		return shownDocument{URI: uri.File(path), HTML: string(page)}, nil
+		return shownDocument{URI: uri.File(path), HTML: page.String()}, nil
 	}
-	text := witnessDocument(&f.Finding, short, s.sourceLine)
-	path, err := s.writeWitness(f, ".txt", text)
+	var text strings.Builder
+	report.WitnessText{Layout: report.LayoutColumns, Rel: short, Source: s.sourceLine}.Render(&text, report.One(&f.Finding))
+	path, err := s.writeWitness(f, ".txt", text.String())
 	s.mu.Unlock()
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "seer: writing the witness: %v", err)

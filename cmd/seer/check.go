@@ -169,30 +169,28 @@ func runCheck(c *command, args []string) int {
 // check, -o for predict); asJSON is the -json alias.
 func outputFormat(c *command, flag, format string, asJSON bool) (string, bool) {
 	if asJSON {
-		if format != "text" && format != "json" {
+		if format != report.FormatText && format != report.FormatJSON {
 			errorf(c, "-json and %s %s disagree", flag, format)
 			return "", false
 		}
-		return "json", true
+		return report.FormatJSON, true
 	}
-	switch format {
-	case "text", "json", "sarif":
-		return format, true
+	if _, err := report.Format(format, nil, report.SARIFOptions{}); err != nil {
+		errorf(c, "%v", err)
+		return "", false
 	}
-	errorf(c, "unknown report format %q (want text, json or sarif)", format)
-	return "", false
+	return format, true
 }
 
 // writeReport prints rep in format (text, json, sarif) and returns the exit
 // status (see seer help check).
 func writeReport(w io.Writer, rep *report.Report, format string) int {
-	switch format {
-	case "json":
-		report.WriteJSON(w, rep)
-	case "sarif":
-		report.WriteSARIF(w, rep, report.SARIFOptions{Root: moduleRoot(), Version: version()})
-	default:
-		printReport(w, rep)
+	var sarif report.SARIFOptions
+	if format == report.FormatSARIF {
+		sarif = report.SARIFOptions{Root: moduleRoot(), Version: version()}
+	}
+	if r, err := report.Format(format, relToCwd(), sarif); err == nil {
+		r.Render(w, rep)
 	}
 	return exitStatus(rep)
 }
@@ -244,167 +242,11 @@ func exitStatus(rep *report.Report) int {
 	return status
 }
 
-// outcomeWords says what a test's outcome means, in the order the
-// summary counts them.
-var outcomeWords = []struct{ outcome, words string }{
-	{"pass", "passed"},
-	{"fail", "failed"},
-	{"skip", "skipped"},
-	{"panic", "panicked"},
-	{"timeout", "timed out"},
-	{"exit", "exited early"},
-	{"killed", "killed"},
-	{"not-run", "not run"},
-}
-
-func words(outcome string) string {
-	for _, o := range outcomeWords {
-		if o.outcome == outcome {
-			return o.words
-		}
-	}
-	return outcome
-}
-
-func printReport(w io.Writer, rep *report.Report) {
-	cwd, _ := os.Getwd()
-	rel := func(file string) string {
-		if r, err := filepath.Rel(cwd, file); err == nil && !strings.HasPrefix(r, "..") {
-			return r
-		}
-		return file
-	}
-	notRun := map[string][]string{}
-	for _, t := range rep.Tests {
-		switch t.Outcome {
-		case "build-error":
-			for _, e := range t.Errors {
-				fmt.Fprintln(w, e)
-			}
-			fmt.Fprintf(w, "seer: %s does not build\n", t.Package)
-		case "not-run":
-			notRun[t.Package] = append(notRun[t.Package], t.Name)
-		case "pass", "skip":
-			for _, e := range t.Errors {
-				fmt.Fprintf(w, "seer: %s.%s: %s\n", t.Package, t.Name, e)
-			}
-		case "fail":
-			fmt.Fprintf(w, "seer: %s.%s: failed; what it recorded was analysed\n", t.Package, t.Name)
-			for _, e := range t.Errors {
-				fmt.Fprintf(w, "seer: %s.%s: %s\n", t.Package, t.Name, e)
-			}
-		default:
-			msg := ""
-			if len(t.Errors) > 0 {
-				msg = ": " + t.Errors[0]
-			}
-			fmt.Fprintf(w, "seer: %s.%s: %s%s; what it recorded was analysed\n", t.Package, t.Name, words(t.Outcome), msg)
-			for _, e := range t.Errors[min(1, len(t.Errors)):] {
-				fmt.Fprintf(w, "seer: %s.%s: %s\n", t.Package, t.Name, e)
-			}
-		}
-	}
-	for _, p := range rep.Packages {
-		if names := notRun[p.Path]; len(names) > 0 {
-			fmt.Fprintf(w, "seer: %s: %s not run: the run ended before %s started: %s\n",
-				p.Path, plural(len(names), "test"), them(len(names)), strings.Join(names, ", "))
-		}
-	}
-	for _, t := range rep.Tests {
-		if n := len(t.Leaked); n > 0 {
-			fmt.Fprintf(w, "seer: %s.%s: %d goroutine(s) still running when the test ended, created at %s\n",
-				t.Package, t.Name, n, strings.Join(groupSites(relAll(t.Leaked, rel)), ", "))
-		}
-	}
-	for _, f := range rep.Findings {
-		fmt.Fprintln(w, formatFinding(f, rel))
-	}
-	for _, p := range rep.Packages {
-		fmt.Fprintf(w, "seer: %s\n", packageSummary(p))
-	}
-}
-
-// packageSummary is the line that sums up one package.
-func packageSummary(p report.Package) string {
-	switch p.Status {
-	case "no-package":
-		return fmt.Sprintf("%s: %s", p.Path, p.Error)
-	case "no-test-files":
-		return fmt.Sprintf("%s: no test files", p.Path)
-	case "build-error":
-		return fmt.Sprintf("%s: does not build", p.Path)
-	}
-	total := 0
-	var counts []string
-	for _, o := range outcomeWords {
-		if n := p.Outcomes[o.outcome]; n > 0 {
-			total += n
-			counts = append(counts, fmt.Sprintf("%d %s", n, o.words))
-		}
-	}
-	for outcome, n := range p.Outcomes { // none, unless check learns new ones
-		if words(outcome) == outcome {
-			total += n
-			counts = append(counts, fmt.Sprintf("%d %s", n, outcome))
-		}
-	}
-	tests := "no tests to run"
-	if total > 0 {
-		tests = fmt.Sprintf("%s (%s)", plural(total, "test"), strings.Join(counts, ", "))
-	}
-	findings := "no findings"
-	if p.Findings > 0 {
-		findings = plural(p.Findings, "finding")
-	}
-	return fmt.Sprintf("%s: %s, %s, %s", p.Path, tests, plural(p.Events, "event"), findings)
-}
-
 func plural(n int, noun string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func them(n int) string {
-	if n == 1 {
-		return "it"
-	}
-	return "they"
-}
-
-// groupSites groups repeated positions, in the order they first appear:
-// "a.go:3 (×73), b.go:9".
-func groupSites(sites []string) []string {
-	count := map[string]int{}
-	var order []string
-	for _, s := range sites {
-		if count[s] == 0 {
-			order = append(order, s)
-		}
-		count[s]++
-	}
-	out := make([]string, len(order))
-	for i, s := range order {
-		out[i] = s
-		if n := count[s]; n > 1 {
-			out[i] = fmt.Sprintf("%s (×%d)", s, n)
-		}
-	}
-	return out
-}
-
-// relAll applies rel to the file part of file:line positions.
-func relAll(positions []string, rel func(string) string) []string {
-	out := make([]string, len(positions))
-	for i, p := range positions {
-		if j := strings.LastIndex(p, ":"); j > 0 {
-			out[i] = rel(p[:j]) + p[j:]
-		} else {
-			out[i] = p
-		}
-	}
-	return out
 }
 
 // setMemoryLimit makes mem, less an eighth, seer's heap limit, unless
@@ -437,145 +279,6 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a size (e.g. 512MiB, 2GiB)", s)
 	}
 	return int64(n * float64(mult)), nil
-}
-
-// libraryFrames names the frames of an access inside code that is not
-// the user's (the standard library, a dependency outside the module),
-// innermost first, up to the user's line that the finding is reported at:
-// the calls that explain why that line touches the memory.
-func libraryFrames(a report.Access) string {
-	var parts []string
-	for _, fr := range a.Stack {
-		if fr.File == a.File && fr.Line == a.Line {
-			break
-		}
-		if len(parts) == 3 {
-			parts = append(parts, "...")
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%s (%s:%d)", fr.Func, filepath.Base(fr.File), fr.Line))
-	}
-	if len(parts) == len(a.Stack) {
-		return "" // the reported line is not on the stack: nothing to explain
-	}
-	return strings.Join(parts, " called from ")
-}
-
-// formatFinding renders one finding go vet style.
-func formatFinding(f report.Finding, rel func(string) string) string {
-	var b strings.Builder
-	how := "predicted"
-	if !f.Predicted {
-		how = "observed"
-	}
-	a := f.Accesses[0]
-	what := report.Title(&f)
-	pos := func(a report.Access) string {
-		if a.File == "" {
-			return fmt.Sprintf("%d", a.Line)
-		}
-		if a.Column > 0 {
-			return fmt.Sprintf("%s:%d:%d", rel(a.File), a.Line, a.Column)
-		}
-		return fmt.Sprintf("%s:%d", rel(a.File), a.Line)
-	}
-	on := ""
-	if f.Variable != "" {
-		on = " on " + f.Variable
-	}
-	fmt.Fprintf(&b, "%s: %s%s (%s", pos(a), what, on, how)
-	if f.Test != "" {
-		fmt.Fprintf(&b, ", %s", f.Test)
-	}
-	if f.Count > 1 && !report.ObservedBlocking(&f) {
-		fmt.Fprintf(&b, ", %d times", f.Count)
-	}
-	b.WriteString(")")
-	if report.ObservedBlocking(&f) {
-		for _, sentence := range report.BlockedSentences(&f, rel) {
-			fmt.Fprintf(&b, "\n\t%s", sentence)
-		}
-		return b.String() // the witness is the recorded run
-	}
-	for _, a := range f.Accesses {
-		fmt.Fprintf(&b, "\n\t%s by goroutine %d at %s", a.Op, a.Goroutine, pos(a))
-		if len(a.Created) > 0 {
-			fmt.Fprintf(&b, " (created at %s:%d)", rel(a.Created[0].File), a.Created[0].Line)
-		}
-		if inside := libraryFrames(a); inside != "" {
-			fmt.Fprintf(&b, "\n\t\tinside %s", inside)
-		}
-	}
-	if line := replayLine(&f); line != "" {
-		fmt.Fprintf(&b, "\n\t%s", line)
-	}
-	if s := report.LeakSentence(&f, rel); s != "" {
-		fmt.Fprintf(&b, "\n\t%s", s)
-	}
-	for _, sentence := range append(report.HoldSentences(&f, rel), report.ReorderedSentences(&f, rel)...) {
-		fmt.Fprintf(&b, "\n\t%s", sentence)
-	}
-	if n := len(f.Witness); n > 0 {
-		b.WriteString("\n\twitness: ")
-		if prefix := report.PrefixPhrase(&f, rel); prefix != "" {
-			fmt.Fprintf(&b, "%s, then ", prefix)
-		}
-		if f.Kind.IsMisuse() {
-			// The failing operation is the last access, next in its
-			// goroutine (a close or a Wait before it is context).
-			next := f.Accesses[len(f.Accesses)-1:]
-			if f.Kind == report.KindWaitGroupReuse {
-				next = f.Accesses // the Wait and the Add are both next
-			}
-			fmt.Fprintf(&b, "%s, ending with", plural(n, "step"))
-			for k, a := range next {
-				if k > 0 {
-					b.WriteString(";")
-				}
-				fmt.Fprintf(&b, " g%d's next step %s", a.Goroutine, a.Op)
-				if a.Variable != "" {
-					fmt.Fprintf(&b, " %s", a.Variable)
-				}
-				if a.File != "" {
-					fmt.Fprintf(&b, " at %s:%d", filepath.Base(a.File), a.Line)
-				}
-			}
-			return b.String()
-		}
-		if f.Kind == report.KindDeadlock {
-			fmt.Fprintf(&b, "%s, ending with", plural(n, "step"))
-			for k, a := range f.Accesses {
-				if k > 0 {
-					b.WriteString(";")
-				}
-				fmt.Fprintf(&b, " g%d blocked in %s", a.Goroutine, a.Op)
-				if a.Variable != "" {
-					fmt.Fprintf(&b, " of %s", a.Variable)
-				}
-				if a.File != "" {
-					fmt.Fprintf(&b, " at %s:%d", filepath.Base(a.File), a.Line)
-				}
-			}
-			return b.String()
-		}
-		fmt.Fprintf(&b, "%s, ending", plural(n, "step"))
-		var story []report.Step
-		for _, s := range f.Witness {
-			if report.StoryStep(&s) {
-				story = append(story, s)
-			}
-		}
-		for k, s := range story[max(0, len(story)-4):] {
-			if k > 0 {
-				b.WriteString(";")
-			}
-			fmt.Fprintf(&b, " g%d %s", s.Goroutine, report.StepText(&s))
-			if s.File != "" {
-				fmt.Fprintf(&b, " at %s:%d", filepath.Base(s.File), s.Line)
-			}
-		}
-	}
-	return b.String()
 }
 
 var (

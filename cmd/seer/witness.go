@@ -10,7 +10,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"go/build"
 	"io"
 	"os"
 	"path/filepath"
@@ -88,17 +87,17 @@ func runWitness(c *command, args []string) int {
 	}
 	f := &rep.Findings[n-1]
 	rel := relToCwd()
-	var out []byte
+	var r report.Renderer = report.WitnessText{Layout: report.LayoutList, Rel: rel}
 	if *witnessHTML {
-		out = report.WitnessHTML(f, report.HTMLOptions{Rel: rel, Source: sourceLines()})
-	} else {
-		out = witnessText(f, rel)
+		r = report.WitnessPage{Options: report.HTMLOptions{Rel: rel, Source: sourceLines()}}
 	}
+	var out bytes.Buffer
+	r.Render(&out, report.One(f))
 	if *witnessOut == "" {
-		os.Stdout.Write(out)
+		os.Stdout.Write(out.Bytes())
 		return 0
 	}
-	if err := os.WriteFile(*witnessOut, out, 0o644); err != nil {
+	if err := os.WriteFile(*witnessOut, out.Bytes(), 0o644); err != nil {
 		errorf(c, "%v", err)
 		return 2
 	}
@@ -130,46 +129,6 @@ func witnessReport(c *command, path string) (*report.Report, error) {
 	defer ctx.stop()
 	return check.Predict(ctx, t, check.PredictOptions{Atomicity: *witnessAtom, Analysis: "seer"})
 }
-
-// witnessText is the finding as seer check prints it, then its steps in
-// user code, one a line.
-func witnessText(f *report.Finding, rel func(string) string) []byte {
-	var b bytes.Buffer
-	fmt.Fprintln(&b, formatFinding(*f, rel))
-	access := map[int]string{}
-	for _, a := range f.Accesses {
-		access[a.Event] = a.Op
-	}
-	fmt.Fprintf(&b, "\nwitness steps (in user code; step numbers count all %d):\n", len(f.Witness))
-	for i := range f.Witness {
-		s := &f.Witness[i]
-		_, bug := access[s.Event]
-		if !bug && (!report.StoryStep(s) || !userFile(s.File)) {
-			continue
-		}
-		mark := ""
-		if bug {
-			mark = "   <== " + access[s.Event]
-		}
-		pos := fmt.Sprintf("line %d", s.Line)
-		if s.File != "" {
-			pos = fmt.Sprintf("%s:%d", rel(s.File), s.Line)
-		}
-		fmt.Fprintf(&b, "%5d  g%-4d %-32s %s%s\n", i+1, s.Goroutine, report.StepText(s), pos, mark)
-	}
-	return b.Bytes()
-}
-
-// userFile reports whether a step's file is the user's: not under GOROOT
-// nor generated ("" for STD traces counts).
-func userFile(file string) bool {
-	if file == "" {
-		return true
-	}
-	return filepath.IsAbs(file) && !strings.HasPrefix(file, filepath.Clean(goroot())+string(filepath.Separator)) && !strings.HasSuffix(file, "_testmain.go")
-}
-
-func goroot() string { return build.Default.GOROOT }
 
 // relToCwd names files relative to the current directory when they are
 // under it, as seer check does.
