@@ -131,7 +131,7 @@ func (s *server) showOtherAccess(ctx context.Context, args accessArgs) (any, err
 	u := s.pathURI(o.File)
 	s.mu.Unlock()
 	if !s.showDocument(ctx, u, rng) {
-		s.showMessage(protocol.MessageTypeInfo, "the other access is the %s by goroutine %d at %s:%d", o.Op, o.Goroutine, o.File, o.Line)
+		s.showMessage(protocol.MessageTypeInfo, "%s", report.OtherAccessSentence(&o))
 	}
 	return shownDocument{URI: u, Range: rng}, nil
 }

@@ -77,9 +77,11 @@
 //	job.go, progress.go, results.go
 //	             predictions in the background and what they leave
 //	store.go     results, findings and marks (positioned diagnostics)
-//	diagnostics.go, message.go, witness.go, lines.go, config.go
-//	             pure functions: positions, wording, documents, line maps,
-//	             settings
+//	diagnostics.go, witness.go, lines.go, config.go
+//	             pure functions: positions, documents, line maps, settings
+//
+// Every sentence the server shows of a finding (diagnostic messages, the
+// hover, the witness document) is package predict/report's.
 //
 // All position conversion goes through static.Mapper: the line and byte
 // column of a recorded access become an LSP range (UTF-16) in the text

@@ -3,6 +3,20 @@
 // terms. `seer check`, `seer predict -json` and the language server all
 // call it, so the command line and the editor always agree.
 //
+// It is the driver alone: the report it builds (report.Report), the
+// sentences that tell a finding and every renderer of a report (text,
+// JSON, SARIF, the witness page and text, the hover) are package
+// predict/report's.
+//
+// # Entry points
+//
+//   - Run records and checks the tests of packages (Options).
+//   - Predict reports the findings of one trace file (PredictOptions).
+//   - Options.Replay confirms each race and deadlock by running its test
+//     again under its witness (replay.go).
+//   - HistoryBudget and HistoryCutNote: the clock history's share of the
+//     memory budget, and the note when a run outgrew it.
+//
 // # Pipeline
 //
 // For each package: record.Record runs the selected tests under the
@@ -12,7 +26,7 @@
 // findings that belong to user code (races inside the testing harness are
 // not the user's), attributes each to the test whose goroutine tree holds
 // its accesses, resolves positions and names through package static, and
-// builds a Report. A recording that ended normally (or hung) is also
+// builds a report.Report. A recording that ended normally (or hung) is also
 // searched for goroutines it left blocked (predict.ObservedBlocked,
 // blocking.go): leaks, or the observed deadlock of a test that timed
 // out, each re-checked by the witness checker and told by where each
@@ -31,7 +45,7 @@
 // source lines whose accesses conflict (one goroutine's write against
 // another's access, in one test) and that no race finding names, the
 // closest such pair of the run with what orders it (predict.Why), and
-// WhyNoRaceSentences words it, one sentence a rule. The editor shows it
+// report.WhyNoRaceSentences words it, one sentence a rule. The editor shows it
 // on hover (whynorace.go).
 //
 // # Options

@@ -400,3 +400,9 @@ func VerdictNote(f *Finding, first bool) string {
 
 // Capitalize makes a sentence's first letter upper case.
 func Capitalize(s string) string { return capitalizeFirst(s) }
+
+// OtherAccessSentence names the access that an editor could not open: "the
+// other access is the write by goroutine 7 at /src/x.go:21".
+func OtherAccessSentence(o *Access) string {
+	return fmt.Sprintf("the other access is the %s by goroutine %d at %s:%d", o.Op, o.Goroutine, o.File, o.Line)
+}
