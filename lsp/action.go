@@ -66,7 +66,7 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 		add(fmt.Sprintf("Go to the other access (%s at %s:%d)", o.Op, short, o.Line), cmdShowOtherAccess, accessArgs{Finding: f.id, Access: m.access})
 		add("Show witness schedule", cmdShowWitness, accessArgs{Finding: f.id, Access: m.access})
 		add("Re-run prediction of "+orAll(f.Test), cmdPredict, predictArgs{URI: s.pathURI(fileIn(f, path)), Test: f.Test})
-		if (f.Kind == report.KindRace || f.Kind == report.KindDeadlock) && f.Test != "" && f.Confirmed == "" {
+		if f.Kind.Replayable() && f.Test != "" && f.Confirmed == "" {
 			add("Replay witness (re-run "+f.Test+" under it)", cmdPredict, replayArgs{predictArgs{URI: s.pathURI(fileIn(f, path)), Test: f.Test}, true})
 		}
 	}

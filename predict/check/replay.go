@@ -276,7 +276,7 @@ func replayRun(f *report.Finding) string { return "^" + regexp.QuoteMeta(f.Test)
 // replayFinding replays f (found in trace t, recorded by bin) and sets
 // f.Confirmed and f.Replay.
 func replayFinding(ctx context.Context, bin *record.Binary, ropts record.RecordOptions, t *trace.Trace, f *report.Finding) error {
-	if f.Kind != report.KindRace && f.Kind != report.KindDeadlock {
+	if !f.Kind.Replayable() {
 		f.Confirmed, f.Replay = report.ConfirmedNotTried, "replay confirms races and deadlocks only"
 		return nil
 	}

@@ -206,48 +206,7 @@ func HoverMarkdown(f *Finding, i int, short func(string) string, src func(string
 		}
 		return fmt.Sprintf("the **%s** at %s (goroutine %d)", o.Op, site(o.File, o.Line, short), o.Goroutine)
 	}
-	if f.Kind == KindAtomicity {
-		tx, others := transaction(f)
-		var in, out []string
-		for _, j := range tx {
-			in = append(in, access(j))
-		}
-		for _, j := range others {
-			out = append(out, access(j))
-		}
-		fmt.Fprintf(&b, "%s belong to one transaction of goroutine %d (a critical section, or a `//seer:atomic` function), and %s can run between them", capitalizeFirst(strings.Join(in, " and ")), f.Accesses[tx[0]].Goroutine, strings.Join(out, " and "))
-		if p := pattern(f, tx, others); p != "" {
-			fmt.Fprintf(&b, ": a %s interleaving that no serial order of the transactions gives", p)
-		}
-		b.WriteString(".\n\n")
-	} else if f.Kind.IsMisuse() {
-		b.WriteString(MisuseSentence(f) + "\n\n")
-	} else if s := LeakSentence(f, short); s != "" {
-		b.WriteString(capitalizeFirst(s) + ".\n\n")
-	} else if ObservedBlocking(f) {
-		for _, s := range BlockedSentences(f, short) {
-			fmt.Fprintf(&b, "%s.\n\n", capitalizeFirst(s))
-		}
-	} else if f.Kind == KindDeadlock {
-		var parts []string
-		for j := range f.Accesses {
-			parts = append(parts, access(j))
-		}
-		if Title(f) == "deadlock" {
-			fmt.Fprintf(&b, "%s each wait for ever, in a schedule that nothing rules out: every goroutine that could let one of them go on waits too, or has ended.\n\n", capitalizeFirst(strings.Join(parts, " and ")))
-		} else {
-			fmt.Fprintf(&b, "%s each wait for a lock that another of these goroutines holds, in a schedule that nothing rules out.\n\n", capitalizeFirst(strings.Join(parts, " and ")))
-		}
-		for _, s := range HoldSentences(f, short) {
-			fmt.Fprintf(&b, "%s.\n\n", capitalizeFirst(s))
-		}
-	} else {
-		var parts []string
-		for j := range f.Accesses {
-			parts = append(parts, access(j))
-		}
-		fmt.Fprintf(&b, "%s touch the same memory, at least one of them writes, and nothing orders them.\n\n", capitalizeFirst(strings.Join(parts, " and ")))
-	}
+	b.WriteString(f.Kind.hoverStory()(f, access, short))
 	if f.Count > 1 {
 		fmt.Fprintf(&b, "The run showed this pair of places %d times.\n\n", f.Count)
 	}
@@ -405,4 +364,88 @@ func Capitalize(s string) string { return capitalizeFirst(s) }
 // other access is the write by goroutine 7 at /src/x.go:21".
 func OtherAccessSentence(o *Access) string {
 	return fmt.Sprintf("the other access is the %s by goroutine %d at %s:%d", o.Op, o.Goroutine, o.File, o.Line)
+}
+
+// A hoverStory is the hover's paragraphs that say what a finding's
+// accesses do, one function a kind (the kinds table's hover): access
+// names access j, short names a file.
+type hoverStory func(f *Finding, access func(j int) string, short func(string) string) string
+
+// hoverStory returns k's story, a race's for a kind seer does not report.
+func (k Kind) hoverStory() hoverStory {
+	if in := k.info(); in != nil && in.hover != nil {
+		return in.hover
+	}
+	return raceHover
+}
+
+// accessList names every access of f, joined by "and".
+func accessList(f *Finding, access func(int) string) string {
+	var parts []string
+	for j := range f.Accesses {
+		parts = append(parts, access(j))
+	}
+	return capitalizeFirst(strings.Join(parts, " and "))
+}
+
+func raceHover(f *Finding, access func(int) string, short func(string) string) string {
+	return fmt.Sprintf("%s touch the same memory, at least one of them writes, and nothing orders them.\n\n", accessList(f, access))
+}
+
+func atomicityHover(f *Finding, access func(int) string, short func(string) string) string {
+	var b strings.Builder
+	tx, others := transaction(f)
+	var in, out []string
+	for _, j := range tx {
+		in = append(in, access(j))
+	}
+	for _, j := range others {
+		out = append(out, access(j))
+	}
+	fmt.Fprintf(&b, "%s belong to one transaction of goroutine %d (a critical section, or a `//seer:atomic` function), and %s can run between them", capitalizeFirst(strings.Join(in, " and ")), f.Accesses[tx[0]].Goroutine, strings.Join(out, " and "))
+	if p := pattern(f, tx, others); p != "" {
+		fmt.Fprintf(&b, ": a %s interleaving that no serial order of the transactions gives", p)
+	}
+	b.WriteString(".\n\n")
+	return b.String()
+}
+
+func misuseHover(f *Finding, access func(int) string, short func(string) string) string {
+	return MisuseSentence(f) + "\n\n"
+}
+
+// blockedHover tells where each goroutine of an observed leak or deadlock
+// was left.
+func blockedHover(f *Finding, short func(string) string) string {
+	var b strings.Builder
+	for _, s := range BlockedSentences(f, short) {
+		fmt.Fprintf(&b, "%s.\n\n", capitalizeFirst(s))
+	}
+	return b.String()
+}
+
+func deadlockHover(f *Finding, access func(int) string, short func(string) string) string {
+	if ObservedBlocking(f) {
+		return blockedHover(f, short)
+	}
+	var b strings.Builder
+	if Title(f) == KindDeadlock.heading() {
+		fmt.Fprintf(&b, "%s each wait for ever, in a schedule that nothing rules out: every goroutine that could let one of them go on waits too, or has ended.\n\n", accessList(f, access))
+	} else {
+		fmt.Fprintf(&b, "%s each wait for a lock that another of these goroutines holds, in a schedule that nothing rules out.\n\n", accessList(f, access))
+	}
+	for _, s := range HoldSentences(f, short) {
+		fmt.Fprintf(&b, "%s.\n\n", capitalizeFirst(s))
+	}
+	return b.String()
+}
+
+func leakHover(f *Finding, access func(int) string, short func(string) string) string {
+	if s := LeakSentence(f, short); s != "" {
+		return capitalizeFirst(s) + ".\n\n"
+	}
+	if ObservedBlocking(f) {
+		return blockedHover(f, short)
+	}
+	return raceHover(f, access, short)
 }

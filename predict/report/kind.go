@@ -51,46 +51,59 @@ type kindInfo struct {
 	// misuse marks the misuse kinds, whose witness ends with the failing
 	// operation next.
 	misuse bool
+	// replayable marks the kinds that running the test again under the
+	// witness can confirm (predict/check's replay.go).
+	replayable bool
 	// explain is the kind's documentation, as markdown.
 	explain string
+	// ending is how the text report's witness line ends (nil: the
+	// story's last steps).
+	ending witnessEnding
+	// hover is the hover's paragraphs on what a finding's accesses do.
+	hover hoverStory
 	// sentence says what a misuse finding's schedule does to a, its
 	// failing access (on: " " and what it acts on, or "").
 	sentence func(f *Finding, a *Access, on string) string
 }
 
 // kinds is the table of finding kinds, in the order the docs list them.
-var kinds = []kindInfo{
-	{kind: KindRace, title: "data race", rule: "DataRace", level: "error", word: "race", explain: explainRace},
-	{kind: KindAtomicity, title: "atomicity violation", rule: "AtomicityViolation", level: "warning", word: "violation", explain: explainAtomicity},
-	{kind: KindDeadlock, title: "lock-order deadlock", heading: "deadlock", rule: "Deadlock", level: "error", word: "deadlock", explain: explainDeadlock},
-	{kind: KindLeak, title: "goroutine leak", heading: "leak", rule: "GoroutineLeak", level: "warning", word: "leak", explain: explainLeak},
-	{kind: KindSendOnClosed, title: "send on a closed channel", rule: "Send-on-closed", level: "error", word: "violation", misuse: true, explain: explainSendOnClosed,
-		sentence: func(f *Finding, a *Access, on string) string {
-			return "In a schedule that nothing rules out, the close runs first and goroutine " + itoa(a.Goroutine) + "'s send on" + on + " is its next step: it panics."
-		}},
-	{kind: KindCloseOfClosed, title: "close of a closed channel", rule: "Close-of-closed", level: "error", word: "violation", misuse: true, explain: explainCloseOfClosed,
-		sentence: func(f *Finding, a *Access, on string) string {
-			if !f.Predicted {
-				who := "a goroutine"
-				if a.Goroutine > 0 {
-					who = "goroutine " + itoa(a.Goroutine)
+// init fills it: its rows name functions that read it.
+var kinds []kindInfo
+
+func init() {
+	kinds = []kindInfo{
+		{kind: KindRace, title: "data race", rule: "DataRace", level: "error", word: "race", replayable: true, hover: raceHover, explain: explainRace},
+		{kind: KindAtomicity, title: "atomicity violation", rule: "AtomicityViolation", level: "warning", word: "violation", hover: atomicityHover, explain: explainAtomicity},
+		{kind: KindDeadlock, title: "lock-order deadlock", heading: "deadlock", rule: "Deadlock", level: "error", word: "deadlock", replayable: true, ending: deadlockEnding, hover: deadlockHover, explain: explainDeadlock},
+		{kind: KindLeak, title: "goroutine leak", heading: "leak", rule: "GoroutineLeak", level: "warning", word: "leak", hover: leakHover, explain: explainLeak},
+		{kind: KindSendOnClosed, title: "send on a closed channel", rule: "Send-on-closed", level: "error", word: "violation", misuse: true, ending: misuseEnding, hover: misuseHover, explain: explainSendOnClosed,
+			sentence: func(f *Finding, a *Access, on string) string {
+				return "In a schedule that nothing rules out, the close runs first and goroutine " + itoa(a.Goroutine) + "'s send on" + on + " is its next step: it panics."
+			}},
+		{kind: KindCloseOfClosed, title: "close of a closed channel", rule: "Close-of-closed", level: "error", word: "violation", misuse: true, ending: misuseEnding, hover: misuseHover, explain: explainCloseOfClosed,
+			sentence: func(f *Finding, a *Access, on string) string {
+				if !f.Predicted {
+					who := "a goroutine"
+					if a.Goroutine > 0 {
+						who = "goroutine " + itoa(a.Goroutine)
+					}
+					return "The recorded run closed" + on + " a second time: " + who + "'s close panicked with \"close of closed channel\"."
 				}
-				return "The recorded run closed" + on + " a second time: " + who + "'s close panicked with \"close of closed channel\"."
-			}
-			return "In a schedule that nothing rules out, the first close runs and goroutine " + itoa(a.Goroutine) + "'s close of" + on + " is its next step: it panics."
-		}},
-	{kind: KindNegativeWaitGroup, title: "negative WaitGroup counter", rule: "Negative-waitgroup", level: "error", word: "violation", misuse: true, explain: explainNegativeWaitGroup,
-		sentence: func(f *Finding, a *Access, on string) string {
-			return "In a schedule that nothing rules out, goroutine " + itoa(a.Goroutine) + "'s Done on" + on + " is its next step with the counter at zero: it panics."
-		}},
-	{kind: KindWaitGroupReuse, title: "WaitGroup Add concurrent with Wait", rule: "Waitgroup-reuse", level: "error", word: "violation", misuse: true, explain: explainWaitGroupReuse,
-		sentence: func(f *Finding, a *Access, on string) string {
-			return "In a schedule that nothing rules out, the Wait and the Add on" + on + " are both next with the counter at zero: the Wait can return before the Add."
-		}},
-	{kind: KindUnlockOfUnlocked, title: "unlock of an unlocked mutex", rule: "Unlock-of-unlocked", level: "error", word: "violation", misuse: true, explain: explainUnlockOfUnlocked,
-		sentence: func(f *Finding, a *Access, on string) string {
-			return "In a schedule that nothing rules out, goroutine " + itoa(a.Goroutine) + "'s unlock of" + on + " is its next step with the mutex unlocked: the program stops."
-		}},
+				return "In a schedule that nothing rules out, the first close runs and goroutine " + itoa(a.Goroutine) + "'s close of" + on + " is its next step: it panics."
+			}},
+		{kind: KindNegativeWaitGroup, title: "negative WaitGroup counter", rule: "Negative-waitgroup", level: "error", word: "violation", misuse: true, ending: misuseEnding, hover: misuseHover, explain: explainNegativeWaitGroup,
+			sentence: func(f *Finding, a *Access, on string) string {
+				return "In a schedule that nothing rules out, goroutine " + itoa(a.Goroutine) + "'s Done on" + on + " is its next step with the counter at zero: it panics."
+			}},
+		{kind: KindWaitGroupReuse, title: "WaitGroup Add concurrent with Wait", rule: "Waitgroup-reuse", level: "error", word: "violation", misuse: true, ending: waitGroupReuseEnding, hover: misuseHover, explain: explainWaitGroupReuse,
+			sentence: func(f *Finding, a *Access, on string) string {
+				return "In a schedule that nothing rules out, the Wait and the Add on" + on + " are both next with the counter at zero: the Wait can return before the Add."
+			}},
+		{kind: KindUnlockOfUnlocked, title: "unlock of an unlocked mutex", rule: "Unlock-of-unlocked", level: "error", word: "violation", misuse: true, ending: misuseEnding, hover: misuseHover, explain: explainUnlockOfUnlocked,
+			sentence: func(f *Finding, a *Access, on string) string {
+				return "In a schedule that nothing rules out, goroutine " + itoa(a.Goroutine) + "'s unlock of" + on + " is its next step with the mutex unlocked: the program stops."
+			}},
+	}
 }
 
 // info returns k's row of the table, or nil for a kind seer does not
@@ -131,6 +144,13 @@ func Explain(k Kind) (string, bool) {
 func (k Kind) IsMisuse() bool {
 	in := k.info()
 	return in != nil && in.misuse
+}
+
+// Replayable reports whether replaying a finding's witness can confirm a
+// finding of kind k: races and deadlocks.
+func (k Kind) Replayable() bool {
+	in := k.info()
+	return in != nil && in.replayable
 }
 
 // Title names k in prose: "data race", "send on a closed channel". A

@@ -252,60 +252,7 @@ func FindingText(fp *Finding, rel func(string) string) string {
 		if prefix := PrefixPhrase(&f, rel); prefix != "" {
 			fmt.Fprintf(&b, "%s, then ", prefix)
 		}
-		if f.Kind.IsMisuse() {
-			// The failing operation is the last access, next in its
-			// goroutine (a close or a Wait before it is context).
-			next := f.Accesses[len(f.Accesses)-1:]
-			if f.Kind == KindWaitGroupReuse {
-				next = f.Accesses // the Wait and the Add are both next
-			}
-			fmt.Fprintf(&b, "%s, ending with", plural(n, "step"))
-			for k, a := range next {
-				if k > 0 {
-					b.WriteString(";")
-				}
-				fmt.Fprintf(&b, " g%d's next step %s", a.Goroutine, a.Op)
-				if a.Variable != "" {
-					fmt.Fprintf(&b, " %s", a.Variable)
-				}
-				if a.File != "" {
-					fmt.Fprintf(&b, " at %s:%d", filepath.Base(a.File), a.Line)
-				}
-			}
-			return b.String()
-		}
-		if f.Kind == KindDeadlock {
-			fmt.Fprintf(&b, "%s, ending with", plural(n, "step"))
-			for k, a := range f.Accesses {
-				if k > 0 {
-					b.WriteString(";")
-				}
-				fmt.Fprintf(&b, " g%d blocked in %s", a.Goroutine, a.Op)
-				if a.Variable != "" {
-					fmt.Fprintf(&b, " of %s", a.Variable)
-				}
-				if a.File != "" {
-					fmt.Fprintf(&b, " at %s:%d", filepath.Base(a.File), a.Line)
-				}
-			}
-			return b.String()
-		}
-		fmt.Fprintf(&b, "%s, ending", plural(n, "step"))
-		var story []Step
-		for _, s := range f.Witness {
-			if StoryStep(&s) {
-				story = append(story, s)
-			}
-		}
-		for k, s := range story[max(0, len(story)-4):] {
-			if k > 0 {
-				b.WriteString(";")
-			}
-			fmt.Fprintf(&b, " g%d %s", s.Goroutine, StepText(&s))
-			if s.File != "" {
-				fmt.Fprintf(&b, " at %s:%d", filepath.Base(s.File), s.Line)
-			}
-		}
+		fmt.Fprintf(&b, "%s,%s", plural(n, "step"), f.Kind.witnessEnding()(&f))
 	}
 	return b.String()
 }
@@ -322,4 +269,76 @@ func ReplaySentence(f *Finding) string {
 		return "replay: not confirmed: " + f.Replay
 	}
 	return "replay: not tried: " + f.Replay
+}
+
+// A witnessEnding is how the text report's witness line ends, one
+// function a kind (the kinds table's ending): " ending" and the last steps
+// of the story, or " ending with" what is next.
+type witnessEnding func(f *Finding) string
+
+// witnessEnding returns k's ending, the story's for a kind seer does not
+// report.
+func (k Kind) witnessEnding() witnessEnding {
+	if in := k.info(); in != nil && in.ending != nil {
+		return in.ending
+	}
+	return storyEnding
+}
+
+// storyEnding ends with the last four steps of the story.
+func storyEnding(f *Finding) string {
+	var b strings.Builder
+	b.WriteString(" ending")
+	var story []Step
+	for _, s := range f.Witness {
+		if StoryStep(&s) {
+			story = append(story, s)
+		}
+	}
+	for k, s := range story[max(0, len(story)-4):] {
+		if k > 0 {
+			b.WriteString(";")
+		}
+		fmt.Fprintf(&b, " g%d %s", s.Goroutine, StepText(&s))
+		if s.File != "" {
+			fmt.Fprintf(&b, " at %s:%d", filepath.Base(s.File), s.Line)
+		}
+	}
+	return b.String()
+}
+
+// endingWith ends with accesses, each "g7" and what (which takes the
+// access's op), of and its variable, and its place.
+func endingWith(accesses []Access, what, of string) string {
+	var b strings.Builder
+	b.WriteString(" ending with")
+	for k, a := range accesses {
+		if k > 0 {
+			b.WriteString(";")
+		}
+		fmt.Fprintf(&b, " g%d"+what, a.Goroutine, a.Op)
+		if a.Variable != "" {
+			fmt.Fprintf(&b, "%s%s", of, a.Variable)
+		}
+		if a.File != "" {
+			fmt.Fprintf(&b, " at %s:%d", filepath.Base(a.File), a.Line)
+		}
+	}
+	return b.String()
+}
+
+// misuseEnding: the failing operation is the last access, next in its
+// goroutine (a close or a Wait before it is context).
+func misuseEnding(f *Finding) string {
+	return endingWith(f.Accesses[len(f.Accesses)-1:], "'s next step %s", " ")
+}
+
+// waitGroupReuseEnding: the Wait and the Add are both next.
+func waitGroupReuseEnding(f *Finding) string {
+	return endingWith(f.Accesses, "'s next step %s", " ")
+}
+
+// deadlockEnding: each goroutine blocked in its operation.
+func deadlockEnding(f *Finding) string {
+	return endingWith(f.Accesses, " blocked in %s", " of ")
 }
