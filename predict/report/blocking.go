@@ -41,14 +41,7 @@ func HoldSentences(f *Finding, rel func(string) string) []string {
 			continue
 		}
 		var parts []string
-		file := ""
-		at := func(s string, line int) string {
-			if s != "" && s == file {
-				return fmt.Sprintf(":%d", line)
-			}
-			file = s
-			return position(s, line, rel)
-		}
+		at := positioner(rel)
 		for _, h := range a.Holds {
 			how := "locked"
 			if h.Op == "rlock" {

@@ -95,14 +95,7 @@ func Reorderings(f *Finding, rel func(string) string) []Reordering {
 		if last.Object != "" {
 			on = " on " + last.Object
 		}
-		file := ""
-		at := func(s string, line int) string {
-			if s != "" && s == file {
-				return fmt.Sprintf(":%d", line)
-			}
-			file = s
-			return position(s, line, rel)
-		}
+		at := positioner(rel)
 		var before []string
 		for i, s := range group {
 			what := fmt.Sprintf("goroutine %d's", s.Goroutine)
@@ -132,6 +125,20 @@ func StepText(s *Step) string {
 		return s.Op + " " + s.Object
 	}
 	return s.Op
+}
+
+// positioner returns a function that names positions for a sentence: a
+// position in the file of the one before it is told by its line alone
+// (":21").
+func positioner(rel func(string) string) func(file string, line int) string {
+	last := ""
+	return func(file string, line int) string {
+		if file != "" && file == last {
+			return fmt.Sprintf(":%d", line)
+		}
+		last = file
+		return position(file, line, rel)
+	}
 }
 
 func position(file string, line int, rel func(string) string) string {

@@ -54,14 +54,7 @@ type Link struct {
 // are told as "then"); or, when seer has neither, that it does not know
 // a single reason. rel shortens file names.
 func WhyNoRaceSentences(o *Ordered, rel func(string) string) []string {
-	file := ""
-	at := func(s string, line int) string {
-		if s != "" && s == file {
-			return fmt.Sprintf(":%d", line)
-		}
-		file = s
-		return position(s, line, rel)
-	}
+	at := positioner(rel)
 	a, b := &o.Accesses[0], &o.Accesses[1]
 	if o.Lock != "" && len(o.Held) == 2 {
 		h0, h1 := &o.Held[0], &o.Held[1]

@@ -1,5 +1,5 @@
 // The witness schedule as a picture: the server draws it (seer.showWitness
-// with html: true answers a self-contained page, check.WitnessHTML) and
+// with html: true answers a self-contained page, report.WitnessHTML) and
 // the extension shows it in one webview panel, beside the code. The page
 // has no script and fetches nothing, so the panel enables neither.
 
