@@ -1,5 +1,5 @@
 // This file implements hover on a flagged access: the happens-before
-// story of its finding in markdown. The text comes from hoverMarkdown, a
+// story of its finding in markdown. The text comes from report.Hover, a
 // pure function of the stored finding, so hover costs a lookup and some
 // formatting, never analysis.
 

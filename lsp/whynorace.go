@@ -1,7 +1,8 @@
 // This file implements "why no race here?": hover on an access that
 // conflicts with an access of another goroutine and has no finding tells
 // what orders the two in every schedule (report.Ordered, worded by
-// report.WhyNoRaceSentences). The marks are hover-only: never published.
+// report.WhyNoRaceSentences, told by report.WhyNoRaceHover). The marks are
+// hover-only: never published.
 
 package lsp
 

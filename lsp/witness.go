@@ -1,6 +1,7 @@
-// This file implements the witness document: a finding's witness schedule
-// as text, one row per step and one column per goroutine, with the source
-// line of each step, and the command that opens it.
+// This file implements the command that opens the witness document: a
+// finding's witness schedule as text, one row per step and one column per
+// goroutine, with the source line of each step (report.WitnessText's
+// LayoutColumns), or as a picture (report.WitnessPage).
 //
 // The document is a read-only file under the temporary directory, opened
 // with window/showDocument and a file: URI. A custom URI scheme

@@ -1,5 +1,6 @@
 // This file implements `seer witness`: one finding's witness schedule, as
-// text or as the swimlane picture of report.WitnessHTML.
+// text (report.WitnessText's LayoutList) or as the swimlane picture
+// (report.WitnessPage).
 
 package main
 
