@@ -53,7 +53,7 @@ func (s *server) submit(v int) {
 	s.reqs <- v // misuse
 }
 
-func (s *server) report.Stop() {
+func (s *server) Stop() {
 	WAIT
 	close(s.reqs)
 }
