@@ -51,8 +51,13 @@ predict/witness !: os/exec embed net internal/gocmd trace/record
 trace !: os/exec embed net internal/gocmd trace/record
 
 # The report model, kinds, sentences and renderers: the standard library
-# only. (Being created by issue 30.)
+# only, and none of its process plumbing (it does not import go/build,
+# which reaches os/exec).
 predict/report:
+predict/report !: os/exec net embed
+# The SARIF 2.1.0 schema that the tests of report and check validate
+# against.
+predict/internal/sarifcheck: embed github.com/santhosh-tekuri/jsonschema/v6
 
 # The analyses. predict may use report's typed Kind; it never imports the
 # driver, the source model or the editor.

@@ -2,10 +2,10 @@
 // findings of `seer check`, `seer predict` and the language server, the
 // sentences that tell them, and the renderers that write them.
 //
-// It imports only the standard library (deps_test.go says so), so that
-// what a finding says does not depend on how it was found: package
-// predict/check builds a Report, and cmd/seer and the language server
-// show it only through this package.
+// It imports only the standard library (the root's deps_test.go says
+// so), so that what a finding says does not depend on how it was found:
+// package predict/check builds a Report, and cmd/seer and the language
+// server show it only through this package.
 //
 // # Entry points
 //

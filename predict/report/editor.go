@@ -7,7 +7,6 @@ package report
 
 import (
 	"fmt"
-	"go/build"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -21,8 +20,8 @@ func site(file string, line int, short func(string) string) string {
 }
 
 var (
-	goroot   = filepath.Join(build.Default.GOROOT, "src") + string(filepath.Separator)
-	modcache = filepath.Join(build.Default.GOPATH, "pkg", "mod") + string(filepath.Separator)
+	goroot   = filepath.Join(buildGOROOT, "src") + string(filepath.Separator)
+	modcache = filepath.Join(buildGOPATH, "pkg", "mod") + string(filepath.Separator)
 )
 
 // IsUserFile reports whether a file is the user's code: not the standard

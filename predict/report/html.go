@@ -36,7 +36,6 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"go/build"
 	"html"
 	"path/filepath"
 	"strconv"
@@ -93,7 +92,7 @@ func defaultHarness(file string) bool {
 	if !filepath.IsAbs(file) || strings.HasSuffix(file, "_testmain.go") {
 		return true
 	}
-	goroot := strings.TrimSuffix(build.Default.GOROOT, "/")
+	goroot := strings.TrimSuffix(buildGOROOT, "/")
 	return goroot != "" && strings.HasPrefix(file, goroot+"/")
 }
 

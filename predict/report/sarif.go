@@ -25,7 +25,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"go/build"
 	"io"
 	"net/url"
 	"os"
@@ -370,7 +369,7 @@ func (s *sarifWriter) goroutineWords(f *Finding, g int) string {
 // goroutine of a; none for the test's own goroutine, which the testing
 // package starts.
 func userCreated(a *Access) (Frame, bool) {
-	goroot := filepath.Join(build.Default.GOROOT, "src") + string(filepath.Separator)
+	goroot := filepath.Join(buildGOROOT, "src") + string(filepath.Separator)
 	for _, c := range a.Created {
 		if filepath.IsAbs(c.File) && !strings.HasPrefix(c.File, goroot) && filepath.Base(c.File) != "_testmain.go" {
 			return c, true
