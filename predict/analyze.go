@@ -185,7 +185,7 @@ func (e *engine) buildCone() (*clocks, error) {
 		// say): the cone's pass would join nothing more, and its clocks
 		// are must-happen-before's. The rises at release-acquire events,
 		// which that pass did not keep, are read back from its history.
-		return &clocks{c: e.c, h: e.mhb.h, acq: risesFromHistory(e.c, e.mhb.h)}, nil
+		return &clocks{c: e.c, h: e.mhb.h, acq: risesFromLog(e.c, e.mhb.h)}, nil
 	}
 	return newClocks(e.ctx, e.c, e.m, clockMode{rf: true, relaxed: e.relaxed, acqRises: true})
 }

@@ -103,7 +103,7 @@ type Options struct {
 	NoChop bool
 
 	// HistoryBudget, if positive, bounds the bytes of the
-	// must-happen-before pass's clock history (history.go), which every
+	// must-happen-before pass's clock history (clock_rises.go), which every
 	// layer after SHB reads and which is the one part of the analysis
 	// whose memory does not follow the trace's size: when thousands of
 	// goroutines all talk to all, each event raises tens of components
@@ -133,7 +133,7 @@ type givenSHB struct {
 	// the history, not that pass's clocks: those hold the longer trace's
 	// CTP, which would stay live beside the prefix's own (150 MB of
 	// 11.5M events', at the peak of a channel stress test).
-	mhb       *history
+	mhb       *riseLog
 	rfImplied bool
 	observed  map[trace.ObjID]bool
 }

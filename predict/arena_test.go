@@ -39,7 +39,7 @@ func TestArenaSweepKeepsHistories(t *testing.T) {
 			}
 		}
 		for _, mode := range []clockMode{{}, {rf: true}, {locks: true}, {locks: true, rf: true}, {want: every}} {
-			run := func(every int) *history {
+			run := func(every int) *riseLog {
 				sweepEntries = every
 				h, err := newClocks(context.Background(), c, m, mode)
 				if err != nil {

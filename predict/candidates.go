@@ -412,7 +412,7 @@ func raceSweep(c *ctp, mhb *clocks, cs *candidates, A, B *aclass, maxTries int) 
 	// Two-pointer sweep: for each b, the a's unordered with it form a
 	// contiguous range [lo, hi) of A, and both ends only move forward.
 	// A class's events are in order, so each clock is read through a
-	// cursor (history.go) rather than searched at every event.
+	// cursor (clock_rises.go) rather than searched at every event.
 	kA := make([]int32, len(A.evs))
 	if A.g == B.g {
 		for i, a := range A.evs {

@@ -14,7 +14,7 @@
 // else holds a clock's delta (an ownership flag, cleared whenever the
 // clock is stored elsewhere) lets the join merge into it in place, and
 // every join works in scratch space the pass reuses. A join also reports
-// the components that rose (what a clock history records, history.go),
+// the components that rose (what a clock history records, clock_rises.go),
 // found on the way: against the receiver's delta alone when its base is
 // kept, which is most joins. Sorted lists are compared by galloping
 // search when one is much shorter (keepAbove).

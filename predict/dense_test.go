@@ -160,7 +160,7 @@ func TestConeImpliedByMHB(t *testing.T) {
 		// The rises the cone takes from must-happen-before's history are
 		// those its own pass keeps (in order of goroutine: the pass's log
 		// keeps an event's in the order its joins found them).
-		macq := risesFromHistory(c, mhb.h)
+		macq := risesFromLog(c, mhb.h)
 		byG := func(a, b centry) int { return int(a.g - b.g) }
 		cev, mev := cone.acq.events(), macq.events()
 		for j, i := range cev {

@@ -84,7 +84,7 @@
 //     is kept in observed order instead, which is sound.
 //
 //  2. Pre-passes (trace.GroupAccesses, memory.go, relevance.go, vc.go, clock.go,
-//     arena.go, history.go): accesses are grouped into locations (an
+//     arena.go, clock_rises.go): accesses are grouped into locations (an
 //     open-addressing table: real runs touch millions of addresses; the
 //     grouping needs the events alone, so it runs on a second goroutine
 //     while the CTP is built);

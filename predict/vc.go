@@ -21,7 +21,7 @@
 // joined at its next acquire, one per goroutine. A goroutine's clock is
 // updated in place while nothing else holds it (clock.go's joinOwn): the
 // pass tracks that per goroutine. The pass keeps each
-// clock's history in history.go's form, and for a pass that answers a few
+// clock's history in clock_rises.go's form, and for a pass that answers a few
 // queries (Finding.Predicted) only the states they ask about.
 
 package predict
@@ -95,10 +95,10 @@ func (e *historyBudgetError) Error() string {
 }
 
 // clocks is the result of one pass: every goroutine's clock after each
-// of its positions, as a history (history.go).
+// of its positions, as a history (clock_rises.go).
 type clocks struct {
 	c   *ctp
-	h   *history
+	h   *riseLog
 	acq *eventRises // with clockMode.acqRises
 	// rfImplied, with clockMode.rfCheck: the read-from of every read the
 	// cone keeps is already implied, so that the cone's pass would join
@@ -190,7 +190,7 @@ func uvarintLen(x uint32) int {
 }
 
 // fromLog keeps the rises at goroutine g's release-acquire events from
-// xs, all the rises of g's clock in order of position (historyLog's log):
+// xs, all the rises of g's clock in order of position (riseRecorder's log):
 // the rises at an event are those logged at its position.
 func (r *eventRises) fromLog(c *ctp, g int32, xs []kpv) {
 	var rs []centry
@@ -209,14 +209,14 @@ func (r *eventRises) fromLog(c *ctp, g int32, xs []kpv) {
 	}
 }
 
-// risesFromHistory returns the rises at c's release-acquire events of the
+// risesFromLog returns the rises at c's release-acquire events of the
 // pass whose history h is, as a pass with clockMode.acqRises keeps them
 // (each event's in order of goroutine): for the cone, when it takes the
 // must-happen-before pass's clocks (clocks.rfImplied), which kept none.
 // A goroutine's rises are put back in order of position by a counting
 // sort of its history (which is sorted by component), as its log had
 // them.
-func risesFromHistory(c *ctp, h *history) *eventRises {
+func risesFromLog(c *ctp, h *riseLog) *eventRises {
 	r := newEventRises(c)
 	var cnt []int32
 	var xs []kpv
@@ -394,7 +394,7 @@ func knowsAll(c vclock, eps []centry) bool {
 // newClocks runs one pass. It returns ctx's error if cancelled.
 func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks, error) {
 	ng := len(c.byG)
-	rec := newHistoryLog(ng)
+	rec := newRiseRecorder(ng)
 	cur := make([]vclock, ng)
 	// own[g]: nobody else holds cur[g]'s delta, which joins may then
 	// update in place (clock.go's joinOwn). Storing the clock anywhere
@@ -446,11 +446,11 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 	}
 	// Whether the rises at release-acquire events are kept (clocks.acq):
 	// they are taken from the history's log when the pass is over
-	// (historyLog.index), not copied as it goes, so that the pass's own
+	// (riseRecorder.index), not copied as it goes, so that the pass's own
 	// clocks are dead before they take memory. A must-happen-before pass
 	// (rfCheck) does not keep them: only the cone's closures read them,
 	// and most runs need no cone. When its clocks turn out to be the
-	// cone's, the cone takes them from the history (risesFromHistory).
+	// cone's, the cone takes them from the history (risesFromLog).
 	keepAcq := mode.acqRises && mode.want == nil
 	implied := mode.rfCheck && !mode.rf
 	flush := func(g, p int32) {

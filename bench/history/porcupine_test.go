@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/seer-tools/seer/predict/history"
+	"github.com/seer-tools/seer/predict/consistency"
 )
 
 type regInput struct {
@@ -26,9 +26,9 @@ type regInput struct {
 // registers simulates n operations of procs clients on keys atomic
 // registers, each taking effect at an instant inside its call-return
 // interval, and returns the history both ways.
-func registers(seed int64, procs, n, keys int) (*history.History, []porcupine.Operation) {
+func registers(seed int64, procs, n, keys int) (*consistency.History, []porcupine.Operation) {
 	rng := rand.New(rand.NewSource(seed))
-	h := history.New()
+	h := consistency.New()
 	var ops []porcupine.Operation
 	mem := make([]int64, keys)
 	next := make([]int64, keys)
@@ -92,10 +92,10 @@ func BenchmarkRegisters(b *testing.B) {
 				}
 			}
 		})
-		for _, m := range []history.Model{history.CC, history.CCv, history.CM, history.CCM} {
+		for _, m := range []consistency.Model{consistency.CC, consistency.CCv, consistency.CM, consistency.CCM} {
 			b.Run(m.String()+"/"+name, func(b *testing.B) {
 				for b.Loop() {
-					if res, err := history.Check(h, m); err != nil || !res.Consistent {
+					if res, err := consistency.Check(h, m); err != nil || !res.Consistent {
 						b.Fatal(res.Violation, err)
 					}
 				}

@@ -1,6 +1,6 @@
 // This file implements `seer history check`: decide whether a recorded
 // key-value history is consistent under SC, TSO and the causal criteria
-// (package predict/history).
+// (package predict/consistency).
 
 package main
 
@@ -14,7 +14,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/seer-tools/seer/predict/history"
+	"github.com/seer-tools/seer/predict/consistency"
 )
 
 var (
@@ -22,7 +22,7 @@ var (
 	historyModel   = historyFlags.String("model", "all", "check under `model`: sc, tso, cc, ccv, cm, ccm, wccm, a comma-separated list, or all")
 	historyJSON    = historyFlags.Bool("json", false, "print the results as JSON")
 	historyExplain = historyFlags.Bool("explain", false, "name a minimal set of rules that contradict")
-	historyTimeout = historyFlags.Duration("timeout", history.DefaultTimeout, "bound each SAT solve (SC, TSO) by `d`; a model left undecided is reported as such (0: no bound)")
+	historyTimeout = historyFlags.Duration("timeout", consistency.DefaultTimeout, "bound each SAT solve (SC, TSO) by `d`; a model left undecided is reported as such (0: no bound)")
 )
 
 var _ = register(&command{
@@ -110,9 +110,9 @@ func runHistory(c *command, args []string) int {
 	} else {
 		name = "<stdin>"
 	}
-	h, err := history.Parse(name, r)
+	h, err := consistency.Parse(name, r)
 	if err != nil {
-		var ie *history.InputError
+		var ie *consistency.InputError
 		if errors.As(err, &ie) {
 			fmt.Fprintf(os.Stderr, "%v\n", err)
 		} else {
@@ -120,15 +120,15 @@ func runHistory(c *command, args []string) int {
 		}
 		return 2
 	}
-	var results []*history.Result
-	opts := history.Options{Timeout: *historyTimeout}
+	var results []*consistency.Result
+	opts := consistency.Options{Timeout: *historyTimeout}
 	if opts.Timeout == 0 {
 		opts.Timeout = -1 // the flag's 0 is "no bound"
 	}
 	for _, m := range models {
-		check := history.CheckContext
+		check := consistency.CheckContext
 		if *historyExplain {
-			check = history.ExplainContext
+			check = consistency.ExplainContext
 		}
 		res, err := check(context.Background(), h, m, opts)
 		if err != nil {
@@ -141,13 +141,13 @@ func runHistory(c *command, args []string) int {
 }
 
 // parseModels parses -model.
-func parseModels(s string) ([]history.Model, error) {
+func parseModels(s string) ([]consistency.Model, error) {
 	if s == "all" {
-		return []history.Model{history.SC, history.TSO, history.CC, history.CCv, history.CM, history.CCM, history.WCCM}, nil
+		return []consistency.Model{consistency.SC, consistency.TSO, consistency.CC, consistency.CCv, consistency.CM, consistency.CCM, consistency.WCCM}, nil
 	}
-	var ms []history.Model
+	var ms []consistency.Model
 	for _, f := range strings.Split(s, ",") {
-		m, ok := history.ParseModel(strings.TrimSpace(f))
+		m, ok := consistency.ParseModel(strings.TrimSpace(f))
 		if !ok {
 			return nil, fmt.Errorf("unknown model %q (want sc, tso, cc, ccv, cm, ccm, wccm or all)", f)
 		}
@@ -157,7 +157,7 @@ func parseModels(s string) ([]history.Model, error) {
 }
 
 // printHistory prints the results and returns the exit status.
-func printHistory(w io.Writer, name string, results []*history.Result, asJSON bool) int {
+func printHistory(w io.Writer, name string, results []*consistency.Result, asJSON bool) int {
 	status := 0
 	for _, res := range results {
 		if res.Undecided && status == 0 {
@@ -172,7 +172,7 @@ func printHistory(w io.Writer, name string, results []*history.Result, asJSON bo
 	if asJSON {
 		type jsonResult struct {
 			File string
-			*history.Result
+			*consistency.Result
 		}
 		out := make([]jsonResult, len(results))
 		for i, r := range results {

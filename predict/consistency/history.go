@@ -3,7 +3,7 @@
 // process in program order, recorded through Write and Read, checked to
 // be differentiated, and written in the text format that Parse reads.
 
-package history
+package consistency
 
 import (
 	"bufio"

@@ -9,7 +9,7 @@
 // hb_o for every o (no monotonicity), every pair of cf and pww, closures
 // by Warshall. The checks share none of this code.
 
-package history
+package consistency
 
 import (
 	"flag"

@@ -3,7 +3,7 @@
 // coherence tests) and the figures of "Gradual Consistency Checking",
 // under every model.
 
-package history
+package consistency
 
 import (
 	"strings"

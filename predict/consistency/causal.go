@@ -29,7 +29,7 @@
 //     each generator-successor of the write read from, the rest follows
 //     by the generators. O(n·p·log n) after CM.
 
-package history
+package consistency
 
 import "fmt"
 

@@ -16,7 +16,7 @@
 // key, under all three orders: this is what lets the checks add one
 // edge per process where the definitions relate every pair.
 
-package history
+package consistency
 
 import "slices"
 

@@ -24,7 +24,7 @@
 // explaining check leaves them to the solver, as they are consequences of
 // rules that the core must name.
 
-package history
+package consistency
 
 import (
 	"cmp"

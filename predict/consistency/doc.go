@@ -1,4 +1,4 @@
-// Package history decides whether a history of reads and writes to a
+// Package consistency decides whether a history of reads and writes to a
 // key-value store is consistent under sequential consistency (SC), total
 // store order (TSO) and the causal criteria CC, CCv, CM, CCM and wCCM,
 // and when it is not, says why in the user's terms.
@@ -79,4 +79,4 @@
 // histories against the exhaustive checker; explain_test.go: every
 // explanation contradicts and is minimal; parse_test.go: the format and a
 // fuzz target; bench_test.go: 10,000-operation runs.
-package history
+package consistency

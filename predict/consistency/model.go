@@ -1,7 +1,7 @@
 // This file implements the entry points: the models, Check, and the
 // result and violation types that say what is wrong in the user's terms.
 
-package history
+package consistency
 
 import (
 	"context"

@@ -1,7 +1,7 @@
 // This file tests the text format: what Parse rejects and how it says so,
 // round trips through Format, and a fuzz target.
 
-package history
+package consistency
 
 import (
 	"errors"

@@ -1,7 +1,7 @@
 // This file tests Explain: its rules contradict, and no smaller subset of
 // them does.
 
-package history
+package consistency
 
 import (
 	"slices"

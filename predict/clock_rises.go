@@ -31,8 +31,9 @@ type pv struct{ pos, v int32 }
 // kpv is a rise of component k, as logged during a pass.
 type kpv struct{ k, pos, v int32 }
 
-// history is the indexed record of one pass.
-type history struct {
+// riseLog is the indexed record of one pass: the clock history of every
+// goroutine, as the rises of each component.
+type riseLog struct {
 	keys [][]int32 // per goroutine: the components it ever knows of, sorted
 	off  [][]int32 // per goroutine: rises of keys[g][j] are ents[g][off[g][j]:off[g][j+1]]
 	ents [][]pv
@@ -43,8 +44,8 @@ type history struct {
 	p16 [][]uint32
 }
 
-// historyLog records a pass.
-type historyLog struct {
+// riseRecorder records a pass, to be indexed into a riseLog.
+type riseRecorder struct {
 	size int64    // bytes logged, of every goroutine
 	log  []kpvLog // per goroutine: rises, in order of position
 	last []vclock // per goroutine: the clock last recorded, its delta a copy
@@ -177,13 +178,13 @@ func (l *kpvLog) appendAll(xs []kpv) []kpv {
 	return xs
 }
 
-func newHistoryLog(ng int) *historyLog {
-	return &historyLog{log: make([]kpvLog, ng), last: make([]vclock, ng)}
+func newRiseRecorder(ng int) *riseRecorder {
+	return &riseRecorder{log: make([]kpvLog, ng), last: make([]vclock, ng)}
 }
 
 // record logs the components of cur, goroutine g's clock after its first
 // pos events, that rose since the last record (clocks only grow).
-func (l *historyLog) record(g, pos int32, cur vclock) {
+func (l *riseRecorder) record(g, pos int32, cur vclock) {
 	old := l.last[g]
 	l.rises(g, pos, old, cur)
 	// A copy of the delta, in the storage of the one it replaces (read
@@ -193,12 +194,12 @@ func (l *historyLog) record(g, pos int32, cur vclock) {
 
 // logRises logs rises, the components of goroutine g's clock that rose
 // at its position pos (as the pass's joins reported them).
-func (l *historyLog) logRises(g, pos int32, rises []centry) {
+func (l *riseRecorder) logRises(g, pos int32, rises []centry) {
 	l.size += int64(l.log[g].add(pos, rises))
 }
 
 // rises logs the components of cur that exceed old's.
-func (l *historyLog) rises(g, pos int32, old, cur vclock) {
+func (l *riseRecorder) rises(g, pos int32, old, cur vclock) {
 	var rs []centry
 	if old.base == cur.base {
 		// The bases agree: only delta entries can differ.
@@ -215,9 +216,9 @@ func (l *historyLog) rises(g, pos int32, old, cur vclock) {
 // rises are stored in p16 where they fit. If acq is not nil, it also
 // keeps there the rises at each release-acquire event (the log's group at
 // its position), read from the log as it is released.
-func (l *historyLog) index(acq *eventRises, c *ctp) *history {
+func (l *riseRecorder) index(acq *eventRises, c *ctp) *riseLog {
 	ng := len(l.log)
-	h := &history{keys: make([][]int32, ng), off: make([][]int32, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng)}
+	h := &riseLog{keys: make([][]int32, ng), off: make([][]int32, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng)}
 	cnt := make([]int32, ng) // per component: rises, then next slot
 	var xs []kpv             // a goroutine's rises, decoded once
 	for g := range l.log {
@@ -335,7 +336,7 @@ func (r riseList) firstAbove(v int32) int32 {
 }
 
 // rises returns the rises of component k of goroutine g's clock.
-func (h *history) rises(g, k int32) riseList {
+func (h *riseLog) rises(g, k int32) riseList {
 	keys := h.keys[g]
 	j, ok := slices.BinarySearch(keys, k)
 	if !ok {
@@ -345,7 +346,7 @@ func (h *history) rises(g, k int32) riseList {
 }
 
 // list returns the rises of component keys[g][j].
-func (h *history) list(g int32, j int) riseList {
+func (h *riseLog) list(g int32, j int) riseList {
 	lo, hi := h.off[g][j], h.off[g][j+1]
 	if p := h.p16[g]; p != nil {
 		return riseList{p16: p[lo:hi]}
@@ -412,11 +413,11 @@ func valueAt(rs []pv, p int32) int32 {
 }
 
 // size returns how many components goroutine g's clock ever has.
-func (h *history) size(g int32) int { return len(h.keys[g]) }
+func (h *riseLog) size(g int32) int { return len(h.keys[g]) }
 
 // get returns component k of goroutine g's clock after its first p
 // events.
-func (h *history) get(g, p, k int32) int32 {
+func (h *riseLog) get(g, p, k int32) int32 {
 	keys := h.keys[g]
 	j, ok := slices.BinarySearch(keys, k)
 	if !ok {
@@ -427,7 +428,7 @@ func (h *history) get(g, p, k int32) int32 {
 
 // each calls f for every non-zero component of goroutine g's clock after
 // its first p events, in goroutine order.
-func (h *history) each(g, p int32, f func(k, v int32)) {
+func (h *riseLog) each(g, p int32, f func(k, v int32)) {
 	off, p16 := h.off[g], h.p16[g]
 	for j, k := range h.keys[g] {
 		var v int32
@@ -449,7 +450,7 @@ func (h *history) each(g, p int32, f func(k, v int32)) {
 // passed over without a search: as a closure's cut grows, most of a large
 // clock is below it, and a step costs a load per component rather than a
 // binary search.
-func (h *history) eachAbove(g, p int32, floor []int32, f func(k, v int32)) {
+func (h *riseLog) eachAbove(g, p int32, floor []int32, f func(k, v int32)) {
 	off, p16 := h.off[g], h.p16[g]
 	for j, k := range h.keys[g] {
 		lo, hi := off[j], off[j+1]
@@ -474,7 +475,7 @@ func (h *history) eachAbove(g, p int32, floor []int32, f func(k, v int32)) {
 
 // eachRisesMarked calls f with the rises of every component k of
 // goroutine g's clock that has mark[k], in goroutine order.
-func (h *history) eachRisesMarked(g int32, mark []bool, f func(k int32, rs riseList)) {
+func (h *riseLog) eachRisesMarked(g int32, mark []bool, f func(k int32, rs riseList)) {
 	for j, k := range h.keys[g] {
 		if mark[k] {
 			f(k, h.list(g, j))
@@ -507,7 +508,7 @@ type riseCursor struct {
 
 // cursor returns a cursor over the rises of component k of goroutine g's
 // clock.
-func (h *history) cursor(g, k int32) riseCursor { return riseCursor{r: h.rises(g, k)} }
+func (h *riseLog) cursor(g, k int32) riseCursor { return riseCursor{r: h.rises(g, k)} }
 
 // valueAt returns the component's value at position p, which is no less
 // than the last position read.

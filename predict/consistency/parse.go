@@ -10,7 +10,7 @@
 // are integers, every key holds 0 first. Blank lines and # comments are
 // ignored.
 
-package history
+package consistency
 
 import (
 	"bufio"

@@ -1,7 +1,7 @@
 // This file measures the checks on large histories: runs of a simulated
 // sequentially consistent memory, so that no check can stop early.
 
-package history
+package consistency
 
 import (
 	"fmt"

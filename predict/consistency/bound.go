@@ -5,7 +5,7 @@
 // stops early when the context is done; a check whose solve ran out is
 // Undecided, never reported as a violation nor as consistent.
 
-package history
+package consistency
 
 import (
 	"context"

@@ -20,7 +20,7 @@
 // po-loc relation: an internal pair that follows po-loc adds nothing, one
 // that goes against it is a cycle.
 
-package history
+package consistency
 
 import "fmt"
 

@@ -1,7 +1,7 @@
 // This file implements the translation of cycles over nodes into steps
 // in the user's terms (process, operation index, key, value).
 
-package history
+package consistency
 
 import "fmt"
 

@@ -15,7 +15,7 @@
 // history consistent. Removing rules only removes constraints, so the
 // result is minimal, though not necessarily the smallest.
 
-package history
+package consistency
 
 import (
 	"context"
