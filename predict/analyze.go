@@ -264,7 +264,7 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	// The sound layers (layers.go), cheapest first; a site pair one of
+	// The sound layers (race_layers.go), cheapest first; a site pair one of
 	// them proves goes no further. The work before the candidates' sweep
 	// is three independent parts: the SHB layer and the must-happen-before
 	// pass replay the trace (neither reads the other's clocks), and the
@@ -699,9 +699,9 @@ type sideResult struct {
 }
 
 // sideLayers runs the layers that do not depend on the race layers, in
-// this order: lock-order deadlocks (deadlock.go), with the clocks the
-// races use; channel deadlocks (blocking.go); leaks after a select's
-// other case (selectleak.go); channel, WaitGroup and mutex misuse
+// this order: lock-order deadlocks (deadlock_lockorder.go), with the clocks the
+// races use; channel deadlocks (deadlock_channel.go); leaks after a select's
+// other case (leak_select.go); channel, WaitGroup and mutex misuse
 // (misuse.go).
 func (e *engine) sideLayers() sideResult {
 	var r sideResult
@@ -726,7 +726,7 @@ func (e *engine) sideLayers() sideResult {
 
 // observedRaces sets Predicted for race findings: false when the two
 // accesses are concurrent under the run's own happens-before, locks
-// included (what ThreadSanitizer sees). observed.go answers 64 findings
+// included (what ThreadSanitizer sees). race_observed.go answers 64 findings
 // per walk of the trace between their accesses.
 func (e *engine) observedRaces(fs []Finding) error {
 	var idx []int

@@ -79,7 +79,7 @@ type Options struct {
 	// place that ever receives from its channel, and that its other case
 	// (a time.After channel, or a default) becomes ready with no
 	// goroutine's help (package static's Program.SelectLeak). Only then
-	// are predicted leaks after that select reported (selectleak.go).
+	// are predicted leaks after that select reported (leak_select.go).
 	SelectLeak func(t *trace.Trace, recv int) bool
 
 	// MaxTries bounds how many candidate event pairs (triples) are tried
@@ -91,7 +91,7 @@ type Options struct {
 	MaxWindow int
 
 	// SolveTimeout bounds each solve of the witness search (the lazy
-	// loop of lazy.go, for one candidate's plan and window; a candidate
+	// loop of solve_lazy.go, for one candidate's plan and window; a candidate
 	// may be tried with two plans and widened windows), and the
 	// analysis's context stops it too. A candidate the solver does not
 	// decide in time is counted in Stats.SolverUnknown and not reported.
@@ -159,7 +159,7 @@ func (o *Options) defaults() Options {
 // sites.
 type Finding struct {
 	// Kind is KindRace, KindAtomicity, KindDeadlock, KindLeak (observed,
-	// from leak.go, or predicted after a select, from selectleak.go) or a
+	// from leak_observed.go, or predicted after a select, from leak_select.go) or a
 	// misuse kind (misuse.go: KindSendOnClosed, KindCloseOfClosed,
 	// KindNegativeWaitGroup, KindWaitGroupReuse, KindUnlockOfUnlocked).
 	Kind report.Kind
@@ -180,7 +180,7 @@ type Finding struct {
 	// one transaction of one goroutine, r from another), or a deadlock's
 	// blocked acquires, one per goroutine of the cycle, in cycle order:
 	// each requests a lock that the next one's goroutine holds (the last,
-	// one that the first's holds). A predicted leak (selectleak.go): the
+	// one that the first's holds). A predicted leak (leak_select.go): the
 	// sender's send start, the select's receive and, for a timeout, the
 	// time.After call's event.
 	Events []int
@@ -257,8 +257,8 @@ type Stats struct {
 
 // A Stage is one step of the funnel. Candidates, Lockset and
 // HappensBefore count event pairs (triples); HappensBefore only of the
-// site pairs SHB did not prove. The layers that prove races (layers.go,
-// reversal.go) follow, cheapest first: "observed" (race findings the run
+// site pairs SHB did not prove. The layers that prove races (race_layers.go,
+// race_reversal.go) follow, cheapest first: "observed" (race findings the run
 // itself shows: its own happens-before leaves them unordered), "shb"
 // (SHB-unordered event pairs, and the site pairs it proved),
 // "sync-preserving" and "reversal" (pairs tried, site pairs proved), "ucg"
@@ -272,7 +272,7 @@ type Stage struct {
 	RaceSites, AtomicitySites int
 	Time                      time.Duration
 
-	// The "deadlock" row (deadlock.go): Cycles counts the lock-order
+	// The "deadlock" row (deadlock_lockorder.go): Cycles counts the lock-order
 	// graph's cycles, Deadlocks the patterns of acquires tried after the
 	// gate-lock and must-happen-before filters, DeadlockSites the
 	// deadlocks proved (one per pattern of sites).
@@ -285,7 +285,7 @@ type Stage struct {
 	Misuse      int64
 	MisuseSites int
 
-	// The "leak" row (selectleak.go): Leaks counts the receives of a
+	// The "leak" row (leak_select.go): Leaks counts the receives of a
 	// select, from a sender on an unbuffered channel, that
 	// Options.SelectLeak proves the channel's only receive, and
 	// LeakSites the leaks proved (one per pair of sites).
@@ -341,10 +341,10 @@ func (f *Finding) Schedule(t *trace.Trace) []int { return f.claim().Expand(t) }
 func (f *Finding) claim() *witness.Schedule {
 	kind := witness.Kind(f.Kind)
 	if f.Kind == KindDeadlock && !f.Predicted {
-		kind = witness.Leak // a deadlock the run itself showed (leak.go)
+		kind = witness.Leak // a deadlock the run itself showed (leak_observed.go)
 	}
 	if f.Kind == KindLeak && f.Predicted {
-		kind = witness.SelectLeak // a leak after a select (selectleak.go)
+		kind = witness.SelectLeak // a leak after a select (leak_select.go)
 	}
 	return &witness.Schedule{Kind: kind, Events: f.Events, Prefix: f.Prefix, Stops: f.Stops, Witness: f.Witness}
 }

@@ -133,7 +133,7 @@ func unserializable(c, r, c2 bool) bool {
 // lockset filter (unless noLockset: the baselines order locks by clk
 // instead) and the ordering clk (must-happen-before for seer). Race
 // classes whose pair of sites proved says is proved already (by a sound
-// layer, layers.go) skip the ordering filter; proved may be nil.
+// layer, race_layers.go) skip the ordering filter; proved may be nil.
 func findCandidates(ctx context.Context, c *ctp, m *memory, mhb *clocks, opts *Options, noLockset bool, proved func(siteKey) bool) (*candidates, error) {
 	cs, err := candidateClasses(ctx, c, m, opts, noLockset)
 	if err != nil {

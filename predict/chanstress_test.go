@@ -3,7 +3,7 @@
 // over buffered channels, every channel operation a release-acquire on
 // its buffer slot, and the payload is handed over only through the
 // channel. All goroutines come to know of all: the case for the dense
-// mirrors (clock.go) and for taking the cone from must-happen-before
+// mirrors (clock_vc.go) and for taking the cone from must-happen-before
 // (analyze.go's buildCone, through needCone).
 //
 //	go test -run XXX -bench ChanStress ./predict

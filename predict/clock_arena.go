@@ -1,5 +1,5 @@
-// This file implements the arena that clock bases (clock.go) are made in
-// during one vector-clock pass (vc.go). When thousands of goroutines meet
+// This file implements the arena that clock bases (clock_vc.go) are made in
+// during one vector-clock pass (clock_pass.go). When thousands of goroutines meet
 // at an atomic counter, every meeting joins two clocks of thousands of
 // entries on unrelated bases and makes a new base: ten million events made
 // two gigabytes of bases, nearly all dropped soon after, and the garbage

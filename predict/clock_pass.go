@@ -19,7 +19,7 @@
 // does (Flanagan and Freund, PLDI 2009): a goroutine that knows an event
 // knows all its goroutine knew then. Release-merges into an address are
 // joined at its next acquire, one per goroutine. A goroutine's clock is
-// updated in place while nothing else holds it (clock.go's joinOwn): the
+// updated in place while nothing else holds it (clock_vc.go's joinOwn): the
 // pass tracks that per goroutine. The pass keeps each
 // clock's history in clock_rises.go's form, and for a pass that answers a few
 // queries (Finding.Predicted) only the states they ask about.
@@ -47,7 +47,7 @@ type clockMode struct {
 	// it knows, so that their chains are transitive in the clocks: every
 	// witness keeps each one after the release it acquires. Without it a
 	// release-acquire event releases its clock from before its acquire,
-	// which under-approximates that order (the cone's worklist in plan.go
+	// which under-approximates that order (the cone's worklist in solve_plan.go
 	// makes up for it).
 	serial bool
 	rf     bool // reads join their writers' clocks
@@ -65,7 +65,7 @@ type clockMode struct {
 	visit func(i int32, cur vclock, d []int32)
 	// acqRises keeps, for every release-acquire event, the components of
 	// its goroutine's clock that rose at it (clocks.acq): what a closure
-	// over the pass (plan.go's closeInto) needs of such an event beyond
+	// over the pass (solve_plan.go's closeInto) needs of such an event beyond
 	// what knowing it already gave. Only without want.
 	acqRises bool
 	// rfCheck, without rf, asks whether the cone's pass (rf with
@@ -115,7 +115,7 @@ type clocks struct {
 // bytes a rise rather than 8 (a pass over thousands of goroutines that
 // all talk to all keeps millions); the narrow form, usual when
 // goroutines and positions are in the thousands, decodes with no branch
-// per byte (closures decode a rise for every one they pass over, plan.go's
+// per byte (closures decode a rise for every one they pass over, solve_plan.go's
 // closeInto). Chunks are never copied; a group starts a new chunk when it
 // does not fit.
 type eventRises struct {
@@ -397,15 +397,15 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 	rec := newRiseRecorder(ng)
 	cur := make([]vclock, ng)
 	// own[g]: nobody else holds cur[g]'s delta, which joins may then
-	// update in place (clock.go's joinOwn). Storing the clock anywhere
+	// update in place (clock_vc.go's joinOwn). Storing the clock anywhere
 	// (a go statement, a release, a snapshot for readers) clears it.
 	own := make([]bool, ng)
-	// Joins report what rose (clock.go); without want, that is what the
+	// Joins report what rose (clock_vc.go); without want, that is what the
 	// history logs: pend gathers an event's rises, one per component
 	// (slot[k] is 1 + k's index in pend).
-	// Bases come from one arena, swept between events (arena.go).
+	// Bases come from one arena, swept between events (clock_arena.go).
 	ar := new(baseArena)
-	// Joins into goroutines' clocks tag the bases they make (clock.go's
+	// Joins into goroutines' clocks tag the bases they make (clock_vc.go's
 	// knowsBase); a variable's are not a goroutine's.
 	sc, fsc := &joinScratch{wantRises: mode.want == nil, arena: ar, tagged: tagBases}, &joinScratch{arena: ar}
 	var pend []centry
@@ -413,7 +413,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 	if sc.wantRises {
 		slot = make([]int32, ng)
 	}
-	// dn[g], once made, mirrors cur[g] as a dense array (clock.go's
+	// dn[g], once made, mirrors cur[g] as a dense array (clock_vc.go's
 	// joinDense): made for a clock that holds a quarter of all goroutines,
 	// while the pass's budget lasts.
 	dn := make([][]int32, ng)

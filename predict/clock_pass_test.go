@@ -1,5 +1,5 @@
 // This file tests the record of rises at release-acquire events
-// (vc.go's eventRises): its two encodings, narrow and wide, and the rank
+// (clock_pass.go's eventRises): its two encodings, narrow and wide, and the rank
 // by which an event finds its group.
 
 package predict

@@ -1,12 +1,12 @@
-// This file implements the storage of clock histories (vc.go): for every
+// This file implements the storage of clock histories (clock_pass.go): for every
 // goroutine g and every goroutine k it ever knows of, the positions of g
 // at which component k of g's clock rose, with the new values. A pass
-// replays the trace with persistent clocks (clock.go) and records, after
+// replays the trace with persistent clocks (clock_vc.go) and records, after
 // each event, only the components that rose, as its joins report them
-// (clock.go's joinOwn: no whole clocks are compared again); the history
+// (clock_vc.go's joinOwn: no whole clocks are compared again); the history
 // is then indexed per (g, k). The log is varint-coded, the rises at one
 // position in one group (about 3 bytes a rise rather than 12). A pass
-// that keeps only some states (vc.go's want) compares the clocks it
+// that keeps only some states (clock_pass.go's want) compares the clocks it
 // records, keeping a private copy of each delta.
 //
 // Storing each state of a clock instead, as persistent clocks would allow,
@@ -445,7 +445,7 @@ func (h *riseLog) each(g, p int32, f func(k, v int32)) {
 
 // eachAbove calls f for every component k of goroutine g's clock after
 // its first p events whose value exceeds floor[k], in goroutine order: what
-// a cut (plan.go's closeInto) does not hold yet. A component's last rise
+// a cut (solve_plan.go's closeInto) does not hold yet. A component's last rise
 // is its largest value, so one whose last rise is at most floor[k] is
 // passed over without a search: as a closure's cut grows, most of a large
 // clock is below it, and a step costs a load per component rather than a

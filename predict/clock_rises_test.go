@@ -6,7 +6,7 @@ import (
 )
 
 // The packed form of a component's rises answers every query as the
-// plain one does: plan.go reads the causal cone's history in place.
+// plain one does: solve_plan.go reads the causal cone's history in place.
 func TestRiseListPacked(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	for n := 0; n < 2000; n++ {

@@ -31,7 +31,7 @@ type centry struct{ g, v int32 }
 type frozen struct {
 	ents []centry
 	prev *frozen // a base that this one dominates pointwise, or nil
-	seen uint32  // the last sweep that found it held (arena.go)
+	seen uint32  // the last sweep that found it held (clock_arena.go)
 	// A base made from goroutine og's clock while a pass replayed its
 	// event at position op is at most og's clock after that event (og
 	// is -1 for other bases): a clock that knows og's event op+1 holds
@@ -136,14 +136,14 @@ func join(c, src vclock, extras ...centry) (vclock, bool) {
 // leaves in rises the components of the result that exceed the receiver's
 // (what a history records), so that no one compares whole clocks again.
 //
-// Bases are made in arena if it is set (arena.go).
+// Bases are made in arena if it is set (clock_arena.go).
 type joinScratch struct {
 	cand, tmp, ex, add []centry
 	wantRises          bool
 	rises              []centry
 	arena              *baseArena
 	// With tagged, self and pos name the receiver's goroutine and the
-	// position a pass (vc.go) is at: the bases made then are tagged with
+	// position a pass (clock_pass.go) is at: the bases made then are tagged with
 	// them (frozen.og), and bases are judged by their tags (knowsBase).
 	tagged    bool
 	self, pos int32
@@ -160,7 +160,7 @@ func (sc *joinScratch) knows(c vclock, d []int32, b *frozen) bool {
 
 // knowsBase reports whether clock c of goroutine self (-1 for no
 // goroutine's), whose components d mirrors if it is not nil, holds all of
-// base b. Beyond dominates, it uses b's tag: in a vector-clock pass (vc.go)
+// base b. Beyond dominates, it uses b's tag: in a vector-clock pass (clock_pass.go)
 // a clock that knows event p+1 of goroutine k has joined a clock of k
 // released at that event or later, which holds k's clock after event p
 // (what knowing an event means there, FastTrack's epoch rule, Flanagan and
@@ -457,7 +457,7 @@ func mergeMaxTo(out, a, b []centry) []centry {
 }
 
 // denseBudget bounds the entries of the dense mirrors one pass keeps
-// (vc.go): 32 MB of int32s. A clock gets a mirror once it holds at least
+// (clock_pass.go): 32 MB of int32s. A clock gets a mirror once it holds at least
 // denseMin components and a quarter of all goroutines (denseMin 0: at
 // once); below that, joinOwn's merges of short lists cost less than a
 // pass over the source. Tests set these, and tagBases, to compare the

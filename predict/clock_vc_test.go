@@ -1,4 +1,4 @@
-// This file tests the persistent sparse vector clocks (clock.go) against
+// This file tests the persistent sparse vector clocks (clock_vc.go) against
 // plain maps.
 
 package predict

@@ -33,7 +33,7 @@ type ctp struct {
 	cs       map[gl][]csect // per (goroutine, lock): critical sections in order
 	lockG    []int32        // the goroutines with critical sections, in order
 	locked   bitset         // events after which their goroutine holds a lock
-	pinned   bitset         // the same, not counting terminal sections (terminal.go)
+	pinned   bitset         // the same, not counting terminal sections (solve_terminal.go)
 	terminal []termSect     // terminal sections, by goroutine
 
 	// Locksets: lsOf(i) indexes locksets, the locks held at event i (an
@@ -269,7 +269,7 @@ func (c *ctp) buildSync() {
 				// ordered after none (the read-from of the cone orders
 				// it after the write where the value matters). The
 				// passes that keep their own synchronisation state
-				// (vc.go, observed.go) read the same from overAtomic.
+				// (clock_pass.go, race_observed.go) read the same from overAtomic.
 				if s := st[e.Addr]; s != nil && s.rel >= 0 && c.ev[s.rel].Op.IsAtomic() {
 					s.rel, s.merges, s.view = -1, nil, -1
 					if c.overAtomic == nil {

@@ -10,7 +10,7 @@
 // critical section first, so nothing hung. In a schedule that runs S up
 // to o and R up to a, R waits for m, which S holds, and S waits for a
 // partner on c, which only R was. The pattern is the lock-order
-// deadlock's (deadlock.go) with one of the two acquires replaced by the
+// deadlock's (deadlock_lockorder.go) with one of the two acquires replaced by the
 // channel operation; its candidates are filtered and cut the same way:
 // the sync-preserving closure of the events before o and before a
 // (Tunç et al., PLDI 2023, Theorem 2) must hold neither.
@@ -40,7 +40,7 @@
 //
 // The finding (Kind deadlock, Predicted) lists in Events the waiting
 // events, S's and R's first; the schedule is the cut in observed order,
-// as for lock-order deadlocks. The checker (package witness, blocking.go)
+// as for lock-order deadlocks. The checker (package witness, deadlock_channel.go)
 // re-checks all of it against the serial specifications.
 //
 // A Cond.Wait is the other shape (condLayer, below): the Signal that
@@ -56,7 +56,7 @@
 // Not covered (the claim would not be sound, or the checker cannot yet
 // check it): sends on buffered channels (whether the buffer is full
 // depends on a capacity the run does not record), selects; leaks (a
-// goroutine blocked for ever while the test returns: selectleak.go
+// goroutine blocked for ever while the test returns: leak_select.go
 // predicts one shape).
 
 package predict

@@ -22,7 +22,7 @@
 //     happen before the event before e_j, no schedule stops g_i before e_i
 //     while g_j reaches e_j;
 //   - the sync-preserving closure (the paper's Theorem 2, and the same
-//     closure layers.go builds for races): the causal cone of the events
+//     closure race_layers.go builds for races): the causal cone of the events
 //     before each e_i, closed under "of two acquires of a lock in the set,
 //     the earlier one's release is in it too". If it holds no e_i, it is a
 //     cut, and the cut in observed order is the witness: each g_i holds

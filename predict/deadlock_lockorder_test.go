@@ -1,4 +1,4 @@
-// This file tests the deadlock layer (deadlock.go) on small traces: the
+// This file tests the deadlock layer (deadlock_lockorder.go) on small traces: the
 // lock-order cycles it proves, with witnesses the checker accepts, and
 // the ones that no schedule shows (a gate lock, a fixed ordering, two
 // shared modes).

@@ -1,6 +1,6 @@
 // This file tests the dense mirrors and base tags of the vector-clock
-// passes (clock.go's joinDense and knowsBase) and the closure's use of
-// the rises kept at release-acquire events (plan.go's closeInto) against
+// passes (clock_vc.go's joinDense and knowsBase) and the closure's use of
+// the rises kept at release-acquire events (solve_plan.go's closeInto) against
 // the plain ways: each must give the same clocks and cuts.
 
 package predict

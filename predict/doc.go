@@ -35,7 +35,7 @@
 //
 // A race is proved by the cheapest sound layer that can, each building a
 // witness rather than searching for one, and only what none of them
-// proves goes on to the UCG and the solver (layers.go, reversal.go):
+// proves goes on to the UCG and the solver (race_layers.go, race_reversal.go):
 //
 //   - schedulable happens-before (Mathur, Kini and Viswanathan, OOPSLA
 //     2018): one vector-clock pass, locks in observed order plus read-from,
@@ -59,7 +59,7 @@
 //
 // Each layer works on every pair of sites the earlier ones left, so a
 // pair of sites that a simpler sound relation proves is never lost to
-// sampling: the differential test (layers_test.go) checks on thousands of
+// sampling: the differential test (race_layers_test.go) checks on thousands of
 // random traces that seer's pairs of sites contain SHB's and those of a
 // brute-force sync-preserving closure, and the oracle test measures what
 // share of all predictable races seer finds on small traces.
@@ -83,8 +83,8 @@
 //     in a way no critical section explains (unlocked by another goroutine)
 //     is kept in observed order instead, which is sound.
 //
-//  2. Pre-passes (trace.GroupAccesses, memory.go, relevance.go, vc.go, clock.go,
-//     arena.go, clock_rises.go): accesses are grouped into locations (an
+//  2. Pre-passes (trace.GroupAccesses, memory.go, relevance.go, clock_pass.go, clock_vc.go,
+//     clock_arena.go, clock_rises.go): accesses are grouped into locations (an
 //     open-addressing table: real runs touch millions of addresses; the
 //     grouping needs the events alone, so it runs on a second goroutine
 //     while the CTP is built);
@@ -115,7 +115,7 @@
 //     again). The must-happen-before pass also asks whether every read
 //     the cone keeps already knows its writer: then the cone's clocks are
 //     its own and the second replay is not run. The cone's closures
-//     (plan.go) read a goroutine's whole clock once, and for the
+//     (solve_plan.go) read a goroutine's whole clock once, and for the
 //     release-acquire events they reach only what rose at them, which the
 //     pass keeps.
 //
@@ -130,7 +130,7 @@
 //     location does not mean a quadratic enumeration. A few representative
 //     event pairs (triples) per pair (triple) of source sites go on.
 //
-//  4. The witness's shape (plan.go): the events a witness cannot do
+//  4. The witness's shape (solve_plan.go): the events a witness cannot do
 //     without are the causal cone of the bug events (soundness of
 //     predictive analyses, §5.1, Definition 10). If the cone of one bug
 //     event holds the other, the candidate is dead. Goroutines that may
@@ -140,14 +140,14 @@
 //     with the cone clocks, it generalises the paper's two-goroutine
 //     Algorithm 2 to any number.
 //
-//  5. Universal Causality Graphs (ucg.go, UCG §3, Algorithm 1) on the
+//  5. Universal Causality Graphs (race_ucg.go, UCG §3, Algorithm 1) on the
 //     suffixes after the barrier (Theorem 4), sixty-four candidates to a
 //     graph with one label bit each (§3.5), causality chains through any
 //     number of goroutines (§3.4). A cycle on a candidate's edges rules it
 //     out. A property test checks that chopping never changes a verdict
 //     and that sharing a graph gives each candidate its own verdict.
 //
-//  6. Witnesses (encode.go, solver.go): the window after the barrier is
+//  6. Witnesses (solve_encode.go, solve_gini.go): the window after the barrier is
 //     encoded for gini (github.com/go-air/gini): fixed orderings are edges,
 //     choices are pair literals (lock mutual exclusion; read-from
 //     preservation for every read before a bug event in its goroutine).
@@ -170,7 +170,7 @@
 //
 // # Deadlocks
 //
-// Lock-order deadlocks (deadlock.go) reuse both passes' clocks: the
+// Lock-order deadlocks (deadlock_lockorder.go) reuse both passes' clocks: the
 // cycles of the lock-order graph (a goroutine holds l while acquiring m;
 // write-write and read-write conflicts only), less those a common gate
 // lock guards and those whose acquires must-happen-before orders, are
@@ -183,7 +183,7 @@
 // allowed to read another writer last (its next event must be the
 // observed acquire).
 //
-// Channel deadlocks (blocking.go) are the same closure with one acquire
+// Channel deadlocks (deadlock_channel.go) are the same closure with one acquire
 // replaced by an operation on an unbuffered channel that its goroutine
 // begins while holding a lock, whose rendezvous partner took that lock
 // before its own operation in the run (or took another lock that a
@@ -201,14 +201,14 @@
 // before the Wait's critical section (a Wait not in a loop over its
 // condition): the waiter then registers after its only wake-up.
 //
-// Observed blocking (leak.go): goroutines of a test that the run never
+// Observed blocking (leak_observed.go): goroutines of a test that the run never
 // saw end, reported as leaks (or, when the run hung, as an observed
 // deadlock) at the blocking call when their last event shows it. The
 // trace holds no event of an operation that never completed, so
 // prediction of leaks (a goroutine left blocked while the test returns,
 // in another schedule) needs more than the run shows for receives and
 // selects: what a goroutine does after a case it did not take is not in
-// the trace. One shape is predicted (selectleak.go), with a static half:
+// the trace. One shape is predicted (leak_select.go), with a static half:
 // an unbuffered send whose value a select received in the run, and a
 // schedule (the closure of the events before the send and before the
 // select) after which the select's other case, a time.After timer or a
@@ -267,10 +267,10 @@
 // what is in use at once: a clock per synchronisation address (a buffered
 // channel's slots, each a clock of every goroutine when all talk to all),
 // which share bases where a goroutine released several of them between
-// two flattenings (clock.go's flattens), and its table of each location's
+// two flattenings (clock_vc.go's flattens), and its table of each location's
 // latest accesses, kept in pools without pointers, so that the collector,
 // which runs often when the heap nears its limit, does not scan them
-// (shbtable.go). Unlike the history, it has no budget: when tens of
+// (race_shb_table.go). Unlike the history, it has no budget: when tens of
 // thousands of goroutines all talk to all, clock bases of that many
 // entries are most of the peak (48,000 goroutines in 11M events: 814 MB
 // of bases, 1.5 GB in all).
@@ -312,7 +312,7 @@
 // baseline sweeps pairs of access classes with the pass's history, a
 // different computation from the SHB layer's, which makes it the
 // reference of the differential test; both keep read-modify-write chains
-// transitive and observed locks in their total order (vc.go's serial
+// transitive and observed locks in their total order (clock_pass.go's serial
 // mode), without which SHB reports pairs no witness can show.
 //
 // # Findings
@@ -322,6 +322,6 @@
 // with Count saying how many event pairs (triples) at those sites passed
 // the cheap filters. A finding is Predicted when the run did not show it
 // as it was: for a race, when its accesses are ordered by the run's own
-// happens-before (observed.go asks this with one bit per finding instead
+// happens-before (race_observed.go asks this with one bit per finding instead
 // of a third clock pass).
 package predict

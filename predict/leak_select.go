@@ -23,7 +23,7 @@
 //     channel c was received by goroutine R's select at event r. The
 //     sync-preserving closure of S's events before its send (s, chansend's
 //     read of the channel) and of R's events before r (Tunç et al., PLDI
-//     2023, Theorem 2; as deadlock.go computes it) must hold neither s
+//     2023, Theorem 2; as deadlock_lockorder.go computes it) must hold neither s
 //     nor r: it is then a feasible schedule under the maximal causal
 //     model (per-goroutine prefixes, every read seeing its observed
 //     writer, locks exclusive; Şerbănuţă, Chen and Roşu, RV 2012), after
@@ -57,7 +57,7 @@
 // soundness first, say nothing. The finding (Kind leak, Predicted)
 // lists in Events S's send start s, R's receive r, and the timer's event
 // when the other case is a timer; its schedule is the closure in observed
-// order. The checker (package witness, leak.go) re-checks the schedule
+// order. The checker (package witness, leak_observed.go) re-checks the schedule
 // against the serial specifications and the state: s and r next, c
 // unbuffered and never closed, every receive of c in the run made by that
 // select, and the timer started or the select non-blocking.

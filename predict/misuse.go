@@ -5,7 +5,7 @@
 // Every kind asks the same question of the maximal causal model: is there
 // a feasible schedule after which an operation op is the next step of its
 // goroutine, with its primitive in a state where op fails? The schedule
-// is built as for deadlocks (deadlock.go): the causal cone of the events
+// is built as for deadlocks (deadlock_lockorder.go): the causal cone of the events
 // op's goroutine ran before it (and of the events that must be in, such
 // as the close a send comes after), closed under the sync-preserving lock
 // rule, run in observed order. The cone keeps every read's writer, so the

@@ -1,4 +1,4 @@
-// This file tests the sound layers (layers.go) differentially: on random
+// This file tests the sound layers (race_layers.go) differentially: on random
 // traces, seer's race site pairs contain those of the SHB baseline and
 // those of a brute-force sync-preserving closure written from the
 // definitions (Mathur, Pavlogiannis and Viswanathan, POPL 2021), and every
@@ -385,7 +385,7 @@ func TestSHBLayerProvesSHBSites(t *testing.T) {
 	}
 }
 
-// The SHB layer's table (shbtable.go) finds an access's entry the same
+// The SHB layer's table (race_shb_table.go) finds an access's entry the same
 // way whether its groups index their entries (by hash, chained) or scan
 // them, and keeps the same positions whether its pool is compacted at
 // every chance or never.

@@ -1,13 +1,13 @@
 // This file implements the observed-race test behind Finding.Predicted:
 // whether a race's two accesses are concurrent under the run's own
-// happens-before, locks included (ThreadSanitizer's relation; vc.go's
+// happens-before, locks included (ThreadSanitizer's relation; clock_pass.go's
 // hb mode). A finding asks one question, "does a happen before b?", and
 // a full vector-clock pass to answer a few dozen of them costs as much
 // as the pre-pass. Instead, each question is one bit: the bit is set on
 // a's goroutine at a and flows along the same edges a clock would (go →
 // start, join, and every synchronisation, locks as release/acquire in
 // observed order), with the same release, release-merge and acquire
-// rules as vc.go; b knows a iff its goroutine holds the bit just before
+// rules as clock_pass.go; b knows a iff its goroutine holds the bit just before
 // b. Happens-before only runs forward in the trace, so one walk from the
 // first a to the last b answers 64 questions, in a word per goroutine and
 // per synchronisation address (a single-component form of the vector

@@ -1,5 +1,5 @@
-// This file tests the one-bit happens-before walk (observed.go) against
-// the full vector-clock pass with locks (vc.go).
+// This file tests the one-bit happens-before walk (race_observed.go) against
+// the full vector-clock pass with locks (clock_pass.go).
 
 package predict
 

@@ -7,7 +7,7 @@
 // two accesses: the causal cone of the events before them, where a lock
 // that keeps a section open (one whose release the set does not hold)
 // must have every other section of it in the set closed, since the open
-// one comes last. Where the sync-preserving closure (layers.go) would add
+// one comes last. Where the sync-preserving closure (race_layers.go) would add
 // the release of an earlier open section, this one may instead run that
 // section after the others, reversing their observed order. OSR then
 // decides with an abstract graph over the critical sections whether an

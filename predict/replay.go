@@ -1,4 +1,4 @@
-// This file implements HappensBefore, the observed-race test (observed.go)
+// This file implements HappensBefore, the observed-race test (race_observed.go)
 // for one pair of events of any trace: what confirms a replayed witness.
 
 package predict

@@ -32,7 +32,7 @@ func (e *engine) coneInto(cut []int32, g, p int32) { e.closeInto(e.cone, cut, g,
 // closeInto raises cut to include the first p events of goroutine g and
 // everything they are after in relation h. A clock that knows an event
 // knows all its goroutine knew then, except what a release-acquire event
-// acquired after releasing (vc.go): for those, their own clock is added
+// acquired after releasing (clock_pass.go): for those, their own clock is added
 // too, so that the cut is downward closed under h.
 //
 // Only the first state is read whole. A release-acquire event (k, v) is
@@ -213,7 +213,7 @@ func (e *engine) keepsFixed(p *plan, t []int32) bool {
 
 // lastLockFree returns the last position q <= p of goroutine g after which
 // g holds no lock but for terminal sections (0 is always lock-free; see
-// terminal.go).
+// solve_terminal.go).
 func (e *engine) lastLockFree(g, p int32) int32 { return e.lastOutside(e.c.pinned, g, p) }
 
 // lastOutside returns the last position q <= p of goroutine g whose event

@@ -1,4 +1,4 @@
-// This file tests terminal.go.
+// This file tests solve_terminal.go.
 
 package predict
 

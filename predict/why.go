@@ -17,7 +17,7 @@
 //     as a signal), and read-from of a read that the chain passes through
 //     (a read that its goroutine goes on after keeps its writer, Şerbănuţă,
 //     Chen and Roşu's Theorem 2). These are the edges of the causal cone
-//     (vc.go with read-from), less the read-from of the accesses
+//     (clock_pass.go with read-from), less the read-from of the accesses
 //     themselves and of every read that the static analysis calls
 //     control-irrelevant;
 //   - such a chain that also uses the lock rule, searched for only when

@@ -29,9 +29,8 @@
 // of each of its events (indices built once per trace); it finds the
 // state after P, where Witness starts, from per-location and per-address
 // histories. The work per finding is proportional to X, the witness and
-// the number of goroutines, not to the trace. checkindex.go builds the
-// indices once per trace (index.go); prefix.go checks P and replays
-// Witness.
+// the number of goroutines, not to the trace. index.go builds the
+// indices once per trace; prefix.go checks P and replays Witness.
 
 package witness
 
