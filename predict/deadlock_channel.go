@@ -40,7 +40,7 @@
 //
 // The finding (Kind deadlock, Predicted) lists in Events the waiting
 // events, S's and R's first; the schedule is the cut in observed order,
-// as for lock-order deadlocks. The checker (package witness, deadlock_channel.go)
+// as for lock-order deadlocks. The checker (package witness, blocking.go)
 // re-checks all of it against the serial specifications.
 //
 // A Cond.Wait is the other shape (condLayer, below): the Signal that
@@ -58,6 +58,11 @@
 // depends on a capacity the run does not record), selects; leaks (a
 // goroutine blocked for ever while the test returns: leak_select.go
 // predicts one shape).
+//
+// Contract: it reports only cuts, closed under the lock rule (cut.go) and
+// extended to a fixpoint, at whose end every goroutine that can still act
+// waits for ever; it builds the witness from that cut in observed order
+// (deadlockWitness), with no search.
 
 package predict
 

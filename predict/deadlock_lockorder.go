@@ -22,7 +22,7 @@
 //     happen before the event before e_j, no schedule stops g_i before e_i
 //     while g_j reaches e_j;
 //   - the sync-preserving closure (the paper's Theorem 2, and the same
-//     closure race_layers.go builds for races): the causal cone of the events
+//     closure race_syncp.go builds for races): the causal cone of the events
 //     before each e_i, closed under "of two acquires of a lock in the set,
 //     the earlier one's release is in it too". If it holds no e_i, it is a
 //     cut, and the cut in observed order is the witness: each g_i holds
@@ -37,6 +37,12 @@
 // the cycle allowed to read another writer last, and that each e_i is
 // its goroutine's next event and requests a lock that another goroutine
 // of the cycle holds in a conflicting mode.
+//
+// Contract: it reports only cycles of the lock-order graph, at most one a
+// pattern of sites (deadlockKey), whose acquires no gate lock guards, that
+// must-happen-before leaves unordered and whose sync-preserving closure
+// holds none of them; it builds the witness from that closure, the cut in
+// observed order (deadlockWitness), with no search.
 
 package predict
 

@@ -48,6 +48,10 @@
 // leak) replays: each event is the last of its goroutine with a user
 // frame, none of its goroutine's events ends it, and the schedule runs
 // all of them.
+//
+// Contract: it reports only goroutines that the recorded run itself left
+// blocked, as the rules above tell; the witness is the recorded run,
+// with no search.
 
 package predict
 

@@ -57,10 +57,15 @@
 // soundness first, say nothing. The finding (Kind leak, Predicted)
 // lists in Events S's send start s, R's receive r, and the timer's event
 // when the other case is a timer; its schedule is the closure in observed
-// order. The checker (package witness, leak_observed.go) re-checks the schedule
+// order. The checker (package witness, leak.go) re-checks the schedule
 // against the serial specifications and the state: s and r next, c
 // unbuffered and never closed, every receive of c in the run made by that
 // select, and the timer started or the select non-blocking.
+//
+// Contract: it reports only sends whose receiving select Options.SelectLeak
+// proves the channel's only receiver and whose sync-preserving closure
+// holds neither the send nor the select; it builds the witness from that
+// closure in observed order (deadlockWitness), with no search.
 
 package predict
 

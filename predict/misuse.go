@@ -47,6 +47,11 @@
 // Wait returned before the Add, the unlock found the lock free: the trace
 // ends there when the program died of it). The checker (package witness,
 // misuse.go) re-checks each with the primitives' serial specifications.
+//
+// Contract: it reports only operations whose closure (the cut above)
+// leaves them their goroutine's next step with the primitive in the
+// failing state; it builds the witness from that cut in observed order
+// (deadlockWitness), with no search.
 
 package predict
 

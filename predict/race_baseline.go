@@ -8,6 +8,10 @@
 // relation leaves it unordered, judged from the state just before each
 // access. Neither produces witnesses; HB is sound only for the first race
 // of a trace, SHB for all. Both report races only.
+//
+// Contract: it reports every pair of sites its relation leaves unordered,
+// with no witness and no check, to compare against; Analyze never mixes
+// its findings with seer's.
 
 package predict
 

@@ -7,7 +7,7 @@
 // two accesses: the causal cone of the events before them, where a lock
 // that keeps a section open (one whose release the set does not hold)
 // must have every other section of it in the set closed, since the open
-// one comes last. Where the sync-preserving closure (race_layers.go) would add
+// one comes last. Where the sync-preserving closure (race_syncp.go) would add
 // the release of an earlier open section, this one may instead run that
 // section after the others, reversing their observed order. OSR then
 // decides with an abstract graph over the critical sections whether an
@@ -24,6 +24,12 @@
 // the scheduler gets stuck the layer gives up on the pair, which the UCG
 // and the solver still try: a greedy order can miss a witness, not
 // invent one, and the checker re-checks every schedule.
+//
+// Contract: it reports only pairs of sites that the sync-preserving layer
+// left unproved, for which its scheduler runs the optimistic closure to
+// the two accesses; it builds the witness by that run: the closure in
+// observed order up to the first reversed section, then the scheduler's
+// order, then the two accesses.
 
 package predict
 

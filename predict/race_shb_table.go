@@ -1,5 +1,5 @@
 // This file implements the SHB layer's table of latest accesses
-// (race_layers.go's shbLayer): for every location in use, each goroutine's
+// (race_shb.go's shbLayer): for every location in use, each goroutine's
 // latest access at each source site, of each kind and byte range, with
 // the positions of all of them.
 //

@@ -23,6 +23,11 @@
 // treated as such: a section they leave open in the graph might be closed
 // later, so no rule assumes it stays open. Every edge is then implied by
 // every witness, which makes the graph a sound filter.
+//
+// Contract: it reports nothing itself. It only rules out candidates
+// (races and atomicity violations the sound layers left), each of whose
+// graphs has a cycle; every candidate it keeps goes to the witness search
+// (solve_encode.go), which builds the witness.
 
 package predict
 
