@@ -40,6 +40,10 @@ type engine struct {
 
 	relaxed bitset // plain reads that may see another writer (relevance.go)
 
+	// lg holds, per lock kept as a lock, the goroutines with critical
+	// sections of it (lockGoroutines, cut.go), made when first asked.
+	lg map[trace.ObjID][]int32
+
 	writes   map[gl][]int32 // (location as ObjID, goroutine) -> shared writes
 	writersG map[int32][]int32
 	rels     map[addrG][]int32 // (sync address, goroutine) -> releases (not atomics)
@@ -394,12 +398,9 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 		if open > 0 {
 			keys, tries = e.layerTries(cs, proofs)
 		}
-		lg := e.lockGoroutines()
 		res.Stats.Stages = append(res.Stats.Stages,
-			e.coneLayer("sync-preserving", layerSyncP, cs, keys, tries, proofs, &proofOrder, e.syncPWitness(lg)),
-			e.coneLayer("reversal", layerReversal, cs, keys, tries, proofs, &proofOrder, func(cd cand, cut []int32) (Finding, bool) {
-				return e.reversalWitness(cd, cut, lg)
-			}))
+			e.coneLayer("sync-preserving", layerSyncP, cs, keys, tries, proofs, &proofOrder, e.syncPWitness),
+			e.coneLayer("reversal", layerReversal, cs, keys, tries, proofs, &proofOrder, e.reversalWitness))
 		if e.ctx.Err() != nil {
 			return nil, e.ctx.Err()
 		}

@@ -43,7 +43,7 @@
 // as for lock-order deadlocks. The checker (package witness, blocking.go)
 // re-checks all of it against the serial specifications.
 //
-// A Cond.Wait is the other shape (condLayer, below): the Signal that
+// A Cond.Wait is the other shape (condWaits, below): the Signal that
 // woke it runs before the critical section in which Wait was called.
 //
 // The channel may be buffered when o is a receive: its partner is then
@@ -170,13 +170,10 @@ func inSelect(t *trace.Trace, i int32) bool {
 // computed, DeadlockSites the deadlocks proved.
 func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 	t0 := time.Now()
-	st := Stage{Name: "blocking"}
 	c := e.c
 	co := newChanOps(c)
-	var out []Finding
-	proved := make(map[[2]int32]bool)
-	proved3 := make(map[[3]int32]bool)
-	var lg map[trace.ObjID][]int32
+	l := &chanLayer{e: e, co: co, st: Stage{Name: "blocking"}, proved: make(map[patternKey]bool), proved3: make(map[patternKey]bool)}
+	st := &l.st
 	var coneErr error
 	chans := make([]trace.ObjID, 0, len(co.evs))
 	for ch := range co.evs {
@@ -189,7 +186,7 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 		evs := co.evs[ch]
 		for k, o := range evs {
 			if err := e.ctx.Err(); err != nil {
-				return nil, st, err
+				return nil, *st, err
 			}
 			ev := &c.ev[o]
 			if ev.Op == trace.OpClose || inSelect(e.t, o) || c.lsOf(o) == 0 {
@@ -213,16 +210,16 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 			// The locks g holds at o (o is no acquire: its lockset is
 			// what g holds), and R's latest acquire of each before its
 			// own operation.
-			c.heldAt(g, c.pos[o], func(l trace.ObjID, s csect) {
-				if st.Deadlocks >= maxBlockingTries || c.observed[l] {
+			c.heldAt(g, c.pos[o], func(m trace.ObjID, s csect) {
+				if st.Deadlocks >= maxBlockingTries || c.observed[m] {
 					return
 				}
-				a := c.lastAcquireBefore(r, l, c.pos[rOp])
+				a := c.lastAcquireBefore(r, m, c.pos[rOp])
 				if a < 0 || tryLock(e.t, a) {
 					return
 				}
-				key := [2]int32{c.site(o), c.site(a)}
-				if proved[key] {
+				key := newPatternKey(KindDeadlock, c.site(o), c.site(a))
+				if l.proved[key] {
 					return
 				}
 				st.Cycles++
@@ -235,37 +232,42 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 						return
 					}
 				}
-				if lg == nil {
-					lg = e.lockGoroutines()
-				}
-				if fd, ok := e.blockingWitness(co, lg, o, a); ok {
-					out = append(out, fd)
-					proved[key] = true
+				if fd, ok := e.blockingWitness(co, o, a); ok {
+					l.out = append(l.out, fd)
+					l.proved[key] = true
 				}
 			})
 			if coneErr != nil {
-				return nil, st, coneErr
+				return nil, *st, coneErr
 			}
 			// Three goroutines: R waits for a lock m2 that a third
 			// goroutine T holds while it waits for S's lock.
-			if coneErr = e.threeCycles(o, r, rOp, co, &lg, &st, proved3, &out); coneErr != nil {
-				return nil, st, coneErr
+			if coneErr = l.threeCycles(o, r, rOp); coneErr != nil {
+				return nil, *st, coneErr
 			}
 		}
 	}
 	if len(co.conds) > 0 {
-		if lg == nil {
-			lg = e.lockGoroutines()
+		if err := l.condWaits(); err != nil {
+			return nil, *st, err
 		}
-		fs, err := e.condLayer(co, lg, &st, proved)
-		if err != nil {
-			return nil, st, err
-		}
-		out = append(out, fs...)
 	}
-	st.DeadlockSites = len(out)
+	st.DeadlockSites = len(l.out)
 	st.Time = time.Since(t0)
-	return out, st, nil
+	return l.out, *st, nil
+}
+
+// chanLayer is the channel-deadlock layer's state: the channels' and
+// Conds' operations, its funnel row, the patterns of sites it proved
+// (two-goroutine cycles and Cond waits in proved, three-goroutine cycles
+// in proved3) and its findings.
+type chanLayer struct {
+	e       *engine
+	co      *chanOps
+	st      Stage
+	proved  map[patternKey]bool
+	proved3 map[patternKey]bool
+	out     []Finding
 }
 
 // partner returns the goroutine that completed the rendezvous of the
@@ -344,7 +346,8 @@ const maxRequestScan = 256
 // (T holds it) and T for m (S holds it). The run took R's section of m2
 // and T's section of m before S's, so nothing hung. Candidates count in
 // st as the two-goroutine ones do.
-func (e *engine) threeCycles(o, r, rOp int32, co *chanOps, lg *map[trace.ObjID][]int32, st *Stage, proved map[[3]int32]bool, out *[]Finding) error {
+func (l *chanLayer) threeCycles(o, r, rOp int32) error {
+	e, st := l.e, &l.st
 	c := e.c
 	g := int32(c.ev[o].G)
 	// R's latest exclusive acquire of each lock before rOp.
@@ -365,14 +368,12 @@ func (e *engine) threeCycles(o, r, rOp int32, co *chanOps, lg *map[trace.ObjID][
 		if err != nil || s.shared || c.observed[m] {
 			return
 		}
-		if *lg == nil {
-			*lg = e.lockGoroutines()
-		}
+		lg := e.lockGoroutines()
 		for m2, a := range reqs {
 			if m2 == m {
 				continue // the two-goroutine form
 			}
-			for _, h := range (*lg)[m] {
+			for _, h := range lg[m] {
 				if h == g || h == r {
 					continue
 				}
@@ -384,8 +385,8 @@ func (e *engine) threeCycles(o, r, rOp int32, co *chanOps, lg *map[trace.ObjID][
 					if sec.shared || tryLock(e.t, b) || !c.holdsExclusive(b, m2) {
 						continue
 					}
-					key := [3]int32{c.site(o), c.site(a), c.site(b)}
-					if proved[key] {
+					key := newPatternKey(KindDeadlock, c.site(o), c.site(a), c.site(b))
+					if l.proved3[key] {
 						continue
 					}
 					st.Cycles++
@@ -398,9 +399,9 @@ func (e *engine) threeCycles(o, r, rOp int32, co *chanOps, lg *map[trace.ObjID][
 							return
 						}
 					}
-					if fd, ok := e.blockingWitness(co, *lg, o, a, b); ok {
-						*out = append(*out, fd)
-						proved[key] = true
+					if fd, ok := e.blockingWitness(l.co, o, a, b); ok {
+						l.out = append(l.out, fd)
+						l.proved3[key] = true
 					}
 				}
 			}
@@ -424,7 +425,7 @@ func (c *ctp) holdsExclusive(b int32, l trace.ObjID) bool {
 // (the requests: a channel operation, then acquires), extends every
 // other goroutine as far as it goes, and returns the finding if every
 // goroutine left is blocked at its next event.
-func (e *engine) blockingWitness(co *chanOps, lg map[trace.ObjID][]int32, evs ...int32) (Finding, bool) {
+func (e *engine) blockingWitness(co *chanOps, evs ...int32) (Finding, bool) {
 	c := e.c
 	limit := make([]int32, len(c.byG)) // per goroutine: the most events the cut may hold
 	for g := range limit {
@@ -434,7 +435,7 @@ func (e *engine) blockingWitness(co *chanOps, lg map[trace.ObjID][]int32, evs ..
 		limit[c.ev[i].G] = c.pos[i] - 1
 	}
 	cut := make([]int32, len(c.byG))
-	if !e.deadlockClosure(evs, cut, lg) || !e.extendCut(cut, limit, lg) {
+	if !e.deadlockClosure(evs, cut) || !e.extendCut(cut, limit) {
 		return Finding{}, false
 	}
 	waiting, ok := e.allBlocked(cut, evs, co, -1)
@@ -454,30 +455,28 @@ func (e *engine) blockingWitness(co *chanOps, lg map[trace.ObjID][]int32, evs ..
 // within limit (the most events of each), to a fixpoint, and reports
 // false if cut itself breaks the lock rule or the work exceeds
 // maxExtendSteps.
-func (e *engine) extendCut(cut, limit []int32, lg map[trace.ObjID][]int32) bool {
+func (e *engine) extendCut(cut, limit []int32) bool {
 	c := e.c
 	tmp := make([]int32, len(cut))
 	steps := 0
 	budget := min(maxExtendSteps, max(minExtendSteps, extendWork/len(cut)))
+	within := func(tmp []int32) bool {
+		for h := range tmp {
+			if tmp[h] > limit[h] {
+				return false
+			}
+		}
+		return true
+	}
 	try := func(g, p int32) bool {
 		steps++
 		copy(tmp, cut)
 		e.coneInto(tmp, g, p)
-		for {
-			for h := range tmp {
-				if tmp[h] > limit[h] {
-					return false
-				}
-			}
-			grew, ok := e.lockRound(tmp, -1, -1, lg)
-			if !ok {
-				return false
-			}
-			if !grew {
-				copy(cut, tmp)
-				return true
-			}
+		if !e.closeCut(tmp, -1, -1, within) {
+			return false
 		}
+		copy(cut, tmp)
+		return true
 	}
 	for changed := true; changed; {
 		changed = false
@@ -725,7 +724,7 @@ func inCondWait(t *trace.Trace, i int32) bool {
 	return false
 }
 
-// condLayer finds Cond.Wait calls that another schedule leaves waiting
+// condWaits finds Cond.Wait calls that another schedule leaves waiting
 // for ever: the Signal (or Broadcast) that woke the Wait in the run runs,
 // with what it needs, before the critical section in which Wait was
 // called, and Wait then registers after the only wake-up it would have
@@ -742,9 +741,9 @@ func inCondWait(t *trace.Trace, i int32) bool {
 // read (checked per location); anything else and the candidate is
 // dropped. The finding lists the Wait (its wake-up event, which never
 // comes) and every other goroutine's blocked next event.
-func (e *engine) condLayer(co *chanOps, lg map[trace.ObjID][]int32, st *Stage, proved map[[2]int32]bool) ([]Finding, error) {
+func (l *chanLayer) condWaits() error {
+	e, co, st := l.e, l.co, &l.st
 	c := e.c
-	var out []Finding
 	conds := make([]trace.ObjID, 0, len(co.conds))
 	for k := range co.conds {
 		conds = append(conds, k)
@@ -754,7 +753,7 @@ func (e *engine) condLayer(co *chanOps, lg map[trace.ObjID][]int32, st *Stage, p
 		evs := co.conds[cd]
 		for k, w := range evs {
 			if err := e.ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 			if c.ev[w].Op != trace.OpCondWait || st.Deadlocks >= maxBlockingTries {
 				continue
@@ -775,30 +774,30 @@ func (e *engine) condLayer(co *chanOps, lg map[trace.ObjID][]int32, st *Stage, p
 			if s < 0 {
 				continue
 			}
-			key := [2]int32{c.site(w), c.site(s)}
-			if proved[key] {
+			key := newPatternKey(KindDeadlock, c.site(w), c.site(s))
+			if l.proved[key] {
 				continue
 			}
 			st.Cycles++
 			st.Deadlocks++
 			if e.cone == nil {
 				if err := e.needCone(); err != nil {
-					return nil, err
+					return err
 				}
 			}
-			if fd, ok := e.condWitness(w, a, u, s, co, lg); ok {
-				out = append(out, fd)
-				proved[key] = true
+			if fd, ok := e.condWitness(w, a, u, s, co); ok {
+				l.out = append(l.out, fd)
+				l.proved[key] = true
 			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
-// condWitness builds the schedule of condLayer for the Wait that wakes
+// condWitness builds the schedule of condWaits for the Wait that wakes
 // at w, called in the section acquired at a, registered at u, and woken
 // by s.
-func (e *engine) condWitness(w, a, u, s int32, co *chanOps, lg map[trace.ObjID][]int32) (Finding, bool) {
+func (e *engine) condWitness(w, a, u, s int32, co *chanOps) (Finding, bool) {
 	c := e.c
 	gw, gs := int32(c.ev[w].G), int32(c.ev[s].G)
 	lock := c.ev[u].Obj
@@ -827,7 +826,7 @@ func (e *engine) condWitness(w, a, u, s int32, co *chanOps, lg map[trace.ObjID][
 	cut := make([]int32, len(c.byG))
 	e.coneInto(cut, gs, ps)
 	e.coneInto(cut, gw, c.pos[a]-1)
-	if cut[gw] > limit[gw] || !e.extendCut(cut, limit, lg) || cut[gs] < ps {
+	if cut[gw] > limit[gw] || !e.extendCut(cut, limit) || cut[gs] < ps {
 		return Finding{}, false
 	}
 	// The waiter's section, run after the cut, up to the wake-up.

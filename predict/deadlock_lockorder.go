@@ -47,7 +47,6 @@
 package predict
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -211,17 +210,13 @@ func lockCycles(edges map[[2]trace.ObjID][]*depClass, locks []trace.ObjID) [][]t
 // patterns of sites proved; Cycles, the lock-order cycles.
 func (e *engine) deadlockLayer() ([]Finding, Stage, error) {
 	t0 := time.Now()
-	st := Stage{Name: "deadlock"}
+	l := &lockOrderLayer{e: e, st: Stage{Name: "deadlock"}, proved: make(map[patternKey]bool)}
 	edges, locks := e.lockDeps()
 	cycles := lockCycles(edges, locks)
-	st.Cycles = int64(len(cycles))
-	var out []Finding
-	proved := make(map[string]bool)
-	var lg map[trace.ObjID][]int32
-	var cut []int32
+	l.st.Cycles = int64(len(cycles))
 	for _, cyc := range cycles {
 		if err := e.ctx.Err(); err != nil {
-			return nil, st, err
+			return nil, l.st, err
 		}
 		k := len(cyc)
 		// The classes of each edge of the cycle: cyc[j] → cyc[j+1].
@@ -238,7 +233,7 @@ func (e *engine) deadlockLayer() ([]Finding, Stage, error) {
 			}
 			if j == k {
 				combos++
-				return e.tryPattern(pick, proved, &out, &st, &lg, &cut)
+				return l.tryPattern(pick)
 			}
 			for _, cl := range cls[j] {
 				dup := false
@@ -256,18 +251,29 @@ func (e *engine) deadlockLayer() ([]Finding, Stage, error) {
 			return nil
 		}
 		if err := choose(0); err != nil {
-			return nil, st, err
+			return nil, l.st, err
 		}
 	}
-	st.DeadlockSites = len(out)
-	st.Time = time.Since(t0)
-	return out, st, nil
+	l.st.DeadlockSites = len(l.out)
+	l.st.Time = time.Since(t0)
+	return l.out, l.st, nil
+}
+
+// lockOrderLayer is the lock-order deadlock layer's state: its funnel
+// row, the patterns of sites it proved, its findings, and the cut its
+// closures reuse.
+type lockOrderLayer struct {
+	e      *engine
+	st     Stage
+	proved map[patternKey]bool
+	out    []Finding
+	cut    []int32
 }
 
 // tryPattern tries the instances of one choice of classes, pick[j] holding
 // lock cyc[j] while requesting cyc[j+1]: g_j's request waits for g_{j+1}.
-func (e *engine) tryPattern(pick []*depClass, proved map[string]bool, out *[]Finding, st *Stage,
-	lg *map[trace.ObjID][]int32, cut *[]int32) error {
+func (l *lockOrderLayer) tryPattern(pick []*depClass) error {
+	e, st := l.e, &l.st
 	k := len(pick)
 	// The requester of cyc[j+1] (pick[j]) and its holder (pick[j+1])
 	// must conflict.
@@ -277,7 +283,7 @@ func (e *engine) tryPattern(pick []*depClass, proved map[string]bool, out *[]Fin
 		}
 	}
 	key := deadlockKey(pick)
-	if proved[key] {
+	if l.proved[key] {
 		return nil
 	}
 	c := e.c
@@ -304,17 +310,16 @@ func (e *engine) tryPattern(pick []*depClass, proved map[string]bool, out *[]Fin
 				return err
 			}
 		}
-		if *lg == nil {
-			*lg = e.lockGoroutines()
-			*cut = make([]int32, len(c.byG))
+		if l.cut == nil {
+			l.cut = make([]int32, len(c.byG))
 		}
-		if !e.deadlockClosure(evs, *cut, *lg) {
+		if !e.deadlockClosure(evs, l.cut) {
 			continue
 		}
-		fd := e.deadlockWitness(evs, *cut)
+		fd := e.deadlockWitness(evs, l.cut)
 		fd.Count = int(count)
-		*out = append(*out, fd)
-		proved[key] = true
+		l.out = append(l.out, fd)
+		l.proved[key] = true
 		return nil
 	}
 	return nil
@@ -323,7 +328,7 @@ func (e *engine) tryPattern(pick []*depClass, proved map[string]bool, out *[]Fin
 // deadlockKey names a pattern by its sites, whatever goroutines made it
 // and wherever its cycle starts: the sorted (held site, request site)
 // pairs.
-func deadlockKey(pick []*depClass) string {
+func deadlockKey(pick []*depClass) patternKey {
 	ps := make([][2]int32, len(pick))
 	for j, p := range pick {
 		ps[j] = [2]int32{p.hSite, p.eSite}
@@ -334,7 +339,11 @@ func deadlockKey(pick []*depClass) string {
 		}
 		return int(a[1] - b[1])
 	})
-	return fmt.Sprint(ps)
+	sites := make([]int32, 0, 2*len(ps))
+	for _, p := range ps {
+		sites = append(sites, p[0], p[1])
+	}
+	return newPatternKey(KindDeadlock, sites...)
 }
 
 // gated reports whether two of the requests hold a common lock in
@@ -376,30 +385,13 @@ func (e *engine) mhbOrdered(evs []int32) bool {
 // deadlockClosure computes in cut the sync-preserving closure of the
 // events before each request (see syncPreserving) and reports whether it
 // holds none of the requests.
-func (e *engine) deadlockClosure(evs []int32, cut []int32, lg map[trace.ObjID][]int32) bool {
+func (e *engine) deadlockClosure(evs []int32, cut []int32) bool {
 	c := e.c
 	clear(cut)
 	for _, i := range evs {
 		e.coneInto(cut, int32(c.ev[i].G), c.pos[i]-1)
 	}
-	below := func() bool {
-		for _, i := range evs {
-			if cut[c.ev[i].G] >= c.pos[i] {
-				return false
-			}
-		}
-		return true
-	}
-	for below() {
-		grew, ok := e.lockRound(cut, -1, -1, lg)
-		if !ok {
-			return false
-		}
-		if !grew {
-			return true
-		}
-	}
-	return false
+	return e.closeCut(cut, -1, -1, c.holdsNone(evs))
 }
 
 // deadlockWitness returns the finding whose schedule is cut in observed

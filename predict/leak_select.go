@@ -99,9 +99,8 @@ func (e *engine) leakLayer() ([]Finding, Stage, error) {
 	}
 	slices.Sort(chans)
 	var out []Finding
-	proved := map[[2]int32]int{} // site pair -> index in out
-	static := map[int32]bool{}   // per site of a select receive: static's answer
-	var lg map[trace.ObjID][]int32
+	proved := map[patternKey]int{} // pattern of sites -> index in out
+	static := map[int32]bool{}     // per site of a select receive: static's answer
 	cut := make([]int32, len(c.byG))
 scan:
 	for _, ch := range chans {
@@ -124,15 +123,16 @@ scan:
 			if !witness.SendStart(t, int(s)) || c.ev[s].Addr != c.ev[r].Addr {
 				continue
 			}
-			key := [2]int32{c.site(s), c.site(r)}
+			sr := c.site(r)
+			key := newPatternKey(KindLeak, c.site(s), sr)
 			if at, ok := proved[key]; ok {
 				out[at].Count++
 				continue
 			}
-			ok, seen := static[key[1]]
+			ok, seen := static[sr]
 			if !seen {
 				ok = e.opts.SelectLeak(t, int(r))
-				static[key[1]] = ok
+				static[sr] = ok
 			}
 			if !ok {
 				continue
@@ -150,10 +150,7 @@ scan:
 					return nil, st, err
 				}
 			}
-			if lg == nil {
-				lg = e.lockGoroutines()
-			}
-			if !e.deadlockClosure([]int32{s, r}, cut, lg) {
+			if !e.deadlockClosure([]int32{s, r}, cut) {
 				continue
 			}
 			if tm < 0 && e.sendWaiting(cut, r) {

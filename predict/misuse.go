@@ -72,10 +72,9 @@ type misuse struct {
 	e        *engine
 	st       *Stage
 	out      []Finding
-	proved   map[misuseKey]bool
-	tries    map[misuseKey]int
-	looks    map[misuseKey]int // candidates of a key looked at, filtered or not
-	lg       map[trace.ObjID][]int32
+	proved   map[patternKey]bool
+	tries    map[patternKey]int
+	looks    map[patternKey]int // candidates of a key looked at, filtered or not
 	cut, tmp []int32
 	// wgd holds the delta of each event of the WaitGroup being tried
 	// (0 for a Wait), in the order of its events: the counter is summed
@@ -145,7 +144,7 @@ func (e *engine) misuseLayer() ([]Finding, Stage, error) {
 		st.Time = time.Since(t0)
 		return nil, st, nil
 	}
-	m := &misuse{e: e, st: &st, proved: map[misuseKey]bool{}, tries: map[misuseKey]int{}, looks: map[misuseKey]int{}}
+	m := &misuse{e: e, st: &st, proved: map[patternKey]bool{}, tries: map[patternKey]int{}, looks: map[patternKey]int{}}
 	var addrs []uint64
 	for a := range closes {
 		addrs = append(addrs, a)
@@ -171,19 +170,14 @@ func (e *engine) misuseLayer() ([]Finding, Stage, error) {
 	return m.out, st, nil
 }
 
-// misuseKey names a finding by its kind and the sites of its events.
-type misuseKey struct {
-	kind report.Kind
-	a, b int32
-}
-
-func (m *misuse) key(kind report.Kind, evs ...int32) misuseKey {
-	k := misuseKey{kind: kind, a: -1, b: -1}
-	k.a = m.e.c.site(evs[0])
+// key names a finding by its kind and the sites of its first one or two
+// events.
+func (m *misuse) key(kind report.Kind, evs ...int32) patternKey {
+	c := m.e.c
 	if len(evs) > 1 {
-		k.b = m.e.c.site(evs[1])
+		return newPatternKey(kind, c.site(evs[0]), c.site(evs[1]))
 	}
-	return k
+	return newPatternKey(kind, c.site(evs[0]))
 }
 
 // maxLooks bounds the candidates of one pattern of sites that the
@@ -192,7 +186,7 @@ const maxLooks = 64
 
 // look reports whether a candidate of key k is worth filtering: its
 // pattern of sites is not proved and has looks left. It counts the look.
-func (m *misuse) look(k misuseKey) bool {
+func (m *misuse) look(k patternKey) bool {
 	if m.proved[k] || m.looks[k] >= maxLooks {
 		return false
 	}
@@ -203,7 +197,7 @@ func (m *misuse) look(k misuseKey) bool {
 // try reports whether a candidate of key k that passed the filters is
 // worth a closure: its pattern of sites has tries left and the layer has
 // closures left. It counts the candidate.
-func (m *misuse) try(k misuseKey) bool {
+func (m *misuse) try(k patternKey) bool {
 	if m.proved[k] || m.tries[k] >= m.e.opts.MaxTries || m.st.Misuse >= maxMisuseClosures {
 		return false
 	}
@@ -229,8 +223,7 @@ func (m *misuse) closure(in, next []int32) (bool, error) {
 			return false, err
 		}
 	}
-	if m.lg == nil {
-		m.lg = e.lockGoroutines()
+	if m.cut == nil {
 		m.cut = make([]int32, len(c.byG))
 		m.tmp = make([]int32, len(c.byG))
 	}
@@ -247,28 +240,21 @@ func (m *misuse) closure(in, next []int32) (bool, error) {
 // close closes m.cut under the lock rule and reports whether it holds
 // none of next.
 func (m *misuse) close(next []int32) (bool, error) {
-	c := m.e.c
-	below := func() bool {
-		for _, i := range next {
-			if m.cut[c.ev[i].G] >= c.pos[i] {
-				return false
-			}
+	// The stopping rule: the cut holds none of next, and the analysis
+	// is not cancelled (the layer's closures are many).
+	below := m.e.c.holdsNone(next)
+	var err error
+	closed := m.e.closeCut(m.cut, -1, -1, func(cut []int32) bool {
+		if !below(cut) {
+			return false
 		}
-		return true
+		err = m.e.ctx.Err()
+		return err == nil
+	})
+	if err != nil {
+		return false, err
 	}
-	for below() {
-		if err := m.e.ctx.Err(); err != nil {
-			return false, err
-		}
-		grew, ok := m.e.lockRound(m.cut, -1, -1, m.lg)
-		if !ok {
-			return false, nil
-		}
-		if !grew {
-			return true, nil
-		}
-	}
-	return false, nil
+	return closed, nil
 }
 
 // inCut reports whether event i is in m.cut.
@@ -277,7 +263,7 @@ func (m *misuse) inCut(i int32) bool { return m.e.c.pos[i] <= m.cut[m.e.c.ev[i].
 // emit records the finding whose schedule is m.cut in observed order
 // (deadlockWitness's form: the prefix up to the cut's last event, which is
 // the witness).
-func (m *misuse) emit(kind report.Kind, k misuseKey, evs []int32, predicted bool) {
+func (m *misuse) emit(kind report.Kind, k patternKey, evs []int32, predicted bool) {
 	empty := true
 	for _, n := range m.cut {
 		empty = empty && n == 0

@@ -81,20 +81,18 @@ func (e *engine) openSections(cut []int32, ga, gb int32) []openSect {
 // its lock in the set closes, as in the sync-preserving closure); then,
 // if that fails, any one section per lock may stay open, so that the
 // others can run before it.
-func (e *engine) reversalWitness(cd cand, cut []int32, lg map[trace.ObjID][]int32) (Finding, bool) {
-	if fd, ok := e.reversalTry(cd, cut, lg, true); ok {
+func (e *engine) reversalWitness(cd cand, cut []int32) (Finding, bool) {
+	if fd, ok := e.reversalTry(cd, cut, true); ok {
 		return fd, true
 	}
-	return e.reversalTry(cd, cut, lg, false)
+	return e.reversalTry(cd, cut, false)
 }
 
-func (e *engine) reversalTry(cd cand, cut []int32, lg map[trace.ObjID][]int32, strict bool) (Finding, bool) {
+func (e *engine) reversalTry(cd cand, cut []int32, strict bool) (Finding, bool) {
+	lg := e.lockGoroutines()
 	c := e.c
 	a, b := cd.ev[0], cd.ev[1]
-	ga, gb := int32(c.ev[a].G), int32(c.ev[b].G)
-	clear(cut)
-	e.coneInto(cut, ga, c.pos[a]-1)
-	e.coneInto(cut, gb, c.pos[b]-1)
+	ga, gb := e.raceCone(cd, cut)
 	// The closure: per lock, at most one section stays open (a pinned one
 	// if there is one, else the latest); the others close.
 	var keep map[trace.ObjID]openSect

@@ -14,17 +14,13 @@
 
 package predict
 
-import "github.com/seer-tools/seer/trace"
-
 // syncPWitness returns the sync-preserving witness of race cd, if there is
 // one: its closure in observed order, then the two accesses.
-func (e *engine) syncPWitness(lg map[trace.ObjID][]int32) func(cand, []int32) (Finding, bool) {
-	return func(cd cand, cut []int32) (Finding, bool) {
-		if !e.syncPreserving(cd, cut, lg) {
-			return Finding{}, false
-		}
-		return e.cutWitness(cd, cut)
+func (e *engine) syncPWitness(cd cand, cut []int32) (Finding, bool) {
+	if !e.syncPreserving(cd, cut) {
+		return Finding{}, false
 	}
+	return e.cutWitness(cd, cut)
 }
 
 // syncPreserving computes in cut the sync-preserving closure of race cd
@@ -33,21 +29,8 @@ func (e *engine) syncPWitness(lg map[trace.ObjID][]int32) func(cand, []int32) (F
 // lock are in the set, the earlier one's release is too" (shared sections
 // of a read-write lock do not exclude each other). It reports whether
 // neither access is in the closure, which is then a witness's cut.
-func (e *engine) syncPreserving(cd cand, cut []int32, lg map[trace.ObjID][]int32) bool {
-	c := e.c
-	a, b := cd.ev[0], cd.ev[1]
-	ga, gb := int32(c.ev[a].G), int32(c.ev[b].G)
-	clear(cut)
-	e.coneInto(cut, ga, c.pos[a]-1)
-	e.coneInto(cut, gb, c.pos[b]-1)
-	for cut[ga] < c.pos[a] && cut[gb] < c.pos[b] {
-		grew, ok := e.lockRound(cut, ga, gb, lg)
-		if !ok {
-			return false
-		}
-		if !grew {
-			return true
-		}
-	}
-	return false
+func (e *engine) syncPreserving(cd cand, cut []int32) bool {
+	ga, gb := e.raceCone(cd, cut)
+	pa, pb := e.c.pos[cd.ev[0]], e.c.pos[cd.ev[1]]
+	return e.closeCut(cut, ga, gb, func(cut []int32) bool { return cut[ga] < pa && cut[gb] < pb })
 }
