@@ -195,11 +195,11 @@ func (e *engine) buildCone() (*clocks, error) {
 }
 
 // concurrentPassesBelow is the number of events below which Analyze runs
-// the SHB layer's passes and the must-happen-before pass at once: about
-// 200 bytes an event each at their peak on stresschan (556K events, 1109
-// goroutines that all talk to all), which the default 1 GiB budget
-// affords twice up to a million events. A variable for the tests, which
-// run both ways.
+// the SHB layer's passes and the must-happen-before pass at once: their
+// peaks per event, measured on a trace whose goroutines all talk to all
+// (bench/RESULTS.md, "Figures behind predict's comments"), let the
+// default 1 GiB budget afford both up to a million events. A variable
+// for the tests, which run both ways.
 var concurrentPassesBelow = 1 << 20
 
 // collect runs the garbage collector between the passes of a large
@@ -207,21 +207,28 @@ var concurrentPassesBelow = 1 << 20
 // die with it; collected at once, they never add to the next pass's peak,
 // whereas GOGC's goal lets the heap reach twice what is live, and the
 // trace alone is most of that. The big arrays hold no pointers, so a
-// collection marks little: a few milliseconds against the seconds a
-// pass of a quarter of a million events takes. (With the two passes on
-// two goroutines, collecting the SHB pass's clocks as it ends lowered
-// the median peak of stresschan's 556K events from 404 to 380 MiB in
-// paired whole-process runs.)
+// collection marks little against what a pass of a quarter of a million
+// events takes. With the two passes on two goroutines, the SHB pass's
+// clocks are collected as it ends, which lowered the peak in paired
+// whole-process runs (bench/RESULTS.md, "Figures behind predict's
+// comments").
 func collect(t *trace.Trace) {
 	if len(t.Events) >= 1<<18 {
 		runtime.GC()
 	}
 }
 
-// Analyze predicts the data races, atomicity violations and lock-order
-// deadlocks of t. With the seer analysis every finding carries a witness
-// schedule that CheckWitness accepts; a witness it rejects is a bug in
-// seer and makes Analyze return an error. Analyze returns ctx's error if ctx is cancelled.
+// Analyze predicts the concurrency bugs of t that another schedule of the
+// recorded run would show: data races (KindRace), atomicity violations
+// (KindAtomicity), deadlocks (KindDeadlock: lock-order, channel and Cond),
+// leaks after a select's other case (KindLeak, given Options.SelectLeak)
+// and misuse of channels, WaitGroups and mutexes (KindSendOnClosed,
+// KindCloseOfClosed, KindNegativeWaitGroup, KindWaitGroupReuse,
+// KindUnlockOfUnlocked); the goroutines the run itself left blocked are
+// ObservedBlocked's. With the seer analysis every finding carries a
+// witness schedule that CheckWitness accepts; a witness it rejects is a
+// bug in seer and makes Analyze return an error. Analyze returns ctx's
+// error if ctx is cancelled.
 func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error) {
 	if t == nil {
 		return nil, errors.New("predict: nil trace")
@@ -230,8 +237,8 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	start := time.Now()
 	res := &Result{Stats: Stats{Analysis: o.Analysis, Events: len(t.Events), Goroutines: t.NumGoroutines()}}
 	// Grouping the accesses into locations needs the events only: on a
-	// second core it takes nothing from the CTP's time (each takes a
-	// second or more on a 10M-event trace).
+	// second core it takes nothing from the CTP's time, and the two cost
+	// about as much.
 	type grouped struct {
 		loc   []int32
 		spans []trace.Span
@@ -816,10 +823,14 @@ func evInts(cd cand) []int {
 	return []int{int(cd.ev[0]), int(cd.ev[1]), int(cd.ev[2])}
 }
 
+// sortFindings orders findings by kind, in descending order of the kind's
+// name (so "waitgroup-reuse" comes first and "atomicity" last, races
+// between the misuse kinds and leaks: a fixed order, not a ranking), then
+// by their events, earliest first; the sort is stable.
 func sortFindings(fs []Finding) {
 	sort.SliceStable(fs, func(a, b int) bool {
 		if fs[a].Kind != fs[b].Kind {
-			return fs[a].Kind > fs[b].Kind // races first
+			return fs[a].Kind > fs[b].Kind
 		}
 		ea, eb := fs[a].Events, fs[b].Events
 		for k := 0; k < len(ea) && k < len(eb); k++ {

@@ -131,8 +131,7 @@ type givenSHB struct {
 	// trace's pass, which judged the locks of observed by the whole
 	// trace (ctp.go's observed locks): the prefix's CTP does too. Only
 	// the history, not that pass's clocks: those hold the longer trace's
-	// CTP, which would stay live beside the prefix's own (150 MB of
-	// 11.5M events', at the peak of a channel stress test).
+	// CTP, which would stay live beside the prefix's own at the peak.
 	mhb       *riseLog
 	rfImplied bool
 	observed  map[trace.ObjID]bool

@@ -222,9 +222,8 @@ func (cs *candidates) sweep(ctx context.Context, c *ctp, mhb *clocks, opts *Opti
 // first sorted by location (a counting sort, stable in trace order), and
 // each location's classes are found among its own: a trace that touches
 // hundreds of thousands of heap objects makes as many classes, and one
-// table of them all cost a hash of the whole key per access (on
-// stresschan, 0.45 s of the 0.8 s the classes and the lockset filter
-// took).
+// table of them all cost a hash of the whole key per access, most of
+// what the classes and the lockset filter took on a channel stress test.
 func accessClasses(c *ctp, m *memory) ([]aclass, map[int32][]int32) {
 	nl := len(m.locs)
 	start := make([]int32, nl+1)

@@ -478,10 +478,9 @@ var (
 // goroutine that flattened whenever its delta passed a 32nd of its base
 // made a new base at nearly every join, so that every clock a release
 // stored held a base of its own. Past a quarter, several releases share
-// one: on a 11.5M-event trace of 2,011 goroutines and 16,000 channel
-// slots, seer predict's peak fell from 1.31 to 1.18 GB, and its time from
-// 83 to 54 s (one run each); on x/sync's syncmap test and a 5.5M-event
-// channel trace, paired runs gave wall ratios of 0.96 and 0.88.
+// one, which lowered both the peak and the time of seer predict on
+// channel stress traces (bench/RESULTS.md, "Figures behind predict's
+// comments").
 func flattens(n, bl int) bool { return n > flattenDelta+bl/4 }
 
 // joinDense is joinOwn for a receiver c whose every component is also

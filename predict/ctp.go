@@ -39,7 +39,7 @@ type ctp struct {
 	// Locksets: lsOf(i) indexes locksets, the locks held at event i (an
 	// acquire and a release are inside their critical section). Kept for
 	// the events that hold a lock: most events of most runs hold none,
-	// and an array over all of them was 44 MB of a 11.5M-event trace
+	// and an array over all of them costs an entry per event of a trace
 	// that takes no lock.
 	ls       sparseVals
 	locksets [][]heldLock

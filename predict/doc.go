@@ -1,8 +1,62 @@
-// Package predict finds the data races and atomicity violations that other
-// schedules of a recorded run would show, and proves each one with a
-// witness schedule that an independent checker re-checks.
+// Package predict finds the concurrency bugs that other schedules of a
+// recorded run would show (data races, atomicity violations, deadlocks,
+// goroutine leaks, and misuse of channels, WaitGroups and mutexes) and
+// proves each one with a witness schedule that an independent checker
+// (package witness) re-checks.
 //
 // This file implements nothing; it explains the design.
+//
+// # Entry points
+//
+//   - Analyze(ctx, t, opts) runs the whole analysis of one trace and
+//     returns a Result: the Findings, each with its witness (Finding's
+//     Prefix, Stops and Witness; Finding.Schedule expands them), and the
+//     Stats, a funnel row per layer in the order the layers run
+//     (Stats.Print writes the table seer predict -stats shows). Options
+//     select the analysis, the kinds and the limits.
+//   - CheckWitness(t, f, opts) re-checks one finding's witness with the
+//     independent checker, as Analyze does before it reports anything.
+//   - ObservedBlocked(t, hung) returns the goroutines the recorded run
+//     itself left blocked (leaks, or the observed deadlock of a run that
+//     hung); BlockedIn(t, i) names the call a goroutine blocks in.
+//   - Why(ctx, t, pairs, opts) answers, for conflicting accesses that are
+//     not reported, the rule that orders them in every schedule
+//     (Ordering, OrderEdge, OrderRule).
+//   - HappensBefore(t, a, b) asks the run's own happens-before, locks
+//     included: what confirms a replayed witness.
+//
+// # Finding kinds
+//
+// Finding.Kind is one of:
+//
+//   - KindRace ("race"): two conflicting accesses of different goroutines
+//     that a schedule runs back to back (race_shb.go, race_syncp.go,
+//     race_reversal.go, then race_ucg.go and the solver, solve_*.go);
+//   - KindAtomicity ("atomicity"): an unserializable three-access pattern
+//     of a transaction and a remote access (candidates.go, the UCG and
+//     the solver);
+//   - KindDeadlock ("deadlock"): a lock-order deadlock
+//     (deadlock_lockorder.go), a channel or Cond deadlock
+//     (deadlock_channel.go), or the observed deadlock of a run that hung
+//     (leak_observed.go);
+//   - KindLeak ("leak"): a goroutine the run left blocked when its test
+//     returned (leak_observed.go), or that another schedule leaves blocked
+//     on a send after a select's other case (leak_select.go);
+//   - KindSendOnClosed, KindCloseOfClosed, KindNegativeWaitGroup,
+//     KindWaitGroupReuse and KindUnlockOfUnlocked: an operation that
+//     panics or throws in the real program (misuse.go).
+//
+// # Files
+//
+// Files are named by the layer they belong to: ctp*.go, memory.go and
+// relevance.go build the concurrent trace program and the pre-passes;
+// clock_*.go the vector clocks, their passes and the record of their
+// rises; candidates.go the candidates and the cheap filters; race_*.go
+// the race layers; solve_*.go the witness's shape and its search;
+// deadlock_*.go, leak_*.go and misuse.go the layers after the races;
+// cut.go the lock rule those layers close their cuts under, and key.go
+// the key they deduplicate by; why.go the answer to "why no race";
+// analyze.go the pipeline that runs them, and api.go its types.
 //
 // # Background
 //
@@ -35,7 +89,7 @@
 //
 // A race is proved by the cheapest sound layer that can, each building a
 // witness rather than searching for one, and only what none of them
-// proves goes on to the UCG and the solver (race_layers.go, race_reversal.go):
+// proves goes on to the UCG and the solver (race_layers.go):
 //
 //   - schedulable happens-before (Mathur, Kini and Viswanathan, OOPSLA
 //     2018): one vector-clock pass, locks in observed order plus read-from,
@@ -272,8 +326,8 @@
 // which runs often when the heap nears its limit, does not scan them
 // (race_shb_table.go). Unlike the history, it has no budget: when tens of
 // thousands of goroutines all talk to all, clock bases of that many
-// entries are most of the peak (48,000 goroutines in 11M events: 814 MB
-// of bases, 1.5 GB in all).
+// entries are most of the peak (bench/RESULTS.md, "Figures behind
+// predict's comments").
 //
 // # Soundness first
 //

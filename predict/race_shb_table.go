@@ -6,18 +6,17 @@
 // A long run keeps about a million locations in use at once: a heap
 // address serves object after object, and its location lives until the
 // last of them is accessed. Held as slices of slices, one per location,
-// group and entry, the table was 171 MB of pointers that the garbage
-// collector marked at every cycle: on a 11.5M-event trace of 2,011
-// goroutines that all exchange messages, the heap sat at its limit, the
-// collector took half of seer predict's CPU time, and the run took 92 s
-// (73 s with this table). Here a location's groups and a group's entries
+// group and entry, the table was pointers that the garbage collector
+// marked at every cycle: on a trace of goroutines that all exchange
+// messages, the heap sat at its limit and the collector took much of
+// seer predict's CPU time. Here a location's groups and a group's entries
 // are each a run in one of two pools that hold no pointers, which the
 // collector does not scan; an entry is 16 bytes (it was 56, and a slice
 // of its own). A run that outgrows its room moves to the end of its
 // pool, and a pool a quarter of which is left-behind room is compacted:
 // a pool then holds at most four thirds of its runs' room, which is at
-// most twice what they hold (compacting at a half, the SHB pass of a
-// channel stress test peaked 67 MiB higher and took 7% longer, paired).
+// most twice what they hold (compacting at a half instead peaked higher
+// and took longer, paired).
 // Runs keep what they hold together, as the slices did: the pass scans a
 // location's groups at every access to it, and a location that every
 // goroutine touches has thousands. Only the entries with more than one
@@ -81,7 +80,7 @@ type shbGroup struct {
 	// indexed: its entries are in the table's index. A goroutine that
 	// walks a large allocation (a map's buckets) makes an entry per
 	// address and site, and each access looked for its own among all of
-	// them (on x/sync's syncmap test, 1.3 s of the layer's 3.3 s).
+	// them, a large share of the layer's time on x/sync's syncmap test.
 	indexed bool
 }
 
