@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -233,345 +232,56 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 	if t == nil {
 		return nil, errors.New("predict: nil trace")
 	}
-	o := opts.defaults()
-	start := time.Now()
-	res := &Result{Stats: Stats{Analysis: o.Analysis, Events: len(t.Events), Goroutines: t.NumGoroutines()}}
-	// Grouping the accesses into locations needs the events only: on a
-	// second core it takes nothing from the CTP's time, and the two cost
-	// about as much.
-	type grouped struct {
-		loc   []int32
-		spans []trace.Span
-	}
-	groups := make(chan grouped, 1)
-	go func() {
-		loc, spans := trace.GroupAccesses(t.Events)
-		groups <- grouped{loc, spans}
-	}()
-	var c *ctp
-	if o.given != nil {
-		c = newCTPObserved(t, o.given.observed)
-	} else {
-		c = newCTP(t)
-	}
-	g := <-groups
-	m := newMemoryOf(c, g.loc, g.spans)
-	res.Stats.Locations = len(m.locs)
-	for i := range m.locs {
-		if m.locs[i].shared() {
-			res.Stats.SharedLocations++
-		}
-	}
-	switch o.Analysis {
+	a := &analysis{ctx: ctx, o: opts.defaults(), t: t, start: time.Now()}
+	a.res = &Result{Stats: Stats{Analysis: a.o.Analysis, Events: len(t.Events), Goroutines: t.NumGoroutines()}}
+	a.prePass()
+	switch a.o.Analysis {
 	case AnalysisHB, AnalysisSHB:
-		err := baseline(ctx, c, m, &o, res)
-		res.Stats.Total = time.Since(start)
-		return res, err
+		err := baseline(ctx, a.c, a.m, &a.o, a.res)
+		a.res.Stats.Total = time.Since(a.start)
+		return a.res, err
 	case AnalysisSeer:
 	default:
-		return nil, fmt.Errorf("predict: unknown analysis %q", o.Analysis)
+		return nil, fmt.Errorf("predict: unknown analysis %q", a.o.Analysis)
 	}
-	e, err := relevance(ctx, t, c, m, o)
+	var err error
+	if a.e, err = relevance(ctx, t, a.c, a.m, a.o); err != nil {
+		return nil, err
+	}
+	if err := a.startSHB(); err != nil {
+		return nil, err
+	}
+	if err := a.mustHappenBefore(); err != nil {
+		if hb := (*historyBudgetError)(nil); errors.As(err, &hb) {
+			return a.cutHistory(hb)
+		}
+		return nil, err
+	}
+	if err := a.sweep(); err != nil {
+		return nil, err
+	}
+	if err := a.coneLayers(); err != nil {
+		return nil, err
+	}
+	items, err := a.ucg()
 	if err != nil {
 		return nil, err
 	}
-	// The sound layers (race_layers.go), cheapest first; a site pair one of
-	// them proves goes no further. The work before the candidates' sweep
-	// is three independent parts: the SHB layer and the must-happen-before
-	// pass replay the trace (neither reads the other's clocks), and the
-	// access classes and the lockset filter need no clocks. Below
-	// concurrentPassesBelow events the two passes run on two goroutines,
-	// and the classes on whichever finishes its pass first (never beside
-	// both passes, whose memory is the peak); from there on, memory (which
-	// -maxmem budgets per event) matters more than a second core, and the
-	// SHB layer runs first, its memory collected before the pass that
-	// follows, as it always did. The sweep waits for all three, and skips
-	// what SHB proved. The blocking, deadlock, leak and misuse layers need
-	// only the must-happen-before clocks and the cone: they start once
-	// that pass is done, on an engine copy of their own, and their
-	// findings and rows join in the order sideLayers lists.
-	proofs := make(map[siteKey]*proof)
-	var proofOrder []siteKey
-	var shbStage Stage
-	var cls struct {
-		claim sync.Once
-		cs    *candidates
-		err   error
-	}
-	classes := func() {
-		cls.claim.Do(func() { cls.cs, cls.err = candidateClasses(ctx, c, m, &o, false) })
-	}
-	var shbErr error
-	waitSHB := func() {}
-	concurrent := len(t.Events) < concurrentPassesBelow
-	if o.given != nil {
-		// The SHB layer ran on the whole trace, of which t is a prefix:
-		// its pairs of sites are proved (analyzePrefix reports them).
-		shbStage = o.given.stage
-		for _, fr := range o.given.sites {
-			k := siteKey{kind: 'r', s: sitePair(c.siteOf(fr[0]), c.siteOf(fr[1]))}
-			if proofs[k] == nil {
-				proofs[k] = &proof{layer: layerGiven}
-				proofOrder = append(proofOrder, k)
-			}
-		}
-		if concurrent {
-			waitSHB = goroutine(classes)
-		}
-	} else if !o.NoRaces {
-		shb := e.fork()
-		run := func() {
-			shbStage, shbErr = shb.shbLayer(proofs, &proofOrder)
-			if shbErr == nil {
-				collect(t) // the SHB passes' clocks, before what follows
-				if concurrent {
-					classes()
-				}
-			}
-		}
-		if concurrent {
-			waitSHB = goroutine(run)
-		} else if run(); shbErr != nil {
-			return nil, shbErr
-		}
-	}
-	mhbErr := e.buildMHB()
-	if hb := (*historyBudgetError)(nil); errors.As(mhbErr, &hb) {
-		waitSHB()
-		if shbErr != nil {
-			return nil, shbErr
-		}
-		var shbFound []Finding
-		for _, k := range proofOrder {
-			shbFound = append(shbFound, proofs[k].fd)
-		}
-		full := fullTrace{t: t, loc: m.loc, spans: m.spans(), relaxed: e.relaxed, stats: res.Stats, shb: shbStage, observed: c.observed}
-		e, c, m, proofs, g = nil, nil, nil, nil, grouped{}
-		collect(t)
-		return analyzePrefix(ctx, full, o, hb, shbFound, start)
-	}
-	res.Stats.PrePass = time.Since(start)
-	if !concurrent && o.given == nil {
-		res.Stats.PrePass -= shbStage.Time
-	}
-	var sr sideResult
-	waitSide := func() {}
-	if mhbErr == nil {
-		side := e.fork()
-		waitSide = goroutine(func() { sr = side.sideLayers() })
-		classes()
-	}
-	waitSHB()
-	for _, err := range []error{mhbErr, shbErr, cls.err} {
-		if err != nil {
-			return nil, err
-		}
-	}
-	collect(t) // the passes' clocks
-	cs := cls.cs
-	if err := cs.sweep(ctx, c, e.mhb, &o, func(k siteKey) bool { return proofs[k] != nil }); err != nil {
+	if err := a.witnesses(items); err != nil {
 		return nil, err
 	}
-	collect(t) // the candidates' sweep's temporaries
-	f := &cs.f
-	stage := func(name string, k int, r, a int64, d time.Duration) {
-		res.Stats.Stages = append(res.Stats.Stages, Stage{Name: name, Races: r, Atomicity: a,
-			RaceSites: len(f.sites[k][0]), AtomicitySites: len(f.sites[k][1]), Time: d})
-	}
-	stage("candidates", 0, f.total[0], f.total[1], cs.times[0])
-	stage("lockset", 1, f.lockset[0], f.lockset[1], cs.times[1])
-	if !o.NoRaces {
-		res.Stats.Stages = append(res.Stats.Stages, shbStage)
-	}
-	stage("happens-before", 2, f.mhb[0], f.mhb[1], cs.times[2])
-
-	open := 0 // site pairs no layer has proved yet
-	for _, k := range cs.order {
-		if proofs[k] == nil {
-			open++
-		}
-	}
-	if open > 0 {
-		t0 := time.Now()
-		if err := e.needCone(); err != nil {
-			return nil, err
-		}
-		res.Stats.Cone = time.Since(t0)
-		collect(t)
-	}
-	if !o.NoRaces {
-		var keys []siteKey
-		var tries map[siteKey][]cand
-		if open > 0 {
-			keys, tries = e.layerTries(cs, proofs)
-		}
-		res.Stats.Stages = append(res.Stats.Stages,
-			e.coneLayer("sync-preserving", layerSyncP, cs, keys, tries, proofs, &proofOrder, e.syncPWitness),
-			e.coneLayer("reversal", layerReversal, cs, keys, tries, proofs, &proofOrder, e.reversalWitness))
-		if e.ctx.Err() != nil {
-			return nil, e.ctx.Err()
-		}
-	}
-	// UCG, in batches of up to 64 candidates.
-	t0 := time.Now()
-	type item struct {
-		cd   cand
-		site *siteCands
-		ok   bool
-		plan *plan // a race's plan, the same for the UCG and the witness
-	}
-	var items []item
-	for _, k := range cs.order {
-		if proofs[k] != nil {
-			continue
-		}
-		s := cs.bySite[k]
-		for _, cd := range s.cands {
-			items = append(items, item{cd: cd, site: s})
-		}
-	}
-	var batch []*plan
-	var batchIdx []int
-	flush := func() {
-		if len(batch) == 0 {
-			return
-		}
-		for j, r := range e.runUCG(batch) {
-			switch r {
-			case ucgFeasible:
-				items[batchIdx[j]].ok = true
-			case ucgSkipped:
-				items[batchIdx[j]].ok = true
-				res.Stats.UCGSkipped++
-			}
-		}
-		batch, batchIdx = batch[:0], batchIdx[:0]
-	}
-	for k := range items {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		var p *plan
-		if items[k].cd.kind == 'r' {
-			p = e.racePlan(items[k].cd, true)
-			items[k].plan = p
-		} else {
-			p = e.atomicityPlan(items[k].cd, 0, true)
-		}
-		if p == nil {
-			continue // the cone of one bug event holds another: infeasible
-		}
-		batch = append(batch, p)
-		batchIdx = append(batchIdx, k)
-		if len(batch) == 64 {
-			flush()
-		}
-	}
-	flush()
-	ucgSites := [2]map[siteKey]bool{{}, {}}
-	var ucgN [2]int64
-	for _, it := range items {
-		if it.ok {
-			kind := 0
-			if it.cd.kind == 'a' {
-				kind = 1
-			}
-			ucgN[kind]++
-			ucgSites[kind][it.cd.key] = true
-		}
-	}
-	res.Stats.Stages = append(res.Stats.Stages, Stage{Name: "ucg", Races: ucgN[0], Atomicity: ucgN[1],
-		RaceSites: len(ucgSites[0]), AtomicitySites: len(ucgSites[1]), Time: time.Since(t0)})
-
-	// Witnesses: per site key, the first candidate that gets one.
-	t0 = time.Now()
-	// An SHB-unordered pair is unordered by the run's own happens-before
-	// too (SHB only adds orderings): those findings are observed, and
-	// observedRaces need not ask.
-	nSHB := 0
-	for _, k := range proofOrder {
-		switch proofs[k].layer {
-		case layerGiven:
-			continue // the caller's (analyzePrefix)
-		case layerSHB:
-			nSHB++
-		}
-		res.Findings = append(res.Findings, proofs[k].fd)
-	}
-	proofs = nil
-	done := make(map[siteKey]bool)
-	var wit [2]int64
-	for k := range items {
-		it := &items[k]
-		if !it.ok || done[it.cd.key] {
-			continue
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		w := e.witnessFor(it.cd, it.plan, res)
-		it.plan = nil
-		if w == nil {
-			continue
-		}
-		done[it.cd.key] = true
-		fd := Finding{Events: evInts(it.cd), Prefix: w.prefix, Stops: w.stops, Witness: w.window, Count: int(it.site.count)}
-		if it.cd.kind == 'r' {
-			fd.Kind = KindRace
-			wit[0]++
-		} else {
-			fd.Kind = KindAtomicity
-			wit[1]++
-			fd.Predicted = !(it.cd.ev[0] < it.cd.ev[1] && it.cd.ev[1] < it.cd.ev[2])
-		}
-		res.Findings = append(res.Findings, fd)
-	}
-	res.Stats.Stages = append(res.Stats.Stages, Stage{Name: "sat", Races: wit[0], Atomicity: wit[1],
-		RaceSites: int(wit[0]), AtomicitySites: int(wit[1]), Time: time.Since(t0)})
-	t0 = time.Now()
-	if err := e.observedRaces(res.Findings[nSHB:]); err != nil {
+	if err := a.observed(); err != nil {
 		return nil, err
 	}
-	obs := Stage{Name: "observed", Time: time.Since(t0)}
-	for _, f := range res.Findings {
-		if f.Kind == KindRace && !f.Predicted {
-			obs.Races += int64(f.Count)
-			obs.RaceSites++
-		}
+	if err := a.joinSide(); err != nil {
+		return nil, err
 	}
-	// The observed races come first among the layers' rows: the run
-	// itself shows them.
-	at := slices.IndexFunc(res.Stats.Stages, func(s Stage) bool { return s.Name == "shb" })
-	if at < 0 {
-		at = len(res.Stats.Stages)
+	if err := a.check(); err != nil {
+		return nil, err
 	}
-	res.Stats.Stages = slices.Insert(res.Stats.Stages, at, obs)
-
-	waitSide()
-	if sr.err != nil {
-		return nil, sr.err
-	}
-	res.Findings = append(res.Findings, sr.findings...)
-	res.Stats.Stages = append(res.Stats.Stages, sr.stages...)
-
-	// The independent check, after the engine: what the checker needs is
-	// taken, the engine's state dropped and collected, and only then does
-	// the checker build its indices, so that the two never add up.
-	t0 = time.Now()
-	if len(res.Findings) > 0 {
-		loc, spans, relaxed := m.loc, m.spans(), e.relaxed
-		e, c, m, cs, f, proofs = nil, nil, nil, nil, nil, nil
-		collect(t)
-		chk := witness.NewChecker(t, loc, spans)
-		chk.Relax(relaxed.has)
-		if err := checkAll(ctx, chk, res.Findings); err != nil {
-			return nil, err
-		}
-	}
-	res.Stats.Check = time.Since(t0)
-	sortFindings(res.Findings)
-	res.Stats.Total = time.Since(start)
-	return res, nil
+	sortFindings(a.res.Findings)
+	a.res.Stats.Total = time.Since(a.start)
+	return a.res, nil
 }
 
 // fullTrace is what analyzePrefix keeps of the whole trace's analysis:
