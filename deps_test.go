@@ -63,9 +63,7 @@ predict/internal/sarifcheck: embed github.com/santhosh-tekuri/jsonschema/v6
 # driver, the source model or the editor.
 predict: trace predict/witness predict/report github.com/go-air/gini
 predict !: static predict/check lsp cmd/seer os/exec net
-# The memory-model consistency checker, a product of its own
-# (predict/history until issue 30 renames it predict/consistency).
-predict/history: github.com/go-air/gini
+# The memory-model consistency checker, a product of its own.
 predict/consistency: github.com/go-air/gini
 
 # Source: names, positions and static facts, through go/packages and SSA.
@@ -81,7 +79,7 @@ lsp: predict/check predict/report static internal/gocmd go.lsp.dev/jsonrpc2 go.l
 lsp ^: cmd/seer
 
 # The command.
-cmd/seer: lsp predict predict/check predict/report predict/history predict/consistency trace trace/record internal/gocmd os/signal
+cmd/seer: lsp predict predict/check predict/report predict/consistency trace trace/record internal/gocmd os/signal
 cmd/seer ^:
 
 # Neither imports anything watched: the editors' test, the example, and
