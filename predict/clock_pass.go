@@ -393,129 +393,7 @@ func knowsAll(c vclock, eps []centry) bool {
 
 // newClocks runs one pass. It returns ctx's error if cancelled.
 func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks, error) {
-	ng := len(c.byG)
-	rec := newRiseRecorder(ng)
-	cur := make([]vclock, ng)
-	// own[g]: nobody else holds cur[g]'s delta, which joins may then
-	// update in place (clock_vc.go's joinOwn). Storing the clock anywhere
-	// (a go statement, a release, a snapshot for readers) clears it.
-	own := make([]bool, ng)
-	// Joins report what rose (clock_vc.go); without want, that is what the
-	// history logs: pend gathers an event's rises, one per component
-	// (slot[k] is 1 + k's index in pend).
-	// Bases come from one arena, swept between events (clock_arena.go).
-	ar := new(baseArena)
-	// Joins into goroutines' clocks tag the bases they make (clock_vc.go's
-	// knowsBase); a variable's are not a goroutine's.
-	sc, fsc := &joinScratch{wantRises: mode.want == nil, arena: ar, tagged: tagBases}, &joinScratch{arena: ar}
-	var pend []centry
-	var slot []int32
-	if sc.wantRises {
-		slot = make([]int32, ng)
-	}
-	// dn[g], once made, mirrors cur[g] as a dense array (clock_vc.go's
-	// joinDense): made for a clock that holds a quarter of all goroutines,
-	// while the pass's budget lasts.
-	dn := make([][]int32, ng)
-	budget := denseBudget
-	jn := func(g int32, src vclock, extras ...centry) bool {
-		var ch bool
-		sc.self = g
-		if dn[g] == nil && budget >= ng {
-			if n := cur[g].size(); denseMin == 0 || n >= denseMin && 4*n >= ng {
-				d := make([]int32, ng)
-				cur[g].each(func(k, v int32) { d[k] = v })
-				dn[g] = d
-				budget -= ng
-			}
-		}
-		if dn[g] != nil {
-			cur[g], ch, own[g] = joinDense(sc, cur[g], own[g], dn[g], src, extras...)
-		} else {
-			cur[g], ch, own[g] = joinOwn(sc, cur[g], own[g], src, extras...)
-		}
-		for _, r := range sc.rises {
-			if s := slot[r.g]; s > 0 {
-				pend[s-1].v = max(pend[s-1].v, r.v)
-				continue
-			}
-			pend = append(pend, r)
-			slot[r.g] = int32(len(pend))
-		}
-		return ch
-	}
-	// Whether the rises at release-acquire events are kept (clocks.acq):
-	// they are taken from the history's log when the pass is over
-	// (riseRecorder.index), not copied as it goes, so that the pass's own
-	// clocks are dead before they take memory. A must-happen-before pass
-	// (rfCheck) does not keep them: only the cone's closures read them,
-	// and most runs need no cone. When its clocks turn out to be the
-	// cone's, the cone takes them from the history (risesFromLog).
-	keepAcq := mode.acqRises && mode.want == nil
-	implied := mode.rfCheck && !mode.rf
-	flush := func(g, p int32) {
-		rec.logRises(g, p, pend)
-		for _, r := range pend {
-			slot[r.g] = 0
-		}
-		pend = pend[:0]
-	}
-	type goSrc struct {
-		clk vclock
-		ep  centry
-	}
-	goClk := make([]goSrc, ng)
-	vars := make(map[uint64]*syncVar)
-	v := func(a uint64) *syncVar {
-		s := vars[a]
-		if s == nil {
-			s = &syncVar{exact: true}
-			vars[a] = s
-		}
-		return s
-	}
-	keptRead := func(i int) bool {
-		e := &c.ev[i]
-		return isRead(e.Op) && m.shared(int32(i)) && !(e.Op == trace.OpRead && mode.relaxed.has(int32(i)))
-	}
-	kept := func(i int) bool { return mode.rf && keptRead(i) }
-	// get returns component k of goroutine g's clock, from its dense
-	// mirror if it has one (which joinDense keeps equal to it): one load
-	// instead of two binary searches.
-	get := func(g, k int32) int32 {
-		if d := dn[g]; d != nil {
-			return d[k]
-		}
-		return cur[g].get(k)
-	}
-	// knownWriter reports whether goroutine g's clock, at read r, already
-	// knows r's writer w with all w's goroutine knew after it: a clock
-	// that knows an event has joined one that holds its goroutine's up to
-	// it; not so for w itself if w learnt something after publishing (a
-	// read-modify-write releases its clock from before its acquire).
-	knownWriter := func(g, w int32) bool {
-		v := get(g, int32(c.ev[w].G))
-		return v > c.pos[w] || (v == c.pos[w] && !isRead(c.ev[w].Op) && !c.syncKind(int(w)).Acquires())
-	}
-	// With read-from, a read joins its writer's clock after the write:
-	// keep that clock from the write until its last such read.
-	var writes rankSet  // the writes, numbered
-	var readers []int32 // per write: reads left that join its clock
-	var snap map[int32]vclock
-	if mode.rf {
-		writes = newRankSet(len(c.ev), func(i int) bool { return isWrite(c.ev[i].Op) })
-		readers = make([]int32, writes.n)
-		snap = make(map[int32]vclock)
-		for i := range c.ev {
-			if kept(i) {
-				for _, w := range m.writers(int32(i)) {
-					if w >= 0 && c.ev[w].G != c.ev[i].G {
-						readers[writes.index(w)]++
-					}
-				}
-			}
-		}
-	}
+	ps := newPass(c, m, mode)
 	for i := range c.ev {
 		if i&0xffff == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -527,155 +405,22 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			// collect in analyze.go).
 			runtime.GC()
 		}
-		if ar.due() {
-			ar.sweep(func(hold func(*frozen)) {
-				for g := range cur {
-					hold(cur[g].base)
-					hold(goClk[g].clk.base)
-				}
-				for _, s := range vars {
-					hold(s.clk.base)
-					for _, p := range s.pend {
-						hold(p.clk.base)
-					}
-				}
-				for _, w := range snap {
-					hold(w.base)
-				}
-				for _, l := range rec.last {
-					hold(l.base)
-				}
-			})
-		}
-		e := &c.ev[i]
-		g := int32(e.G)
-		p := c.pos[i]
-		sc.pos = p
-		changed := false
-		ch := false
-		if p == 1 && c.goEv[g] >= 0 && c.goEv[g] < int32(i) {
-			// The go statement happens before the whole goroutine.
-			ch = jn(g, goClk[g].clk, goClk[g].ep)
-			// Read once: its base is free for the arena's next sweep.
-			goClk[g] = goSrc{}
-		}
-		if p == 1 && mode.want == nil {
-			flush(g, 0)
-		} else if p == 1 && wanted(mode.want[g], 0) {
-			rec.record(g, 0, cur[g])
-		}
-		if mode.visit != nil {
-			mode.visit(int32(i), cur[g], dn[g])
-		}
-		switch e.Op {
-		case trace.OpGo:
-			if k := e.Peer; k > 0 && int(k) < ng {
-				goClk[k] = goSrc{cur[g], centry{g, p}}
-				own[g] = false
-			}
-		case trace.OpJoin:
-			if j := c.joinSrc(int32(i)); j >= 0 {
-				k := int32(c.ev[j].G)
-				own[k] = false // the result may share cur[k]'s delta
-				ch = jn(g, cur[k], centry{k, c.pos[j]})
-				changed = changed || ch
-			}
-		}
-		if c.overAtomic.has(int32(i)) {
-			// A plain write over an atomic variable (see buildSync in
-			// ctp.go): the next atomic load reads it, and acquires no
-			// release.
-			*v(e.Addr) = syncVar{exact: true}
-		}
-		var serialRel *syncVar // with serial, the release of a release-acquire event
-		k := c.syncKind(i)
-		if mode.locks && e.Op.IsLock() && !(mode.serial && c.observed[e.Obj]) {
-			k = lockSync(e.Op)
-		}
-		if k != trace.SyncNone {
-			s := v(c.syncAddr(i))
-			switch k {
-			case trace.SyncAcquire:
-				if !s.known(cur[g], dn[g]) {
-					s.fold(fsc)
-					ch = jn(g, s.clk, s.eps...)
-				}
-			case trace.SyncRelease:
-				// s's epochs are its own (fold and joins copy them):
-				// their storage is reused.
-				*s = syncVar{clk: cur[g], eps: append(s.eps[:0], centry{g, p}), exact: true}
-				own[g] = false
-			case trace.SyncReleaseMerge:
-				s.merge(cur[g], centry{g, p})
-				own[g] = false
-			case trace.SyncReleaseAcquire:
-				if mode.serial {
-					// Acquire now; release below, after read-from.
-					if !s.known(cur[g], dn[g]) {
-						s.fold(fsc)
-						ch = jn(g, s.clk, s.eps...)
-					}
-					serialRel = s
-					break
-				}
-				old := *s
-				*s = syncVar{clk: cur[g], eps: []centry{{g, p}}, exact: true}
-				own[g] = false
-				if !old.known(cur[g], dn[g]) {
-					old.fold(fsc)
-					ch = jn(g, old.clk, old.eps...)
-				}
-			}
-			changed = changed || ch
-		}
-		if kept(i) {
-			for _, w := range m.writers(int32(i)) {
-				if w < 0 || c.ev[w].G == e.G {
-					continue
-				}
-				wclk := snap[w]
-				k := writes.index(w)
-				if readers[k]--; readers[k] == 0 {
-					delete(snap, w)
-				}
-				wg := int32(c.ev[w].G)
-				if knownWriter(g, w) {
-					continue
-				}
-				ch = jn(g, wclk, centry{wg, c.pos[w]})
-				changed = changed || ch
-			}
-		}
-		if implied && keptRead(i) {
-			for _, w := range m.writers(int32(i)) {
-				if w >= 0 && c.ev[w].G != e.G && !knownWriter(g, w) {
-					implied = false // the cone's pass would join w
-					break
-				}
-			}
-		}
-		if serialRel != nil {
-			*serialRel = syncVar{clk: cur[g], eps: append(serialRel.eps[:0], centry{g, p}), exact: true}
-			own[g] = false
-		}
-		if readers != nil && isWrite(e.Op) && readers[writes.index(int32(i))] > 0 {
-			snap[int32(i)] = cur[g]
-			own[g] = false
-		}
-		if mode.want == nil {
-			flush(g, p)
-			if mode.budget > 0 && rec.size > mode.budget {
-				// What was logged is the history of the trace's
-				// first i+1 events.
-				return nil, &historyBudgetError{At: i + 1, Budget: mode.budget,
-					Prefix: &clocks{c: c, h: rec.index(nil, c), rfImplied: implied}}
-			}
-		} else if wanted(mode.want[g], p) {
-			rec.record(g, p, cur[g])
+		if err := ps.event(i); err != nil {
+			return nil, err
 		}
 	}
+	rec, implied := ps.rec, ps.implied
+	ps = nil // the pass's clocks: dead from here on
 	var acq *eventRises
-	if keepAcq {
+	if mode.acqRises && mode.want == nil {
+		// The rises at release-acquire events are kept (clocks.acq):
+		// they are taken from the history's log now that the pass is
+		// over (riseRecorder.index), not copied as it goes, so that the
+		// pass's own clocks are dead before they take memory. A
+		// must-happen-before pass (rfCheck) does not keep them: only the
+		// cone's closures read them, and most runs need no cone. When
+		// its clocks turn out to be the cone's, the cone takes them from
+		// the history (risesFromLog).
 		acq = newEventRises(c)
 	}
 	if len(c.ev) >= 1<<18 {
@@ -685,6 +430,334 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		runtime.GC()
 	}
 	return &clocks{c: c, h: rec.index(acq, c), acq: acq, rfImplied: implied}, nil
+}
+
+// pass is the state of one vector-clock pass (newClocks) while it replays
+// the trace, event by event (event).
+type pass struct {
+	c    *ctp
+	m    *memory
+	mode clockMode
+	ng   int
+	rec  *riseRecorder
+	cur  []vclock
+	// own[g]: nobody else holds cur[g]'s delta, which joins may then
+	// update in place (clock_vc.go's joinOwn). Storing the clock anywhere
+	// (a go statement, a release, a snapshot for readers) clears it.
+	own []bool
+	// Bases come from one arena, swept between events (clock_arena.go).
+	ar *baseArena
+	// Joins into goroutines' clocks tag the bases they make (clock_vc.go's
+	// knowsBase); a variable's are not a goroutine's: sc and fsc.
+	sc, fsc *joinScratch
+	// Joins report what rose (clock_vc.go); without want, that is what the
+	// history logs: pend gathers an event's rises, one per component
+	// (slot[k] is 1 + k's index in pend).
+	pend []centry
+	slot []int32
+	// dn[g], once made, mirrors cur[g] as a dense array (clock_vc.go's
+	// joinDense): made for a clock that holds a quarter of all goroutines,
+	// while the pass's budget (dense) lasts.
+	dn    [][]int32
+	dense int
+	// implied is clocks.rfImplied, while it holds (mode.rfCheck).
+	implied bool
+	// goClk[g] is the clock of g's go statement, until g starts.
+	goClk []goSrc
+	vars  map[uint64]*syncVar
+	// With read-from, a read joins its writer's clock after the write:
+	// keep that clock from the write until its last such read.
+	writes  rankSet // the writes, numbered
+	readers []int32 // per write: reads left that join its clock
+	snap    map[int32]vclock
+}
+
+// goSrc is the clock of a go statement and its epoch.
+type goSrc struct {
+	clk vclock
+	ep  centry
+}
+
+// newPass returns the state of a pass of mode, before the first event.
+func newPass(c *ctp, m *memory, mode clockMode) *pass {
+	ng := len(c.byG)
+	ar := new(baseArena)
+	ps := &pass{c: c, m: m, mode: mode, ng: ng, rec: newRiseRecorder(ng), cur: make([]vclock, ng), own: make([]bool, ng), ar: ar,
+		sc:  &joinScratch{wantRises: mode.want == nil, arena: ar, tagged: tagBases},
+		fsc: &joinScratch{arena: ar},
+		dn:  make([][]int32, ng), dense: denseBudget,
+		implied: mode.rfCheck && !mode.rf,
+		goClk:   make([]goSrc, ng),
+		vars:    make(map[uint64]*syncVar),
+	}
+	if ps.sc.wantRises {
+		ps.slot = make([]int32, ng)
+	}
+	if mode.rf {
+		ps.writes = newRankSet(len(c.ev), func(i int) bool { return isWrite(c.ev[i].Op) })
+		ps.readers = make([]int32, ps.writes.n)
+		ps.snap = make(map[int32]vclock)
+		for i := range c.ev {
+			if ps.kept(i) {
+				for _, w := range m.writers(int32(i)) {
+					if w >= 0 && c.ev[w].G != c.ev[i].G {
+						ps.readers[ps.writes.index(w)]++
+					}
+				}
+			}
+		}
+	}
+	return ps
+}
+
+// join joins src and extras into goroutine g's clock, through its dense
+// mirror if it has or now gets one, and gathers the rises in pend.
+func (ps *pass) join(g int32, src vclock, extras ...centry) {
+	sc, ng := ps.sc, ps.ng
+	sc.self = g
+	if ps.dn[g] == nil && ps.dense >= ng {
+		if n := ps.cur[g].size(); denseMin == 0 || n >= denseMin && 4*n >= ng {
+			d := make([]int32, ng)
+			ps.cur[g].each(func(k, v int32) { d[k] = v })
+			ps.dn[g] = d
+			ps.dense -= ng
+		}
+	}
+	if ps.dn[g] != nil {
+		ps.cur[g], _, ps.own[g] = joinDense(sc, ps.cur[g], ps.own[g], ps.dn[g], src, extras...)
+	} else {
+		ps.cur[g], _, ps.own[g] = joinOwn(sc, ps.cur[g], ps.own[g], src, extras...)
+	}
+	for _, r := range sc.rises {
+		if s := ps.slot[r.g]; s > 0 {
+			ps.pend[s-1].v = max(ps.pend[s-1].v, r.v)
+			continue
+		}
+		ps.pend = append(ps.pend, r)
+		ps.slot[r.g] = int32(len(ps.pend))
+	}
+}
+
+// flush logs the rises gathered at position p of goroutine g.
+func (ps *pass) flush(g, p int32) {
+	ps.rec.logRises(g, p, ps.pend)
+	for _, r := range ps.pend {
+		ps.slot[r.g] = 0
+	}
+	ps.pend = ps.pend[:0]
+}
+
+// v returns the synchronisation variable at address a.
+func (ps *pass) v(a uint64) *syncVar {
+	s := ps.vars[a]
+	if s == nil {
+		s = &syncVar{exact: true}
+		ps.vars[a] = s
+	}
+	return s
+}
+
+// keptRead reports whether event i is a read whose writer a witness
+// keeps; kept, whether this pass joins that writer's clock at it.
+func (ps *pass) keptRead(i int) bool {
+	e := &ps.c.ev[i]
+	return isRead(e.Op) && ps.m.shared(int32(i)) && !(e.Op == trace.OpRead && ps.mode.relaxed.has(int32(i)))
+}
+
+func (ps *pass) kept(i int) bool { return ps.mode.rf && ps.keptRead(i) }
+
+// get returns component k of goroutine g's clock, from its dense mirror
+// if it has one (which joinDense keeps equal to it): one load instead of
+// two binary searches.
+func (ps *pass) get(g, k int32) int32 {
+	if d := ps.dn[g]; d != nil {
+		return d[k]
+	}
+	return ps.cur[g].get(k)
+}
+
+// knownWriter reports whether goroutine g's clock, at read r, already
+// knows r's writer w with all w's goroutine knew after it: a clock that
+// knows an event has joined one that holds its goroutine's up to it; not
+// so for w itself if w learnt something after publishing (a
+// read-modify-write releases its clock from before its acquire).
+func (ps *pass) knownWriter(g, w int32) bool {
+	c := ps.c
+	v := ps.get(g, int32(c.ev[w].G))
+	return v > c.pos[w] || (v == c.pos[w] && !isRead(c.ev[w].Op) && !c.syncKind(int(w)).Acquires())
+}
+
+// sweep gives the arena every base the pass still holds.
+func (ps *pass) sweep() {
+	ps.ar.sweep(func(hold func(*frozen)) {
+		for g := range ps.cur {
+			hold(ps.cur[g].base)
+			hold(ps.goClk[g].clk.base)
+		}
+		for _, s := range ps.vars {
+			hold(s.clk.base)
+			for _, p := range s.pend {
+				hold(p.clk.base)
+			}
+		}
+		for _, w := range ps.snap {
+			hold(w.base)
+		}
+		for _, l := range ps.rec.last {
+			hold(l.base)
+		}
+	})
+}
+
+// event replays event i: the go statement's clock at a goroutine's
+// start, go and join, synchronisation (sync), read-from (readFrom), and
+// what the history keeps of it. It returns a *historyBudgetError when the
+// history outgrows mode.budget.
+func (ps *pass) event(i int) error {
+	c, mode := ps.c, &ps.mode
+	if ps.ar.due() {
+		ps.sweep()
+	}
+	e := &c.ev[i]
+	g := int32(e.G)
+	p := c.pos[i]
+	ps.sc.pos = p
+	if p == 1 && c.goEv[g] >= 0 && c.goEv[g] < int32(i) {
+		// The go statement happens before the whole goroutine.
+		ps.join(g, ps.goClk[g].clk, ps.goClk[g].ep)
+		// Read once: its base is free for the arena's next sweep.
+		ps.goClk[g] = goSrc{}
+	}
+	if p == 1 && mode.want == nil {
+		ps.flush(g, 0)
+	} else if p == 1 && wanted(mode.want[g], 0) {
+		ps.rec.record(g, 0, ps.cur[g])
+	}
+	if mode.visit != nil {
+		mode.visit(int32(i), ps.cur[g], ps.dn[g])
+	}
+	switch e.Op {
+	case trace.OpGo:
+		if k := e.Peer; k > 0 && int(k) < ps.ng {
+			ps.goClk[k] = goSrc{ps.cur[g], centry{g, p}}
+			ps.own[g] = false
+		}
+	case trace.OpJoin:
+		if j := c.joinSrc(int32(i)); j >= 0 {
+			k := int32(c.ev[j].G)
+			ps.own[k] = false // the result may share cur[k]'s delta
+			ps.join(g, ps.cur[k], centry{k, c.pos[j]})
+		}
+	}
+	if c.overAtomic.has(int32(i)) {
+		// A plain write over an atomic variable (see buildSync in
+		// ctp.go): the next atomic load reads it, and acquires no
+		// release.
+		*ps.v(e.Addr) = syncVar{exact: true}
+	}
+	serialRel := ps.sync(i, g, p)
+	if ps.kept(i) {
+		ps.readFrom(i, g)
+	}
+	if ps.implied && ps.keptRead(i) {
+		for _, w := range ps.m.writers(int32(i)) {
+			if w >= 0 && c.ev[w].G != e.G && !ps.knownWriter(g, w) {
+				ps.implied = false // the cone's pass would join w
+				break
+			}
+		}
+	}
+	if serialRel != nil {
+		*serialRel = syncVar{clk: ps.cur[g], eps: append(serialRel.eps[:0], centry{g, p}), exact: true}
+		ps.own[g] = false
+	}
+	if ps.readers != nil && isWrite(e.Op) && ps.readers[ps.writes.index(int32(i))] > 0 {
+		ps.snap[int32(i)] = ps.cur[g]
+		ps.own[g] = false
+	}
+	if mode.want == nil {
+		ps.flush(g, p)
+		if mode.budget > 0 && ps.rec.size > mode.budget {
+			// What was logged is the history of the trace's
+			// first i+1 events.
+			return &historyBudgetError{At: i + 1, Budget: mode.budget,
+				Prefix: &clocks{c: c, h: ps.rec.index(nil, c), rfImplied: ps.implied}}
+		}
+	} else if wanted(mode.want[g], p) {
+		ps.rec.record(g, p, ps.cur[g])
+	}
+	return nil
+}
+
+// sync replays the synchronisation of event i, at position p of
+// goroutine g. With mode.serial, a release-acquire event acquires here
+// and returns the variable whose release event makes after read-from.
+func (ps *pass) sync(i int, g, p int32) (serialRel *syncVar) {
+	c, mode := ps.c, &ps.mode
+	e := &c.ev[i]
+	k := c.syncKind(i)
+	if mode.locks && e.Op.IsLock() && !(mode.serial && c.observed[e.Obj]) {
+		k = lockSync(e.Op)
+	}
+	if k == trace.SyncNone {
+		return nil
+	}
+	s := ps.v(c.syncAddr(i))
+	switch k {
+	case trace.SyncAcquire:
+		if !s.known(ps.cur[g], ps.dn[g]) {
+			s.fold(ps.fsc)
+			ps.join(g, s.clk, s.eps...)
+		}
+	case trace.SyncRelease:
+		// s's epochs are its own (fold and joins copy them): their
+		// storage is reused.
+		*s = syncVar{clk: ps.cur[g], eps: append(s.eps[:0], centry{g, p}), exact: true}
+		ps.own[g] = false
+	case trace.SyncReleaseMerge:
+		s.merge(ps.cur[g], centry{g, p})
+		ps.own[g] = false
+	case trace.SyncReleaseAcquire:
+		if mode.serial {
+			// Acquire now; release in event, after read-from.
+			if !s.known(ps.cur[g], ps.dn[g]) {
+				s.fold(ps.fsc)
+				ps.join(g, s.clk, s.eps...)
+			}
+			return s
+		}
+		old := *s
+		*s = syncVar{clk: ps.cur[g], eps: []centry{{g, p}}, exact: true}
+		ps.own[g] = false
+		if !old.known(ps.cur[g], ps.dn[g]) {
+			old.fold(ps.fsc)
+			ps.join(g, old.clk, old.eps...)
+		}
+	}
+	return nil
+}
+
+// readFrom joins into goroutine g's clock, at read i, the clock of each
+// writer of another goroutine that it does not know yet, and drops a
+// writer's kept clock at its last such read.
+func (ps *pass) readFrom(i int, g int32) {
+	c := ps.c
+	e := &c.ev[i]
+	for _, w := range ps.m.writers(int32(i)) {
+		if w < 0 || c.ev[w].G == e.G {
+			continue
+		}
+		wclk := ps.snap[w]
+		k := ps.writes.index(w)
+		if ps.readers[k]--; ps.readers[k] == 0 {
+			delete(ps.snap, w)
+		}
+		wg := int32(c.ev[w].G)
+		if ps.knownWriter(g, w) {
+			continue
+		}
+		ps.join(g, wclk, centry{wg, c.pos[w]})
+	}
 }
 
 // wanted reports whether sorted ps holds p.
