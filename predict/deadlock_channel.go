@@ -172,8 +172,8 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 	t0 := time.Now()
 	c := e.c
 	co := newChanOps(c)
-	l := &chanLayer{e: e, co: co, st: Stage{Name: "blocking"}, proved: make(map[patternKey]bool), proved3: make(map[patternKey]bool)}
-	st := &l.st
+	l := &chanLayer{e: e, co: co, proved: make(map[patternKey]bool), proved3: make(map[patternKey]bool)}
+	n := &l.n
 	var coneErr error
 	chans := make([]trace.ObjID, 0, len(co.evs))
 	for ch := range co.evs {
@@ -186,7 +186,7 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 		evs := co.evs[ch]
 		for k, o := range evs {
 			if err := e.ctx.Err(); err != nil {
-				return nil, *st, err
+				return nil, l.stage(t0), err
 			}
 			ev := &c.ev[o]
 			if ev.Op == trace.OpClose || inSelect(e.t, o) || c.lsOf(o) == 0 {
@@ -211,7 +211,7 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 			// what g holds), and R's latest acquire of each before its
 			// own operation.
 			c.heldAt(g, c.pos[o], func(m trace.ObjID, s csect) {
-				if st.Deadlocks >= maxBlockingTries || c.observed[m] {
+				if n.closures >= maxBlockingTries || c.observed[m] {
 					return
 				}
 				a := c.lastAcquireBefore(r, m, c.pos[rOp])
@@ -222,11 +222,11 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 				if l.proved[key] {
 					return
 				}
-				st.Cycles++
+				n.patterns++
 				if e.mhbOrdered([]int32{o, a}) {
 					return
 				}
-				st.Deadlocks++
+				n.closures++
 				if e.cone == nil {
 					if coneErr = e.needCone(); coneErr != nil {
 						return
@@ -238,23 +238,26 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 				}
 			})
 			if coneErr != nil {
-				return nil, *st, coneErr
+				return nil, l.stage(t0), coneErr
 			}
 			// Three goroutines: R waits for a lock m2 that a third
 			// goroutine T holds while it waits for S's lock.
 			if coneErr = l.threeCycles(o, r, rOp); coneErr != nil {
-				return nil, *st, coneErr
+				return nil, l.stage(t0), coneErr
 			}
 		}
 	}
 	if len(co.conds) > 0 {
 		if err := l.condWaits(); err != nil {
-			return nil, *st, err
+			return nil, l.stage(t0), err
 		}
 	}
-	st.DeadlockSites = len(l.out)
-	st.Time = time.Since(t0)
-	return l.out, *st, nil
+	return l.out, l.stage(t0), nil
+}
+
+// stage returns the layer's funnel row, the layer having started at t0.
+func (l *chanLayer) stage(t0 time.Time) Stage {
+	return l.n.stage("blocking", len(l.out), time.Since(t0))
 }
 
 // chanLayer is the channel-deadlock layer's state: the channels' and
@@ -264,7 +267,7 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 type chanLayer struct {
 	e       *engine
 	co      *chanOps
-	st      Stage
+	n       deadlockCounts
 	proved  map[patternKey]bool
 	proved3 map[patternKey]bool
 	out     []Finding
@@ -347,7 +350,7 @@ const maxRequestScan = 256
 // and T's section of m before S's, so nothing hung. Candidates count in
 // st as the two-goroutine ones do.
 func (l *chanLayer) threeCycles(o, r, rOp int32) error {
-	e, st := l.e, &l.st
+	e, n := l.e, &l.n
 	c := e.c
 	g := int32(c.ev[o].G)
 	// R's latest exclusive acquire of each lock before rOp.
@@ -378,7 +381,7 @@ func (l *chanLayer) threeCycles(o, r, rOp int32) error {
 					continue
 				}
 				for _, sec := range c.cs[gl{h, m}] {
-					if st.Deadlocks >= maxBlockingTries {
+					if n.closures >= maxBlockingTries {
 						return
 					}
 					b := c.at(h, sec.acq)
@@ -389,11 +392,11 @@ func (l *chanLayer) threeCycles(o, r, rOp int32) error {
 					if l.proved3[key] {
 						continue
 					}
-					st.Cycles++
+					n.patterns++
 					if e.mhbOrdered([]int32{o, a, b}) || e.gated([]int32{o, a, b}) {
 						continue
 					}
-					st.Deadlocks++
+					n.closures++
 					if e.cone == nil {
 						if err = e.needCone(); err != nil {
 							return
@@ -742,7 +745,7 @@ func inCondWait(t *trace.Trace, i int32) bool {
 // dropped. The finding lists the Wait (its wake-up event, which never
 // comes) and every other goroutine's blocked next event.
 func (l *chanLayer) condWaits() error {
-	e, co, st := l.e, l.co, &l.st
+	e, co, n := l.e, l.co, &l.n
 	c := e.c
 	conds := make([]trace.ObjID, 0, len(co.conds))
 	for k := range co.conds {
@@ -755,7 +758,7 @@ func (l *chanLayer) condWaits() error {
 			if err := e.ctx.Err(); err != nil {
 				return err
 			}
-			if c.ev[w].Op != trace.OpCondWait || st.Deadlocks >= maxBlockingTries {
+			if c.ev[w].Op != trace.OpCondWait || n.closures >= maxBlockingTries {
 				continue
 			}
 			a := e.condSection(w)
@@ -778,8 +781,8 @@ func (l *chanLayer) condWaits() error {
 			if l.proved[key] {
 				continue
 			}
-			st.Cycles++
-			st.Deadlocks++
+			n.patterns++
+			n.closures++
 			if e.cone == nil {
 				if err := e.needCone(); err != nil {
 					return err

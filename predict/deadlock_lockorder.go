@@ -210,13 +210,13 @@ func lockCycles(edges map[[2]trace.ObjID][]*depClass, locks []trace.ObjID) [][]t
 // patterns of sites proved; Cycles, the lock-order cycles.
 func (e *engine) deadlockLayer() ([]Finding, Stage, error) {
 	t0 := time.Now()
-	l := &lockOrderLayer{e: e, st: Stage{Name: "deadlock"}, proved: make(map[patternKey]bool)}
+	l := &lockOrderLayer{e: e, proved: make(map[patternKey]bool)}
 	edges, locks := e.lockDeps()
 	cycles := lockCycles(edges, locks)
-	l.st.Cycles = int64(len(cycles))
+	l.n.patterns = int64(len(cycles))
 	for _, cyc := range cycles {
 		if err := e.ctx.Err(); err != nil {
-			return nil, l.st, err
+			return nil, l.stage(t0), err
 		}
 		k := len(cyc)
 		// The classes of each edge of the cycle: cyc[j] → cyc[j+1].
@@ -251,12 +251,10 @@ func (e *engine) deadlockLayer() ([]Finding, Stage, error) {
 			return nil
 		}
 		if err := choose(0); err != nil {
-			return nil, l.st, err
+			return nil, l.stage(t0), err
 		}
 	}
-	l.st.DeadlockSites = len(l.out)
-	l.st.Time = time.Since(t0)
-	return l.out, l.st, nil
+	return l.out, l.stage(t0), nil
 }
 
 // lockOrderLayer is the lock-order deadlock layer's state: its funnel
@@ -264,16 +262,21 @@ func (e *engine) deadlockLayer() ([]Finding, Stage, error) {
 // closures reuse.
 type lockOrderLayer struct {
 	e      *engine
-	st     Stage
+	n      deadlockCounts
 	proved map[patternKey]bool
 	out    []Finding
 	cut    []int32
 }
 
+// stage returns the layer's funnel row, the layer having started at t0.
+func (l *lockOrderLayer) stage(t0 time.Time) Stage {
+	return l.n.stage("deadlock", len(l.out), time.Since(t0))
+}
+
 // tryPattern tries the instances of one choice of classes, pick[j] holding
 // lock cyc[j] while requesting cyc[j+1]: g_j's request waits for g_{j+1}.
 func (l *lockOrderLayer) tryPattern(pick []*depClass) error {
-	e, st := l.e, &l.st
+	e, cnt := l.e, &l.n
 	k := len(pick)
 	// The requester of cyc[j+1] (pick[j]) and its holder (pick[j+1])
 	// must conflict.
@@ -301,10 +304,10 @@ func (l *lockOrderLayer) tryPattern(pick []*depClass) error {
 		if e.gated(evs) || e.mhbOrdered(evs) {
 			continue
 		}
-		if st.Deadlocks >= maxClosures {
+		if cnt.closures >= maxClosures {
 			return nil
 		}
-		st.Deadlocks++
+		cnt.closures++
 		if e.cone == nil {
 			if err := e.needCone(); err != nil {
 				return err

@@ -84,11 +84,10 @@ import (
 // only receive; LeakSites the leaks proved, one per pair of sites.
 func (e *engine) leakLayer() ([]Finding, Stage, error) {
 	t0 := time.Now()
-	st := Stage{Name: "leak"}
 	if e.opts.SelectLeak == nil {
-		st.LeakNoSource = true
-		return nil, st, nil
+		return nil, Stage{Name: "leak", LeakNoSource: true}, nil
 	}
+	var n leakCounts
 	c, t := e.c, e.t
 	co := newChanOps(c)
 	chans := make([]trace.ObjID, 0, len(co.evs))
@@ -110,7 +109,7 @@ scan:
 		evs := co.evs[ch]
 		for k, r := range evs {
 			if err := e.ctx.Err(); err != nil {
-				return nil, st, err
+				return nil, n.stage(len(out), time.Since(t0)), err
 			}
 			if c.ev[r].Op != trace.OpRecv || !c.opStart(r) || !inSelect(t, r) {
 				continue
@@ -141,13 +140,13 @@ scan:
 			if tm < 0 && !nonBlockingRecv(t, r) {
 				continue
 			}
-			if st.Leaks >= maxBlockingTries {
+			if n.receives >= maxBlockingTries {
 				break scan
 			}
-			st.Leaks++
+			n.receives++
 			if e.cone == nil {
 				if err := e.needCone(); err != nil {
-					return nil, st, err
+					return nil, n.stage(len(out), time.Since(t0)), err
 				}
 			}
 			if !e.deadlockClosure([]int32{s, r}, cut) {
@@ -166,9 +165,7 @@ scan:
 			out = append(out, fd)
 		}
 	}
-	st.LeakSites = len(out)
-	st.Time = time.Since(t0)
-	return out, st, nil
+	return out, n.stage(len(out), time.Since(t0)), nil
 }
 
 // sendWaiting reports whether a goroutine of cut has begun a send on

@@ -70,7 +70,7 @@ const maxMisuseClosures = 2000
 // misuse is the layer's state for one trace.
 type misuse struct {
 	e        *engine
-	st       *Stage
+	n        *misuseCounts
 	out      []Finding
 	proved   map[patternKey]bool
 	tries    map[patternKey]int
@@ -92,7 +92,7 @@ type misuse struct {
 // the patterns of sites proved (MisuseSites).
 func (e *engine) misuseLayer() ([]Finding, Stage, error) {
 	t0 := time.Now()
-	st := Stage{Name: "misuse"}
+	var n misuseCounts
 	c := e.c
 	closes := map[uint64][]int32{}
 	sends := map[uint64][]int32{}
@@ -141,10 +141,9 @@ func (e *engine) misuseLayer() ([]Finding, Stage, error) {
 	}
 	unlocks = slices.DeleteFunc(unlocks, func(u int32) bool { return !known[c.ev[u].Obj] })
 	if len(closes) == 0 && len(wgs) == 0 && len(unlocks) == 0 {
-		st.Time = time.Since(t0)
-		return nil, st, nil
+		return nil, n.stage(0, time.Since(t0)), nil
 	}
-	m := &misuse{e: e, st: &st, proved: map[patternKey]bool{}, tries: map[patternKey]int{}, looks: map[patternKey]int{}}
+	m := &misuse{e: e, n: &n, proved: map[patternKey]bool{}, tries: map[patternKey]int{}, looks: map[patternKey]int{}}
 	var addrs []uint64
 	for a := range closes {
 		addrs = append(addrs, a)
@@ -152,22 +151,20 @@ func (e *engine) misuseLayer() ([]Finding, Stage, error) {
 	slices.Sort(addrs)
 	for _, a := range addrs {
 		if err := m.channel(closes[a], sends[a]); err != nil {
-			return nil, st, err
+			return nil, n.stage(len(m.out), time.Since(t0)), err
 		}
 	}
 	for _, w := range wgOrder {
 		if err := m.waitGroup(wgs[w]); err != nil {
-			return nil, st, err
+			return nil, n.stage(len(m.out), time.Since(t0)), err
 		}
 	}
 	for _, u := range unlocks {
 		if err := m.unlock(u); err != nil {
-			return nil, st, err
+			return nil, n.stage(len(m.out), time.Since(t0)), err
 		}
 	}
-	st.MisuseSites = len(m.out)
-	st.Time = time.Since(t0)
-	return m.out, st, nil
+	return m.out, n.stage(len(m.out), time.Since(t0)), nil
 }
 
 // key names a finding by its kind and the sites of its first one or two
@@ -198,11 +195,11 @@ func (m *misuse) look(k patternKey) bool {
 // worth a closure: its pattern of sites has tries left and the layer has
 // closures left. It counts the candidate.
 func (m *misuse) try(k patternKey) bool {
-	if m.proved[k] || m.tries[k] >= m.e.opts.MaxTries || m.st.Misuse >= maxMisuseClosures {
+	if m.proved[k] || m.tries[k] >= m.e.opts.MaxTries || m.n.tried >= maxMisuseClosures {
 		return false
 	}
 	m.tries[k]++
-	m.st.Misuse++
+	m.n.tried++
 	return true
 }
 
