@@ -534,9 +534,9 @@ func evInts(cd cand) []int {
 }
 
 // sortFindings orders findings by kind, in descending order of the kind's
-// name (so "waitgroup-reuse" comes first and "atomicity" last, races
-// between the misuse kinds and leaks: a fixed order, not a ranking), then
-// by their events, earliest first; the sort is stable.
+// name (so "waitgroup-reuse" comes first, "race" after "send-on-closed",
+// and "atomicity" last: a fixed order, not a ranking), then by their
+// events, earliest first; the sort is stable.
 func sortFindings(fs []Finding) {
 	sort.SliceStable(fs, func(a, b int) bool {
 		if fs[a].Kind != fs[b].Kind {
