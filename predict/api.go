@@ -35,9 +35,9 @@ const (
 	AnalysisSHB  = "shb"  // schedulable happens-before (Mathur et al. 2018)
 )
 
-// Options configure Analyze. The zero value analyses races, atomicity
-// violations and lock-order deadlocks with the seer analysis and default
-// limits.
+// Options configure Analyze. The zero value analyses every kind of
+// finding (races, atomicity violations, deadlocks, misuse; predicted
+// leaks need SelectLeak) with the seer analysis and default limits.
 type Options struct {
 	// Analysis selects the analysis: "seer" (the default), "hb" or "shb".
 	// The baselines report every pair their relation leaves unordered,
@@ -256,15 +256,17 @@ type Stats struct {
 
 // A Stage is one step of the funnel. Candidates, Lockset and
 // HappensBefore count event pairs (triples); HappensBefore only of the
-// site pairs SHB did not prove. The layers that prove races (race_layers.go,
-// race_reversal.go) follow, cheapest first: "observed" (race findings the run
+// site pairs SHB did not prove. The layers that prove races (race_shb.go,
+// race_syncp.go, race_reversal.go) follow, cheapest first: "observed" (race findings the run
 // itself shows: its own happens-before leaves them unordered), "shb"
 // (SHB-unordered event pairs, and the site pairs it proved),
 // "sync-preserving" and "reversal" (pairs tried, site pairs proved), "ucg"
 // (representative candidates the UCG kept) and "sat" (witnesses the
 // solver found). Sites counts distinct pairs (triples) of source sites,
 // the unit findings are reported in; for the layers, those each proved.
-// The "deadlock" row comes last, with counts of its own.
+// The rows of the layers after the races come last, in the order they
+// run ("deadlock", "blocking", "leak", "misuse"), with counts of their
+// own (layer_counts.go).
 type Stage struct {
 	Name                      string // "candidates", "lockset", "observed", "shb", "happens-before", "sync-preserving", "reversal", "ucg", "sat", "deadlock"
 	Races, Atomicity          int64
