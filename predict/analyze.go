@@ -196,7 +196,7 @@ func (e *engine) buildCone() (*clocks, error) {
 // concurrentPassesBelow is the number of events below which Analyze runs
 // the SHB layer's passes and the must-happen-before pass at once: their
 // peaks per event, measured on a trace whose goroutines all talk to all
-// (bench/RESULTS.md, "Figures behind predict's comments"), let the
+// (bench/RESULTS.md, "Figures once in comments"), let the
 // default 1 GiB budget afford both up to a million events. A variable
 // for the tests, which run both ways.
 var concurrentPassesBelow = 1 << 20
@@ -209,7 +209,7 @@ var concurrentPassesBelow = 1 << 20
 // collection marks little against what a pass of a quarter of a million
 // events takes. With the two passes on two goroutines, the SHB pass's
 // clocks are collected as it ends, which lowered the peak in paired
-// whole-process runs (bench/RESULTS.md, "Figures behind predict's
+// whole-process runs (bench/RESULTS.md, "Figures once in
 // comments").
 func collect(t *trace.Trace) {
 	if len(t.Events) >= 1<<18 {

@@ -479,7 +479,7 @@ var (
 // made a new base at nearly every join, so that every clock a release
 // stored held a base of its own. Past a quarter, several releases share
 // one, which lowered both the peak and the time of seer predict on
-// channel stress traces (bench/RESULTS.md, "Figures behind predict's
+// channel stress traces (bench/RESULTS.md, "Figures once in
 // comments").
 func flattens(n, bl int) bool { return n > flattenDelta+bl/4 }
 

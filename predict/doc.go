@@ -326,8 +326,8 @@
 // which runs often when the heap nears its limit, does not scan them
 // (race_shb_table.go). Unlike the history, it has no budget: when tens of
 // thousands of goroutines all talk to all, clock bases of that many
-// entries are most of the peak (bench/RESULTS.md, "Figures behind
-// predict's comments").
+// entries are most of the peak (bench/RESULTS.md, "Figures once in
+// comments").
 //
 // # Soundness first
 //
