@@ -58,8 +58,13 @@ func capsOf(c protocol.ClientCapabilities) clientCaps {
 // are queued, from one goroutine (send), so that callers never block on
 // the client while holding the server's lock.
 func (s *server) notify(method string, params any) {
+	s.notifyOut(outgoing{method: method, params: params})
+}
+
+// notifyOut queues o for send.
+func (s *server) notifyOut(o outgoing) {
 	s.outMu.Lock()
-	s.out = append(s.out, outgoing{method, params})
+	s.out = append(s.out, o)
 	s.outMu.Unlock()
 	select {
 	case s.outReady <- struct{}{}:
@@ -70,6 +75,19 @@ func (s *server) notify(method string, params any) {
 type outgoing struct {
 	method string
 	params any
+	done   chan struct{} // a flush's mark: closed when send reaches it
+}
+
+// flush waits until send has written every notification queued before
+// it (at most callTimeout), so that a reply sent after it follows them.
+func (s *server) flush() {
+	done := make(chan struct{})
+	s.notifyOut(outgoing{done: done})
+	select {
+	case <-done:
+	case <-s.ctx.Done():
+	case <-time.After(callTimeout):
+	}
 }
 
 // send writes queued notifications until the connection ends.
@@ -85,6 +103,10 @@ func (s *server) send() {
 		s.out = nil
 		s.outMu.Unlock()
 		for _, o := range batch {
+			if o.done != nil {
+				close(o.done)
+				continue
+			}
 			if err := s.conn.Notify(s.ctx, o.method, o.params); err != nil {
 				s.log.Debug("notify failed", "method", o.method, "error", err)
 			}

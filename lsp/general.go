@@ -91,12 +91,15 @@ func (s *server) Initialized(ctx context.Context, params *protocol.InitializedPa
 	return nil
 }
 
-// Shutdown stops the running predictions; the session then waits for exit.
+// Shutdown stops the running predictions and answers once the
+// notifications sent before it are written (a client may stop reading
+// after the answer); the session then waits for exit.
 func (s *server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.shutdown = true
 	s.mu.Unlock()
 	s.stopJobs()
+	s.flush()
 	return nil
 }
 
