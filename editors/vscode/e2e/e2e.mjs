@@ -1,0 +1,499 @@
+// The extension's end-to-end test in a real VS Code: code-server (VS Code
+// 1.100 served to a browser) with the packaged extension (.vsix) installed,
+// driven by puppeteer-core in headless Chromium through the steps of a
+// user: open examples/bank, click TestAudit's "seer: predict" lens, wait
+// for the findings in the Problems view, hover one, run every quick fix
+// the server offers on it (go to the other access, show the witness
+// schedule, re-run, replay) and the palette's "seer: Show Witness of
+// Finding at Cursor", checking each one's effect on the page: the
+// witness picture is read from inside its webview's frames. Every wait
+// polls the page; none is a fixed sleep.
+//
+// Environment: SEER_BIN (the seer binary, required), CHROMIUM (default
+// /usr/bin/chromium), SEER_E2E_OUT (where the screenshot of a failure
+// goes; default a new temporary directory, removed when the test passes). Prints one line per
+// step with its time, and "e2e: lens click to diagnostics: N ms".
+// On a failure it prints what it saw: the step, the page's screenshot
+// file, the visible notifications and the "seer" output channel's text.
+
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import puppeteer from "puppeteer-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const extDir = resolve(here, "..");
+const repo = resolve(extDir, "..", "..");
+const bankDir = join(repo, "examples", "bank");
+const codeServer = join(here, "node_modules", "code-server", "out", "node", "entry.js");
+
+// Bounds: the whole test, and the waits for the server's work (the first
+// recording on a cold shadow-toolchain cache builds it: about a minute).
+const totalBudgetMs = 6 * 60_000;
+const predictTimeoutMs = 4 * 60_000;
+const uiTimeoutMs = 30_000;
+
+const seerBin = process.env.SEER_BIN;
+if (!seerBin || !existsSync(seerBin)) {
+  console.error("e2e: SEER_BIN must name the seer binary");
+  process.exit(2);
+}
+if (!existsSync(codeServer)) {
+  console.error("e2e: code-server is not installed: run editors/vscode/e2e/install.sh");
+  process.exit(2);
+}
+const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
+const work = mkdtempSync(join(tmpdir(), "seer-vscode-e2e-"));
+const out = process.env.SEER_E2E_OUT || join(work, "out");
+mkdirSync(out, { recursive: true });
+const userData = join(work, "user-data");
+const extensions = join(work, "extensions");
+const chromeProfile = join(work, "chromium");
+
+const started = Date.now();
+const children = [];
+let browser;
+let page;
+let step = "setup";
+
+function log(msg) {
+  console.log(`e2e: ${((Date.now() - started) / 1000).toFixed(1)}s ${msg}`);
+}
+
+/** Polls cond (async; a truthy answer ends the wait) every 100 ms, at most ms. */
+async function until(what, ms, cond) {
+  const end = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      const v = await cond();
+      if (v) {
+        return v;
+      }
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) {
+      throw new Error(`timed out after ${ms} ms waiting for ${what}${last ? ` (last error: ${last.message})` : ""}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once("error", rej);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
+}
+
+/** The text of the "seer" output channel: its log file under the user data. */
+function outputChannelText() {
+  const found = [];
+  const walk = (d) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) {
+        walk(p);
+      } else if (/seer\.log$/.test(name) || (/seer/i.test(name) && p.includes("output"))) {
+        found.push(p);
+      }
+    }
+  };
+  try {
+    walk(join(userData, "logs"));
+  } catch {
+    // no logs yet
+  }
+  return found.map((p) => `--- ${p}\n${readFileSync(p, "utf8")}`).join("\n") || "(no output channel log found)";
+}
+
+async function failed(e) {
+  console.error(`e2e: FAILED at step "${step}": ${e && e.stack ? e.stack : e}`);
+  if (page) {
+    const shot = join(out, "failure.png");
+    try {
+      await page.screenshot({ path: shot });
+      console.error(`e2e: screenshot: ${shot}`);
+    } catch (err) {
+      console.error(`e2e: no screenshot: ${err.message}`);
+    }
+    try {
+      const notes = await page.$$eval(".notifications-toasts .notification-list-item", (els) => els.map((e) => e.innerText.replace(/\s+/g, " ")));
+      console.error(`e2e: notifications on screen: ${JSON.stringify(notes)}`);
+      const status = await statusText();
+      console.error(`e2e: seer's status bar item: ${JSON.stringify(status)}`);
+    } catch {
+      // the page is gone
+    }
+  }
+  console.error(`e2e: the "seer" output channel:\n${outputChannelText()}`);
+}
+
+/** Ends what the test started; keeps the failure's files (out/) and drops the rest. */
+async function cleanup(ok) {
+  if (browser) {
+    await browser.close().catch(() => {});
+  }
+  for (const c of children) {
+    if (c.exitCode === null) {
+      try {
+        process.kill(-c.pid, "SIGKILL"); // code-server and its extension host
+      } catch {
+        c.kill("SIGKILL");
+      }
+    }
+  }
+  for (const d of [userData, extensions, chromeProfile, join(work, "seer.vsix")]) {
+    rmSync(d, { recursive: true, force: true });
+  }
+  if (ok && !process.env.SEER_E2E_OUT) {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+// ---- the page
+
+const mod = "Control";
+
+async function keys(...combo) {
+  for (const k of combo) {
+    await page.keyboard.down(k);
+  }
+  for (const k of [...combo].reverse()) {
+    await page.keyboard.up(k);
+  }
+}
+
+/** The text of seer's status bar item (not its tooltip: that names the last prediction). */
+async function statusText() {
+  return page.$$eval(".statusbar-item", (els) => els.map((e) => (e.innerText || "").trim()).filter((t) => /^seer\b/.test(t)));
+}
+
+/** Runs a palette command by its label. */
+async function palette(label) {
+  await keys(mod, "Shift", "P");
+  await page.waitForSelector(".quick-input-widget input", { visible: true, timeout: uiTimeoutMs });
+  await page.keyboard.type(label);
+  await until(`the palette to list "${label}"`, uiTimeoutMs, () =>
+    page.$$eval(".quick-input-list .monaco-list-row", (rows, l) => rows.some((r) => r.innerText.includes(l)), label),
+  );
+  await page.keyboard.press("Enter");
+}
+
+/** Opens a file of the workspace with Quick Open and waits for its text. */
+async function openFile(name, text) {
+  await keys(mod, "P");
+  await page.waitForSelector(".quick-input-widget input", { visible: true, timeout: uiTimeoutMs });
+  await page.keyboard.type(name);
+  // Click the row of exactly that name: "bank.go" also matches bank_test.go.
+  await until(`Quick Open to find ${name}`, uiTimeoutMs, () =>
+    page.$$eval(
+      ".quick-input-list .monaco-list-row",
+      (rows, n) => {
+        const row = rows.find((r) => r.querySelector(".label-name")?.innerText.trim() === n);
+        row?.click();
+        return !!row;
+      },
+      name,
+    ),
+  );
+  await until(`${name} in the editor`, uiTimeoutMs, () =>
+    page.$$eval(".editor-instance .monaco-editor .view-line", (ls, t) => ls.some((l) => l.innerText.replace(/\u00a0/g, " ").includes(t)), text),
+  );
+  await until(`${name} to be the active tab`, uiTimeoutMs, () =>
+    page.$$eval(".tab.active", (tabs, n) => tabs.some((t) => (t.getAttribute("aria-label") || "").startsWith(n)), name),
+  );
+}
+
+/** The editor's cursor line (1-based), from the status bar's "Ln N, Col M". */
+async function cursorLine() {
+  const t = await page.$eval('[id="status.editor.selection"]', (e) => e.innerText);
+  const m = /Ln (\d+)/.exec(t);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The rows of the Problems view. */
+async function problems() {
+  return page.$$eval(".markers-panel .monaco-list-row", (rows) => rows.map((r) => r.getAttribute("aria-label") || r.innerText));
+}
+
+/** The centre of the first warning squiggle in the active editor. */
+async function firstSquiggle() {
+  return until("a warning squiggle in the editor", uiTimeoutMs, () =>
+    page.$$eval(".editor-instance .monaco-editor .squiggly-warning", (els) => {
+      const r = els.map((e) => e.getBoundingClientRect()).filter((b) => b.width > 0).sort((a, b) => a.top - b.top || a.left - b.left)[0];
+      return r ? { x: r.left + r.width / 2, y: r.top + r.height / 2 } : undefined;
+    }),
+  );
+}
+
+/** Puts the cursor on the finding and opens its quick fixes; returns their titles. */
+async function openQuickFixes(at) {
+  await page.mouse.click(at.x, at.y);
+  await keys(mod, ".");
+  return until("the quick fix menu", uiTimeoutMs, () =>
+    page.$$eval(".action-widget .monaco-list-row.action", (rows) =>
+      rows.map((r) => (r.getAttribute("aria-label") || r.innerText).trim()).filter((t) => t),
+    ).then((ts) => (ts.length ? ts : undefined)),
+  );
+}
+
+async function chooseQuickFix(at, title) {
+  const titles = await openQuickFixes(at);
+  const i = titles.indexOf(title);
+  if (i < 0) {
+    throw new Error(`quick fix "${title}" is not offered: ${JSON.stringify(titles)}`);
+  }
+  const rows = await page.$$(".action-widget .monaco-list-row.action");
+  await rows[i].click();
+  await until("the quick fix menu to close", uiTimeoutMs, async () => !(await page.$(".action-widget .monaco-list-row.action")));
+}
+
+/** The text of the witness webview's page: the frame (inside the webview's frames) that has it. */
+async function witnessText() {
+  for (const f of page.frames()) {
+    try {
+      const t = await f.evaluate(() => (document.querySelector("svg") ? document.body.innerText : ""));
+      if (t) {
+        const svg = await f.evaluate(() => document.querySelector("svg").outerHTML);
+        return { text: t, svg };
+      }
+    } catch {
+      // a frame that went away
+    }
+  }
+  return undefined;
+}
+
+async function witnessTab() {
+  return page.$$eval(".tab", (tabs) => tabs.map((t) => t.getAttribute("aria-label") || "").find((l) => l.startsWith("Witness: ")));
+}
+
+async function closeWitness() {
+  await page.$$eval(".tab", (tabs) => {
+    const t = tabs.find((x) => (x.getAttribute("aria-label") || "").startsWith("Witness: "));
+    t?.querySelector(".tab-actions .action-label")?.click();
+  });
+  await until("the witness tab to close", uiTimeoutMs, async () => !(await witnessTab()));
+}
+
+/** Waits for the witness panel and checks its picture. */
+async function checkWitness(what) {
+  const tab = await until(`the witness panel (${what})`, uiTimeoutMs, witnessTab);
+  const w = await until(`the witness picture inside the webview (${what})`, uiTimeoutMs, witnessText);
+  for (const want of ["a.note", "bank.go"]) {
+    if (!w.text.includes(want) && !w.svg.includes(want)) {
+      throw new Error(`the witness page (${tab}) does not mention ${want}:\n${w.text}`);
+    }
+  }
+  log(`${what}: panel "${tab}", ${w.svg.length} bytes of SVG`);
+  return w;
+}
+
+/** Waits for the seer status bar item to say a prediction ended, and returns its text. */
+async function predictionEnded(what) {
+  await until(`${what} to start`, uiTimeoutMs, async () => (await statusText()).some((t) => /^seer: predicting/.test(t)));
+  const t = await until(`${what} to end`, predictTimeoutMs, async () => {
+    const s = await statusText();
+    return s.some((x) => /^seer: predicting/.test(x)) ? undefined : s.find((x) => /finding|failed|cancelled/.test(x));
+  });
+  if (!/finding/.test(t) || /failed/.test(t)) {
+    throw new Error(`${what} ended with "${t}"`);
+  }
+  return t;
+}
+
+// ---- the test
+
+async function main() {
+  step = "package the extension";
+  const vsix = join(work, "seer.vsix");
+  execFileSync(process.execPath, [join(extDir, "node_modules", "@vscode", "vsce", "vsce"), "package", "--no-dependencies", "--skip-license", "--out", vsix], {
+    cwd: extDir,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  log("packaged the extension");
+
+  step = "install the extension into code-server";
+  mkdirSync(join(userData, "User"), { recursive: true });
+  writeFileSync(
+    join(userData, "User", "settings.json"),
+    JSON.stringify(
+      {
+        "seer.path": seerBin,
+        "workbench.startupEditor": "none",
+        "workbench.tips.enabled": false,
+        "workbench.enableExperiments": false,
+        "security.workspace.trust.enabled": false,
+        "extensions.autoCheckUpdates": false,
+        "extensions.autoUpdate": false,
+        "telemetry.telemetryLevel": "off",
+        "editor.hover.delay": 150,
+        "editor.codeLens": true,
+        "chat.commandCenter.enabled": false,
+        "git.enabled": false,
+      },
+      null,
+      1,
+    ),
+  );
+  const csArgs = ["--user-data-dir", userData, "--extensions-dir", extensions];
+  execFileSync(process.execPath, [codeServer, ...csArgs, "--install-extension", vsix], { stdio: ["ignore", "ignore", "inherit"] });
+  log("installed the extension");
+
+  step = "start code-server";
+  const port = await freePort();
+  const cs = spawn(
+    process.execPath,
+    [codeServer, ...csArgs, "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", bankDir],
+    { detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, SEER_BIN: seerBin } },
+  );
+  children.push(cs);
+  let csOut = "";
+  cs.stdout.on("data", (d) => (csOut += d));
+  cs.stderr.on("data", (d) => (csOut += d));
+  await until("code-server to listen", uiTimeoutMs, () => csOut.includes("HTTP server listening") || cs.exitCode !== null);
+  if (cs.exitCode !== null) {
+    throw new Error(`code-server exited (${cs.exitCode}):\n${csOut}`);
+  }
+  log(`code-server listens on ${port}`);
+
+  step = "open examples/bank in Chromium";
+  browser = await puppeteer.launch({
+    executablePath: chromium,
+    headless: true,
+    userDataDir: chromeProfile,
+    args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-gpu", "--window-size=1600,1000"],
+    defaultViewport: { width: 1600, height: 1000 },
+  });
+  page = await browser.newPage();
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(bankDir)}`, { waitUntil: "domcontentloaded" });
+  await page.waitForSelector(".monaco-workbench", { timeout: uiTimeoutMs });
+  log("workbench up");
+
+  step = "open bank_test.go and find TestAudit's lens";
+  await openFile("bank_test.go", "func TestAudit");
+  await until("seer's status bar item (the extension active)", uiTimeoutMs, async () => (await statusText()).length > 0);
+  const lens = await until("the seer: predict lens above TestAudit", uiTimeoutMs, () =>
+    page.evaluate(() => {
+      const line = [...document.querySelectorAll(".editor-instance .monaco-editor .view-line")].find((l) => l.innerText.replace(/\u00a0/g, " ").startsWith("func TestAudit("));
+      if (!line) {
+        return undefined;
+      }
+      const top = line.getBoundingClientRect().top;
+      const above = [...document.querySelectorAll(".codelens-decoration a")]
+        .filter((a) => a.innerText.replace(/\u00a0/g, " ").trim() === "seer: predict")
+        .map((a) => ({ a, r: a.getBoundingClientRect() }))
+        .filter(({ r }) => r.top < top)
+        .sort((x, y) => y.r.top - x.r.top)[0];
+      return above ? { x: above.r.left + above.r.width / 2, y: above.r.top + above.r.height / 2 } : undefined;
+    }),
+  );
+  // The Problems view is open before the click, so that its rows can be polled.
+  await keys(mod, "Shift", "M");
+  await page.waitForSelector(".markers-panel", { visible: true, timeout: uiTimeoutMs });
+
+  step = "click the lens and wait for the diagnostics";
+  const click = Date.now();
+  await page.mouse.click(lens.x, lens.y);
+  const rows = await until("seer's findings in the Problems view", predictTimeoutMs, async () => {
+    const p = await problems();
+    return p.some((r) => /a\.note/.test(r)) ? p : undefined;
+  });
+  const clickToDiagnostics = Date.now() - click;
+  log(`lens click to diagnostics: ${clickToDiagnostics} ms`);
+  console.log(`e2e: lens click to diagnostics: ${clickToDiagnostics} ms`);
+  log(`Problems: ${JSON.stringify(rows.slice(0, 4))}`);
+  await until("the prediction's end on the status bar", predictTimeoutMs, async () => (await statusText()).some((t) => /finding/.test(t)));
+
+  step = "hover the finding in bank.go";
+  await openFile("bank.go", "func (a *Account) Deposit");
+  let at = await firstSquiggle();
+  await page.mouse.move(at.x, at.y);
+  const hover = await until("the hover of the finding", uiTimeoutMs, () =>
+    page.$$eval(".monaco-hover .hover-contents, .monaco-hover .rendered-markdown", (els) => els.map((e) => e.innerText).join("\n")).then((t) =>
+      /race/.test(t) ? t : undefined,
+    ),
+  );
+  if (!/a\.note/.test(hover)) {
+    throw new Error(`the hover does not name the variable a.note:\n${hover}`);
+  }
+  log(`hover: ${JSON.stringify(hover.slice(0, 120))}`);
+  await page.keyboard.press("Escape");
+
+  step = "list the quick fixes";
+  const titles = await openQuickFixes(at);
+  await page.keyboard.press("Escape");
+  log(`quick fixes: ${JSON.stringify(titles)}`);
+  const want = [/^Go to the other access/, /^Show witness schedule$/, /^Re-run prediction of TestAudit$/, /^Replay witness/];
+  for (const w of want) {
+    if (!titles.some((t) => w.test(t))) {
+      throw new Error(`no quick fix matches ${w}: ${JSON.stringify(titles)}`);
+    }
+  }
+
+  for (const title of titles) {
+    step = `quick fix "${title}"`;
+    at = await firstSquiggle();
+    if (title.startsWith("Go to the other access")) {
+      const m = /at ([^:()]+):(\d+)\)$/.exec(title);
+      if (!m) {
+        throw new Error(`cannot read the other access's place from "${title}"`);
+      }
+      await chooseQuickFix(at, title);
+      await until(`the cursor on ${m[1]}:${m[2]}`, uiTimeoutMs, async () => (await cursorLine()) === Number(m[2]));
+      log(`${title}: cursor on line ${m[2]}`);
+      await openFile("bank.go", "func (a *Account) Deposit");
+    } else if (title === "Show witness schedule") {
+      await chooseQuickFix(at, title);
+      await checkWitness("quick fix");
+      await closeWitness();
+    } else if (title.startsWith("Re-run prediction") || title.startsWith("Replay witness")) {
+      await chooseQuickFix(at, title);
+      const end = await predictionEnded(title);
+      log(`${title}: ${end}`);
+      await until("the findings back in the Problems view", uiTimeoutMs, async () => (await problems()).some((r) => /a\.note/.test(r)));
+    } else {
+      throw new Error(`a quick fix this test does not know: "${title}"`);
+    }
+  }
+
+  step = "palette: seer: Show Witness of Finding at Cursor";
+  await openFile("bank.go", "func (a *Account) Deposit");
+  at = await firstSquiggle();
+  await page.mouse.click(at.x, at.y);
+  await palette("seer: Show Witness of Finding at Cursor");
+  await checkWitness("palette");
+
+  step = "the output channel's levels";
+  const text = outputChannelText();
+  const wrong = text.split("\n").filter((l) => /\[error\]/.test(l) && /level=(INFO|DEBUG)|prediction (starts|ends)/.test(l));
+  if (wrong.length) {
+    throw new Error(`seer serve's informational log lines show as errors in the output channel:\n${wrong.join("\n")}`);
+  }
+  log(`passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+const timer = setTimeout(() => {
+  void failed(new Error(`the whole test took more than ${totalBudgetMs / 1000} s`)).finally(() => cleanup(false).finally(() => process.exit(1)));
+}, totalBudgetMs);
+
+try {
+  await main();
+  clearTimeout(timer);
+  await cleanup(true);
+  process.exit(0);
+} catch (e) {
+  clearTimeout(timer);
+  await failed(e);
+  await cleanup(false);
+  process.exit(1);
+}
