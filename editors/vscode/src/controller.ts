@@ -121,7 +121,7 @@ export class Controller implements vscode.Disposable {
         },
       );
     } catch (e) {
-      result = { findings: 0, predicted: 0, error: e instanceof Error ? e.message : String(e) };
+      result = { findings: 0, predicted: 0, error: errorText(e) };
     }
     this.status.end(key, result);
     this.render();
@@ -168,11 +168,17 @@ export class Controller implements vscode.Disposable {
       start: { line: diag.range.start.line, character: diag.range.start.character },
       end: { line: diag.range.end.line, character: diag.range.end.character },
     };
-    const actions = (await client.sendRequest("textDocument/codeAction", {
-      textDocument: { uri: editor.document.uri.toString() },
-      range,
-      context: { diagnostics: [], only: ["quickfix"] },
-    })) as unknown[] | null;
+    let actions: unknown[] | null;
+    try {
+      actions = (await client.sendRequest("textDocument/codeAction", {
+        textDocument: { uri: editor.document.uri.toString() },
+        range,
+        context: { diagnostics: [], only: ["quickfix"] },
+      })) as unknown[] | null;
+    } catch (e) {
+      void vscode.window.showErrorMessage(`seer: could not ask for the finding's quick fixes: ${errorText(e)}`);
+      return undefined;
+    }
     const cmd = pickCommand(actions, serverCommands.showWitness);
     if (!cmd) {
       void vscode.window.showInformationMessage("seer: the server has no witness for this finding (was the test re-run?).");
@@ -191,7 +197,13 @@ export class Controller implements vscode.Disposable {
     if (!client) {
       return undefined;
     }
-    const shown = await client.sendRequest("workspace/executeCommand", { command: serverCommands.showWitness, arguments: pictureArgs(args) });
+    let shown: unknown;
+    try {
+      shown = await client.sendRequest("workspace/executeCommand", { command: serverCommands.showWitness, arguments: pictureArgs(args) });
+    } catch (e) {
+      void vscode.window.showErrorMessage(`seer: could not show the witness schedule: ${errorText(e)}`);
+      return undefined;
+    }
     if (isWitnessPage(shown)) {
       this.witnessView.show(shown);
       return shown;
@@ -249,4 +261,8 @@ export class Controller implements vscode.Disposable {
       await client.sendNotification("workspace/didChangeConfiguration", { settings: { seer: settings } });
     }
   }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }

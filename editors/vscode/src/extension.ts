@@ -4,22 +4,14 @@
 
 import * as os from "os";
 import * as vscode from "vscode";
-import { LanguageClient, LanguageClientOptions, ServerOptions, State, TransportKind, WorkDoneProgress } from "vscode-languageclient/node";
-import { Controller, extensionCommands, SeerClient } from "./controller";
+import { LanguageClient, LanguageClientOptions, ServerOptions, State, TransportKind } from "vscode-languageclient/node";
+import { seerClient } from "./adapter";
+import { Controller, extensionCommands } from "./controller";
 import { serverCommand } from "./settings";
-import { ProgressValue } from "./status";
 
 let client: LanguageClient | undefined;
 let controller: Controller | undefined;
 let output: vscode.LogOutputChannel | undefined;
-
-function adapter(c: LanguageClient): SeerClient {
-  return {
-    sendRequest: (method, params, token) => c.sendRequest(method, params, token),
-    sendNotification: (method, params) => c.sendNotification(method, params),
-    onProgress: (token, handler) => c.onProgress(WorkDoneProgress.type, token, (v) => handler(v as ProgressValue)),
-  };
-}
 
 function newClient(ctl: Controller): LanguageClient {
   const { command, args } = serverCommand(vscode.workspace.getConfiguration("seer").get("path"), os.homedir());
@@ -79,7 +71,7 @@ async function restart(): Promise<void> {
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("seer", { log: true });
-  controller = new Controller(() => (client && client.isRunning() ? adapter(client) : undefined));
+  controller = new Controller(() => (client && client.isRunning() ? seerClient(client) : undefined));
   context.subscriptions.push(
     output,
     controller,

@@ -30,6 +30,7 @@ import {
   StreamMessageWriter,
 } from "vscode-languageserver-protocol/node";
 import { enclosingTest } from "../src/gotest";
+import { seerClient } from "../src/adapter";
 import { Controller } from "../src/controller";
 import { pickCommand } from "../src/pick";
 import { serverSettings } from "../src/settings";
@@ -265,11 +266,16 @@ test("seer serve over stdio: lens, predict, diagnostics, hover, code actions", {
     // The extension's own path for the quick fix: the controller's
     // middleware asks for the picture and opens it in a webview.
     stub.reset();
-    const ctl = new Controller(() => ({
-      sendRequest: (method, params) => conn.sendRequest(method, params) as Promise<unknown>,
-      sendNotification: (method, params) => conn.sendNotification(method, params),
-      onProgress: () => new Disposable(),
-    }));
+    // The client is the extension's adapter over what LanguageClient does
+    // with its arguments (hands them all to the connection), so the
+    // requests reach seer serve as VS Code sends them.
+    const ctl = new Controller(() =>
+      seerClient({
+        sendRequest: (method, ...params) => conn.sendRequest(method, ...params) as Promise<unknown>,
+        sendNotification: (method, params) => conn.sendNotification(method, params),
+        onProgress: () => new Disposable(),
+      }),
+    );
     await ctl.executeCommand(cmd.command, cmd.arguments ?? [], () => assert.fail("the middleware passed seer.showWitness on"));
     assert.equal(stub.panels.length, 1, "a webview panel is created");
     const html = stub.panels[0].webview.html;

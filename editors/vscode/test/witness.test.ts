@@ -101,3 +101,24 @@ test("Show Witness of Finding at Cursor opens the picture too", async () => {
   assert.equal(stub.panels.length, 1);
   assert.equal(stub.panels[0].webview.html, page("a.note"));
 });
+
+test("a witness request the server refuses is shown as an error, not dropped", async () => {
+  const uri = "file:///w/bank/bank.go";
+  stub.diagnostics.set(uri, [{ source: "seer", range: new Range(20, 1, 20, 7), message: "data race on a.note" }]);
+  const refusal = new Error("json: cannot unmarshal array into Go value of type protocol.ExecuteCommandParams");
+  const ctl = new Controller(() => ({
+    sendRequest: async () => {
+      throw refusal;
+    },
+    sendNotification: async () => {},
+    onProgress: () => new Disposable(),
+  }));
+  assert.equal(await ctl.executeCommand("seer.showWitness", [{ finding: 4, access: 0 }], () => null), undefined);
+  const editor = { document: { uri: Uri.parse(uri), languageId: "go" }, selection: { active: { line: 20, character: 3 } } };
+  assert.equal(await ctl.showWitnessAtCursor(editor as any), undefined);
+  assert.deepEqual(stub.messages, [
+    { level: "error", text: `seer: could not show the witness schedule: ${refusal.message}` },
+    { level: "error", text: `seer: could not ask for the finding's quick fixes: ${refusal.message}` },
+  ]);
+  assert.equal(stub.panels.length, 0);
+});
