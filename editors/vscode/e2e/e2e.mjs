@@ -6,7 +6,9 @@
 // the server offers on it (go to the other access, show the witness
 // schedule, re-run, replay) and the palette's "seer: Show Witness of
 // Finding at Cursor", checking each one's effect on the page: the
-// witness picture is read from inside its webview's frames. Every wait
+// witness picture is read from inside its webview's frames. Last, the
+// "seer" output channel (its log file): the server's lines at their
+// levels, and the protocol traced (seer.trace.server is on). Every wait
 // polls the page; none is a fixed sleep.
 //
 // Environment: SEER_BIN (the seer binary, required), CHROMIUM (default
@@ -329,6 +331,7 @@ async function main() {
     JSON.stringify(
       {
         "seer.path": seerBin,
+        "seer.trace.server": "messages",
         "workbench.startupEditor": "none",
         "workbench.tips.enabled": false,
         "workbench.enableExperiments": false,
@@ -473,11 +476,18 @@ async function main() {
   await palette("seer: Show Witness of Finding at Cursor");
   await checkWitness("palette");
 
-  step = "the output channel's levels";
+  step = "the output channel: levels and seer.trace.server";
   const text = outputChannelText();
-  const wrong = text.split("\n").filter((l) => /\[error\]/.test(l) && /level=(INFO|DEBUG)|prediction (starts|ends)/.test(l));
+  const wrong = text.split("\n").filter((l) => /\[error\]/.test(l) && /level=(INFO|DEBUG)|prediction (starts|ends)|=== RUN/.test(l));
   if (wrong.length) {
-    throw new Error(`seer serve's informational log lines show as errors in the output channel:\n${wrong.join("\n")}`);
+    throw new Error(`seer serve's informational lines show as errors in the output channel:\n${wrong.join("\n")}`);
+  }
+  if (!/\[info\] prediction starts job=1/.test(text)) {
+    throw new Error(`the output channel has no "[info] prediction starts" line`);
+  }
+  // seer.trace.server is "messages" in the settings, the channel at its default level.
+  if (!/\[info\] Sending request 'workspace\/executeCommand/.test(text)) {
+    throw new Error(`seer.trace.server = messages traced nothing into the output channel`);
   }
   log(`passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -6,12 +6,15 @@ import * as os from "os";
 import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ServerOptions, State, TransportKind } from "vscode-languageclient/node";
 import { seerClient } from "./adapter";
+import { pipeServerLog } from "./serverlog";
+import { TraceChannel, traceSetting } from "./tracechannel";
 import { Controller, extensionCommands } from "./controller";
 import { serverCommand } from "./settings";
 
 let client: LanguageClient | undefined;
 let controller: Controller | undefined;
 let output: vscode.LogOutputChannel | undefined;
+let traceChannel: TraceChannel | undefined;
 
 function newClient(ctl: Controller): LanguageClient {
   const { command, args } = serverCommand(vscode.workspace.getConfiguration("seer").get("path"), os.homedir());
@@ -19,6 +22,9 @@ function newClient(ctl: Controller): LanguageClient {
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: "file", language: "go" }],
     outputChannel: output,
+    traceOutputChannel: traceChannel,
+    // The server's stderr at its log levels, not all as errors.
+    stdioOptions: { stdout: (input, out) => pipeServerLog(input, out), stderr: (input, out) => pipeServerLog(input, out) },
     middleware: {
       executeCommand: ctl.executeCommand,
       workspace: { configuration: ctl.configuration },
@@ -71,14 +77,19 @@ async function restart(): Promise<void> {
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("seer", { log: true });
+  traceChannel = new TraceChannel(output, traceSetting(vscode.workspace.getConfiguration("seer").get("trace.server")));
   controller = new Controller(() => (client && client.isRunning() ? seerClient(client) : undefined));
   context.subscriptions.push(
     output,
+    traceChannel,
     controller,
     vscode.commands.registerCommand(extensionCommands.restart, restart),
     vscode.commands.registerCommand(extensionCommands.predictAtCursor, () => controller?.predictAtCursor()),
     vscode.commands.registerCommand(extensionCommands.showWitnessAtCursor, () => controller?.showWitnessAtCursor()),
     vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration("seer.trace.server")) {
+        traceChannel?.setSetting(traceSetting(vscode.workspace.getConfiguration("seer").get("trace.server")));
+      }
       if (e.affectsConfiguration("seer.path")) {
         void restart();
       } else if (e.affectsConfiguration("seer")) {

@@ -61,6 +61,29 @@ export class CancellationTokenSource {
   dispose(): void {}
 }
 
+export class EventEmitter<T> {
+  private listeners: Listener<T>[] = [];
+  readonly event = (l: Listener<T>) => {
+    this.listeners.push(l);
+    return new Disposable(() => (this.listeners = this.listeners.filter((x) => x !== l)));
+  };
+  fire(e: T): void {
+    for (const l of [...this.listeners]) l(e);
+  }
+  dispose(): void {
+    this.listeners = [];
+  }
+}
+
+export enum LogLevel {
+  Off = 0,
+  Trace = 1,
+  Debug = 2,
+  Info = 3,
+  Warning = 4,
+  Error = 5,
+}
+
 export enum StatusBarAlignment {
   Left = 1,
   Right = 2,
