@@ -160,7 +160,10 @@ func (e *editor) record(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		json.Unmarshal(req.Params(), &p)
 		msg := p.Value.Message
 		if p.Value.Kind == "begin" {
-			msg = p.Value.Title + ": " + msg
+			msg = p.Value.Title
+			if p.Value.Message != "" {
+				msg += ": " + p.Value.Message
+			}
 		}
 		e.progress = append(e.progress, progressEvent{fmt.Sprint(p.Token), p.Value.Kind, msg, p.Value.Cancellable})
 	case protocol.MethodWorkDoneProgressCreate:
@@ -253,6 +256,18 @@ func (e *editor) await(what string, timeout time.Duration, cond func() bool) {
 
 // progressEnded reports whether n progress bars have ended. Called with
 // e.mu held.
+// progressSaid counts the progress reports whose message is msg. Called
+// with e.mu held.
+func (e *editor) progressSaid(msg string) int {
+	n := 0
+	for _, p := range e.progress {
+		if p.kind == "report" && p.message == msg {
+			n++
+		}
+	}
+	return n
+}
+
 func (e *editor) progressEnded(n int) bool {
 	ends := 0
 	for _, p := range e.progress {

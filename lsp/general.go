@@ -209,17 +209,26 @@ func (s *server) fetchConfig(gen int, folders []string, items []protocol.Configu
 }
 
 // configReady waits until the configuration asked for last has arrived
-// (or the asking failed).
-func (s *server) configReady(ctx context.Context) {
+// (or the asking failed), calling waiting first when it has to wait;
+// false: ctx ended first.
+func (s *server) configReady(ctx context.Context, waiting func()) bool {
 	s.mu.Lock()
 	done := s.configDone
 	s.mu.Unlock()
 	if done == nil {
-		return
+		return ctx.Err() == nil
 	}
 	select {
 	case <-done:
+		return ctx.Err() == nil
+	default:
+	}
+	waiting()
+	select {
+	case <-done:
+		return ctx.Err() == nil
 	case <-ctx.Done():
+		return false
 	}
 }
 

@@ -101,14 +101,12 @@ func (s *server) runJob(j *job, old *job, token *protocol.ProgressToken) {
 	p := s.beginProgress(j, token)
 	defer s.forgetToken(p)
 
-	s.configReady(j.ctx)
-	select {
-	case s.jobs.slots <- struct{}{}:
-	case <-j.ctx.Done():
+	if !s.configReady(j.ctx, func() { p.report(stageWaitingSettings) }) || !s.takeSlot(j.ctx, func() { p.report(stageWaitingRun) }) {
 		j.result = outcome{Cancelled: true}
 		p.end("cancelled")
 		return
 	}
+	p.report(stageListing)
 	recorded := snapshotDir(j.sc.dir)
 	s.mu.Lock()
 	cfg := s.configFor(j.sc.dir)
@@ -151,6 +149,23 @@ func (s *server) runJob(j *job, old *job, token *protocol.ProgressToken) {
 	default:
 		j.result = s.finish(j, rep, recorded)
 		p.end(summary(j.sc, j.result))
+	}
+}
+
+// takeSlot takes one of the slots that bound the predictions running at
+// once, calling waiting first when it has to wait; false: ctx ended first.
+func (s *server) takeSlot(ctx context.Context, waiting func()) bool {
+	select {
+	case s.jobs.slots <- struct{}{}:
+		return true
+	default:
+	}
+	waiting()
+	select {
+	case s.jobs.slots <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 

@@ -13,6 +13,15 @@ import (
 	"go.lsp.dev/protocol"
 )
 
+// The stages of a prediction before check.Run reports its own. The
+// begin has no message: "waiting" there (issue 29) showed for 0.3-3 s of
+// go list when nothing was waited for.
+const (
+	stageWaitingSettings = "waiting for the editor's settings"
+	stageWaitingRun      = "waiting for another prediction to end"
+	stageListing         = "listing the package" // check.Run's go list, before "building"
+)
+
 type progress struct {
 	s     *server
 	title string
@@ -49,7 +58,7 @@ func (s *server) beginProgress(j *job, token *protocol.ProgressToken) *progress 
 		s.mu.Unlock()
 		s.notify(protocol.MethodProgress, &protocol.ProgressParams{
 			Token: *token,
-			Value: &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: p.title, Cancellable: true, Message: "waiting"},
+			Value: &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: p.title, Cancellable: true},
 		})
 	} else {
 		s.showMessage(protocol.MessageTypeInfo, "%s", p.title[len("seer: "):])

@@ -132,7 +132,7 @@ func (s *server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocume
 	}
 	s.mu.Unlock()
 	go func() {
-		s.configReady(s.ctx)
+		s.configReady(s.ctx, func() {})
 		s.mu.Lock()
 		dir := filepath.Dir(path)
 		if !s.inWorkspace(path) || !s.configFor(dir).RunOnSave {
