@@ -6,7 +6,8 @@
 // the server offers on it (go to the other access, show the witness
 // schedule, re-run, replay) and the palette's "seer: Show Witness of
 // Finding at Cursor", checking each one's effect on the page: the
-// witness picture is read from inside its webview's frames. Last, the
+// witness picture is read from inside its webview's frames, and again
+// after the window reloads. Last, the
 // "seer" output channel (its log file): the server's lines at their
 // levels, and the protocol traced (seer.trace.server is on). Every wait
 // polls the page; none is a fixed sleep.
@@ -240,12 +241,25 @@ async function firstSquiggle() {
 /** Puts the cursor on the finding and opens its quick fixes; returns their titles. */
 async function openQuickFixes(at) {
   await page.mouse.click(at.x, at.y);
-  await keys(mod, ".");
-  return until("the quick fix menu", uiTimeoutMs, () =>
+  const titles = () =>
     page.$$eval(".action-widget .monaco-list-row.action", (rows) =>
       rows.map((r) => (r.getAttribute("aria-label") || r.innerText).trim()).filter((t) => t),
-    ).then((ts) => (ts.length ? ts : undefined)),
-  );
+    ).then((ts) => (ts.length ? ts : undefined));
+  // Asked right after the cursor moved, the editor may answer "No code
+  // actions available" before it has the server's: ask again then.
+  let asked = 0;
+  return until("the quick fix menu", uiTimeoutMs, async () => {
+    const ts = await titles();
+    if (ts) {
+      return ts;
+    }
+    if (asked === 0 || (await page.$(".monaco-editor-overlaymessage"))) {
+      await page.keyboard.press("Escape");
+      await keys(mod, ".");
+      asked++;
+    }
+    return undefined;
+  });
 }
 
 async function chooseQuickFix(at, title) {
@@ -475,6 +489,14 @@ async function main() {
   await page.mouse.click(at.x, at.y);
   await palette("seer: Show Witness of Finding at Cursor");
   await checkWitness("palette");
+
+  step = "reload the window: the witness panel comes back";
+  // The workbench's own reload, which saves its state (open editors) first.
+  const reloaded = page.waitForNavigation({ waitUntil: "domcontentloaded", timeout: uiTimeoutMs });
+  await palette("Developer: Reload Window");
+  await reloaded;
+  await page.waitForSelector(".monaco-workbench", { timeout: uiTimeoutMs });
+  await checkWitness("after a reload");
 
   step = "the output channel: levels and seer.trace.server";
   const text = outputChannelText();

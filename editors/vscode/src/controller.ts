@@ -8,7 +8,7 @@ import { enclosingTest } from "./gotest";
 import { isShownDocument, pickCommand, seerDiagnosticAt, ShownDocument } from "./pick";
 import { serverKeys, serverSettings } from "./settings";
 import { PredictResult, predictTitle, ProgressValue, ServerState, StatusModel, summarize } from "./status";
-import { isWitnessPage, pictureArgs, WitnessPage, WitnessView } from "./witness";
+import { isWitnessPage, PageStore, pictureArgs, WitnessPage, WitnessView } from "./witness";
 
 /** What the controller needs of the language client. */
 export interface SeerClient {
@@ -44,10 +44,15 @@ export class Controller implements vscode.Disposable {
   readonly status = new StatusModel();
   private readonly item: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[] = [];
-  private readonly witnessView = new WitnessView();
+  private readonly witnessView: WitnessView;
   private seq = 0;
 
-  constructor(private readonly client: () => SeerClient | undefined) {
+  /** state keeps the witness panel's page across reloads (the extension's workspaceState). */
+  constructor(
+    private readonly client: () => SeerClient | undefined,
+    state?: PageStore,
+  ) {
+    this.witnessView = new WitnessView(state);
     this.item = vscode.window.createStatusBarItem("seer.status", vscode.StatusBarAlignment.Left, 0);
     this.item.name = "seer";
     this.item.command = "workbench.actions.view.problems";
@@ -213,6 +218,11 @@ export class Controller implements vscode.Disposable {
       return shown;
     }
     return undefined;
+  }
+
+  /** Shows the witness again in a panel that VS Code restored after a reload. */
+  restoreWitness(panel: vscode.WebviewPanel): void {
+    this.witnessView.restore(panel);
   }
 
   /** Opens what a show command answered (the server may have opened it already). */

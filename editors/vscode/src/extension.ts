@@ -8,6 +8,7 @@ import { LanguageClient, LanguageClientOptions, ServerOptions, State, TransportK
 import { seerClient } from "./adapter";
 import { pipeServerLog } from "./serverlog";
 import { TraceChannel, traceSetting } from "./tracechannel";
+import { witnessViewType } from "./witness";
 import { Controller, extensionCommands } from "./controller";
 import { serverCommand } from "./settings";
 
@@ -78,7 +79,7 @@ async function restart(): Promise<void> {
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("seer", { log: true });
   traceChannel = new TraceChannel(output, traceSetting(vscode.workspace.getConfiguration("seer").get("trace.server")));
-  controller = new Controller(() => (client && client.isRunning() ? seerClient(client) : undefined));
+  controller = new Controller(() => (client && client.isRunning() ? seerClient(client) : undefined), context.workspaceState);
   context.subscriptions.push(
     output,
     traceChannel,
@@ -97,6 +98,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => controller?.configurationChanged()),
+    // The witness panel comes back after a reload with its page.
+    vscode.window.registerWebviewPanelSerializer(witnessViewType, {
+      deserializeWebviewPanel: async (panel) => controller?.restoreWitness(panel),
+    }),
   );
   await start();
 }

@@ -41,30 +41,86 @@ export function pageTitle(html: string): string {
 
 export const witnessViewType = "seer.witness";
 
-/** One webview panel that shows the last witness asked for. */
+/** Where the panel's page is kept across reloads (an ExtensionContext's workspaceState). */
+export interface PageStore {
+  get<T>(key: string): T | undefined;
+  update(key: string, value: unknown): Thenable<void>;
+}
+
+export const witnessStateKey = "seer.witness.page";
+
+/**
+ * One webview panel that shows the last witness asked for. The page has
+ * no script, so the webview keeps no state of its own: the page is kept
+ * in the store, and a panel that VS Code brings back after a reload (the
+ * WebviewPanelSerializer of witnessViewType) is given it again.
+ */
 export class WitnessView implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
+  private closing = false;
+
+  constructor(private readonly store?: PageStore) {}
 
   show(page: WitnessPage): vscode.WebviewPanel {
-    const title = pageTitle(page.html);
     if (!this.panel) {
-      this.panel = vscode.window.createWebviewPanel(
-        witnessViewType,
-        title,
-        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
-        { enableScripts: false, localResourceRoots: [], retainContextWhenHidden: false },
+      this.adopt(
+        vscode.window.createWebviewPanel(
+          witnessViewType,
+          pageTitle(page.html),
+          { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+          webviewOptions,
+        ),
       );
-      this.panel.onDidDispose(() => (this.panel = undefined));
     } else {
       this.panel.reveal(vscode.ViewColumn.Beside);
     }
-    this.panel.title = title;
-    this.panel.webview.html = page.html;
-    return this.panel;
+    this.render(this.panel!, page);
+    void this.store?.update(witnessStateKey, page);
+    return this.panel!;
+  }
+
+  /**
+   * Takes back a panel that VS Code restored after a reload, with the
+   * page it showed; a panel whose page is gone is closed.
+   */
+  restore(panel: vscode.WebviewPanel): void {
+    const page = this.store?.get<unknown>(witnessStateKey);
+    if (!isWitnessPage(page)) {
+      panel.dispose();
+      return;
+    }
+    if (this.panel && this.panel !== panel) {
+      this.panel.dispose();
+    }
+    this.adopt(panel);
+    this.render(panel, page);
+  }
+
+  private adopt(panel: vscode.WebviewPanel): void {
+    this.panel = panel;
+    panel.onDidDispose(() => {
+      if (this.panel === panel) {
+        this.panel = undefined;
+        // Closed by the user: nothing to bring back. (Not when the
+        // extension itself is going away, as on a reload.)
+        if (!this.closing) {
+          void this.store?.update(witnessStateKey, undefined);
+        }
+      }
+    });
+  }
+
+  private render(panel: vscode.WebviewPanel, page: WitnessPage): void {
+    panel.title = pageTitle(page.html);
+    panel.webview.options = { enableScripts: false, localResourceRoots: [] };
+    panel.webview.html = page.html;
   }
 
   dispose(): void {
+    this.closing = true; // the page stays in the store for the next window
     this.panel?.dispose();
     this.panel = undefined;
   }
 }
+
+const webviewOptions = { enableScripts: false, localResourceRoots: [], retainContextWhenHidden: false };

@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 import { Controller, SeerClient } from "../src/controller";
-import { pageTitle, pictureArgs, witnessViewType } from "../src/witness";
-import { Disposable, Range, stub, Uri, ViewColumn } from "./vscode-stub";
+import { pageTitle, pictureArgs, witnessStateKey, witnessViewType } from "../src/witness";
+import { Disposable, Range, stub, Uri, ViewColumn, window } from "./vscode-stub";
 
 const page = (v: string) =>
   `<!DOCTYPE html>\n<html lang="en">\n<head>\n<title>seer witness: data race on ${v} (TestAudit)</title>\n</head>\n<body><svg><g class="step bug" data-bug-access="write"></g><g class="step bug" data-bug-access="read"></g></svg></body></html>\n`;
@@ -121,4 +121,59 @@ test("a witness request the server refuses is shown as an error, not dropped", a
     { level: "error", text: `seer: could not ask for the finding's quick fixes: ${refusal.message}` },
   ]);
   assert.equal(stub.panels.length, 0);
+});
+
+/** An ExtensionContext.workspaceState. */
+function memento() {
+  const m = new Map<string, unknown>();
+  return {
+    m,
+    get<T>(key: string): T | undefined {
+      return m.get(key) as T | undefined;
+    },
+    async update(key: string, value: unknown) {
+      if (value === undefined) m.delete(key);
+      else m.set(key, value);
+    },
+  };
+}
+
+/** A panel as VS Code hands it to the WebviewPanelSerializer after a reload. */
+function restoredPanel() {
+  const panel = window.createWebviewPanel(witnessViewType, "old title", {}) as any;
+  stub.panels.length = 0;
+  return panel;
+}
+
+test("the witness panel comes back after a reload with its page (WebviewPanelSerializer)", async () => {
+  const state = memento();
+  const client = fakeClient(() => ({ uri: "file:///tmp/w.html", html: page("a.note") }));
+  const before = new Controller(() => client, state);
+  await before.executeCommand("seer.showWitness", [{ finding: 4, access: 0 }], () => null);
+  assert.deepEqual(state.get(witnessStateKey), { uri: "file:///tmp/w.html", html: page("a.note") }, "the page is kept");
+  before.dispose(); // the window reloads: the extension goes away
+  assert.ok(state.get(witnessStateKey), "going away keeps the page");
+
+  const after = new Controller(() => undefined, state);
+  const panel = restoredPanel();
+  after.restoreWitness(panel);
+  assert.equal(panel.webview.html, page("a.note"));
+  assert.equal(panel.title, "Witness: data race on a.note (TestAudit)");
+  assert.equal(panel.webview.options.enableScripts, false);
+  assert.equal(panel.disposed, false);
+
+  // The restored panel is the one the next witness reuses.
+  client.sent.length = 0;
+  const again = new Controller(() => client, state);
+  again.restoreWitness(panel);
+  await again.executeCommand("seer.showWitness", [{ finding: 5, access: 0 }], () => null);
+  assert.equal(stub.panels.length, 0, "no new panel");
+  assert.equal(panel.revealed, 1);
+
+  // Closed by the user, it is not brought back.
+  panel.dispose();
+  assert.equal(state.get(witnessStateKey), undefined);
+  const none = restoredPanel();
+  new Controller(() => undefined, state).restoreWitness(none);
+  assert.equal(none.disposed, true, "a panel without its page is closed");
 });
