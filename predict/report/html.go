@@ -27,6 +27,10 @@
 //	held back    a reordered section that the witness never reaches (it
 //	             would run after the bug) is drawn as a dashed ghost below
 //	             the last step of its lane
+//	legend       names only the marks the picture draws: reordered
+//	             sections that ran in the grey band, or after the
+//	             finding, have no mark there (the sentences above the
+//	             picture say which they are)
 //
 // Labels are clipped to the box; each element's <title> holds the whole
 // text (and the source line when HTMLOptions.Source gives it).

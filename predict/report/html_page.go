@@ -128,13 +128,50 @@ func writePage(b *bytes.Buffer, f *Finding, p *picture, opts HTMLOptions) {
 	b.WriteString("</header>\n<figure>\n")
 	writeSVG(b, f, p, opts)
 	b.WriteString("<figcaption class=\"legend\">")
-	b.WriteString("<span><i class=\"box\"></i>the finding's accesses</span>")
-	b.WriteString("<span><i style=\"border-color:var(--sync)\"></i>release → acquire</span>")
-	b.WriteString("<span><i class=\"sec\"></i>critical section run in another order</span>")
-	b.WriteString("<span><i style=\"border-color:var(--reorder)\"></i>the witness's order</span>")
-	b.WriteString("<span><i style=\"border-color:var(--recorded);border-top-style:dashed\"></i>the recorded run's order</span>")
-	b.WriteString("<span><i style=\"border-color:var(--bug);border-top-style:dotted\"></i>the conflict</span>")
+	drawn := p.drawn()
+	for _, e := range legend {
+		if drawn[e.mark] {
+			b.WriteString(e.html)
+		}
+	}
 	b.WriteString("</figcaption>\n</figure>\n</body>\n</html>\n")
+}
+
+// The legend's entries, each shown only when the picture draws its mark
+// (issue 29: the legend named reordered critical sections and their
+// arrows in pictures that had none, as when they ran in the grey band).
+// A mark is an arrow's class or one of these.
+const (
+	markAccess           = "access"            // a box of the finding's accesses
+	markReorderedSection = "reordered-section" // a critical section run in another order
+)
+
+var legend = []struct{ mark, html string }{
+	{markAccess, "<span><i class=\"box\"></i>the finding's accesses</span>"},
+	{"hb", "<span><i style=\"border-color:var(--sync)\"></i>release → acquire</span>"},
+	{markReorderedSection, "<span><i class=\"sec\"></i>critical section run in another order</span>"},
+	{"witness-order", "<span><i style=\"border-color:var(--reorder)\"></i>the witness's order</span>"},
+	{"recorded-order", "<span><i style=\"border-color:var(--recorded);border-top-style:dashed\"></i>the recorded run's order</span>"},
+	{"conflict", "<span><i style=\"border-color:var(--bug);border-top-style:dotted\"></i>the conflict</span>"},
+}
+
+// drawn returns the legend's marks that the picture draws.
+func (p *picture) drawn() map[string]bool {
+	d := map[string]bool{}
+	for _, bx := range p.boxes {
+		if bx.access != "" {
+			d[markAccess] = true
+		}
+	}
+	for _, s := range p.sections {
+		if s.reordered {
+			d[markReorderedSection] = true
+		}
+	}
+	for _, a := range p.arrows {
+		d[a.class] = true
+	}
+	return d
 }
 
 // geometry of the picture p.
