@@ -310,6 +310,10 @@ async function checkWitness(what) {
       throw new Error(`the witness page (${tab}) does not mention ${want}:\n${w.text}`);
     }
   }
+  // The legend names only what the picture draws (issue 29).
+  if (w.text.includes("critical section run in another order") && !w.svg.includes('class="section reordered')) {
+    throw new Error(`the witness legend names reordered critical sections that the picture does not draw:\n${w.text}`);
+  }
   log(`${what}: panel "${tab}", ${w.svg.length} bytes of SVG`);
   return w;
 }
@@ -426,7 +430,6 @@ async function main() {
     return p.some((r) => /a\.note/.test(r)) ? p : undefined;
   });
   const clickToDiagnostics = Date.now() - click;
-  log(`lens click to diagnostics: ${clickToDiagnostics} ms`);
   console.log(`e2e: lens click to diagnostics: ${clickToDiagnostics} ms`);
   log(`Problems: ${JSON.stringify(rows.slice(0, 4))}`);
   await until("the prediction's end on the status bar", predictTimeoutMs, async () => (await statusText()).some((t) => /finding/.test(t)));
