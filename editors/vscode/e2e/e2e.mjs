@@ -129,8 +129,11 @@ async function failed(e) {
       console.error(`e2e: no screenshot: ${err.message}`);
     }
     try {
-      const notes = await page.$$eval(".notifications-toasts .notification-list-item", (els) => els.map((e) => e.innerText.replace(/\s+/g, " ")));
-      console.error(`e2e: notifications on screen: ${JSON.stringify(notes)}`);
+      // Toasts hide in a window without focus: open the notification centre.
+      await palette("Notifications: Show Notifications").catch(() => {});
+      await page.waitForSelector(".notifications-center .notification-list-item", { timeout: 3000 }).catch(() => {});
+      const notes = await page.$$eval(".notification-list-item", (els) => [...new Set(els.map((e) => e.innerText.replace(/\s+/g, " ").trim()))]);
+      console.error(`e2e: notifications: ${JSON.stringify(notes)}`);
       const status = await statusText();
       console.error(`e2e: seer's status bar item: ${JSON.stringify(status)}`);
     } catch {
