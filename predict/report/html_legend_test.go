@@ -5,8 +5,6 @@
 package report
 
 import (
-	"encoding/json"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,15 +17,7 @@ import (
 // critical section and no arrow between sections.
 func auditFinding(t *testing.T) *Finding {
 	t.Helper()
-	data, err := os.ReadFile("testdata/audit-race.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f Finding
-	if err := json.Unmarshal(data, &f); err != nil {
-		t.Fatal(err)
-	}
-	return &f
+	return findingFixture(t, "testdata/audit-race.json")
 }
 
 // The legend's text for each mark.

@@ -22,7 +22,13 @@ func htmlOptions() HTMLOptions {
 // as seer check -json reported it (paths moved under /src/bank).
 func withdrawFinding(t *testing.T) *Finding {
 	t.Helper()
-	data, err := os.ReadFile("testdata/withdraw-atomicity.json")
+	return findingFixture(t, "testdata/withdraw-atomicity.json")
+}
+
+// findingFixture reads one finding as seer check -json writes it.
+func findingFixture(t *testing.T, path string) *Finding {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
