@@ -5,7 +5,6 @@ package lsp
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 
 	"go.lsp.dev/jsonrpc2"
@@ -63,11 +62,11 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 				Command:     &protocol.Command{Title: title, Command: cmd, Arguments: []any{arg}},
 			})
 		}
-		add(fmt.Sprintf("Go to the other access (%s at %s:%d)", o.Op, short, o.Line), cmdShowOtherAccess, accessArgs{Finding: f.id, Access: m.access})
-		add("Show witness schedule", cmdShowWitness, accessArgs{Finding: f.id, Access: m.access})
-		add("Re-run prediction of "+orAll(f.Test), cmdPredict, predictArgs{URI: s.pathURI(fileIn(f, path)), Test: f.Test})
+		add(report.OtherAccessTitle(o, short), cmdShowOtherAccess, accessArgs{Finding: f.id, Access: m.access})
+		add(report.ShowWitnessTitle, cmdShowWitness, accessArgs{Finding: f.id, Access: m.access})
+		add(report.RerunTitle(f.Test), cmdPredict, predictArgs{URI: s.pathURI(fileIn(f, path)), Test: f.Test})
 		if f.Kind.Replayable() && f.Test != "" && f.Confirmed == "" {
-			add("Replay witness (re-run "+f.Test+" under it)", cmdPredict, replayArgs{predictArgs{URI: s.pathURI(fileIn(f, path)), Test: f.Test}, true})
+			add(report.ReplayTitle(f.Test), cmdPredict, replayArgs{predictArgs{URI: s.pathURI(fileIn(f, path)), Test: f.Test}, true})
 		}
 	}
 	return actions, nil
@@ -87,13 +86,6 @@ func fileIn(f *finding, path string) string {
 		}
 	}
 	return path
-}
-
-func orAll(test string) string {
-	if test == "" {
-		return "all tests"
-	}
-	return test
 }
 
 // otherAccess returns the access a jump from access i goes to: the next

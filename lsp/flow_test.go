@@ -85,11 +85,11 @@ func TestPredictFlow(t *testing.T) {
 	}
 
 	write, read := diags[0], diags[1]
-	wantWrite := "data race on a.balance: write by goroutine 7 (created at bank_test.go:12) and read at bank.go:19 by goroutine 8 (predicted)"
+	wantWrite := "data race on a.balance: write by goroutine 7 (created at bank_test.go:12) and read at bank.go:19 by goroutine 8 (created at bank_test.go:13) (predicted)"
 	if write.Message != wantWrite {
 		t.Errorf("primary message:\n got %s\nwant %s", write.Message, wantWrite)
 	}
-	if want := "data race on a.balance: read by goroutine 8 (created at bank_test.go:13) and write at bank.go:12 by goroutine 7 (predicted; see details)"; read.Message != want {
+	if want := "data race on a.balance: read by goroutine 8 (created at bank_test.go:13) and write at bank.go:12 by goroutine 7 (created at bank_test.go:12) (predicted; see details)"; read.Message != want {
 		t.Errorf("secondary message:\n got %s\nwant %s", read.Message, want)
 	}
 	if got, want := write.Range, (protocol.Range{Start: protocol.Position{Line: 11, Character: 1}, End: protocol.Position{Line: 11, Character: 10}}); got != want {

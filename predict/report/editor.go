@@ -133,10 +133,18 @@ func DiagnosticMessage(f *Finding, i int, short func(string) string) string {
 		o := &f.Accesses[j]
 		return fmt.Sprintf("%s at %s", o.Op, site(o.File, o.Line, short))
 	}
-	self := fmt.Sprintf("%s by goroutine %d", a.Op, a.Goroutine)
-	if c := createdAt(a, short); c != "" {
-		self += " (" + c + ")"
+	// Every goroutine named gets where it was created, so that the
+	// diagnostics of one finding's accesses tell the same facts.
+	created := func(j int) string {
+		if c := createdAt(&f.Accesses[j], short); c != "" {
+			return " (" + c + ")"
+		}
+		return ""
 	}
+	by := func(j int) string {
+		return fmt.Sprintf("%s by goroutine %d%s", at(j), f.Accesses[j].Goroutine, created(j))
+	}
+	self := fmt.Sprintf("%s by goroutine %d%s", a.Op, a.Goroutine, created(i))
 	if f.Kind == KindAtomicity {
 		tx, others := transaction(f)
 		inTx := false
@@ -153,7 +161,7 @@ func DiagnosticMessage(f *Finding, i int, short func(string) string) string {
 			}
 			var between []string
 			for _, j := range others {
-				between = append(between, fmt.Sprintf("%s by goroutine %d", at(j), f.Accesses[j].Goroutine))
+				between = append(between, by(j))
 			}
 			fmt.Fprintf(&b, "%s", self)
 			if len(parts) > 0 {
@@ -172,7 +180,7 @@ func DiagnosticMessage(f *Finding, i int, short func(string) string) string {
 		b.WriteString(self)
 		for j := range f.Accesses {
 			if j != i {
-				fmt.Fprintf(&b, " and %s by goroutine %d", at(j), f.Accesses[j].Goroutine)
+				fmt.Fprintf(&b, " and %s", by(j))
 			}
 		}
 	}
@@ -447,4 +455,29 @@ func leakHover(f *Finding, access func(int) string, short func(string) string) s
 		return blockedHover(f, short)
 	}
 	return raceHover(f, access, short)
+}
+
+// ShowWitnessTitle is the title of the editor's action that shows a
+// finding's witness schedule.
+const ShowWitnessTitle = "Show witness schedule"
+
+// OtherAccessTitle is the title of the editor's jump to access o, whose
+// file short names for the reader.
+func OtherAccessTitle(o *Access, short string) string {
+	return fmt.Sprintf("Go to the other access (%s at %s:%d)", o.Op, short, o.Line)
+}
+
+// RerunTitle is the title of the editor's action that records and
+// predicts test again ("" for all the package's tests).
+func RerunTitle(test string) string {
+	if test == "" {
+		test = "all tests"
+	}
+	return "Re-run prediction of " + test
+}
+
+// ReplayTitle is the title of the editor's action that re-runs test
+// under a finding's witness.
+func ReplayTitle(test string) string {
+	return "Replay witness (re-run " + test + " under it)"
 }
