@@ -52,7 +52,7 @@ func SelectGo(ctx context.Context, dir string, env []string) (*GoSelection, erro
 	if err != nil {
 		return nil, fmt.Errorf("cannot find the go command on PATH")
 	}
-	cmd := exec.CommandContext(ctx, goCmd, "env", "-json", "GOROOT", "GOVERSION", "GOOS", "GOARCH", "CC")
+	cmd := exec.CommandContext(ctx, goCmd, "env", "-json", "GOROOT", "GOVERSION", "GOOS", "GOARCH", "CC", "GOMOD", "GOTOOLCHAIN")
 	cmd.Dir, cmd.Env = dir, env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -67,9 +67,15 @@ func SelectGo(ctx context.Context, dir string, env []string) (*GoSelection, erro
 		}
 		return nil, fmt.Errorf("go env: %s", msg)
 	}
-	var e struct{ GOROOT, GOVERSION, GOOS, GOARCH, CC string }
+	var e struct{ GOROOT, GOVERSION, GOOS, GOARCH, CC, GOMOD, GOTOOLCHAIN string }
 	if err := json.Unmarshal(out, &e); err != nil || e.GOROOT == "" || e.GOVERSION == "" {
 		return nil, fmt.Errorf("go env: unexpected output %q", out)
+	}
+	// go env does not load the module, so it does not refuse one that
+	// needs a newer Go than GOTOOLCHAIN lets it run; every other go
+	// command would, as this does.
+	if need := goLine(e.GOMOD); need != "" && version.Compare("go"+need, e.GOVERSION) > 0 {
+		return nil, fmt.Errorf("%s requires go >= %s (running go %s; GOTOOLCHAIN=%s)", e.GOMOD, need, strings.TrimPrefix(e.GOVERSION, "go"), e.GOTOOLCHAIN)
 	}
 	sel := &GoSelection{GOROOT: e.GOROOT, GoVersion: e.GOVERSION, GOOS: e.GOOS, GOARCH: e.GOARCH, CC: e.CC}
 	// The selected toolchain's own go command: the one on PATH may be
@@ -80,6 +86,26 @@ func SelectGo(ctx context.Context, dir string, env []string) (*GoSelection, erro
 		return nil, fmt.Errorf("Go %s in %s has no go command (%s): %v", sel.GoVersion, sel.GOROOT, sel.Go, err)
 	}
 	return sel, nil
+}
+
+// goLineRE finds a go.mod's go line.
+var goLineRE = regexp.MustCompile(`(?m)^go[ \t]+([0-9][^ \t\r\n/]*)`)
+
+// goLine returns the version of the go line of the go.mod file gomod ("",
+// or "/dev/null" outside a module, gives "").
+func goLine(gomod string) string {
+	if gomod == "" || gomod == os.DevNull {
+		return ""
+	}
+	b, err := os.ReadFile(gomod)
+	if err != nil {
+		return ""
+	}
+	m := goLineRE.FindSubmatch(b)
+	if m == nil || !version.IsValid("go"+string(m[1])) {
+		return ""
+	}
+	return string(m[1])
 }
 
 // An UnsupportedGoError refuses a Go toolchain that seer cannot record
@@ -187,4 +213,22 @@ func checkRecorder(v, goroot, object string) error {
 		return fmt.Errorf("reading seer's recording runtime %s: %v", object, err)
 	}
 	return checkInterface(v, raceGo, implemented)
+}
+
+// FetchToolchain makes sure that the go command on PATH can run Go
+// version v ("go1.27.3"), downloading it from the module proxy into the
+// module cache if it has not yet, as GOTOOLCHAIN=v makes the go command do
+// (https://go.dev/doc/toolchain#download). It returns the go command's
+// error when it cannot, offline for one.
+func FetchToolchain(ctx context.Context, v string) error {
+	cmd := exec.CommandContext(ctx, "go", "version")
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+v)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("GOTOOLCHAIN=%s go version: %v\n%s", v, err, bytes.TrimSpace(out))
+	}
+	if !bytes.Contains(out, []byte("go version "+v+" ")) {
+		return fmt.Errorf("GOTOOLCHAIN=%s go version printed %q", v, bytes.TrimSpace(out))
+	}
+	return nil
 }
