@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,13 +74,11 @@ func bankModule(t *testing.T, goLine string) string {
 // localGo is the version of the machine's Go.
 func localGo(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command("go", "env", "GOVERSION")
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
-	out, err := cmd.Output()
+	sel, err := gocmd.SelectGo(context.Background(), "", append(os.Environ(), "GOTOOLCHAIN=local"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strings.TrimSpace(string(out))
+	return sel.GoVersion
 }
 
 func TestCheckEachGo(t *testing.T) {
@@ -116,13 +113,11 @@ func TestCheckEachGo(t *testing.T) {
 				t.Fatalf("exit %d (want 1), %v\nstdout:\n%s\nstderr:\n%s", code, err, out, stderr)
 			}
 			// The standard library's frames are the module's Go's.
-			goEnv := exec.Command("go", "env", "GOVERSION", "GOROOT")
-			goEnv.Dir, goEnv.Env = dir, append(os.Environ(), "GOTOOLCHAIN="+tc.toolchain)
-			env, err := goEnv.Output()
-			if f := strings.Fields(string(env)); err != nil || len(f) != 2 || f[0] != want {
-				t.Fatalf("go env GOVERSION GOROOT in the module: %q, %v; want %s", env, err, want)
+			sel, err := gocmd.SelectGo(context.Background(), dir, append(os.Environ(), "GOTOOLCHAIN="+tc.toolchain))
+			if err != nil || sel.GoVersion != want {
+				t.Fatalf("SelectGo in the module: %+v, %v; want %s", sel, err, want)
 			}
-			goroot := strings.Fields(string(env))[1] + string(filepath.Separator)
+			goroot := sel.GOROOT + string(filepath.Separator)
 			found := map[string]bool{}
 			for _, f := range rep.Findings {
 				if f.Kind != "race" || len(f.Accesses) != 2 {
