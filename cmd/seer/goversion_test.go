@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/seer-tools/seer/internal/gocmd"
-	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 // newGo is the Go newer than the machine's that the end-to-end check also
@@ -108,7 +108,7 @@ func TestCheckEachGo(t *testing.T) {
 			dir := bankModule(t, tc.goLine)
 			cmd, _ := seerCmd(t, dir, []string{"GOTOOLCHAIN=" + tc.toolchain}, "check", "-json", ".")
 			out, stderr, code := runSeer(t, cmd)
-			var rep check.Report
+			var rep report.Report
 			if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 {
 				t.Fatalf("exit %d (want 1), %v\nstdout:\n%s\nstderr:\n%s", code, err, out, stderr)
 			}
@@ -120,7 +120,7 @@ func TestCheckEachGo(t *testing.T) {
 			goroot := sel.GOROOT + string(filepath.Separator)
 			found := map[string]bool{}
 			for _, f := range rep.Findings {
-				if f.Kind != "race" || len(f.Accesses) != 2 {
+				if f.Kind != report.KindRace || len(f.Accesses) != 2 {
 					continue
 				}
 				a, b := f.Accesses[0], f.Accesses[1]
