@@ -1089,18 +1089,17 @@ void __tsan_write(struct gctx *thr, void *addr, void *pc) { mem_access(thr, R_WR
 // in_runtime reports whether the return address pc lies in a function of
 // the runtime (package runtime or internal/runtime/...), which -race does
 // not instrument: its own caller made no function entry. Answers are kept
-// per pc (runtime_pcs: pc, then 1 for no, 2 for yes; 0 is not known yet).
+// per pc, each in one word (runtime_pcs: pc<<2 | 1 for no, 2 for yes;
+// user-space addresses have their top bits clear), so that a racing
+// writer can only replace an answer, never pair a pc with another's.
 #define RUNTIME_PCS 4096
-static uptr runtime_pcs[RUNTIME_PCS][2];
+static uint64_t runtime_pcs[RUNTIME_PCS];
 
 static int in_runtime(uptr pc) {
-	uptr h = (pc * 0x9E3779B97F4A7C15ULL) >> 52;
-	uptr *slot = runtime_pcs[h & (RUNTIME_PCS - 1)];
-	if (__atomic_load_n(&slot[0], __ATOMIC_ACQUIRE) == pc) {
-		uptr v = __atomic_load_n(&slot[1], __ATOMIC_ACQUIRE);
-		if (v)
-			return v == 2;
-	}
+	uint64_t *slot = &runtime_pcs[(pc * 0x9E3779B97F4A7C15ULL) >> 52];
+	uint64_t v = __atomic_load_n(slot, __ATOMIC_RELAXED);
+	if ((v >> 2) == pc && (v & 3))
+		return (v & 3) == 2;
 	// The function pc is in: the outermost of its inlined frames.
 	struct symbolize_code_ctx c;
 	const char *fn = NULL;
@@ -1115,11 +1114,9 @@ static int in_runtime(uptr pc) {
 			break;
 		cur = c.pc;
 	}
-	spin_unlock(&sym_lock);
 	int yes = fn && (strncmp(fn, "runtime.", 8) == 0 || strncmp(fn, "internal/runtime/", 17) == 0);
-	__atomic_store_n(&slot[1], 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&slot[0], pc, __ATOMIC_RELEASE);
-	__atomic_store_n(&slot[1], yes ? 2 : 1, __ATOMIC_RELEASE);
+	spin_unlock(&sym_lock);
+	__atomic_store_n(slot, ((uint64_t)pc << 2) | (yes ? 2 : 1), __ATOMIC_RELAXED);
 	return yes;
 }
 
