@@ -158,10 +158,14 @@
 // come from export data. SSA is built with debug information (DebugRef
 // instructions tie values to expressions) and without instantiating
 // generics: generic code is analysed once, in its generic form, which
-// is what its source positions describe. Loading takes far longer with
-// a cold build cache than with a warm one, since go list compiles the
-// export data of the dependencies (times: bench/RESULTS.md, "Figures once
-// in comments").
+// is what its source positions describe. LoadEnv is Load with extra
+// environment for the go command (the check's GOTOOLCHAIN), so the module
+// is loaded by the Go that builds it; a package whose only errors are
+// go/types' "requires newer Go version" (a go 1.27 module, a seer built
+// with Go 1.26) is type-checked in full and kept (goversion.go).
+// Loading takes far longer with a cold build cache than with a warm one,
+// since go list compiles the export data of the dependencies (times:
+// bench/RESULTS.md, "Figures once in comments").
 //
 // A Cache keys Programs by directory and patterns and reuses one while
 // the content of its Go files, of its module's go.mod and go.sum, and the

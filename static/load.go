@@ -11,6 +11,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -115,6 +116,14 @@ const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledG
 // version of a package once. The go command runs with seer's own build
 // cache (gocmd.GoEnv), so loading never writes to the user's GOCACHE.
 func Load(ctx context.Context, dir string, patterns ...string) (*Program, error) {
+	return LoadEnv(ctx, dir, nil, patterns...)
+}
+
+// LoadEnv is Load with env, extra environment (KEY=value) for the go
+// command, added to this process's: the GOTOOLCHAIN or GOFLAGS a check of
+// the module runs its go commands with, so that the source is loaded by
+// the Go that builds it.
+func LoadEnv(ctx context.Context, dir string, env []string, patterns ...string) (*Program, error) {
 	start := time.Now()
 	if len(patterns) == 0 {
 		patterns = []string{"."}
@@ -137,7 +146,7 @@ func Load(ctx context.Context, dir string, patterns ...string) (*Program, error)
 		Context: ctx,
 		Mode:    loadMode,
 		Dir:     absDir,
-		Env:     append(gocmd.GoEnv("", nil), "GOTMPDIR="+tmp),
+		Env:     append(gocmd.GoEnv("", append(os.Environ(), env...)), "GOTMPDIR="+tmp),
 		Tests:   true,
 		ParseFile: func(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
 			contentMu.Lock()
@@ -226,6 +235,7 @@ func choosePackages(initial []*packages.Package, errs *[]string) []*packages.Pac
 		if lp.Name == "main" && strings.HasSuffix(lp.ID, ".test") {
 			continue // the generated test main
 		}
+		acceptTooNew(lp)
 		if len(lp.Errors) > 0 || lp.IllTyped || lp.Types == nil {
 			for _, e := range lp.Errors {
 				*errs = append(*errs, e.Error())

@@ -11,6 +11,12 @@
 //     (compiled from the C source the caller passes) and a GOCACHE of
 //     seer's own, built once under CacheDir. Toolchain.Env is the
 //     environment of a go command that builds against it.
+//   - PrepareToolchainIn is PrepareToolchain for the Go the go command
+//     runs in a module's directory (SelectGo: GOTOOLCHAIN, go.mod's
+//     toolchain and go lines), one shadow per Go version; a Go seer cannot
+//     record with (older than MinGoVersion, another platform, a race
+//     runtime interface the recorder does not define) is refused with an
+//     *UnsupportedGoError. FetchToolchain makes a Go version runnable.
 //   - GoEnv is the environment of a go command run against the real
 //     GOROOT (go list, go/packages) with seer's own GOCACHE.
 //   - RunOwned runs a command as a process that dies with seer, and stops

@@ -46,27 +46,29 @@ var (
 // cache directory on first use. cacheDir "" means the user cache
 // directory. env is the go environment (nil = this process's): GOARCH and
 // CC there select the target, so a recorder for linux/arm64 can be built
-// with a cross compiler.
+// with a cross compiler. The Go is the one the go command selects in the
+// current directory; PrepareToolchainIn selects it in another.
 func PrepareToolchain(ctx context.Context, cacheDir string, env []string, recorderSource []byte) (*Toolchain, error) {
-	goCmd, err := exec.LookPath("go")
+	return PrepareToolchainIn(ctx, cacheDir, "", env, recorderSource)
+}
+
+// PrepareToolchainIn is PrepareToolchain for the Go that the go command
+// runs in dir, the module being recorded (SelectGo): one shadow GOROOT and
+// GOCACHE per Go version, and that Go's own go command in Toolchain.Go. A
+// Go that seer cannot record with is refused with an *UnsupportedGoError.
+func PrepareToolchainIn(ctx context.Context, cacheDir, dir string, env []string, recorderSource []byte) (*Toolchain, error) {
+	sel, err := SelectGo(ctx, dir, env)
 	if err != nil {
-		return nil, fmt.Errorf("cannot find the go command on PATH")
+		return nil, err
 	}
-	goEnv := exec.CommandContext(ctx, goCmd, "env", "GOROOT", "GOVERSION", "GOOS", "GOARCH", "CC")
-	goEnv.Env = env
-	out, err := goEnv.Output()
-	if err != nil {
-		return nil, fmt.Errorf("go env: %v", err)
+	tc := &Toolchain{Go: sel.Go, GOROOT: sel.GOROOT, GoVersion: sel.GoVersion, GOOS: sel.GOOS, GOARCH: sel.GOARCH}
+	if err := checkPlatform(sel); err != nil {
+		return nil, err
 	}
-	f := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(f) < 5 {
-		return nil, fmt.Errorf("go env: unexpected output %q", out)
+	if err := checkVersion(sel.GoVersion); err != nil {
+		return nil, err
 	}
-	tc := &Toolchain{Go: goCmd, GOROOT: f[0], GoVersion: f[1], GOOS: f[2], GOARCH: f[3]}
-	if tc.GOOS != "linux" || (tc.GOARCH != "amd64" && tc.GOARCH != "arm64") {
-		return nil, fmt.Errorf("%w (this toolchain targets %s/%s)", ErrUnsupported, tc.GOOS, tc.GOARCH)
-	}
-	cc := f[4]
+	cc := sel.CC
 	if cc == "" {
 		cc = "gcc"
 	}
@@ -132,6 +134,9 @@ func (tc *Toolchain) ensure(ctx context.Context, cc string, recorderSource []byt
 			return ctx.Err()
 		}
 		return fmt.Errorf("compiling seer's recording runtime with %s: %v\n%s", cc, err, stderr.Bytes())
+	}
+	if err := checkRecorder(tc.GoVersion, tc.GOROOT, syso); err != nil {
+		return err
 	}
 	if err := buildShadow(tc.GOROOT, filepath.Join(tmp, "goroot"), syso); err != nil {
 		return fmt.Errorf("building the shadow GOROOT: %v", err)

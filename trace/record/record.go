@@ -158,7 +158,7 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 		pkg = "."
 	}
 	goEnv := append(os.Environ(), opts.Env...)
-	tc, err := gocmd.PrepareToolchain(ctx, opts.CacheDir, goEnv, recorderSource)
+	tc, err := gocmd.PrepareToolchainIn(ctx, opts.CacheDir, opts.Dir, goEnv, recorderSource)
 	if err != nil {
 		return nil, err
 	}

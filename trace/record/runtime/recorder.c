@@ -1086,16 +1086,88 @@ static inline void mem_access_range(struct gctx *thr, uint64_t kind, uptr addr, 
 void __tsan_read(struct gctx *thr, void *addr, void *pc) { mem_access(thr, R_READ, (uptr)addr, 1, (uptr)pc); }
 void __tsan_write(struct gctx *thr, void *addr, void *pc) { mem_access(thr, R_WRITE, (uptr)addr, 1, (uptr)pc); }
 
-void __tsan_read_pc(struct gctx *thr, void *addr, void *callpc, void *pc) {
-	func_enter_rec(thr, (uptr)callpc, 1);
-	mem_access(thr, R_READ, (uptr)addr, 1, (uptr)pc);
-	__tsan_func_exit(thr);
+// in_runtime reports whether the return address pc lies in a function of
+// the runtime (package runtime or internal/runtime/...), which -race does
+// not instrument: its own caller made no function entry. Answers are kept
+// per pc, each in one word (runtime_pcs: pc<<2 | 1 for no, 2 for yes;
+// user-space addresses have their top bits clear), so that a racing
+// writer can only replace an answer, never pair a pc with another's.
+#define RUNTIME_PCS 4096
+static uint64_t runtime_pcs[RUNTIME_PCS];
+
+static int in_runtime(uptr pc) {
+	uint64_t *slot = &runtime_pcs[(pc * 0x9E3779B97F4A7C15ULL) >> 52];
+	uint64_t v = __atomic_load_n(slot, __ATOMIC_RELAXED);
+	if ((v >> 2) == pc && (v & 3))
+		return (v & 3) == 2;
+	// The function pc is in: the outermost of its inlined frames.
+	struct symbolize_code_ctx c;
+	const char *fn = NULL;
+	uptr cur = pc - 1;
+	spin_lock(&sym_lock);
+	for (int depth = 0; depth < 64; depth++) {
+		memset(&c, 0, sizeof c);
+		c.pc = cur;
+		callback(1 /* raceSymbolizeCodeCmd */, &c);
+		fn = c.func;
+		if (c.pc == cur)
+			break;
+		cur = c.pc;
+	}
+	int yes = fn && (strncmp(fn, "runtime.", 8) == 0 || strncmp(fn, "internal/runtime/", 17) == 0);
+	spin_unlock(&sym_lock);
+	__atomic_store_n(slot, ((uint64_t)pc << 2) | (yes ? 2 : 1), __ATOMIC_RELAXED);
+	return yes;
 }
 
-void __tsan_write_pc(struct gctx *thr, void *addr, void *callpc, void *pc) {
-	func_enter_rec(thr, (uptr)callpc, 1);
-	mem_access(thr, R_WRITE, (uptr)addr, 1, (uptr)pc);
+static uint32_t walk_frames(uptr *bp, uptr *pcs, uint32_t max);
+
+// MAX_LOST_FRAMES bounds the runtime frames between an access's callpc
+// and the instrumented code that called into the runtime.
+#define MAX_LOST_FRAMES 4
+
+// access_pc records an access that the runtime makes on its caller's
+// behalf (racereadpc, racewritepc): tsan gives it one frame, callpc, the
+// caller of the runtime function that reports it. When callpc is itself in
+// the runtime, the instrumented code that called the runtime has no frame
+// of its own; Go 1.27's mapaccess1 functions, for one, call mapaccess2,
+// which reports the read with callpc in mapaccess1 (Go 1.26's reported it
+// from mapaccess1 itself). The frames from the Go frame-pointer chain (bp,
+// passed by the trampoline) up to the first instrumented one are entered
+// first, so the access is at the user's line as before; without them it
+// would be in the runtime only, where no finding is reported.
+static void access_pc(struct gctx *thr, uint64_t kind, uptr addr, uptr callpc, uptr pc, uptr *bp) {
+	uptr lost[MAX_LOST_FRAMES];
+	int nlost = 0;
+	if (thr && !thr->system && callback && in_runtime(callpc)) {
+		uptr pcs[MAX_SYNC_PCS];
+		uint32_t n = walk_frames(bp, pcs, MAX_SYNC_PCS);
+		uint32_t i = 0;
+		while (i < n && i < 4 && pcs[i] != callpc)
+			i++;
+		for (i++; i < n && nlost < MAX_LOST_FRAMES; i++) {
+			lost[nlost++] = pcs[i];
+			if (!in_runtime(pcs[i]))
+				break;
+		}
+		if (nlost > 0 && in_runtime(lost[nlost - 1]))
+			nlost = 0; // no instrumented caller within reach: as tsan does
+	}
+	for (int i = nlost - 1; i >= 0; i--)
+		func_enter_rec(thr, lost[i], 1);
+	func_enter_rec(thr, callpc, 1);
+	mem_access(thr, kind, addr, 1, pc);
 	__tsan_func_exit(thr);
+	for (int i = 0; i < nlost; i++)
+		__tsan_func_exit(thr);
+}
+
+void seer_read_pc(struct gctx *thr, void *addr, void *callpc, void *pc, uptr *bp) {
+	access_pc(thr, R_READ, (uptr)addr, (uptr)callpc, (uptr)pc, bp);
+}
+
+void seer_write_pc(struct gctx *thr, void *addr, void *callpc, void *pc, uptr *bp) {
+	access_pc(thr, R_WRITE, (uptr)addr, (uptr)callpc, (uptr)pc, bp);
 }
 
 void __tsan_read_range(struct gctx *thr, void *addr, uptr size, void *pc) {
@@ -1429,6 +1501,11 @@ CAS_FUNC(64, uint64_t, 16, 24)
 		"\tb " #target "\n"              \
 		".size " #name ", .-" #name "\n");
 #endif
+
+// __tsan_read_pc and __tsan_write_pc pass the Go frame pointer too (see
+// access_pc).
+TRAMPOLINE5(__tsan_read_pc, seer_read_pc)
+TRAMPOLINE5(__tsan_write_pc, seer_write_pc)
 
 #define ATOMIC_TRAMPOLINES(bits)                                                       \
 	TRAMPOLINE5(__tsan_go_atomic##bits##_load, seer_atomic##bits##_load)             \
