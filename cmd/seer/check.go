@@ -35,12 +35,13 @@ var (
 	checkReplay    = checkFlags.Bool("replay", false, "confirm each race and deadlock by running its test again under its witness schedule")
 	checkMax       = checkFlags.Int("maxevents", 0, "analyse at most `n` events of each run (the test during which a run passes n is named; -1: no cap; default: what -maxmem holds)")
 	checkSolve     = checkFlags.Duration("solvetimeout", 2*time.Second, "bound each SAT solve of the witness search by `d`; a candidate left undecided is not reported (seer predict -stats counts them)")
+	checkExplore   = addExploreFlags(checkFlags)
 	checkMaxMem    = checkFlags.String("maxmem", "1GiB", "memory to keep each run's conversion and analysis within: seer's heap limit, an event cap of `size` / record.BytesPerEvent (76 bytes), and a tenth of it for the log of the analysis's clock history; e.g. 512MiB, 4GiB")
 )
 
 var _ = register(&command{
 	name:      "check",
-	usageLine: "check [-run regexp] [-skip regexp] [-format text|json|sarif] [-json] [-timeout d] [-each] [-replay] [-maxmem size] [-maxevents n] [-solvetimeout d] [-explain kind] [packages]",
+	usageLine: "check [-run regexp] [-skip regexp] [-format text|json|sarif] [-json] [-timeout d] [-each] [-replay] [-explore n] [-explore-seed s] [-maxmem size] [-maxevents n] [-solvetimeout d] [-explain kind] [packages]",
 	short:     "record, predict and report the tests of packages",
 	long: `
 Check records the selected tests of each package under seer's recording
@@ -127,6 +128,10 @@ func runCheck(c *command, args []string) int {
 		MaxEvents: *checkMax,
 
 		SolveTimeout: *checkSolve,
+	}
+	if err := checkExplore.apply(&opts); err != nil {
+		errorf(c, "%v", err)
+		return 2
 	}
 	mem, err := parseSize(*checkMaxMem)
 	if err != nil {

@@ -58,6 +58,15 @@ type Options struct {
 	// (predict.Options.HistoryBudget; 0: no bound). The test during which
 	// a run outgrew it gets a note.
 	HistoryBudget int64
+	// Explore runs each selected test up to this many more times under
+	// schedules steered by the recording runtime, and reports the union
+	// of their findings (explore.go); 0: the one run.
+	Explore int
+	// ExploreSeed makes the steered runs those of an earlier check (its
+	// Report.Explore seed); 0: a new seed.
+	ExploreSeed uint64
+	// ExploreStrategies are the steering strategies to use (nil: all).
+	ExploreStrategies []Strategy
 }
 
 // HistoryBudget is the share of a memory budget mem (seer check's
@@ -345,7 +354,7 @@ func (p *prepared) build(ctx context.Context, opts Options) {
 		MaxEvents: opts.MaxEvents,
 		NoFile:    true, // the trace is analysed in memory, never read back
 	}
-	ropts.Replayable = opts.Replay
+	ropts.Replayable = opts.Replay || opts.Explore > 0 // exploring plans from positions
 	bin, err := record.Build(ctx, ropts)
 	p.ropts, p.bin, p.err = ropts, bin, err
 	if errors.As(err, &p.buildFail) {
@@ -439,15 +448,10 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 	var tests []report.Test
 	summary := report.Package{Path: bin.Package, Status: "ok", Outcomes: map[string]int{}}
 	ended := false // a run ended before running all its tests
-	for _, run := range runs {
-		ropts.Run = run
-		rec, err := bin.Run(ctx, ropts)
-		if err != nil {
-			return err
-		}
-		summary.Events += rec.Events
+	// analyse analyses one run: its findings (those of the analysis, to
+	// replay, then the observed blocking ones) and the analysis's stats.
+	analyse := func(rec *record.RecordResult) (predicted, observed []Finding, st predict.Stats, err error) {
 		progress("analysing", rec.Events)
-		var st predict.Stats
 		res, err := Predict(ctx, rec.Trace, PredictOptions{
 			Atomicity:     opts.Atomicity,
 			Source:        source(),
@@ -457,29 +461,57 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 			Stats:         &st,
 		})
 		if err != nil {
-			return err
+			return nil, nil, st, err
 		}
 		for i := range res.Findings {
 			res.Findings[i].Package = rec.Package
-			if opts.Replay {
-				progress("replaying", rec.Events)
-				if err := replayFinding(ctx, bin, ropts, rec.Trace, &res.Findings[i]); err != nil {
-					return err
-				}
-			}
 		}
-		found = append(found, res.Findings...)
 		for i := range res.Ordered {
 			res.Ordered[i].Package = rec.Package
 		}
 		rep.Ordered = append(rep.Ordered, res.Ordered...)
 		obs, err := observedBlocked(rec, source())
 		if err != nil {
+			return nil, nil, st, err
+		}
+		obs = append(obs, observedCloseOfClosed(rec, source())...)
+		return res.Findings, obs, st, nil
+	}
+	for _, run := range runs {
+		ropts.Run = run
+		rec, err := bin.Run(ctx, ropts)
+		if err != nil {
 			return err
 		}
+		summary.Events += rec.Events
+		predicted, obs, st, err := analyse(rec)
+		if err != nil {
+			return err
+		}
+		for i := range predicted {
+			if opts.Replay {
+				progress("replaying", rec.Events)
+				if err := replayFinding(ctx, bin, ropts, rec.Trace, &predicted[i]); err != nil {
+					return err
+				}
+			}
+		}
+		first := len(found)
+		found = append(found, predicted...)
 		found = append(found, obs...)
-		found = append(found, observedCloseOfClosed(rec, source())...)
 		tests = append(tests, testsOf(rec, st.HistoryCut)...)
+		if opts.Explore > 0 {
+			// Further runs under steered schedules (explore.go); the
+			// first run's recording is dropped once they are planned.
+			ex := newExplorer(opts, bin.Package, run)
+			more, err := ex.explore(ctx, bin, ropts, rec, found[first:], analyse, progress)
+			if err != nil {
+				return err
+			}
+			found = append(found, more...)
+			ex.addLeaks(tests)
+			rep.Explore = append(rep.Explore, ex.summary)
+		}
 		if r := rec.Outcome.Result; r != "pass" && r != "fail" {
 			ended = true
 		}
@@ -646,6 +678,11 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*report.
 // the goroutine's own exit is recorded (the last test of a run, or every
 // test with seer check -each).
 func leakedGoroutines(rec *record.RecordResult) map[string][]string {
+	return leakedBut(rec, nil)
+}
+
+// leakedBut is leakedGoroutines less the goroutines skip names (nil: none).
+func leakedBut(rec *record.RecordResult, skip func(trace.GoID) bool) map[string][]string {
 	t := rec.Trace
 	if rec.Outcome.Result != "pass" && rec.Outcome.Result != "fail" {
 		return nil
@@ -667,7 +704,7 @@ func leakedGoroutines(rec *record.RecordResult) map[string][]string {
 	out := map[string][]string{}
 	for id := 1; id < len(t.Goroutines); id++ {
 		g := &t.Goroutines[id]
-		if finished[id] || g.Test == "" || g.Create == 0 {
+		if finished[id] || g.Test == "" || g.Create == 0 || skip != nil && skip(trace.GoID(id)) {
 			continue
 		}
 		create := t.Stack(g.Create)

@@ -16,6 +16,10 @@ type Report struct {
 	// conflicting accesses that no race finding names, with what orders
 	// them.
 	Ordered []Ordered `json:"ordered,omitempty"`
+	// Explore says, for each run of tests that was explored further
+	// (Options.Explore), how: the seed that gives the same runs, the
+	// runs made and why it stopped.
+	Explore []Exploration `json:"explore,omitempty"`
 }
 
 // A Package is one package that the patterns named, with the sums of its
@@ -68,6 +72,9 @@ type Finding struct {
 	// was not tried.
 	Confirmed string `json:"confirmed,omitempty"`
 	Replay    string `json:"replay,omitempty"`
+	// Origin, when the tests were explored (Options.Explore), is the run
+	// the finding came from; its accesses and witness are that run's.
+	Origin *Origin `json:"origin,omitempty"`
 }
 
 // Values of Finding.Confirmed.

@@ -64,6 +64,9 @@ type RecordOptions struct {
 	// Replay, if set, makes the run enforce this schedule (replay.go); the
 	// trace is replayable, and RecordResult.Replay says how it went.
 	Replay *trace.ReplaySchedule
+	// Explore, if set, steers the run (explore.go); the trace is
+	// replayable, and RecordResult.Explore says how the steering went.
+	Explore *trace.ExploreSchedule
 
 	// KeepSpool, if set, is where the spool is kept (a hard link) after
 	// the run, for tests that convert it again after the run.
@@ -96,9 +99,10 @@ type RecordResult struct {
 	Events  int           // events converted: those in the trace and the local accesses it left out (trace.Trace.Local)
 	Outcome trace.Outcome // how the test process ended
 	Tests   []TestResult
-	Trace   *trace.Trace         // the trace, as written
-	Cut     bool                 // the run made more than MaxEvents events; Trace has the first ones
-	Replay  *trace.ReplayOutcome // how the replay went, for RecordOptions.Replay
+	Trace   *trace.Trace          // the trace, as written
+	Cut     bool                  // the run made more than MaxEvents events; Trace has the first ones
+	Replay  *trace.ReplayOutcome  // how the replay went, for RecordOptions.Replay
+	Explore *trace.ExploreOutcome // how the steering went, for RecordOptions.Explore
 	// Panic is the stack of the goroutine whose panic ended the run, as
 	// the test's output printed it (innermost first; the files are those
 	// of the build, the standard library's under seer's shadow GOROOT),
@@ -355,6 +359,19 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 			}
 		}()
 	}
+	if opts.Explore != nil {
+		steer, err := b.exploreEnv(opts.Explore)
+		if err != nil {
+			return nil, err
+		}
+		defer os.Remove(steer[0])
+		env = append(env, steer[1:]...)
+		defer func() {
+			if res != nil && res.Explore == nil {
+				res.Explore, _ = trace.ReadExploreOutcome(steer[0])
+			}
+		}()
+	}
 	// The spool is converted while the test runs (spool.go), on the
 	// cores the test leaves idle.
 	h := trace.Header{
@@ -385,7 +402,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 			conv <- r
 		}()
 		r.t, r.capped, r.err = trace.ConvertLive(spool.Name(), b.Path, b.tc.Shadow, h, opts.Atomic, limit, trace.LiveOptions{
-			Replayable: opts.Replayable || opts.Replay != nil,
+			Replayable: opts.Replayable || opts.Replay != nil || opts.Explore != nil,
 			KeepLocal:  opts.KeepLocal,
 			Ended:      ended,
 			Abort:      abort,

@@ -152,6 +152,17 @@ struct gctx {
 	uint32_t skip;     // atomics to let pass before that
 	uint32_t started;  // made a record since it started
 	uint32_t nrec;     // records made (progress, for stall detection)
+	// Steering (see "Steering" below); unused when not exploring.
+	uint64_t ex_path;    // hash of its creation path, or 0 (not named)
+	uint64_t ex_prio;    // PCT priority
+	uint32_t ex_nchild;  // go statements run so far that name a child
+	uint32_t ex_ord;     // countable records made so far
+	uint32_t ex_armed;   // it made a synchronisation: steer at its next countable record
+	uint32_t ex_di, ex_dn; // its delays: ex_delays[ex_di .. ex_dn)
+	uint32_t ex_tick;    // hooks made (progress, seen by PCT's waiters)
+	uint32_t ex_waiting; // waiting at a steering point
+	uint32_t ex_ended;
+	uint32_t ex_started; // made a hook since it started
 };
 
 static uint8_t *spool;       // the mapping, or NULL when not recording
@@ -763,7 +774,11 @@ static void rp_gate(struct gctx *thr) {
 
 // rp_pre runs at the start of each hook of thr's own, before its record:
 // progress; the gate before its first record; an armed step's gate.
+static struct ex_header *ex; // steering (see "Steering" below), or NULL
+static inline void ex_pre(struct gctx *thr);
 static inline void rp_pre(struct gctx *thr, int cls) {
+	if (ex)
+		ex_pre(thr);
 	if (!rp_active(thr))
 		return;
 	__atomic_store_n(&thr->nrec, thr->nrec + 1, __ATOMIC_RELAXED);
@@ -855,6 +870,290 @@ static void rp_match(struct gctx *parent, struct gctx *child, uptr pc) {
 	}
 }
 
+// ---- steering (exploration) ----
+//
+// When SEER_EXPLORE names a steering file (written by trace/explore.go),
+// the recorder steers the run towards a schedule the first run did not
+// take, for seer check -explore. It only ever delays a goroutine, and
+// only at a countable record (an access or function entry of the user's
+// code, never inside the runtime or package sync, so never while a
+// runtime lock is held): every steered run is one Go could have taken,
+// no timer fires early and the memory model is untouched. Every wait is
+// bounded, per step and in total (the file's budget), so a goroutine
+// that waits for one that is blocked or asleep goes on.
+//
+// Goroutines are named by creation, as replay names them: the root (m0's
+// g0) has a fixed hash and the n-th child a goroutine starts (counting
+// go statements at countable pcs, and every child of the root) has the
+// hash of (its parent's hash, n). trace/explore.go computes the same
+// hashes from a recording (GoPaths), so that a delay planned from one run
+// names a goroutine of the next. Positions count countable records, as
+// replay's do (Trace.ReplayPos).
+//
+// Two kinds of steering, one per run:
+//   - delays: goroutine P waits for D ms once it has made exactly pos
+//     countable records (just before the operation the plan names: a
+//     select, the send that completed another goroutine's select case,
+//     the first receive or lock of a goroutine that won a contended
+//     channel or mutex);
+//   - PCT (Burckhardt et al., ASPLOS'10, section 3): each named goroutine
+//     gets a random priority from the seed; at a steering point (a
+//     goroutine's first countable record, each atomic of its own, and its
+//     first countable record after each synchronisation of its own: the
+//     runtime annotates a channel operation inside its critical section,
+//     so the wait comes after it) the global step counter
+//     advances, at the d-1 change points it drops the goroutine's
+//     priority below every other, and the goroutine waits while a
+//     goroutine of higher priority is enabled: waiting at a steering
+//     point itself, or seen to make records. One that makes none for
+//     EX_IDLE_US is blocked or asleep, and no longer holds it up.
+
+#define EX_MAGIC 0x524c5058u /* "XPLR" */
+#define EX_VERSION 1
+#define EX_PCT 1
+#define EX_MAX_G 65536
+#define EX_SCAN 64
+#define EX_IDLE_US 200
+#define EX_ROOT 0x9E3779B97F4A7C15ULL
+
+struct ex_header {
+	uint32_t magic, version, flags, nchange, ndelays, nranges, step_us, budget_ms;
+	uint64_t seed;
+	// written by the recorder
+	uint32_t attached, delayed; // 1 once loaded; delays taken
+	uint64_t steps;             // PCT steering points passed
+	uint64_t waited_us;         // time spent waiting, all goroutines
+	uint64_t pad[2];
+};
+
+struct ex_delay {
+	uint64_t path;
+	uint32_t pos, ms;
+};
+
+static uint64_t *ex_change;   // PCT change points (step numbers), sorted
+static struct ex_delay *ex_delays; // sorted by path, then pos
+static uint64_t *ex_ranges;   // countable [lo, hi) pc ranges, sorted
+static struct gctx *ex_gs[EX_MAX_G]; // named goroutines, for PCT's waiters
+static uint32_t ex_ng;
+static volatile int ex_budget_out;
+static struct gctx *ex_root; // m0's g0 context, the root of the names
+
+// ex_mix is splitmix64's finaliser; trace/explore.go has the same.
+static uint64_t ex_mix(uint64_t x) {
+	x += 0x9E3779B97F4A7C15ULL;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+	x ^= x >> 31;
+	return x ? x : 1;
+}
+
+static void ex_init(void) {
+	const char *path = getenv("SEER_EXPLORE");
+	if (!path || !*path)
+		return;
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(struct ex_header)) {
+		close(fd);
+		return;
+	}
+	uint8_t *m = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return;
+	struct ex_header *h = (struct ex_header *)m;
+	uint64_t need = sizeof *h + (uint64_t)h->nchange * 8 + (uint64_t)h->ndelays * sizeof(struct ex_delay) +
+			(uint64_t)h->nranges * 16;
+	if (h->magic != EX_MAGIC || h->version != EX_VERSION || need > (uint64_t)st.st_size) {
+		munmap(m, st.st_size);
+		return;
+	}
+	ex_change = (uint64_t *)(m + sizeof *h);
+	ex_delays = (struct ex_delay *)(ex_change + h->nchange);
+	ex_ranges = (uint64_t *)(ex_delays + h->ndelays);
+	__atomic_store_n(&h->attached, 1, __ATOMIC_RELEASE);
+	ex = h;
+}
+
+static int ex_countable(uptr pc) {
+	uint32_t lo = 0, hi = ex->nranges;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (pc < ex_ranges[2 * mid])
+			hi = mid;
+		else if (pc >= ex_ranges[2 * mid + 1])
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+// ex_name names ctx by its path hash: its delays, its priority, and a
+// place among PCT's goroutines.
+static void ex_name(struct gctx *ctx, uint64_t path) {
+	ctx->ex_path = path;
+	uint32_t lo = 0, hi = ex->ndelays;
+	while (lo < hi) { // the first delay of path
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ex_delays[mid].path < path)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	ctx->ex_di = lo;
+	while (hi < ex->ndelays && ex_delays[hi].path == path)
+		hi++;
+	ctx->ex_dn = hi;
+	// Initial priorities lie above every priority a change point gives.
+	ctx->ex_prio = ex_mix(path ^ ex->seed) | (1ULL << 62);
+	if (ctx->system)
+		return; // the root names its children only
+	uint32_t i = __atomic_fetch_add(&ex_ng, 1, __ATOMIC_ACQ_REL);
+	if (i < EX_MAX_G)
+		__atomic_store_n(&ex_gs[i], ctx, __ATOMIC_RELEASE);
+}
+
+// ex_match names child, started by parent at pc (as rp_match counts).
+static void ex_match(struct gctx *parent, struct gctx *child, uptr pc) {
+	if (!ex || !parent || !parent->ex_path)
+		return;
+	if (parent != ex_root && !ex_countable(pc))
+		return;
+	uint32_t index = parent->ex_nchild++;
+	if (!child->system) // the runtime's timer contexts run on g0: never steered
+		ex_name(child, ex_mix(parent->ex_path * 31 + index + 1));
+}
+
+// ex_spent adds a wait to the run's total and reports whether the budget
+// is left.
+static int ex_spent(uint64_t ns) {
+	uint64_t us = __atomic_add_fetch(&ex->waited_us, ns / 1000, __ATOMIC_RELAXED);
+	if (us >= (uint64_t)ex->budget_ms * 1000) {
+		__atomic_store_n(&ex_budget_out, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return 1;
+}
+
+static void ex_sleep_us(uint64_t us) {
+	struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+	nanosleep(&ts, NULL);
+}
+
+// ex_pct is PCT's steering point for thr.
+static void ex_pct(struct gctx *thr) {
+	uint64_t step = __atomic_add_fetch(&ex->steps, 1, __ATOMIC_RELAXED);
+	for (uint32_t i = 0; i < ex->nchange; i++)
+		if (ex_change[i] == step)
+			thr->ex_prio = ex->nchange - i; // below every initial priority, later ones lower
+	uint64_t start = now_ns(), limit = (uint64_t)ex->step_us * 1000;
+	struct gctx *hs[EX_SCAN];
+	uint32_t snap[EX_SCAN];
+	__atomic_store_n(&thr->ex_waiting, 1, __ATOMIC_RELEASE);
+	for (;;) {
+		uint32_t ng = __atomic_load_n(&ex_ng, __ATOMIC_ACQUIRE), n = 0;
+		int waiting = 0;
+		if (ng > EX_MAX_G)
+			ng = EX_MAX_G;
+		for (uint32_t i = 0; i < ng && n < EX_SCAN; i++) {
+			struct gctx *h = __atomic_load_n(&ex_gs[i], __ATOMIC_ACQUIRE);
+			if (!h || h == thr || __atomic_load_n(&h->ex_ended, __ATOMIC_RELAXED) || h->ex_prio <= thr->ex_prio)
+				continue;
+			if (__atomic_load_n(&h->ex_waiting, __ATOMIC_ACQUIRE))
+				waiting = 1;
+			hs[n] = h;
+			snap[n++] = __atomic_load_n(&h->ex_tick, __ATOMIC_RELAXED);
+		}
+		if (n == 0)
+			break;
+		ex_sleep_us(waiting ? EX_IDLE_US / 4 : EX_IDLE_US);
+		int moved = waiting;
+		for (uint32_t j = 0; j < n && !moved; j++)
+			moved = __atomic_load_n(&hs[j]->ex_tick, __ATOMIC_RELAXED) != snap[j];
+		if (!moved || now_ns() - start > limit || __atomic_load_n(&ex_budget_out, __ATOMIC_RELAXED))
+			break;
+	}
+	__atomic_store_n(&thr->ex_waiting, 0, __ATOMIC_RELEASE);
+	ex_spent(now_ns() - start);
+}
+
+// ex_delay takes thr's delay at its position, if it has one.
+static void ex_delay(struct gctx *thr) {
+	while (thr->ex_di < thr->ex_dn && ex_delays[thr->ex_di].pos < thr->ex_ord)
+		thr->ex_di++;
+	if (thr->ex_di >= thr->ex_dn || ex_delays[thr->ex_di].pos != thr->ex_ord)
+		return;
+	uint32_t ms = ex_delays[thr->ex_di++].ms;
+	__atomic_fetch_add(&ex->delayed, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&thr->ex_waiting, 1, __ATOMIC_RELEASE);
+	for (uint32_t i = 0; i < ms && !__atomic_load_n(&ex_budget_out, __ATOMIC_RELAXED); i++) {
+		ex_sleep_us(1000);
+		if (!ex_spent(1000000))
+			break;
+	}
+	__atomic_store_n(&thr->ex_waiting, 0, __ATOMIC_RELEASE);
+}
+
+// ex_record runs after thr made a record at pc that may count.
+static inline void ex_record(struct gctx *thr, uptr pc) {
+	if (!thr || !thr->ex_path || thr->system || !ex_countable(pc))
+		return;
+	thr->ex_tick++;
+	thr->ex_ord++;
+	if (__atomic_load_n(&ex_budget_out, __ATOMIC_RELAXED))
+		return;
+	if (ex->flags & EX_PCT) {
+		if (thr->ex_armed || thr->ex_ord == 1) {
+			thr->ex_armed = 0;
+			ex_pct(thr);
+		}
+		return;
+	}
+	if (thr->ex_di < thr->ex_dn)
+		ex_delay(thr);
+}
+
+// ex_pre runs at the start of each hook of thr's own: a delay at
+// position 0 is taken before its first record (a goroutine may make none
+// that counts before the operation the delay aims at).
+static inline void ex_pre(struct gctx *thr) {
+	if (!thr || thr->ex_started || !thr->ex_path || thr->system)
+		return;
+	thr->ex_started = 1;
+	if (!(ex->flags & EX_PCT) && thr->ex_di < thr->ex_dn && !__atomic_load_n(&ex_budget_out, __ATOMIC_RELAXED))
+		ex_delay(thr);
+}
+
+// ex_op runs after thr made a synchronisation record of its own (not one
+// of package sync's internal atomics): its next countable record is a
+// steering point.
+static inline void ex_op(struct gctx *thr, int cls) {
+	if (!ex || !thr || !thr->ex_path || thr->system || (cls == RP_ATOMIC && thr->ignore))
+		return;
+	thr->ex_tick++;
+	thr->ex_armed = 1;
+}
+
+// ex_atomic runs before thr performs an atomic of its own: under PCT a
+// steering point (waiting there holds no lock of the runtime's).
+static inline void ex_atomic(struct gctx *thr) {
+	if (!ex || !thr || !thr->ex_path || thr->system || thr->ignore || !(ex->flags & EX_PCT) ||
+	    __atomic_load_n(&ex_budget_out, __ATOMIC_RELAXED))
+		return;
+	thr->ex_tick++;
+	thr->ex_armed = 0;
+	ex_pct(thr);
+}
+
+static void ex_end(struct gctx *thr) {
+	if (ex && thr)
+		__atomic_store_n(&thr->ex_ended, 1, __ATOMIC_RELEASE);
+}
+
 static struct gctx *new_gctx(void) {
 	struct gctx *g = calloc(1, sizeof *g);
 	if (g) {
@@ -888,6 +1187,12 @@ void __tsan_init(void **thr, void **proc, void (*cb)(uptr cmd, void *ctx)) {
 		init_ctx->system = 1;
 	if (rp && init_ctx)
 		rp_root(init_ctx);
+	if (spool)
+		ex_init();
+	if (ex && init_ctx) {
+		ex_root = init_ctx;
+		ex_name(init_ctx, EX_ROOT);
+	}
 	*thr = init_ctx;
 	static int dummy_proc;
 	*proc = &dummy_proc;
@@ -951,10 +1256,14 @@ void __tsan_go_start(struct gctx *parent, struct gctx **pchild, uptr pc) {
 	}
 	rp_match(parent, child, pc);
 	rp_op(parent, RP_OP);
+	ex_match(parent, child, pc);
+	if (parent && !parent->system)
+		ex_op(parent, RP_OP);
 }
 
 void __tsan_go_end(struct gctx *thr) {
 	rp_end(thr);
+	ex_end(thr);
 	uint64_t *w = reserve(thr, 1);
 	if (w) {
 		w[0] = (next_seq() << 8) | R_END;
@@ -1029,6 +1338,8 @@ static void func_enter_rec(struct gctx *thr, uptr pc, int synth) {
 	}
 	if (rp && !synth)
 		rp_record(thr, pc);
+	if (ex && !synth)
+		ex_record(thr, pc);
 }
 
 static void func_enter(struct gctx *thr, uptr pc) { func_enter_rec(thr, pc, 0); }
@@ -1064,6 +1375,8 @@ static inline void mem_access(struct gctx *thr, uint64_t kind, uptr addr, uptr s
 	}
 	if (rp)
 		rp_record(thr, pc);
+	if (ex)
+		ex_record(thr, pc);
 }
 
 static inline void mem_access_range(struct gctx *thr, uint64_t kind, uptr addr, uptr size, uptr pc) {
@@ -1081,6 +1394,8 @@ static inline void mem_access_range(struct gctx *thr, uint64_t kind, uptr addr, 
 	}
 	if (rp)
 		rp_record(thr, pc);
+	if (ex)
+		ex_record(thr, pc);
 }
 
 void __tsan_read(struct gctx *thr, void *addr, void *pc) { mem_access(thr, R_READ, (uptr)addr, 1, (uptr)pc); }
@@ -1270,8 +1585,10 @@ static void sync_record(struct gctx *thr, uint64_t kind, uptr addr, uptr *bp, up
 			w[3 + n + i] = own[i];
 		commit(thr, 3 + n + n2);
 	}
-	if (!behalf)
+	if (!behalf) {
 		rp_op(thr, RP_OP);
+		ex_op(thr, RP_OP);
+	}
 }
 
 void seer_acquire(struct gctx *thr, uptr addr, uptr *bp, uptr *g) { sync_record(thr, R_ACQUIRE, addr, bp, g); }
@@ -1355,6 +1672,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	uint64_t *w = reserve(thr, 6 + n);
 	if (!w) {
 		rp_op(thr, RP_ATOMIC);
+		ex_op(thr, RP_ATOMIC);
 		return;
 	}
 	for (uint32_t i = 0; i < n; i++)
@@ -1369,6 +1687,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 		w[6 + i] = pcs[i];
 	commit(thr, 6 + n);
 	rp_op(thr, RP_ATOMIC);
+	ex_op(thr, RP_ATOMIC);
 }
 
 #define ARG(T, off) (*(T *)(a + (off)))
@@ -1376,7 +1695,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 #define ATOMIC_FUNCS(bits, T, RET)                                                                       \
 	void seer_atomic##bits##_load(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {           \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC); hold(thr);                                                                   \
+		rp_pre(thr, RP_ATOMIC); ex_atomic(thr); hold(thr);                                                                   \
 		T *p = ARG(T *, 0);                                                                      \
 		volatile int *l = alock((uptr)p);                                                        \
 		spin_lock(l);                                                                            \
@@ -1388,7 +1707,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_store(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {          \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC); hold(thr);                                                                   \
+		rp_pre(thr, RP_ATOMIC); ex_atomic(thr); hold(thr);                                                                   \
 		T *p = ARG(T *, 0);                                                                      \
 		T v = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -1400,7 +1719,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_exchange(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {       \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC); hold(thr);                                                                   \
+		rp_pre(thr, RP_ATOMIC); ex_atomic(thr); hold(thr);                                                                   \
 		T *p = ARG(T *, 0);                                                                      \
 		T v = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -1413,7 +1732,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_fetch_add(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {      \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC); hold(thr);                                                                   \
+		rp_pre(thr, RP_ATOMIC); ex_atomic(thr); hold(thr);                                                                   \
 		T *p = ARG(T *, 0);                                                                      \
 		T d = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -1426,7 +1745,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_fetch_and(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {      \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC); hold(thr);                                                                   \
+		rp_pre(thr, RP_ATOMIC); ex_atomic(thr); hold(thr);                                                                   \
 		T *p = ARG(T *, 0);                                                                      \
 		T m = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -1439,7 +1758,7 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}                                                                                                \
 	void seer_atomic##bits##_fetch_or(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {       \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC); hold(thr);                                                                   \
+		rp_pre(thr, RP_ATOMIC); ex_atomic(thr); hold(thr);                                                                   \
 		T *p = ARG(T *, 0);                                                                      \
 		T m = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
@@ -1459,7 +1778,7 @@ ATOMIC_FUNCS(64, uint64_t, 16)
 #define CAS_FUNC(bits, T, NEW, RES)                                                                       \
 	void seer_atomic##bits##_compare_exchange(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) { \
 		(void)pc;                                                                                 \
-		rp_pre(thr, RP_ATOMIC); hold(thr);                                                                    \
+		rp_pre(thr, RP_ATOMIC); ex_atomic(thr); hold(thr);                                                                    \
 		T *p = ARG(T *, 0);                                                                       \
 		T expect = ARG(T, 8);                                                                     \
 		T desired = ARG(T, NEW);                                                                  \

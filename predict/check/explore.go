@@ -1,0 +1,472 @@
+// This file implements seer check -explore (issue 28): after a run of the
+// selected tests, run them up to N more times under schedules that the
+// recording runtime steers, record and analyse every run, and report the
+// union of the findings, each with the run it came from.
+//
+// # Steering
+//
+// The recorder only ever delays goroutines, at records of the user's code
+// (trace.ExploreSchedule; runtime/recorder.c, "Steering"), so every run is
+// one Go could have taken, and each wait is bounded. The strategies:
+//
+//   - pct: probabilistic concurrency testing (Burckhardt, Kothari,
+//     Musuvathi, Nagarakatte, ASPLOS'10, section 3): random goroutine
+//     priorities and d-1 random change points among the k steering points
+//     of the run (k from the run before), so that a bug of depth d shows
+//     in one run with probability at least 1/(n·k^(d-1)) under the
+//     paper's model of a scheduler that runs only the highest-priority
+//     enabled goroutine. The recorder approximates "enabled" by "waiting
+//     at a steering point, or seen to make records".
+//   - select: where the run before took a select case (GFuzz, Liu et al.,
+//     ASPLOS'22, section 4: which message a select receives), the next
+//     delays either the goroutine whose operation completed that case,
+//     so that another case is ready first, or the select itself, so that
+//     every case that can be ready is (Go then picks uniformly).
+//   - partner: where several goroutines received from (or sent to) one
+//     channel, or locked one mutex, the goroutines that won it first in
+//     the runs so far wait before that operation, so that another wins.
+//   - findings: a predicted race or deadlock that no run has shown yet is
+//     the next run's target: the run replays its witness (replay.go) and
+//     is analysed as any other; a run that then shows it observed
+//     confirms it.
+//
+// Runs take the strategies in turn (a finding to aim at first). Each run
+// counts what it covers: pairs of communicating operations (send and
+// receive, close and receive), lock orders (a lock taken while another is
+// held) and select outcomes, by source line. A run that adds neither a
+// finding nor coverage adds nothing; after ExplorePatience such runs in a
+// row exploring stops, and the summary says so.
+//
+// # Cost and soundness
+//
+// A run is recorded, analysed, planned from and dropped before the next:
+// exploring costs about N runs and the memory of one. Every finding is
+// the analysis's of the run it came from, with its witness re-checked
+// against that run's trace, as any finding is; -replay replays it against
+// that trace too.
+//
+// # Reproducing
+//
+// Run i's seed is derived from the exploration's seed (printed in the
+// report) and i; the strategy of each run, its PCT priorities and change
+// points and its choices of what to delay follow from the seed and the
+// runs before, so -explore-seed gives the same steering again.
+
+package check
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/seer-tools/seer/predict"
+	"github.com/seer-tools/seer/trace"
+	"github.com/seer-tools/seer/trace/record"
+)
+
+// A Strategy is a way of steering a run.
+type Strategy string
+
+// The strategies (see the file comment).
+const (
+	StrategyPCT      Strategy = "pct"
+	StrategySelect   Strategy = "select"
+	StrategyPartner  Strategy = "partner"
+	StrategyFindings Strategy = "findings"
+	// StrategyFirst marks the findings of the first, unsteered run.
+	StrategyFirst Strategy = "first"
+)
+
+// Strategies lists the strategies Options.ExploreStrategies may name, in
+// the order runs take them.
+var Strategies = []Strategy{StrategyFindings, StrategyPCT, StrategySelect, StrategyPartner}
+
+// ParseStrategies reads a comma-separated list of strategies ("" or "all":
+// every one).
+func ParseStrategies(s string) ([]Strategy, error) {
+	if s == "" || s == "all" {
+		return nil, nil
+	}
+	var out []Strategy
+	for _, f := range strings.Split(s, ",") {
+		st := Strategy(strings.TrimSpace(f))
+		if !slices.Contains(Strategies, st) {
+			names := make([]string, len(Strategies))
+			for i, s := range Strategies {
+				names[i] = string(s)
+			}
+			return nil, fmt.Errorf("no strategy %q (want a list of %s)", st, strings.Join(names, ", "))
+		}
+		if !slices.Contains(out, st) {
+			out = append(out, st)
+		}
+	}
+	return out, nil
+}
+
+// Tunables of exploration.
+var (
+	// ExplorePatience is how many runs in a row may add nothing (no
+	// finding, no coverage) before exploring stops.
+	ExplorePatience = 5
+	// ExploreDepth is PCT's bug depth d: d-1 change points a run.
+	ExploreDepth = 3
+	// ExploreDelay is how long a delayed goroutine waits.
+	ExploreDelay = 30 * time.Millisecond
+	// ExploreMaxDelays bounds the delays of one run.
+	ExploreMaxDelays = 8
+	// ExploreStepWait bounds one PCT wait; ExploreBudget all the waits
+	// of a run.
+	ExploreStepWait = 20 * time.Millisecond
+	ExploreBudget   = 2 * time.Second
+)
+
+// An Origin is the run a finding came from.
+type Origin struct {
+	Run      int      `json:"run"`      // 0: the first run; i: the i-th steered run
+	Strategy Strategy `json:"strategy"` // how that run was steered
+	Seed     uint64   `json:"seed"`     // the run's own seed
+	Runs     int      `json:"runs"`     // runs it took to find it: Run+1
+}
+
+// An Exploration is how one run of tests was explored.
+type Exploration struct {
+	Package string       `json:"package"`
+	Run     string       `json:"run,omitempty"` // the -run pattern of the runs
+	Seed    uint64       `json:"seed"`          // -explore-seed gives the same runs
+	Budget  int          `json:"budget"`        // runs asked for (-explore)
+	Runs    []ExploreRun `json:"runs"`
+	// Found counts the distinct findings, and goroutines left running
+	// that the first run did not leave, after each run (Found[0]: the
+	// first run's): the found-vs-runs curve.
+	Found []int `json:"found"`
+	// Stopped says why exploring stopped before its budget, or "".
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// An ExploreRun is one steered run.
+type ExploreRun struct {
+	Index    int      `json:"index"`
+	Strategy Strategy `json:"strategy"`
+	Seed     uint64   `json:"seed"`
+	New      int      `json:"new"`      // findings no run before had
+	Coverage int      `json:"coverage"` // coverage no run before had
+	Delays   int      `json:"delays"`   // delays planned (select, partner)
+	Delayed  int      `json:"delayed"`  // delays the recorder took
+	Steps    int      `json:"steps"`    // PCT steering points passed
+	Outcome  string   `json:"outcome"`  // how the test process ended
+}
+
+// A target is a predicted finding to aim the findings strategy at.
+type target struct {
+	key   string
+	run   string
+	sched *trace.ReplaySchedule
+}
+
+// explorer holds what exploring one run of tests has learnt.
+type explorer struct {
+	opts       Options
+	strategies []Strategy // the steering ones, in turn
+	findings   bool       // aim at findings too
+	summary    Exploration
+
+	keys      map[string]bool   // the keys of every distinct finding so far
+	confirmed map[string]string // finding key -> the run that showed it observed
+	cov       map[string]bool
+	winners   map[string]map[uint64]bool // partner: contended operation -> paths that won it
+	targets   []target
+	leaks     map[string]map[string]bool // test -> where its leaked goroutines were created
+	// Leaks are the goroutines left running that only steered runs
+	// showed (Test.Leaked), with the run that showed each.
+	Leaks []ExploreLeak
+
+	// Planned from the last run.
+	k       int
+	selects []selectCase
+	contest []contested
+}
+
+func newExplorer(opts Options, pkg, run string) *explorer {
+	seed := opts.ExploreSeed
+	if seed == 0 {
+		seed = newSeed()
+	}
+	ex := &explorer{
+		opts:      opts,
+		keys:      map[string]bool{},
+		confirmed: map[string]string{},
+		leaks:     map[string]map[string]bool{},
+		cov:       map[string]bool{},
+		winners:   map[string]map[uint64]bool{},
+		summary:   Exploration{Package: pkg, Run: run, Seed: seed, Budget: opts.Explore, Runs: []ExploreRun{}},
+	}
+	strategies := opts.ExploreStrategies
+	if len(strategies) == 0 {
+		strategies = Strategies
+	}
+	for _, s := range Strategies {
+		if !slices.Contains(strategies, s) {
+			continue
+		}
+		if s == StrategyFindings {
+			ex.findings = true
+		} else {
+			ex.strategies = append(ex.strategies, s)
+		}
+	}
+	return ex
+}
+
+// newSeed is a seed for an exploration that was given none: never 0.
+func newSeed() uint64 { return mix(uint64(time.Now().UnixNano())) }
+
+// mix is splitmix64's finaliser (never 0).
+func mix(x uint64) uint64 {
+	x += 0x9E3779B97F4A7C15
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EB
+	x ^= x >> 31
+	return max(x, 1)
+}
+
+// runSeed is run i's seed.
+func (ex *explorer) runSeed(i int) uint64 { return mix(ex.summary.Seed + uint64(i)) }
+
+// findingKey names a finding across runs: its kind, test and sites.
+func findingKey(f *Finding) string {
+	sites := make([]string, len(f.Accesses))
+	for i, a := range f.Accesses {
+		sites[i] = fmt.Sprintf("%s:%d:%s", a.File, a.Line, a.Op)
+	}
+	sort.Strings(sites)
+	return f.Kind + "|" + f.Test + "|" + strings.Join(sites, "|")
+}
+
+// analyser analyses one run (Run's analyse).
+type analyser func(rec *record.RecordResult) (predicted, observed []Finding, st predict.Stats, err error)
+
+// explore runs the steered runs after the first run rec, whose findings
+// are first (they get their origin), and returns the new findings.
+func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts record.RecordOptions, rec *record.RecordResult, first []Finding, analyse analyser, progress func(string, int)) ([]Finding, error) {
+	for i := range first {
+		first[i].Origin = &Origin{Run: 0, Strategy: StrategyFirst, Seed: ex.summary.Seed, Runs: 1}
+		ex.add(&first[i], rec.Trace)
+	}
+	ex.leaked(rec, nil, nil)
+	ex.coverage(rec.Trace)
+	ex.plan(rec.Trace)
+	ex.k = max(ex.k, opsOf(rec.Trace))
+	ex.summary.Found = append(ex.summary.Found, ex.distinct())
+	rec = nil // dropped: each run is planned from, then left for the collector
+	var out []Finding
+	defer func() {
+		for _, fs := range [][]Finding{first, out} {
+			for j := range fs {
+				if why, ok := ex.confirmed[findingKey(&fs[j])]; ok {
+					fs[j].Confirmed, fs[j].Replay = ConfirmedYes, why
+				}
+			}
+		}
+	}()
+	idle := 0
+	turn := 0
+	for i := 1; i <= ex.opts.Explore; i++ {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		seed := ex.runSeed(i)
+		rng := rand.New(rand.NewPCG(seed, uint64(i)))
+		run := ExploreRun{Index: i, Seed: seed}
+		o := ropts
+		o.Progress = nil
+		o.NoFile = true
+		var aim *target
+		switch {
+		case ex.findings && len(ex.targets) > 0:
+			aim = &ex.targets[0]
+			ex.targets = ex.targets[1:]
+			run.Strategy = StrategyFindings
+			o.Run, o.Skip = aim.run, ""
+			o.Replay = aim.sched
+			o.Timeout = ReplayTimeout
+		case len(ex.strategies) == 0:
+			ex.summary.Stopped = fmt.Sprintf("stopped after %d runs: no predicted finding left to aim at", i-1)
+			return out, nil
+		default:
+			run.Strategy = ex.strategies[turn%len(ex.strategies)]
+			turn++
+			o.Explore = ex.schedule(run.Strategy, seed, rng)
+			run.Delays = len(o.Explore.Delays)
+		}
+		if os.Getenv("SEER_EXPLORE_DEBUG") != "" && o.Explore != nil {
+			fmt.Fprintf(os.Stderr, "explore run %d %s: %+v\n", i, run.Strategy, *o.Explore)
+		}
+		progress(fmt.Sprintf("exploring (run %d of %d, %s)", i, ex.opts.Explore, run.Strategy), 0)
+		r, err := bin.Run(ctx, o)
+		if err != nil {
+			return out, err
+		}
+		run.Outcome = r.Outcome.Result
+		if r.Explore != nil {
+			run.Delayed, run.Steps = r.Explore.Delayed, r.Explore.Steps
+			if run.Strategy == StrategyPCT && r.Explore.Steps > 0 {
+				ex.k = r.Explore.Steps
+			}
+		}
+		predicted, observed, _, err := analyse(r)
+		if err != nil {
+			return out, err
+		}
+		origin := &Origin{Run: i, Strategy: run.Strategy, Seed: seed, Runs: i + 1}
+		for k, fs := range [][]Finding{predicted, observed} {
+			for j := range fs {
+				f := &fs[j]
+				key := findingKey(f)
+				if aim != nil && key == aim.key && !f.Predicted {
+					ex.confirmed[key] = fmt.Sprintf("explore run %d, replaying its witness, showed it", i)
+				}
+				if ex.keys[key] {
+					continue
+				}
+				f.Origin = origin
+				if k == 0 && ex.opts.Replay {
+					progress("replaying", r.Events)
+					if err := replayFinding(ctx, bin, ropts, r.Trace, f); err != nil {
+						return out, err
+					}
+				}
+				ex.add(f, r.Trace)
+				out = append(out, *f)
+				run.New++
+			}
+		}
+		delayed := map[uint64]bool{}
+		if o.Explore != nil {
+			for _, d := range o.Explore.Delays {
+				delayed[d.Path] = true
+			}
+		}
+		run.New += ex.leaked(r, origin, delayed)
+		run.Coverage = ex.coverage(r.Trace)
+		ex.plan(r.Trace)
+		ex.summary.Runs = append(ex.summary.Runs, run)
+		ex.summary.Found = append(ex.summary.Found, ex.distinct())
+		r = nil
+		if run.New > 0 || run.Coverage > 0 {
+			idle = 0
+		} else if idle++; idle >= ExplorePatience && i < ex.opts.Explore {
+			ex.summary.Stopped = fmt.Sprintf("stopped after %d runs: %d runs in a row added no finding and no coverage", i, idle)
+			break
+		}
+	}
+	return out, nil
+}
+
+// distinct counts the distinct findings and leaks so far.
+func (ex *explorer) distinct() int { return len(ex.keys) + len(ex.Leaks) }
+
+// An ExploreLeak is a goroutine that a steered run left running when its
+// test ended, and the first run did not.
+type ExploreLeak struct {
+	Test, Site string
+	Origin     Origin
+}
+
+// leaked registers the goroutines rec left running, and returns how many
+// are new; origin is nil for the first run. A goroutine the run delayed
+// may still be waiting in its delay when its test ends, and is not
+// counted.
+func (ex *explorer) leaked(rec *record.RecordResult, origin *Origin, delayed map[uint64]bool) int {
+	n := 0
+	var skip func(trace.GoID) bool
+	if len(delayed) > 0 {
+		paths := trace.GoPaths(rec.Trace)
+		skip = func(g trace.GoID) bool { return delayed[paths[g]] }
+	}
+	for test, sites := range leakedBut(rec, skip) {
+		if ex.leaks[test] == nil {
+			ex.leaks[test] = map[string]bool{}
+		}
+		for _, site := range sites {
+			if ex.leaks[test][site] {
+				continue
+			}
+			ex.leaks[test][site] = true
+			if origin != nil {
+				ex.Leaks = append(ex.Leaks, ExploreLeak{Test: test, Site: site, Origin: *origin})
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// addLeaks adds the leaks that only steered runs showed to tests.
+func (ex *explorer) addLeaks(tests []Test) {
+	for _, l := range ex.Leaks {
+		for i := range tests {
+			if t := &tests[i]; t.Name == l.Test && t.Package == ex.summary.Package {
+				t.Leaked = append(t.Leaked, l.Site)
+				t.Errors = append(t.Errors, fmt.Sprintf("explore run %d (%s, seed %d) left a goroutine created at %s running when the test ended: it took %d runs",
+					l.Origin.Run, l.Origin.Strategy, l.Origin.Seed, l.Site, l.Origin.Runs))
+			}
+		}
+	}
+}
+
+// add registers f, found in t: a predicted race or deadlock nobody has
+// confirmed is a target for the findings strategy, planned now, while t
+// is at hand.
+func (ex *explorer) add(f *Finding, t *trace.Trace) {
+	key := findingKey(f)
+	if ex.keys[key] {
+		return
+	}
+	ex.keys[key] = true
+	if !ex.findings || !f.Predicted || f.Confirmed != "" || (f.Kind != "race" && f.Kind != "deadlock") {
+		return
+	}
+	p, err := planReplay(t, f)
+	if err != nil {
+		return
+	}
+	ex.targets = append(ex.targets, target{key: key, run: replayRun(f), sched: p.sched})
+}
+
+// schedule is the steering of a run by strategy s.
+func (ex *explorer) schedule(s Strategy, seed uint64, rng *rand.Rand) *trace.ExploreSchedule {
+	sc := &trace.ExploreSchedule{Seed: seed, StepWait: ExploreStepWait, Budget: ExploreBudget}
+	switch s {
+	case StrategyPCT:
+		sc.PCT = true
+		k := max(ex.k, 1)
+		for range ExploreDepth - 1 {
+			sc.Change = append(sc.Change, 1+rng.Uint64N(uint64(k)))
+		}
+		slices.Sort(sc.Change)
+	case StrategySelect:
+		sc.Delays = ex.selectDelays(rng)
+	case StrategyPartner:
+		sc.Delays = ex.partnerDelays(rng)
+	}
+	return sc
+}
+
+// opsOf estimates PCT's k from a run that was not steered by PCT: the
+// synchronisation operations of the goroutines of tests.
+func opsOf(t *trace.Trace) int {
+	n := 0
+	for i := range t.Events {
+		e := &t.Events[i]
+		if g := t.Goroutine(e.G); g != nil && g.Test != "" && isOp(e) {
+			n++
+		}
+	}
+	return n
+}
