@@ -180,6 +180,7 @@ type explorer struct {
 	confirmed map[string]string // finding key -> the run that showed it observed
 	cov       map[string]bool
 	winners   map[string]map[uint64]bool // partner: contended operation -> paths that won it
+	steered   map[string]int             // select: its line -> 1 + the runs that steered it
 	targets   []target
 	leaks     map[string]map[string]bool // test -> where its leaked goroutines were created
 	// Leaks are the goroutines left running that only steered runs
@@ -202,6 +203,7 @@ func newExplorer(opts Options, pkg, run string) *explorer {
 		keys:      map[string]bool{},
 		confirmed: map[string]string{},
 		leaks:     map[string]map[string]bool{},
+		steered:   map[string]int{},
 		cov:       map[string]bool{},
 		winners:   map[string]map[uint64]bool{},
 		summary:   Exploration{Package: pkg, Run: run, Seed: seed, Budget: opts.Explore, Runs: []ExploreRun{}},

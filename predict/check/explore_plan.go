@@ -23,6 +23,7 @@ type spot struct {
 // and, when one is known, the operation of another goroutine that
 // completed the case it took (partner).
 type selectCase struct {
+	site                string // the select's line
 	self, partner       spot
 	hasSelf, hasPartner bool
 }
@@ -185,7 +186,7 @@ func (ex *explorer) plan(t *trace.Trace) {
 		if e.Op != trace.OpLock && inSelect(t, e) {
 			// A select that parked is completed by its partner, whose
 			// record it is: its own position is not known then.
-			sc := selectCase{self: s, hasSelf: ok}
+			sc := selectCase{site: runSite(t, i), self: s, hasSelf: ok}
 			partner := -1
 			if e.Op == trace.OpRecv && e.Peer >= 0 {
 				partner = int(e.Peer)
@@ -249,8 +250,15 @@ func (ex *explorer) selectDelays(rng *rand.Rand) []trace.ExploreDelay {
 			break
 		}
 		sc := ex.selects[k]
+		// The two ways take turns at each select (by its line), from a
+		// start rng picks.
+		turn := ex.steered[sc.site]
+		if turn == 0 {
+			turn = 1 + rng.IntN(2)
+		}
+		ex.steered[sc.site] = turn + 1
 		s := sc.self
-		if !sc.hasSelf || sc.hasPartner && rng.IntN(2) == 0 {
+		if !sc.hasSelf || sc.hasPartner && turn%2 == 0 {
 			s = sc.partner
 		}
 		if !seen[s] {
