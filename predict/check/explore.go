@@ -240,6 +240,9 @@ func mix(x uint64) uint64 {
 // runSeed is run i's seed.
 func (ex *explorer) runSeed(i int) uint64 { return mix(ex.summary.Seed + uint64(i)) }
 
+// newRunRand is run i's source of choices.
+func newRunRand(seed uint64, i int) *rand.Rand { return rand.New(rand.NewPCG(seed, uint64(i))) }
+
 // findingKey names a finding across runs: its kind, test and sites.
 func findingKey(f *Finding) string {
 	sites := make([]string, len(f.Accesses))
@@ -283,7 +286,7 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 			return out, err
 		}
 		seed := ex.runSeed(i)
-		rng := rand.New(rand.NewPCG(seed, uint64(i)))
+		rng := newRunRand(seed, i)
 		run := ExploreRun{Index: i, Seed: seed}
 		o := ropts
 		o.Progress = nil
@@ -381,15 +384,25 @@ type ExploreLeak struct {
 }
 
 // leaked registers the goroutines rec left running, and returns how many
-// are new; origin is nil for the first run. A goroutine the run delayed
-// may still be waiting in its delay when its test ends, and is not
-// counted.
+// are new; origin is nil for the first run. In a steered run, a
+// goroutine the run delayed may still be waiting in its delay when its
+// test ends, and one whose last act was a channel operation that
+// completed was on its way out when the run ended (the steering moved
+// the end of the test): neither is counted. A goroutine blocked in a
+// channel operation for good never completes it.
 func (ex *explorer) leaked(rec *record.RecordResult, origin *Origin, delayed map[uint64]bool) int {
 	n := 0
 	var skip func(trace.GoID) bool
-	if len(delayed) > 0 {
-		paths := trace.GoPaths(rec.Trace)
-		skip = func(g trace.GoID) bool { return delayed[paths[g]] }
+	if origin != nil {
+		t := rec.Trace
+		paths := trace.GoPaths(t)
+		last := make([]trace.Op, len(t.Goroutines))
+		for i := range t.Events {
+			last[t.Events[i].G] = t.Events[i].Op
+		}
+		skip = func(g trace.GoID) bool {
+			return delayed[paths[g]] || last[g] == trace.OpSend || last[g] == trace.OpRecv
+		}
 	}
 	for test, sites := range leakedBut(rec, skip) {
 		if ex.leaks[test] == nil {
