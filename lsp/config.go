@@ -18,7 +18,8 @@ import (
 //	  "timeout": "5m",         // stop a recorded test after this long ("30s", or seconds)
 //	  "runOnSave": false,      // re-run predictions when a file of their package is saved
 //	  "buildFlags": ["-tags=integration"],
-//	  "env": {"GOFLAGS": "-mod=mod"}   // or ["GOFLAGS=-mod=mod"]
+//	  "env": {"GOFLAGS": "-mod=mod"},  // or ["GOFLAGS=-mod=mod"]
+//	  "explore": 0             // steered runs after the first (seer check -explore)
 //	}
 type Config struct {
 	Atomicity  bool
@@ -26,6 +27,7 @@ type Config struct {
 	RunOnSave  bool
 	BuildFlags []string
 	Env        []string // KEY=value
+	Explore    int      // check.Options.Explore
 }
 
 // DefaultConfig is the configuration before the client says otherwise.
@@ -89,6 +91,13 @@ func parseConfig(base Config, v any) (Config, []string) {
 				continue
 			}
 			c.BuildFlags = list
+		case "explore":
+			n, ok := val.(float64)
+			if !ok || n < 0 || n != float64(int(n)) {
+				bad(key, val, "a number of runs, 0 or more")
+				continue
+			}
+			c.Explore = int(n)
 		case "env":
 			env, ok := envList(val)
 			if !ok {

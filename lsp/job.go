@@ -130,6 +130,7 @@ func (s *server) runJob(j *job, old *job, token *protocol.ProgressToken) {
 		opts.Run = "^" + j.sc.test + "$"
 	}
 	opts.Replay = j.replay
+	opts.Explore = cfg.Explore
 	start := time.Now()
 	rep, err := s.safeRun(j.ctx, opts)
 	<-s.jobs.slots

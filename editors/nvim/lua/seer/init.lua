@@ -22,7 +22,7 @@ local defaults = {
   cmd = { 'seer', 'serve' },
   -- The server's configuration (lsp/config.go), answered to
   -- workspace/configuration: { seer = { atomicity, timeout, runOnSave,
-  -- buildFlags, env } }. A table without the "seer" key is taken as the
+  -- buildFlags, env, explore } }. A table without the "seer" key is taken as the
   -- section itself.
   settings = {},
   filetypes = { 'go' },
