@@ -4,12 +4,16 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/trace/record"
 )
 
 // exploreFlags are the -explore flags of one command.
@@ -66,4 +70,51 @@ func printExplorations(w io.Writer, rep *check.Report) {
 			fmt.Fprintf(w, "seer: %s: %s\n", name, x.Stopped)
 		}
 	}
+}
+
+// recordRuns records the tests once, or with steer, once and then up to n
+// steered runs more, each written next to the first (exploreName); it
+// returns the first run's result.
+func recordRuns(ctx context.Context, ropts record.RecordOptions, steer *check.Steerer, n int) (*record.RecordResult, error) {
+	if steer == nil {
+		return record.Record(ctx, ropts)
+	}
+	b, err := record.Build(ctx, ropts)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	first, err := b.Run(ctx, ropts)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(os.Stderr, "seer: exploring %d runs more, -explore-seed %d\n", n, steer.Seed())
+	steer.Learn(first.Trace, 0)
+	for k := 0; k < n; k++ {
+		i, st, seed, sc := steer.Next()
+		o := ropts
+		o.Output, o.Explore = exploreName(ropts.Output, i), sc
+		rec, err := b.Run(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		steps := 0
+		if rec.Explore != nil && sc.PCT {
+			steps = rec.Explore.Steps
+		}
+		fmt.Fprintf(os.Stderr, "seer: explore run %d (%s, seed %d): %d events (%s) in %s\n", i, st, seed, rec.Events, rec.Outcome.Result, rec.Path)
+		steer.Learn(rec.Trace, steps)
+		if steer.Idle() >= check.ExplorePatience && k+1 < n {
+			fmt.Fprintf(os.Stderr, "seer: stopped after %d runs: %d runs in a row covered nothing new\n", i, steer.Idle())
+			break
+		}
+	}
+	return first, nil
+}
+
+// exploreName is the file of steered run i, next to out: seer.trace,
+// seer.explore1.trace.
+func exploreName(out string, i int) string {
+	ext := filepath.Ext(out)
+	return fmt.Sprintf("%s.explore%d%s", strings.TrimSuffix(out, ext), i, ext)
 }

@@ -7,9 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/seer-tools/seer/internal/gocmd"
+	"github.com/seer-tools/seer/predict/check"
 	"github.com/seer-tools/seer/trace"
 	"github.com/seer-tools/seer/trace/record"
 )
@@ -20,11 +22,12 @@ var (
 	recordRun     = recordFlags.String("run", "", "run only the tests matching `regexp`")
 	recordSkip    = recordFlags.String("skip", "", "do not run the tests matching `regexp`")
 	recordTimeout = recordFlags.Duration("timeout", 10*time.Minute, "stop a test run after `d`")
+	recordExplore = addExploreFlags(recordFlags)
 )
 
 var _ = register(&command{
 	name:      "record",
-	usageLine: "record [-o file] [-run regexp] [-skip regexp] [-timeout d] [package]",
+	usageLine: "record [-o file] [-run regexp] [-skip regexp] [-timeout d] [-explore n] [-explore-seed s] [package]",
 	short:     "record a run of a package's tests as a trace",
 	long: `
 Record builds the package's test binary with -race against seer's recording
@@ -34,6 +37,13 @@ one trace file. A test that fails, panics, times out, exits early or is
 killed still leaves a trace of everything it did before.
 
 Build errors are printed as file:line:col: message.
+
+With -explore n, the tests are run up to n more times under schedules that
+seer's runtime steers (as seer check -explore does, with the strategies
+pct, select and partner, each run planned from the one before), and each
+run is written next to the first: seer.trace, seer.explore1.trace, ...
+The runs stop early when several in a row cover nothing new; the seed is
+printed, and -explore-seed gives the same steering again.
 
 The exit status is 0 when the trace is written and the tests passed, 3 when
 it is written but a test failed, panicked, timed out, exited early or was
@@ -58,14 +68,29 @@ func runRecord(c *command, args []string) int {
 	if out == "" {
 		out = "seer.trace"
 	}
-	res, err := record.Record(ctx, record.RecordOptions{
+	ropts := record.RecordOptions{
 		Package: c.flags.Arg(0),
 		Run:     *recordRun,
 		Skip:    *recordSkip,
 		Timeout: *recordTimeout,
 		Output:  out,
 		Stderr:  os.Stderr,
-	})
+	}
+	var steer *check.Steerer
+	if *recordExplore.runs != 0 {
+		var opts check.Options
+		if err := recordExplore.apply(&opts); err != nil {
+			errorf(c, "%v", err)
+			return 2
+		}
+		if slices.Contains(opts.ExploreStrategies, check.StrategyFindings) {
+			errorf(c, "-explore-strategies: findings needs seer check's analysis")
+			return 2
+		}
+		steer = check.NewSteerer(opts.ExploreSeed, opts.ExploreStrategies)
+		ropts.Replayable = true // plans are made from positions
+	}
+	res, err := recordRuns(ctx, ropts, steer, *recordExplore.runs)
 	if sig := ctx.signal(); sig != nil {
 		errorf(c, "stopped by %v", sig)
 		return signalStatus(sig)

@@ -485,3 +485,54 @@ func opsOf(t *trace.Trace) int {
 	}
 	return n
 }
+
+// A Steerer plans steered runs from recordings alone, with no analysis
+// (seer record -explore): the strategies pct, select and partner, in
+// turn, each run planned from the one before.
+type Steerer struct {
+	ex   *explorer
+	i    int
+	idle int
+}
+
+// NewSteerer returns a Steerer with seed (0: a new one) and strategies
+// (nil: every one but findings, which needs findings).
+func NewSteerer(seed uint64, strategies []Strategy) *Steerer {
+	ex := newExplorer(Options{ExploreSeed: seed, ExploreStrategies: strategies}, "", "")
+	if len(ex.strategies) == 0 {
+		ex.strategies = []Strategy{StrategyPCT, StrategySelect, StrategyPartner}
+	}
+	return &Steerer{ex: ex}
+}
+
+// Seed is the seed that gives the same steering again.
+func (s *Steerer) Seed() uint64 { return s.ex.summary.Seed }
+
+// Learn takes in the recording of the run last made (the first, or the
+// one Next planned) and reports whether its coverage had anything new.
+func (s *Steerer) Learn(t *trace.Trace, steps int) bool {
+	n := s.ex.coverage(t)
+	s.ex.plan(t)
+	if steps > 0 {
+		s.ex.k = steps
+	} else if s.i == 0 {
+		s.ex.k = opsOf(t)
+	}
+	if n > 0 || s.i == 0 {
+		s.idle = 0
+	} else {
+		s.idle++
+	}
+	return n > 0
+}
+
+// Idle is how many runs in a row added no coverage.
+func (s *Steerer) Idle() int { return s.idle }
+
+// Next plans the next run: its index, strategy, seed and steering.
+func (s *Steerer) Next() (int, Strategy, uint64, *trace.ExploreSchedule) {
+	st := s.ex.strategies[s.i%len(s.ex.strategies)]
+	s.i++
+	seed := s.ex.runSeed(s.i)
+	return s.i, st, seed, s.ex.schedule(st, seed, newRunRand(seed, s.i))
+}
