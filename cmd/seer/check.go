@@ -74,6 +74,22 @@ with where the replay diverged otherwise. The JSON report's
 "confirmed" field ("true", "false", "not tried") and a SARIF result's
 "confirmed" property say the same.
 
+With -explore n, after the first run the tests are run up to n more
+times under schedules that seer's recording runtime steers, only ever by
+delaying goroutines (never a timer fired early): pct (random priorities
+with a few change points), select (the case a select took loses), partner
+(another goroutine wins a contended channel or mutex) and findings (a
+predicted race or deadlock's witness is replayed, and confirmed when that
+run shows it); -explore-strategies picks some. Every run is recorded and
+analysed and the findings of all are reported once each, with the run
+each came from ("found in explore run 3 (select, seed ...): it took 4
+runs"); its witness is that run's, and -replay replays it there. The runs
+stop early when several in a row add no finding and no new coverage
+(communicating operations, lock orders, select outcomes), and a line per
+package gives the seed (-explore-seed repeats the steering) and the
+findings after each run. Each run costs about what the first does, and
+no run's recording is kept while the next one runs.
+
 By default each package's tests are recorded in one run. With -each, every
 top-level test is recorded in a run of its own: slower (a process per test),
 but each trace holds one test, so no finding is lost to the size of a long
