@@ -117,7 +117,7 @@ var (
 	// ExploreDepth is PCT's bug depth d: d-1 change points a run.
 	ExploreDepth = 3
 	// ExploreDelay is how long a delayed goroutine waits.
-	ExploreDelay = 30 * time.Millisecond
+	ExploreDelay = 50 * time.Millisecond
 	// ExploreMaxDelays bounds the delays of one run.
 	ExploreMaxDelays = 8
 	// ExploreStepWait bounds one PCT wait; ExploreBudget all the waits
@@ -147,6 +147,9 @@ type Exploration struct {
 	Found []int `json:"found"`
 	// Stopped says why exploring stopped before its budget, or "".
 	Stopped string `json:"stopped,omitempty"`
+	// Leaks are the goroutines that steered runs, and not the first,
+	// left running when their test ended (also in Test.Leaked).
+	Leaks []ExploreLeak `json:"leaks,omitempty"`
 }
 
 // An ExploreRun is one steered run.
@@ -183,9 +186,6 @@ type explorer struct {
 	steered   map[string]int             // select: its line -> 1 + the runs that steered it
 	targets   []target
 	leaks     map[string]map[string]bool // test -> where its leaked goroutines were created
-	// Leaks are the goroutines left running that only steered runs
-	// showed (Test.Leaked), with the run that showed each.
-	Leaks []ExploreLeak
 
 	// Planned from the last run.
 	k       int
@@ -374,13 +374,14 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 }
 
 // distinct counts the distinct findings and leaks so far.
-func (ex *explorer) distinct() int { return len(ex.keys) + len(ex.Leaks) }
+func (ex *explorer) distinct() int { return len(ex.keys) + len(ex.summary.Leaks) }
 
 // An ExploreLeak is a goroutine that a steered run left running when its
 // test ended, and the first run did not.
 type ExploreLeak struct {
-	Test, Site string
-	Origin     Origin
+	Test   string `json:"test"`
+	Site   string `json:"site"` // where the goroutine was created
+	Origin Origin `json:"origin"`
 }
 
 // leaked registers the goroutines rec left running, and returns how many
@@ -414,7 +415,7 @@ func (ex *explorer) leaked(rec *record.RecordResult, origin *Origin, delayed map
 			}
 			ex.leaks[test][site] = true
 			if origin != nil {
-				ex.Leaks = append(ex.Leaks, ExploreLeak{Test: test, Site: site, Origin: *origin})
+				ex.summary.Leaks = append(ex.summary.Leaks, ExploreLeak{Test: test, Site: site, Origin: *origin})
 				n++
 			}
 		}
@@ -424,7 +425,7 @@ func (ex *explorer) leaked(rec *record.RecordResult, origin *Origin, delayed map
 
 // addLeaks adds the leaks that only steered runs showed to tests.
 func (ex *explorer) addLeaks(tests []Test) {
-	for _, l := range ex.Leaks {
+	for _, l := range ex.summary.Leaks {
 		for i := range tests {
 			if t := &tests[i]; t.Name == l.Test && t.Package == ex.summary.Package {
 				t.Leaked = append(t.Leaked, l.Site)

@@ -28,7 +28,7 @@ func TestStarted(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		_ = warm(200)
+		_ = warm(20000)
 		started.Store(true)
 		s.hits++ // the race, when the parent saw started
 	}()

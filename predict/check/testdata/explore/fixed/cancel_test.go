@@ -30,7 +30,7 @@ func (s *server) serve(ctx context.Context, reqs <-chan int, done chan<- struct{
 
 func TestCancel(t *testing.T) {
 	s := &server{}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	reqs := make(chan int, 1)
 	done := make(chan struct{})

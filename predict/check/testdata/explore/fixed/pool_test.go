@@ -19,7 +19,7 @@ type tally struct {
 func work(id int, jobs <-chan int, st *tally, wg *sync.WaitGroup) {
 	defer wg.Done()
 	if id > 0 {
-		time.Sleep(5 * time.Millisecond) // warming up
+		time.Sleep(10 * time.Millisecond) // warming up
 	}
 	for j := range jobs {
 		st.mu.Lock()

@@ -33,5 +33,5 @@ func get(d time.Duration) int {
 }
 
 func TestTimeout(t *testing.T) {
-	get(10 * time.Millisecond)
+	get(20 * time.Millisecond)
 }
