@@ -7,7 +7,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,34 +41,6 @@ func (e exploreFlags) apply(opts *check.Options) error {
 	}
 	opts.Explore, opts.ExploreSeed, opts.ExploreStrategies = *e.runs, *e.seed, st
 	return nil
-}
-
-// originLine says which run a finding came from.
-func originLine(o *check.Origin) string {
-	if o.Run == 0 {
-		return "\tfound in the first run"
-	}
-	return fmt.Sprintf("\tfound in explore run %d (%s, seed %d): it took %d runs", o.Run, o.Strategy, o.Seed, o.Runs)
-}
-
-// printExplorations sums up each exploration: its seed, its runs and the
-// found-vs-runs curve, and why it stopped early.
-func printExplorations(w io.Writer, rep *check.Report) {
-	for _, x := range rep.Explore {
-		name := x.Package
-		if x.Run != "" {
-			name += " (-run " + x.Run + ")"
-		}
-		curve := make([]string, len(x.Found))
-		for i, n := range x.Found {
-			curve[i] = fmt.Sprint(n)
-		}
-		fmt.Fprintf(w, "seer: %s: explored %d of %d runs, -explore-seed %d; findings after each run: %s\n",
-			name, len(x.Runs), x.Budget, x.Seed, strings.Join(curve, " "))
-		if x.Stopped != "" {
-			fmt.Fprintf(w, "seer: %s: %s\n", name, x.Stopped)
-		}
-	}
 }
 
 // recordRuns records the tests once, or with steer, once and then up to n

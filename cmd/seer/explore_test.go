@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 )
 
 func TestExploreFlags(t *testing.T) {
@@ -16,12 +17,12 @@ func TestExploreFlags(t *testing.T) {
 		args       []string
 		runs       int
 		seed       uint64
-		strategies []check.Strategy
+		strategies []report.Strategy
 		bad        bool
 	}{
 		{nil, 0, 0, nil, false},
 		{[]string{"-explore", "20", "-explore-seed", "7"}, 20, 7, nil, false},
-		{[]string{"-explore", "5", "-explore-strategies", "pct,partner"}, 5, 0, []check.Strategy{check.StrategyPCT, check.StrategyPartner}, false},
+		{[]string{"-explore", "5", "-explore-strategies", "pct,partner"}, 5, 0, []report.Strategy{report.StrategyPCT, report.StrategyPartner}, false},
 		{[]string{"-explore", "-1"}, 0, 0, nil, true},
 		{[]string{"-explore", "3", "-explore-strategies", "random"}, 0, 0, nil, true},
 	} {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/seer-tools/seer/internal/gocmd"
 	"github.com/seer-tools/seer/predict/check"
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/trace"
 	"github.com/seer-tools/seer/trace/record"
 )
@@ -83,7 +84,7 @@ func runRecord(c *command, args []string) int {
 			errorf(c, "%v", err)
 			return 2
 		}
-		if slices.Contains(opts.ExploreStrategies, check.StrategyFindings) {
+		if slices.Contains(opts.ExploreStrategies, report.StrategyFindings) {
 			errorf(c, "-explore-strategies: findings needs seer check's analysis")
 			return 2
 		}

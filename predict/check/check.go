@@ -66,7 +66,7 @@ type Options struct {
 	// Report.Explore seed); 0: a new seed.
 	ExploreSeed uint64
 	// ExploreStrategies are the steering strategies to use (nil: all).
-	ExploreStrategies []Strategy
+	ExploreStrategies []report.Strategy
 }
 
 // HistoryBudget is the share of a memory budget mem (seer check's
@@ -115,7 +115,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		return nil, err
 	}
 	rep := &report.Report{Findings: []report.Finding{}, Tests: []report.Test{}, Packages: []report.Package{}}
-	// Test binaries are built ahead of the package being checked, one
+	// report.Test binaries are built ahead of the package being checked, one
 	// build at a time (other processes: the go command, the compiler, the
 	// linker), so that the second core has work and a package never waits
 	// for its build when the one before it was quick. Each package's
@@ -450,7 +450,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 	ended := false // a run ended before running all its tests
 	// analyse analyses one run: its findings (those of the analysis, to
 	// replay, then the observed blocking ones) and the analysis's stats.
-	analyse := func(rec *record.RecordResult) (predicted, observed []Finding, st predict.Stats, err error) {
+	analyse := func(rec *record.RecordResult) (predicted, observed []report.Finding, st predict.Stats, err error) {
 		progress("analysing", rec.Events)
 		res, err := Predict(ctx, rec.Trace, PredictOptions{
 			Atomicity:     opts.Atomicity,

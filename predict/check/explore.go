@@ -65,36 +65,24 @@ import (
 	"time"
 
 	"github.com/seer-tools/seer/predict"
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/trace"
 	"github.com/seer-tools/seer/trace/record"
 )
 
-// A Strategy is a way of steering a run.
-type Strategy string
-
-// The strategies (see the file comment).
-const (
-	StrategyPCT      Strategy = "pct"
-	StrategySelect   Strategy = "select"
-	StrategyPartner  Strategy = "partner"
-	StrategyFindings Strategy = "findings"
-	// StrategyFirst marks the findings of the first, unsteered run.
-	StrategyFirst Strategy = "first"
-)
-
 // Strategies lists the strategies Options.ExploreStrategies may name, in
 // the order runs take them.
-var Strategies = []Strategy{StrategyFindings, StrategyPCT, StrategySelect, StrategyPartner}
+var Strategies = []report.Strategy{report.StrategyFindings, report.StrategyPCT, report.StrategySelect, report.StrategyPartner}
 
 // ParseStrategies reads a comma-separated list of strategies ("" or "all":
 // every one).
-func ParseStrategies(s string) ([]Strategy, error) {
+func ParseStrategies(s string) ([]report.Strategy, error) {
 	if s == "" || s == "all" {
 		return nil, nil
 	}
-	var out []Strategy
+	var out []report.Strategy
 	for _, f := range strings.Split(s, ",") {
-		st := Strategy(strings.TrimSpace(f))
+		st := report.Strategy(strings.TrimSpace(f))
 		if !slices.Contains(Strategies, st) {
 			names := make([]string, len(Strategies))
 			for i, s := range Strategies {
@@ -126,45 +114,6 @@ var (
 	ExploreBudget   = 2 * time.Second
 )
 
-// An Origin is the run a finding came from.
-type Origin struct {
-	Run      int      `json:"run"`      // 0: the first run; i: the i-th steered run
-	Strategy Strategy `json:"strategy"` // how that run was steered
-	Seed     uint64   `json:"seed"`     // the run's own seed
-	Runs     int      `json:"runs"`     // runs it took to find it: Run+1
-}
-
-// An Exploration is how one run of tests was explored.
-type Exploration struct {
-	Package string       `json:"package"`
-	Run     string       `json:"run,omitempty"` // the -run pattern of the runs
-	Seed    uint64       `json:"seed"`          // -explore-seed gives the same runs
-	Budget  int          `json:"budget"`        // runs asked for (-explore)
-	Runs    []ExploreRun `json:"runs"`
-	// Found counts the distinct findings, and goroutines left running
-	// that the first run did not leave, after each run (Found[0]: the
-	// first run's): the found-vs-runs curve.
-	Found []int `json:"found"`
-	// Stopped says why exploring stopped before its budget, or "".
-	Stopped string `json:"stopped,omitempty"`
-	// Leaks are the goroutines that steered runs, and not the first,
-	// left running when their test ended (also in Test.Leaked).
-	Leaks []ExploreLeak `json:"leaks,omitempty"`
-}
-
-// An ExploreRun is one steered run.
-type ExploreRun struct {
-	Index    int      `json:"index"`
-	Strategy Strategy `json:"strategy"`
-	Seed     uint64   `json:"seed"`
-	New      int      `json:"new"`      // findings no run before had
-	Coverage int      `json:"coverage"` // coverage no run before had
-	Delays   int      `json:"delays"`   // delays planned (select, partner)
-	Delayed  int      `json:"delayed"`  // delays the recorder took
-	Steps    int      `json:"steps"`    // PCT steering points passed
-	Outcome  string   `json:"outcome"`  // how the test process ended
-}
-
 // A target is a predicted finding to aim the findings strategy at.
 type target struct {
 	key   string
@@ -175,9 +124,9 @@ type target struct {
 // explorer holds what exploring one run of tests has learnt.
 type explorer struct {
 	opts       Options
-	strategies []Strategy // the steering ones, in turn
-	findings   bool       // aim at findings too
-	summary    Exploration
+	strategies []report.Strategy // the steering ones, in turn
+	findings   bool              // aim at findings too
+	summary    report.Exploration
 
 	keys      map[string]bool   // the keys of every distinct finding so far
 	confirmed map[string]string // finding key -> the run that showed it observed
@@ -206,7 +155,7 @@ func newExplorer(opts Options, pkg, run string) *explorer {
 		steered:   map[string]int{},
 		cov:       map[string]bool{},
 		winners:   map[string]map[uint64]bool{},
-		summary:   Exploration{Package: pkg, Run: run, Seed: seed, Budget: opts.Explore, Runs: []ExploreRun{}},
+		summary:   report.Exploration{Package: pkg, Run: run, Seed: seed, Budget: opts.Explore, Runs: []report.ExploreRun{}},
 	}
 	strategies := opts.ExploreStrategies
 	if len(strategies) == 0 {
@@ -216,7 +165,7 @@ func newExplorer(opts Options, pkg, run string) *explorer {
 		if !slices.Contains(strategies, s) {
 			continue
 		}
-		if s == StrategyFindings {
+		if s == report.StrategyFindings {
 			ex.findings = true
 		} else {
 			ex.strategies = append(ex.strategies, s)
@@ -244,23 +193,23 @@ func (ex *explorer) runSeed(i int) uint64 { return mix(ex.summary.Seed + uint64(
 func newRunRand(seed uint64, i int) *rand.Rand { return rand.New(rand.NewPCG(seed, uint64(i))) }
 
 // findingKey names a finding across runs: its kind, test and sites.
-func findingKey(f *Finding) string {
+func findingKey(f *report.Finding) string {
 	sites := make([]string, len(f.Accesses))
 	for i, a := range f.Accesses {
 		sites[i] = fmt.Sprintf("%s:%d:%s", a.File, a.Line, a.Op)
 	}
 	sort.Strings(sites)
-	return f.Kind + "|" + f.Test + "|" + strings.Join(sites, "|")
+	return string(f.Kind) + "|" + f.Test + "|" + strings.Join(sites, "|")
 }
 
 // analyser analyses one run (Run's analyse).
-type analyser func(rec *record.RecordResult) (predicted, observed []Finding, st predict.Stats, err error)
+type analyser func(rec *record.RecordResult) (predicted, observed []report.Finding, st predict.Stats, err error)
 
 // explore runs the steered runs after the first run rec, whose findings
 // are first (they get their origin), and returns the new findings.
-func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts record.RecordOptions, rec *record.RecordResult, first []Finding, analyse analyser, progress func(string, int)) ([]Finding, error) {
+func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts record.RecordOptions, rec *record.RecordResult, first []report.Finding, analyse analyser, progress func(string, int)) ([]report.Finding, error) {
 	for i := range first {
-		first[i].Origin = &Origin{Run: 0, Strategy: StrategyFirst, Seed: ex.summary.Seed, Runs: 1}
+		first[i].Origin = &report.Origin{Run: 0, Strategy: report.StrategyFirst, Seed: ex.summary.Seed, Runs: 1}
 		ex.add(&first[i], rec.Trace)
 	}
 	ex.leaked(rec, nil, nil)
@@ -269,12 +218,12 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 	ex.k = max(ex.k, opsOf(rec.Trace))
 	ex.summary.Found = append(ex.summary.Found, ex.distinct())
 	rec = nil // dropped: each run is planned from, then left for the collector
-	var out []Finding
+	var out []report.Finding
 	defer func() {
-		for _, fs := range [][]Finding{first, out} {
+		for _, fs := range [][]report.Finding{first, out} {
 			for j := range fs {
 				if why, ok := ex.confirmed[findingKey(&fs[j])]; ok {
-					fs[j].Confirmed, fs[j].Replay = ConfirmedYes, why
+					fs[j].Confirmed, fs[j].Replay = report.ConfirmedYes, why
 				}
 			}
 		}
@@ -287,7 +236,7 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 		}
 		seed := ex.runSeed(i)
 		rng := newRunRand(seed, i)
-		run := ExploreRun{Index: i, Seed: seed}
+		run := report.ExploreRun{Index: i, Seed: seed}
 		o := ropts
 		o.Progress = nil
 		o.NoFile = true
@@ -296,7 +245,7 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 		case ex.findings && len(ex.targets) > 0:
 			aim = &ex.targets[0]
 			ex.targets = ex.targets[1:]
-			run.Strategy = StrategyFindings
+			run.Strategy = report.StrategyFindings
 			o.Run, o.Skip = aim.run, ""
 			o.Replay = aim.sched
 			o.Timeout = ReplayTimeout
@@ -320,7 +269,7 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 		run.Outcome = r.Outcome.Result
 		if r.Explore != nil {
 			run.Delayed, run.Steps = r.Explore.Delayed, r.Explore.Steps
-			if run.Strategy == StrategyPCT && r.Explore.Steps > 0 {
+			if run.Strategy == report.StrategyPCT && r.Explore.Steps > 0 {
 				ex.k = r.Explore.Steps
 			}
 		}
@@ -328,8 +277,8 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 		if err != nil {
 			return out, err
 		}
-		origin := &Origin{Run: i, Strategy: run.Strategy, Seed: seed, Runs: i + 1}
-		for k, fs := range [][]Finding{predicted, observed} {
+		origin := &report.Origin{Run: i, Strategy: run.Strategy, Seed: seed, Runs: i + 1}
+		for k, fs := range [][]report.Finding{predicted, observed} {
 			for j := range fs {
 				f := &fs[j]
 				key := findingKey(f)
@@ -376,14 +325,6 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 // distinct counts the distinct findings and leaks so far.
 func (ex *explorer) distinct() int { return len(ex.keys) + len(ex.summary.Leaks) }
 
-// An ExploreLeak is a goroutine that a steered run left running when its
-// test ended, and the first run did not.
-type ExploreLeak struct {
-	Test   string `json:"test"`
-	Site   string `json:"site"` // where the goroutine was created
-	Origin Origin `json:"origin"`
-}
-
 // leaked registers the goroutines rec left running, and returns how many
 // are new; origin is nil for the first run. In a steered run, a
 // goroutine the run delayed may still be waiting in its delay when its
@@ -391,7 +332,7 @@ type ExploreLeak struct {
 // completed was on its way out when the run ended (the steering moved
 // the end of the test): neither is counted. A goroutine blocked in a
 // channel operation for good never completes it.
-func (ex *explorer) leaked(rec *record.RecordResult, origin *Origin, delayed map[uint64]bool) int {
+func (ex *explorer) leaked(rec *record.RecordResult, origin *report.Origin, delayed map[uint64]bool) int {
 	n := 0
 	var skip func(trace.GoID) bool
 	if origin != nil {
@@ -415,7 +356,7 @@ func (ex *explorer) leaked(rec *record.RecordResult, origin *Origin, delayed map
 			}
 			ex.leaks[test][site] = true
 			if origin != nil {
-				ex.summary.Leaks = append(ex.summary.Leaks, ExploreLeak{Test: test, Site: site, Origin: *origin})
+				ex.summary.Leaks = append(ex.summary.Leaks, report.ExploreLeak{Test: test, Site: site, Origin: *origin})
 				n++
 			}
 		}
@@ -424,7 +365,7 @@ func (ex *explorer) leaked(rec *record.RecordResult, origin *Origin, delayed map
 }
 
 // addLeaks adds the leaks that only steered runs showed to tests.
-func (ex *explorer) addLeaks(tests []Test) {
+func (ex *explorer) addLeaks(tests []report.Test) {
 	for _, l := range ex.summary.Leaks {
 		for i := range tests {
 			if t := &tests[i]; t.Name == l.Test && t.Package == ex.summary.Package {
@@ -439,13 +380,13 @@ func (ex *explorer) addLeaks(tests []Test) {
 // add registers f, found in t: a predicted race or deadlock nobody has
 // confirmed is a target for the findings strategy, planned now, while t
 // is at hand.
-func (ex *explorer) add(f *Finding, t *trace.Trace) {
+func (ex *explorer) add(f *report.Finding, t *trace.Trace) {
 	key := findingKey(f)
 	if ex.keys[key] {
 		return
 	}
 	ex.keys[key] = true
-	if !ex.findings || !f.Predicted || f.Confirmed != "" || (f.Kind != "race" && f.Kind != "deadlock") {
+	if !ex.findings || !f.Predicted || f.Confirmed != "" || (f.Kind != report.KindRace && f.Kind != report.KindDeadlock) {
 		return
 	}
 	p, err := planReplay(t, f)
@@ -456,19 +397,19 @@ func (ex *explorer) add(f *Finding, t *trace.Trace) {
 }
 
 // schedule is the steering of a run by strategy s.
-func (ex *explorer) schedule(s Strategy, seed uint64, rng *rand.Rand) *trace.ExploreSchedule {
+func (ex *explorer) schedule(s report.Strategy, seed uint64, rng *rand.Rand) *trace.ExploreSchedule {
 	sc := &trace.ExploreSchedule{Seed: seed, StepWait: ExploreStepWait, Budget: ExploreBudget}
 	switch s {
-	case StrategyPCT:
+	case report.StrategyPCT:
 		sc.PCT = true
 		k := max(ex.k, 1)
 		for range ExploreDepth - 1 {
 			sc.Change = append(sc.Change, 1+rng.Uint64N(uint64(k)))
 		}
 		slices.Sort(sc.Change)
-	case StrategySelect:
+	case report.StrategySelect:
 		sc.Delays = ex.selectDelays(rng)
-	case StrategyPartner:
+	case report.StrategyPartner:
 		sc.Delays = ex.partnerDelays(rng)
 	}
 	return sc
@@ -498,10 +439,10 @@ type Steerer struct {
 
 // NewSteerer returns a Steerer with seed (0: a new one) and strategies
 // (nil: every one but findings, which needs findings).
-func NewSteerer(seed uint64, strategies []Strategy) *Steerer {
+func NewSteerer(seed uint64, strategies []report.Strategy) *Steerer {
 	ex := newExplorer(Options{ExploreSeed: seed, ExploreStrategies: strategies}, "", "")
 	if len(ex.strategies) == 0 {
-		ex.strategies = []Strategy{StrategyPCT, StrategySelect, StrategyPartner}
+		ex.strategies = []report.Strategy{report.StrategyPCT, report.StrategySelect, report.StrategyPartner}
 	}
 	return &Steerer{ex: ex}
 }
@@ -531,7 +472,7 @@ func (s *Steerer) Learn(t *trace.Trace, steps int) bool {
 func (s *Steerer) Idle() int { return s.idle }
 
 // Next plans the next run: its index, strategy, seed and steering.
-func (s *Steerer) Next() (int, Strategy, uint64, *trace.ExploreSchedule) {
+func (s *Steerer) Next() (int, report.Strategy, uint64, *trace.ExploreSchedule) {
 	st := s.ex.strategies[s.i%len(s.ex.strategies)]
 	s.i++
 	seed := s.ex.runSeed(s.i)

@@ -12,12 +12,14 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/seer-tools/seer/predict/report"
 )
 
 func BenchmarkExploreCurve(b *testing.B) {
 	defer func(p int) { ExplorePatience = p }(ExplorePatience)
 	ExplorePatience = 20 // the curve runs to the budget
-	for _, set := range [][]Strategy{nil, {StrategyPCT}, {StrategySelect}, {StrategyPartner}} {
+	for _, set := range [][]report.Strategy{nil, {report.StrategyPCT}, {report.StrategySelect}, {report.StrategyPartner}} {
 		name := "all"
 		if set != nil {
 			name = string(set[0])
@@ -39,7 +41,7 @@ func BenchmarkExploreCurve(b *testing.B) {
 					sum[k] += float64(x.Found[min(n, len(x.Found)-1)])
 				}
 				for _, f := range rep.Findings {
-					took[f.Test+" "+f.Kind] = append(took[f.Test+" "+f.Kind], f.Origin.Runs)
+					took[f.Test+" "+string(f.Kind)] = append(took[f.Test+" "+string(f.Kind)], f.Origin.Runs)
 				}
 				for _, l := range x.Leaks {
 					took[l.Test+" leak"] = append(took[l.Test+" leak"], l.Origin.Runs)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/trace"
 	"github.com/seer-tools/seer/trace/record"
 )
@@ -24,7 +25,7 @@ var exploreDir = filepath.Join("testdata", "explore")
 
 // explore checks pkg (bug or fixed) of the kernels' module, exploring
 // tests run with strategy s.
-func explore(t *testing.T, pkg, run string, s Strategy, runs int, seed uint64) *Report {
+func explore(t *testing.T, pkg, run string, s report.Strategy, runs int, seed uint64) *report.Report {
 	t.Helper()
 	rep, err := Run(context.Background(), Options{
 		Dir:               exploreDir,
@@ -33,7 +34,7 @@ func explore(t *testing.T, pkg, run string, s Strategy, runs int, seed uint64) *
 		Timeout:           time.Minute,
 		Explore:           runs,
 		ExploreSeed:       seed,
-		ExploreStrategies: []Strategy{s},
+		ExploreStrategies: []report.Strategy{s},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -52,14 +53,14 @@ func TestExploreStrategies(t *testing.T) {
 	// is what the kernels are held to.
 	defer func(p int) { ExplorePatience = p }(ExplorePatience)
 	cases := []struct {
-		strategy Strategy
+		strategy report.Strategy
 		run      string
 		races    []string // tests with a race the strategy must find
 		leaks    []string // tests with a leak it must find
 	}{
-		{StrategyPCT, "^TestStarted$", []string{"TestStarted"}, nil},
-		{StrategySelect, "^(TestCancel|TestTimeout)$", []string{"TestCancel"}, []string{"TestTimeout"}},
-		{StrategyPartner, "^TestPool$", []string{"TestPool"}, nil},
+		{report.StrategyPCT, "^TestStarted$", []string{"TestStarted"}, nil},
+		{report.StrategySelect, "^(TestCancel|TestTimeout)$", []string{"TestCancel"}, []string{"TestTimeout"}},
+		{report.StrategyPartner, "^TestPool$", []string{"TestPool"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.strategy), func(t *testing.T) {
@@ -76,7 +77,7 @@ func TestExploreStrategies(t *testing.T) {
 				}
 			}
 			for _, test := range tc.races {
-				var f *Finding
+				var f *report.Finding
 				for i := range rep.Findings {
 					if rep.Findings[i].Test == test && rep.Findings[i].Kind == "race" {
 						f = &rep.Findings[i]
@@ -105,7 +106,7 @@ func TestExploreStrategies(t *testing.T) {
 					t.Errorf("%s: no leak found in %d runs (tests %+v)", test, len(x.Runs), rep.Tests)
 				}
 			}
-			if tc.strategy != StrategyPCT {
+			if tc.strategy != report.StrategyPCT {
 				delayed := 0
 				for _, r := range x.Runs {
 					delayed += r.Delayed
@@ -139,23 +140,23 @@ func TestExploreFindings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records tests")
 	}
-	rep := explore(t, "bug", "^TestPredicted$", StrategyFindings, 3, 1)
+	rep := explore(t, "bug", "^TestPredicted$", report.StrategyFindings, 3, 1)
 	if len(rep.Findings) != 1 {
 		t.Fatalf("findings %+v, want the predicted race", rep.Findings)
 	}
 	f := rep.Findings[0]
-	if !f.Predicted || f.Origin == nil || f.Origin.Run != 0 || f.Origin.Strategy != StrategyFirst {
+	if !f.Predicted || f.Origin == nil || f.Origin.Run != 0 || f.Origin.Strategy != report.StrategyFirst {
 		t.Errorf("finding %+v (origin %+v): want the first run's predicted race", f, f.Origin)
 	}
-	if f.Confirmed != ConfirmedYes || !strings.Contains(f.Replay, "explore run 1") {
+	if f.Confirmed != report.ConfirmedYes || !strings.Contains(f.Replay, "explore run 1") {
 		t.Errorf("confirmed %q (%s): want confirmed by explore run 1", f.Confirmed, f.Replay)
 	}
 	x := rep.Explore[0]
-	if len(x.Runs) != 1 || x.Runs[0].Strategy != StrategyFindings || !strings.Contains(x.Stopped, "no predicted finding left") {
+	if len(x.Runs) != 1 || x.Runs[0].Strategy != report.StrategyFindings || !strings.Contains(x.Stopped, "no predicted finding left") {
 		t.Errorf("exploration %+v: want one findings run, then a stop for want of targets", x)
 	}
 
-	rep = explore(t, "fixed", "^TestPredicted$", StrategyFindings, 3, 1)
+	rep = explore(t, "fixed", "^TestPredicted$", report.StrategyFindings, 3, 1)
 	if len(rep.Findings) != 0 || len(rep.Explore[0].Runs) != 0 {
 		t.Errorf("fixed twin: findings %+v, runs %+v", rep.Findings, rep.Explore[0].Runs)
 	}
@@ -207,14 +208,14 @@ func TestExploreDeterministic(t *testing.T) {
 func TestParseStrategies(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want []Strategy
+		want []report.Strategy
 		err  bool
 	}{
 		{"", nil, false},
 		{"all", nil, false},
-		{"pct", []Strategy{StrategyPCT}, false},
-		{"select, partner,select", []Strategy{StrategySelect, StrategyPartner}, false},
-		{"findings,pct", []Strategy{StrategyFindings, StrategyPCT}, false},
+		{"pct", []report.Strategy{report.StrategyPCT}, false},
+		{"select, partner,select", []report.Strategy{report.StrategySelect, report.StrategyPartner}, false},
+		{"findings,pct", []report.Strategy{report.StrategyFindings, report.StrategyPCT}, false},
 		{"fuzz", nil, true},
 		{"first", nil, true},
 	} {

@@ -87,7 +87,11 @@ func writeText(w io.Writer, rep *Report, rel func(string) string) {
 	}
 	for _, f := range rep.Findings {
 		fmt.Fprintln(w, FindingText(&f, rel))
+		if f.Origin != nil {
+			fmt.Fprintln(w, "\t"+f.Origin.Sentence())
+		}
 	}
+	writeExplorations(w, rep)
 	for _, p := range rep.Packages {
 		fmt.Fprintf(w, "seer: %s\n", packageSummary(p))
 	}
