@@ -59,6 +59,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -206,7 +207,8 @@ func findingKey(f *report.Finding) string {
 type analyser func(rec *record.RecordResult) (predicted, observed []report.Finding, st predict.Stats, err error)
 
 // explore runs the steered runs after the first run rec, whose findings
-// are first (they get their origin), and returns the new findings.
+// are first (they get their origin), and returns the new findings. It
+// drops rec.Trace once it has planned from it.
 func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts record.RecordOptions, rec *record.RecordResult, first []report.Finding, analyse analyser, progress func(string, int)) ([]report.Finding, error) {
 	for i := range first {
 		first[i].Origin = &report.Origin{Run: 0, Strategy: report.StrategyFirst, Seed: ex.summary.Seed, Runs: 1}
@@ -217,7 +219,9 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 	ex.plan(rec.Trace)
 	ex.k = max(ex.k, opsOf(rec.Trace))
 	ex.summary.Found = append(ex.summary.Found, ex.distinct())
-	rec = nil // dropped: each run is planned from, then left for the collector
+	// Each run is planned from, then dropped: the first's trace too
+	// (the caller keeps rec's outcome and tests only).
+	rec.Trace = nil
 	var out []report.Finding
 	defer func() {
 		for _, fs := range [][]report.Finding{first, out} {
@@ -234,6 +238,9 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
+		// The run before is garbage now: collect it before this one
+		// converts, or the heap would hold two runs at the peak.
+		debug.FreeOSMemory()
 		seed := ex.runSeed(i)
 		rng := newRunRand(seed, i)
 		run := report.ExploreRun{Index: i, Seed: seed}
