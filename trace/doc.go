@@ -25,6 +25,12 @@
 // go.mod, GOROOT and GOCACHE are never touched. trace/record runs the binary,
 // reads per-test results from -test.v, and converts the spool (ConvertLive).
 //
+// The recorder also steers: given a steering schedule (SEER_EXPLORE,
+// explore.go), it delays goroutines, named by creation (GoPaths), at
+// positions of their own, or runs PCT's priorities, for seer check
+// -explore; only ever by delaying, at records of user code, and each wait
+// bounded.
+//
 // The recorder also replays: given a witness schedule (SEER_REPLAY,
 // replay.go), it makes the goroutines the schedule names, matched by
 // creation, wait at gates until the schedule says it is their turn, and

@@ -16,6 +16,11 @@
 //     again under its witness (replay.go).
 //   - HistoryBudget and HistoryCutNote: the clock history's share of the
 //     memory budget, and the note when a run outgrew it.
+//   - Options.Explore runs each selected test up to N more times under
+//     schedules the recorder steers, and reports the union of the runs'
+//     findings, each with its origin (explore.go, explore_plan.go;
+//     ParseStrategies reads -explore-strategies). A Steerer plans the same
+//     steered runs from recordings alone (seer record -explore).
 //
 // # Pipeline
 //
@@ -33,6 +38,12 @@
 // goroutine was left. With Options.Replay, each race and deadlock is then
 // confirmed (or not) by running its test again under its witness
 // (replay.go).
+//
+// With Options.Explore, the first run of each pattern of tests is followed
+// by up to N steered runs (explore.go): each is recorded, analysed as the
+// first is, planned from and dropped before the next, and its findings
+// join the report when no run before had them (by kind, test and sites);
+// report.Exploration says how it went, with the found-vs-runs curve.
 //
 // Packages are checked one at a time, since a recording and an analysis
 // can each take the memory cap; the test binaries of the next few are

@@ -20,4 +20,8 @@
 //     HoldSentences, LeakSentence, BlockedSentences, MisuseSentence,
 //     WhyNoRaceSentences, StepText.
 //   - The renderers: WriteJSON, WriteSARIF, WitnessHTML.
+//   - Exploring (seer check -explore, explore.go): Finding.Origin, the run
+//     a finding came from, and its Sentence; Report.Explore, how each run
+//     of tests was explored (Exploration, ExploreRun, ExploreLeak); the
+//     Strategy names.
 package report

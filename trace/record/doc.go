@@ -5,7 +5,8 @@
 // recorder spooling their events, reads per-test results from -test.v,
 // and converts the spool while the test runs (trace.ConvertLive). It also
 // runs a test under a witness schedule (RecordOptions.Replay), which the
-// recorder enforces. Package trace describes the recorder and the trace;
+// recorder enforces, and under a steering schedule (RecordOptions.Explore,
+// explore.go) that delays goroutines for seer check -explore. Package trace describes the recorder and the trace;
 // this package is the half of recording that starts processes, kept apart
 // so that what only reads traces links none of it.
 //
