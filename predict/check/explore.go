@@ -290,7 +290,7 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 				f := &fs[j]
 				key := findingKey(f)
 				if aim != nil && key == aim.key && !f.Predicted {
-					ex.confirmed[key] = fmt.Sprintf("explore run %d, replaying its witness, showed it", i)
+					ex.confirmed[key] = fmt.Sprintf("the run showed it (explore run %d)", i)
 				}
 				if ex.keys[key] {
 					continue

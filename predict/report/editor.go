@@ -252,6 +252,9 @@ func HoverMarkdown(f *Finding, i int, short func(string) string, src func(string
 	if line := replayHover(f); line != "" {
 		b.WriteString(line)
 	}
+	if o := f.Origin; o != nil && o.Run > 0 {
+		b.WriteString("- **Found by exploring**: " + o.Sentence() + "; the accesses and the witness are that run's.\n")
+	}
 	b.WriteString("- Nothing else orders the accesses: no go statement, channel operation, WaitGroup, Once or atomic leads from one access to the other, and no lock is held around both. seer followed every happens-before edge of the recording, and its checker replayed the witness.\n")
 
 	if steps := storySteps(f); len(steps) > 0 {
