@@ -568,28 +568,55 @@ static uint64_t now_ns(void) {
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static void rp_init(void) {
-	const char *path = getenv("SEER_REPLAY");
+// map_env maps, shared, the file the environment variable env names, if
+// it holds at least min bytes; *size is its size.
+static uint8_t *map_env(const char *env, uint64_t min, uint64_t *size) {
+	const char *path = getenv(env);
 	if (!path || !*path)
-		return;
+		return NULL;
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		return;
+		return NULL;
 	struct stat st;
-	if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(struct rp_header)) {
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < min) {
 		close(fd);
-		return;
+		return NULL;
 	}
 	uint8_t *m = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)
+		return NULL;
+	*size = st.st_size;
+	return m;
+}
+
+// in_ranges reports whether pc lies in one of the n sorted [lo, hi) pairs
+// of r.
+static int in_ranges(const uint64_t *r, uint32_t n, uptr pc) {
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (pc < r[2 * mid])
+			hi = mid;
+		else if (pc >= r[2 * mid + 1])
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+static void rp_init(void) {
+	uint64_t size = 0;
+	uint8_t *m = map_env("SEER_REPLAY", sizeof(struct rp_header), &size);
+	if (!m)
 		return;
 	struct rp_header *h = (struct rp_header *)m;
 	uint64_t need = sizeof *h + (uint64_t)h->ngor * sizeof(struct rp_gor) + (uint64_t)h->nsteps * sizeof(struct rp_step);
 	need = (need + 7) & ~7ULL;
 	need += (uint64_t)h->nranges * 16;
-	if (h->magic != RP_MAGIC || h->version != RP_VERSION || h->ngor == 0 || need > (uint64_t)st.st_size) {
-		munmap(m, st.st_size);
+	if (h->magic != RP_MAGIC || h->version != RP_VERSION || h->ngor == 0 || need > size) {
+		munmap(m, size);
 		return;
 	}
 	rp_gors = (struct rp_gor *)(m + sizeof *h);
@@ -621,19 +648,7 @@ static void rp_init(void) {
 }
 
 // rp_countable reports whether a record at pc counts (see above).
-static int rp_countable(uptr pc) {
-	uint32_t lo = 0, hi = rp->nranges;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (pc < rp_ranges[2 * mid])
-			hi = mid;
-		else if (pc >= rp_ranges[2 * mid + 1])
-			lo = mid + 1;
-		else
-			return 1;
-	}
-	return 0;
-}
+static int rp_countable(uptr pc) { return in_ranges(rp_ranges, rp->nranges, pc); }
 
 static inline int rp_active(struct gctx *thr) {
 	return rp && thr && thr->slot >= 0 && !__atomic_load_n(&rp_open, __ATOMIC_RELAXED);
@@ -949,26 +964,15 @@ static uint64_t ex_mix(uint64_t x) {
 }
 
 static void ex_init(void) {
-	const char *path = getenv("SEER_EXPLORE");
-	if (!path || !*path)
-		return;
-	int fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	struct stat st;
-	if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(struct ex_header)) {
-		close(fd);
-		return;
-	}
-	uint8_t *m = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
+	uint64_t size = 0;
+	uint8_t *m = map_env("SEER_EXPLORE", sizeof(struct ex_header), &size);
+	if (!m)
 		return;
 	struct ex_header *h = (struct ex_header *)m;
 	uint64_t need = sizeof *h + (uint64_t)h->nchange * 8 + (uint64_t)h->ndelays * sizeof(struct ex_delay) +
 			(uint64_t)h->nranges * 16;
-	if (h->magic != EX_MAGIC || h->version != EX_VERSION || need > (uint64_t)st.st_size) {
-		munmap(m, st.st_size);
+	if (h->magic != EX_MAGIC || h->version != EX_VERSION || need > size) {
+		munmap(m, size);
 		return;
 	}
 	ex_change = (uint64_t *)(m + sizeof *h);
@@ -978,19 +982,7 @@ static void ex_init(void) {
 	ex = h;
 }
 
-static int ex_countable(uptr pc) {
-	uint32_t lo = 0, hi = ex->nranges;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (pc < ex_ranges[2 * mid])
-			hi = mid;
-		else if (pc >= ex_ranges[2 * mid + 1])
-			lo = mid + 1;
-		else
-			return 1;
-	}
-	return 0;
-}
+static int ex_countable(uptr pc) { return in_ranges(ex_ranges, ex->nranges, pc); }
 
 // ex_name names ctx by its path hash: its delays, its priority, and a
 // place among PCT's goroutines.
