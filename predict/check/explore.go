@@ -117,6 +117,7 @@ var (
 
 // A target is a predicted finding to aim the findings strategy at.
 type target struct {
+	kind  report.Kind
 	key   string
 	run   string
 	sched *trace.ReplaySchedule
@@ -256,6 +257,9 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 			o.Run, o.Skip = aim.run, ""
 			o.Replay = aim.sched
 			o.Timeout = ReplayTimeout
+			if aim.kind == report.KindDeadlock {
+				o.Timeout = ReplayDeadlockWait // the replay is meant to hang
+			}
 		case len(ex.strategies) == 0:
 			ex.summary.Stopped = fmt.Sprintf("stopped after %d runs: no predicted finding left to aim at", i-1)
 			return out, nil
@@ -400,7 +404,7 @@ func (ex *explorer) add(f *report.Finding, t *trace.Trace) {
 	if err != nil {
 		return
 	}
-	ex.targets = append(ex.targets, target{key: key, run: replayRun(f), sched: p.sched})
+	ex.targets = append(ex.targets, target{kind: f.Kind, key: key, run: replayRun(f), sched: p.sched})
 }
 
 // schedule is the steering of a run by strategy s.
