@@ -65,7 +65,19 @@ func TestExploreStrategies(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(string(tc.strategy), func(t *testing.T) {
 			ExplorePatience = 20
-			rep := explore(t, "bug", tc.run, tc.strategy, 20, 1)
+			// The kernels' first runs keep clear of their bugs by a
+			// margin of milliseconds, which a loaded machine can
+			// overrun: a first run that shows the bug leaves nothing to
+			// find, and the check is made again (the first run takes
+			// no seed).
+			var rep *report.Report
+			for try := 0; try < 3; try++ {
+				rep = explore(t, "bug", tc.run, tc.strategy, 20, 1)
+				if rep.Explore[0].Found[0] == 0 {
+					break
+				}
+				t.Logf("try %d: the first run showed a bug", try+1)
+			}
 			passed(t, rep)
 			x := rep.Explore[0]
 			if x.Seed != 1 || x.Budget != 20 || len(x.Found) != len(x.Runs)+1 || x.Found[0] != 0 {
