@@ -197,7 +197,7 @@ func (cs *candidates) sweep(ctx context.Context, c *ctp, mhb *clocks, opts *Opti
 	cl, races, atoms := cs.cl, cs.racePairs, cs.atoms
 	cs.atoms = nil
 	for k, rc := range races {
-		if k&0xfff == 0 && ctx.Err() != nil {
+		if k&stopEvery == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if proved != nil && proved(siteKey{kind: 'r', s: sitePair(cl[rc[0]].site, cl[rc[1]].site)}) {
@@ -206,7 +206,7 @@ func (cs *candidates) sweep(ctx context.Context, c *ctp, mhb *clocks, opts *Opti
 		raceSweep(c, mhb, cs, &cl[rc[0]], &cl[rc[1]], opts.MaxTries)
 	}
 	for k, a := range atoms {
-		if k&0xfff == 0 && ctx.Err() != nil {
+		if k&stopEvery == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
 		atomicitySweep(c, mhb, cs, a.c1, a.c2, &cl[a.cls], opts.MaxTries)
@@ -501,6 +501,9 @@ func atomicity(ctx context.Context, c *ctp, m *memory, cs *candidates, cl []acla
 		// fields into one), so each keeps its accesses by byte range.
 		last := make(map[int32][]int32)
 		for p := tx.begin; p <= tx.end; p++ {
+			if p&stopEvery == 0 && ctx.Err() != nil {
+				return nil, ctx.Err() // a section can span a whole test
+			}
 			i := c.at(tx.g, p)
 			if !m.shared(i) {
 				continue

@@ -394,8 +394,9 @@ func knowsAll(c vclock, eps []centry) bool {
 // newClocks runs one pass. It returns ctx's error if cancelled.
 func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks, error) {
 	ps := newPass(c, m, mode)
+	ps.ctx = ctx
 	for i := range c.ev {
-		if i&0xffff == 0 && ctx.Err() != nil {
+		if i&stopEvery == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		if i&(1<<22-1) == 0 && i > 0 {
@@ -429,12 +430,17 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		// adding to it (see collect in analyze.go).
 		runtime.GC()
 	}
-	return &clocks{c: c, h: rec.index(acq, c), acq: acq, rfImplied: implied}, nil
+	h, err := rec.index(ctx, acq, c)
+	if err != nil {
+		return nil, err
+	}
+	return &clocks{c: c, h: h, acq: acq, rfImplied: implied}, nil
 }
 
 // pass is the state of one vector-clock pass (newClocks) while it replays
 // the trace, event by event (event).
 type pass struct {
+	ctx  context.Context // for the index of a history cut by its budget
 	c    *ctp
 	m    *memory
 	mode clockMode
@@ -680,8 +686,12 @@ func (ps *pass) event(i int) error {
 		if mode.budget > 0 && ps.rec.size > mode.budget {
 			// What was logged is the history of the trace's
 			// first i+1 events.
+			h, err := ps.rec.index(ps.ctx, nil, c)
+			if err != nil {
+				return err
+			}
 			return &historyBudgetError{At: i + 1, Budget: mode.budget,
-				Prefix: &clocks{c: c, h: ps.rec.index(nil, c), rfImplied: ps.implied}}
+				Prefix: &clocks{c: c, h: h, rfImplied: ps.implied}}
 		}
 	} else if wanted(mode.want[g], p) {
 		ps.rec.record(g, p, ps.cur[g])

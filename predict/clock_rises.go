@@ -20,6 +20,7 @@
 package predict
 
 import (
+	"context"
 	"encoding/binary"
 	"slices"
 )
@@ -215,13 +216,17 @@ func (l *riseRecorder) rises(g, pos int32, old, cur vclock) {
 // goroutine's rises by component, stable in position. A goroutine's
 // rises are stored in p16 where they fit. If acq is not nil, it also
 // keeps there the rises at each release-acquire event (the log's group at
-// its position), read from the log as it is released.
-func (l *riseRecorder) index(acq *eventRises, c *ctp) *riseLog {
+// its position), read from the log as it is released. It returns ctx's
+// error if cancelled.
+func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*riseLog, error) {
 	ng := len(l.log)
 	h := &riseLog{keys: make([][]int32, ng), off: make([][]int32, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng)}
 	cnt := make([]int32, ng) // per component: rises, then next slot
 	var xs []kpv             // a goroutine's rises, decoded once
 	for g := range l.log {
+		if g&stopEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		log := &l.log[g]
 		if log.n == 0 {
 			continue
@@ -277,7 +282,7 @@ func (l *riseRecorder) index(acq *eventRises, c *ctp) *riseLog {
 		l.log[g] = kpvLog{}
 	}
 	l.last = nil
-	return h
+	return h, nil
 }
 
 // riseList is a view of one component's rises in a goroutine's clock,

@@ -82,7 +82,7 @@ func (e *engine) cutWitness(cd cand, cut []int32) (Finding, bool) {
 func (e *engine) layerTries(cs *candidates, proofs map[siteKey]*proof) ([]siteKey, map[siteKey][]cand) {
 	tries := make(map[siteKey][]cand)
 	for k, rc := range cs.racePairs {
-		if k&0xfff == 0 && e.ctx.Err() != nil {
+		if k&stopEvery == 0 && e.ctx.Err() != nil {
 			break
 		}
 		A, B := &cs.cl[rc[0]], &cs.cl[rc[1]]
