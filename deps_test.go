@@ -43,6 +43,8 @@ trace:
 trace/record: trace internal/gocmd os/exec embed
 trace/racesuite: os/exec
 internal/gotext: trace
+# Generated traces of Go programs at scale, for benchmarks and tests.
+internal/synth: trace
 
 # The independent witness checker imports only trace: nothing that starts
 # a process or holds the recorder.
