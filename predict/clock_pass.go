@@ -310,6 +310,7 @@ type syncVar struct {
 	clk    vclock
 	eps    []centry // epochs not folded into clk yet
 	exact  bool
+	tag    jtag // clk as a prefix of a goroutine's log (clock_journal.go)
 	pend   []pendingMerge
 	pendAt map[int32]int // goroutine -> its entry in pend
 }
@@ -461,6 +462,10 @@ type pass struct {
 	// (slot[k] is 1 + k's index in pend).
 	pend []centry
 	slot []int32
+	// Joins of a clock of u stored when it was a prefix of u's log cost
+	// what rose since the receiver last heard of u (clock_journal.go). A
+	// pass that keeps a few states (want) has no log, and no journal.
+	jr *journal
 	// dn[g], once made, mirrors cur[g] as a dense array (clock_vc.go's
 	// joinDense): made for a clock that holds a quarter of all goroutines,
 	// while the pass's budget (dense) lasts.
@@ -498,6 +503,7 @@ func newPass(c *ctp, m *memory, mode clockMode) *pass {
 	}
 	if ps.sc.wantRises {
 		ps.slot = make([]int32, ng)
+		ps.jr = newJournal(ps.rec.log)
 	}
 	if mode.rf {
 		ps.writes = newRankSet(len(c.ev), func(i int) bool { return isWrite(c.ev[i].Op) })
@@ -546,7 +552,7 @@ func (ps *pass) join(g int32, src vclock, extras ...centry) {
 
 // flush logs the rises gathered at position p of goroutine g.
 func (ps *pass) flush(g, p int32) {
-	ps.rec.logRises(g, p, ps.pend)
+	ps.jr.logged(g, p, ps.rec.logRises(g, p, ps.pend))
 	for _, r := range ps.pend {
 		ps.slot[r.g] = 0
 	}
@@ -674,7 +680,8 @@ func (ps *pass) event(i int) error {
 		}
 	}
 	if serialRel != nil {
-		*serialRel = syncVar{clk: ps.cur[g], eps: append(serialRel.eps[:0], centry{g, p}), exact: true}
+		// No join follows: the clock is the log's after this event.
+		*serialRel = syncVar{clk: ps.cur[g], eps: append(serialRel.eps[:0], centry{g, p}), exact: true, tag: ps.jr.tagAfter(g, len(ps.pend))}
 		ps.own[g] = false
 	}
 	if ps.readers != nil && isWrite(e.Op) && ps.readers[ps.writes.index(int32(i))] > 0 {
@@ -716,13 +723,12 @@ func (ps *pass) sync(i int, g, p int32) (serialRel *syncVar) {
 	switch k {
 	case trace.SyncAcquire:
 		if !s.known(ps.cur[g], ps.dn[g]) {
-			s.fold(ps.fsc)
-			ps.join(g, s.clk, s.eps...)
+			ps.acquire(g, s)
 		}
 	case trace.SyncRelease:
 		// s's epochs are its own (fold and joins copy them): their
 		// storage is reused.
-		*s = syncVar{clk: ps.cur[g], eps: append(s.eps[:0], centry{g, p}), exact: true}
+		*s = syncVar{clk: ps.cur[g], eps: append(s.eps[:0], centry{g, p}), exact: true, tag: ps.jr.tag(g, len(ps.pend))}
 		ps.own[g] = false
 	case trace.SyncReleaseMerge:
 		s.merge(ps.cur[g], centry{g, p})
@@ -731,17 +737,15 @@ func (ps *pass) sync(i int, g, p int32) (serialRel *syncVar) {
 		if mode.serial {
 			// Acquire now; release in event, after read-from.
 			if !s.known(ps.cur[g], ps.dn[g]) {
-				s.fold(ps.fsc)
-				ps.join(g, s.clk, s.eps...)
+				ps.acquire(g, s)
 			}
 			return s
 		}
 		old := *s
-		*s = syncVar{clk: ps.cur[g], eps: []centry{{g, p}}, exact: true}
+		*s = syncVar{clk: ps.cur[g], eps: []centry{{g, p}}, exact: true, tag: ps.jr.tag(g, len(ps.pend))}
 		ps.own[g] = false
 		if !old.known(ps.cur[g], ps.dn[g]) {
-			old.fold(ps.fsc)
-			ps.join(g, old.clk, old.eps...)
+			ps.acquire(g, &old)
 		}
 	}
 	return nil

@@ -195,8 +195,11 @@ func (l *riseRecorder) record(g, pos int32, cur vclock) {
 
 // logRises logs rises, the components of goroutine g's clock that rose
 // at its position pos (as the pass's joins reported them).
-func (l *riseRecorder) logRises(g, pos int32, rises []centry) {
-	l.size += int64(l.log[g].add(pos, rises))
+// It returns the bytes that took.
+func (l *riseRecorder) logRises(g, pos int32, rises []centry) int {
+	n := l.log[g].add(pos, rises)
+	l.size += int64(n)
+	return n
 }
 
 // rises logs the components of cur that exceed old's.

@@ -1,0 +1,96 @@
+// This file tests the journal's joins (clock_journal.go) against whole
+// joins: on every trace the differential tests share, on issue 31's ring
+// and on the saved trace of trace/testdata, each pass gives the same
+// history, the same rises at release-acquire events and the same answer
+// to whether read-from is implied, with the journal or without, with
+// dense mirrors and base tags or without.
+
+package predict
+
+import (
+	"context"
+	"math/rand"
+	"reflect"
+	"testing"
+
+	synthtrace "github.com/seer-tools/seer/internal/synth"
+	"github.com/seer-tools/seer/trace"
+)
+
+func TestJournalJoinsSameHistory(t *testing.T) {
+	traces := randomTraces(31, 300, func(r *rand.Rand, i int) genParams {
+		p := syncParams(r)
+		p.goroutines += r.Intn(8)
+		return p
+	}, true)
+	for _, shape := range [][2]int{{2, 3}, {30, 6}, {200, 4}} {
+		tr, err := synthtrace.Ring(shape[0], shape[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		traces = append(traces, tr)
+	}
+	saved, err := trace.ReadFile("../trace/testdata/format/small.v1.seertrace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	traces = append(traces, saved)
+	// The last is the SHB layer's, states at want and a visit: it keeps
+	// no log, and so no journal, but passes that do run beside it.
+	modes := []clockMode{{}, {locks: true}, {locks: true, serial: true, rf: true}, {rf: true, acqRises: true}, {rfCheck: true},
+		{locks: true, serial: true, rf: true, want: map[int32][]int32{}}}
+	// visits records the clock each event is judged by (clockMode.visit).
+	type visits [][]centry
+	pass := func(c *ctp, m *memory, mode clockMode, journal, dense bool) (*clocks, visits) {
+		defer func(j bool) { journalJoins = j }(journalJoins)
+		journalJoins = journal
+		var vs visits
+		if mode.want != nil {
+			mode.want = map[int32][]int32{}
+			for g := range c.byG {
+				for p := int32(0); p <= int32(len(c.byG[g])); p += 3 {
+					mode.want[int32(g)] = append(mode.want[int32(g)], p)
+				}
+			}
+			vs = make(visits, len(c.ev))
+			mode.visit = func(i int32, cur vclock, d []int32) {
+				if d != nil {
+					for k, v := range d {
+						if v > 0 {
+							vs[i] = append(vs[i], centry{int32(k), v})
+						}
+					}
+					return
+				}
+				cur.each(func(k, v int32) { vs[i] = append(vs[i], centry{k, v}) })
+			}
+		}
+		var out *clocks
+		withJoins(dense, dense, func() {
+			var err error
+			if out, err = newClocks(context.Background(), c, m, mode); err != nil {
+				t.Fatal(err)
+			}
+		})
+		return out, vs
+	}
+	for it, tr := range traces {
+		c := newCTP(tr)
+		m := newMemory(c)
+		for _, mode := range modes {
+			for _, dense := range []bool{false, true} {
+				ref, refv := pass(c, m, mode, false, dense)
+				got, gotv := pass(c, m, mode, true, dense)
+				if !reflect.DeepEqual(ref.h, got.h) {
+					t.Fatalf("trace %d (%d events), mode %+v, dense %v: the history differs with the journal's joins", it, len(tr.Events), mode, dense)
+				}
+				if !reflect.DeepEqual(ref.acq, got.acq) || ref.rfImplied != got.rfImplied {
+					t.Fatalf("trace %d, mode %+v, dense %v: rises at release-acquire events or read-from implied (%v, %v) differ", it, mode, dense, ref.rfImplied, got.rfImplied)
+				}
+				if !reflect.DeepEqual(refv, gotv) {
+					t.Fatalf("trace %d, mode %+v, dense %v: the clocks events are judged by differ", it, mode, dense)
+				}
+			}
+		}
+	}
+}
