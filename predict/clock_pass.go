@@ -476,6 +476,9 @@ type pass struct {
 	// goClk[g] is the clock of g's go statement, until g starts.
 	goClk []goSrc
 	vars  map[uint64]*syncVar
+	// What the pass drops after an event (clock_drop.go): an address's
+	// clock, a goroutine's.
+	deadVar, deadEnd bitset
 	// With read-from, a read joins its writer's clock after the write:
 	// keep that clock from the write until its last such read.
 	writes  rankSet // the writes, numbered
@@ -505,6 +508,7 @@ func newPass(c *ctp, m *memory, mode clockMode) *pass {
 		ps.slot = make([]int32, ng)
 		ps.jr = newJournal(ps.rec.log)
 	}
+	ps.deadVar, ps.deadEnd = deadAfter(c, mode)
 	if mode.rf {
 		ps.writes = newRankSet(len(c.ev), func(i int) bool { return isWrite(c.ev[i].Op) })
 		ps.readers = make([]int32, ps.writes.n)
@@ -703,6 +707,18 @@ func (ps *pass) event(i int) error {
 	} else if wanted(mode.want[g], p) {
 		ps.rec.record(g, p, ps.cur[g])
 	}
+	// What is never read again goes (clock_drop.go).
+	if ps.deadVar.has(int32(i)) {
+		a, _ := c.varOf(i, *mode)
+		delete(ps.vars, a)
+	}
+	if ps.deadEnd.has(int32(i)) {
+		ps.cur[g], ps.rec.last[g] = vclock{}, vclock{}
+		if ps.dn[g] != nil {
+			ps.dn[g] = nil
+			ps.dense += ps.ng
+		}
+	}
 	return nil
 }
 
@@ -711,11 +727,7 @@ func (ps *pass) event(i int) error {
 // and returns the variable whose release event makes after read-from.
 func (ps *pass) sync(i int, g, p int32) (serialRel *syncVar) {
 	c, mode := ps.c, &ps.mode
-	e := &c.ev[i]
-	k := c.syncKind(i)
-	if mode.locks && e.Op.IsLock() && !(mode.serial && c.observed[e.Obj]) {
-		k = lockSync(e.Op)
-	}
+	k := c.passKind(i, *mode)
 	if k == trace.SyncNone {
 		return nil
 	}

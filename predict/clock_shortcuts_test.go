@@ -1,9 +1,11 @@
-// This file tests the journal's joins (clock_journal.go) against whole
-// joins: on every trace the differential tests share, on issue 31's ring
-// and on the saved trace of trace/testdata, each pass gives the same
-// history, the same rises at release-acquire events and the same answer
-// to whether read-from is implied, with the journal or without, with
-// dense mirrors and base tags or without.
+// This file tests the clock passes' shortcuts for many goroutines, the
+// journal's joins (clock_journal.go) and the dropping of clocks never
+// read again (clock_drop.go), against whole joins that keep every clock:
+// on every trace the differential tests share, on issue 31's ring and on
+// the saved trace of trace/testdata, each pass gives the same history,
+// the same rises at release-acquire events, the same answer to whether
+// read-from is implied and the same clock at every visited event, with
+// the shortcuts or without, with dense mirrors and base tags or without.
 
 package predict
 
@@ -17,7 +19,7 @@ import (
 	"github.com/seer-tools/seer/trace"
 )
 
-func TestJournalJoinsSameHistory(t *testing.T) {
+func TestPassShortcutsSameHistory(t *testing.T) {
 	traces := randomTraces(31, 300, func(r *rand.Rand, i int) genParams {
 		p := syncParams(r)
 		p.goroutines += r.Intn(8)
@@ -41,9 +43,9 @@ func TestJournalJoinsSameHistory(t *testing.T) {
 		{locks: true, serial: true, rf: true, want: map[int32][]int32{}}}
 	// visits records the clock each event is judged by (clockMode.visit).
 	type visits [][]centry
-	pass := func(c *ctp, m *memory, mode clockMode, journal, dense bool) (*clocks, visits) {
-		defer func(j bool) { journalJoins = j }(journalJoins)
-		journalJoins = journal
+	pass := func(c *ctp, m *memory, mode clockMode, shortcuts, dense bool) (*clocks, visits) {
+		defer func(j, d bool) { journalJoins, dropDead = j, d }(journalJoins, dropDead)
+		journalJoins, dropDead = shortcuts, shortcuts
 		var vs visits
 		if mode.want != nil {
 			mode.want = map[int32][]int32{}
@@ -82,7 +84,7 @@ func TestJournalJoinsSameHistory(t *testing.T) {
 				ref, refv := pass(c, m, mode, false, dense)
 				got, gotv := pass(c, m, mode, true, dense)
 				if !reflect.DeepEqual(ref.h, got.h) {
-					t.Fatalf("trace %d (%d events), mode %+v, dense %v: the history differs with the journal's joins", it, len(tr.Events), mode, dense)
+					t.Fatalf("trace %d (%d events), mode %+v, dense %v: the history differs with the shortcuts", it, len(tr.Events), mode, dense)
 				}
 				if !reflect.DeepEqual(ref.acq, got.acq) || ref.rfImplied != got.rfImplied {
 					t.Fatalf("trace %d, mode %+v, dense %v: rises at release-acquire events or read-from implied (%v, %v) differ", it, mode, dense, ref.rfImplied, got.rfImplied)
