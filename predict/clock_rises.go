@@ -226,6 +226,7 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 	h := &riseLog{keys: make([][]int32, ng), off: make([][]int32, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng)}
 	cnt := make([]int32, ng) // per component: rises, then next slot
 	var xs []kpv             // a goroutine's rises, decoded once
+	var kbuf []int32         // a goroutine's keys, gathered
 	for g := range l.log {
 		if g&stopEvery == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -238,7 +239,7 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 		if acq != nil {
 			acq.fromLog(c, int32(g), xs)
 		}
-		var keys []int32
+		keys := kbuf[:0]
 		top := int32(0) // the largest position or value
 		for _, x := range xs {
 			if cnt[x.k] == 0 {
@@ -258,6 +259,10 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 		} else {
 			slices.Sort(keys)
 		}
+		// Kept at their size: where a clock rises once or twice per
+		// component (issue 31's ring), keys weigh as much as the rises,
+		// and append's growth would add up to half as much again.
+		kbuf, keys = keys, slices.Clone(keys)
 		off := make([]int32, len(keys)+1)
 		for j, k := range keys {
 			off[j+1] = off[j] + cnt[k]
