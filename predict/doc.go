@@ -171,7 +171,15 @@
 //     its own and the second replay is not run. The cone's closures
 //     (solve_plan.go) read a goroutine's whole clock once, and for the
 //     release-acquire events they reach only what rose at them, which the
-//     pass keeps.
+//     pass keeps. An acquire of a clock that a goroutine stored when
+//     nothing had risen yet at its event joins only what rose in that
+//     goroutine's log since the receiver last heard of it
+//     (clock_journal.go: the idea of tree clocks, Mathur, Pavlogiannis,
+//     Tunç and Viswanathan, ASPLOS 2022, taken from the history the pass
+//     logs), and a pass drops an address's clock after the address's
+//     last event and a goroutine's after its last (clock_drop.go). The
+//     passes and the other long loops ask the context every 256 steps
+//     (stop.go), so that a signal stops seer at once.
 //
 //  3. Candidates (candidates.go, UCG §3.1): races are conflicting pairs
 //     (different goroutines, overlapping bytes, a write, not both atomic;
