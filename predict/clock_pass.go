@@ -236,7 +236,8 @@ func risesFromLog(c *ctp, h *riseLog) *eventRises {
 		for p := 1; p < len(cnt); p++ {
 			cnt[p] += cnt[p-1]
 		}
-		n := int(h.off[g][len(keys)])
+		_, hi := h.span(g, len(keys)-1)
+		n := int(hi)
 		xs = slices.Grow(xs[:0], n)[:n]
 		for j, k := range keys {
 			rs := h.list(g, j)

@@ -37,6 +37,10 @@ type kpv struct{ k, pos, v int32 }
 type riseLog struct {
 	keys [][]int32 // per goroutine: the components it ever knows of, sorted
 	off  [][]int32 // per goroutine: rises of keys[g][j] are ents[g][off[g][j]:off[g][j+1]]
+	// o16 holds instead of off[g] the offsets of a goroutine with fewer
+	// than 65,536 rises: where a clock rises once or twice per component
+	// (issue 31's ring), offsets weigh as much as the rises.
+	o16  [][]uint16
 	ents [][]pv
 	// p16 holds instead of ents[g] the rises of a goroutine whose
 	// positions and values all fit in 16 bits, as pos<<16|v (4 bytes a
@@ -223,7 +227,7 @@ func (l *riseRecorder) rises(g, pos int32, old, cur vclock) {
 // error if cancelled.
 func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*riseLog, error) {
 	ng := len(l.log)
-	h := &riseLog{keys: make([][]int32, ng), off: make([][]int32, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng)}
+	h := &riseLog{keys: make([][]int32, ng), off: make([][]int32, ng), o16: make([][]uint16, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng)}
 	cnt := make([]int32, ng) // per component: rises, then next slot
 	var xs []kpv             // a goroutine's rises, decoded once
 	var kbuf []int32         // a goroutine's keys, gathered
@@ -286,7 +290,16 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 		for _, k := range keys {
 			cnt[k] = 0
 		}
-		h.keys[g], h.off[g] = keys, off
+		h.keys[g] = keys
+		if log.n < 1<<16 {
+			o := make([]uint16, len(off))
+			for j, x := range off {
+				o[j] = uint16(x)
+			}
+			h.o16[g] = o
+		} else {
+			h.off[g] = off
+		}
 		l.log[g] = kpvLog{}
 	}
 	l.last = nil
@@ -358,9 +371,18 @@ func (h *riseLog) rises(g, k int32) riseList {
 	return h.list(g, j)
 }
 
+// span returns where the rises of component keys[g][j] are, in ents[g]
+// or p16[g].
+func (h *riseLog) span(g int32, j int) (lo, hi int32) {
+	if o := h.o16[g]; o != nil {
+		return int32(o[j]), int32(o[j+1])
+	}
+	return h.off[g][j], h.off[g][j+1]
+}
+
 // list returns the rises of component keys[g][j].
 func (h *riseLog) list(g int32, j int) riseList {
-	lo, hi := h.off[g][j], h.off[g][j+1]
+	lo, hi := h.span(g, j)
 	if p := h.p16[g]; p != nil {
 		return riseList{p16: p[lo:hi]}
 	}
@@ -442,13 +464,14 @@ func (h *riseLog) get(g, p, k int32) int32 {
 // each calls f for every non-zero component of goroutine g's clock after
 // its first p events, in goroutine order.
 func (h *riseLog) each(g, p int32, f func(k, v int32)) {
-	off, p16 := h.off[g], h.p16[g]
+	p16 := h.p16[g]
 	for j, k := range h.keys[g] {
+		lo, hi := h.span(g, j)
 		var v int32
 		if p16 != nil {
-			v = valueAt16(p16[off[j]:off[j+1]], p)
+			v = valueAt16(p16[lo:hi], p)
 		} else {
-			v = valueAt(h.ents[g][off[j]:off[j+1]], p)
+			v = valueAt(h.ents[g][lo:hi], p)
 		}
 		if v > 0 {
 			f(k, v)
@@ -464,9 +487,9 @@ func (h *riseLog) each(g, p int32, f func(k, v int32)) {
 // clock is below it, and a step costs a load per component rather than a
 // binary search.
 func (h *riseLog) eachAbove(g, p int32, floor []int32, f func(k, v int32)) {
-	off, p16 := h.off[g], h.p16[g]
+	p16 := h.p16[g]
 	for j, k := range h.keys[g] {
-		lo, hi := off[j], off[j+1]
+		lo, hi := h.span(g, j)
 		var v int32
 		if p16 != nil {
 			if int32(p16[hi-1]&0xffff) <= floor[k] {
