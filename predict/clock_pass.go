@@ -222,12 +222,12 @@ func risesFromLog(c *ctp, h *riseLog) *eventRises {
 	var xs []kpv
 	for g := range h.keys {
 		g := int32(g)
-		keys := h.keys[g]
-		if len(keys) == 0 {
+		keys := h.keysOf(g)
+		if keys.len() == 0 {
 			continue
 		}
 		cnt = append(cnt[:0], make([]int32, len(c.byG[g])+2)...)
-		for j := range keys {
+		for j := range keys.len() {
 			rs := h.list(g, j)
 			for q := range rs.len() {
 				cnt[rs.at(q).pos+1]++
@@ -236,10 +236,11 @@ func risesFromLog(c *ctp, h *riseLog) *eventRises {
 		for p := 1; p < len(cnt); p++ {
 			cnt[p] += cnt[p-1]
 		}
-		_, hi := h.span(g, len(keys)-1)
+		_, hi := h.span(g, keys.len()-1)
 		n := int(hi)
 		xs = slices.Grow(xs[:0], n)[:n]
-		for j, k := range keys {
+		for j := range keys.len() {
+			k := keys.at(j)
 			rs := h.list(g, j)
 			for q := range rs.len() {
 				x := rs.at(q)

@@ -36,7 +36,11 @@ type kpv struct{ k, pos, v int32 }
 // goroutine, as the rises of each component.
 type riseLog struct {
 	keys [][]int32 // per goroutine: the components it ever knows of, sorted
-	off  [][]int32 // per goroutine: rises of keys[g][j] are ents[g][off[g][j]:off[g][j+1]]
+	// k16 holds instead of keys[g] the components of a pass over fewer
+	// than 65,536 goroutines: where a clock rises once or twice per
+	// component (issue 31's ring), keys weigh as much as the rises.
+	k16 [][]uint16
+	off [][]int32 // per goroutine: rises of keys[g][j] are ents[g][off[g][j]:off[g][j+1]]
 	// o16 holds instead of off[g] the offsets of a goroutine with fewer
 	// than 65,536 rises: where a clock rises once or twice per component
 	// (issue 31's ring), offsets weigh as much as the rises.
@@ -48,6 +52,11 @@ type riseLog struct {
 	// of millions of rises, each of them short).
 	p16 [][]uint32
 }
+
+// narrowMax bounds the goroutines of a pass whose keys are k16, and the
+// rises of a goroutine whose offsets are o16; tests set it to 0 to read
+// the wide forms.
+var narrowMax = 1 << 16
 
 // riseRecorder records a pass, to be indexed into a riseLog.
 type riseRecorder struct {
@@ -227,7 +236,7 @@ func (l *riseRecorder) rises(g, pos int32, old, cur vclock) {
 // error if cancelled.
 func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*riseLog, error) {
 	ng := len(l.log)
-	h := &riseLog{keys: make([][]int32, ng), off: make([][]int32, ng), o16: make([][]uint16, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng)}
+	h := &riseLog{keys: make([][]int32, ng), k16: make([][]uint16, ng), off: make([][]int32, ng), o16: make([][]uint16, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng)}
 	cnt := make([]int32, ng) // per component: rises, then next slot
 	var xs []kpv             // a goroutine's rises, decoded once
 	var kbuf []int32         // a goroutine's keys, gathered
@@ -263,10 +272,7 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 		} else {
 			slices.Sort(keys)
 		}
-		// Kept at their size: where a clock rises once or twice per
-		// component (issue 31's ring), keys weigh as much as the rises,
-		// and append's growth would add up to half as much again.
-		kbuf, keys = keys, slices.Clone(keys)
+		kbuf = keys // copied below, at their size
 		off := make([]int32, len(keys)+1)
 		for j, k := range keys {
 			off[j+1] = off[j] + cnt[k]
@@ -290,8 +296,16 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 		for _, k := range keys {
 			cnt[k] = 0
 		}
-		h.keys[g] = keys
-		if log.n < 1<<16 {
+		if ng <= narrowMax {
+			k := make([]uint16, len(keys))
+			for j, x := range keys {
+				k[j] = uint16(x)
+			}
+			h.k16[g] = k
+		} else {
+			h.keys[g] = slices.Clone(keys)
+		}
+		if log.n < narrowMax {
 			o := make([]uint16, len(off))
 			for j, x := range off {
 				o[j] = uint16(x)
@@ -361,10 +375,39 @@ func (r riseList) firstAbove(v int32) int32 {
 	return int32(r.p16[j] >> 16)
 }
 
+// keyList is a goroutine's keys (riseLog.keys or k16).
+type keyList struct {
+	k32 []int32
+	k16 []uint16
+}
+
+// keysOf returns goroutine g's keys.
+func (h *riseLog) keysOf(g int32) keyList { return keyList{h.keys[g], h.k16[g]} }
+
+func (ks keyList) len() int { return len(ks.k32) + len(ks.k16) }
+
+// at returns the j-th key.
+func (ks keyList) at(j int) int32 {
+	if ks.k16 != nil {
+		return int32(ks.k16[j])
+	}
+	return ks.k32[j]
+}
+
+// find returns the index of key k, if it is one.
+func (ks keyList) find(k int32) (int, bool) {
+	if ks.k16 != nil {
+		if k < 0 || k >= 1<<16 {
+			return 0, false
+		}
+		return slices.BinarySearch(ks.k16, uint16(k))
+	}
+	return slices.BinarySearch(ks.k32, k)
+}
+
 // rises returns the rises of component k of goroutine g's clock.
 func (h *riseLog) rises(g, k int32) riseList {
-	keys := h.keys[g]
-	j, ok := slices.BinarySearch(keys, k)
+	j, ok := h.keysOf(g).find(k)
 	if !ok {
 		return riseList{}
 	}
@@ -448,13 +491,12 @@ func valueAt(rs []pv, p int32) int32 {
 }
 
 // size returns how many components goroutine g's clock ever has.
-func (h *riseLog) size(g int32) int { return len(h.keys[g]) }
+func (h *riseLog) size(g int32) int { return h.keysOf(g).len() }
 
 // get returns component k of goroutine g's clock after its first p
 // events.
 func (h *riseLog) get(g, p, k int32) int32 {
-	keys := h.keys[g]
-	j, ok := slices.BinarySearch(keys, k)
+	j, ok := h.keysOf(g).find(k)
 	if !ok {
 		return 0
 	}
@@ -464,8 +506,9 @@ func (h *riseLog) get(g, p, k int32) int32 {
 // each calls f for every non-zero component of goroutine g's clock after
 // its first p events, in goroutine order.
 func (h *riseLog) each(g, p int32, f func(k, v int32)) {
-	p16 := h.p16[g]
-	for j, k := range h.keys[g] {
+	p16, ks := h.p16[g], h.keysOf(g)
+	for j := range ks.len() {
+		k := ks.at(j)
 		lo, hi := h.span(g, j)
 		var v int32
 		if p16 != nil {
@@ -487,8 +530,9 @@ func (h *riseLog) each(g, p int32, f func(k, v int32)) {
 // clock is below it, and a step costs a load per component rather than a
 // binary search.
 func (h *riseLog) eachAbove(g, p int32, floor []int32, f func(k, v int32)) {
-	p16 := h.p16[g]
-	for j, k := range h.keys[g] {
+	p16, ks := h.p16[g], h.keysOf(g)
+	for j := range ks.len() {
+		k := ks.at(j)
 		lo, hi := h.span(g, j)
 		var v int32
 		if p16 != nil {
@@ -512,8 +556,9 @@ func (h *riseLog) eachAbove(g, p int32, floor []int32, f func(k, v int32)) {
 // eachRisesMarked calls f with the rises of every component k of
 // goroutine g's clock that has mark[k], in goroutine order.
 func (h *riseLog) eachRisesMarked(g int32, mark []bool, f func(k int32, rs riseList)) {
-	for j, k := range h.keys[g] {
-		if mark[k] {
+	ks := h.keysOf(g)
+	for j := range ks.len() {
+		if k := ks.at(j); mark[k] {
 			f(k, h.list(g, j))
 		}
 	}

@@ -1,11 +1,14 @@
-// This file tests the clock passes' shortcuts for many goroutines, the
-// journal's joins (clock_journal.go) and the dropping of clocks never
-// read again (clock_drop.go), against whole joins that keep every clock:
-// on every trace the differential tests share, on issue 31's ring and on
-// the saved trace of trace/testdata, each pass gives the same history,
-// the same rises at release-acquire events, the same answer to whether
-// read-from is implied and the same clock at every visited event, with
-// the shortcuts or without, with dense mirrors and base tags or without.
+// This file tests the clock passes' shortcuts for many goroutines
+// against the plain ways. The journal's joins (clock_journal.go) and the
+// dropping of clocks never read again (clock_drop.go), against whole
+// joins that keep every clock: on every trace the differential tests
+// share, on issue 31's ring and on the saved trace of trace/testdata,
+// each pass gives the same history, the same rises at release-acquire
+// events, the same answer to whether read-from is implied and the same
+// clock at every visited event, with dense mirrors and base tags or
+// without. The history's narrow forms (16-bit keys and offsets,
+// clock_rises.go), against its wide ones: the same components and
+// clocks at every position.
 
 package predict
 
@@ -92,6 +95,55 @@ func TestPassShortcutsSameHistory(t *testing.T) {
 				if !reflect.DeepEqual(refv, gotv) {
 					t.Fatalf("trace %d, mode %+v, dense %v: the clocks events are judged by differ", it, mode, dense)
 				}
+			}
+		}
+	}
+}
+
+// A history reads the same in its narrow forms (16-bit keys and offsets,
+// clock_rises.go) and its wide ones: every component at every position,
+// and every clock whole.
+func TestRiseLogNarrowSameAsWide(t *testing.T) {
+	traces := randomTraces(33, 100, func(r *rand.Rand, i int) genParams { return syncParams(r) }, true)
+	ring, err := synthtrace.Ring(30, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	traces = append(traces, ring)
+	for it, tr := range traces {
+		c := newCTP(tr)
+		m := newMemory(c)
+		for _, mode := range []clockMode{{}, {rf: true, acqRises: true}} {
+			var wide *clocks
+			func() {
+				defer func(n int) { narrowMax = n }(narrowMax)
+				narrowMax = 0
+				wide, _ = newClocks(context.Background(), c, m, mode)
+			}()
+			narrow, _ := newClocks(context.Background(), c, m, mode)
+			for g := range c.byG {
+				if wide.h.k16[g] != nil || wide.h.o16[g] != nil || narrow.h.keys[g] != nil || narrow.h.off[g] != nil {
+					t.Fatalf("trace %d: goroutine %d's history is not in the form asked for", it, g)
+				}
+			}
+			for g := range c.byG {
+				g := int32(g)
+				for p := int32(0); p <= int32(len(c.byG[g])); p++ {
+					for k := int32(0); k < int32(len(c.byG)); k++ {
+						if a, b := wide.h.get(g, p, k), narrow.h.get(g, p, k); a != b {
+							t.Fatalf("trace %d, mode %+v: g%d after %d knows g%d: wide %d, narrow %d", it, mode, g, p, k, a, b)
+						}
+					}
+					var a, b []centry
+					wide.h.each(g, p, func(k, v int32) { a = append(a, centry{k, v}) })
+					narrow.h.each(g, p, func(k, v int32) { b = append(b, centry{k, v}) })
+					if !reflect.DeepEqual(a, b) {
+						t.Fatalf("trace %d, mode %+v: g%d after %d: wide clock %v, narrow %v", it, mode, g, p, a, b)
+					}
+				}
+			}
+			if !reflect.DeepEqual(wide.acq, narrow.acq) {
+				t.Fatalf("trace %d, mode %+v: rises at release-acquire events differ", it, mode)
 			}
 		}
 	}
