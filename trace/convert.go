@@ -61,6 +61,10 @@ type convertOptions struct {
 	// set to the number of events settling left out. For tests.
 	settleEvery int
 	settled     *int
+
+	// goIDs, if not nil, is set to the map from the recorder's goroutine
+	// ids to the trace's (LiveOptions.GoIDs).
+	goIDs *map[uint32]GoID
 }
 
 // convert is Convert with options; it also reports whether the
@@ -157,6 +161,15 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	c.finish()
 	if o.settled != nil {
 		*o.settled = c.dropped
+	}
+	if o.goIDs != nil {
+		m := make(map[uint32]GoID, len(c.gs))
+		for gid, g := range c.gs {
+			if g.id != 0 {
+				m[gid] = g.id
+			}
+		}
+		*o.goIDs = m
 	}
 	var rp []uint32
 	if c.rp != nil {

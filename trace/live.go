@@ -17,6 +17,10 @@ type LiveOptions struct {
 	Ended <-chan struct{}
 	// Abort, if not nil, ends the conversion early when closed.
 	Abort <-chan struct{}
+	// GoIDs, if not nil, is set to the map from the recorder's goroutine
+	// ids to the trace's, for output that names the recorder's (the hang
+	// watcher's report, trace/record/hang.go).
+	GoIDs *map[uint32]GoID
 }
 
 // ConvertLive is Convert with the options of a recording; it also reports
@@ -26,5 +30,5 @@ func ConvertLive(spoolPath, bin, shadow string, h Header, atomic func(string) bo
 }
 
 func (o LiveOptions) options() convertOptions {
-	return convertOptions{replayable: o.Replayable, keepLocal: o.KeepLocal, live: o.Ended, abort: o.Abort}
+	return convertOptions{replayable: o.Replayable, keepLocal: o.KeepLocal, live: o.Ended, abort: o.Abort, goIDs: o.GoIDs}
 }

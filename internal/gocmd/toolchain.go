@@ -47,16 +47,17 @@ var (
 // directory. env is the go environment (nil = this process's): GOARCH and
 // CC there select the target, so a recorder for linux/arm64 can be built
 // with a cross compiler. The Go is the one the go command selects in the
-// current directory; PrepareToolchainIn selects it in another.
-func PrepareToolchain(ctx context.Context, cacheDir string, env []string, recorderSource []byte) (*Toolchain, error) {
-	return PrepareToolchainIn(ctx, cacheDir, "", env, recorderSource)
+// current directory; PrepareToolchainIn selects it in another. files are
+// Go files the shadow GOROOT adds to the standard library (ShadowFile).
+func PrepareToolchain(ctx context.Context, cacheDir string, env []string, recorderSource []byte, files ...ShadowFile) (*Toolchain, error) {
+	return PrepareToolchainIn(ctx, cacheDir, "", env, recorderSource, files...)
 }
 
 // PrepareToolchainIn is PrepareToolchain for the Go that the go command
 // runs in dir, the module being recorded (SelectGo): one shadow GOROOT and
 // GOCACHE per Go version, and that Go's own go command in Toolchain.Go. A
 // Go that seer cannot record with is refused with an *UnsupportedGoError.
-func PrepareToolchainIn(ctx context.Context, cacheDir, dir string, env []string, recorderSource []byte) (*Toolchain, error) {
+func PrepareToolchainIn(ctx context.Context, cacheDir, dir string, env []string, recorderSource []byte, files ...ShadowFile) (*Toolchain, error) {
 	sel, err := SelectGo(ctx, dir, env)
 	if err != nil {
 		return nil, err
@@ -82,13 +83,17 @@ func PrepareToolchainIn(ctx context.Context, cacheDir, dir string, env []string,
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00", tc.GoVersion, tc.GOROOT, tc.GOARCH, ccPath, runtime.Version())
 	h.Write(recorderSource)
+	for _, f := range files {
+		fmt.Fprintf(h, "\x00%s\x00%d\x00", f.Path, len(f.Source))
+		h.Write(f.Source)
+	}
 	key := tc.GoVersion + "-" + tc.GOARCH + "-" + hex.EncodeToString(h.Sum(nil))[:12]
 	tc.Dir = filepath.Join(cacheDir, key)
 	tc.Shadow = filepath.Join(tc.Dir, "goroot")
 	// The build cache is per recorder build: the standard library it holds
 	// was compiled against this recorder and these annotations.
 	tc.Cache = filepath.Join(tc.Dir, "gocache")
-	if err := tc.ensure(ctx, ccPath, recorderSource); err != nil {
+	if err := tc.ensure(ctx, ccPath, recorderSource, files); err != nil {
 		return nil, err
 	}
 	return tc, nil
@@ -96,7 +101,7 @@ func PrepareToolchainIn(ctx context.Context, cacheDir, dir string, env []string,
 
 // ensure builds tc.Dir once; concurrent seer processes serialise on a lock
 // file, and a half-built directory is never visible (built aside, renamed).
-func (tc *Toolchain) ensure(ctx context.Context, cc string, recorderSource []byte) error {
+func (tc *Toolchain) ensure(ctx context.Context, cc string, recorderSource []byte, files []ShadowFile) error {
 	if _, err := os.Stat(filepath.Join(tc.Dir, "ok")); err == nil {
 		return nil
 	}
@@ -139,6 +144,9 @@ func (tc *Toolchain) ensure(ctx context.Context, cc string, recorderSource []byt
 		return err
 	}
 	if err := buildShadow(tc.GOROOT, filepath.Join(tmp, "goroot"), syso); err != nil {
+		return fmt.Errorf("building the shadow GOROOT: %v", err)
+	}
+	if err := addShadowFiles(tc.GOROOT, filepath.Join(tmp, "goroot"), files); err != nil {
 		return fmt.Errorf("building the shadow GOROOT: %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "ok"), nil, 0o644); err != nil {

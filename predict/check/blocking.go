@@ -108,6 +108,7 @@ func observedBlocked(rec *record.RecordResult, src Source) ([]report.Finding, er
 			f.Accesses[k].Blocked = predict.BlockedIn(t, f.Accesses[k].Event)
 			f.Accesses[k].Variable = ""
 		}
+		applyHangWaits(&f, rec.Hang)
 		f.Package = rec.Package
 		f.Variable = "" // a goroutine, not a variable
 		out = append(out, f)

@@ -144,14 +144,32 @@ func BlockedSentences(f *Finding, rel func(string) string) []string {
 // first that is not of the runtime, package sync or the testing package.
 func firstUser(frames []Frame) (Frame, bool) {
 	for _, fr := range frames {
-		if !strings.HasPrefix(fr.Func, "runtime.") && !strings.HasPrefix(fr.Func, "sync.") &&
-			!strings.HasPrefix(fr.Func, "internal/") && !strings.HasPrefix(fr.Func, "sync/atomic.") &&
-			!strings.HasPrefix(fr.Func, "testing.") {
+		if !SystemFrame(fr.Func) {
 			return fr, true
 		}
 	}
 	return Frame{}, false
 }
+
+// SystemFrame reports whether the function fn (a runtime.Frame's name)
+// is not of the user's code: of the runtime, package sync or the testing
+// package.
+func SystemFrame(fn string) bool {
+	return strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "sync.") ||
+		strings.HasPrefix(fn, "internal/") || strings.HasPrefix(fn, "sync/atomic.") ||
+		strings.HasPrefix(fn, "testing.")
+}
+
+// The operations that Access.Blocked names, beside those of
+// predict.BlockedIn, for a goroutine that the recorder's hang watcher
+// found parked (check's hang.go): a receive leaves no event, so only the
+// runtime's own report tells it.
+const (
+	BlockedRecv          = "receive"
+	BlockedRecvNil       = "receive-nil"
+	BlockedSendNil       = "send-nil"
+	BlockedSelectNoCases = "select-no-cases"
+)
 
 // blockedPhrase says what a goroutine blocked in op (predict.BlockedIn)
 // waits to do.
@@ -169,6 +187,14 @@ func blockedPhrase(op string) string {
 		return "in Cond.Wait"
 	case "wait":
 		return "in WaitGroup.Wait"
+	case BlockedRecv:
+		return "receiving from a channel"
+	case BlockedRecvNil:
+		return "receiving from a nil channel"
+	case BlockedSendNil:
+		return "sending on a nil channel"
+	case BlockedSelectNoCases:
+		return "in a select with no cases"
 	}
 	return "in " + op
 }

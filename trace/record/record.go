@@ -17,7 +17,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -67,6 +66,11 @@ type RecordOptions struct {
 	// Explore, if set, steers the run (explore.go); the trace is
 	// replayable, and RecordResult.Explore says how the steering went.
 	Explore *trace.ExploreSchedule
+	// Hang is how long every goroutine of the test must have been
+	// blocked on synchronisation, with no timer pending but the test's
+	// -timeout, for the run to be ended as hung (hang.go): 0 means
+	// DefaultHang, a negative value waits for the -timeout.
+	Hang time.Duration
 
 	// KeepSpool, if set, is where the spool is kept (a hard link) after
 	// the run, for tests that convert it again after the run.
@@ -111,6 +115,10 @@ type RecordResult struct {
 	// the second close of a channel, panics before it tells the race
 	// runtime.
 	Panic []trace.Frame
+	// Hang, when every goroutine of the run blocked for good and the
+	// run was ended for it (RecordOptions.Hang), says where each waited,
+	// with the stack the runtime printed for it; nil otherwise.
+	Hang []HangWait
 	// Wall time of each stage. The spool is converted while the test
 	// runs: Convert is what was left of it after the run.
 	Duration struct {
@@ -162,7 +170,7 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 		pkg = "."
 	}
 	goEnv := append(os.Environ(), opts.Env...)
-	tc, err := gocmd.PrepareToolchainIn(ctx, opts.CacheDir, opts.Dir, goEnv, recorderSource)
+	tc, err := gocmd.PrepareToolchainIn(ctx, opts.CacheDir, opts.Dir, goEnv, recorderSource, hangWatch)
 	if err != nil {
 		return nil, err
 	}
@@ -393,6 +401,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 		panic  any
 	}
 	conv := make(chan converted, 1)
+	var goIDs map[uint32]trace.GoID // the converter's, once it is done
 	go func() {
 		var r converted
 		defer func() {
@@ -406,6 +415,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 			KeepLocal:  opts.KeepLocal,
 			Ended:      ended,
 			Abort:      abort,
+			GoIDs:      &goIDs,
 		})
 	}()
 	converting := func() converted {
@@ -415,7 +425,8 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 		}
 		return r
 	}
-	outcome, tests, panicked, err := runTest(ctx, b.command(testArgs...), b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
+	env = append(env, hangEnv(opts.Hang)...)
+	outcome, tests, panicked, hang, err := runTest(ctx, b.command(testArgs...), b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
 	close(ended)
 	if opts.KeepSpool != "" {
 		os.Link(spool.Name(), opts.KeepSpool)
@@ -456,6 +467,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 	if outcome.Result == "panic" {
 		res.Panic = panicked
 	}
+	res.Hang = hang.result(goIDs)
 	// Cut too when the spool filled up before the event cap (records
 	// larger than the spool's sizing assumed): the trace is as cut, and
 	// silence would pass a partial analysis off as a whole one. A run
@@ -501,7 +513,7 @@ func fileID(path string) (string, error) {
 // the way it ends. The binary's own -test.timeout normally stops a hung
 // test (with a panic that prints every goroutine); if the process outlives
 // that by a minute, or ctx is cancelled, it is killed.
-func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.Writer, timeout time.Duration) (trace.Outcome, []TestResult, []trace.Frame, error) {
+func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.Writer, timeout time.Duration) (trace.Outcome, []TestResult, []trace.Frame, *hangScan, error) {
 	// As go test does: the test runs in its package's directory, and PWD
 	// says so (os.Getwd and child processes trust it).
 	cmd.Dir, cmd.Env = dir, append(env[:len(env):len(env)], "PWD="+dir)
@@ -536,7 +548,7 @@ func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.
 			o.Message = "killed by " + ws.Signal().String()
 		}
 	} else if err != nil && !stopped {
-		return trace.Outcome{}, nil, nil, fmt.Errorf("running the test binary: %v", err)
+		return trace.Outcome{}, nil, nil, nil, fmt.Errorf("running the test binary: %v", err)
 	}
 	exited := false // the binary exited in the middle of a test
 	switch {
@@ -566,9 +578,9 @@ func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.
 	}
 	tests := scan.results(run)
 	if ctx.Err() != nil {
-		return o, tests, nil, ctx.Err()
+		return o, tests, nil, nil, ctx.Err()
 	}
-	return o, tests, scan.panicStack, nil
+	return o, tests, scan.panicStack, &scan.hang, nil
 }
 
 // outputScan copies test output and notes how the run ended.
@@ -586,47 +598,18 @@ type outputScan struct {
 	// frames follow, 3 after them.
 	panicState int
 	panicStack []trace.Frame
+
+	hang hangScan // the hang watcher's report (hang.go)
 }
 
 // panicFrame parses a line of a goroutine's stack in a panic's output
-// into s.panicStack: a function line ("pkg.F(args)", "created by ...")
-// starts a frame, the tab-indented "file:line +0x.." line after it
-// places the frame.
+// into s.panicStack (appendStackLine); an empty line ends the stack.
 func (s *outputScan) panicFrame(line string) {
-	switch {
-	case line == "":
+	if line == "" {
 		s.panicState = 3
-	case strings.HasPrefix(line, "created by "):
-		// The go statement that created the goroutine: a last frame,
-		// "created by F" (its "in goroutine N" dropped), placed by the
-		// next line.
-		fn, _, _ := strings.Cut(line, " in goroutine ")
-		s.panicStack = append(s.panicStack, trace.Frame{Func: fn})
-	case strings.HasPrefix(line, "\t"):
-		n := len(s.panicStack)
-		if n == 0 || s.panicStack[n-1].File != "" {
-			return
-		}
-		loc := strings.TrimPrefix(line, "\t")
-		if i := strings.LastIndex(loc, " +0x"); i >= 0 {
-			loc = loc[:i]
-		}
-		i := strings.LastIndex(loc, ":")
-		if i < 0 {
-			return
-		}
-		l, err := strconv.Atoi(loc[i+1:])
-		if err != nil {
-			return
-		}
-		s.panicStack[n-1].File, s.panicStack[n-1].Line = loc[:i], l
-	default:
-		fn := line
-		if i := strings.LastIndex(fn, "("); i > 0 {
-			fn = fn[:i]
-		}
-		s.panicStack = append(s.panicStack, trace.Frame{Func: fn})
+		return
 	}
+	s.panicStack = appendStackLine(s.panicStack, line)
 }
 
 var testLineRE = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+) \(`)
@@ -674,6 +657,7 @@ func (s *outputScan) copy(w io.Writer, r io.Reader) {
 
 func (s *outputScan) note(line string) {
 	line = strings.TrimPrefix(line, "\x16") // -test.v=test2json framing marker
+	s.hang.note(line)
 	switch s.panicState {
 	case 1:
 		if strings.HasPrefix(line, "goroutine ") && strings.HasSuffix(line, ":") {

@@ -1829,3 +1829,16 @@ TRAMPOLINE5(__tsan_write_pc, seer_write_pc)
 
 ATOMIC_TRAMPOLINES(32)
 ATOMIC_TRAMPOLINES(64)
+
+// ---- hang watch ----
+//
+// The shadow runtime's hang watcher (hangwatch.go.in) calls this once, from
+// its init, through racecall: it gets the address of the sequence counter
+// that every record advances, and learns that a goroutine's race context
+// starts with its gid (struct gctx). A process that records nothing (a
+// test's child that found the spool claimed) gets 0, and watches nothing:
+// without the counter, the watcher could not tell a quiet run from one in
+// which goroutines hand each other work between its samples.
+void seer_hang_init(uptr *seq_addr) {
+	*seq_addr = spool ? (uptr)seq_ptr : 0;
+}
