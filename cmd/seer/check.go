@@ -28,6 +28,7 @@ var (
 	checkJSON      = checkFlags.Bool("json", false, "print the report as JSON (the same as -format json)")
 	checkFormat    = checkFlags.String("format", "text", "print the report as `text`, json or sarif (SARIF 2.1.0, for code scanning)")
 	checkTimeout   = checkFlags.Duration("timeout", 10*time.Minute, "stop each package's test run after `d`")
+	checkHang      = checkFlags.Duration("hang", record.DefaultHang, "end a run, as an observed deadlock, once every goroutine has been blocked on synchronisation for `d` with no timer pending but -timeout's (a sleep, I/O or a system call is not blocked; negative: wait for -timeout)")
 	checkExplain   = checkFlags.String("explain", "", "print the documentation of a finding `kind` (race, atomicity, deadlock, leak, send-on-closed, ...; an unknown kind lists them) and exit")
 	checkAtomicity = checkFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 	checkVerbose   = checkFlags.Bool("v", false, "pass the tests' own output through to standard error")
@@ -138,6 +139,7 @@ func runCheck(c *command, args []string) int {
 		Run:       *checkRun,
 		Skip:      *checkSkip,
 		Timeout:   *checkTimeout,
+		Hang:      *checkHang,
 		Atomicity: *checkAtomicity,
 		PerTest:   *checkEach,
 		Replay:    *checkReplay,

@@ -239,19 +239,26 @@ func TestObservedBlocking(t *testing.T) {
 	for _, tc := range []struct {
 		name, src string
 		timeout   time.Duration
-		want      []string // the findings' titles and sentences
+		hang      time.Duration // Options.Hang
+		want      []string      // the findings' titles and sentences
 	}{
-		{"pool returns early", strings.ReplaceAll(poolModule, " CAP", ""), time.Minute, []string{
+		{"pool returns early", strings.ReplaceAll(poolModule, " CAP", ""), time.Minute, 0, []string{
 			"goroutine leak in TestSumAll: goroutine G (created at x_test.go:21) never ended: blocked sending on a channel at x_test.go:27; 3 goroutines of the test stopped there",
 		}},
-		{"pool with buffered channels", strings.ReplaceAll(poolModule, " CAP", ", len(in)"), time.Minute, nil},
-		{"a test that hangs", hangModule, 3 * time.Second, []string{
+		{"pool with buffered channels", strings.ReplaceAll(poolModule, " CAP", ", len(in)"), time.Minute, 0, nil},
+		// The hang watcher ends the run at once and says where each
+		// goroutine waits, the receive included.
+		{"a test that hangs", hangModule, 10 * time.Minute, 0, []string{
+			"deadlock in TestHang: goroutine G (the test's own) never ended: blocked receiving from a channel at x_test.go:17; goroutine G (created at x_test.go:12) never ended: blocked locking a mutex at x_test.go:13",
+		}},
+		// Without it the test times out, and a receive leaves no event.
+		{"a test that hangs until its timeout", hangModule, 3 * time.Second, -1, []string{
 			"deadlock in TestHang: goroutine G (the test's own) never ended: its last recorded operation is go at x_test.go:12, in example.com/x.TestHang; the call it blocks in (a receive, a select with no send case, a sleep or a system call leave no event) comes after it; goroutine G (created at x_test.go:12) never ended: blocked locking a mutex at x_test.go:13",
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := testModule(t, "example.com/x", "x_test.go", tc.src)
-			rep, err := Run(context.Background(), Options{Dir: dir, Timeout: tc.timeout})
+			rep, err := Run(context.Background(), Options{Dir: dir, Timeout: tc.timeout, Hang: tc.hang})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -54,6 +54,10 @@ type Options struct {
 	// SolveTimeout bounds each SAT solve of the analysis
 	// (predict.Options.SolveTimeout; 0: its default).
 	SolveTimeout time.Duration
+	// Hang ends a run whose goroutines have all been blocked on
+	// synchronisation this long (record.RecordOptions.Hang): 0 means
+	// record.DefaultHang, a negative value waits for Timeout.
+	Hang time.Duration
 	// HistoryBudget bounds the analysis's clock history of each run
 	// (predict.Options.HistoryBudget; 0: no bound). The test during which
 	// a run outgrew it gets a note.
@@ -345,6 +349,7 @@ func (p *prepared) build(ctx context.Context, opts Options) {
 		Run:       opts.Run,
 		Skip:      opts.Skip,
 		Timeout:   opts.Timeout,
+		Hang:      opts.Hang,
 		Stderr:    opts.Stderr,
 		GoFlags:   goFlags,
 		Env:       opts.Env,
