@@ -18,5 +18,5 @@ var recorderSource []byte
 // the recorder and the shadow GOROOT into the cache directory on first
 // use. cacheDir "" means the user cache directory.
 func PrepareToolchain(ctx context.Context, cacheDir string) (*gocmd.Toolchain, error) {
-	return gocmd.PrepareToolchain(ctx, cacheDir, nil, recorderSource)
+	return gocmd.PrepareToolchain(ctx, cacheDir, nil, recorderSource, hangWatch)
 }

@@ -56,7 +56,9 @@ var hangWatch = gocmd.ShadowFile{
 		"heap []timerWhen", "timerZombie", "astate ", "type eface struct", "type funcval struct",
 		"waitReasonChanReceiveNilChan", "waitReasonChanSendNilChan", "waitReasonSelectNoCases",
 		"waitReasonSyncCondWait", "waitReasonSyncMutexLock", "waitReasonSyncRWMutexRLock",
-		"waitReasonSyncRWMutexLock", "waitReasonSyncWaitGroupWait",
+		"waitReasonSyncRWMutexLock", "waitReasonSyncWaitGroupWait", "waitReasonSleep",
+		"atomicstatus atomic.Uint32", "waitlink *sudog", "timer    *timer",
+		"type maybeTraceableChan struct", "vu uintptr",
 	},
 }
 

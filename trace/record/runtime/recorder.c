@@ -494,8 +494,9 @@ static void open_spool(void) {
 // passes to the next step when the holder makes its next operation or
 // countable record, or when a waiter sees that the holder made no record
 // for the stall time once at its gate (it is parked in its operation) or
-// for the absent time before (it sleeps, or waits for what the schedule
-// runs later: the replay diverges); after the
+// for the absent time before (it waits for what the schedule runs later:
+// the replay diverges), time in which it sleeps or waits on a timer's
+// channel not counted (g_asleep); after the
 // last step, or the total time, every gate is open. A goroutine with a
 // hold waits, at that gate, until every step has run (the schedule leaves
 // its later events out). Waiting spins with sched_yield and nanosleep.
@@ -663,7 +664,12 @@ static int rp_advance(uint32_t k) {
 	return 1;
 }
 
-// rp_wait waits until the turn reaches k (k = nsteps: the end).
+static int g_asleep(struct gctx *thr); // below, "goroutines asleep, for replay"
+
+// rp_wait waits until the turn reaches k (k = nsteps: the end). The
+// time the holder of the turn sleeps, or waits on a timer's channel, does
+// not count towards the stall and absent times: a back-off loop that
+// sleeps between its steps has not left the schedule.
 static void rp_wait(uint32_t k) {
 	uint32_t seen_turn = ~0u, seen_prog = 0;
 	uint64_t since = 0;
@@ -693,7 +699,7 @@ static void rp_wait(uint32_t k) {
 		uint32_t slot = rp_steps[t].slot;
 		struct gctx *h = slot < rp->ngor ? __atomic_load_n(&rp_ctx[slot], __ATOMIC_ACQUIRE) : NULL;
 		uint32_t prog = h ? __atomic_load_n(&h->nrec, __ATOMIC_RELAXED) : 0;
-		if (t != seen_turn || prog != seen_prog || since == 0) {
+		if (t != seen_turn || prog != seen_prog || since == 0 || g_asleep(h)) {
 			seen_turn = t;
 			seen_prog = prog;
 			since = now;
@@ -1841,4 +1847,54 @@ ATOMIC_TRAMPOLINES(64)
 // which goroutines hand each other work between its samples.
 void seer_hang_init(uptr *seq_addr) {
 	*seq_addr = spool ? (uptr)seq_ptr : 0;
+}
+
+// ---- goroutines asleep, for replay ----
+//
+// The shadow runtime (hangwatch.go.in) hands seer_runtime_layout, from its
+// init, where a g keeps its status, wait reason and wait list (sudogs),
+// where a sudog keeps its channel and the next sudog, and where a channel
+// keeps the timer that feeds it, and the values of _Gwaiting and of the
+// wait reasons sleep, chan receive and select (LAYOUT_*). g_asleep reads a
+// goroutine's state through them, racily: it only steers replay (rp_wait
+// does not count the time that the goroutine whose turn it is sleeps),
+// never decides what the recording shows, and a g and its sudogs are Go
+// heap memory, which stays mapped.
+enum { LAYOUT_STATUS, LAYOUT_REASON, LAYOUT_WAITING, LAYOUT_SUDOG_C, LAYOUT_SUDOG_NEXT, LAYOUT_CHAN_TIMER,
+	LAYOUT_GWAITING, LAYOUT_SLEEP, LAYOUT_RECV, LAYOUT_SELECT, LAYOUT_N };
+static uptr glayout[LAYOUT_N];
+static int glayout_ok;
+
+void seer_runtime_layout(const uptr *l, uptr n) {
+	if (n < LAYOUT_N)
+		return;
+	memcpy(glayout, l, sizeof glayout);
+	__atomic_store_n(&glayout_ok, 1, __ATOMIC_RELEASE);
+}
+
+// g_asleep reports whether thr's goroutine is parked in time.Sleep, or in
+// a receive or select one of whose channels a timer feeds (time.After,
+// time.NewTimer, a Ticker): a timer, not another goroutine, wakes it.
+static int g_asleep(struct gctx *thr) {
+	if (!thr || !__atomic_load_n(&glayout_ok, __ATOMIC_ACQUIRE))
+		return 0;
+	uint8_t *gp = (uint8_t *)__atomic_load_n(&thr->gp, __ATOMIC_RELAXED);
+	if (!gp)
+		return 0;
+	uint32_t status = __atomic_load_n((uint32_t *)(gp + glayout[LAYOUT_STATUS]), __ATOMIC_ACQUIRE) & ~0x1000u; // _Gscan
+	if (status != glayout[LAYOUT_GWAITING])
+		return 0;
+	uint8_t reason = __atomic_load_n(gp + glayout[LAYOUT_REASON], __ATOMIC_RELAXED);
+	if (reason == glayout[LAYOUT_SLEEP])
+		return 1;
+	if (reason != glayout[LAYOUT_RECV] && reason != glayout[LAYOUT_SELECT])
+		return 0;
+	uint8_t *sg = (uint8_t *)__atomic_load_n((uptr *)(gp + glayout[LAYOUT_WAITING]), __ATOMIC_RELAXED);
+	for (int i = 0; sg && i < 64; i++) { // a select waits on each of its cases' channels
+		uint8_t *c = (uint8_t *)__atomic_load_n((uptr *)(sg + glayout[LAYOUT_SUDOG_C]), __ATOMIC_RELAXED);
+		if (c && __atomic_load_n((uptr *)(c + glayout[LAYOUT_CHAN_TIMER]), __ATOMIC_RELAXED))
+			return 1;
+		sg = (uint8_t *)__atomic_load_n((uptr *)(sg + glayout[LAYOUT_SUDOG_NEXT]), __ATOMIC_RELAXED);
+	}
+	return 0;
 }
