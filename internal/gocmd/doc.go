@@ -10,7 +10,10 @@
 //     on PATH: a shadow GOROOT in which the race runtime is seer's recorder
 //     (compiled from the C source the caller passes) and a GOCACHE of
 //     seer's own, built once under CacheDir. Toolchain.Env is the
-//     environment of a go command that builds against it.
+//     environment of a go command that builds against it. A ShadowFile
+//     is a Go file the shadow GOROOT adds to a standard package (the
+//     hang watcher of trace/record, in package runtime), left out on a
+//     Go release that lacks what it uses.
 //   - PrepareToolchainIn is PrepareToolchain for the Go the go command
 //     runs in a module's directory (SelectGo: GOTOOLCHAIN, go.mod's
 //     toolchain and go lines), one shadow per Go version; a Go seer cannot

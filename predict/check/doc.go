@@ -33,9 +33,11 @@
 // its accesses, resolves positions and names through package static, and
 // builds a report.Report. A recording that ended normally (or hung) is also
 // searched for goroutines it left blocked (predict.ObservedBlocked,
-// blocking.go): leaks, or the observed deadlock of a test that timed
-// out, each re-checked by the witness checker and told by where each
-// goroutine was left. With Options.Replay, each race and deadlock is then
+// blocking.go): leaks, or the observed deadlock of a test that hung
+// (timed out, or was ended at once because every goroutine had been
+// blocked on synchronisation for Options.Hang), each re-checked by the
+// witness checker and told by where each goroutine was left, or, for a
+// run ended as hung, where the runtime found it waiting (hang.go). With Options.Replay, each race and deadlock is then
 // confirmed (or not) by running its test again under its witness
 // (replay.go).
 //

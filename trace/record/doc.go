@@ -21,6 +21,16 @@
 //     Binary for each of its runs and for each witness it replays.
 //   - PrepareToolchain prepares the recording toolchain with this
 //     package's recorder; BytesPerEvent is the memory budget of one event.
+//   - RecordOptions.Hang: a run whose goroutines have all been blocked on
+//     synchronisation that long (DefaultHang, 1 s), with no timer pending
+//     but the test's -timeout, is ended at once rather than at -timeout,
+//     by a watcher that the shadow GOROOT adds to the runtime
+//     (runtime/hangwatch.go.in, which says why the test is sound; hang.go
+//     reads its report): RecordResult.Hang gives each goroutine's wait
+//     (HangWait) and the outcome is Go's "all goroutines are asleep". The
+//     same file tells the recorder where a goroutine's state is kept, so
+//     that a replay does not count the time the goroutine whose step it
+//     waits for sleeps or waits on a timer's channel.
 //
 // A package that does not build gives a *gocmd.BuildFailure.
 package record
