@@ -22,7 +22,9 @@
 // In a run that did not hang, a goroutine is reported only if its last
 // event shows the call it blocks in (below), and that event came before
 // the last event of its test's own goroutine: it sat blocked from before
-// the test returned until the process exited. The others (a receive
+// the test returned until the process exited. ObservedLeft also reports,
+// as goleak does, every goroutine of a test that the recorder's exit
+// hook found still alive after goleak's grace, whatever its last event. The others (a receive
 // leaves no event; a goroutine may be running or finishing as the
 // process exits) stay in the test's list of goroutines still running.
 //
@@ -69,6 +71,20 @@ import (
 // normally (its tests passed or failed), or hung — not for one stopped
 // by a panic, os.Exit or a signal, which stops every goroutine alike.
 func ObservedBlocked(t *trace.Trace, hung bool) []Finding {
+	return observedBlocked(t, hung, nil)
+}
+
+// ObservedLeft is ObservedBlocked for a run that ended normally and
+// whose exit hook (trace/record's hang.go) found the goroutines for which
+// left is true still alive after goleak's grace: those of a test are
+// leaks too, as goleak reports them, though their last event does not
+// show a blocking call (a receive leaves none; a goroutine that sleeps
+// or runs in a loop makes none) or came after their test returned.
+func ObservedLeft(t *trace.Trace, left func(trace.GoID) bool) []Finding {
+	return observedBlocked(t, false, left)
+}
+
+func observedBlocked(t *trace.Trace, hung bool, left func(trace.GoID) bool) []Finding {
 	if len(t.Events) == 0 || t.Header.Format == "std" {
 		return nil
 	}
@@ -139,7 +155,7 @@ func ObservedBlocked(t *trace.Trace, hung bool) []Finding {
 			continue
 		}
 		block := blockedAt(t, int(i), t.Events[i].Op == trace.OpCondWait)
-		if !hung && (block == "" || i > testEnd[t.Goroutines[g].Test]) {
+		if !hung && (left == nil || !left(trace.GoID(g))) && (block == "" || i > testEnd[t.Goroutines[g].Test]) {
 			// Not known to be blocked (it may be running, or finishing as
 			// the process exits), or blocked only after its test
 			// returned: not reported.

@@ -83,6 +83,13 @@ func observedBlocked(rec *record.RecordResult, src Source) ([]report.Finding, er
 		}
 	}
 	fs := predict.ObservedBlocked(t, hung)
+	if !hung && len(rec.Left) > 0 {
+		left := map[trace.GoID]bool{}
+		for _, w := range rec.Left {
+			left[w.G] = true
+		}
+		fs = predict.ObservedLeft(t, func(g trace.GoID) bool { return left[g] })
+	}
 	if len(fs) == 0 {
 		return nil, nil
 	}
@@ -109,6 +116,7 @@ func observedBlocked(rec *record.RecordResult, src Source) ([]report.Finding, er
 			f.Accesses[k].Variable = ""
 		}
 		applyHangWaits(&f, rec.Hang)
+		applyHangWaits(&f, rec.Left)
 		f.Package = rec.Package
 		f.Variable = "" // a goroutine, not a variable
 		out = append(out, f)

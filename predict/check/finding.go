@@ -32,6 +32,14 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 	for _, i := range f.Events {
 		e := &t.Events[i]
 		frames := t.Stack(e.Stack)
+		if len(frames) == 0 && e.Op == trace.OpStart {
+			// A goroutine whose only event is its start (one left blocked
+			// in a receive, which leaves none): it starts at its go
+			// statement.
+			if g := t.Goroutine(e.G); g != nil {
+				frames = t.Stack(g.Create)
+			}
+		}
 		site, ok := trace.UserFrame(frames, t.Header.GOROOT)
 		if !ok {
 			return report.Finding{}, false

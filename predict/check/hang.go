@@ -71,7 +71,7 @@ func applyHangWaits(f *report.Finding, waits []record.HangWait) {
 		if len(stack) == 0 {
 			continue
 		}
-		a.Blocked, a.Stack = op, stack
+		a.Blocked, a.Stack, a.Unreachable = op, stack, w.Proven
 		a.File, a.Line, a.Column, a.EndLine, a.EndColumn = stack[0].File, stack[0].Line, 0, 0, 0
 	}
 }

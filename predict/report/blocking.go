@@ -132,6 +132,9 @@ func BlockedSentences(f *Finding, rel func(string) string) []string {
 			}
 			s += "; the call it blocks in (a receive, a select with no send case, a sleep or a system call leave no event) comes after it"
 		}
+		if a.Unreachable {
+			s += ", on an object that no live goroutine can reach (the runtime's leak detection found it so at exit)"
+		}
 		out = append(out, s)
 	}
 	if f.Count > len(f.Accesses) {

@@ -105,6 +105,10 @@ type Access struct {
 	// run shows it ("send", "lock", "cond-wait", ...; see
 	// predict.BlockedIn), "" when the blocking call comes after Event.
 	Blocked string `json:"blocked,omitempty"`
+	// Unreachable says, for a goroutine left alive when the test binary
+	// exited, that the runtime's leak detection found it blocked on an
+	// object no live goroutine can reach: it can never be woken.
+	Unreachable bool `json:"unreachable,omitempty"`
 }
 
 // A Held is a lock that a blocked goroutine holds: the acquire that took

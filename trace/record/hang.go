@@ -27,16 +27,36 @@ const DefaultHang = time.Second
 // hangEnvVar switches the watcher on: the hang time in milliseconds.
 const hangEnvVar = "SEER_HANG"
 
-// hangLinePrefix starts each line of the watcher's report, one per
-// goroutine: "seer: hang: goroutine 7 is g12 [chan receive]".
-const hangLinePrefix = "seer: hang: goroutine "
+// leftEnvVar switches the exit hook on: the goroutines left alive when
+// the test binary exits, after goleak's grace.
+const leftEnvVar = "SEER_LEFT"
+
+// A goroutineReport is how one of the shadow runtime's reports shows in
+// the test's output: a line per goroutine ("seer: hang: goroutine 7 is
+// g12 [chan receive]"), then the line that starts the goroutines'
+// stacks, then the stacks, up to the end line if it has one.
+type goroutineReport struct {
+	line  string // each goroutine's line starts with it
+	start string // the line that starts the stacks starts with it
+	end   string // the line after the stacks, or ""
+}
+
+// The hang watcher's report and the exit hook's.
+var (
+	hangReport = goroutineReport{line: "seer: hang: goroutine ", start: "fatal error: "}
+	leftReport = goroutineReport{line: "seer: left: goroutine ", start: "seer: left: stacks", end: "seer: left: end"}
+)
 
 // A HangWait is where one goroutine waited when the hang watcher ended
 // the run (RecordResult.Hang).
 type HangWait struct {
-	G      trace.GoID    // the goroutine in the trace, or 0 if the trace has none for it
-	GoID   int64         // Go's own goroutine id, as the stacks print it
-	Reason string        // the runtime's wait reason: "chan receive", "select", "sync.Mutex.Lock", ...
+	G      trace.GoID // the goroutine in the trace, or 0 if the trace has none for it
+	GoID   int64      // Go's own goroutine id, as the stacks print it
+	Reason string     // the runtime's wait reason: "chan receive", "select", "sync.Mutex.Lock", ...; for Left, also "running", "runnable", "syscall"
+	// Proven says the runtime's leak detection (the GC that
+	// runtime/pprof's goroutineleak profile runs) found the goroutine
+	// blocked on an object no live goroutine can reach (Left only).
+	Proven bool
 	Stack  []trace.Frame // its stack as the runtime printed it, innermost first; the last frame, for a goroutine a go statement created, is "created by F"
 }
 
@@ -58,36 +78,41 @@ var hangWatch = gocmd.ShadowFile{
 		"waitReasonSyncCondWait", "waitReasonSyncMutexLock", "waitReasonSyncRWMutexRLock",
 		"waitReasonSyncRWMutexLock", "waitReasonSyncWaitGroupWait", "waitReasonSleep",
 		"atomicstatus atomic.Uint32", "waitlink *sudog", "timer    *timer",
-		"type maybeTraceableChan struct", "vu uintptr",
+		"type maybeTraceableChan struct", "vu uintptr", "internal/runtime/exithook",
+		"func goroutineLeakGC()", "func timeSleep(ns int64)", "func Stack(buf []byte, all bool) int", "func gwrite(b []byte)",
 	},
 }
 
 // hangEnv returns the environment that sets the watcher's time: d, or
 // DefaultHang if d is 0; none if d is negative (the watcher stays off).
+// The exit hook is always on.
 func hangEnv(d time.Duration) []string {
 	if d < 0 {
-		return nil
+		return []string{leftEnvVar + "=1"}
 	}
 	if d == 0 {
 		d = DefaultHang
 	}
-	return []string{hangEnvVar + "=" + strconv.FormatInt(max(d.Milliseconds(), 1), 10)}
+	return []string{leftEnvVar + "=1", hangEnvVar + "=" + strconv.FormatInt(max(d.Milliseconds(), 1), 10)}
 }
 
-// hangScan reads the watcher's report from the test's output: its lines,
-// then the stack of every goroutine that the runtime's fatal error
-// prints after them.
+// hangScan reads a goroutineReport from the test's output: its lines,
+// then the stack of each goroutine they name.
 type hangScan struct {
 	waits []HangWait
 	byID  map[int64]int // Go goroutine id -> index in waits
 	gids  []uint32      // the recorder's id of each wait
 	cur   int           // the wait whose stack is being read, or -1
-	fatal bool          // the fatal error line was seen
+	fatal bool          // the line that starts the stacks was seen
+	done  bool          // the end line was seen
 }
 
-// note reads one line of output.
-func (h *hangScan) note(line string) {
-	if rest, ok := strings.CutPrefix(line, hangLinePrefix); ok && !h.fatal {
+// note reads one line of output, of report r.
+func (h *hangScan) note(line string, r goroutineReport) {
+	if h.done {
+		return
+	}
+	if rest, ok := strings.CutPrefix(line, r.line); ok && !h.fatal {
 		// "7 is g12 [chan receive]"
 		id, rest, ok1 := strings.Cut(rest, " is g")
 		gid, reason, ok2 := strings.Cut(rest, " [")
@@ -100,7 +125,12 @@ func (h *hangScan) note(line string) {
 			h.byID = map[int64]int{}
 		}
 		h.byID[goid] = len(h.waits)
-		h.waits = append(h.waits, HangWait{GoID: goid, Reason: strings.TrimSuffix(reason, "]")})
+		reason = strings.TrimSuffix(reason, "]")
+		proven := false
+		if r, ok := strings.CutPrefix(reason, "leaked, "); ok {
+			reason, proven = r, true
+		}
+		h.waits = append(h.waits, HangWait{GoID: goid, Reason: reason, Proven: proven})
 		h.gids = append(h.gids, uint32(g))
 		h.cur = -1
 		return
@@ -108,11 +138,14 @@ func (h *hangScan) note(line string) {
 	if len(h.waits) == 0 {
 		return
 	}
-	if strings.HasPrefix(line, "fatal error: ") {
-		h.fatal = true
+	if !h.fatal {
+		if strings.HasPrefix(line, r.start) {
+			h.fatal, h.cur = true, -1
+		}
 		return
 	}
-	if !h.fatal {
+	if r.end != "" && line == r.end {
+		h.done = true
 		return
 	}
 	// "goroutine 7 [chan receive]:" or, with more detail,
@@ -139,7 +172,7 @@ func (h *hangScan) note(line string) {
 
 // result returns the waits, each with its goroutine's trace id from
 // goIDs (the converter's map from the recorder's ids), or nil if the
-// watcher did not end the run.
+// report's stacks did not follow.
 func (h *hangScan) result(goIDs map[uint32]trace.GoID) []HangWait {
 	if h == nil || !h.fatal {
 		return nil

@@ -23,7 +23,8 @@ import (
 // TestHangScan: the scanner reads the watcher's lines and, after the
 // fatal error, the stacks of the goroutines they name (not the others'),
 // mapped to the trace's goroutines; output without the fatal error is no
-// hang.
+// hang. The exit hook's report reads the same way, between its markers,
+// with the goroutines the runtime proved leaked.
 func TestHangScan(t *testing.T) {
 	out := `=== RUN   TestAllBlocked
 seer: hang: goroutine 1 is g2 [chan receive]
@@ -74,6 +75,43 @@ other.f()
 	}
 	if s.fatal == "" {
 		t.Error("the fatal error line was not kept")
+	}
+
+	var exit outputScan
+	for _, line := range strings.Split(`--- PASS: TestLeak (0.00s)
+PASS
+seer: left: goroutine 7 is g9 [chan receive]
+seer: left: goroutine 18 is g11 [leaked, chan receive]
+seer: left: stacks
+goroutine 1 [running]:
+os.Exit(0x0)
+	/g/src/os/proc.go:75 +0x3a
+
+goroutine 18 [chan receive (leaked)]:
+example.com/left.TestLeak.func1()
+	/tmp/leftt/left_test.go:22 +0x31
+created by example.com/left.TestLeak in goroutine 6
+	/tmp/leftt/left_test.go:21 +0x9a
+
+seer: left: end
+goroutine 99 [chan receive]:
+not.this()
+	/x.go:1 +0x1
+`, "\n") {
+		exit.note(line)
+	}
+	wantLeft := []HangWait{
+		{G: 2, GoID: 7, Reason: "chan receive"},
+		{G: 3, GoID: 18, Reason: "chan receive", Proven: true, Stack: []trace.Frame{
+			{Func: "example.com/left.TestLeak.func1", File: "/tmp/leftt/left_test.go", Line: 22},
+			{Func: "created by example.com/left.TestLeak", File: "/tmp/leftt/left_test.go", Line: 21},
+		}},
+	}
+	if got := exit.left.result(map[uint32]trace.GoID{9: 2, 11: 3}); !reflect.DeepEqual(got, wantLeft) {
+		t.Errorf("left\n%+v\nwant\n%+v", got, wantLeft)
+	}
+	if exit.hang.result(nil) != nil {
+		t.Error("the exit hook's report read as a hang")
 	}
 
 	var quiet outputScan

@@ -119,6 +119,10 @@ type RecordResult struct {
 	// run was ended for it (RecordOptions.Hang), says where each waited,
 	// with the stack the runtime printed for it; nil otherwise.
 	Hang []HangWait
+	// Left are the goroutines still alive when the test binary exited
+	// after its last test, with goleak's grace (hang.go), each with its
+	// state and stack; nil when there were none.
+	Left []HangWait
 	// Wall time of each stage. The spool is converted while the test
 	// runs: Convert is what was left of it after the run.
 	Duration struct {
@@ -426,7 +430,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 		return r
 	}
 	env = append(env, hangEnv(opts.Hang)...)
-	outcome, tests, panicked, hang, err := runTest(ctx, b.command(testArgs...), b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
+	outcome, tests, panicked, scan, err := runTest(ctx, b.command(testArgs...), b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
 	close(ended)
 	if opts.KeepSpool != "" {
 		os.Link(spool.Name(), opts.KeepSpool)
@@ -467,7 +471,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 	if outcome.Result == "panic" {
 		res.Panic = panicked
 	}
-	res.Hang = hang.result(goIDs)
+	res.Hang, res.Left = scan.hang.result(goIDs), scan.left.result(goIDs)
 	// Cut too when the spool filled up before the event cap (records
 	// larger than the spool's sizing assumed): the trace is as cut, and
 	// silence would pass a partial analysis off as a whole one. A run
@@ -513,7 +517,7 @@ func fileID(path string) (string, error) {
 // the way it ends. The binary's own -test.timeout normally stops a hung
 // test (with a panic that prints every goroutine); if the process outlives
 // that by a minute, or ctx is cancelled, it is killed.
-func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.Writer, timeout time.Duration) (trace.Outcome, []TestResult, []trace.Frame, *hangScan, error) {
+func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.Writer, timeout time.Duration) (trace.Outcome, []TestResult, []trace.Frame, *outputScan, error) {
 	// As go test does: the test runs in its package's directory, and PWD
 	// says so (os.Getwd and child processes trust it).
 	cmd.Dir, cmd.Env = dir, append(env[:len(env):len(env)], "PWD="+dir)
@@ -580,7 +584,7 @@ func runTest(ctx context.Context, cmd *exec.Cmd, dir string, env []string, w io.
 	if ctx.Err() != nil {
 		return o, tests, nil, nil, ctx.Err()
 	}
-	return o, tests, scan.panicStack, &scan.hang, nil
+	return o, tests, scan.panicStack, &scan, nil
 }
 
 // outputScan copies test output and notes how the run ended.
@@ -600,6 +604,7 @@ type outputScan struct {
 	panicStack []trace.Frame
 
 	hang hangScan // the hang watcher's report (hang.go)
+	left hangScan // the exit hook's (hang.go)
 }
 
 // panicFrame parses a line of a goroutine's stack in a panic's output
@@ -657,7 +662,8 @@ func (s *outputScan) copy(w io.Writer, r io.Reader) {
 
 func (s *outputScan) note(line string) {
 	line = strings.TrimPrefix(line, "\x16") // -test.v=test2json framing marker
-	s.hang.note(line)
+	s.hang.note(line, hangReport)
+	s.left.note(line, leftReport)
 	switch s.panicState {
 	case 1:
 		if strings.HasPrefix(line, "goroutine ") && strings.HasSuffix(line, ":") {
