@@ -58,6 +58,15 @@ not run. After the findings, a line for each package sums it up: its tests
 by outcome, the events recorded and the findings. A package without test
 files is reported as such, and so is a pattern that names no package.
 
+A run in which every goroutine has been blocked on synchronisation (a
+channel, select, Mutex, RWMutex, WaitGroup or Cond) for -hang, with no
+timer pending but the test's -timeout, is ended at once rather than at
+-timeout, and reported as an observed deadlock that says where each
+goroutine waits; a goroutine asleep, waiting on a timer, on I/O or in a
+system call is not blocked. Goroutines of a test still alive when the
+test binary exits, after goleak's grace, are reported as leaks, as
+goleak reports them.
+
 With -format json (or -json) the report is one JSON document, the one
 that seer predict -o json prints too. With -format sarif it is a SARIF
 2.1.0 log for code scanning: a result per finding, with both accesses as
