@@ -28,6 +28,7 @@ var (
 	checkJSON      = checkFlags.Bool("json", false, "print the report as JSON (the same as -format json)")
 	checkFormat    = checkFlags.String("format", "text", "print the report as `text`, json or sarif (SARIF 2.1.0, for code scanning)")
 	checkTimeout   = checkFlags.Duration("timeout", 10*time.Minute, "stop each package's test run after `d`")
+	checkLeaks     = checkFlags.Bool("leaks", false, "report, as goleak does, every goroutine a test leaves alive when the test binary exits (after goleak's grace, about 0.43 s), saying which the runtime proves can never wake")
 	checkHang      = checkFlags.Duration("hang", record.DefaultHang, "end a run, as an observed deadlock, once every goroutine has been blocked on synchronisation for `d` with no timer pending but -timeout's (a sleep, I/O or a system call is not blocked; negative: wait for -timeout)")
 	checkExplain   = checkFlags.String("explain", "", "print the documentation of a finding `kind` (race, atomicity, deadlock, leak, send-on-closed, ...; an unknown kind lists them) and exit")
 	checkAtomicity = checkFlags.Bool("atomicity", false, "also check each critical section as a transaction")
@@ -63,9 +64,9 @@ channel, select, Mutex, RWMutex, WaitGroup or Cond) for -hang, with no
 timer pending but the test's -timeout, is ended at once rather than at
 -timeout, and reported as an observed deadlock that says where each
 goroutine waits; a goroutine asleep, waiting on a timer, on I/O or in a
-system call is not blocked. Goroutines of a test still alive when the
-test binary exits, after goleak's grace, are reported as leaks, as
-goleak reports them.
+system call is not blocked. With -leaks, goroutines of a test still
+alive when the test binary exits, after goleak's grace, are reported as
+leaks, as goleak reports them.
 
 With -format json (or -json) the report is one JSON document, the one
 that seer predict -o json prints too. With -format sarif it is a SARIF
@@ -149,6 +150,7 @@ func runCheck(c *command, args []string) int {
 		Skip:      *checkSkip,
 		Timeout:   *checkTimeout,
 		Hang:      *checkHang,
+		Leaks:     *checkLeaks,
 		Atomicity: *checkAtomicity,
 		PerTest:   *checkEach,
 		Replay:    *checkReplay,

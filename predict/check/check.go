@@ -58,6 +58,10 @@ type Options struct {
 	// synchronisation this long (record.RecordOptions.Hang): 0 means
 	// record.DefaultHang, a negative value waits for Timeout.
 	Hang time.Duration
+	// Leaks reports, as goleak does, every goroutine of a test still
+	// alive when the test binary exits after goleak's grace, whatever
+	// its last event (record.RecordOptions.Left, predict.ObservedLeft).
+	Leaks bool
 	// HistoryBudget bounds the analysis's clock history of each run
 	// (predict.Options.HistoryBudget; 0: no bound). The test during which
 	// a run outgrew it gets a note.
@@ -350,6 +354,7 @@ func (p *prepared) build(ctx context.Context, opts Options) {
 		Skip:      opts.Skip,
 		Timeout:   opts.Timeout,
 		Hang:      opts.Hang,
+		Left:      opts.Leaks,
 		Stderr:    opts.Stderr,
 		GoFlags:   goFlags,
 		Env:       opts.Env,

@@ -37,8 +37,8 @@
 // (timed out, or was ended at once because every goroutine had been
 // blocked on synchronisation for Options.Hang), each re-checked by the
 // witness checker and told by where each goroutine was left, or, for a
-// run ended as hung, where the runtime found it waiting (hang.go); in a
-// run that ended normally, every goroutine of a test still alive at exit
+// run ended as hung, where the runtime found it waiting (hang.go); with
+// Options.Leaks, in a run that ended normally, every goroutine of a test still alive at exit
 // after goleak's grace is a leak (predict.ObservedLeft), placed where the
 // runtime found it waiting. With Options.Replay, each race and deadlock is then
 // confirmed (or not) by running its test again under its witness

@@ -1,9 +1,9 @@
-// This file tests leaks as goleak sees them (issue 28): a goroutine that
-// a test leaves blocked in a receive, which leaves no event, is a leak
-// with where it was created and where it waits, found by the exit hook
-// after goleak's grace; its fixed twin, whose goroutine ends just after
-// the test returns, is clean; and a worker that TestMain started, alive
-// at the end of every run, is no test's leak.
+// This file tests leaks as goleak sees them (issue 28, Options.Leaks):
+// a goroutine that a test leaves blocked in a receive, which leaves no
+// event, is a leak with where it was created and where it waits, found
+// by the exit hook after goleak's grace; its fixed twin, whose goroutine
+// ends just after the test returns, is clean; and a worker that TestMain
+// started, alive at the end of every run, is no test's leak.
 
 package check
 
@@ -68,7 +68,7 @@ func TestLeftLeaks(t *testing.T) {
 		{"TestFixed", nil},
 	} {
 		t.Run(tc.test, func(t *testing.T) {
-			rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute, Run: "^" + tc.test + "$"})
+			rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute, Run: "^" + tc.test + "$", Leaks: true})
 			if err != nil {
 				t.Fatal(err)
 			}

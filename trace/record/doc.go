@@ -31,11 +31,12 @@
 //     same file tells the recorder where a goroutine's state is kept, so
 //     that a replay does not count the time the goroutine whose step it
 //     waits for sleeps or waits on a timer's channel.
-//   - RecordResult.Left: the goroutines still alive when the test binary
-//     exited after its last test, once goleak's grace (about 0.43 s of
-//     retries) has passed, each with its state, its stack and whether
-//     the runtime's leak detection proved it blocked on an object that no
-//     live goroutine can reach (an exit hook in the same runtime file).
+//   - RecordResult.Left, with RecordOptions.Left: the goroutines still
+//     alive when the test binary exited after its last test, once
+//     goleak's grace (about 0.43 s of retries) has passed, each with its
+//     state, its stack and whether the runtime's leak detection proved it
+//     blocked on an object that no live goroutine can reach (an exit hook
+//     in the same runtime file).
 //
 // A package that does not build gives a *gocmd.BuildFailure.
 package record

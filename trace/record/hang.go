@@ -84,16 +84,20 @@ var hangWatch = gocmd.ShadowFile{
 }
 
 // hangEnv returns the environment that sets the watcher's time: d, or
-// DefaultHang if d is 0; none if d is negative (the watcher stays off).
-// The exit hook is always on.
-func hangEnv(d time.Duration) []string {
+// DefaultHang if d is 0; none if d is negative (the watcher stays off);
+// and, if left is set, switches the exit hook on.
+func hangEnv(d time.Duration, left bool) []string {
+	var env []string
+	if left {
+		env = append(env, leftEnvVar+"=1")
+	}
 	if d < 0 {
-		return []string{leftEnvVar + "=1"}
+		return env
 	}
 	if d == 0 {
 		d = DefaultHang
 	}
-	return []string{leftEnvVar + "=1", hangEnvVar + "=" + strconv.FormatInt(max(d.Milliseconds(), 1), 10)}
+	return append(env, hangEnvVar+"="+strconv.FormatInt(max(d.Milliseconds(), 1), 10))
 }
 
 // hangScan reads a goroutineReport from the test's output: its lines,

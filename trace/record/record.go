@@ -71,6 +71,11 @@ type RecordOptions struct {
 	// -timeout, for the run to be ended as hung (hang.go): 0 means
 	// DefaultHang, a negative value waits for the -timeout.
 	Hang time.Duration
+	// Left runs the exit hook (hang.go) that reports, in
+	// RecordResult.Left, the goroutines still alive when the test binary
+	// exits, after goleak's grace. Off by default: a binary that exits
+	// with goroutines alive (a TestMain worker) pays the grace.
+	Left bool
 
 	// KeepSpool, if set, is where the spool is kept (a hard link) after
 	// the run, for tests that convert it again after the run.
@@ -121,7 +126,8 @@ type RecordResult struct {
 	Hang []HangWait
 	// Left are the goroutines still alive when the test binary exited
 	// after its last test, with goleak's grace (hang.go), each with its
-	// state and stack; nil when there were none.
+	// state and stack; nil when there were none or RecordOptions.Left was
+	// not set.
 	Left []HangWait
 	// Wall time of each stage. The spool is converted while the test
 	// runs: Convert is what was left of it after the run.
@@ -429,7 +435,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 		}
 		return r
 	}
-	env = append(env, hangEnv(opts.Hang)...)
+	env = append(env, hangEnv(opts.Hang, opts.Left)...)
 	outcome, tests, panicked, scan, err := runTest(ctx, b.command(testArgs...), b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
 	close(ended)
 	if opts.KeepSpool != "" {
