@@ -185,6 +185,17 @@ func TestAfterFunc(t *testing.T) {
 	<-done
 }
 
+// TestParallel's harness waits in tRunner for its parallel subtests,
+// which sleep.
+func TestParallel(t *testing.T) {
+	for _, name := range []string{"a", "b"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			time.Sleep(2 * time.Second)
+		})
+	}
+}
+
 func TestNetpoll(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -211,9 +222,9 @@ func TestNetpoll(t *testing.T) {
 
 // TestHangEndedAtOnce records each test of hangTests with a 10-minute
 // -timeout: the two that deadlock end within seconds with every
-// goroutine's wait reason and the user frame it waits at; the four that
-// wait 3 s on a sleep, a timer's channel, an AfterFunc or a loopback
-// connection pass, with no hang.
+// goroutine's wait reason and the user frame it waits at; the five that
+// wait on a sleep, a timer's channel, an AfterFunc, parallel subtests
+// that sleep or a loopback connection pass, with no hang.
 func TestHangEndedAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records tests")
@@ -235,6 +246,7 @@ func TestHangEndedAtOnce(t *testing.T) {
 		{"TestSleeps", nil},
 		{"TestTimerChannel", nil},
 		{"TestAfterFunc", nil},
+		{"TestParallel", nil},
 		{"TestNetpoll", nil},
 	} {
 		t.Run(tc.test, func(t *testing.T) {
