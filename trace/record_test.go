@@ -97,6 +97,9 @@ func testRecordGolden(t *testing.T, file string) {
 		if v, ok := strings.CutPrefix(a, "-run="); ok {
 			opts.Run = v
 		}
+		if v, ok := strings.CutPrefix(a, "-hang="); ok {
+			opts.Hang, _ = time.ParseDuration(v)
+		}
 		if strings.HasPrefix(a, "-gcflags=") {
 			opts.GoFlags = append(opts.GoFlags, a)
 		}
