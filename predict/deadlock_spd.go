@@ -311,8 +311,8 @@ func lockSCCs(nodes []*spdNode) map[trace.ObjID]int {
 
 // spdKey names a pattern by its sites whatever goroutines made it and
 // wherever its cycle starts, as deadlockKey does, for cycles of any
-// length: the sorted (held site, request site) pairs, g_j's held site
-// being that of the lock g_{j-1} requests.
+// length: g_j's (held site, request site), its held site being that of
+// the lock g_{j-1} requests.
 func spdKey(pattern []*spdNode) string {
 	k := len(pattern)
 	ps := make([][2]int32, k)
@@ -320,6 +320,32 @@ func spdKey(pattern []*spdNode) string {
 		h, _ := n.holding(pattern[(j+k-1)%k].l)
 		ps[j] = [2]int32{h.site, n.site}
 	}
+	return sitePairsKey(ps)
+}
+
+// lockOrderKey is spdKey of a lock-order deadlock finding of either
+// layer, from its blocked acquires.
+func (e *engine) lockOrderKey(fd Finding) string {
+	c := e.c
+	k := len(fd.Events)
+	ps := make([][2]int32, k)
+	for j, x := range fd.Events {
+		i := int32(x)
+		g := int32(c.ev[i].G)
+		prev := c.ev[fd.Events[(j+k-1)%k]].Obj
+		ps[j] = [2]int32{-1, c.site(i)}
+		c.heldAt(g, c.pos[i]-1, func(l trace.ObjID, s csect) {
+			if l == prev {
+				ps[j][0] = c.site(c.at(g, s.acq))
+			}
+		})
+	}
+	return sitePairsKey(ps)
+}
+
+// sitePairsKey encodes the (held site, request site) pairs of a cycle,
+// sorted, so that the key does not depend on where the cycle starts.
+func sitePairsKey(ps [][2]int32) string {
 	slices.SortFunc(ps, func(a, b [2]int32) int {
 		if a[0] != b[0] {
 			return int(a[0] - b[0])
@@ -462,14 +488,21 @@ func (st *spdLock) excluded(a spdAcq) bool {
 }
 
 // spdLayer finds and proves lock-order deadlocks of any length by
-// SPDOffline, and returns the findings and the funnel row: Cycles counts
-// the abstract patterns, Deadlocks the patterns swept, DeadlockSites the
+// SPDOffline, other than the patterns of sites of the lock-order
+// deadlocks among prior (deadlock_lockorder.go's), and returns the
+// findings and the funnel row (Stage "deadlock-spd"): Cycles counts the
+// abstract patterns, Deadlocks the patterns swept, DeadlockSites the
 // patterns of sites proved.
-func (e *engine) spdLayer() ([]Finding, Stage, error) {
+func (e *engine) spdLayer(prior []Finding) ([]Finding, Stage, error) {
 	t0 := time.Now()
 	var n deadlockCounts
 	var out []Finding
 	proved := make(map[string]bool)
+	for _, f := range prior {
+		if f.Kind == KindDeadlock && e.c.lockOrderCycle(f.Events) {
+			proved[e.lockOrderKey(f)] = true
+		}
+	}
 	nodes := e.spdNodes()
 	var err error
 	var cl *spdClosure
@@ -504,7 +537,21 @@ func (e *engine) spdLayer() ([]Finding, Stage, error) {
 		}
 		return true
 	})
-	return out, n.stage("deadlock", len(out), time.Since(t0)), err
+	return out, n.stage(stageSPD, len(out), time.Since(t0)), err
+}
+
+// stageSPD names spdLayer's funnel row.
+const stageSPD = "deadlock-spd"
+
+// lockOrderCycle reports whether evs are all lock acquires: a lock-order
+// deadlock rather than a blocking claim (deadlock_channel.go).
+func (c *ctp) lockOrderCycle(evs []int) bool {
+	for _, i := range evs {
+		if op := c.ev[i].Op; op != trace.OpLock && op != trace.OpRLock {
+			return false
+		}
+	}
+	return len(evs) >= 2
 }
 
 // sweep is SPDOffline's pass over one pattern: it returns the first

@@ -140,31 +140,33 @@ func BenchmarkLockOrderLayers(b *testing.B) {
 		{goroutines: 256, locks: 1024, events: 5_000_000, cycle: 6, late: 0.5, seed: 4},
 	} {
 		name := fmt.Sprintf("%dM-%dg-%dlocks-cycle%d", p.events/1_000_000, p.goroutines, p.locks, p.cycle)
-		tr := lockSynth(p)
-		e := testEngine(b, tr)
-		if err := e.needCone(); err != nil {
-			b.Fatal(err)
-		}
-		runtime.GC()
-		for _, layer := range []struct {
-			name string
-			run  func() ([]Finding, Stage, error)
-		}{{"lockorder", e.deadlockLayer}, {"spd", e.spdLayer}} {
-			b.Run(name+"/"+layer.name, func(b *testing.B) {
-				var fs []Finding
-				var st Stage
-				timeEvents(b, len(tr.Events), func() {
-					var err error
-					if fs, st, err = layer.run(); err != nil {
-						b.Fatal(err)
-					}
+		b.Run(name, func(b *testing.B) {
+			tr := lockSynth(p)
+			e := testEngine(b, tr)
+			if err := e.needCone(); err != nil {
+				b.Fatal(err)
+			}
+			runtime.GC()
+			for _, layer := range []struct {
+				name string
+				run  func() ([]Finding, Stage, error)
+			}{{"lockorder", e.deadlockLayer}, {"spd", func() ([]Finding, Stage, error) { return e.spdLayer(nil) }}} {
+				b.Run(layer.name, func(b *testing.B) {
+					var fs []Finding
+					var st Stage
+					timeEvents(b, len(tr.Events), func() {
+						var err error
+						if fs, st, err = layer.run(); err != nil {
+							b.Fatal(err)
+						}
+					})
+					b.ReportMetric(float64(len(fs)), "deadlocks")
+					b.ReportMetric(float64(st.Cycles), "patterns")
+					b.ReportMetric(float64(st.Deadlocks), "tried")
+					b.ReportMetric(float64(peak(func() { layer.run() }))/(1<<20), "peak-MiB")
 				})
-				b.ReportMetric(float64(len(fs)), "deadlocks")
-				b.ReportMetric(float64(st.Cycles), "patterns")
-				b.ReportMetric(float64(st.Deadlocks), "tried")
-				b.ReportMetric(float64(peak(func() { layer.run() }))/(1<<20), "peak-MiB")
-			})
-		}
+			}
+		})
 	}
 }
 
@@ -175,7 +177,7 @@ func TestLockSynthDeadlocks(t *testing.T) {
 	for _, cycle := range []int{3, 6} {
 		tr := lockSynth(lockSynthParams{goroutines: 12, locks: 32, events: 20_000, cycle: cycle, late: 0.5, seed: 7})
 		e := testEngine(t, tr)
-		fs, _, err := e.spdLayer()
+		fs, _, err := e.spdLayer(nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -160,7 +160,7 @@ T2|rel(A)|9
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := parseTrace(t, strings.TrimSpace(tc.trace))
-			fs, st, err := testEngine(t, tr).spdLayer()
+			fs, st, err := testEngine(t, tr).spdLayer(nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -263,28 +263,6 @@ func genNested(r *rand.Rand, goroutines, locks, blocks int) string {
 	return out.String()
 }
 
-// sitesKey names a lock-order deadlock by its sites as both layers key
-// it: the sorted (held site, request site) pairs, g_j's held site being
-// that of the acquire of the lock g_{j-1} requests.
-func sitesKey(e *engine, fd Finding) string {
-	c := e.c
-	k := len(fd.Events)
-	var ps []string
-	for j, x := range fd.Events {
-		i := int32(x)
-		prev := c.ev[fd.Events[(j+k-1)%k]].Obj
-		h := int32(-1)
-		c.heldAt(int32(c.ev[i].G), c.pos[i]-1, func(l trace.ObjID, s csect) {
-			if l == prev {
-				h = c.site(c.at(int32(c.ev[i].G), s.acq))
-			}
-		})
-		ps = append(ps, fmt.Sprintf("%d>%d", h, c.site(i)))
-	}
-	slices.Sort(ps)
-	return strings.Join(ps, ",")
-}
-
 // TestSPDSubsumesLockOrder is the differential test: on random traces of
 // nested sections, every pattern of sites today's layer proves, SPDOffline
 // proves, and every witness of either is accepted by the checker.
@@ -305,20 +283,20 @@ func TestSPDSubsumesLockOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spd, _, err := e.spdLayer()
+		spd, _, err := e.spdLayer(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		have := map[string]bool{}
 		for _, f := range spd {
-			have[sitesKey(e, f)] = true
+			have[e.lockOrderKey(f)] = true
 			if len(f.Events) > maxCycle {
 				longer++
 			}
 		}
 		for _, f := range old {
-			if !have[sitesKey(e, f)] {
-				t.Errorf("trace %d: today's layer proves %v (%s), SPDOffline does not:\n%s", n, f.Events, sitesKey(e, f), text)
+			if !have[e.lockOrderKey(f)] {
+				t.Errorf("trace %d: today's layer proves %v (%q), SPDOffline does not:\n%s", n, f.Events, e.lockOrderKey(f), text)
 			}
 		}
 		oldN += len(old)
