@@ -1,8 +1,9 @@
 // This file tests SPDOffline's layer (deadlock_spd.go): the deadlocks of
 // deadlock_lockorder.go's table and cycles longer than it looks at, each
 // with a witness the checker accepts; and differentially, on the package's
-// test traces and random traces of nested critical sections, that every
-// pattern of sites today's layer proves the new one proves too.
+// test traces (lockOrderCases) and random traces of nested critical
+// sections, that every pattern of sites today's layer proves the new one
+// proves too.
 
 package predict
 
@@ -67,65 +68,14 @@ func cycleTrace(k int) string {
 }
 
 func TestSPDDeadlocks(t *testing.T) {
-	for _, tc := range []struct {
+	cases := slices.Clone(lockOrderCases)
+	cases = append(cases, []struct {
 		name, trace string
 		want        string
 	}{
 		{"two locks", cycleTrace(2), "deadlock 3-7 predicted"},
 		{"three locks", cycleTrace(3), "deadlock 4-8-12 predicted"},
 		{"six locks, beyond maxCycle", cycleTrace(6), "deadlock 7-11-15-19-23-27 predicted"},
-		{"gate lock", `
-T1|fork(T2)|1
-T1|acq(G)|2
-T1|acq(A)|3
-T1|acq(B)|4
-T1|rel(B)|5
-T1|rel(A)|6
-T1|rel(G)|7
-T2|acq(G)|8
-T2|acq(B)|9
-T2|acq(A)|10
-T2|rel(A)|11
-T2|rel(B)|12
-T2|rel(G)|13
-`, ""},
-		{"gate lock read-held by both", `
-T1|fork(T2)|1
-T1|racq(G)|2
-T1|acq(A)|3
-T1|acq(B)|4
-T1|rel(B)|5
-T1|rel(A)|6
-T1|rrel(G)|7
-T2|racq(G)|8
-T2|acq(B)|9
-T2|acq(A)|10
-T2|rel(A)|11
-T2|rel(B)|12
-T2|rrel(G)|13
-`, "deadlock 4-10 predicted"},
-		{"ordered by a go statement", `
-T1|acq(A)|1
-T1|acq(B)|2
-T1|rel(B)|3
-T1|rel(A)|4
-T1|fork(T2)|5
-T2|acq(B)|6
-T2|acq(A)|7
-T2|rel(A)|8
-T2|rel(B)|9
-`, ""},
-		{"two readers", `
-T1|fork(T2)|1
-T1|racq(A)|2
-T1|racq(B)|3
-T1|rrel(B)|4
-T1|rrel(A)|5
-T2|racq(B)|6
-T2|racq(A)|7
-T2|rrel(A)|8
-T2|rrel(B)|9
-`, ""},
 		// The first instance of T2's pattern is ordered after T1's
 		// section by a signal; the second is not: the sweep drops the
 		// first and proves the second.
@@ -146,18 +96,8 @@ T1|acq(B)|13
 T1|rel(B)|14
 T1|rel(A)|15
 `, "deadlock 13-9 predicted"},
-		{"one lock order", `
-T1|fork(T2)|1
-T1|acq(A)|2
-T1|acq(B)|3
-T1|rel(B)|4
-T1|rel(A)|5
-T2|acq(A)|6
-T2|acq(B)|7
-T2|rel(B)|8
-T2|rel(A)|9
-`, ""},
-	} {
+	}...)
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := parseTrace(t, strings.TrimSpace(tc.trace))
 			fs, st, err := testEngine(t, tr).spdLayer(nil)
@@ -274,6 +214,9 @@ func TestSPDSubsumesLockOrder(t *testing.T) {
 	}
 	for k := 2; k <= 6; k++ {
 		texts = append(texts, cycleTrace(k))
+	}
+	for _, tc := range lockOrderCases {
+		texts = append(texts, tc.trace)
 	}
 	oldN, newN, longer := 0, 0, 0
 	for n, text := range texts {
