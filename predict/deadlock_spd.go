@@ -399,8 +399,13 @@ func (s *spdClosure) reset() {
 	s.failed = false
 }
 
-// add joins the causal cone of goroutine g's first p events.
+// add joins the causal cone of goroutine g's first p events. The cut is
+// closed under the cone (everything joined came with its cone), so a
+// prefix it already holds adds nothing.
 func (s *spdClosure) add(g, p int32) {
+	if p > 0 && s.cut[g] >= p {
+		return
+	}
 	s.work++
 	s.e.coneInto(s.cut, g, p)
 }

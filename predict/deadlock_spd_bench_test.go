@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"math/rand"
 	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/seer-tools/seer/trace"
 )
@@ -154,12 +156,14 @@ func BenchmarkLockOrderLayers(b *testing.B) {
 				b.Run(layer.name, func(b *testing.B) {
 					var fs []Finding
 					var st Stage
+					cpu0 := cpuTime()
 					timeEvents(b, len(tr.Events), func() {
 						var err error
 						if fs, st, err = layer.run(); err != nil {
 							b.Fatal(err)
 						}
 					})
+					b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 					b.ReportMetric(float64(len(fs)), "deadlocks")
 					b.ReportMetric(float64(st.Cycles), "patterns")
 					b.ReportMetric(float64(st.Deadlocks), "tried")
@@ -168,6 +172,16 @@ func BenchmarkLockOrderLayers(b *testing.B) {
 			}
 		})
 	}
+}
+
+// cpuTime returns the process's user and system time so far: on a
+// machine shared with other work, the figure that wall time is not.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // TestLockSynthDeadlocks checks the benchmark's trace on a small scale:
