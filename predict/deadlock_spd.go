@@ -30,8 +30,8 @@
 // Contract: spdLayer reports, at most once per pattern of sites, a
 // deadlock for each abstract pattern that has an instance whose
 // sync-preserving closure holds none of its requests, with that closure's
-// witness (deadlockWitness); it enumerates at most maxSPDPatterns
-// patterns in at most maxSPDSteps search steps, of any length, and stops
+// witness (deadlockWitness); it sweeps at most maxSPDPatterns patterns,
+// found in at most maxSPDSteps search steps, of any length, and stops
 // sweeping when its sweeps have cost spdWorkPerEvent closure steps per
 // event of the trace.
 
@@ -45,8 +45,9 @@ import (
 	"github.com/seer-tools/seer/trace"
 )
 
-// maxSPDPatterns bounds the abstract patterns swept; maxSPDSteps, the
-// steps of the cycle search that finds them; spdWorkPerEvent, the
+// maxSPDPatterns bounds the abstract patterns swept (those of a pattern
+// of sites already proved are not); maxSPDSteps, the steps of the cycle
+// search that finds them; spdWorkPerEvent, the
 // closure steps (events looked at and cone joins) of all sweeps, per
 // event of the trace.
 const (
@@ -185,7 +186,7 @@ func spdPatterns(nodes []*spdNode, f func(pattern []*spdNode) bool) bool {
 	var path []*spdNode
 	onG := make(map[int32]bool)
 	onL := make(map[trace.ObjID]bool)
-	steps, found := 0, 0
+	steps := 0
 	stop := false
 	var dfs func(start int, cur *spdNode)
 	dfs = func(start int, cur *spdNode) {
@@ -203,7 +204,7 @@ func spdPatterns(nodes []*spdNode, f func(pattern []*spdNode) bool) bool {
 			}
 			if j == start {
 				if len(path) >= 2 {
-					if found++; found > maxSPDPatterns || !f(path) {
+					if !f(path) {
 						stop = true
 						return
 					}
@@ -520,8 +521,8 @@ func (e *engine) spdLayer(prior []Finding) ([]Finding, Stage, error) {
 		if proved[key] {
 			return true
 		}
-		if cl != nil && cl.work > spdWorkPerEvent*int64(len(e.c.ev)) {
-			return false // the budget: the patterns left are not swept
+		if n.closures >= maxSPDPatterns || cl != nil && cl.work > spdWorkPerEvent*int64(len(e.c.ev)) {
+			return false // the budgets: the patterns left are not swept
 		}
 		if cl == nil {
 			if err = e.needCone(); err != nil {

@@ -252,3 +252,32 @@ func TestSPDSubsumesLockOrder(t *testing.T) {
 		t.Errorf("SPDOffline found %d, no more than today's %d: the random traces test too little", newN, oldN)
 	}
 }
+
+// TestSPDStage checks the funnel's rows when Analyze runs both layers: a
+// cycle of six locks is beyond the deadlock row and proved in the
+// deadlock-spd row; a cycle of two is the deadlock row's, which
+// deadlock-spd does not report again.
+func TestSPDStage(t *testing.T) {
+	for _, tc := range []struct {
+		k               int
+		lockOrder, spd  int
+		patterns, swept int64
+	}{
+		{6, 0, 1, 1, 1},
+		{2, 1, 0, 1, 0},
+	} {
+		res := analyze(t, parseTrace(t, strings.TrimSpace(cycleTrace(tc.k))), Options{NoRaces: true})
+		d, s := stage(res, "deadlock"), stage(res, stageSPD)
+		if d.DeadlockSites != tc.lockOrder || s.DeadlockSites != tc.spd || s.Cycles != tc.patterns || s.Deadlocks != tc.swept {
+			t.Errorf("cycle of %d: deadlock row %+v, deadlock-spd row %+v", tc.k, d, s)
+		}
+		if n := countKind(res.Findings, KindDeadlock); n != 1 {
+			t.Errorf("cycle of %d: %d deadlock findings, want 1", tc.k, n)
+		}
+		var buf strings.Builder
+		res.Stats.Print(&buf)
+		if !strings.Contains(buf.String(), "abstract lock-order patterns") {
+			t.Errorf("-stats has no deadlock-spd row:\n%s", buf.String())
+		}
+	}
+}
