@@ -140,6 +140,7 @@ func BenchmarkLockOrderLayers(b *testing.B) {
 		{goroutines: 64, locks: 256, events: 1_000_000, cycle: 6, late: 0.5, seed: 2},
 		{goroutines: 256, locks: 1024, events: 5_000_000, cycle: 3, late: 0.5, seed: 3},
 		{goroutines: 256, locks: 1024, events: 5_000_000, cycle: 6, late: 0.5, seed: 4},
+		{goroutines: 256, locks: 1024, events: 10_000_000, cycle: 6, late: 0.5, seed: 5},
 	} {
 		name := fmt.Sprintf("%dM-%dg-%dlocks-cycle%d", p.events/1_000_000, p.goroutines, p.locks, p.cycle)
 		b.Run(name, func(b *testing.B) {
