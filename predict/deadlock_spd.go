@@ -25,7 +25,8 @@
 // as pointers advance (the closure is monotone, §5.2 Lemma 5.3) and so
 // holds it in every later tuple too. Each acquire enters I once and each
 // release is asked for once, so the pass costs O(n) closure steps, each a
-// cone join of O(goroutines), per pattern.
+// cone join of O(goroutines), per pattern, and a look at every goroutine
+// per round of the lock rule.
 //
 // Contract: spdLayer reports, at most once per pattern of sites, a
 // deadlock for each abstract pattern that has an instance whose
@@ -415,6 +416,7 @@ func (s *spdClosure) add(g, p int32) {
 // release it needs never happens (then every larger closure fails too).
 func (s *spdClosure) close() bool {
 	for !s.failed {
+		s.work += int64(len(s.cut)) // the round's look at every goroutine
 		for g := range s.cut {
 			s.work += int64(s.cut[g] - s.scanned[g])
 			for s.scanned[g] < s.cut[g] {
