@@ -423,7 +423,10 @@ type sideResult struct {
 // (misuse.go).
 func (e *engine) sideLayers() sideResult {
 	var r sideResult
-	layers := []func() ([]Finding, Stage, error){e.deadlockLayer, e.blockingLayer, e.leakLayer}
+	// SPDOffline (deadlock_spd.go) proves the lock-order deadlocks the
+	// lock-order layer's budgets leave: longer cycles, later instances.
+	spd := func() ([]Finding, Stage, error) { return e.spdLayer(r.findings) }
+	layers := []func() ([]Finding, Stage, error){e.deadlockLayer, spd, e.blockingLayer, e.leakLayer}
 	if e.opts.NoDeadlocks {
 		layers = nil
 	}

@@ -265,7 +265,7 @@ type Stats struct {
 // solver found). Sites counts distinct pairs (triples) of source sites,
 // the unit findings are reported in; for the layers, those each proved.
 // The rows of the layers after the races come last, in the order they
-// run ("deadlock", "blocking", "leak", "misuse"), with counts of their
+// run ("deadlock", "deadlock-spd", "blocking", "leak", "misuse"), with counts of their
 // own (layer_counts.go).
 type Stage struct {
 	Name                      string // "candidates", "lockset", "observed", "shb", "happens-before", "sync-preserving", "reversal", "ucg", "sat", "deadlock"
@@ -276,7 +276,10 @@ type Stage struct {
 	// The "deadlock" row (deadlock_lockorder.go): Cycles counts the lock-order
 	// graph's cycles, Deadlocks the patterns of acquires tried after the
 	// gate-lock and must-happen-before filters, DeadlockSites the
-	// deadlocks proved (one per pattern of sites).
+	// deadlocks proved (one per pattern of sites). The "deadlock-spd" row
+	// (deadlock_spd.go): Cycles counts the abstract patterns, Deadlocks
+	// the patterns swept, DeadlockSites the deadlocks proved that the
+	// "deadlock" row did not.
 	Cycles, Deadlocks int64
 	DeadlockSites     int
 
@@ -308,6 +311,10 @@ func (s *Stats) Print(w io.Writer) {
 	for _, st := range s.Stages {
 		if st.Name == "deadlock" {
 			fmt.Fprintf(w, "%-15s %d lock-order cycles, %d patterns tried, %d proved; %v\n", st.Name, st.Cycles, st.Deadlocks, st.DeadlockSites, st.Time.Round(time.Microsecond))
+			continue
+		}
+		if st.Name == stageSPD {
+			fmt.Fprintf(w, "%-15s %d abstract lock-order patterns, %d swept, %d proved beyond the deadlock row's; %v\n", st.Name, st.Cycles, st.Deadlocks, st.DeadlockSites, st.Time.Round(time.Microsecond))
 			continue
 		}
 		if st.Name == "misuse" {

@@ -10,12 +10,14 @@ import (
 	"testing"
 )
 
-func TestDeadlocks(t *testing.T) {
-	for _, tc := range []struct {
-		name, trace string
-		want        string // describe's text of the deadlock findings
-	}{
-		{"AB/BA, one after the other", `
+// lockOrderCases are small traces with describe's text of their
+// lock-order deadlock findings; SPDOffline's test (deadlock_spd_test.go)
+// runs them too.
+var lockOrderCases = []struct {
+	name, trace string
+	want        string // describe's text of the deadlock findings
+}{
+	{"AB/BA, one after the other", `
 T1|fork(T2)|1
 T1|acq(A)|2
 T1|acq(B)|3
@@ -26,7 +28,7 @@ T2|acq(A)|7
 T2|rel(A)|8
 T2|rel(B)|9
 `, "deadlock 3-7 predicted"},
-		{"three goroutines, three locks", `
+	{"three goroutines, three locks", `
 T1|fork(T2)|1
 T1|fork(T3)|2
 T1|acq(A)|3
@@ -42,7 +44,7 @@ T3|acq(A)|12
 T3|rel(A)|13
 T3|rel(C)|14
 `, "deadlock 4-8-12 predicted"},
-		{"gate lock", `
+	{"gate lock", `
 T1|fork(T2)|1
 T1|acq(G)|2
 T1|acq(A)|3
@@ -57,7 +59,7 @@ T2|rel(A)|11
 T2|rel(B)|12
 T2|rel(G)|13
 `, ""},
-		{"gate lock read-held by both", `
+	{"gate lock read-held by both", `
 T1|fork(T2)|1
 T1|racq(G)|2
 T1|acq(A)|3
@@ -72,7 +74,7 @@ T2|rel(A)|11
 T2|rel(B)|12
 T2|rrel(G)|13
 `, "deadlock 4-10 predicted"},
-		{"ordered by a go statement", `
+	{"ordered by a go statement", `
 T1|acq(A)|1
 T1|acq(B)|2
 T1|rel(B)|3
@@ -83,7 +85,7 @@ T2|acq(A)|7
 T2|rel(A)|8
 T2|rel(B)|9
 `, ""},
-		{"ordered by a join", `
+	{"ordered by a join", `
 T1|fork(T2)|1
 T2|acq(B)|2
 T2|acq(A)|3
@@ -95,7 +97,7 @@ T1|acq(B)|8
 T1|rel(B)|9
 T1|rel(A)|10
 `, ""},
-		{"ordered by a channel", `
+	{"ordered by a channel", `
 T1|fork(T2)|1
 T1|acq(A)|2
 T1|acq(B)|3
@@ -108,7 +110,7 @@ T2|acq(A)|9
 T2|rel(A)|10
 T2|rel(B)|11
 `, ""},
-		{"ordered by what a read saw", `
+	{"ordered by what a read saw", `
 T1|fork(T2)|1
 T1|acq(A)|2
 T1|acq(B)|3
@@ -121,7 +123,7 @@ T2|acq(A)|9
 T2|rel(A)|10
 T2|rel(B)|11
 `, ""},
-		{"read locks on both sides", `
+	{"read locks on both sides", `
 T1|fork(T2)|1
 T1|racq(A)|2
 T1|racq(B)|3
@@ -132,7 +134,7 @@ T2|racq(A)|7
 T2|rrel(A)|8
 T2|rrel(B)|9
 `, ""},
-		{"a read lock held, a read lock requested", `
+	{"a read lock held, a read lock requested", `
 T1|fork(T2)|1
 T1|racq(A)|2
 T1|acq(B)|3
@@ -143,7 +145,7 @@ T2|racq(A)|7
 T2|rrel(A)|8
 T2|rel(B)|9
 `, ""},
-		{"a read lock held, a write lock requested", `
+	{"a read lock held, a write lock requested", `
 T1|fork(T2)|1
 T1|racq(A)|2
 T1|acq(B)|3
@@ -154,7 +156,7 @@ T2|acq(A)|7
 T2|rel(A)|8
 T2|rel(B)|9
 `, "deadlock 3-7 predicted"},
-		{"one lock order", `
+	{"one lock order", `
 T1|fork(T2)|1
 T1|acq(A)|2
 T1|acq(B)|3
@@ -165,7 +167,10 @@ T2|acq(B)|7
 T2|rel(B)|8
 T2|rel(A)|9
 `, ""},
-	} {
+}
+
+func TestDeadlocks(t *testing.T) {
+	for _, tc := range lockOrderCases {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := parseTrace(t, strings.TrimSpace(tc.trace))
 			res := analyze(t, tr, Options{NoRaces: true})

@@ -245,6 +245,15 @@
 // allowed to read another writer last (its next event must be the
 // observed acquire).
 //
+// SPDOffline (deadlock_spd.go, the same paper's §5) runs after it and
+// proves the lock-order deadlocks its budgets leave (cycles through more
+// than maxCycle locks, instances after the first MaxTries of a class): a
+// node per abstract acquire (goroutine, lock, mode, site, held locks and
+// their sites), its cycles as abstract patterns, and per pattern one
+// monotone sweep whose sync-preserving closure grows incrementally, so
+// each pattern costs time linear in the trace; its funnel row is
+// "deadlock-spd".
+//
 // Channel deadlocks (deadlock_channel.go) are the same closure with one acquire
 // replaced by an operation on an unbuffered channel that its goroutine
 // begins while holding a lock, whose rendezvous partner took that lock
