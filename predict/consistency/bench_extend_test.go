@@ -1,0 +1,141 @@
+// This file measures SC and TSO on large histories two ways: the check
+// (saturation and search, extend.go) and the solver alone over the
+// partial store order, which was the check before: on simulated SC runs
+// (consistent) and on simulated TSO runs (store buffers: TSO but rarely
+// SC) of 1,000 to 100,000 operations.
+//
+//	go test -run '^$' -bench Extend -benchtime 1x ./predict/consistency/
+
+package consistency
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+)
+
+// tsoRun simulates procs processes doing ops operations in all on keys
+// keys of a TSO memory: writes go to a FIFO buffer per process, flushed
+// to memory at random moments; a read sees its process's last buffered
+// write to its key, else memory.
+func tsoRun(seed int64, procs, ops, keys int) *History {
+	rng := rand.New(rand.NewSource(seed))
+	h := New()
+	mem := make([]int64, keys)
+	next := make([]int64, keys)
+	type buffered struct {
+		k int
+		v int64
+	}
+	buf := make([][]buffered, procs)
+	for done := 0; done < ops; {
+		p := rng.Intn(procs)
+		if len(buf[p]) > 0 && rng.Intn(3) == 0 {
+			mem[buf[p][0].k] = buf[p][0].v
+			buf[p] = buf[p][1:]
+			continue
+		}
+		name := fmt.Sprintf("P%d", p)
+		k := rng.Intn(keys)
+		key := fmt.Sprintf("k%d", k)
+		if rng.Intn(2) == 0 {
+			next[k]++
+			buf[p] = append(buf[p], buffered{k, next[k]})
+			h.Write(name, key, next[k])
+		} else {
+			v := mem[k]
+			for _, b := range buf[p] {
+				if b.k == k {
+					v = b.v
+				}
+			}
+			h.Read(name, key, v)
+		}
+		done++
+	}
+	return h
+}
+
+// extendTimeout bounds the solver alone in BenchmarkExtend (it is
+// reported undecided past it).
+const extendTimeout = time.Minute
+
+func BenchmarkExtend(b *testing.B) {
+	type gen struct {
+		name string
+		run  func(seed int64, procs, ops, keys int) *History
+	}
+	for _, g := range []gen{{"scRun", scRun}, {"tsoRun", tsoRun}} {
+		for _, n := range []int{1000, 10000, 100000} {
+			h := g.run(3, 8, n, 16)
+			for _, m := range []Model{SC, TSO} {
+				b.Run(fmt.Sprintf("%s/n=%d/%s/search", g.name, n, m), func(b *testing.B) {
+					var res *Result
+					for b.Loop() {
+						var err error
+						res, err = CheckContext(b.Context(), h, m, Options{Timeout: extendTimeout})
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					reportResult(b, res)
+				})
+				if n > 10000 {
+					continue // the solver alone: the encoding alone is quadratic in the writes per key
+				}
+				b.Run(fmt.Sprintf("%s/n=%d/%s/solver", g.name, n, m), func(b *testing.B) {
+					var res *Result
+					for b.Loop() {
+						res = solverAlone(h, m, extendTimeout)
+					}
+					reportResult(b, res)
+				})
+			}
+		}
+	}
+}
+
+// reportResult reports the answer as metrics: consistent 1, not 0,
+// undecided -1; and whether the polynomial check already rejected it.
+func reportResult(b *testing.B, res *Result) {
+	answer := 0.0
+	switch {
+	case res.Undecided:
+		answer = -1
+	case res.Consistent:
+		answer = 1
+	}
+	b.ReportMetric(answer, "consistent")
+	early := 0.0
+	if res.Violation != nil && res.Violation.Model != res.Model {
+		early = 1
+	}
+	b.ReportMetric(early, "early")
+}
+
+// solverAlone is the SC or TSO check as it was before extend.go: the
+// polynomial criteria, then the solver over pww's (wpww's) closure.
+func solverAlone(h *History, m Model, timeout time.Duration) *Result {
+	g := build(h, nil)
+	c := newChecker(g)
+	c.bound = newBound(nil, Options{Timeout: timeout})
+	res := &Result{Model: m}
+	if m == SC {
+		res.Violation = c.gradual(c.cc, c.ccv, c.cm, c.ccm)
+	} else {
+		res.Violation = c.gradual(c.thinAir, c.wccm)
+	}
+	if res.Violation != nil {
+		return res
+	}
+	e := newSatEnc(c, m)
+	res.Unordered, res.Pairs = e.fix(storeClosure(e.writes, e.index, c.pwwOut))
+	ok, _ := e.solve(nil)
+	res.Undecided = e.undecided
+	res.Consistent = ok
+	if !ok && !e.undecided {
+		res.Violation = &Violation{Model: m}
+	}
+	return res
+}
