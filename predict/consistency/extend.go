@@ -18,25 +18,21 @@
 //     the graphs are rebuilt until nothing is forced. A cycle on the way
 //     proves the history inconsistent: each of its edges is a rule or a
 //     forced pair.
-//  2. Schedule. With the saturated order, a greedy scheduler builds the
-//     execution itself: SC's interleaving, or TSO's memory order (a read
-//     sees its process's last earlier write to the key while that write
-//     is not yet in memory, else memory). It takes operations whose
-//     graph predecessors are taken; a read first (taking it never
-//     disables anything), else a write to a key whose current write has
-//     no reads left. The store order it commits to is one extension of
-//     the saturated one. A schedule that completes is the witness of
-//     consistency, re-checked by witness.go, which shares no code with
-//     the graphs.
-//  3. When the scheduler is stuck the saturated order is no proof
-//     either way: the SAT encoding of sat.go decides, with every
-//     saturated pair fixed as a unit clause (sound: every store order
-//     that explains the reads has them), and a satisfying store order is
-//     scheduled again into a witness.
-//
-// On the simulated SC runs of bench_test.go pww leaves under 1% of the
-// pairs unordered, saturation most of the rest, and the schedule
-// completes; steps 1 and 2 cost a few clock passes over the history.
+//  2. Search (schedule.go). With the saturated order, a depth-first
+//     search builds the execution itself: SC's interleaving, or TSO's
+//     memory order (a read sees its process's last earlier write to the
+//     key while that write is not yet in memory, else memory), along
+//     the graph, remembering the sets of operations that failed. The
+//     store order it commits to is one extension of the saturated one.
+//     An execution it completes is the witness of consistency,
+//     re-checked by witness.go, which shares no code with the graphs; a
+//     search that fails within its bound proves that no extension
+//     exists.
+//  3. A search that reaches its bound proves nothing: the SAT encoding
+//     of sat.go decides, with every saturated pair fixed as a unit
+//     clause (sound: every store order that explains the reads has
+//     them), and a satisfying store order is scheduled again into a
+//     witness.
 
 package consistency
 

@@ -30,8 +30,8 @@
 // fails the state (under TSO a read whose process has a later write to
 // its key still buffered waits instead). The search is exact: it fails
 // only when no execution keeps the graph, so no store order extends the
-// saturated one. It is bounded by a number of states; past it, the
-// solver decides (extend.go).
+// saturated one. It is bounded by a number of states and by the check's
+// time bound; past either, the solver decides (extend.go).
 
 package consistency
 
@@ -40,6 +40,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"time"
 )
 
 // readState is what a read would see if taken now.
@@ -80,6 +81,17 @@ type scheduler struct {
 	// exhausted is set when the search stopped at its budget or on
 	// cancellation: its failure then proves nothing.
 	exhausted bool
+	deadline  time.Time // the bound's, zero: none
+}
+
+// outOfTime reports whether the search passed the check's time bound
+// (Options.Timeout, as a solve has) or was cancelled.
+func (s *scheduler) outOfTime() bool {
+	b := s.x.c.bound
+	if b == nil {
+		return false
+	}
+	return b.ctx.Err() != nil || !s.deadline.IsZero() && time.Now().After(s.deadline)
 }
 
 // scheduleBudget bounds the states the search visits: a few per
@@ -91,7 +103,7 @@ func newScheduler(x *extender) *scheduler {
 	g := x.g
 	gi := x.graphs[x.sched]
 	N := len(g.nodes)
-	s := &scheduler{x: x, g: g, gi: gi, failed: map[string]bool{}, budget: scheduleBudget(N)}
+	s := &scheduler{x: x, g: g, gi: gi, failed: map[string]bool{}, budget: scheduleBudget(N), deadline: x.c.bound.deadline()}
 	s.indeg = make([]int32, N)
 	s.outStart = make([]int32, N+1)
 	for v := range int32(N) {
@@ -319,7 +331,7 @@ func (s *scheduler) search() bool {
 		return false
 	}
 	s.states++
-	if s.states > s.budget || s.states%1024 == 0 && s.x.c.bound != nil && s.x.c.bound.ctx.Err() != nil {
+	if s.states > s.budget || s.outOfTime() {
 		s.exhausted = true
 		s.undo(mark)
 		return false
