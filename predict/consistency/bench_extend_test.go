@@ -20,9 +20,23 @@ import (
 // to memory at random moments; a read sees its process's last buffered
 // write to its key, else memory.
 func tsoRun(seed int64, procs, ops, keys int) *History {
+	return simRun(seed, procs, ops, keys, memTSO)
+}
+
+// The memories simRun simulates.
+type memory uint8
+
+const (
+	memSC  memory = iota // every write reaches memory at once
+	memTSO               // through a FIFO store buffer per process
+	memPSO               // through a store buffer per process that flushes in any order (not TSO)
+)
+
+// simRun is scRun, tsoRun, and a PSO memory's run.
+func simRun(seed int64, procs, ops, keys int, mem memory) *History {
 	rng := rand.New(rand.NewSource(seed))
 	h := New()
-	mem := make([]int64, keys)
+	cell := make([]int64, keys)
 	next := make([]int64, keys)
 	type buffered struct {
 		k int
@@ -32,8 +46,12 @@ func tsoRun(seed int64, procs, ops, keys int) *History {
 	for done := 0; done < ops; {
 		p := rng.Intn(procs)
 		if len(buf[p]) > 0 && rng.Intn(3) == 0 {
-			mem[buf[p][0].k] = buf[p][0].v
-			buf[p] = buf[p][1:]
+			i := 0
+			if mem == memPSO {
+				i = rng.Intn(len(buf[p]))
+			}
+			cell[buf[p][i].k] = buf[p][i].v
+			buf[p] = append(buf[p][:i], buf[p][i+1:]...)
 			continue
 		}
 		name := fmt.Sprintf("P%d", p)
@@ -41,10 +59,14 @@ func tsoRun(seed int64, procs, ops, keys int) *History {
 		key := fmt.Sprintf("k%d", k)
 		if rng.Intn(2) == 0 {
 			next[k]++
-			buf[p] = append(buf[p], buffered{k, next[k]})
+			if mem == memSC {
+				cell[k] = next[k]
+			} else {
+				buf[p] = append(buf[p], buffered{k, next[k]})
+			}
 			h.Write(name, key, next[k])
 		} else {
-			v := mem[k]
+			v := cell[k]
 			for _, b := range buf[p] {
 				if b.k == k {
 					v = b.v
