@@ -1,8 +1,9 @@
 // This file measures SC and TSO on large histories two ways: the check
 // (saturation and search, extend.go) and the solver alone over the
 // partial store order, which was the check before: on simulated SC runs
-// (consistent) and on simulated TSO runs (store buffers: TSO but rarely
-// SC) of 1,000 to 100,000 operations.
+// (consistent), on simulated TSO runs (store buffers: TSO but rarely
+// SC) and on simulated SC runs with Figure 1d beside them (not SC, though
+// CCM) of 1,000 to 100,000 operations.
 //
 //	go test -run '^$' -bench Extend -benchtime 1x ./predict/consistency/
 
@@ -79,6 +80,22 @@ func simRun(seed int64, procs, ops, keys int, mem memory) *History {
 	return h
 }
 
+// scRunFig1d is scRun with two more processes doing Figure 1d of the
+// paper on keys of their own: CCM, so the polynomial check passes, but
+// not SC.
+func scRunFig1d(seed int64, procs, ops, keys int) *History {
+	h := scRun(seed, procs, ops, keys)
+	h.Write("t0", "fx", 1)
+	h.Read("t0", "fy", 0)
+	h.Write("t0", "fy", 1)
+	h.Read("t0", "fx", 1)
+	h.Write("t1", "fx", 2)
+	h.Read("t1", "fy", 0)
+	h.Write("t1", "fy", 2)
+	h.Read("t1", "fx", 2)
+	return h
+}
+
 // extendTimeout bounds the solver alone in BenchmarkExtend (it is
 // reported undecided past it).
 const extendTimeout = time.Minute
@@ -88,7 +105,7 @@ func BenchmarkExtend(b *testing.B) {
 		name string
 		run  func(seed int64, procs, ops, keys int) *History
 	}
-	for _, g := range []gen{{"scRun", scRun}, {"tsoRun", tsoRun}} {
+	for _, g := range []gen{{"scRun", scRun}, {"tsoRun", tsoRun}, {"scRun+fig1d", scRunFig1d}} {
 		for _, n := range []int{1000, 10000, 100000} {
 			h := g.run(3, 8, n, 16)
 			for _, m := range []Model{SC, TSO} {
@@ -102,6 +119,16 @@ func BenchmarkExtend(b *testing.B) {
 						}
 					}
 					reportResult(b, res)
+				})
+				// The weak criterion alone: what the search adds is the
+				// difference.
+				weak := map[Model]Model{SC: CCM, TSO: WCCM}[m]
+				b.Run(fmt.Sprintf("%s/n=%d/%s/weak-%s", g.name, n, m, weak), func(b *testing.B) {
+					for b.Loop() {
+						if _, err := Check(h, weak); err != nil {
+							b.Fatal(err)
+						}
+					}
 				})
 				if n > 10000 {
 					continue // the solver alone: the encoding alone is quadratic in the writes per key
