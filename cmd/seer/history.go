@@ -190,7 +190,7 @@ func printHistory(w io.Writer, name string, results []*consistency.Result, asJSO
 			continue
 		}
 		if res.Undecided {
-			fmt.Fprintf(w, "%s: %s: undecided\n\tthe SAT solver ran out of -timeout completing the store order (%d of %d pairs of writes left open)\n", name, res.Model, res.Unordered, res.Pairs)
+			fmt.Fprintf(w, "%s: %s: undecided\n\tthe search and the SAT solver ran out of -timeout completing the store order (%d of %d pairs of writes left open)\n", name, res.Model, res.Unordered, res.Pairs)
 			continue
 		}
 		v := res.Violation
