@@ -61,8 +61,9 @@ func TestSolveTimeoutUndecided(t *testing.T) {
 	}
 }
 
-// hardSC is a history whose SC check needs seconds of search: 10,000
-// operations of 32 processes on 64 keys.
+// hardSC is a history whose SC check needs a search of many choices
+// (hundreds of milliseconds): 10,000 operations of 32 processes on 64
+// keys.
 func hardSC() *History { return scRun(3, 32, 10000, 64) }
 
 // A hard instance stops at the bound, not when the search and the solver
@@ -73,17 +74,17 @@ func TestSolveTimeoutBoundsHardInstance(t *testing.T) {
 	}
 	h := hardSC()
 	start := time.Now()
-	res, err := CheckContext(context.Background(), h, SC, Options{Timeout: 200 * time.Millisecond})
+	res, err := CheckContext(context.Background(), h, SC, Options{Timeout: time.Millisecond})
 	took := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Undecided {
-		t.Fatalf("want undecided within 200ms, got %+v", res)
+		t.Fatalf("want undecided within 1ms of search and of solving, got consistent=%v undecided=%v %v", res.Consistent, res.Undecided, res.Violation)
 	}
 	t.Logf("undecided after %v (the encoding before the solve is not bounded)", took)
 	if took > 10*time.Second {
-		t.Errorf("a 200ms bound took %v", took)
+		t.Errorf("a 1ms bound took %v", took)
 	}
 }
 

@@ -426,48 +426,48 @@ func (x *extender) schedule() (trace []int32, exhausted bool) {
 // one left, with, for each key whose current write has reads left, an
 // edge from each of those reads to each write to the key not yet taken;
 // the other keys' edges were there before w was taken, so a new cycle
-// must pass through w's.
+// must pass through w's. The search goes backwards from w's reads, which
+// are mostly near the operations taken, so it visits few.
 func (s *scheduler) doomed(w int32) bool {
 	if s.pending[w] == 0 {
 		return false
 	}
-	N := len(s.g.nodes)
 	if s.seen == nil {
-		s.seen = make([]uint32, N+len(s.g.keys))
+		s.seen = make([]uint32, len(s.g.nodes))
 	}
 	s.epoch++
 	ep := s.epoch
 	k := s.g.nodes[w].key
-	stack := s.stack[:0]
+	queue := s.stack[:0]
 	push := func(v int32) {
-		if s.seen[v] != ep {
+		if !s.done[v] && s.seen[v] != ep {
 			s.seen[v] = ep
-			stack = append(stack, v)
+			queue = append(queue, v)
 		}
 	}
-	push(int32(N) + k)
-	for head := 0; head < len(stack); head++ {
-		v := stack[head]
-		if int(v) >= N {
-			for _, u := range s.x.writes[int(v)-N] {
-				if !s.done[u] {
-					push(u)
+	for _, r := range s.x.reads[w] {
+		push(r)
+	}
+	found := false
+	for head := 0; head < len(queue) && !found; head++ {
+		v := queue[head]
+		nd := &s.g.nodes[v]
+		if nd.write {
+			if nd.key == k {
+				found = true
+				break
+			}
+			// v waits for the reads left of its key's current write.
+			if c := s.cur[nd.key]; c >= 0 && s.pending[c] > 0 {
+				for _, r := range s.x.reads[c] {
+					push(r)
 				}
 			}
-			continue
 		}
-		nd := &s.g.nodes[v]
-		if !nd.write && nd.src >= 0 && s.cur[nd.key] == nd.src {
-			if nd.src == w {
-				s.stack = stack
-				return true
-			}
-			push(int32(N) + nd.key)
-		}
-		for _, t := range s.out[s.outStart[v]:s.outStart[v+1]] {
-			push(t)
+		for _, e := range s.gi.in(v) {
+			push(e.from)
 		}
 	}
-	s.stack = stack
-	return false
+	s.stack = queue
+	return found
 }
