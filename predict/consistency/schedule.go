@@ -1,37 +1,45 @@
 // This file implements step 2 of extend.go: the search for an execution
 // (SC's interleaving, TSO's memory order) that keeps the saturated store
-// order's graph, by depth-first search over the sets of operations taken,
-// after the witness search of Abdulla, Atig, Jonsson, Lång, Ngo and
-// Sagonas ("Optimal Stateless Model Checking for Reads-From Equivalence
-// under Sequential Consistency", OOPSLA 2019, §6, VerifySC): reads-from
-// is fixed, so a state is the set of operations taken, and a set that
-// failed once fails always.
+// order's graph, by depth-first search over the sets of operations taken.
+// It follows the consistency checks under a fixed reads-from of Abdulla,
+// Atig, Jonsson, Lång, Ngo and Sagonas ("Optimal Stateless Model Checking
+// for Reads-From Equivalence under Sequential Consistency", OOPSLA 2019)
+// and, for TSO, of Bui, Chatterjee, Gautam, Pavlogiannis and Toman ("The
+// Reads-From Equivalence for the TSO and PSO Memory Models", OOPSLA 2021:
+// a state is a prefix of each thread's writes and one of its reads);
+// their section numbers were not checked against the texts here, which
+// are not among the seeds. Reads-from is fixed, so a state is the set of
+// operations taken, and a set that failed once fails always.
 //
 // The search takes operations whose predecessors in the graph are taken
 // (so the set is one prefix per program-order chain under SC, and under
 // TSO one prefix of each process's writes and one of its reads, a read
 // taken before earlier writes of its process being one that passes its
-// store buffer). It takes without
-// branching:
+// store buffer). It takes without branching:
 //
 //   - a read that sees its write now: it changes no memory, and in any
 //     completion it sees the same write, so it can be moved here;
 //   - a write that may be taken (the current write to its key has no
 //     read left) and that the order puts before every write to its key
 //     not yet taken: every completion takes it next on its key, after
-//     the reads it waits for, which are taken.
+//     the reads it waits for, which are taken;
+//   - a write that may be taken and that no read reads: in any
+//     completion, moving it here leaves every read seeing what it saw.
 //
 // It branches only over the other writes that may be taken, each a choice
-// of the next write to its key. Taking a write only when the current one
-// has no read left makes the state a function of the set: the current
-// write of a key with reads left is the only taken write with reads left,
-// so two paths to one set agree on everything that matters, and the set
-// can be remembered as failed. A read that can no longer see its write
-// fails the state (under TSO a read whose process has a later write to
-// its key still buffered waits instead). The search is exact: it fails
-// only when no execution keeps the graph, so no store order extends the
-// saturated one. It is bounded by a number of states and by the check's
-// time bound; past either, the solver decides (extend.go).
+// of the next write to its key, a write that some read at the front waits
+// for first. After a choice, doomed looks for the cycle it closes: the
+// chosen write's reads left must precede every write to its key left.
+// Taking a write only when the current one has no read left makes the
+// state a function of the set: the current write of a key with reads left
+// is the only taken write with reads left, so two paths to one set agree
+// on everything that matters, and the set can be remembered as failed. A
+// read that can no longer see its write fails the state (under TSO a read
+// whose process has a later write to its key still buffered waits
+// instead). The search is exact: it fails only when no execution keeps
+// the graph, so no store order extends the saturated one. It is bounded
+// by a number of states and by the check's time bound; past either, the
+// solver decides (extend.go).
 
 package consistency
 
@@ -52,6 +60,7 @@ const (
 	readDead                  // never: its write is overwritten or not its to see
 )
 
+// scheduler is one search's state: what is taken, along lanes.
 type scheduler struct {
 	x        *extender
 	g        *hg
@@ -64,18 +73,18 @@ type scheduler struct {
 	laneAt   []int32   // per node, its index in its lane
 	pos      []int32   // per lane, its first node not yet taken
 	done     []bool
-	cur      []int32    // per key, the last write taken, or -1
-	pending  []int32    // per write, its reads not yet taken
-	own      []int32    // TSO: per read, its process's last earlier write to its key, or -1
-	untaken  [][]uint64 // per key, its writes not yet taken (by index)
-	trail    []int32    // the nodes taken, in order
-	prevCur  []int32    // per write on the trail, the current write it replaced
-	failed   map[string]bool
+	cur      []int32         // per key, the last write taken, or -1
+	pending  []int32         // per write, its reads not yet taken
+	own      []int32         // TSO: per read, its process's last earlier write to its key, or -1
+	untaken  [][]uint64      // per key, its writes not yet taken (by index)
+	trail    []int32         // the nodes taken, in order
+	prevCur  []int32         // per write on the trail, the current write it replaced
+	failed   map[string]bool // the states (stateKey) that failed
+	key      []byte          // stateKey's scratch
 	// doomed's scratch
 	seen   []uint32
 	epoch  uint32
 	stack  []int32
-	key    []byte
 	states int
 	budget int
 	// exhausted is set when the search stopped at its budget or on
