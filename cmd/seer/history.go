@@ -22,7 +22,7 @@ var (
 	historyModel   = historyFlags.String("model", "all", "check under `model`: sc, tso, cc, ccv, cm, ccm, wccm, a comma-separated list, or all")
 	historyJSON    = historyFlags.Bool("json", false, "print the results as JSON")
 	historyExplain = historyFlags.Bool("explain", false, "name a minimal set of rules that contradict")
-	historyTimeout = historyFlags.Duration("timeout", consistency.DefaultTimeout, "bound each SAT solve (SC, TSO) by `d`; a model left undecided is reported as such (0: no bound)")
+	historyTimeout = historyFlags.Duration("timeout", consistency.DefaultTimeout, "bound the search and each SAT solve (SC, TSO) by `d`; a model left undecided is reported as such (0: no bound)")
 )
 
 var _ = register(&command{
@@ -61,12 +61,13 @@ contradict: dropping any one of them makes the history consistent.
 
 The algorithms are those of Zennou et al., "Gradual Consistency
 Checking" (CAV 2019): the causal criteria in polynomial time, SC and TSO
-by rejecting early with them and then completing the partial store order
-with a SAT solver. See docs/history.md.
+by rejecting early with them and then extending the partial store order,
+by a search for the execution itself and, if that gives up, a SAT
+solver. See docs/history.md.
 
-SC and TSO are NP-complete: each SAT solve is bounded by -timeout (one
-minute by default; 0 removes the bound). A model whose solve runs out is
-reported as undecided, neither consistent nor not.
+SC and TSO are NP-complete: the search and each SAT solve are bounded by
+-timeout (one minute by default; 0 removes the bound). A model whose solve
+runs out is reported as undecided, neither consistent nor not.
 
 The exit status is 0 when the history is consistent under every model
 asked for, 1 when it is not consistent under one of them, 3 when none is
@@ -189,7 +190,7 @@ func printHistory(w io.Writer, name string, results []*consistency.Result, asJSO
 			continue
 		}
 		if res.Undecided {
-			fmt.Fprintf(w, "%s: %s: undecided\n\tthe SAT solver ran out of -timeout completing the store order (%d of %d pairs of writes left open)\n", name, res.Model, res.Unordered, res.Pairs)
+			fmt.Fprintf(w, "%s: %s: undecided\n\tthe search and the SAT solver ran out of -timeout completing the store order (%d of %d pairs of writes left open)\n", name, res.Model, res.Unordered, res.Pairs)
 			continue
 		}
 		v := res.Violation

@@ -19,6 +19,8 @@ func TestHistoryCheck(t *testing.T) {
 	}
 	write("sb.txt", "# store buffering\nP0: w(x,1) r(y,0)\nP1: w(y,1) r(x,0)\n")
 	write("mp.txt", "P0: w(x,1) w(y,1)\nP1: r(y,1) r(x,1)\n")
+	// Two writes, each read, in either order: the search must choose.
+	write("co.txt", "P0: w(x,1) r(x,1)\nP1: w(x,2) r(x,2)\n")
 	write("dup.txt", "P0: w(x,1)\n\nP1: w(x,1)\n")
 	write("bad.txt", "P0: w(x,1)\nP1 r(x,1)\n")
 	for _, tc := range []struct {
@@ -36,7 +38,8 @@ func TestHistoryCheck(t *testing.T) {
 		{args: []string{"bad.txt"}, code: 2, err: "bad.txt:2: want \"NAME: op op ...\""},
 		{args: []string{"-model", "lin", "sb.txt"}, code: 2, err: `unknown model "lin"`},
 		// The solver's bound: a model left undecided is neither answer.
-		{args: []string{"-model", "sc,cc", "-timeout", "1ns", "mp.txt"}, code: 3, out: "mp.txt: SC: undecided\n\tthe SAT solver ran out of -timeout", notInOut: "SC: consistent"},
+		{args: []string{"-model", "sc,cc", "-timeout", "1ns", "co.txt"}, code: 3, out: "co.txt: SC: undecided\n\tthe search and the SAT solver ran out of -timeout", notInOut: "SC: consistent"},
+		{args: []string{"-model", "sc,tso", "co.txt"}, code: 0, out: "co.txt: SC: consistent\nco.txt: TSO: consistent"},
 		{args: []string{"-model", "sc,tso", "-timeout", "1ns", "sb.txt"}, code: 1, out: "SC: not consistent (already not CCM)"},
 		{args: []string{"-model", "sc", "-timeout", "0", "mp.txt"}, code: 0, out: "mp.txt: SC: consistent"},
 		{args: []string{"nosuch.txt"}, code: 2, err: "nosuch.txt"},

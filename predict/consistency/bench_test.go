@@ -5,30 +5,13 @@ package consistency
 
 import (
 	"fmt"
-	"math/rand"
 	"testing"
 )
 
 // scRun simulates procs processes doing ops operations in all on keys
 // keys of a sequentially consistent memory, in a random interleaving.
 func scRun(seed int64, procs, ops, keys int) *History {
-	rng := rand.New(rand.NewSource(seed))
-	h := New()
-	mem := make([]int64, keys)
-	next := make([]int64, keys)
-	for range ops {
-		p := fmt.Sprintf("P%d", rng.Intn(procs))
-		k := rng.Intn(keys)
-		key := fmt.Sprintf("k%d", k)
-		if rng.Intn(2) == 0 {
-			next[k]++
-			mem[k] = next[k]
-			h.Write(p, key, mem[k])
-		} else {
-			h.Read(p, key, mem[k])
-		}
-	}
-	return h
+	return simRun(seed, procs, ops, keys, memSC)
 }
 
 func BenchmarkCheck(b *testing.B) {

@@ -19,9 +19,11 @@ const DefaultTimeout = time.Minute
 
 // Options bound a check.
 type Options struct {
-	// Timeout bounds each SAT solve of an SC or TSO check: completing
-	// the partial store order, and with Explain each solve that decides
-	// whether a rule can be dropped. Zero means DefaultTimeout; a
+	// Timeout bounds each search and each SAT solve of an SC or TSO
+	// check: the search for an execution (schedule.go) and, when it
+	// gives up, the solve that completes the partial store order, and
+	// with Explain each solve that decides whether a rule can be
+	// dropped. Zero means DefaultTimeout; a
 	// negative Timeout means no bound. A check that runs out is
 	// Result.Undecided; an explanation whose deletion step runs out keeps
 	// the rule (Violation.NotMinimal).

@@ -34,9 +34,14 @@
 //     O(n·p·log n) each for n operations and p processes (CM and CCM
 //     times the rounds of CM's fixpoint, a handful).
 //   - weak.go: wCCM (§4.1) with ppo and po-loc clocks.
-//   - sat.go: Algorithms 1 and 2: after CCM (wCCM), gini completes the
-//     partial store order; order literals per pair of writes to one key,
+//   - extend.go: Algorithms 1 and 2: after CCM (wCCM), the partial store
+//     order is saturated with the pairs every extension has, then
+//     schedule.go searches for an execution along it (SC's interleaving,
+//     TSO's memory order), which is the witness of consistency.
+//   - sat.go: when that search reaches its bound, gini completes the
+//     saturated order; order literals per pair of writes to one key,
 //     transitivity and acyclicity added lazily as cycles are found.
+//   - witness.go: VerifyWitness, the independent replay of a witness.
 //   - explain.go: a minimal set of contradictory rules, from gini's failed
 //     assumptions (SC, TSO) or from the exact polynomial check under a rule
 //     mask, shrunk by deletion.
@@ -47,9 +52,11 @@
 //     Result.Undecided, reported neither way.
 //
 // Check runs the criteria gradually: SC checks CC, CCv, CM and CCM before
-// the solver, TSO checks wCCM (CC and CCv are believed but not proved
-// weaker than TSO, so they are not used to reject it). A Violation names
-// the criterion that failed, which may be weaker than the one asked for.
+// extending the store order, TSO checks wCCM (CC and CCv are believed but
+// not proved weaker than TSO, so they are not used to reject it). A
+// Violation names the criterion that failed, which may be weaker than the
+// one asked for. A consistent SC or TSO Result carries its Witness, an
+// execution that VerifyWitness accepts.
 //
 // # Where the printed paper is wrong
 //
@@ -78,5 +85,8 @@
 // paper's figures under every model; oracle_test.go: random small
 // histories against the exhaustive checker; explain_test.go: every
 // explanation contradicts and is minimal; parse_test.go: the format and a
-// fuzz target; bench_test.go: 10,000-operation runs.
+// fuzz target; extend_test.go: SC and TSO against the solver alone on
+// random histories, every witness verified, and 10,000-operation runs
+// decided; bench_test.go and bench_extend_test.go: 10,000-operation runs
+// (BenchmarkExtend: the search against the solver alone).
 package consistency

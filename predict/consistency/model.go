@@ -71,10 +71,18 @@ type Result struct {
 	// key that the partial store order (pww, wpww) left for the solver,
 	// and Pairs the number of such pairs in all.
 	Unordered, Pairs int `json:",omitempty"`
-	// Undecided is set when the SAT solver ran out of Options.Timeout
-	// before deciding SC or TSO: Consistent is false and Violation nil,
-	// as the history was found neither consistent nor inconsistent.
+	// Undecided is set when the search and then the SAT solver ran out
+	// of Options.Timeout before deciding SC or TSO: Consistent is false
+	// and Violation nil, as the history was found neither consistent nor
+	// inconsistent.
 	Undecided bool `json:",omitempty"`
+	// Witness is, for SC and TSO when Consistent, an execution that
+	// explains every read: SC's interleaving of all operations, or TSO's
+	// memory order (each read sees its process's last earlier write to
+	// the key while that write is not yet in it, else the last write in
+	// it). VerifyWitness re-checked it. It is left out of JSON, as it
+	// holds every operation.
+	Witness []OpRef `json:"-"`
 }
 
 // Violation explains why a history is not consistent.

@@ -129,41 +129,15 @@ func (e *satEnc) ord(a, b int32) z.Lit {
 	return l
 }
 
-// fix adds the pairs of the partial store order as unit clauses and
-// returns how many pairs were left free and how many there are.
-func (e *satEnc) fix() (free, pairs int) {
-	out := e.c.pwwOut
-	for _, ws := range e.writes {
+// fix adds the pairs of a partial store order, after (per key, its
+// transitive closure as storeClosure makes it), as unit clauses and
+// returns how many pairs it leaves free and how many there are.
+func (e *satEnc) fix(after [][]uint64) (free, pairs int) {
+	for k, ws := range e.writes {
 		n := len(ws)
 		pairs += n * (n - 1) / 2
-		if n < 2 {
-			continue
-		}
-		// Reachability over the key's generators, in topological order
-		// (the partial store order is acyclic here).
 		words := (n + 63) / 64
-		reach := make([]uint64, n*words)
-		done := make([]bool, n)
-		var visit func(i int)
-		visit = func(i int) {
-			done[i] = true
-			ri := reach[i*words : (i+1)*words]
-			for _, s := range out[ws[i]] {
-				j := int(e.index[s])
-				if !done[j] {
-					visit(j)
-				}
-				ri[j/64] |= 1 << (j % 64)
-				for x, w := range reach[j*words : (j+1)*words] {
-					ri[x] |= w
-				}
-			}
-		}
-		for i := range n {
-			if !done[i] {
-				visit(i)
-			}
-		}
+		reach := after[k]
 		for i := range n {
 			for j := range n {
 				if i != j && reach[i*words+j/64]>>(j%64)&1 == 1 {
@@ -375,20 +349,39 @@ func (e *satEnc) cycles(succ []int32) bool {
 }
 
 // solve is the checker's last step for SC and TSO: complete the partial
-// store order left by ccm (pww) or wccm (wpww).
+// store order left by ccm (pww) or wccm (wpww), by saturation and a
+// schedule (extend.go), and by the solver when the schedule is stuck.
 func (c *checker) solve(m Model, res *Result) *Violation {
+	name := "pww"
+	if m == TSO {
+		name = "wpww"
+	}
+	x := newExtender(c, m)
+	res.Unordered, res.Pairs = x.free()
+	if cyc, gi := x.saturate(); cyc != nil {
+		return x.violation(cyc, gi, name)
+	}
+	unsat := &Violation{Model: m, Msg: "no store order of the writes to each key explains every read (the " + name + " extensions are unsatisfiable); see the rules (-explain)"}
+	trace, exhausted := x.schedule()
+	switch {
+	case trace != nil:
+		if w := x.refs(trace); VerifyWitness(c.g.h, m, w) == nil {
+			res.Witness = w
+			return nil
+		}
+		// Not a witness: a bug in the search. The solver decides.
+	case !exhausted:
+		return unsat
+	}
 	e := newSatEnc(c, m)
-	res.Unordered, res.Pairs = e.fix()
+	e.fix(x.after)
 	if ok, _ := e.solve(nil); ok {
+		res.Witness = x.witnessOf(e)
 		return nil
 	}
 	if e.undecided {
 		res.Undecided = true
 		return nil
 	}
-	name := "pww"
-	if m == TSO {
-		name = "wpww"
-	}
-	return &Violation{Model: m, Msg: "no store order of the writes to each key explains every read (the " + name + " extensions are unsatisfiable); see the rules (-explain)"}
+	return unsat
 }
