@@ -298,8 +298,10 @@
 // primitive's state (the close in the cut, the counter summed over the
 // cut, the lock's operations in it) makes it fail. The checker's misuse
 // kinds re-check the state from the primitives' serial specifications.
-// A close of a closed channel is predicted only in traces that hold both
-// closes: the runtime panics before it records a second one (a run that
+// An observed misuse whose panic the program recovered (its goroutine
+// went on to its end, or the run passed) is not reported
+// (misuse_recovered.go). A close of a closed channel is predicted only in
+// traces that hold both closes: the runtime panics before it records a second one (a run that
 // died of it is reported from the panic's stack, by package check).
 //
 // # Two cores

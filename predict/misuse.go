@@ -268,6 +268,10 @@ func (m *misuse) emit(kind report.Kind, k patternKey, evs []int32, predicted boo
 	if empty {
 		return // nothing runs before the op: no schedule to show
 	}
+	if panics(kind) && m.e.recoveredMisuse(evs[len(evs)-1], predicted) {
+		m.proved[k] = true // the program recovers its panic at these sites
+		return
+	}
 	fd := m.e.deadlockWitness(evs, m.cut)
 	fd.Kind, fd.Predicted = kind, predicted
 	fd.Count = 1

@@ -180,7 +180,11 @@ same test, in which every goroutine does what it did in the recorded run
 and every read sees the same write, that runs the close and ends with the
 send as the next step of its goroutine. The independent checker replays it
 and checks that the channel is closed there, once. A run that did send on
-the closed channel (and panicked, or recovered) is reported as observed.
+the closed channel and died of it is reported as observed; one whose
+goroutine recovered the panic (it went on to its end, or the run passed)
+is not reported: a test that sends on a closed channel on purpose and
+recovers expects the panic. A predicted send is reported whether or not a
+deferred recover would catch it: the trace does not record defers.
 
 Fix: let only the sender close the channel, or make senders and the closer
 agree through a lock or a done channel that the senders select on.`
