@@ -252,6 +252,9 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 			return nil, l.stage(t0), err
 		}
 	}
+	if err := l.waitGroupWaits(); err != nil { // deadlock_waitgroup.go
+		return nil, l.stage(t0), err
+	}
 	return l.out, l.stage(t0), nil
 }
 

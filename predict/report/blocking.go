@@ -74,6 +74,8 @@ func waitVerb(op string) string {
 		return "send on"
 	case "recv":
 		return "receive from"
+	case "wait":
+		return "see the counter reach zero on"
 	}
 	return op
 }

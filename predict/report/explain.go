@@ -83,6 +83,12 @@ counter above zero), so that the test can
 never return; a goroutine of the testing harness or the runtime counts
 only if it never touches what they wait on.
 
+A WaitGroup can too: a goroutine holds a mutex while it calls Wait, and a
+goroutine whose Done Wait waits for takes the same mutex before its Done.
+The recorded run took the mutex in the other order (the counter was zero
+before Wait began); in another schedule Wait holds the mutex and waits for
+a Done that waits for the mutex.
+
 A sync.Cond can too: a goroutine calls Wait without a loop over the
 condition, and the Signal that woke it in the recorded run can come
 first, before the goroutine takes the lock to wait; the Wait then waits
