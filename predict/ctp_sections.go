@@ -36,7 +36,9 @@ func (c *ctp) buildLocks() {
 			}
 			s.writer = g
 		case trace.OpRLock:
-			if s.writer != 0 || s.readers[g] > 0 {
+			// A recursive RLock (the goroutine already reads) is no
+			// section of its own: the outer one spans it (depth, below).
+			if s.writer != 0 {
 				c.observed[e.Obj] = true
 			}
 			s.readers[g]++
@@ -72,13 +74,20 @@ func (c *ctp) buildLocks() {
 	}
 	held := make([]int32, len(c.byG))
 	cur := make([]int32, len(c.byG)) // per goroutine: current lockset id
+	// depth counts a goroutine's read locks of a lock: the outer RLock
+	// opens its section and the RUnlock that ends the last closes it; the
+	// RLocks and RUnlocks between (recursive read locking) leave the
+	// section, the lockset and lockMode alone, so that every layer sees
+	// one shared section (sync.RWMutex's reader count, without its writer
+	// preference, which only deadlock_rwmutex.go's waiting rule uses).
+	depth := make(map[gl]int32)
 	intern := map[string]int32{"": 0}
 	c.locksets = [][]heldLock{nil}
 	for i := range c.ev {
 		e := &c.ev[i]
 		g := int32(e.G)
 		ls := cur[g]
-		if e.Op.IsLock() && !c.observed[e.Obj] {
+		if e.Op.IsLock() && !c.observed[e.Obj] && !c.innerRead(depth, g, e) {
 			k := gl{g, e.Obj}
 			switch e.Op {
 			case trace.OpLock, trace.OpRLock:
@@ -181,4 +190,20 @@ func (c *ctp) heldAt(g, p int32, f func(l trace.ObjID, s csect)) {
 			f(h.l, s)
 		}
 	}
+}
+
+// innerRead reports whether lock event e of goroutine g is a read lock
+// or unlock nested inside g's outer read section of its lock, counting
+// g's read depth in depth as it goes (events in trace order).
+func (c *ctp) innerRead(depth map[gl]int32, g int32, e *trace.Event) bool {
+	k := gl{g, e.Obj}
+	switch e.Op {
+	case trace.OpRLock:
+		depth[k]++
+		return depth[k] > 1
+	case trace.OpRUnlock:
+		depth[k]--
+		return depth[k] > 0
+	}
+	return false
 }

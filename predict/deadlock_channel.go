@@ -255,6 +255,9 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 	if err := l.waitGroupWaits(); err != nil { // deadlock_waitgroup.go
 		return nil, l.stage(t0), err
 	}
+	if err := l.recursiveRLocks(); err != nil { // deadlock_rwmutex.go
+		return nil, l.stage(t0), err
+	}
 	return l.out, l.stage(t0), nil
 }
 
@@ -561,7 +564,7 @@ func (e *engine) allBlocked(cut []int32, evs []int32, co *chanOps, late int32) (
 		}
 		switch ev.Op {
 		case trace.OpLock, trace.OpRLock:
-			if tryLock(t, i) || c.observed[ev.Obj] || !e.lockHeldAt(cut, ev.Obj, int32(ev.G), ev.Op == trace.OpRLock) {
+			if tryLock(t, i) || c.observed[ev.Obj] || !e.lockHeldAt(cut, ev.Obj, int32(ev.G), ev.Op == trace.OpRLock) && !e.writerPending(cut, waiting, i) {
 				return nil, false
 			}
 		case trace.OpSend, trace.OpRecv:

@@ -37,7 +37,8 @@
 //     the solver);
 //   - KindDeadlock ("deadlock"): a lock-order deadlock
 //     (deadlock_lockorder.go), a channel or Cond deadlock
-//     (deadlock_channel.go), or the observed deadlock of a run that hung
+//     (deadlock_channel.go), a WaitGroup or RWMutex one
+//     (deadlock_waitgroup.go, deadlock_rwmutex.go), or the observed deadlock of a run that hung
 //     (leak_observed.go);
 //   - KindLeak ("leak"): a goroutine the run left blocked when its test
 //     returned (leak_observed.go), or that another schedule leaves blocked
@@ -270,7 +271,15 @@
 // checker re-checks it as a blocking claim (witness/blocking.go). The
 // same claim covers a Cond.Wait whose waking Signal another schedule runs
 // before the Wait's critical section (a Wait not in a loop over its
-// condition): the waiter then registers after its only wake-up.
+// condition): the waiter then registers after its only wake-up. Two more
+// shapes make the same claim: a WaitGroup.Wait made under a lock that
+// the goroutine of one of its Dones takes first (deadlock_waitgroup.go),
+// and a recursive RLock with another goroutine's Lock of the same
+// RWMutex in between (deadlock_rwmutex.go): RWMutex prefers writers, so
+// the waiting writer blocks the inner RLock, which the checker's
+// RWMutex rule (witness/rwmutex.go) re-checks. A recursive RLock is no
+// section of its own: the outer read section spans it
+// (ctp_sections.go).
 //
 // Observed blocking (leak_observed.go): goroutines of a test that the run never
 // saw end, reported as leaks (or, when the run hung, as an observed

@@ -47,8 +47,8 @@ func (c *ctp) buildPinned() {
 	last := make(map[trace.ObjID]int32) // lock -> its last acquire
 	for i := range c.ev {
 		e := &c.ev[i]
-		if (e.Op == trace.OpLock || e.Op == trace.OpRLock) && !c.observed[e.Obj] {
-			last[e.Obj] = int32(i)
+		if (e.Op == trace.OpLock || e.Op == trace.OpRLock) && !c.observed[e.Obj] && c.lockMode[i] != 0 {
+			last[e.Obj] = int32(i) // a section's acquire (not a recursive RLock)
 		}
 	}
 	terminal := make(map[int32]bool) // acquiring events

@@ -21,11 +21,26 @@ func Title(f *Finding) string {
 		return "deadlock"
 	}
 	for _, a := range f.Accesses {
-		if a.Op != "lock" && a.Op != "rlock" {
+		if a.Op != "lock" && a.Op != "rlock" || readsAgain(&a) {
 			return "deadlock"
 		}
 	}
 	return f.Kind.Title()
+}
+
+// readsAgain reports whether a blocked read lock is taken by a goroutine
+// that already holds the lock it waits for (a recursive RLock behind a
+// waiting writer): no lock-order cycle has one.
+func readsAgain(a *Access) bool {
+	if a.Op != "rlock" || a.Variable == "" {
+		return false
+	}
+	for _, h := range a.Holds {
+		if h.Lock == a.Variable {
+			return true
+		}
+	}
+	return false
 }
 
 // HoldSentences tells, for a deadlock, where each blocked goroutine took

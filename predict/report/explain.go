@@ -89,6 +89,16 @@ The recorded run took the mutex in the other order (the counter was zero
 before Wait began); in another schedule Wait holds the mutex and waits for
 a Done that waits for the mutex.
 
+A sync.RWMutex can too, with a single lock: a goroutine that holds it for
+reading read-locks it again (a method calling another that takes the read
+lock), while another goroutine calls Lock. RWMutex prefers writers: a
+writer waiting for the read lock to go blocks every new RLock, the
+recursive one too, so the reader waits for the writer, which waits for
+the reader. The recorded run took the writer's section before or after the
+reader's and did not hang; seer reports the schedule in which the writer
+comes in between. Take the read lock once, and call an unlocked helper
+inside.
+
 A sync.Cond can too: a goroutine calls Wait without a loop over the
 condition, and the Signal that woke it in the recorded run can come
 first, before the goroutine takes the lock to wait; the Wait then waits

@@ -87,8 +87,8 @@ func Reorderings(f *Finding, rel func(string) string) []Reordering {
 		if len(group) == 0 {
 			continue
 		}
-		section := "critical section"
-		if last.Op == "rlock" {
+		section := "critical section" // of group[0], whose words come first
+		if group[0].Op == "rlock" {
 			section = "read-locked section"
 		}
 		on := ""

@@ -14,7 +14,9 @@
 //     says nothing of what a goroutine does after a read that saw
 //     another value);
 //   - an acquire (Lock, RLock; not a TryLock) waits for a lock that some
-//     goroutine holds in a conflicting mode at the end of the schedule;
+//     goroutine holds in a conflicting mode at the end of the schedule,
+//     or an RLock waits behind a listed Lock of its lock that waits
+//     (sync.RWMutex prefers writers: rwmutex.go);
 //   - a Cond.Wait (its wake-up event, OpCondWait, is next) registered in
 //     the schedule (its goroutine's last act is Wait's unlock of the
 //     Cond's lock, then only reads of the lock's word: Unlock's atomic,
@@ -85,7 +87,7 @@ func (k *Checker) blockingClaim(f *Schedule) bool {
 			}
 		}
 	}
-	return false
+	return sameLockWaits(k.t, f.Events) // a read lock behind a writer (rwmutex.go)
 }
 
 // checkBlocking checks a blocking claim (see the file comment).
@@ -196,6 +198,9 @@ func (s *fstate) blocked(i int32, ran []int32, next func(trace.GoID) int32, list
 			if trace.GoID(g) != e.G && k.holds(trace.GoID(g), nx, e.Obj, e.Op == trace.OpRLock) {
 				return nil
 			}
+		}
+		if k.writerWaiting(i, next, listed) { // rwmutex.go
+			return nil
 		}
 		return fmt.Errorf("acquire %d: no goroutine holds its lock in a conflicting mode", i)
 	case trace.OpSend, trace.OpRecv:
