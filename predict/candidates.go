@@ -477,6 +477,9 @@ func atomicity(ctx context.Context, c *ctp, m *memory, cs *candidates, cl []acla
 			return int(a.l) - int(b.l)
 		})
 		for _, k := range keys {
+			if c.nestedRead[k.l] {
+				continue // no transactions (ctp.nestedRead)
+			}
 			for _, s := range c.cs[k] {
 				end := s.rel
 				if end == 0 {

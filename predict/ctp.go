@@ -30,11 +30,16 @@ type ctp struct {
 	// as fixed synchronisation instead (sound, and they are rare).
 	lockMode []byte
 	observed map[trace.ObjID]bool
-	cs       map[gl][]csect // per (goroutine, lock): critical sections in order
-	lockG    []int32        // the goroutines with critical sections, in order
-	locked   bitset         // events after which their goroutine holds a lock
-	pinned   bitset         // the same, not counting terminal sections (solve_terminal.go)
-	terminal []termSect     // terminal sections, by goroutine
+	// nestedRead marks the locks some goroutine read-locks recursively:
+	// the outer read section spans the inner ones (ctp_sections.go), and
+	// such sections are no transactions (candidates.go), as when these
+	// locks were kept in observed order.
+	nestedRead map[trace.ObjID]bool
+	cs         map[gl][]csect // per (goroutine, lock): critical sections in order
+	lockG      []int32        // the goroutines with critical sections, in order
+	locked     bitset         // events after which their goroutine holds a lock
+	pinned     bitset         // the same, not counting terminal sections (solve_terminal.go)
+	terminal   []termSect     // terminal sections, by goroutine
 
 	// Locksets: lsOf(i) indexes locksets, the locks held at event i (an
 	// acquire and a release are inside their critical section). Kept for
@@ -189,20 +194,21 @@ func newCTPObserved(t *trace.Trace, observed map[trace.ObjID]bool) *ctp {
 	n := len(t.Events)
 	ng := len(t.Goroutines)
 	c := &ctp{
-		t:        t,
-		ev:       t.Events,
-		pos:      make([]int32, n),
-		byG:      make([][]int32, ng),
-		goEv:     make([]int32, ng),
-		lockMode: make([]byte, n),
-		observed: make(map[trace.ObjID]bool),
-		cs:       make(map[gl][]csect),
-		locked:   newBitset(n),
-		ls:       newSparseVals(n),
-		acqBit:   newBitset(n),
-		sk:       make([]trace.SyncKind, n),
-		lastEv:   make([]int32, ng),
-		siteID:   make(map[trace.Frame]int32),
+		t:          t,
+		ev:         t.Events,
+		pos:        make([]int32, n),
+		byG:        make([][]int32, ng),
+		goEv:       make([]int32, ng),
+		lockMode:   make([]byte, n),
+		observed:   make(map[trace.ObjID]bool),
+		nestedRead: make(map[trace.ObjID]bool),
+		cs:         make(map[gl][]csect),
+		locked:     newBitset(n),
+		ls:         newSparseVals(n),
+		acqBit:     newBitset(n),
+		sk:         make([]trace.SyncKind, n),
+		lastEv:     make([]int32, ng),
+		siteID:     make(map[trace.Frame]int32),
 	}
 	counts := make([]int32, ng)
 	for i := range c.ev {

@@ -200,6 +200,9 @@ func (c *ctp) innerRead(depth map[gl]int32, g int32, e *trace.Event) bool {
 	switch e.Op {
 	case trace.OpRLock:
 		depth[k]++
+		if depth[k] > 1 {
+			c.nestedRead[e.Obj] = true
+		}
 		return depth[k] > 1
 	case trace.OpRUnlock:
 		depth[k]--

@@ -19,6 +19,7 @@ type genParams struct {
 	goroutines, vars, locks, sigs int
 	ops                           int     // ops per goroutine (before expansion)
 	atomics, tx                   bool    // generate atomics, transactions
+	nestedRead                    bool    // read-lock recursively inside some read sections
 	cut                           float64 // chance to stop the run early
 }
 
@@ -40,12 +41,17 @@ func genText(r *rand.Rand, p genParams) string {
 			case x < 7 && p.locks > 0:
 				l := fmt.Sprintf("L%d", r.Intn(p.locks))
 				acq, rel := "acq", "rel"
-				if r.Intn(5) == 0 {
+				if r.Intn(5) == 0 || p.nestedRead && r.Intn(2) == 0 {
 					acq, rel = "racq", "rrel"
 				}
 				prog = append(prog, op{acq, l})
 				for n := 1 + r.Intn(2); n > 0; n-- {
 					prog = append(prog, op{[]string{"r", "w"}[r.Intn(2)], vname()})
+				}
+				if p.nestedRead && acq == "racq" && r.Intn(2) == 0 {
+					// A recursive read lock (a method that read-locks
+					// calling another that does).
+					prog = append(prog, op{"racq", l}, op{[]string{"r", "w"}[r.Intn(2)], vname()}, op{"rrel", l})
 				}
 				prog = append(prog, op{rel, l})
 			case x == 7 && p.locks > 0 && r.Intn(4) == 0:
