@@ -40,19 +40,16 @@ import (
 func (l *chanLayer) recursiveRLocks() error {
 	e, n := l.e, &l.n
 	c := e.c
-	var inner []int32 // RLocks made while their goroutine holds the lock for reading
+	// The RLocks made while their goroutine holds the lock for reading:
+	// those of a lock that is no observed one but have no section of
+	// their own (ctp_sections.go's depth).
+	var inner []int32
 	for i := range c.ev {
 		ev := &c.ev[i]
-		if ev.Op != trace.OpRLock || c.observed[ev.Obj] || tryLock(e.t, int32(i)) {
+		if ev.Op != trace.OpRLock || c.lockMode[i] != 0 || !c.nestedRead[ev.Obj] || c.observed[ev.Obj] || tryLock(e.t, int32(i)) {
 			continue
 		}
-		held := false
-		c.heldAt(int32(ev.G), c.pos[i], func(m trace.ObjID, s csect) {
-			held = held || (m == ev.Obj && s.shared && s.acq < c.pos[i])
-		})
-		if held {
-			inner = append(inner, int32(i))
-		}
+		inner = append(inner, int32(i))
 	}
 	if len(inner) == 0 {
 		return nil
