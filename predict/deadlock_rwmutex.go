@@ -75,23 +75,8 @@ func (l *chanLayer) recursiveRLocks() error {
 				if sec.shared || tryLock(e.t, a) {
 					continue
 				}
-				key := newPatternKey(KindDeadlock, c.site(r2), c.site(a))
-				if l.proved[key] {
-					continue
-				}
-				n.patterns++
-				if e.mhbOrdered([]int32{r2, a}) {
-					continue
-				}
-				n.closures++
-				if e.cone == nil {
-					if err = e.needCone(); err != nil {
-						return err
-					}
-				}
-				if fd, ok := e.blockingWitness(l.co, r2, a); ok {
-					l.out = append(l.out, fd)
-					l.proved[key] = true
+				if err = l.tryPair(r2, a); err != nil { // deadlock_waitgroup.go
+					return err
 				}
 			}
 		}

@@ -80,30 +80,40 @@ func (l *chanLayer) waitGroupWaits() error {
 					if a < 0 || tryLock(e.t, a) {
 						return
 					}
-					key := newPatternKey(KindDeadlock, c.site(w), c.site(a))
-					if l.proved[key] {
-						return
-					}
-					n.patterns++
-					if e.mhbOrdered([]int32{w, a}) {
-						return
-					}
-					n.closures++
-					if e.cone == nil {
-						if err = e.needCone(); err != nil {
-							return
-						}
-					}
-					if fd, ok := e.blockingWitness(l.co, w, a); ok {
-						l.out = append(l.out, fd)
-						l.proved[key] = true
-					}
+					err = l.tryPair(w, a)
 				})
 				if err != nil {
 					return err
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// tryPair tries the blocking claim of a pair of requests (an operation
+// that waits, then the acquire its partner waits in), once per pattern
+// of their sites: must-happen-before first, then blockingWitness. It
+// counts the pattern and the closure in the layer's row.
+func (l *chanLayer) tryPair(o, a int32) error {
+	e, n, c := l.e, &l.n, l.e.c
+	key := newPatternKey(KindDeadlock, c.site(o), c.site(a))
+	if l.proved[key] {
+		return nil
+	}
+	n.patterns++
+	if e.mhbOrdered([]int32{o, a}) {
+		return nil
+	}
+	n.closures++
+	if e.cone == nil {
+		if err := e.needCone(); err != nil {
+			return err
+		}
+	}
+	if fd, ok := e.blockingWitness(l.co, o, a); ok {
+		l.out = append(l.out, fd)
+		l.proved[key] = true
 	}
 	return nil
 }

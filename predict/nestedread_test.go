@@ -39,18 +39,7 @@ func TestOracleSoundnessNestedRead(t *testing.T) {
 		}
 		o := newOracle(tr, csTx)
 		o.run()
-		for _, f := range res.Findings {
-			switch f.Kind {
-			case KindRace:
-				if !o.races[[2]int{f.Events[0], f.Events[1]}] {
-					t.Fatalf("unsound race %v (witness %v)\n%s", f.Events, f.Schedule(tr), text)
-				}
-			case KindAtomicity:
-				if !o.atoms[[3]int{f.Events[0], f.Events[1], f.Events[2]}] {
-					t.Fatalf("unsound atomicity %v (witness %v)\n%s", f.Events, f.Schedule(tr), text)
-				}
-			}
-		}
+		o.sound(t, res, text)
 	}
 	t.Logf("%d traces, %d with a recursive read lock", tested, nested)
 	if nested < tested/20 {
@@ -78,4 +67,22 @@ func nestedReadIn(text string) bool {
 		}
 	}
 	return false
+}
+
+// sound fails t unless every race and atomicity finding of res is one
+// the oracle found on its trace (text, for the message).
+func (o *oracle) sound(t *testing.T, res *Result, text string) {
+	t.Helper()
+	for _, f := range res.Findings {
+		switch f.Kind {
+		case KindRace:
+			if !o.races[[2]int{f.Events[0], f.Events[1]}] {
+				t.Fatalf("unsound race %v (witness %v)\n%s", f.Events, f.Schedule(o.t), text)
+			}
+		case KindAtomicity:
+			if !o.atoms[[3]int{f.Events[0], f.Events[1], f.Events[2]}] {
+				t.Fatalf("unsound atomicity %v (witness %v)\n%s", f.Events, f.Schedule(o.t), text)
+			}
+		}
+	}
 }

@@ -419,18 +419,7 @@ func TestOracleSoundness(t *testing.T) {
 		o := newOracle(tr, csTx)
 		o.irr, o.feeds = irr, feeds
 		o.run()
-		for _, f := range res.Findings {
-			switch f.Kind {
-			case KindRace:
-				if !o.races[[2]int{f.Events[0], f.Events[1]}] {
-					t.Fatalf("unsound race %v (witness %v)\n%s", f.Events, f.Schedule(tr), text)
-				}
-			case KindAtomicity:
-				if !o.atoms[[3]int{f.Events[0], f.Events[1], f.Events[2]}] {
-					t.Fatalf("unsound atomicity %v (witness %v)\n%s", f.Events, f.Schedule(tr), text)
-				}
-			}
-		}
+		o.sound(t, res, text) // nestedread_test.go
 		// Completeness share, per pair (triple) of sites; lines are unique
 		// here, so per pair of events.
 		seerR := map[[2]int]bool{}

@@ -6,10 +6,8 @@
 package check
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/seer-tools/seer/predict/report"
 )
@@ -76,49 +74,15 @@ func TestRecursiveRLockPredicted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records tests")
 	}
-	lineOf := func(src, mark string) int {
-		for n, l := range strings.Split(src, "\n") {
-			if strings.Contains(l, mark) {
-				return n + 1
-			}
-		}
-		t.Fatalf("no %q", mark)
-		return 0
-	}
 	t.Run("bug", func(t *testing.T) {
 		src := strings.Replace(recursiveRLockSrc, "GET", "r.get(name)", 1)
-		dir := testModuleFiles(t, "example.com/p", map[string]string{"p_test.go": src})
-		rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		passed(t, rep)
-		if len(rep.Findings) != 1 {
-			t.Fatalf("findings %+v, want one deadlock", rep.Findings)
-		}
-		f := rep.Findings[0]
-		if f.Kind != report.Kind("deadlock") || !f.Predicted || len(f.Witness) == 0 || len(f.Accesses) != 2 {
-			t.Fatalf("finding %+v, want a predicted deadlock of two goroutines with a witness", f)
-		}
-		inner, writer := f.Accesses[0], f.Accesses[1]
-		if inner.Op != "rlock" || inner.Line != lineOf(src, "// inner") || writer.Op != "lock" || writer.Line != lineOf(src, "// writer") {
-			t.Errorf("accesses %s at %d and %s at %d, want the inner RLock at %d and the writer's Lock at %d",
-				inner.Op, inner.Line, writer.Op, writer.Line, lineOf(src, "// inner"), lineOf(src, "// writer"))
-		}
+		rep, _ := recordOne(t, src)
+		f := onePredictedDeadlock(t, rep, src, [2]string{"rlock", "lock"}, [2]string{"// inner", "// writer"})
 		if got := report.Title(&f); got != "deadlock" {
 			t.Errorf("title %q, want deadlock (no lock-order cycle)", got)
 		}
 	})
 	t.Run("fixed", func(t *testing.T) {
-		src := strings.Replace(recursiveRLockSrc, "GET", "r.names[name]", 1)
-		dir := testModuleFiles(t, "example.com/p", map[string]string{"p_test.go": src})
-		rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		passed(t, rep)
-		if len(rep.Findings) != 0 {
-			t.Fatalf("findings in the fixed twin: %+v", rep.Findings)
-		}
+		noFinding(t, strings.Replace(recursiveRLockSrc, "GET", "r.names[name]", 1))
 	})
 }

@@ -7,10 +7,8 @@ package check
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/seer-tools/seer/predict/internal/sarifcheck"
 	"github.com/seer-tools/seer/predict/report"
@@ -77,35 +75,10 @@ func TestWaitGroupDeadlockPredicted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records tests")
 	}
-	lineOf := func(src, mark string) int {
-		for n, l := range strings.Split(src, "\n") {
-			if strings.Contains(l, mark) {
-				return n + 1
-			}
-		}
-		t.Fatalf("no %q", mark)
-		return 0
-	}
 	t.Run("bug", func(t *testing.T) {
 		src := strings.Replace(waitUnderLockSrc, "FLUSH", waitUnderLockBug, 1)
-		dir := testModuleFiles(t, "example.com/p", map[string]string{"p_test.go": src})
-		rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		passed(t, rep)
-		if len(rep.Findings) != 1 {
-			t.Fatalf("findings %+v, want one deadlock", rep.Findings)
-		}
-		f := rep.Findings[0]
-		if f.Kind != report.Kind("deadlock") || !f.Predicted || len(f.Witness) == 0 || len(f.Accesses) != 2 {
-			t.Fatalf("finding %+v, want a predicted deadlock of two goroutines with a witness", f)
-		}
-		wait, lock := f.Accesses[0], f.Accesses[1]
-		if wait.Op != "wait" || wait.Line != lineOf(src, "// wait") || lock.Op != "lock" || lock.Line != lineOf(src, "// blocked") {
-			t.Errorf("accesses %s at %d and %s at %d, want the Wait at %d and the write's Lock at %d",
-				wait.Op, wait.Line, lock.Op, lock.Line, lineOf(src, "// wait"), lineOf(src, "// blocked"))
-		}
+		rep, dir := recordOne(t, src)
+		onePredictedDeadlock(t, rep, src, [2]string{"wait", "lock"}, [2]string{"// wait", "// blocked"})
 		var b bytes.Buffer
 		if err := report.WriteSARIF(&b, rep, report.SARIFOptions{Root: dir}); err != nil {
 			t.Fatal(err)
@@ -116,15 +89,6 @@ func TestWaitGroupDeadlockPredicted(t *testing.T) {
 		}
 	})
 	t.Run("fixed", func(t *testing.T) {
-		src := strings.Replace(waitUnderLockSrc, "FLUSH", waitUnderLockFix, 1)
-		dir := testModuleFiles(t, "example.com/p", map[string]string{"p_test.go": src})
-		rep, err := Run(context.Background(), Options{Dir: dir, Timeout: time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		passed(t, rep)
-		if len(rep.Findings) != 0 {
-			t.Fatalf("findings in the fixed twin: %+v", rep.Findings)
-		}
+		noFinding(t, strings.Replace(waitUnderLockSrc, "FLUSH", waitUnderLockFix, 1))
 	})
 }
