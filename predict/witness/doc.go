@@ -3,8 +3,9 @@
 // observed run, less some goroutines' suffixes, then a witness sequence)
 // is feasible for the program that recorded a trace, and whether it shows
 // the property claimed (a data race, an atomicity violation, a
-// lock-order deadlock, goroutines all blocked on locks and unbuffered
-// channels (blocking.go), goroutines the run left blocked, a send left
+// lock-order deadlock, goroutines all blocked on locks, unbuffered
+// channels, WaitGroups and Conds (blocking.go; a read lock behind a
+// waiting writer: rwmutex.go), goroutines the run left blocked, a send left
 // without its only receiver by a select's other case (leak.go), or a
 // misuse that panics: misuse.go).
 //
