@@ -330,7 +330,7 @@ func (s *Stats) Print(w io.Writer) {
 			continue
 		}
 		if st.Name == "blocking" {
-			fmt.Fprintf(w, "%-15s %d lock-across-channel and Cond patterns, %d closures, %d proved; %v\n", st.Name, st.Cycles, st.Deadlocks, st.DeadlockSites, st.Time.Round(time.Microsecond))
+			fmt.Fprintf(w, "%-15s %d lock-across-channel, Cond, WaitGroup and recursive-RLock patterns, %d closures, %d proved; %v\n", st.Name, st.Cycles, st.Deadlocks, st.DeadlockSites, st.Time.Round(time.Microsecond))
 			continue
 		}
 		fmt.Fprintf(w, "%-15s %12d %8d %12d %8d %12v\n", st.Name, st.Races, st.RaceSites, st.Atomicity, st.AtomicitySites, st.Time.Round(time.Microsecond))

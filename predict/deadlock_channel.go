@@ -166,7 +166,10 @@ func inSelect(t *trace.Trace, i int32) bool {
 // blockingLayer finds and proves channel and Cond deadlocks. Its funnel
 // row (Stage "blocking"): Cycles counts the candidate patterns (a lock
 // held across a channel operation whose partner took the lock first; a
-// Cond.Wait and the signal that woke it), Deadlocks the closures
+// Cond.Wait and the signal that woke it; a WaitGroup.Wait under a lock
+// and a Done's goroutine's acquire of it, deadlock_waitgroup.go; a
+// recursive RLock and another goroutine's Lock, deadlock_rwmutex.go),
+// Deadlocks the closures
 // computed, DeadlockSites the deadlocks proved.
 func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 	t0 := time.Now()

@@ -11,7 +11,7 @@ import "time"
 // (deadlock_lockorder.go) and channel and Cond deadlocks
 // (deadlock_channel.go).
 type deadlockCounts struct {
-	patterns int64 // lock-order cycles; lock-across-channel and Cond patterns
+	patterns int64 // lock-order cycles; lock-across-channel, Cond, WaitGroup and recursive-RLock patterns
 	closures int64 // patterns tried after the filters, each a closure
 }
 
