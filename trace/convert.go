@@ -55,6 +55,9 @@ type convertOptions struct {
 	live <-chan struct{}
 	// abort, if not nil, ends the conversion early when closed.
 	abort <-chan struct{}
+	// converted, if not nil, is kept at the number of events converted
+	// so far (as RecordResult.Events counts them), chunk by chunk.
+	converted *atomic.Int64
 
 	// settleEvery overrides settleEvery (settle.go) if positive; if
 	// negative, the conversion does not settle. settled, if not nil, is
@@ -111,6 +114,9 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 		limit = maxEvents + 1024
 	}
 	grow := func(n int) {
+		if o.converted != nil {
+			o.converted.Store(int64(c.b.Len() + c.dropped))
+		}
 		n -= c.dropped
 		if have := cap(c.b.t.Events); n > have {
 			if have > 0 {

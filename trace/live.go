@@ -4,6 +4,8 @@
 
 package trace
 
+import "sync/atomic"
+
 // SpoolChunkBytes is the size of one chunk of the recorder's spool
 // (recorder.c's CHUNK_BYTES), by which a recording sizes the spool.
 const SpoolChunkBytes = spoolChunkBytes
@@ -21,6 +23,9 @@ type LiveOptions struct {
 	// ids to the trace's, for output that names the recorder's (the hang
 	// watcher's report, trace/record/hang.go).
 	GoIDs *map[uint32]GoID
+	// Converted, if not nil, is kept at the number of events converted so
+	// far, chunk by chunk (a recording's live progress).
+	Converted *atomic.Int64
 }
 
 // ConvertLive is Convert with the options of a recording; it also reports
@@ -30,5 +35,5 @@ func ConvertLive(spoolPath, bin, shadow string, h Header, atomic func(string) bo
 }
 
 func (o LiveOptions) options() convertOptions {
-	return convertOptions{replayable: o.Replayable, keepLocal: o.KeepLocal, live: o.Ended, abort: o.Abort, goIDs: o.GoIDs}
+	return convertOptions{replayable: o.Replayable, keepLocal: o.KeepLocal, live: o.Ended, abort: o.Abort, goIDs: o.GoIDs, converted: o.Converted}
 }

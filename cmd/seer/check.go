@@ -39,6 +39,9 @@ var (
 	checkSolve     = checkFlags.Duration("solvetimeout", 2*time.Second, "bound each SAT solve of the witness search by `d`; a candidate left undecided is not reported (seer predict -stats counts them)")
 	checkExplore   = addExploreFlags(checkFlags)
 	checkMaxMem    = checkFlags.String("maxmem", "1GiB", "memory to keep each run's conversion and analysis within: seer's heap limit, an event cap of `size` / record.BytesPerEvent (76 bytes), and a tenth of it for the log of the analysis's clock history; e.g. 512MiB, 4GiB")
+	checkGoTest    = addGoTestFlags(checkFlags)
+	checkProcs     = checkFlags.Int("p", 0, "check `n` packages at once, each within its share of -maxmem (default GOMAXPROCS, at most one package per 512MiB of -maxmem)")
+	checkShard     = checkFlags.String("shard", "", "check only share `i/n` of the packages (1 <= i <= n), for a CI matrix: the packages, by import path, dealt out in turn")
 )
 
 var _ = register(&command{
@@ -121,7 +124,17 @@ The first that applies, in the order 2, 3, 1, wins.`,
 })
 
 func runCheck(c *command, args []string) int {
-	if !c.parse(args) {
+	if !checkGoTest.parse(c, args) {
+		return 2
+	}
+	test, err := checkGoTest.testFlags()
+	if err != nil {
+		errorf(c, "%v", err)
+		return 2
+	}
+	shard, err := check.ParseShard(*checkShard)
+	if *checkShard != "" && err != nil {
+		errorf(c, "%v", err)
 		return 2
 	}
 	format, ok := outputFormat(c, "-format", *checkFormat, *checkJSON)
@@ -155,6 +168,11 @@ func runCheck(c *command, args []string) int {
 		PerTest:   *checkEach,
 		Replay:    *checkReplay,
 		MaxEvents: *checkMax,
+		GoFlags:   checkGoTest.buildFlags(),
+		Test:      test,
+		Shard:     shard,
+		Cache:     true,
+		Version:   version(),
 
 		SolveTimeout: *checkSolve,
 	}
@@ -171,15 +189,25 @@ func runCheck(c *command, args []string) int {
 		opts.MaxEvents = int(max(mem/record.BytesPerEvent, 1))
 	}
 	opts.HistoryBudget = check.HistoryBudget(mem)
+	if opts.Procs = *checkProcs; opts.Procs == 0 {
+		opts.Procs = check.DefaultProcs(mem)
+	} else if opts.Procs < 0 {
+		errorf(c, "-p %d: want a positive number of packages", opts.Procs)
+		return 2
+	}
 	setMemoryLimit(mem)
 	if *checkVerbose {
 		opts.Stderr = os.Stderr
 	}
+	clearLive := func() {}
 	if os.Getenv("SEER_TIMING") != "" {
 		t0 := time.Now()
 		opts.Progress = func(p check.Progress) {
 			fmt.Fprintf(os.Stderr, "%6.2fs %s %s %d\n", time.Since(t0).Seconds(), p.Package, p.Stage, p.Events)
 		}
+	} else if width, tty := terminalWidth(os.Stderr); tty && format == "text" && !*checkVerbose {
+		live := newLiveProgress(os.Stderr, width)
+		opts.Progress, opts.Live, clearLive = live.update, true, live.clear
 	} else if format == "text" {
 		opts.Progress = func(p check.Progress) {
 			if p.Stage == "running" {
@@ -188,6 +216,7 @@ func runCheck(c *command, args []string) int {
 		}
 	}
 	rep, err := check.Run(ctx, opts)
+	clearLive() // the report follows on the terminal
 	if sig := ctx.signal(); sig != nil {
 		errorf(c, "stopped by %v", sig)
 		return signalStatus(sig)

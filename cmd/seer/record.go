@@ -24,11 +24,12 @@ var (
 	recordSkip    = recordFlags.String("skip", "", "do not run the tests matching `regexp`")
 	recordTimeout = recordFlags.Duration("timeout", 10*time.Minute, "stop a test run after `d`")
 	recordExplore = addExploreFlags(recordFlags)
+	recordGoTest  = addGoTestFlags(recordFlags)
 )
 
 var _ = register(&command{
 	name:      "record",
-	usageLine: "record [-o file] [-run regexp] [-skip regexp] [-timeout d] [-explore n] [-explore-seed s] [package]",
+	usageLine: "record [-o file] [-run regexp] [-skip regexp] [-timeout d] [-explore n] [-explore-seed s] [go test's build and test flags] [package] [-args ...]",
 	short:     "record a run of a package's tests as a trace",
 	long: `
 Record builds the package's test binary with -race against seer's recording
@@ -56,8 +57,20 @@ stopping the test and removing its temporary files.`,
 })
 
 func runRecord(c *command, args []string) int {
-	if !c.parse(args) {
+	if !recordGoTest.parse(c, args) {
 		return 2
+	}
+	test, err := recordGoTest.testFlags()
+	if err == nil && (test.Count > 1 || len(test.CPU) > 1) {
+		err = fmt.Errorf("-count %d -cpu %s would record more than one run, and seer record writes one trace: use seer check, or one -cpu value and no -count", test.Count, recordGoTest.cpu)
+	}
+	if err != nil {
+		errorf(c, "%v", err)
+		return 2
+	}
+	cpu := 0
+	if len(test.CPU) == 1 {
+		cpu = test.CPU[0]
 	}
 	if c.flags.NArg() > 1 {
 		errorf(c, "takes at most one package")
@@ -76,6 +89,10 @@ func runRecord(c *command, args []string) int {
 		Timeout: *recordTimeout,
 		Output:  out,
 		Stderr:  os.Stderr,
+		GoFlags: recordGoTest.buildFlags(),
+
+		TestFlags: test.RunFlags(cpu),
+		Args:      test.Args,
 	}
 	var steer *check.Steerer
 	if *recordExplore.runs != 0 {

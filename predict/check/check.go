@@ -75,6 +75,23 @@ type Options struct {
 	ExploreSeed uint64
 	// ExploreStrategies are the steering strategies to use (nil: all).
 	ExploreStrategies []report.Strategy
+	// Test holds go test's flags for the test binary (gotest.go).
+	Test TestFlags
+	// Procs is how many packages are checked at once (go test -p; 0: 1).
+	// MaxEvents and HistoryBudget bound the whole check: each of the
+	// packages checked at once gets its share (packages.go).
+	Procs int
+	// Shard, if set, checks only that share of the packages (packages.go).
+	Shard Shard
+	// Live, with Progress, also reports the events recorded so far while
+	// each test runs, and each top-level test as it ends (progress.go).
+	Live bool
+	// Cache, if set, answers a package from seer's cache of reports when
+	// nothing it depends on changed, as go test answers from its test
+	// cache, and stores the reports of packages whose tests all passed
+	// (cache.go). Version is seer's own, part of every key.
+	Cache   bool
+	Version string
 }
 
 // HistoryBudget is the share of a memory budget mem (seer check's
@@ -96,8 +113,11 @@ func HistoryCutNote(at, n int, whole string) string {
 // Progress is a stage of checking one package.
 type Progress struct {
 	Package string
-	Stage   string // "building", "running", "converting", "analysing"
+	Stage   string // "building", "running", "converting", "analysing", ... (progress.go)
 	Events  int    // events in the trace, once known
+	// Test and Result name a top-level test that ended and how
+	// (StageTestEnded).
+	Test, Result string
 }
 
 // A Source refines findings with what the program's source says. Package
@@ -111,83 +131,6 @@ type Source interface {
 	// value reaches a write that a relevant read observes is relevant).
 	ReadFlow(f trace.Frame) (irrelevant bool, writes []trace.Frame)
 }
-
-// Run checks the packages and returns the report. Packages that do not
-// build appear in Report.Tests with outcome "build-error", and patterns
-// that name no package in Report.Packages with status "no-package"; an
-// error is returned only when checking itself is impossible (no go
-// command, no C compiler, cancelled).
-func Run(ctx context.Context, opts Options) (*report.Report, error) {
-	pkgs, err := listPackages(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	rep := &report.Report{Findings: []report.Finding{}, Tests: []report.Test{}, Packages: []report.Package{}}
-	// report.Test binaries are built ahead of the package being checked, one
-	// build at a time (other processes: the go command, the compiler, the
-	// linker), so that the second core has work and a package never waits
-	// for its build when the one before it was quick. Each package's
-	// source is loaded while the one before it runs. Runs and analyses
-	// stay one at a time, as each can take the memory cap.
-	if f := opts.Progress; f != nil {
-		var mu sync.Mutex // the builds and the checks report from two goroutines
-		opts.Progress = func(p Progress) {
-			mu.Lock()
-			defer mu.Unlock()
-			f(p)
-		}
-	}
-	var todo []*prepared
-	for _, pkg := range pkgs {
-		if pkg.Status != "" {
-			rep.Packages = append(rep.Packages, report.Package{Path: pkg.Path, Status: pkg.Status, Error: pkg.Error})
-			continue
-		}
-		todo = append(todo, newPrepared(pkg))
-	}
-	bctx, cancel := context.WithCancel(ctx)
-	built := make(chan *prepared, len(todo))
-	// slots bounds the binaries built and not yet checked: the one being
-	// checked and buildAhead more.
-	slots := make(chan struct{}, 1+buildAhead)
-	go func() {
-		for _, p := range todo {
-			select {
-			case slots <- struct{}{}:
-				p.build(bctx, opts)
-			case <-bctx.Done():
-				p.err = bctx.Err()
-			}
-			built <- p
-		}
-	}()
-	defer cancel()
-	for i := range todo {
-		todo[i].loadSource(ctx, opts)
-		if i+1 < len(todo) {
-			todo[i+1].loadSource(ctx, opts)
-		}
-		p := <-built // todo[i]: the builds go in order
-		err := p.finish(ctx, opts, rep)
-		<-slots
-		if err != nil {
-			cancel()
-			for range todo[i+1:] {
-				if q := <-built; q.bin != nil {
-					q.bin.Close()
-				}
-			}
-			return rep, err
-		}
-	}
-	return rep, nil
-}
-
-// buildAhead is how many test binaries may be built beyond the one being
-// checked: enough for a module's small packages after a large one (four
-// in groupcache) to be built while the large one runs. They are files,
-// not memory.
-const buildAhead = 4
 
 // listedPackage is a package as go list describes it, or a pattern that
 // names none. Status is "" for a package to check, else the final
@@ -204,7 +147,8 @@ func listPackages(ctx context.Context, opts Options) ([]listedPackage, error) {
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
-	args := append([]string{"list", "-e", "-json=ImportPath,Dir,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,IgnoredGoFiles,InvalidGoFiles,Error"}, patterns...)
+	args := append([]string{"list", "-e", "-json=ImportPath,Dir,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,IgnoredGoFiles,InvalidGoFiles,Error"}, opts.GoFlags...)
+	args = append(args, patterns...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = opts.Dir
 	cmd.Env = gocmd.GoEnv(opts.CacheDir, append(os.Environ(), opts.Env...))
@@ -285,6 +229,10 @@ type prepared struct {
 	bin       *record.Binary
 	buildFail *gocmd.BuildFailure
 	err       error
+	index     int    // in Run's list of packages
+	slot      bool   // holds one of runPrepared's slots
+	cacheID   string // the test ID of its cache entry (cache.go), if it is to be cached
+	testLog   []byte // its runs' test logs, for the cache
 }
 
 func newPrepared(lp listedPackage) *prepared {
@@ -345,7 +293,7 @@ func (p *prepared) build(ctx context.Context, opts Options) {
 	goFlags := opts.GoFlags
 	if atomic != nil {
 		// One entry record per call of an atomic function (see trace/atomic.go).
-		goFlags = append([]string{"-gcflags=-l"}, goFlags...)
+		goFlags = append([]string{atomicGCFlags}, goFlags...)
 	}
 	ropts := record.RecordOptions{
 		Dir:       opts.Dir,
@@ -372,6 +320,10 @@ func (p *prepared) build(ctx context.Context, opts Options) {
 	}
 }
 
+// atomicGCFlags builds a package that has //seer:atomic functions: without
+// inlining, so that each call of one makes an entry record.
+const atomicGCFlags = "-gcflags=-l"
+
 // mentions reports whether a Go file in dir contains text (or dir cannot
 // be read: the caller then takes the careful path).
 func mentions(dir, text string) bool {
@@ -394,7 +346,7 @@ func mentions(dir, text string) bool {
 // finish runs a prepared package's tests, analyses each run and adds
 // what it finds to rep.
 func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report) error {
-	pkg, ropts, bin := p.lp.Path, p.ropts, p.bin
+	pkg, ropts, bin := p.lp.Path, liveOptions(opts, p.lp.Path, p.ropts), p.bin
 	progress := func(stage string, events int) {
 		if opts.Progress != nil {
 			opts.Progress(Progress{Package: pkg, Stage: stage, Events: events})
@@ -457,7 +409,9 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 	var found []report.Finding
 	var tests []report.Test
 	summary := report.Package{Path: bin.Package, Status: "ok", Outcomes: map[string]int{}}
-	ended := false // a run ended before running all its tests
+	ended := false  // a run ended before running all its tests
+	failed := false // a test failed: -failfast starts no more runs
+	logs := p.logRuns(bin)
 	// analyse analyses one run: its findings (those of the analysis, to
 	// replay, then the observed blocking ones) and the analysis's stats.
 	analyse := func(rec *record.RecordResult) (predicted, observed []report.Finding, st predict.Stats, err error) {
@@ -487,12 +441,17 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 		obs = append(obs, observedCloseOfClosed(rec, source())...)
 		return res.Findings, obs, st, nil
 	}
-	for _, run := range runs {
-		ropts.Run = run
+	for _, r := range opts.Test.runsOf(runs) {
+		if failed && opts.Test.Failfast {
+			break
+		}
+		run := r.run
+		ropts.Run, ropts.TestFlags, ropts.Args = run, append(r.flags, logs.flags()...), opts.Test.Args
 		rec, err := bin.Run(ctx, ropts)
 		if err != nil {
 			return err
 		}
+		logs.collect()
 		summary.Events += rec.Events
 		predicted, obs, st, err := analyse(rec)
 		if err != nil {
@@ -527,8 +486,13 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 		}
 		for _, t := range rec.Tests {
 			ended = ended || t.Result == "exit"
+			failed = failed || t.Result != "pass" && t.Result != "skip"
 		}
 	}
+	if opts.Test.Count > 1 || len(opts.Test.CPU) > 1 {
+		found, tests = uniteFindings(found), uniteTests(tests)
+	}
+	p.testLog = logs.log
 	if ended && !opts.PerTest {
 		// Which selected tests never started?
 		if err := listSelected(); err != nil {

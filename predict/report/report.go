@@ -39,6 +39,9 @@ type Package struct {
 	Outcomes map[string]int `json:"outcomes,omitempty"`
 	Events   int            `json:"events"`
 	Findings int            `json:"findings"`
+	// Cached says the package was answered from seer's cache of reports
+	// (Options.Cache): nothing it depends on changed since it was checked.
+	Cached bool `json:"cached,omitempty"`
 }
 
 // A Finding is one predicted or observed bug: a pair of source locations

@@ -129,7 +129,11 @@ func packageSummary(p Package) string {
 	if p.Findings > 0 {
 		findings = plural(p.Findings, "finding")
 	}
-	return fmt.Sprintf("%s: %s, %s, %s", p.Path, tests, plural(p.Events, "event"), findings)
+	cached := ""
+	if p.Cached {
+		cached = " (cached)"
+	}
+	return fmt.Sprintf("%s: %s, %s, %s%s", p.Path, tests, plural(p.Events, "event"), findings, cached)
 }
 
 func them(n int) string {

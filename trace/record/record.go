@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -76,6 +77,14 @@ type RecordOptions struct {
 	// exits, after goleak's grace. Off by default: a binary that exits
 	// with goroutines alive (a TestMain worker) pays the grace.
 	Left bool
+
+	// TestFlags are more flags for the test binary (-test.short,
+	// -test.cpu=4, ...), after those of Timeout, Run and Skip; Args
+	// follow every flag, as go test -args passes them.
+	TestFlags, Args []string
+	// Live, if set, is called a few times a second while the test runs
+	// with the number of events converted so far.
+	Live func(events int)
 
 	// KeepSpool, if set, is where the spool is kept (a hard link) after
 	// the run, for tests that convert it again after the run.
@@ -350,6 +359,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 	if opts.Skip != "" {
 		testArgs = append(testArgs, "-test.skip="+opts.Skip)
 	}
+	testArgs = append(append(testArgs, opts.TestFlags...), opts.Args...)
 	limit := opts.MaxEvents
 	if limit == 0 {
 		limit = DefaultMaxEvents
@@ -412,6 +422,11 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 	}
 	conv := make(chan converted, 1)
 	var goIDs map[uint32]trace.GoID // the converter's, once it is done
+	var count *atomic.Int64
+	if opts.Live != nil {
+		count = new(atomic.Int64)
+		go liveEvents(count, ended, opts.Live)
+	}
 	go func() {
 		var r converted
 		defer func() {
@@ -426,6 +441,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 			Ended:      ended,
 			Abort:      abort,
 			GoIDs:      &goIDs,
+			Converted:  count,
 		})
 	}()
 	converting := func() converted {
@@ -487,6 +503,23 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 		t.Truncated && (outcome.Result == "pass" || outcome.Result == "fail")
 	return res, nil
 }
+
+// liveEvents calls live with count every liveEvery until ended is closed.
+func liveEvents(count *atomic.Int64, ended <-chan struct{}, live func(int)) {
+	tick := time.NewTicker(liveEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ended:
+			return
+		case <-tick.C:
+			live(int(count.Load()))
+		}
+	}
+}
+
+// liveEvery is how often RecordOptions.Live is called.
+const liveEvery = 200 * time.Millisecond
 
 func (o *RecordOptions) progress() func(string) {
 	if o.Progress == nil {
