@@ -124,6 +124,13 @@ func Load(ctx context.Context, dir string, patterns ...string) (*Program, error)
 // the module runs its go commands with, so that the source is loaded by
 // the Go that builds it.
 func LoadEnv(ctx context.Context, dir string, env []string, patterns ...string) (*Program, error) {
+	return LoadEnvFlags(ctx, dir, env, nil, patterns...)
+}
+
+// LoadEnvFlags is LoadEnv with the go command's build flags
+// (-tags=integration, -mod=vendor, ...): the files it loads are those the
+// build of the test binary compiles.
+func LoadEnvFlags(ctx context.Context, dir string, env, buildFlags []string, patterns ...string) (*Program, error) {
 	start := time.Now()
 	if len(patterns) == 0 {
 		patterns = []string{"."}
@@ -155,6 +162,7 @@ func LoadEnv(ctx context.Context, dir string, env []string, patterns ...string) 
 			return parser.ParseFile(fset, filename, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
 		},
 	}
+	cfg.BuildFlags = buildFlags
 	initial, err := packages.Load(cfg, patterns...)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s in %s: %v", strings.Join(patterns, " "), absDir, err)

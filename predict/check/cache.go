@@ -88,6 +88,7 @@ func openReportCache(ctx context.Context, opts Options, todo []*prepared) *repor
 	fmt.Fprintf(h, "atomicity %v each %v replay %v whynorace %v\x00", opts.Atomicity, opts.PerTest, opts.Replay, opts.WhyNoRace)
 	fmt.Fprintf(h, "maxevents %d history %d solve %v\x00", opts.MaxEvents, opts.HistoryBudget, opts.SolveTimeout)
 	c.base = hex.EncodeToString(h.Sum(nil))
+	c.trim(time.Now())
 	// A package whose source mentions //seer:atomic is built with
 	// -gcflags=-l when it has atomic functions (prepared.build): its key
 	// is that build's, and its report is stored only if it was built so.
@@ -148,7 +149,9 @@ func selfID() (string, error) {
 // package of paths. A package go list cannot build has none.
 func testBuildIDs(ctx context.Context, opts Options, goFlags, paths []string, atomic bool) map[string]testBuild {
 	ids := map[string]testBuild{}
-	tc, err := record.PrepareToolchain(ctx, opts.CacheDir)
+	// The toolchain Build records with: the Go the module selects.
+	goEnv := append(os.Environ(), opts.Env...)
+	tc, err := record.PrepareToolchainIn(ctx, opts.CacheDir, opts.Dir, goEnv)
 	if err != nil {
 		return ids
 	}
@@ -161,7 +164,7 @@ func testBuildIDs(ctx context.Context, opts Options, goFlags, paths []string, at
 		"-f", "{{.ImportPath}}\t{{.BuildID}}\t{{.Root}}\t{{if .Error}}error{{end}}"}, goFlags...)
 	cmd := exec.CommandContext(ctx, tc.Go, append(args, paths...)...)
 	cmd.Dir = opts.Dir
-	cmd.Env = append(tc.Env(nil), "GOTMPDIR="+tmp)
+	cmd.Env = append(tc.Env(goEnv), "GOTMPDIR="+tmp)
 	out, err := cmd.Output()
 	if err != nil {
 		return ids
@@ -235,6 +238,7 @@ func (c *reportCache) lookup(p *prepared) *report.Report {
 	if err := json.Unmarshal(data, &part); err != nil || len(part.Packages) != 1 {
 		return nil
 	}
+	c.used(p.cacheID+".log", entryName(p.cacheID, inputs))
 	part.Packages[0].Cached = true
 	return &part
 }
@@ -267,6 +271,45 @@ func (c *reportCache) store(p *prepared, part *report.Report) {
 	// The report first: a log names an entry only once it is there.
 	if writeAtomic(filepath.Join(c.dir, entryName(p.cacheID, inputs)), data) == nil {
 		writeAtomic(filepath.Join(c.dir, p.cacheID+".log"), p.testLog)
+	}
+}
+
+// Entries not used for trimAge are removed, at most once per trimEvery,
+// as go's build and test cache does; an entry in use has its modification
+// time brought forward at most once per touchEvery.
+const (
+	trimAge    = 5 * 24 * time.Hour
+	trimEvery  = 24 * time.Hour
+	touchEvery = time.Hour
+)
+
+// trim removes the entries not used for trimAge, if the last trim was
+// trimEvery ago.
+func (c *reportCache) trim(now time.Time) {
+	mark := filepath.Join(c.dir, "trim.txt")
+	if fi, err := os.Stat(mark); err == nil && now.Sub(fi.ModTime()) < trimEvery {
+		return
+	}
+	entries, err := os.ReadDir(c.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && e.Name() != "trim.txt" && now.Sub(fi.ModTime()) > trimAge {
+			os.Remove(filepath.Join(c.dir, e.Name()))
+		}
+	}
+	os.WriteFile(mark, []byte(now.Format(time.RFC3339)+"\n"), 0o644)
+}
+
+// used marks the named entries as in use.
+func (c *reportCache) used(names ...string) {
+	now := time.Now()
+	for _, name := range names {
+		path := filepath.Join(c.dir, name)
+		if fi, err := os.Stat(path); err == nil && now.Sub(fi.ModTime()) > touchEvery {
+			os.Chtimes(path, now, now)
+		}
 	}
 }
 

@@ -255,7 +255,7 @@ func (p *prepared) loadSource(ctx context.Context, opts Options) {
 				// Loaded here rather than through a Cache, whose loads
 				// outlive their caller: a cancelled check stops its go
 				// list too.
-				prog, err = static.LoadEnv(ctx, opts.Dir, opts.Env, p.lp.Path)
+				prog, err = static.LoadEnvFlags(ctx, opts.Dir, opts.Env, opts.GoFlags, p.lp.Path)
 			}
 			if err == nil {
 				p.prog = prog

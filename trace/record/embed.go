@@ -20,3 +20,10 @@ var recorderSource []byte
 func PrepareToolchain(ctx context.Context, cacheDir string) (*gocmd.Toolchain, error) {
 	return gocmd.PrepareToolchain(ctx, cacheDir, nil, recorderSource, hangWatch)
 }
+
+// PrepareToolchainIn is PrepareToolchain for the Go that the go command
+// runs in dir with the environment env (gocmd.PrepareToolchainIn): the
+// toolchain Build records with there.
+func PrepareToolchainIn(ctx context.Context, cacheDir, dir string, env []string) (*gocmd.Toolchain, error) {
+	return gocmd.PrepareToolchainIn(ctx, cacheDir, dir, env, recorderSource)
+}
