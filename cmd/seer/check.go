@@ -46,7 +46,7 @@ var (
 
 var _ = register(&command{
 	name:      "check",
-	usageLine: "check [-run regexp] [-skip regexp] [-format text|json|sarif] [-json] [-timeout d] [-each] [-replay] [-explore n] [-explore-seed s] [-maxmem size] [-maxevents n] [-solvetimeout d] [-explain kind] [packages]",
+	usageLine: "check [-run regexp] [-skip regexp] [-format text|json|sarif] [-json] [-timeout d] [-each] [-replay] [-explore n] [-explore-seed s] [-maxmem size] [-maxevents n] [-solvetimeout d] [-p n] [-shard i/n] [-explain kind] [go test's build and test flags] [packages] [-args ...]",
 	short:     "record, predict and report the tests of packages",
 	long: `
 Check records the selected tests of each package under seer's recording
@@ -103,6 +103,27 @@ stop early when several in a row add no finding and no new coverage
 package gives the seed (-explore-seed repeats the steering) and the
 findings after each run. Each run costs about what the first does, and
 no run's recording is kept while the next one runs.
+
+go test's flags have go test's meaning: -tags, -ldflags, -gcflags,
+-asmflags, -mod and -modfile reach the build; -short, -failfast and
+-parallel the test binary, and what follows -args too; -count n records n
+runs of each package and -cpu 1,4 a run per value, and their findings are
+united; GOFLAGS's test flags apply where the command line sets none. A
+flag of go test that seer cannot honour (-cover, -bench, -trimpath, ...)
+is refused by name.
+
+Packages are checked -p at once (default GOMAXPROCS, at most one per
+512MiB of -maxmem), sharing -maxmem, and reported in package order.
+-shard i/n checks the i-th of n shares of them, for a CI matrix (see
+docs/ci.md; seer sarif merge merges the shards' SARIF logs). A package
+whose tests all passed is answered from seer's cache, "(cached)", while
+its test binary, the flags, seer, and the environment variables and files
+its tests read are unchanged, as go test's cache answers; an explicit
+-count, -count=1 too, runs it again.
+
+On a terminal, standard error shows a line per package being checked
+(building, recording n events and the tests that ended, analysing),
+erased when it is done; not with -v, -json or -format sarif.
 
 By default each package's tests are recorded in one run. With -each, every
 top-level test is recorded in a run of its own: slower (a process per test),

@@ -50,10 +50,23 @@
 // join the report when no run before had them (by kind, test and sites);
 // report.Exploration says how it went, with the found-vs-runs curve.
 //
-// Packages are checked one at a time, since a recording and an analysis
-// can each take the memory cap; the test binaries of the next few are
-// built meanwhile, one build at a time, and the next package's source is
-// loaded while the one before it runs (Run).
+// Options.Procs packages are checked at once, as go test -p runs them,
+// each within its share of the memory cap (a recording and an analysis
+// can each take all of it); the test binaries of the next few are built
+// meanwhile, one build at a time, and the report is in package order
+// (Run, packages.go). Options.Shard checks one share of the packages, for
+// a CI matrix.
+//
+// # go test's flags and cache
+//
+// Options.GoFlags reach the build, go list and the loading of the source;
+// Options.Test holds the test binary's flags (-short, -failfast,
+// -parallel), and -count and -cpu, each of whose runs is recorded on its
+// own and whose findings are united (gotest.go). With Options.Cache, a
+// package whose tests passed is answered from seer's cache of reports
+// while its test binary, the flags, seer and what its tests read (the test
+// log's environment variables and files) are unchanged, as go test's
+// test cache answers (cache.go; Package.Cached).
 //
 // # Why no race
 //
@@ -67,7 +80,8 @@
 // # Options
 //
 // Options.Progress receives the stages (building, running, converting,
-// analysing N events; the SAT stage is part of analysing) for editors to
-// show; cancelling the context stops the
-// test process and the solver.
+// analysing N events; the SAT stage is part of analysing; done, or cached)
+// for editors to show, and, with Options.Live, the events recorded so far
+// and each test as it ends, for a terminal (progress.go); cancelling the
+// context stops the test process and the solver.
 package check
