@@ -69,7 +69,6 @@ var refusedFlags = map[string]string{
 	"msan":                 "seer builds with -race, which excludes it",
 	"asan":                 "seer builds with -race, which excludes it",
 	"trimpath":             "seer maps the recorded file names to your source",
-	"toolexec":             "seer builds with its own toolchain",
 	"compiler":             "seer builds with gc, whose -race it records",
 	"gccgoflags":           "seer builds with gc, whose -race it records",
 	"buildmode":            "seer builds a test binary",

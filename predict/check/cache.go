@@ -83,6 +83,11 @@ func openReportCache(ctx context.Context, opts Options, todo []*prepared) *repor
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", cacheFormat, self, opts.Version)
 	fmt.Fprintf(h, "goflags %q\x00", opts.GoFlags)
+	// What the build reads from the environment beyond the compile's
+	// build ID: GOFLAGS's link flags, cgo's.
+	for _, v := range []string{"GOFLAGS", "CGO_LDFLAGS", "GOEXPERIMENT"} {
+		fmt.Fprintf(h, "%s %s\x00", v, getenvHash(v))
+	}
 	fmt.Fprintf(h, "run %q skip %q\x00", opts.Run, opts.Skip)
 	fmt.Fprintf(h, "test %+v\x00", opts.Test)
 	fmt.Fprintf(h, "atomicity %v each %v replay %v whynorace %v\x00", opts.Atomicity, opts.PerTest, opts.Replay, opts.WhyNoRace)
