@@ -7,6 +7,8 @@ package check
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -185,5 +187,49 @@ func TestTagsAndShort(t *testing.T) {
 				t.Errorf("findings %+v, want %d race on n", rep.Findings, tc.findings)
 			}
 		})
+	}
+}
+
+// TestPackagesAtOnce checks three packages two at a time: the report
+// lists them, their tests and their findings in package order, whichever
+// finished first.
+func TestPackagesAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records tests")
+	}
+	racy := strings.NewReplacer("//go:build integration\n\n", "", "package tagged", "package PKG")
+	dir := testModuleFiles(t, "example.com/many", map[string]string{})
+	for _, pkg := range []string{"c", "a", "b"} {
+		if err := os.MkdirAll(filepath.Join(dir, pkg), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		src := strings.Replace(racy.Replace(taggedRace), "PKG", pkg, 1)
+		if err := os.WriteFile(filepath.Join(dir, pkg, pkg+"_test.go"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := Run(context.Background(), Options{Dir: dir, Patterns: []string{"./..."}, Timeout: time.Minute, Procs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkgs, tests, found []string
+	for _, p := range rep.Packages {
+		pkgs = append(pkgs, p.Path+" "+p.Status)
+	}
+	for _, tt := range rep.Tests {
+		tests = append(tests, tt.Package)
+	}
+	for _, f := range rep.Findings {
+		found = append(found, f.Package)
+	}
+	want := "example.com/many/a example.com/many/b example.com/many/c"
+	if got := strings.Join(pkgs, " "); got != "example.com/many/a ok example.com/many/b ok example.com/many/c ok" {
+		t.Errorf("packages %s", got)
+	}
+	if got := strings.Join(tests, " "); got != want {
+		t.Errorf("tests of %s, want %s", got, want)
+	}
+	if got := strings.Join(found, " "); got != want {
+		t.Errorf("findings in %s, want %s", got, want)
 	}
 }

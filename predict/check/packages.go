@@ -82,10 +82,10 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 
 // runPrepared builds, records and analyses the packages of todo, each
 // into parts[p.index], Options.Procs at a time. Test binaries are built
-// ahead of the packages being checked, one build at a time (other
-// processes: the go command, the compiler, the linker), so that a package
-// never waits for its build when the one before it was quick. A package's
-// source is loaded while its first run runs.
+// ahead of the packages being checked, Options.Procs builds at a time
+// (other processes: the go command, the compiler, the linker), so that a
+// package never waits for its build when the one before it was quick. A
+// package's source is loaded while its first run runs.
 func runPrepared(ctx context.Context, opts Options, todo []*prepared, parts []*report.Report, cache *reportCache) error {
 	if len(todo) == 0 {
 		return nil
@@ -97,18 +97,34 @@ func runPrepared(ctx context.Context, opts Options, todo []*prepared, parts []*r
 	// slots bounds the binaries built and not yet checked: the ones being
 	// checked and buildAhead more.
 	slots := make(chan struct{}, procs+buildAhead)
-	go func() {
-		defer close(built)
-		for _, p := range todo {
-			select {
-			case slots <- struct{}{}:
-				p.slot = true
-				p.build(cctx, opts)
-			case <-cctx.Done():
-				p.err = cctx.Err()
+	// procs builders, as go test -p builds procs test binaries at once:
+	// one while a package runs when procs is 1, so that the second core
+	// has work.
+	feed := make(chan *prepared, len(todo))
+	for _, p := range todo {
+		feed <- p
+	}
+	close(feed)
+	var builders sync.WaitGroup
+	for range procs {
+		builders.Add(1)
+		go func() {
+			defer builders.Done()
+			for p := range feed {
+				select {
+				case slots <- struct{}{}:
+					p.slot = true
+					p.build(cctx, opts)
+				case <-cctx.Done():
+					p.err = cctx.Err()
+				}
+				built <- p
 			}
-			built <- p // in order
-		}
+		}()
+	}
+	go func() {
+		builders.Wait()
+		close(built)
 	}()
 	var (
 		wg       sync.WaitGroup
