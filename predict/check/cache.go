@@ -9,8 +9,9 @@
 // executable and version, the build ID of the package's test main as
 // `go list -test -export` reports it for the recording build (it hashes
 // the content of everything the binary is compiled from, seer's recording
-// runtime among it, and the build flags), the link flags, and every option
-// that changes the report. Under the test ID the cache keeps the test log
+// runtime among it, and the build flags), the link flags, the package's
+// own Go files (the report reads its comments and positions too), and
+// every option that changes the report. Under the test ID the cache keeps the test log
 // of the runs that made the report: the test binary writes it with
 // -test.testlogfile, a line per os.Getenv, os.Open, os.Stat and os.Chdir
 // (package internal/testlog). The inputs ID hashes what those name now
@@ -194,8 +195,37 @@ func (c *reportCache) testID(p *prepared) string {
 	if !ok {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(c.base + "\x00" + p.lp.Path + "\x00" + b.buildID))
+	src, err := sourceHash(p.lp.Dir)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(c.base + "\x00" + p.lp.Path + "\x00" + b.buildID + "\x00" + src))
 	return hex.EncodeToString(sum[:])
+}
+
+// sourceHash hashes the Go files of a package's directory. The report
+// reads the source beyond what the binary is compiled from: a comment
+// such as //seer:atomic, the columns and names of accesses. A change of
+// a comment alone leaves the build ID as it was (the compiled code is the
+// same, and go test would answer from its cache), not the report.
+func sourceHash(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s %d\x00", e.Name(), len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // answer fills parts from the cache for the packages of todo it holds,

@@ -125,6 +125,8 @@ func TestReportCache(t *testing.T) {
 		{"env changed", func() { t.Setenv("SEER_CACHE_INPUT", "b") }, TestFlags{}, false},
 		{"env changed, again", func() {}, TestFlags{}, true},
 		{"file touched", func() { touch(old.Add(time.Minute)) }, TestFlags{}, false},
+		{"a comment added", func() { appendFile(t, filepath.Join(dir, "cached.go"), "// a comment: seer reads the source too\n") }, TestFlags{}, false},
+		{"a comment added, again", func() {}, TestFlags{}, true},
 		{"-short", func() {}, TestFlags{Short: true}, false},
 		{"-short, again", func() {}, TestFlags{Short: true}, true},
 	} {
@@ -139,5 +141,17 @@ func TestReportCache(t *testing.T) {
 		if len(rep.Findings) != 1 || rep.Findings[0].Kind != "race" || rep.Packages[0].Findings != 1 {
 			t.Errorf("step %d (%s): findings %+v, want the race", i, step.name, rep.Findings)
 		}
+	}
+}
+
+func appendFile(t *testing.T, name, text string) {
+	t.Helper()
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
 	}
 }
