@@ -7,6 +7,8 @@ package main
 import (
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -112,5 +114,81 @@ func TestRefusedNotSeers(t *testing.T) {
 	}
 	if err := refuse(recordFlags, []string{"-o", "x.trace"}, ""); err != nil {
 		t.Errorf("seer record -o refused: %v", err)
+	}
+}
+
+// TestGoTestFlagErrors runs seer with flags it refuses: each is a usage
+// error (exit 2) that names the flag, before anything is built.
+func TestGoTestFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, []string{"check", "-cover", "."}, "-cover is a flag of go test that seer cannot honour"},
+		{[]string{"GOFLAGS=-coverpkg=./..."}, []string{"check", "."}, "GOFLAGS: -coverpkg is a flag of go test"},
+		{nil, []string{"check", "-count=0", "."}, "-count 0"},
+		{nil, []string{"check", "-shard", "3/2", "."}, "-shard 3/2"},
+		{nil, []string{"check", "-p", "-1", "."}, "-p -1"},
+		{nil, []string{"record", "-count=2", "."}, "would record more than one run"},
+		{nil, []string{"record", "-cpu=1,2", "."}, "would record more than one run"},
+		{nil, []string{"record", "-bench=.", "."}, "-bench is a flag of go test"},
+	} {
+		cmd, _ := seerCmd(t, dir, tc.env, tc.args...)
+		if _, stderr, code := runSeer(t, cmd); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v %v: exit %d, stderr %q; want 2 and %q", tc.env, tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// argsTest needs -tags integration to build at all, -short, and -name
+// seer after -args.
+const argsTest = `//go:build integration
+
+package recargs
+
+import (
+	"flag"
+	"testing"
+)
+
+var name = flag.String("name", "", "")
+
+func TestArgs(t *testing.T) {
+	if *name != "seer" {
+		t.Fatalf("-name %q", *name)
+	}
+	if !testing.Short() {
+		t.Fatal("not short")
+	}
+}
+`
+
+// TestRecordGoTestFlags records a package that has files only with
+// -tags integration, whose test passes only with -short (from GOFLAGS)
+// and -args -name seer.
+func TestRecordGoTestFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a test")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/recargs\n\ngo 1.26\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a_test.go"), []byte(argsTest), 0o644)
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"GOFLAGS=-short"}, []string{"record", "-tags", "integration", "-o", "t.trace", ".", "-args", "-name", "seer"}, 0, "(pass)"},
+		{nil, []string{"record", "-tags", "integration", "-o", "t.trace", ".", "-args", "-name", "seer"}, 3, "not short"},
+		{[]string{"GOFLAGS=-short"}, []string{"record", "-o", "t.trace", "."}, 3, "does not build"},
+		{[]string{"GOFLAGS=-short -tags=integration"}, []string{"check", ".", "-args", "-name", "seer"}, 0, "1 test (1 passed)"},
+	} {
+		cmd, _ := seerCmd(t, dir, tc.env, tc.args...)
+		if out, stderr, code := runSeer(t, cmd); code != tc.code || !strings.Contains(out+stderr, tc.want) {
+			t.Errorf("%v %v: exit %d, want %d and %q:\n%s%s", tc.env, tc.args, code, tc.code, tc.want, out, stderr)
+		}
 	}
 }

@@ -197,7 +197,9 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 	b := &Binary{tc: tc, env: opts.Env, exec: opts.Exec}
 
 	// Which package is it?
-	list := exec.Command(tc.Go, "list", "-f", "{{.ImportPath}}\t{{.Dir}}", pkg)
+	// With the build's flags: -tags may be what gives the package files.
+	listArgs := append(append([]string{"list", "-f", "{{.ImportPath}}\t{{.Dir}}"}, opts.GoFlags...), pkg)
+	list := exec.Command(tc.Go, listArgs...)
 	list.Dir, list.Env = opts.Dir, env
 	var listOut, listErr bytes.Buffer
 	list.Stdout, list.Stderr = &listOut, &listErr
