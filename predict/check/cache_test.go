@@ -83,18 +83,7 @@ func TestInputs(t *testing.T) {
 	if _, err := os.ReadFile("data.txt"); err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	var wg sync.WaitGroup
-	wg.Add(2)
-	for range 2 {
-		go func() {
-			defer wg.Done()
-			n++
-		}()
-	}
-	wg.Wait()
-}
-`
+` + racyBody
 
 func TestReportCache(t *testing.T) {
 	if testing.Short() {

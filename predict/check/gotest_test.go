@@ -108,6 +108,21 @@ func TestTestEnds(t *testing.T) {
 	}
 }
 
+// racyBody ends a test with two goroutines that race on n (at line 10 of
+// the body).
+const racyBody = `	n := 0
+	var wg sync.WaitGroup
+	wg.Add(2)
+	for range 2 {
+		go func() {
+			defer wg.Done()
+			n++ // race
+		}()
+	}
+	wg.Wait()
+}
+`
+
 // taggedRace is a racy test that only a build with -tags integration
 // holds, and that testing.Short skips.
 const taggedRace = `//go:build integration
@@ -123,18 +138,7 @@ func TestIntegration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
 	}
-	n := 0
-	var wg sync.WaitGroup
-	wg.Add(2)
-	for range 2 {
-		go func() {
-			defer wg.Done()
-			n++ // race
-		}()
-	}
-	wg.Wait()
-}
-`
+` + racyBody
 
 // TestTagsAndShort records a package whose only test file needs -tags
 // integration and whose racy test is skipped under -short: without the
