@@ -38,6 +38,13 @@ selected by -run, passes their output through to standard error, and writes
 one trace file. A test that fails, panics, times out, exits early or is
 killed still leaves a trace of everything it did before.
 
+go test's build flags (-tags, -ldflags, -gcflags, -asmflags, -mod,
+-modfile) reach the build, and its test flags (-short, -failfast,
+-parallel, one -cpu value, and what follows -args) the test binary;
+GOFLAGS's test flags apply where the command line sets none. -count and
+-cpu with more than one run are seer check's (seer record writes one
+trace), and a flag of go test that seer cannot honour is refused by name.
+
 Build errors are printed as file:line:col: message.
 
 With -explore n, the tests are run up to n more times under schedules that
