@@ -237,3 +237,21 @@ func TestPackagesAtOnce(t *testing.T) {
 		t.Errorf("findings in %s, want %s", got, want)
 	}
 }
+
+// TestMergeParts checks that the report of many packages holds every
+// list of each package's part: a list Report gains is not dropped.
+func TestMergeParts(t *testing.T) {
+	part := &report.Report{}
+	v := reflect.ValueOf(part).Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.Slice {
+			f.Set(reflect.MakeSlice(f.Type(), 1, 1))
+		}
+	}
+	merged := reflect.ValueOf(mergeParts([]*report.Report{part, nil, part})).Elem()
+	for i := range merged.NumField() {
+		if f := merged.Field(i); f.Kind() == reflect.Slice && f.Len() != 2 {
+			t.Errorf("Report.%s: %d entries from two parts of one each", merged.Type().Field(i).Name, f.Len())
+		}
+	}
+}

@@ -68,6 +68,12 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		todo = cache.answer(todo, parts, opts.Progress)
 	}
 	err = runPrepared(ctx, opts, todo, parts, cache)
+	return mergeParts(parts), err
+}
+
+// mergeParts is the report of the packages' parts, in their order: every
+// list of each part's (TestMergeParts holds it to every list Report has).
+func mergeParts(parts []*report.Report) *report.Report {
 	rep := &report.Report{Findings: []report.Finding{}, Tests: []report.Test{}, Packages: []report.Package{}}
 	for _, part := range parts {
 		if part != nil {
@@ -75,9 +81,10 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 			rep.Tests = append(rep.Tests, part.Tests...)
 			rep.Packages = append(rep.Packages, part.Packages...)
 			rep.Ordered = append(rep.Ordered, part.Ordered...)
+			rep.Explore = append(rep.Explore, part.Explore...)
 		}
 	}
-	return rep, err
+	return rep
 }
 
 // runPrepared builds, records and analyses the packages of todo, each
