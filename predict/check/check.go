@@ -92,6 +92,12 @@ type Options struct {
 	// (cache.go). Version is seer's own, part of every key.
 	Cache   bool
 	Version string
+	// StopExploring, when closed, ends the exploration early: the
+	// steered run in progress is stopped and dropped, and the report
+	// keeps the findings of the runs that ended, its Exploration saying
+	// it was stopped (the editors' cancel, which keeps what was found).
+	// Cancelling ctx instead ends the whole check with its error.
+	StopExploring <-chan struct{}
 }
 
 // HistoryBudget is the share of a memory budget mem (seer check's
@@ -118,6 +124,9 @@ type Progress struct {
 	// Test and Result name a top-level test that ended and how
 	// (StageTestEnded).
 	Test, Result string
+	// While exploring (Options.Explore): the steered run starting (1 to
+	// Runs) and the distinct findings of the runs before it.
+	Run, Runs, Found int
 }
 
 // A Source refines findings with what the program's source says. Package
@@ -473,6 +482,11 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 			// Further runs under steered schedules (explore.go); the
 			// first run's recording is dropped once they are planned.
 			ex := newExplorer(opts, bin.Package, run)
+			ex.onRun = func(stage string, i, found int) {
+				if opts.Progress != nil {
+					opts.Progress(Progress{Package: pkg, Stage: stage, Run: i, Runs: opts.Explore, Found: found})
+				}
+			}
 			more, err := ex.explore(ctx, bin, ropts, rec, found[first:], analyse, progress)
 			if err != nil {
 				return err

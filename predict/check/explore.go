@@ -138,6 +138,10 @@ type explorer struct {
 	targets   []target
 	leaks     map[string]map[string]bool // test -> where its leaked goroutines were created
 
+	// onRun reports the steered run i starting, with the distinct
+	// findings so far (Progress.Run); nil: not reported.
+	onRun func(stage string, i, found int)
+
 	// Planned from the last run.
 	k       int
 	selects []selectCase
@@ -233,11 +237,41 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 			}
 		}
 	}()
+	// runCtx also ends when Options.StopExploring closes; stopped then
+	// says so in the summary.
+	runCtx := ctx
+	if stop := ex.opts.StopExploring; stop != nil {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-stop:
+				cancel()
+			case <-runCtx.Done():
+			}
+		}()
+	}
+	stopped := func(ended int) bool {
+		if ctx.Err() != nil || ex.opts.StopExploring == nil {
+			return false
+		}
+		select {
+		case <-ex.opts.StopExploring:
+			ex.summary.Stopped = fmt.Sprintf("stopped after %d runs: cancelled", ended)
+			return true
+		default:
+			return false
+		}
+	}
 	idle := 0
 	turn := 0
 	for i := 1; i <= ex.opts.Explore; i++ {
 		if err := ctx.Err(); err != nil {
 			return out, err
+		}
+		if stopped(i - 1) {
+			return out, nil
 		}
 		// The run before is garbage now: collect it before this one
 		// converts, or the heap would hold two runs at the peak.
@@ -272,9 +306,17 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 		if os.Getenv("SEER_EXPLORE_DEBUG") != "" && o.Explore != nil {
 			fmt.Fprintf(os.Stderr, "explore run %d %s: %+v\n", i, run.Strategy, *o.Explore)
 		}
-		progress(fmt.Sprintf("exploring (run %d of %d, %s)", i, ex.opts.Explore, run.Strategy), 0)
-		r, err := bin.Run(ctx, o)
+		stage := fmt.Sprintf("exploring (run %d of %d, %s)", i, ex.opts.Explore, run.Strategy)
+		if ex.onRun != nil {
+			ex.onRun(stage, i, ex.distinct())
+		} else {
+			progress(stage, 0)
+		}
+		r, err := bin.Run(runCtx, o)
 		if err != nil {
+			if stopped(i - 1) {
+				return out, nil
+			}
 			return out, err
 		}
 		run.Outcome = r.Outcome.Result
@@ -302,7 +344,10 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 				f.Origin = origin
 				if k == 0 && ex.opts.Replay {
 					progress("replaying", r.Events)
-					if err := replayFinding(ctx, bin, ropts, r.Trace, f); err != nil {
+					if err := replayFinding(runCtx, bin, ropts, r.Trace, f); err != nil {
+						if stopped(i - 1) {
+							return out, nil // what the run found before f stays
+						}
 						return out, err
 					}
 				}
