@@ -43,7 +43,8 @@ func TestBinaryOverStdio(t *testing.T) {
 	test := uri.File(filepath.Join(dir, "bank_test.go"))
 	c.request(2, "textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": test}})
 	m := c.response("2")
-	if m.Error != nil || strings.Count(string(m.Result), `"seer.predict"`) != 3 {
+	// Two tests: predict and explore each, and the package's lens.
+	if m.Error != nil || strings.Count(string(m.Result), `"seer.predict"`) != 5 || strings.Count(string(m.Result), `"seer: explore"`) != 2 {
 		t.Errorf("codeLens: %+v %s", m.Error, m.Result)
 	}
 	c.request(3, "shutdown", nil)

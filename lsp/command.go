@@ -91,8 +91,11 @@ func (s *server) predict(ctx context.Context, args predictArgs, progressToken *p
 	}
 
 	why := "command"
-	if replay {
+	switch {
+	case replay:
 		why = whyReplay
+	case args.Explore:
+		why = whyExplore
 	}
 	j := s.startJob(sc, progressToken, why)
 	releaseQueue(ctx)
@@ -100,8 +103,13 @@ func (s *server) predict(ctx context.Context, args predictArgs, progressToken *p
 	case <-j.done:
 		return j.result, nil
 	case <-ctx.Done():
-		j.cancel()
+		s.mu.Lock()
+		j.stop()
+		s.mu.Unlock()
 		<-j.done
+		if len(j.result.Tests) > 0 {
+			return j.result, nil // an exploration stopped: what it found stays
+		}
 		return nil, protocol.ErrRequestCancelled
 	}
 }

@@ -6,9 +6,9 @@
 //
 // # What the editor shows
 //
-// A code lens above each test function ("seer: predict") and on the
-// package clause of each _test.go file ("seer: predict all tests") runs
-// the seer.predict command. The server records the test under seer's
+// A code lens above each test function ("seer: predict", and "seer:
+// explore" beside it) and on the package clause of each _test.go file
+// ("seer: predict all tests") runs the seer.predict command. The server records the test under seer's
 // race runtime and analyses the recording with check.Run, in the
 // background, reporting progress (building, running, reading the trace,
 // analysing N events) as a cancellable work-done progress, or with messages when the
@@ -44,10 +44,17 @@
 //
 // # Commands
 //
-//	seer.predict {uri, test?}       record and analyse test (all tests of
+//	seer.predict {uri, test?, explore?}
+//	                                record and analyse test (all tests of
 //	                                uri's package without one); answers
 //	                                {findings, predicted, tests, cancelled?,
-//	                                error?} when the prediction ends
+//	                                error?} when the prediction ends;
+//	                                explore (the "seer: explore" lens) adds
+//	                                check.Options.Explore steered runs (the
+//	                                "explore" setting, 20 when 0), reports
+//	                                "run i of N: k findings so far", and a
+//	                                cancel once they began keeps what the
+//	                                finished runs found (cancelled: true)
 //	seer.showOtherAccess {finding, access}
 //	seer.showWitness {finding, access}
 //	                                open the other access, or the witness

@@ -310,19 +310,30 @@ func (e *editor) lenses(u protocol.DocumentURI) []protocol.CodeLens {
 	return lenses
 }
 
-// lens returns the lens whose command argument names test ("" for the
-// package lens).
+// lens returns the predict lens whose command argument names test (""
+// for the package lens).
 func (e *editor) lens(u protocol.DocumentURI, test string) protocol.CodeLens {
+	e.t.Helper()
+	return e.lensOf(u, test, false)
+}
+
+// exploreLens returns test's explore lens.
+func (e *editor) exploreLens(u protocol.DocumentURI, test string) protocol.CodeLens {
+	e.t.Helper()
+	return e.lensOf(u, test, true)
+}
+
+func (e *editor) lensOf(u protocol.DocumentURI, test string, explore bool) protocol.CodeLens {
 	e.t.Helper()
 	for _, l := range e.lenses(u) {
 		args, _ := json.Marshal(l.Command.Arguments[0])
 		var a predictArgs
 		json.Unmarshal(args, &a)
-		if a.Test == test {
+		if a.Test == test && a.Explore == explore {
 			return l
 		}
 	}
-	e.t.Fatalf("no lens for %q in %s", test, u)
+	e.t.Fatalf("no lens for %q (explore %v) in %s", test, explore, u)
 	return protocol.CodeLens{}
 }
 

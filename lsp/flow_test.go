@@ -38,9 +38,11 @@ func TestLensesOfTestFile(t *testing.T) {
 			l.Range.End.Line, l.Range.End.Character, l.Command.Title, l.Command.Command, args))
 	}
 	want := []string{
-		"7:0-7:16 seer: predict seer.predict [{URI:" + string(u) + " Test:TestDeposit}]",
-		"16:0-16:14 seer: predict seer.predict [{URI:" + string(u) + " Test:TestOther}]",
-		"0:0-0:12 seer: predict all tests seer.predict [{URI:" + string(u) + " Test:}]",
+		"7:0-7:16 seer: predict seer.predict [{URI:" + string(u) + " Test:TestDeposit Explore:false}]",
+		"7:0-7:16 seer: explore seer.predict [{URI:" + string(u) + " Test:TestDeposit Explore:true}]",
+		"16:0-16:14 seer: predict seer.predict [{URI:" + string(u) + " Test:TestOther Explore:false}]",
+		"16:0-16:14 seer: explore seer.predict [{URI:" + string(u) + " Test:TestOther Explore:true}]",
+		"0:0-0:12 seer: predict all tests seer.predict [{URI:" + string(u) + " Test: Explore:false}]",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("lenses:\n%s\nwant (helper is not a test):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -299,7 +301,7 @@ func TestCancelPrediction(t *testing.T) {
 	// before "building" depends on whether the settings had arrived.
 	e.await("building", wait, func() bool { return e.progressSaid("building") >= 1 })
 	// Other requests go on while the prediction runs.
-	if l := e.lenses(u); len(l) != 3 {
+	if l := e.lenses(u); len(l) != 5 { // predict and explore per test, and the package's
 		t.Errorf("lenses during a prediction: %v", l)
 	}
 	e.mu.Lock()

@@ -45,10 +45,51 @@ type job struct {
 	done   chan struct{}
 	result outcome // set before done is closed
 	replay bool    // replay each race's witness (whyReplay)
+
+	// An exploring job (whyExplore) is stopped, once its steered runs
+	// have begun, by closing stopExploring: check.Run then answers with
+	// the findings of the runs that ended. exploring and stopped are
+	// under server.mu.
+	explore       bool
+	stopExploring chan struct{}
+	exploring     bool
+	stopped       bool
 }
 
-// whyReplay starts a job that also replays the witnesses.
-const whyReplay = "replay witness"
+// Why a job starts: whyReplay also replays the witnesses; whyExplore
+// (the "seer: explore" lens) runs the test exploreRuns more times.
+const (
+	whyReplay  = "replay witness"
+	whyExplore = "explore"
+)
+
+// defaultExplore is the explore lens's steered runs when the "explore"
+// setting is 0 (issue 28's budget: its bugs are found within 20).
+const defaultExplore = 20
+
+// exploreRuns is how many steered runs the explore lens asks for.
+func exploreRuns(cfg Config) int {
+	if cfg.Explore > 0 {
+		return cfg.Explore
+	}
+	return defaultExplore
+}
+
+// stop is the user's cancel (the progress bar's or $/cancelRequest):
+// an exploration under way stops and keeps what it found; any other
+// job is cancelled. Called with server.mu held.
+func (j *job) stop() {
+	if j.exploring {
+		if !j.stopped {
+			j.stopped = true
+			close(j.stopExploring)
+		}
+		return
+	}
+	if j.cancel != nil { // nil: a job refused at shutdown
+		j.cancel()
+	}
+}
 
 // An outcome is what seer.predict answers.
 type outcome struct {
@@ -76,7 +117,8 @@ func (s *server) startJob(sc scope, token *protocol.ProgressToken, why string) *
 	}
 	s.jobs.nextID++
 	ctx, cancel := context.WithCancel(s.ctx)
-	j := &job{id: s.jobs.nextID, sc: sc, ctx: ctx, cancel: cancel, done: make(chan struct{}), replay: why == whyReplay}
+	j := &job{id: s.jobs.nextID, sc: sc, ctx: ctx, cancel: cancel, done: make(chan struct{}), replay: why == whyReplay,
+		explore: why == whyExplore, stopExploring: make(chan struct{})}
 	s.jobs.running[sc] = j
 	s.jobs.wg.Add(1)
 	s.log.Info("prediction starts", "job", j.id, "scope", sc.String(), "why", why)
@@ -121,7 +163,14 @@ func (s *server) runJob(j *job, old *job, token *protocol.ProgressToken) {
 		CacheDir:  s.opts.CacheDir,
 		Stderr:    s.opts.Log,
 		Static:    s.static,
-		Progress:  func(pr check.Progress) { p.report(stageMessage(pr)) },
+		Progress: func(pr check.Progress) {
+			if pr.Run > 0 {
+				s.mu.Lock()
+				j.exploring = true
+				s.mu.Unlock()
+			}
+			p.report(stageMessage(pr))
+		},
 		WhyNoRace: true, // for hover on accesses without a finding
 		// seer check's default -maxmem, 1 GiB, as the event cap is.
 		HistoryBudget: check.HistoryBudget(1 << 30),
@@ -131,6 +180,10 @@ func (s *server) runJob(j *job, old *job, token *protocol.ProgressToken) {
 	}
 	opts.Replay = j.replay
 	opts.Explore = cfg.Explore
+	if j.explore {
+		opts.Explore = exploreRuns(cfg)
+		opts.StopExploring = j.stopExploring
+	}
 	start := time.Now()
 	rep, err := s.safeRun(j.ctx, opts)
 	<-s.jobs.slots
@@ -149,8 +202,33 @@ func (s *server) runJob(j *job, old *job, token *protocol.ProgressToken) {
 		p.end("failed")
 	default:
 		j.result = s.finish(j, rep, recorded)
+		s.mu.Lock()
+		stopped := j.stopped
+		s.mu.Unlock()
+		if stopped {
+			j.result.Cancelled = true
+			p.end(stoppedSummary(rep, j.result))
+			return
+		}
 		p.end(summary(j.sc, j.result))
 	}
+}
+
+// stoppedSummary words the end of an exploration the user stopped.
+func stoppedSummary(rep *report.Report, o outcome) string {
+	runs := 0
+	for _, x := range rep.Explore {
+		runs += len(x.Runs)
+	}
+	return fmt.Sprintf("cancelled after %d steered %s: %d %s kept", runs, plural(runs, "run", "runs"), o.Findings, plural(o.Findings, "finding", "findings"))
+}
+
+// plural picks the word for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // takeSlot takes one of the slots that bound the predictions running at
@@ -184,6 +262,9 @@ func (s *server) safeRun(ctx context.Context, opts check.Options) (rep *report.R
 
 // stageMessage words a stage of check.Run for the progress bar.
 func stageMessage(p check.Progress) string {
+	if p.Run > 0 {
+		return fmt.Sprintf("run %d of %d: %d %s so far", p.Run, p.Runs, p.Found, plural(p.Found, "finding", "findings"))
+	}
 	switch p.Stage {
 	case "analysing":
 		return fmt.Sprintf("analysing %d events", p.Events)
@@ -240,7 +321,7 @@ func (s *server) cancelToken(token string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if j, ok := s.jobs.byToken[token]; ok {
-		j.cancel()
+		j.stop()
 		return true
 	}
 	return false

@@ -1,6 +1,6 @@
-// This file implements code lenses: "seer: predict" above each test
-// function of a _test.go file and "seer: predict all tests" on its
-// package clause.
+// This file implements code lenses: "seer: predict" and "seer: explore"
+// above each test function of a _test.go file and "seer: predict all
+// tests" on its package clause.
 
 package lsp
 
@@ -19,11 +19,20 @@ import (
 )
 
 // predictArgs are the arguments of seer.predict: the file and, unless
-// the whole package is meant, the test.
+// the whole package is meant, the test; Explore asks for steered runs
+// after the first (job.go's exploreRuns).
 type predictArgs struct {
-	URI  protocol.DocumentURI `json:"uri"`
-	Test string               `json:"test,omitempty"`
+	URI     protocol.DocumentURI `json:"uri"`
+	Test    string               `json:"test,omitempty"`
+	Explore bool                 `json:"explore,omitempty"`
 }
+
+// The lenses' titles; the editors' tests click lenses by them.
+const (
+	titlePredict    = "seer: predict"
+	titleExplore    = "seer: explore"
+	titlePredictAll = "seer: predict all tests"
+)
 
 // CodeLens returns the lenses of a test file in the workspace.
 func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
@@ -67,11 +76,12 @@ func testLenses(path string, u protocol.DocumentURI, content []byte) []protocol.
 	for _, d := range f.Decls {
 		if fn, ok := d.(*ast.FuncDecl); ok && isTestFunc(fn, testingName(f)) {
 			tests++
-			lens(fn.Pos(), fn.Name.End(), "seer: predict", predictArgs{URI: u, Test: fn.Name.Name})
+			lens(fn.Pos(), fn.Name.End(), titlePredict, predictArgs{URI: u, Test: fn.Name.Name})
+			lens(fn.Pos(), fn.Name.End(), titleExplore, predictArgs{URI: u, Test: fn.Name.Name, Explore: true})
 		}
 	}
 	if tests > 0 {
-		lens(f.Package, f.Name.End(), "seer: predict all tests", predictArgs{URI: u})
+		lens(f.Package, f.Name.End(), titlePredictAll, predictArgs{URI: u})
 	}
 	return lenses
 }
