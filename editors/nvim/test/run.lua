@@ -185,7 +185,7 @@ local function run()
   wait('the seer: predict lens of TestAudit', 20000, function()
     for _, l in ipairs(vim.lsp.codelens.get(tbuf)) do
       local a = l.command and l.command.arguments and l.command.arguments[1]
-      if l.command.command == 'seer.predict' and type(a) == 'table' and a.test == 'TestAudit' then
+      if l.command.title == 'seer: predict' and l.command.command == 'seer.predict' and type(a) == 'table' and a.test == 'TestAudit' then
         lens = l
         return true
       end
@@ -197,6 +197,15 @@ local function run()
     table.insert(titles, l.command.title)
   end
   check(vim.tbl_contains(titles, 'seer: predict all tests'), 'lenses: ' .. table.concat(titles, ', '))
+  -- Each test has its explore lens beside its predict lens, on its line.
+  local explore
+  for _, l in ipairs(vim.lsp.codelens.get(tbuf)) do
+    local a = l.command.arguments and l.command.arguments[1]
+    if l.command.title == 'seer: explore' and type(a) == 'table' and a.test == 'TestAudit' and a.explore == true then
+      explore = l
+    end
+  end
+  check(explore and explore.range.start.line == lens.range.start.line, 'no seer: explore lens on TestAudit\'s line: ' .. table.concat(titles, ', '))
   -- And they are drawn (virtual text in the code lens namespace).
   wait('the lenses to be drawn', 10000, function()
     for name, ns in pairs(vim.api.nvim_get_namespaces()) do
@@ -216,7 +225,24 @@ local function run()
   -- Run the lens, as <cmd>lua vim.lsp.codelens.run()<cr> on its line.
   vim.api.nvim_win_set_cursor(0, { lens.range.start.line + 1, 0 })
   check(seer.test_at_cursor() == 'TestAudit', 'test at the lens: ' .. tostring(seer.test_at_cursor()))
+  -- Two lenses on the line: codelens.run asks with vim.ui.select; choose
+  -- seer: predict by its title, as the user would.
+  local select, offered = vim.ui.select, {}
+  vim.ui.select = function(items, opts, on_choice)
+    vim.ui.select = select
+    local chosen
+    for _, item in ipairs(items) do
+      local title = opts.format_item(item)
+      table.insert(offered, title)
+      if title == 'seer: predict' then
+        chosen = item
+      end
+    end
+    on_choice(chosen)
+  end
   vim.lsp.codelens.run()
+  check(vim.ui.select == select, 'codelens.run did not offer a choice of lenses: ' .. table.concat(offered, ', '))
+  check(vim.tbl_contains(offered, 'seer: predict') and vim.tbl_contains(offered, 'seer: explore'), 'lenses offered: ' .. table.concat(offered, ', '))
   local write_line = line_of(bank, 'a.note = "deposit"')
   local read_line = line_of(bank, 'return a.note')
   log(string.format('running the lens; waiting for seer diagnostics at bank.go:%d and bank.go:%d', write_line + 1, read_line + 1))

@@ -1,7 +1,8 @@
 // The extension's end-to-end test in a real VS Code: code-server (VS Code
 // 1.100 served to a browser) with the packaged extension (.vsix) installed,
 // driven by puppeteer-core in headless Chromium through the steps of a
-// user: open examples/bank, click TestAudit's "seer: predict" lens, wait
+// user: open examples/bank, click TestAudit's "seer: predict" lens (by its
+// title: "seer: explore" is beside it), wait
 // for the findings in the Problems view, hover one, run every quick fix
 // the server offers on it (go to the other access, show the witness
 // schedule, re-run, replay) and the palette's "seer: Show Witness of
@@ -406,19 +407,28 @@ async function main() {
   step = "open bank_test.go and find TestAudit's lens";
   await openFile("bank_test.go", "func TestAudit");
   await until("seer's status bar item (the extension active)", uiTimeoutMs, async () => (await statusText()).length > 0);
-  const lens = await until("the seer: predict lens above TestAudit", uiTimeoutMs, () =>
+  // TestAudit's line has two lenses, seer: predict and seer: explore
+  // (lsp/lens.go): both must be there, and the click is on the one whose
+  // title is seer: predict.
+  const lens = await until("the seer: predict and seer: explore lenses above TestAudit", uiTimeoutMs, () =>
     page.evaluate(() => {
       const line = [...document.querySelectorAll(".editor-instance .monaco-editor .view-line")].find((l) => l.innerText.replace(/\u00a0/g, " ").startsWith("func TestAudit("));
       if (!line) {
         return undefined;
       }
       const top = line.getBoundingClientRect().top;
-      const above = [...document.querySelectorAll(".codelens-decoration a")]
-        .filter((a) => a.innerText.replace(/\u00a0/g, " ").trim() === "seer: predict")
-        .map((a) => ({ a, r: a.getBoundingClientRect() }))
-        .filter(({ r }) => r.top < top)
-        .sort((x, y) => y.r.top - x.r.top)[0];
-      return above ? { x: above.r.left + above.r.width / 2, y: above.r.top + above.r.height / 2 } : undefined;
+      const nearest = (title) =>
+        [...document.querySelectorAll(".codelens-decoration a")]
+          .filter((a) => a.innerText.replace(/\u00a0/g, " ").trim() === title)
+          .map((a) => ({ a, r: a.getBoundingClientRect() }))
+          .filter(({ r }) => r.top < top)
+          .sort((x, y) => y.r.top - x.r.top)[0];
+      const above = nearest("seer: predict");
+      const explore = nearest("seer: explore");
+      if (!above || !explore || Math.abs(explore.r.top - above.r.top) > 2) {
+        return undefined;
+      }
+      return { x: above.r.left + above.r.width / 2, y: above.r.top + above.r.height / 2 };
     }),
   );
   // The Problems view is open before the click, so that its rows can be polled.

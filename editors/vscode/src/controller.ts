@@ -29,12 +29,15 @@ export const serverCommands = {
 export const extensionCommands = {
   restart: "seer.restartServer",
   predictAtCursor: "seer.predictTestAtCursor",
+  exploreAtCursor: "seer.exploreTestAtCursor",
   showWitnessAtCursor: "seer.showWitnessAtCursor",
 } as const;
 
 export interface PredictArgs {
   uri: string;
   test?: string;
+  /** Steered runs after the first (the "seer: explore" lens; lsp/job.go). */
+  explore?: boolean;
 }
 
 export const untrustedMessage =
@@ -94,7 +97,7 @@ export class Controller implements vscode.Disposable {
       return undefined;
     }
     const key = `seer-vscode-${++this.seq}`;
-    const title = predictTitle(args.test);
+    const title = predictTitle(args.test, args.explore);
     this.status.begin(key, title);
     this.render();
     let result: PredictResult | undefined;
@@ -136,8 +139,11 @@ export class Controller implements vscode.Disposable {
     return result;
   }
 
-  /** seer.predictTestAtCursor: predicts the test whose function holds the cursor. */
-  async predictAtCursor(editor = vscode.window.activeTextEditor): Promise<PredictResult | undefined> {
+  /**
+   * seer.predictTestAtCursor: predicts the test whose function holds the
+   * cursor; seer.exploreTestAtCursor (explore) as its "seer: explore" lens does.
+   */
+  async predictAtCursor(editor = vscode.window.activeTextEditor, explore = false): Promise<PredictResult | undefined> {
     if (!editor || editor.document.languageId !== "go") {
       void vscode.window.showInformationMessage("seer: open a Go test file and put the cursor in a test function.");
       return undefined;
@@ -151,7 +157,7 @@ export class Controller implements vscode.Disposable {
     if (doc.isDirty) {
       await doc.save();
     }
-    return this.predict({ uri: doc.uri.toString(), test });
+    return this.predict(explore ? { uri: doc.uri.toString(), test, explore } : { uri: doc.uri.toString(), test });
   }
 
   /**

@@ -86,6 +86,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     controller,
     vscode.commands.registerCommand(extensionCommands.restart, restart),
     vscode.commands.registerCommand(extensionCommands.predictAtCursor, () => controller?.predictAtCursor()),
+    vscode.commands.registerCommand(extensionCommands.exploreAtCursor, () => controller?.predictAtCursor(undefined, true)),
     vscode.commands.registerCommand(extensionCommands.showWitnessAtCursor, () => controller?.showWitnessAtCursor()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration("seer.trace.server")) {

@@ -33,7 +33,8 @@ export function summarize(r: PredictResult | undefined): string {
     return "no answer";
   }
   if (r.cancelled) {
-    return "cancelled";
+    // An exploration stopped keeps the findings of the runs that ended.
+    return r.findings > 0 ? `cancelled: ${r.findings === 1 ? "1 finding" : `${r.findings} findings`} kept` : "cancelled";
   }
   if (r.error) {
     return "failed: " + r.error;
@@ -46,7 +47,10 @@ export function summarize(r: PredictResult | undefined): string {
 }
 
 /** Returns what a prediction of test (all tests when empty) is called. */
-export function predictTitle(test: string | undefined): string {
+export function predictTitle(test: string | undefined, explore = false): string {
+  if (explore && test) {
+    return `exploring ${test}`;
+  }
   return test ? `predicting ${test}` : "predicting all tests";
 }
 

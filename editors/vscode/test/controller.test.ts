@@ -180,6 +180,14 @@ test("predict at the cursor finds the enclosing test", async () => {
   assert.equal(client.sent.length, 1);
 });
 
+test("explore at the cursor asks for the enclosing test's exploration, as its lens does", async () => {
+  client.answer = async () => ({ findings: 1, predicted: 1 });
+  stub.activeTextEditor = editor(goFile, 5, 3);
+  const r = await ctl.predictAtCursor(undefined, true);
+  assert.deepEqual(r, { findings: 1, predicted: 1 });
+  assert.deepEqual(client.sent[0].params.arguments, [{ uri: "file:///w/bank/bank_test.go", test: "TestAudit", explore: true }]);
+});
+
 test("show witness at the cursor asks for the quick fixes and runs the witness one (a server without pictures: the text)", async () => {
   const uri = "file:///w/bank/bank.go";
   stub.diagnostics.set(uri, [

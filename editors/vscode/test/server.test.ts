@@ -167,8 +167,15 @@ test("seer serve over stdio: lens, predict, diagnostics, hover, code actions", {
     const lenses = (await conn.sendRequest("textDocument/codeLens", { textDocument: { uri: uriOf(testFile) } })) as CodeLens[];
     const titles = lenses.map((l) => l.command?.title);
     assert.ok(titles.includes("seer: predict all tests"), `lenses: ${titles}`);
-    const lens = lenses.find((l) => l.command?.command === "seer.predict" && (l.command.arguments?.[0] as { test?: string })?.test === "TestAudit");
-    assert.ok(lens?.command, `no seer.predict lens for TestAudit in ${JSON.stringify(lenses)}`);
+    const lensOf = (title: string) =>
+      lenses.find((l) => l.command?.title === title && l.command.command === "seer.predict" && (l.command.arguments?.[0] as { test?: string })?.test === "TestAudit");
+    const lens = lensOf("seer: predict");
+    assert.ok(lens?.command, `no seer: predict lens for TestAudit in ${JSON.stringify(lenses)}`);
+    // Beside it, on the same line, TestAudit's explore lens.
+    const explore = lensOf("seer: explore");
+    assert.ok(explore?.command, `no seer: explore lens for TestAudit in ${JSON.stringify(lenses)}`);
+    assert.deepEqual((explore.command.arguments?.[0] as { explore?: boolean }).explore, true);
+    assert.equal(explore.range.start.line, lens.range.start.line);
     // The lens sits on the function that the extension's own helper finds.
     const lines = text.split("\n");
     const offset = lines.slice(0, lens.range.start.line).reduce((n, l) => n + l.length + 1, 0) + lens.range.start.character;

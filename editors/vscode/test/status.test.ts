@@ -7,10 +7,14 @@ test("summaries", () => {
   assert.equal(summarize({ findings: 0, predicted: 0 }), "no findings");
   assert.equal(summarize({ findings: 1, predicted: 1 }), "1 finding");
   assert.equal(summarize({ findings: 3, predicted: 2 }), "3 findings (2 predicted)");
-  assert.equal(summarize({ findings: 2, predicted: 0, cancelled: true }), "cancelled");
+  assert.equal(summarize({ findings: 0, predicted: 0, cancelled: true }), "cancelled");
+  // An exploration stopped keeps what its runs found (lsp/job.go).
+  assert.equal(summarize({ findings: 2, predicted: 0, cancelled: true }), "cancelled: 2 findings kept");
+  assert.equal(summarize({ findings: 1, predicted: 1, cancelled: true }), "cancelled: 1 finding kept");
   assert.equal(summarize({ findings: 0, predicted: 0, error: "build failed" }), "failed: build failed");
   assert.equal(predictTitle("TestAudit"), "predicting TestAudit");
   assert.equal(predictTitle(undefined), "predicting all tests");
+  assert.equal(predictTitle("TestAudit", true), "exploring TestAudit");
 });
 
 test("the status follows the server and the predictions", () => {

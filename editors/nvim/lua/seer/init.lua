@@ -240,10 +240,13 @@ function M.attach(bufnr)
   return id
 end
 
-local function answer_text(test, r)
-  local what = test and ('predicting ' .. test) or 'predicting all tests'
+local function answer_text(test, r, explore)
+  local what = test and ((explore and 'exploring ' or 'predicting ') .. test) or 'predicting all tests'
   if type(r) ~= 'table' then
     return what .. ': no answer'
+  elseif r.cancelled and (r.findings or 0) > 0 then
+    -- An exploration stopped keeps what its runs found (lsp/job.go).
+    return string.format('%s: cancelled: %d finding%s kept', what, r.findings, r.findings == 1 and '' or 's')
   elseif r.cancelled then
     return what .. ': cancelled'
   elseif r.error and r.error ~= '' then
@@ -256,7 +259,9 @@ end
 
 --- Runs the server's seer.predict for a test of the buffer's package (all
 --- tests when opts.test is nil and opts.all is set; else the test under
---- the cursor). Calls opts.on_done(result) when the prediction ends.
+--- the cursor). opts.explore runs the test's steered runs too, as its
+--- "seer: explore" lens does. Calls opts.on_done(result) when the
+--- prediction ends.
 --- Refuses (returns false) while the buffer has unsaved changes.
 function M.predict(opts)
   opts = opts or {}
@@ -282,14 +287,18 @@ function M.predict(opts)
   if test then
     args.test = test
   end
-  notify((test and ('predicting ' .. test) or 'predicting all tests') .. '…')
+  local explore = opts.explore and test ~= nil
+  if explore then
+    args.explore = true
+  end
+  notify((test and ((explore and 'exploring ' or 'predicting ') .. test) or 'predicting all tests') .. '…')
   call(client, 'request', 'workspace/executeCommand', { command = 'seer.predict', arguments = { args } }, function(err, result)
     if err then
       M.last = { test = test, result = { findings = 0, predicted = 0, error = err.message or tostring(err) } }
     else
       M.last = { test = test, result = result }
     end
-    notify(answer_text(test, M.last.result), (err or (type(result) == 'table' and result.error)) and vim.log.levels.ERROR or nil)
+    notify(answer_text(test, M.last.result, explore), (err or (type(result) == 'table' and result.error)) and vim.log.levels.ERROR or nil)
     refresh_lenses(vim.api.nvim_get_current_buf())
     vim.cmd('doautocmd <nomodeline> User SeerPredictDone')
     if opts.on_done then
@@ -519,6 +528,9 @@ local function commands()
   create('SeerPredict', function(o)
     M.predict({ test = o.args ~= '' and o.args or nil, all = o.bang })
   end, { nargs = '?', bang = true, desc = 'seer: predict the test under the cursor (or the named one; ! for all tests)' })
+  create('SeerExplore', function(o)
+    M.predict({ test = o.args ~= '' and o.args or nil, explore = true })
+  end, { nargs = '?', desc = 'seer: explore the test under the cursor (or the named one): steered runs after the first' })
   create('SeerWitness', function(o)
     if o.bang then
       M.witness_picture()
