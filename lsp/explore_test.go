@@ -169,10 +169,7 @@ func TestExploreLensCancelKeepsFindings(t *testing.T) {
 			e.await("run 4", wait, func() bool { return e.progressSaid("run 4 of 20: 1 finding so far") == 1 })
 			switch how {
 			case cancelByProgress:
-				e.mu.Lock()
-				token := e.progress[0].token
-				e.mu.Unlock()
-				e.notify(protocol.MethodWorkDoneProgressCancel, &protocol.WorkDoneProgressCancelParams{Token: *protocol.NewProgressToken(token)})
+				cancelFirstProgress(e)
 				if err := <-answered; err != nil {
 					t.Fatalf("seer.predict: %v", err)
 				}
@@ -199,10 +196,7 @@ func TestExploreLensCancelKeepsFindings(t *testing.T) {
 	u := e.open("bank_test.go")
 	done := e.run(e.exploreLens(u, "TestDeposit").Command)
 	e.await("building", wait, func() bool { return e.progressSaid("building") >= 1 })
-	e.mu.Lock()
-	token := e.progress[0].token
-	e.mu.Unlock()
-	e.notify(protocol.MethodWorkDoneProgressCancel, &protocol.WorkDoneProgressCancelParams{Token: *protocol.NewProgressToken(token)})
+	cancelFirstProgress(e)
 	if err := <-done; err != nil {
 		t.Errorf("seer.predict: %v", err)
 	}
@@ -210,6 +204,14 @@ func TestExploreLensCancelKeepsFindings(t *testing.T) {
 	if got := e.lastProgressEnd(); got != "cancelled" {
 		t.Errorf("progress ended %q", got)
 	}
+}
+
+// cancelFirstProgress presses the cancel of the first progress bar.
+func cancelFirstProgress(e *editor) {
+	e.mu.Lock()
+	token := e.progress[0].token
+	e.mu.Unlock()
+	e.notify(protocol.MethodWorkDoneProgressCancel, &protocol.WorkDoneProgressCancelParams{Token: *protocol.NewProgressToken(token)})
 }
 
 func (c exploreCancel) String() string {
