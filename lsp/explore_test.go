@@ -134,14 +134,20 @@ func TestExploreLensRunsEveryRunWithProgress(t *testing.T) {
 		})
 	}
 
-	// The predict lens does not explore (with the setting at 0).
-	dir := writeTxtar(t, bankTxtar)
-	fr := &exploreRunner{t: t, dir: dir}
-	e := newEditor(t, dir, editorOptions{run: fr.run})
-	cmd := e.lens(e.open("bank_test.go"), "TestDeposit").Command
-	e.call(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: cmd.Command, Arguments: cmd.Arguments}, nil)
-	if opts := fr.last(); opts.Explore != 0 || opts.StopExploring != nil {
-		t.Errorf("predict lens: Explore %d, StopExploring %v", opts.Explore, opts.StopExploring)
+	// The predict lens explores only under the setting, and then stops
+	// as the explore lens does.
+	for _, tc := range []struct {
+		config map[string]any
+		runs   int
+	}{{nil, 0}, {map[string]any{"explore": 2}, 2}} {
+		dir := writeTxtar(t, bankTxtar)
+		fr := &exploreRunner{t: t, dir: dir}
+		e := newEditor(t, dir, editorOptions{run: fr.run, config: tc.config})
+		cmd := e.lens(e.open("bank_test.go"), "TestDeposit").Command
+		e.call(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: cmd.Command, Arguments: cmd.Arguments}, nil)
+		if opts := fr.last(); opts.Explore != tc.runs || (opts.StopExploring != nil) != (tc.runs > 0) {
+			t.Errorf("predict lens, setting %v: Explore %d, StopExploring %v", tc.config, opts.Explore, opts.StopExploring)
+		}
 	}
 }
 

@@ -182,6 +182,8 @@ func (s *server) runJob(j *job, old *job, token *protocol.ProgressToken) {
 	opts.Explore = cfg.Explore
 	if j.explore {
 		opts.Explore = exploreRuns(cfg)
+	}
+	if opts.Explore > 0 { // the explore lens, or any prediction under the setting
 		opts.StopExploring = j.stopExploring
 	}
 	start := time.Now()
