@@ -1,6 +1,6 @@
 // Package suites defines the test suites seerbench times: Go's own race
-// tests, three libraries' test suites (module dependencies of the bench
-// module, run from the module cache) and two generated stress tests.
+// tests, libraries' test suites (module dependencies of the bench module,
+// run from the module cache) and generated stress tests.
 package suites
 
 import (
@@ -29,12 +29,29 @@ type Config struct {
 	ModuleDir string // the bench module, whose dependencies hold the libraries
 	Chan      ChanParams
 	Lock      LockParams
+	Ring      RingParams
 }
+
+// Targets are issue 31's: seer check within 1.5x the wall time of go test
+// -race, the race suite and the libraries within 1.2x.
+const (
+	TargetRace    = 1.2
+	TargetLibrary = 1.2
+	TargetStress  = 1.5
+)
+
+// The channel stress tests at issue 31's scales: 3 million operations over
+// 1,000 channels (100 producers and 1,000 consumers, the 1,100 goroutines
+// the issue's profile saw), and 100,000 channels, each with a consumer.
+var (
+	ChanLarge = ChanParams{Goroutines: 100, Channels: 1_000, Ops: 3_000_000}
+	ChanWide  = ChanParams{Goroutines: 1_000, Channels: 100_000, Ops: 1_000_000}
+)
 
 // All returns every suite, in the order seerbench runs them by default.
 func All(cfg Config) []Suite {
 	lib := func(name, desc, pattern string) Suite {
-		return Suite{Name: name, Desc: desc, Target: 3, Prepare: func(string) (string, []string, error) {
+		return Suite{Name: name, Desc: desc, Target: TargetLibrary, Prepare: func(string) (string, []string, error) {
 			return cfg.ModuleDir, []string{pattern}, nil
 		}}
 	}
@@ -42,7 +59,7 @@ func All(cfg Config) []Suite {
 		{
 			Name:   "race",
 			Desc:   "Go's race tests ($GOROOT/src/runtime/race/testdata, as trace/racesuite copies them)",
-			Target: 2,
+			Target: TargetRace,
 			// Two tests can end the process early, and with it the run:
 			// TestRaceCrawl's map writes make the runtime throw
 			// "concurrent map writes" in most recorded runs, and
@@ -62,21 +79,40 @@ func All(cfg Config) []Suite {
 		lib("lru", "github.com/hashicorp/golang-lru/v2 tests", "github.com/hashicorp/golang-lru/v2/..."),
 		lib("groupcache", "github.com/golang/groupcache tests", "github.com/golang/groupcache/..."),
 		lib("xsync", "golang.org/x/sync tests", "golang.org/x/sync/..."),
+		lib("syncmap", "golang.org/x/sync/syncmap tests", "golang.org/x/sync/syncmap"),
+		lib("cmap", "github.com/orcaman/concurrent-map/v2 tests", "github.com/orcaman/concurrent-map/v2/..."),
+		lib("ants", "github.com/panjf2000/ants/v2 tests", "github.com/panjf2000/ants/v2/..."),
+		lib("pond", "github.com/alitto/pond/v2 tests", "github.com/alitto/pond/v2/..."),
+		chanSuite("stress-chan", cfg.Chan),
+		chanSuite("stress-chan-3m", ChanLarge),
+		chanSuite("stress-chan-100k", ChanWide),
 		{
-			Name:   "stress-chan",
-			Desc:   fmt.Sprintf("generated: %d goroutines, %d channels, %d channel operations", cfg.Chan.Goroutines, cfg.Chan.Channels, cfg.Chan.Ops),
-			Target: 3,
+			Name:   "stress-ring",
+			Desc:   fmt.Sprintf("generated: a ring of %d goroutines, %d rounds, a short-lived goroutine per hop", cfg.Ring.Goroutines, cfg.Ring.Rounds),
+			Target: TargetStress,
 			Prepare: func(scratch string) (string, []string, error) {
-				return scratch, []string{"."}, writeModule(scratch, "chanstress_test.go", ChanTest(cfg.Chan))
+				return scratch, []string{"."}, writeModule(scratch, "ringstress_test.go", RingTest(cfg.Ring))
 			},
 		},
 		{
 			Name:   "stress-lock",
 			Desc:   fmt.Sprintf("generated: 2 goroutines × %d Lock/n++/Unlock", cfg.Lock.Iters),
-			Target: 3,
+			Target: TargetStress,
 			Prepare: func(scratch string) (string, []string, error) {
 				return scratch, []string{"."}, writeModule(scratch, "lockstress_test.go", LockTest(cfg.Lock))
 			},
+		},
+	}
+}
+
+// chanSuite is the channel stress test at the size p.
+func chanSuite(name string, p ChanParams) Suite {
+	return Suite{
+		Name:   name,
+		Desc:   fmt.Sprintf("generated: %d goroutines, %d channels, %d channel operations", p.Goroutines, p.Channels, p.Ops),
+		Target: TargetStress,
+		Prepare: func(scratch string) (string, []string, error) {
+			return scratch, []string{"."}, writeModule(scratch, "chanstress_test.go", ChanTest(p))
 		},
 	}
 }
