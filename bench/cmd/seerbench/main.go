@@ -26,7 +26,7 @@ import (
 )
 
 var (
-	suiteList  = flag.String("suites", "all", "comma-separated `list` of suites to run (race, lru, groupcache, xsync, syncmap, cmap, ants, pond, stress-chan, stress-chan-3m, stress-chan-100k, stress-ring, stress-lock) or all")
+	suiteList  = flag.String("suites", "all", "comma-separated `list` of suites to run (race, lru, groupcache, xsync, syncmap, cmap, ants, pond, stress-chan, stress-chan-3m, stress-chan-100k, stress-ring, stress-tls, stress-lock) or all")
 	rounds     = flag.Int("n", 3, "timed `rounds`; each runs go test -race then seer check")
 	asJSON     = flag.Bool("json", false, "print the results as JSON instead of a table")
 	seerPath   = flag.String("seer", "", "seer binary to time (default: build one from -repo)")
@@ -40,6 +40,7 @@ var (
 	chanOps    = flag.Int("chan-ops", 100_000, "stress-chan: channel `operations` (sends plus receives)")
 	ringGs     = flag.Int("ring-goroutines", 1000, "stress-ring: ring `members`, each starting a short-lived goroutine a round")
 	ringRounds = flag.Int("ring-rounds", 50, "stress-ring: `rounds` of token passing")
+	tlsShakes  = flag.Int("tls-handshakes", 20, "stress-tls: TLS `handshakes` (about half a million events each)")
 	lockIters  = flag.Int("lock-iters", 25_000_000, "stress-lock: Lock/n++/Unlock `iterations` per goroutine")
 	fromJSON   = flag.String("table", "", "print the table of earlier -json runs' `files` (comma-separated) and exit")
 	sampleRate = flag.Duration("sample", 50*time.Millisecond, "interval between /proc samples of the process tree's RSS")
@@ -77,6 +78,7 @@ func run(ctx context.Context) error {
 		Chan:      suites.ChanParams{Goroutines: *chanGs, Channels: *chanChans, Ops: *chanOps},
 		Lock:      suites.LockParams{Iters: *lockIters},
 		Ring:      suites.RingParams{Goroutines: *ringGs, Rounds: *ringRounds},
+		TLS:       suites.TLSParams{Handshakes: *tlsShakes},
 	})
 	selected, err := suites.Select(all, *suiteList)
 	if err != nil {

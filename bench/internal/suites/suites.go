@@ -30,6 +30,7 @@ type Config struct {
 	Chan      ChanParams
 	Lock      LockParams
 	Ring      RingParams
+	TLS       TLSParams
 }
 
 // Targets are issue 31's: seer check within 1.5x the wall time of go test
@@ -92,6 +93,14 @@ func All(cfg Config) []Suite {
 			Target: TargetStress,
 			Prepare: func(scratch string) (string, []string, error) {
 				return scratch, []string{"."}, writeModule(scratch, "ringstress_test.go", RingTest(cfg.Ring))
+			},
+		},
+		{
+			Name:   "stress-tls",
+			Desc:   fmt.Sprintf("generated: %d TLS handshakes over net.Pipe", cfg.TLS.Handshakes),
+			Target: TargetStress,
+			Prepare: func(scratch string) (string, []string, error) {
+				return scratch, []string{"."}, writeModule(scratch, "tlsstress_test.go", TLSTest(cfg.TLS))
 			},
 		},
 		{

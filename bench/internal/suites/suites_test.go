@@ -18,6 +18,7 @@ func TestGenerated(t *testing.T) {
 	}{
 		{"chan", ChanTest(ChanParams{Goroutines: 7, Channels: 3, Ops: 50}), []string{"goroutines = 7", "channels   = 3", "ops        = 50"}},
 		{"lock", LockTest(LockParams{Iters: 1234}), []string{"const iters = 1234"}},
+		{"tls", TLSTest(TLSParams{Handshakes: 3}), []string{"const handshakes = 3"}},
 		{"ring", RingTest(RingParams{Goroutines: 9, Rounds: 4}), []string{"members = 9", "rounds  = 4"}},
 	} {
 		formatted, err := format.Source([]byte(tc.src))
@@ -38,7 +39,7 @@ func TestGenerated(t *testing.T) {
 
 func TestSelect(t *testing.T) {
 	all := All(Config{ModuleDir: "/m"})
-	if got := Names(all); !slices.Equal(got, []string{"race", "lru", "groupcache", "xsync", "syncmap", "cmap", "ants", "pond", "stress-chan", "stress-chan-3m", "stress-chan-100k", "stress-ring", "stress-lock"}) {
+	if got := Names(all); !slices.Equal(got, []string{"race", "lru", "groupcache", "xsync", "syncmap", "cmap", "ants", "pond", "stress-chan", "stress-chan-3m", "stress-chan-100k", "stress-ring", "stress-tls", "stress-lock"}) {
 		t.Errorf("suites = %v", got)
 	}
 	sel, err := Select(all, "xsync, race")
@@ -55,7 +56,7 @@ func TestSelect(t *testing.T) {
 
 // TestPrepareStress writes the generated modules (no go command runs).
 func TestPrepareStress(t *testing.T) {
-	all := All(Config{Chan: ChanParams{Goroutines: 2, Channels: 2, Ops: 10}, Lock: LockParams{Iters: 10}, Ring: RingParams{Goroutines: 3, Rounds: 2}})
+	all := All(Config{Chan: ChanParams{Goroutines: 2, Channels: 2, Ops: 10}, Lock: LockParams{Iters: 10}, Ring: RingParams{Goroutines: 3, Rounds: 2}, TLS: TLSParams{Handshakes: 1}})
 	for _, s := range all {
 		if !strings.HasPrefix(s.Name, "stress-") {
 			continue
