@@ -116,6 +116,13 @@ type Options struct {
 	// the cone's rises).
 	HistoryBudget int64
 
+	// SHBBudget, if positive, bounds the bytes of the clock bases the SHB
+	// layer's passes hold: past it, the clocks of the synchronisation
+	// addresses idle longest are written to a temporary file and read
+	// back at their next use (clock_spill.go). The layer's findings are
+	// the same with or without it.
+	SHBBudget int64
+
 	// given, if set, holds the SHB layer's result on a longer trace
 	// (analyzePrefix): Analyze does not run that layer, and the later
 	// ones skip its pairs of sites.

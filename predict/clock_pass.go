@@ -77,6 +77,10 @@ type clockMode struct {
 	// budget, if positive and without want, bounds the bytes of the
 	// history's log: past it the pass stops with a *historyBudgetError.
 	budget int64
+	// spill, if positive, bounds the bytes of the clock bases the pass
+	// holds: past it at a sweep, the clocks of the addresses idle
+	// longest go to a file (clock_spill.go). Only without a log.
+	spill int64
 }
 
 // A historyBudgetError is a pass stopped because its history's log
@@ -315,6 +319,10 @@ type syncVar struct {
 	tag    jtag // clk as a prefix of a goroutine's log (clock_journal.go)
 	pend   []pendingMerge
 	pendAt map[int32]int // goroutine -> its entry in pend
+	// at is where clk is while spilled (clock_spill.go); used, the last
+	// event that used the address.
+	at   spillRef
+	used int32
 }
 
 type pendingMerge struct {
@@ -398,6 +406,7 @@ func knowsAll(c vclock, eps []centry) bool {
 func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks, error) {
 	ps := newPass(c, m, mode)
 	ps.ctx = ctx
+	defer ps.sf.close()
 	for i := range c.ev {
 		if i&stopEvery == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -486,6 +495,8 @@ type pass struct {
 	writes  rankSet // the writes, numbered
 	readers []int32 // per write: reads left that join its clock
 	snap    map[int32]vclock
+	// sf holds the clocks spilled under mode.spill (clock_spill.go).
+	sf *spillFile
 }
 
 // goSrc is the clock of a go statement and its epoch.
@@ -511,6 +522,9 @@ func newPass(c *ctp, m *memory, mode clockMode) *pass {
 		ps.jr = newJournal(ps.rec.log)
 	}
 	ps.deadVar, ps.deadEnd = deadAfter(c, mode)
+	if mode.spill > 0 && mode.want != nil {
+		ps.sf = new(spillFile)
+	}
 	if mode.rf {
 		ps.writes = newRankSet(len(c.ev), func(i int) bool { return isWrite(c.ev[i].Op) })
 		ps.readers = make([]int32, ps.writes.n)
@@ -633,8 +647,11 @@ func (ps *pass) sweep() {
 // history outgrows mode.budget.
 func (ps *pass) event(i int) error {
 	c, mode := ps.c, &ps.mode
-	if ps.ar.due() {
+	if ps.ar.due() || ps.sf != nil && i%spillEvery == 0 {
 		ps.sweep()
+		if err := ps.spillIdle(); err != nil {
+			return err
+		}
 	}
 	e := &c.ev[i]
 	g := int32(e.G)
@@ -672,6 +689,11 @@ func (ps *pass) event(i int) error {
 		// ctp.go): the next atomic load reads it, and acquires no
 		// release.
 		*ps.v(e.Addr) = syncVar{exact: true}
+	}
+	if ps.sf != nil && c.passKind(i, *mode) != trace.SyncNone {
+		if err := ps.unspill(ps.v(c.syncAddr(i)), i); err != nil {
+			return err
+		}
 	}
 	serialRel := ps.sync(i, g, p)
 	if ps.kept(i) {

@@ -96,7 +96,7 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 		tab.record(l, g, own, i, c.pos[i], site, w, at)
 		tab.retire(l, i)
 	}
-	mode := clockMode{locks: true, serial: true, rf: true, relaxed: e.relaxed}
+	mode := clockMode{locks: true, serial: true, rf: true, relaxed: e.relaxed, spill: e.opts.SHBBudget}
 	mode.want, mode.visit = map[int32][]int32{}, visit
 	if _, err := newClocks(e.ctx, c, m, mode); err != nil {
 		return Stage{}, err
