@@ -178,7 +178,9 @@
 //     (clock_journal.go: the idea of tree clocks, Mathur, Pavlogiannis,
 //     Tunç and Viswanathan, ASPLOS 2022, taken from the history the pass
 //     logs), and a pass drops an address's clock after the address's
-//     last event and a goroutine's after its last (clock_drop.go). The
+//     last event and a goroutine's after its last (clock_drop.go); the
+//     SHB passes spill idle addresses' clocks past Options.SHBBudget
+//     (clock_spill.go). The
 //     passes and the other long loops ask the context every 256 steps
 //     (stop.go), so that a signal stops seer at once.
 //
@@ -352,10 +354,15 @@
 // two flattenings (clock_vc.go's flattens), and its table of each location's
 // latest accesses, kept in pools without pointers, so that the collector,
 // which runs often when the heap nears its limit, does not scan them
-// (race_shb_table.go). Unlike the history, it has no budget: when tens of
-// thousands of goroutines all talk to all, clock bases of that many
-// entries are most of the peak (bench/RESULTS.md, "Figures once in
-// comments").
+// (race_shb_table.go). When tens of thousands of goroutines all talk to
+// all, clock bases of that many entries are most of the peak, and most
+// are held by idle channels alone: Options.SHBBudget (an eighth of
+// -maxmem in seer check and seer predict) bounds the bases and the
+// addresses' clocks the SHB passes hold; past it, the clocks of the
+// addresses idle longest go to a temporary file and are read back, with
+// the same components, at their address's next use (clock_spill.go), so
+// that the layer proves the same races under any budget
+// (TestSpillSameSHB; the differential test runs it under one byte).
 //
 // # Soundness first
 //
