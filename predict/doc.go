@@ -356,8 +356,9 @@
 // which runs often when the heap nears its limit, does not scan them
 // (race_shb_table.go). When tens of thousands of goroutines all talk to
 // all, clock bases of that many entries are most of the peak, and most
-// are held by idle channels alone: Options.SHBBudget (an eighth of
-// -maxmem in seer check and seer predict) bounds the bases and the
+// are held by idle channels alone: Options.SHBBudget (zero, no bound,
+// in seer check and seer predict for now: spilling as it stands costs
+// more than it saves, bench/RESULTS.md) bounds the bases and the
 // addresses' clocks the SHB passes hold; past it, the clocks of the
 // addresses idle longest go to a temporary file and are read back, with
 // the same components, at their address's next use (clock_spill.go), so
