@@ -22,7 +22,9 @@
 // In a run that did not hang, a goroutine is reported only if its last
 // event shows the call it blocks in (below), and that event came before
 // the last event of its test's own goroutine: it sat blocked from before
-// the test returned until the process exited. ObservedLeft also reports,
+// the test returned until the process exited; one in Cond.Wait only if
+// no goroutine of its test is alive and not known to be blocked (such a
+// goroutine may still signal it). ObservedLeft also reports,
 // as goleak does, every goroutine of a test that the recorder's exit
 // hook found still alive after goleak's grace, whatever its last event. The others (a receive
 // leaves no event; a goroutine may be running or finishing as the
@@ -136,6 +138,28 @@ func observedBlocked(t *trace.Trace, hung bool, left func(trace.GoID) bool) []Fi
 		site  trace.Frame
 		block string
 	}
+	// The tests with a goroutine alive at the exit and not known to be
+	// blocked (running, or waiting on I/O, a timer or a system call):
+	// such a goroutine may still wake a Cond waiter of its test, as the
+	// reader of net/http's connection wakes its server goroutine, in
+	// Cond.Wait in abortPendingRead, once its read returns.
+	awake := map[string]bool{}
+	for g := 1; g < len(t.Goroutines); g++ {
+		i := last[g]
+		if i < 0 || t.Goroutines[g].Test == "" || goroutineOfHarness(t, trace.GoID(g)) {
+			continue
+		}
+		if c := t.Stack(t.Goroutines[g].Create); len(c) == 0 || strings.HasPrefix(c[0].Func, "testing.") {
+			continue // the test's own goroutine (tRunner's), which returned
+		}
+		switch t.Events[i].Op {
+		case trace.OpEnd, trace.OpWGDone, trace.OpClose:
+			continue
+		}
+		if blockedAt(t, int(i), t.Events[i].Op == trace.OpCondWait) == "" {
+			awake[t.Goroutines[g].Test] = true
+		}
+	}
 	groups := map[key]*Finding{}
 	seen := map[key]bool{}
 	var order []key
@@ -159,6 +183,11 @@ func observedBlocked(t *trace.Trace, hung bool, left func(trace.GoID) bool) []Fi
 			// Not known to be blocked (it may be running, or finishing as
 			// the process exits), or blocked only after its test
 			// returned: not reported.
+			continue
+		}
+		if !hung && (left == nil || !left(trace.GoID(g))) && block == "cond-wait" && awake[t.Goroutines[g].Test] {
+			// A Signal or Broadcast may yet come from a goroutine of the
+			// test that is not blocked.
 			continue
 		}
 		// The event to report: the last with a frame of the user's code

@@ -72,3 +72,51 @@ func BenchmarkObservedBlocked(b *testing.B) {
 		}
 	}
 }
+
+// condRun builds the trace of a test whose goroutine starts a goroutine
+// that parks in Cond.Wait and, if awake, another that is still running
+// (its last event shows no blocking call) when the process exits.
+func condRun(awake bool) *trace.Trace {
+	const goroot = "/goroot"
+	b := trace.NewBuilder(trace.Header{Format: "seer", GOROOT: goroot})
+	st := b.Stacks()
+	runner := st.Push(0, trace.Frame{Func: "testing.tRunner", File: goroot + "/src/testing/testing.go", Line: 1})
+	user := st.Push(runner, trace.Frame{Func: "example.com/p.TestCond", File: "/src/p/p_test.go", Line: 10})
+	worker := st.Push(0, trace.Frame{Func: "example.com/p.TestCond.func1", File: "/src/p/p_test.go", Line: 12})
+	wait := st.Push(worker, trace.Frame{Func: "sync.(*Cond).Wait", File: goroot + "/src/sync/cond.go", Line: 3})
+	main := b.Goroutine(0, 0)
+	b.SetGoroutine(main, "TestCond", "")
+	x := b.Object(trace.ObjVar, 0x1000, 8, "")
+	start := func() trace.GoID {
+		g := b.Goroutine(main, user)
+		b.SetGoroutine(g, "TestCond", "")
+		b.Add(trace.Event{Op: trace.OpGo, G: main, Peer: int32(g), Stack: user, Sync: trace.SyncRelease})
+		b.Add(trace.Event{Op: trace.OpStart, G: g, Peer: int32(main), Stack: worker, Sync: trace.SyncAcquire})
+		return g
+	}
+	waiter := start()
+	b.Add(trace.Event{Op: trace.OpWrite, G: waiter, Addr: 0x1000, Size: 8, Obj: x, Stack: worker})
+	b.Add(trace.Event{Op: trace.OpRead, G: waiter, Addr: 0x1000, Size: 8, Obj: x, Stack: wait})
+	if awake {
+		g := start()
+		b.Add(trace.Event{Op: trace.OpRead, G: g, Addr: 0x1000, Size: 8, Obj: x, Stack: worker})
+	}
+	b.Add(trace.Event{Op: trace.OpRead, G: main, Addr: 0x1000, Size: 8, Obj: x, Stack: user})
+	t, err := b.Trace()
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// A goroutine left in Cond.Wait is a leak only when no goroutine of its
+// test is still awake to signal it (net/http's connection reader wakes
+// its server goroutine once its read returns, after the test may have).
+func TestObservedCondWaitNeedsNoWaker(t *testing.T) {
+	if fs := ObservedBlocked(condRun(false), false); len(fs) != 1 || fs[0].Kind != KindLeak {
+		t.Errorf("no goroutine awake: findings %+v, want one leak", fs)
+	}
+	if fs := ObservedBlocked(condRun(true), false); len(fs) != 0 {
+		t.Errorf("a goroutine of the test awake: findings %+v, want none", fs)
+	}
+}
