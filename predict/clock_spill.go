@@ -5,8 +5,9 @@
 // the channel stress test at 100,000 channels kept 814 MB of such bases,
 // one per channel, each of a thousand goroutines. When the bases the
 // arena holds after a sweep (clock_arena.go) pass clockMode.spill bytes,
-// the clocks of the addresses idle longest are written to a file in one
-// of seer's temporary directories (internal/gocmd.TempDir) and read back
+// the clocks of the addresses idle longest are written to a temporary
+// file, unlinked as soon as it is made (nothing is left behind, however
+// seer stops, and predict starts no process: deps_test.go), and read back
 // at the address's next use, until half the excess is written. A clock
 // comes back with the same components, so the pass computes the same
 // clocks (TestSpillSameSHB): what it loses is only the identity of the
@@ -21,10 +22,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
-
-	"github.com/seer-tools/seer/internal/gocmd"
 )
 
 // spillMin is the fewest entries worth writing out: a smaller clock costs
@@ -44,11 +42,10 @@ var spilled int
 // in a region of the file whose size is a power of two; a region read
 // back is free for the next clock of its size.
 type spillFile struct {
-	f      *os.File
-	remove func() error
-	end    int64
-	free   map[int][]int64 // offsets of free regions, by size
-	buf    []byte
+	f    *os.File
+	end  int64
+	free map[int][]int64 // offsets of free regions, by size
+	buf  []byte
 }
 
 // spillRef says where a variable's clock is while it is spilled: n bytes
@@ -67,22 +64,20 @@ func regionSize(n int) int {
 	return s
 }
 
-// open makes the file, in a temporary directory of its own, at the first
-// clock written.
+// open makes the file, unlinked at once, at the first clock written.
 func (sf *spillFile) open() error {
 	if sf.f != nil {
 		return nil
 	}
-	dir, remove, err := gocmd.TempDir("seer-spill-")
+	f, err := os.CreateTemp("", "seer-spill-*")
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(filepath.Join(dir, "clocks"))
-	if err != nil {
-		remove()
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
 		return err
 	}
-	sf.f, sf.remove, sf.free = f, remove, make(map[int][]int64)
+	sf.f, sf.free = f, make(map[int][]int64)
 	return nil
 }
 
@@ -92,7 +87,6 @@ func (sf *spillFile) close() {
 		return
 	}
 	sf.f.Close()
-	sf.remove()
 	sf.f = nil
 }
 
