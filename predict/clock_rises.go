@@ -510,16 +510,28 @@ func (h *riseLog) each(g, p int32, f func(k, v int32)) {
 	for j := range ks.len() {
 		k := ks.at(j)
 		lo, hi := h.span(g, j)
-		var v int32
-		if p16 != nil {
-			v = valueAt16(p16[lo:hi], p)
-		} else {
-			v = valueAt(h.ents[g][lo:hi], p)
-		}
-		if v > 0 {
+		if v := h.valueIn(p16, g, lo, hi, p); v > 0 {
 			f(k, v)
 		}
 	}
+}
+
+// valueIn is a component's value after the first p events of goroutine
+// g, whose rises are [lo, hi) of its narrow (p16, if not nil) or wide list.
+func (h *riseLog) valueIn(p16 []uint32, g, lo, hi, p int32) int32 {
+	if p16 != nil {
+		return valueAt16(p16[lo:hi], p)
+	}
+	return valueAt(h.ents[g][lo:hi], p)
+}
+
+// lastIn is the last rise's value of the component whose rises end at hi
+// in goroutine g's narrow (p16, if not nil) or wide list: its largest.
+func (h *riseLog) lastIn(p16 []uint32, g, hi int32) int32 {
+	if p16 != nil {
+		return int32(p16[hi-1] & 0xffff)
+	}
+	return h.ents[g][hi-1].v
 }
 
 // eachAbove calls f for every component k of goroutine g's clock after
@@ -534,20 +546,10 @@ func (h *riseLog) eachAbove(g, p int32, floor []int32, f func(k, v int32)) {
 	for j := range ks.len() {
 		k := ks.at(j)
 		lo, hi := h.span(g, j)
-		var v int32
-		if p16 != nil {
-			if int32(p16[hi-1]&0xffff) <= floor[k] {
-				continue
-			}
-			v = valueAt16(p16[lo:hi], p)
-		} else {
-			rs := h.ents[g][lo:hi]
-			if rs[len(rs)-1].v <= floor[k] {
-				continue
-			}
-			v = valueAt(rs, p)
+		if h.lastIn(p16, g, hi) <= floor[k] {
+			continue
 		}
-		if v > floor[k] {
+		if v := h.valueIn(p16, g, lo, hi, p); v > floor[k] {
 			f(k, v)
 		}
 	}
