@@ -661,10 +661,15 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*report.
 // ended were created — when the run itself ended normally (a panic, a
 // timeout or an exit stops every goroutine alike).
 //
-// A goroutine whose last act was wg.Done or close(ch) is finishing, not
-// leaked: the test waits for that signal and the process may exit before
-// the goroutine's own exit is recorded (the last test of a run, or every
-// test with seer check -each).
+// A goroutine whose last act was wg.Done, close(ch) or a channel send
+// that completed is finishing, not leaked: the test waits for that signal
+// (or value) and the process may exit before the goroutine's own exit is
+// recorded — the last test of a run, every test with seer check -each,
+// or any test on a loaded machine, where the goroutine woken from its
+// send waits for a CPU while the rest of the run ends. A send that blocks
+// for good leaves chansend's read of the channel as its last event, not
+// the send; a goroutine that blocks in a receive after its last send
+// leaves nothing to tell it from one on its way out, and is not listed.
 func leakedGoroutines(rec *record.RecordResult) map[string][]string {
 	return leakedBut(rec, nil)
 }
@@ -683,7 +688,7 @@ func leakedBut(rec *record.RecordResult, skip func(trace.GoID) bool) map[string]
 	finished := make([]bool, len(t.Goroutines)) // its last event ends or signals the end
 	for i := range t.Events {
 		switch e := &t.Events[i]; e.Op {
-		case trace.OpEnd, trace.OpWGDone, trace.OpClose:
+		case trace.OpEnd, trace.OpWGDone, trace.OpClose, trace.OpSend:
 			finished[e.G] = true
 		default:
 			finished[e.G] = false
