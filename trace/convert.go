@@ -36,7 +36,7 @@ const (
 // transaction (atomic.go).
 //
 // maxEvents, if positive, stops the conversion at that many events: the
-// trace is then marked Truncated (see record.RecordOptions.MaxEvents).
+// trace's Header.Capped then says so (see record.RecordOptions.MaxEvents).
 //
 // The plain accesses to memory no other goroutine touched are then left
 // out (local.go), but for each goroutine's last ones.
@@ -156,8 +156,10 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	defer unwatch()
 	full := func() bool { return aborted.Load() || maxEvents > 0 && c.b.Len()+c.dropped >= maxEvents }
 	broken := s.merge(c.enter, c.exit, c.visit, grow, full)
+	kept := 0 // the events the recording kept when it stopped at the cap
 	if full() {
 		broken, capped = true, true
+		kept = c.b.Len() + c.dropped
 	}
 	for _, g := range c.gs {
 		if g.id != 0 && !g.ended {
@@ -194,7 +196,11 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 		return nil, false, fmt.Errorf("internal error: %v", err)
 	}
 	t.replayPos = rp
-	if broken || s.overflow > 0 {
+	switch {
+	case capped && !aborted.Load() && s.overflow == 0:
+		// A whole file of the run's first events, not a damaged one.
+		t.Header.Capped = max(kept, 1)
+	case broken || s.overflow > 0:
 		t.Truncated = true
 	}
 	return t, capped, nil

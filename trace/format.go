@@ -25,7 +25,8 @@
 //	version  uv        FormatVersion; a reader refuses any other
 //	count    uv        number of header strings that follow (8 to 64)
 //	fields   strings   inline: GoVersion, GOOS, GOARCH, Package, Binary,
-//	                   Args, Format, GOROOT; readers skip any further ones
+//	                   Args, Format, GOROOT, then Capped (decimal) when it
+//	                   is not 0; readers skip any further ones
 //
 // Then records follow, each starting with a tag byte:
 //

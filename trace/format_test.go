@@ -649,6 +649,14 @@ func TestFormatTruncation(t *testing.T) {
 	if d := formatDiff(want, got, -1); d != "" {
 		t.Fatal(d)
 	}
+
+	// A trace capped at seer's event cap is whole: its header says how
+	// many events it kept, and it ends with END.
+	want.Truncated, want.Header.Capped = false, len(want.Events)
+	got, err = Read(bytes.NewReader(formatEncode(t, want, batchTarget)))
+	if err != nil || got.Truncated || got.Header.Capped != len(want.Events) {
+		t.Fatalf("capped trace reads back as capped %d, truncated %v, %v; want capped %d", got.Header.Capped, got.Truncated, err, len(want.Events))
+	}
 }
 
 // formatRecords returns a valid header followed by recs, for hand-made
@@ -703,6 +711,7 @@ func TestFormatErrors(t *testing.T) {
 		{"version", append([]byte(fileMagic), 7), version, "trace format version 7, this seer reads version 1: re-record the test"},
 		{"version-huge", append([]byte(fileMagic), huge[:10]...), corrupt, "varint overflows 64 bits"},
 		{"header-fields", append([]byte(fileMagic), 1, 200, 1), corrupt, "header has 200 fields"},
+		{"header-capped", append(append([]byte(fileMagic), 1, 9, 0, 0, 0, 0, 0, 0, 0, 0), 2, '-', '1'), corrupt, `header's capped field "-1" is not a count of events`},
 		{"string-2^40", formatRecords(formatUvarints(tagString, 1<<40), []byte("abc")), corrupt, "string of 1099511627776 bytes"},
 		{"varint", formatRecords([]byte{byte(tagString)}, huge), corrupt, "varint overflows 64 bits"},
 		{"tag", formatRecords([]byte{200}), corrupt, "unknown record tag 200"},

@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 )
 
 // A Reader reads the events of a trace file one by one, keeping only the
@@ -123,6 +124,12 @@ func (r *Reader) readHeader() error {
 		}
 		if i < len(fields) {
 			*fields[i] = s
+		} else if i == len(fields) {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 {
+				return r.corrupt("header's capped field %q is not a count of events", s)
+			}
+			h.Capped = n
 		}
 	}
 	return nil

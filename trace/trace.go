@@ -85,6 +85,11 @@ type Header struct {
 	Args      string // the -test.* arguments it ran with
 	Format    string // "seer" or "std"
 	GOROOT    string // the real GOROOT of the toolchain (to tell user code from the standard library)
+	// Capped is set when the recording stopped at seer's event cap (or
+	// its spool filled) while the run went on unrecorded: the file is
+	// complete, and holds the run's first Capped events, not all of
+	// them. 0 for the whole run.
+	Capped int
 }
 
 // Outcome is how the recorded test process ended.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 )
 
 // A Writer writes one trace file as the trace is produced, without holding
@@ -66,13 +67,17 @@ func NewWriter(w io.Writer, h Header, stacks *StackTable) (*Writer, error) {
 		strIDs:   map[string]uint64{"": 0},
 		pred:     newPredictor(),
 	}
-	fields := [headerFields]string{h.GoVersion, h.GOOS, h.GOARCH, h.Package, h.Binary, h.Args, h.Format, h.GOROOT}
-	if err := checkStringLen(fields[:]...); err != nil {
+	fields := []string{h.GoVersion, h.GOOS, h.GOARCH, h.Package, h.Binary, h.Args, h.Format, h.GOROOT}
+	if h.Capped != 0 {
+		// A ninth field, which readers of the first eight skip.
+		fields = append(fields, strconv.Itoa(h.Capped))
+	}
+	if err := checkStringLen(fields...); err != nil {
 		return nil, err
 	}
 	b := append([]byte(nil), fileMagic...)
 	b = binary.AppendUvarint(b, FormatVersion)
-	b = binary.AppendUvarint(b, headerFields)
+	b = binary.AppendUvarint(b, uint64(len(fields)))
 	for _, s := range fields {
 		b = appendInline(b, s)
 	}

@@ -440,6 +440,9 @@ func runPredict(c *command, args []string) int {
 	if cut != nil {
 		errorf(c, "%v: analysing those %d events", err, len(t.Events))
 	}
+	if t.Header.Capped > 0 {
+		errorf(c, "%s holds the first %d events of its run: the recording stopped at seer's event cap while the run went on; the findings are those of that part of the run", c.flags.Arg(0), t.Header.Capped)
+	}
 	ctx := withStopSignals()
 	defer ctx.stop()
 	var stats predict.Stats

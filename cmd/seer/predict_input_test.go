@@ -33,10 +33,15 @@ func TestPredictInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var whole, cut bytes.Buffer
+	var whole, cut, capped bytes.Buffer
 	if err := trace.WriteTrace(&whole, tr); err != nil {
 		t.Fatal(err)
 	}
+	tr.Header.Capped = len(tr.Events) // stopped at seer's event cap: a whole file
+	if err := trace.WriteTrace(&capped, tr); err != nil {
+		t.Fatal(err)
+	}
+	tr.Header.Capped = 0
 	tr.Truncated = true // written without its end record
 	if err := trace.WriteTrace(&cut, tr); err != nil {
 		t.Fatal(err)
@@ -65,6 +70,11 @@ func TestPredictInput(t *testing.T) {
 				"analysing those " + strconv.Itoa(len(tr.Events)) + " events",
 				"cut-end is truncated: the findings are those of its first " + strconv.Itoa(len(tr.Events)) + " events only",
 			},
+			stdout: "data race on V1 (predicted)"},
+		// A run cut at seer's event cap is analysed as it is, with a
+		// note, and is no error.
+		{name: "capped", data: capped.Bytes(), code: 1,
+			stderr: []string{"capped holds the first " + strconv.Itoa(len(tr.Events)) + " events of its run: the recording stopped at seer's event cap"},
 			stdout: "data race on V1 (predicted)"},
 		{name: "random", data: random, code: 2, stderr: []string{"not a trace: binary data at byte ", "seer reads seer trace files (written by seer record) and RAPID's STD text"}},
 		{name: "random-std", data: random, args: []string{"-format", "std"}, code: 2, stderr: []string{"std: line 1: not a trace: binary data at byte "}},

@@ -501,7 +501,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 	// silence would pass a partial analysis off as a whole one. A run
 	// that ended otherwise (panic, kill) is truncated for its own reason,
 	// which its outcome says.
-	res.Cut = capped ||
+	res.Cut = capped || t.Header.Capped > 0 ||
 		t.Truncated && (outcome.Result == "pass" || outcome.Result == "fail")
 	return res, nil
 }
