@@ -32,6 +32,8 @@ type Checker struct {
 	t       *trace.Trace
 	n, ng   int
 	relaxed func(i int32) bool
+	// valueFree: receives that may take another send (partner.go).
+	valueFree func(recv int32) bool
 
 	posOf []int32 // position of each event in its goroutine (0-based)
 	gOff  []int32 // events of goroutine g: gEv[gOff[g]:gOff[g+1]]
