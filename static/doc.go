@@ -8,6 +8,9 @@
 //   - Can the value a read returns change what its goroutine does next?
 //     Program.ReadIrrelevant and Program.ReadFlow let the predictor drop
 //     the read-from constraints of reads that cannot.
+//   - Does a receive's value decide anything? Program.RecvValueFree says
+//     when it does not (discarded, or of a zero-sized type), so that a
+//     predicted schedule may let the receive take another send.
 //   - Which functions are transactions? Program.AtomicFuncs lists those
 //     marked //seer:atomic, and Program.DirectiveErrors the directives in
 //     the wrong place.
