@@ -322,6 +322,7 @@ func analyzePrefix(ctx context.Context, full fullTrace, o Options, hb *historyBu
 	if len(shb) > 0 {
 		chk := witness.NewChecker(t, full.loc, full.spans)
 		chk.Relax(full.relaxed.has)
+		chk.ValueFree(o.valueFree(t))
 		if err := checkAll(ctx, chk, shb); err != nil {
 			return nil, err
 		}

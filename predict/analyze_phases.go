@@ -453,6 +453,7 @@ func (a *analysis) check() error {
 		collect(a.t)
 		chk := witness.NewChecker(a.t, loc, spans)
 		chk.Relax(relaxed.has)
+		chk.ValueFree(a.o.valueFree(a.t))
 		if err := checkAll(a.ctx, chk, a.res.Findings); err != nil {
 			return err
 		}

@@ -82,6 +82,13 @@ type Options struct {
 	// are predicted leaks after that select reported (leak_select.go).
 	SelectLeak func(t *trace.Trace, recv int) bool
 
+	// RecvValueFree, if set, reports whether static analysis proves that
+	// the value of the plain receive whose operation event recv begins
+	// decides nothing (package static's Program.RecvValueFree): the
+	// receive may then take another send in a predicted schedule
+	// (deadlock_partner.go). CheckWitness must be given the same.
+	RecvValueFree func(t *trace.Trace, recv int) bool
+
 	// MaxTries bounds how many candidate event pairs (triples) are tried
 	// per pair (triple) of source sites before giving up on it. Default 4.
 	MaxTries int
@@ -377,5 +384,16 @@ func CheckWitness(t *trace.Trace, f *Finding, opts Options) error {
 		return err
 	}
 	k.Relax(relaxed.has)
+	k.ValueFree(opts.valueFree(t))
 	return k.Check(f.claim())
+}
+
+// valueFree returns the checker's Checker.ValueFree for trace t: the
+// receives whose value o.RecvValueFree proves decides nothing, or nil.
+func (o *Options) valueFree(t *trace.Trace) func(recv int32) bool {
+	if o.RecvValueFree == nil {
+		return nil
+	}
+	f := o.RecvValueFree
+	return func(recv int32) bool { return f(t, int(recv)) }
 }

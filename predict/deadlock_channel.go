@@ -261,6 +261,9 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 	if err := l.recursiveRLocks(); err != nil { // deadlock_rwmutex.go
 		return nil, l.stage(t0), err
 	}
+	if err := l.takenPartners(chans); err != nil { // deadlock_partner.go
+		return nil, l.stage(t0), err
+	}
 	return l.out, l.stage(t0), nil
 }
 

@@ -631,6 +631,9 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*report.
 		if ls, ok := opts.Source.(leakSource); ok {
 			popts.SelectLeak = selectLeaks(ls)
 		}
+		if vs, ok := opts.Source.(valueSource); ok {
+			popts.RecvValueFree = recvValueFree(vs)
+		}
 	}
 	res, err := predict.Analyze(ctx, t, popts)
 	if err != nil {

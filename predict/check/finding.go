@@ -131,7 +131,50 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 	out.PrefixEnd = max(f.Prefix, 0)
 	out.PrefixStops = prefixStops(t, f, ix)
 	out.Reordered = reordered(t, f, ix, names)
+	out.Repaired = repaired(t, f, names)
 	return out, true
+}
+
+// repaired names, for each rendezvous on a channel that f's witness
+// pairs otherwise than the recorded run (predict's deadlock_partner.go,
+// witness/partner.go), the receive, the send it took in the run and
+// the send it takes in the witness (report.Finding.Repaired).
+func repaired(t *trace.Trace, f *predict.Finding, names *namer) []report.Sync {
+	var out []report.Sync
+	add := func(i int) {
+		e := &t.Events[i]
+		site, user := trace.UserFrame(t.Stack(e.Stack), t.Header.GOROOT)
+		if !user {
+			site = t.Site(e)
+		}
+		out = append(out, report.Sync{Op: e.Op.String(), Goroutine: int(e.G), File: site.File, Line: site.Line, Object: names.object(i, user)})
+	}
+	w := f.Witness
+	for k := 0; k+4 <= len(w); k++ {
+		four := w[k : k+4]
+		recv, send := -1, -1 // the receive's acquire, the send's release
+		for _, i := range four {
+			switch e := &t.Events[i]; {
+			case e.Op == trace.OpRecv && e.Sync == trace.SyncAcquire:
+				recv = i
+			case e.Op == trace.OpSend && e.Sync == trace.SyncRelease:
+				send = i
+			}
+		}
+		a, b := &t.Events[four[0]], &t.Events[four[1]]
+		if recv < 0 || send < 0 || a.Obj != b.Obj || a.G == b.G || t.Events[four[2]].G != b.G || t.Events[four[3]].G != a.G {
+			continue
+		}
+		was := int(t.Events[recv].Peer)
+		if was < 0 || was == send || was >= len(t.Events) {
+			continue
+		}
+		add(recv)
+		add(was)
+		add(send)
+		k += 3
+	}
+	return out
 }
 
 // libraryOwn reports whether every access of f is made by the standard

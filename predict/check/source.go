@@ -75,6 +75,25 @@ func selectLeaks(src leakSource) func(t *trace.Trace, recv int) bool {
 	}
 }
 
+// valueSource is a Source that can prove a receive's value decides
+// nothing (static.Program.RecvValueFree).
+type valueSource interface {
+	RecvValueFree(f trace.Frame) bool
+}
+
+// RecvValueFree is static's proof that the plain receives on the line of
+// f discard their value or receive a zero-sized one.
+func (s StaticSource) RecvValueFree(f trace.Frame) bool { return s.Prog.RecvValueFree(f) }
+
+// recvValueFree turns src's per-site answer into predict's per-event
+// Options.RecvValueFree: the receive's site is its user frame.
+func recvValueFree(src valueSource) func(t *trace.Trace, recv int) bool {
+	return func(t *trace.Trace, recv int) bool {
+		f, ok := trace.UserFrame(t.Stack(t.Events[recv].Stack), t.Header.GOROOT)
+		return ok && src.RecvValueFree(trace.Frame{Func: f.Func, File: f.File, Line: f.Line})
+	}
+}
+
 // refineWith refines the accesses of findings through src.
 func refineWith(src Source, findings []report.Finding) {
 	for i := range findings {

@@ -218,3 +218,33 @@ func blockedPhrase(op string) string {
 	}
 	return "in " + op
 }
+
+// RepairedSentences tells, for each channel operation f's witness pairs
+// with another partner than the recorded run (Finding.Repaired), who took
+// whose partner: "in the recorded run goroutine 9's receive on jobs at
+// x_test.go:12 took goroutine 8's send at :19; in the witness goroutine
+// 10's send at :16 takes it first, and goroutine 8's send is left
+// waiting".
+func RepairedSentences(f *Finding, rel func(string) string) []string {
+	var out []string
+	for k := 0; k+3 <= len(f.Repaired); k += 3 {
+		op, was, now := f.Repaired[k], f.Repaired[k+1], f.Repaired[k+2]
+		at := positioner(rel)
+		on := ""
+		if op.Object != "" {
+			on = " on " + op.Object
+		}
+		out = append(out, fmt.Sprintf("in the recorded run goroutine %d's %s%s at %s took goroutine %d's %s at %s; in the witness goroutine %d's %s at %s takes it first, and goroutine %d's %s is left waiting",
+			op.Goroutine, opNoun(op.Op), on, at(op.File, op.Line), was.Goroutine, opNoun(was.Op), at(was.File, was.Line),
+			now.Goroutine, opNoun(now.Op), at(now.File, now.Line), was.Goroutine, opNoun(was.Op)))
+	}
+	return out
+}
+
+// opNoun names a channel operation in prose.
+func opNoun(op string) string {
+	if op == "recv" {
+		return "receive"
+	}
+	return op
+}

@@ -444,7 +444,7 @@ func deadlockHover(f *Finding, access func(int) string, short func(string) strin
 	} else {
 		fmt.Fprintf(&b, "%s each wait for a lock that another of these goroutines holds, in a schedule that nothing rules out.\n\n", accessList(f, access))
 	}
-	for _, s := range HoldSentences(f, short) {
+	for _, s := range append(HoldSentences(f, short), RepairedSentences(f, short)...) {
 		fmt.Fprintf(&b, "%s.\n\n", capitalizeFirst(s))
 	}
 	return b.String()

@@ -106,6 +106,19 @@ for a wake-up that already happened. With the loop, the goroutine reads
 the condition the signaller set and does not wait, so seer reports
 nothing.
 
+A channel with several senders (or receivers) can too, with no lock at
+all: another goroutine takes the partner a goroutine had. In the recorded
+run the test's send met a worker that receives one value and exits, and a
+helper's send later met the test's own receive on the same channel; in
+another schedule the helper sends first, the worker takes its value and
+exits, and the test's send waits for a receiver that will never come. A
+receive that takes another send takes another value, so seer reports this
+only when the source shows that the value decides nothing (the receive
+discards it, or the element type is empty, as struct{}): what the
+goroutine does next is then what the run shows. The finding says which
+operation took which partner. Fix: give each conversation its own channel,
+or make every receiver loop until the channel is closed.
+
 The finding names each goroutine's blocked operation and the locks it
 holds, with where it took them. Its witness is a schedule of the same
 test, in which every goroutine does what it did in the recorded run and
@@ -113,7 +126,8 @@ every read sees the same write, that ends with those goroutines about to
 perform their blocked operations. The independent checker replays it and
 checks each wait against the primitives' rules (the lock is held, the
 channel is unbuffered and not closed, no partner is ready, every Signal
-came before the Wait's critical section).
+came before the Wait's critical section); a rendezvous it pairs otherwise
+than the run runs whole, with a receive whose value decides nothing.
 
 A test whose recorded run hung (a test timeout) is reported as an observed
 deadlock, with where each of its goroutines was left: the blocking call

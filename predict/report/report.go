@@ -69,6 +69,11 @@ type Finding struct {
 	// Reordered names the synchronisation the witness runs in another
 	// order than the recorded run (e.g. two critical sections on one lock).
 	Reordered []Sync `json:"reordered,omitempty"`
+	// Repaired names the channel operations the witness pairs with
+	// another partner than the recorded run did, three per rendezvous:
+	// the operation, its partner in the run, its partner in the witness
+	// (RepairedSentences).
+	Repaired []Sync `json:"repaired,omitempty"`
 	// Confirmed says whether replaying the witness (seer check -replay)
 	// showed the bug: "true", "false" or "not tried"; "" when no replay
 	// was asked for. Replay says how: where a replay diverged, or why it

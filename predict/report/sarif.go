@@ -342,7 +342,7 @@ func (s *sarifWriter) codeFlow(f *Finding) (sarifCodeFlow, bool) {
 		fmt.Fprintf(&msg, "%s, then ", prefix)
 	}
 	fmt.Fprintf(&msg, "%s, numbered by executionOrder (steps outside source files are not shown).", plural(len(f.Witness), "step"))
-	for _, sentence := range ReorderedSentences(f, s.rel) {
+	for _, sentence := range append(RepairedSentences(f, s.rel), ReorderedSentences(f, s.rel)...) {
 		fmt.Fprintf(&msg, " %s.", capitalize(sentence))
 	}
 	flow := sarifCodeFlow{Message: sarifText{Text: msg.String()}}

@@ -252,7 +252,7 @@ func FindingText(fp *Finding, rel func(string) string) string {
 	if s := LeakSentence(&f, rel); s != "" {
 		fmt.Fprintf(&b, "\n\t%s", s)
 	}
-	for _, sentence := range append(HoldSentences(&f, rel), ReorderedSentences(&f, rel)...) {
+	for _, sentence := range append(append(HoldSentences(&f, rel), RepairedSentences(&f, rel)...), ReorderedSentences(&f, rel)...) {
 		fmt.Fprintf(&b, "\n\t%s", sentence)
 	}
 	if n := len(f.Witness); n > 0 {

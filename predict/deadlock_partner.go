@@ -1,0 +1,219 @@
+// This file implements the taken-partner deadlock (issue 32, channel
+// partners): on an unbuffered channel with several senders or
+// receivers, a schedule in which another goroutine takes the partner
+// that a goroutine had in the run, so that it waits for ever. The
+// typical shape, a goroutine that handles one message and exits:
+//
+//	ch := make(chan int)
+//	go func() { <-ch }()         // P: takes one value
+//	go func() { ch <- work() }() // H
+//	ch <- 1                      // G: P took it in the run
+//	v := <-ch                    // G: H's value
+//
+// In the run G's send met P's receive, and H's send G's receive. In a
+// schedule where H sends first, P takes H's value and ends, and G's send
+// has no partner left: G waits for ever (and H, had G been its partner,
+// is gone).
+//
+// The candidates: two operations X (goroutine G) and Y (goroutine H) of
+// one direction on an unbuffered channel c, not in selects, whose
+// partners in the run are P (X's, goroutine Gp, not H) and Q (Y's). The
+// schedule: the sync-preserving closure of the events before X, Y, P
+// and Q (Tunç et al., PLDI 2023, Theorem 2; as deadlock_lockorder.go
+// computes it) must hold none of them; every goroutine is then extended
+// as far as the closure allows without running past them
+// (deadlock_channel.go's extendCut). There Y and P meet: the one whose
+// operation begins with a release (the goroutine that arrives second,
+// runtime.racesync's caller) takes the one parked, their four events in
+// a row (witness/partner.go: the one rendezvous the checker lets pair
+// differently from the run). Then H and Gp run to their end, which may
+// hold only memory accesses that no other goroutine makes (so nothing
+// else depends on them) and the goroutine's exit. At the end, every
+// goroutine that can still act must wait for ever, G at X first
+// (allBlocked): the claim of the channel deadlocks, which the checker's
+// blocking.go re-checks.
+//
+// A receive that takes another send takes another value, and what its
+// goroutine then does is not in the trace. So the re-paired receive (P's
+// when X is a send, Y's when X is a receive) must be one whose value
+// static analysis proves decides nothing (Options.RecvValueFree: it is
+// discarded, or of a zero-sized type); without that, or without a
+// source, nothing is reported.
+//
+// Contract: it reports only schedules whose cut is closed under the lock
+// rule and extended to a fixpoint, followed by the one re-paired
+// rendezvous and the two goroutines' ends, at whose end every goroutine
+// that can still act waits for ever; no search beyond that.
+
+package predict
+
+import (
+	"slices"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// chanOp is one operation on an unbuffered channel: its first event and
+// its partner's first event in the run.
+type chanOp struct{ first, partner int32 }
+
+// takenPartners finds the taken-partner deadlocks (see the file
+// comment). Candidates count in the layer's row as its other patterns
+// do.
+func (l *chanLayer) takenPartners(chans []trace.ObjID) error {
+	e, co, n := l.e, l.co, &l.n
+	if e.opts.RecvValueFree == nil {
+		return nil
+	}
+	c, t := e.c, e.t
+	free := map[int32]bool{} // per site of a receive: static's answer
+	valueFree := func(r int32) bool {
+		site := c.site(r)
+		ok, seen := free[site]
+		if !seen {
+			ok = e.opts.RecvValueFree(t, int(r))
+			free[site] = ok
+		}
+		return ok
+	}
+	for _, ch := range chans {
+		if !co.unbuffered[ch] {
+			continue
+		}
+		evs := co.evs[ch]
+		var ops []chanOp
+		for k, x := range evs {
+			if co.ops[x] == trace.OpClose || !c.opStart(x) || inSelect(t, x) {
+				continue
+			}
+			if _, p := partner(c, evs, k); p >= 0 && !inSelect(t, p) {
+				ops = append(ops, chanOp{x, p})
+			}
+		}
+		for _, x := range ops {
+			for _, y := range ops {
+				if err := e.ctx.Err(); err != nil {
+					return err
+				}
+				g, h, gp := c.ev[x.first].G, c.ev[y.first].G, c.ev[x.partner].G
+				if c.ev[y.first].Op != c.ev[x.first].Op || h == g || h == gp {
+					continue
+				}
+				// Y and P meet: one arrives second (its operation begins
+				// with a release), the other is parked.
+				if c.ev[y.first].Sync == c.ev[x.partner].Sync {
+					continue
+				}
+				recv := x.partner
+				if c.ev[x.first].Op == trace.OpRecv {
+					recv = y.first
+				}
+				key := newPatternKey(KindDeadlock, c.site(x.first), c.site(y.first), c.site(x.partner))
+				if l.proved[key] || !valueFree(recv) {
+					continue
+				}
+				n.patterns++
+				if n.closures >= maxBlockingTries {
+					return nil
+				}
+				n.closures++
+				if e.cone == nil {
+					if err := e.needCone(); err != nil {
+						return err
+					}
+				}
+				if fd, ok := e.partnerWitness(co, x, y); ok {
+					l.out = append(l.out, fd)
+					l.proved[key] = true
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// partnerWitness builds the schedule of a taken partner: X's partner
+// meets Y, and X waits (see the file comment).
+func (e *engine) partnerWitness(co *chanOps, x, y chanOp) (Finding, bool) {
+	c := e.c
+	evs := []int32{x.first, y.first, x.partner}
+	limit := make([]int32, len(c.byG))
+	for g := range limit {
+		limit[g] = int32(len(c.byG[g]))
+	}
+	for _, i := range append(evs, y.partner) {
+		g := c.ev[i].G
+		limit[g] = min(limit[g], c.pos[i]-1)
+	}
+	// Y's partner in the run is held back by the limit, not the closure:
+	// it is often G's own later operation, whose cone holds X.
+	cut := make([]int32, len(c.byG))
+	if !e.deadlockClosure(evs, cut) || cut[c.ev[y.partner].G] > limit[c.ev[y.partner].G] || !e.extendCut(cut, limit) {
+		return Finding{}, false
+	}
+	g, h, gp := int32(c.ev[x.first].G), int32(c.ev[y.first].G), int32(c.ev[x.partner].G)
+	if cut[g] != c.pos[x.first]-1 || cut[h] != c.pos[y.first]-1 || cut[gp] != c.pos[x.partner]-1 {
+		return Finding{}, false
+	}
+	// The rendezvous: the one arriving second releases first.
+	a, b := y.first, x.partner
+	if c.ev[a].Sync != trace.SyncRelease {
+		a, b = b, a
+	}
+	ga, gb := int32(c.ev[a].G), int32(c.ev[b].G)
+	if int(c.pos[a]) >= len(c.byG[ga]) || int(c.pos[b]) >= len(c.byG[gb]) {
+		return Finding{}, false
+	}
+	witness := []int{int(a), int(b), int(c.at(gb, c.pos[b]+1)), int(c.at(ga, c.pos[a]+1))}
+	end := append([]int32(nil), cut...)
+	// Then H and Gp run to their exits, touching only their own memory.
+	for _, q := range []int32{h, gp} {
+		first := c.pos[y.first]
+		if q == gp {
+			first = c.pos[x.partner]
+		}
+		last := int32(len(c.byG[q]))
+		if c.ev[c.at(q, last)].Op != trace.OpEnd {
+			return Finding{}, false
+		}
+		for p := first + 2; p <= last; p++ {
+			i := c.at(q, p)
+			switch ev := &c.ev[i]; ev.Op {
+			case trace.OpEnd:
+			case trace.OpRead, trace.OpWrite:
+				if e.m.shared(i) {
+					return Finding{}, false
+				}
+			default:
+				return Finding{}, false
+			}
+			witness = append(witness, int(i))
+		}
+		end[q] = last
+	}
+	waiting, ok := e.allBlocked(end, []int32{x.first}, co, -1)
+	if !ok {
+		return Finding{}, false
+	}
+	lastEv := int32(-1)
+	for q, n := range cut {
+		if n > 0 {
+			lastEv = max(lastEv, c.at(int32(q), n))
+		}
+	}
+	var stops []int
+	for q, n := range cut {
+		if int32(q) == h || int32(q) == gp || int(n) >= len(c.byG[q]) {
+			continue
+		}
+		if nx := c.byG[q][n]; nx <= lastEv {
+			stops = append(stops, int(nx))
+		}
+	}
+	slices.Sort(stops)
+	fd := Finding{Kind: KindDeadlock, Predicted: true, Prefix: int(lastEv) + 1, Stops: stops, Witness: witness, Count: 1}
+	for _, i := range waiting {
+		fd.Events = append(fd.Events, int(i))
+	}
+	return fd, true
+}
