@@ -53,6 +53,15 @@ import (
 	"github.com/seer-tools/seer/trace"
 )
 
+// maxPartnerTries bounds the operations of one channel, per pair of
+// sites of an operation and its partner, that takenPartners pairs up;
+// maxPartnerOps all of one channel's (a work queue's thousands of
+// rendezvous would otherwise be paired with each other).
+const (
+	maxPartnerTries = 4
+	maxPartnerOps   = 256
+)
+
 // chanOp is one operation on an unbuffered channel: its first event and
 // its partner's first event in the run.
 type chanOp struct{ first, partner int32 }
@@ -76,19 +85,28 @@ func (l *chanLayer) takenPartners(chans []trace.ObjID) error {
 		}
 		return ok
 	}
+	tried := map[patternKey]int{} // closures per pattern of sites
 	for _, ch := range chans {
 		if !co.unbuffered[ch] {
 			continue
 		}
 		evs := co.evs[ch]
 		var ops []chanOp
+		perSites := map[[2]int32]int{} // operations kept per pair of sites
 		for k, x := range evs {
 			if co.ops[x] == trace.OpClose || !c.opStart(x) || inSelect(t, x) {
 				continue
 			}
-			if _, p := partner(c, evs, k); p >= 0 && !inSelect(t, p) {
-				ops = append(ops, chanOp{x, p})
+			_, p := partner(c, evs, k)
+			if p < 0 || inSelect(t, p) {
+				continue
 			}
+			sites := [2]int32{c.site(x), c.site(p)}
+			if perSites[sites] >= maxPartnerTries || len(ops) >= maxPartnerOps {
+				continue
+			}
+			perSites[sites]++
+			ops = append(ops, chanOp{x, p})
 		}
 		for _, x := range ops {
 			for _, y := range ops {
@@ -112,6 +130,10 @@ func (l *chanLayer) takenPartners(chans []trace.ObjID) error {
 				if l.proved[key] || !valueFree(recv) {
 					continue
 				}
+				if tried[key] >= maxPartnerTries {
+					continue
+				}
+				tried[key]++
 				n.patterns++
 				if n.closures >= maxBlockingTries {
 					return nil

@@ -38,8 +38,9 @@
 //   - KindDeadlock ("deadlock"): a lock-order deadlock
 //     (deadlock_lockorder.go), a channel or Cond deadlock
 //     (deadlock_channel.go), a WaitGroup or RWMutex one
-//     (deadlock_waitgroup.go, deadlock_rwmutex.go), or the observed deadlock of a run that hung
-//     (leak_observed.go);
+//     (deadlock_waitgroup.go, deadlock_rwmutex.go), a taken channel
+//     partner (deadlock_partner.go), or the observed deadlock of a run
+//     that hung (leak_observed.go);
 //   - KindLeak ("leak"): a goroutine the run left blocked when its test
 //     returned (leak_observed.go), or that another schedule leaves blocked
 //     on a send after a select's other case (leak_select.go);
@@ -281,7 +282,13 @@
 // the waiting writer blocks the inner RLock, which the checker's
 // RWMutex rule (witness/rwmutex.go) re-checks. A recursive RLock is no
 // section of its own: the outer read section spans it
-// (ctp_sections.go).
+// (ctp_sections.go). And a taken partner (deadlock_partner.go): on an
+// unbuffered channel with several senders or receivers, another
+// goroutine's operation takes the partner a goroutine had in the run,
+// the one re-paired rendezvous of the witness (witness/partner.go),
+// allowed only for a receive whose value static analysis proves decides
+// nothing (Options.RecvValueFree; the checker trusts it through
+// Checker.ValueFree, as it trusts relaxed reads).
 //
 // Observed blocking (leak_observed.go): goroutines of a test that the run never
 // saw end, reported as leaks (or, when the run hung, as an observed

@@ -1,0 +1,122 @@
+// This file tests the taken-partner layer (deadlock_partner.go) on built
+// traces: the test's send, whose one-shot receiver a helper's send can
+// take first, is a predicted deadlock whose witness the checker accepts;
+// with the receive's value used, with no static answer, or with the
+// helper started only after the test's send, nothing is reported.
+
+package predict
+
+import (
+	"context"
+	"testing"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// takenPartnerRun builds the run: g1 (the harness) starts the test g2,
+// which starts the worker g3 and (early, or only after its send when
+// late) the helper g4. g2's send on c meets g3's receive (g3 parked
+// first), then g4's send meets g2's receive; every goroutine ends.
+func takenPartnerRun(t *testing.T, late bool) *trace.Trace {
+	t.Helper()
+	b := trace.NewBuilder(trace.Header{Format: "seer"})
+	at := func(fn string, line int) trace.StackID {
+		return b.Stacks().Intern([]trace.Frame{{Func: "example.com/p." + fn, File: "/src/p/p_test.go", Line: line}})
+	}
+	test, worker, helper := at("TestX", 19), at("TestX.func1", 12), at("TestX.func2", 16)
+	g1 := b.Goroutine(0, 0)
+	g2 := b.Goroutine(g1, test)
+	g3 := b.Goroutine(g2, test)
+	g4 := b.Goroutine(g2, test)
+	for _, g := range []trace.GoID{g2, g3, g4} {
+		b.SetGoroutine(g, "TestX", "")
+	}
+	c := b.Object(trace.ObjChan, 0x200, 8, "c")
+	add := func(g trace.GoID, st trace.StackID, op trace.Op, sync trace.SyncKind, peer int32) int32 {
+		n := int32(b.Len())
+		var obj trace.ObjID
+		var addr uint64
+		if op == trace.OpSend || op == trace.OpRecv {
+			obj, addr = c, 0x200
+		}
+		b.Add(trace.Event{G: g, Op: op, Obj: obj, Addr: addr, Sync: sync, Peer: peer, Stack: st})
+		return n
+	}
+	add(g1, test, trace.OpGo, 0, int32(g2))
+	add(g2, test, trace.OpStart, 0, int32(g1))
+	add(g2, test, trace.OpGo, 0, int32(g3))
+	add(g3, worker, trace.OpStart, 0, int32(g2))
+	if !late {
+		add(g2, test, trace.OpGo, 0, int32(g4))
+		add(g4, helper, trace.OpStart, 0, int32(g2))
+	}
+	s := add(g2, test, trace.OpSend, trace.SyncRelease, 0)
+	add(g3, worker, trace.OpRecv, trace.SyncAcquire, s)
+	add(g3, worker, trace.OpRecv, trace.SyncRelease, 0)
+	add(g2, test, trace.OpSend, trace.SyncAcquire, 0)
+	add(g3, worker, trace.OpEnd, 0, 0)
+	if late {
+		add(g2, test, trace.OpGo, 0, int32(g4))
+		add(g4, helper, trace.OpStart, 0, int32(g2))
+	}
+	h := add(g4, helper, trace.OpSend, trace.SyncRelease, 0)
+	add(g2, test, trace.OpRecv, trace.SyncAcquire, h)
+	add(g2, test, trace.OpRecv, trace.SyncRelease, 0)
+	add(g4, helper, trace.OpSend, trace.SyncAcquire, 0)
+	add(g4, helper, trace.OpEnd, 0, 0)
+	add(g2, test, trace.OpEnd, 0, 0)
+	tr, err := b.Trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestTakenPartnerLayer(t *testing.T) {
+	worker := func(tr *trace.Trace, recv int) bool { return tr.Site(&tr.Events[recv]).Line == 12 }
+	for _, tc := range []struct {
+		name string
+		late bool
+		free func(*trace.Trace, int) bool
+		want bool
+	}{
+		{"the helper takes the worker", false, worker, true},
+		{"the worker uses its value", false, func(*trace.Trace, int) bool { return false }, false},
+		{"no source", false, nil, false},
+		{"the helper starts after the send", true, worker, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := takenPartnerRun(t, tc.late)
+			opts := Options{RecvValueFree: tc.free}
+			res, err := Analyze(context.Background(), tr, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []Finding
+			for _, f := range res.Findings {
+				if f.Kind == KindDeadlock {
+					got = append(got, f)
+				}
+			}
+			if !tc.want {
+				if len(got) != 0 {
+					t.Fatalf("findings %+v, want none", got)
+				}
+				return
+			}
+			if len(got) != 1 || !got[0].Predicted {
+				t.Fatalf("findings %+v, want one predicted deadlock", res.Findings)
+			}
+			f := got[0]
+			if len(f.Events) != 1 || tr.Events[f.Events[0]].Op != trace.OpSend || tr.Events[f.Events[0]].G != 2 {
+				t.Errorf("blocked %v, want the test's send", f.Events)
+			}
+			if err := CheckWitness(tr, &f, opts); err != nil {
+				t.Errorf("witness rejected: %v", err)
+			}
+			if err := CheckWitness(tr, &f, Options{}); err == nil {
+				t.Errorf("witness accepted with no static answer on the receive")
+			}
+		})
+	}
+}
