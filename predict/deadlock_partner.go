@@ -12,8 +12,7 @@
 //
 // In the run G's send met P's receive, and H's send G's receive. In a
 // schedule where H sends first, P takes H's value and ends, and G's send
-// has no partner left: G waits for ever (and H, had G been its partner,
-// is gone).
+// has no partner left: G waits for ever.
 //
 // The candidates: two operations X (goroutine G) and Y (goroutine H) of
 // one direction on an unbuffered channel c, not in selects, whose
@@ -27,8 +26,9 @@
 // runtime.racesync's caller) takes the one parked, their four events in
 // a row (witness/partner.go: the one rendezvous the checker lets pair
 // differently from the run). Then H and Gp run to their end, which may
-// hold only memory accesses that no other goroutine makes (so nothing
-// else depends on them) and the goroutine's exit. At the end, every
+// hold only steps that need nothing of another goroutine (tailStep:
+// reads of memory no other goroutine writes, writes, WaitGroup.Done,
+// unlocks, the exit). At the end, every
 // goroutine that can still act must wait for ever, G at X first
 // (allBlocked): the claim of the channel deadlocks, which the checker's
 // blocking.go re-checks.
@@ -200,13 +200,7 @@ func (e *engine) partnerWitness(co *chanOps, x, y chanOp) (Finding, bool) {
 		}
 		for p := first + 2; p <= last; p++ {
 			i := c.at(q, p)
-			switch ev := &c.ev[i]; ev.Op {
-			case trace.OpEnd:
-			case trace.OpRead, trace.OpWrite:
-				if e.m.shared(i) {
-					return Finding{}, false
-				}
-			default:
+			if !e.tailStep(i) {
 				return Finding{}, false
 			}
 			witness = append(witness, int(i))
@@ -238,4 +232,21 @@ func (e *engine) partnerWitness(co *chanOps, x, y chanOp) (Finding, bool) {
 		fd.Events = append(fd.Events, int(i))
 	}
 	return fd, true
+}
+
+// tailStep reports whether event i may run, after a re-paired
+// rendezvous, in the end of its goroutine that the witness runs: it
+// needs nothing another goroutine did. Its exit; an access or atomic
+// that reads only memory no other goroutine writes (a write is seen by
+// no read of the schedule after it: every other goroutine has stopped);
+// a WaitGroup.Done or an unlock, releases that are always enabled (what
+// they release is judged by allBlocked at the end).
+func (e *engine) tailStep(i int32) bool {
+	switch ev := &e.c.ev[i]; {
+	case ev.Op == trace.OpEnd, ev.Op == trace.OpWGDone, ev.Op == trace.OpUnlock, ev.Op == trace.OpRUnlock:
+		return true
+	case ev.Op.IsAccess() || ev.Op.IsAtomic():
+		return !isRead(ev.Op) || !e.m.shared(i)
+	}
+	return false
 }

@@ -16,8 +16,10 @@ import (
 // takenPartnerRun builds the run: g1 (the harness) starts the test g2,
 // which starts the worker g3 and (early, or only after its send when
 // late) the helper g4. g2's send on c meets g3's receive (g3 parked
-// first), then g4's send meets g2's receive; every goroutine ends.
-func takenPartnerRun(t *testing.T, late bool) *trace.Trace {
+// first), then g4's send meets g2's receive; every goroutine ends, the
+// worker after a last step tail (none when OpInvalid): a WaitGroup.Done
+// on wg, or a read of x, which the test wrote.
+func takenPartnerRun(t *testing.T, late bool, tail trace.Op) *trace.Trace {
 	t.Helper()
 	b := trace.NewBuilder(trace.Header{Format: "seer"})
 	at := func(fn string, line int) trace.StackID {
@@ -32,18 +34,26 @@ func takenPartnerRun(t *testing.T, late bool) *trace.Trace {
 		b.SetGoroutine(g, "TestX", "")
 	}
 	c := b.Object(trace.ObjChan, 0x200, 8, "c")
+	wg := b.Object(trace.ObjWaitGroup, 0x300, 8, "wg")
 	add := func(g trace.GoID, st trace.StackID, op trace.Op, sync trace.SyncKind, peer int32) int32 {
 		n := int32(b.Len())
-		var obj trace.ObjID
-		var addr uint64
-		if op == trace.OpSend || op == trace.OpRecv {
-			obj, addr = c, 0x200
+		ev := trace.Event{G: g, Op: op, Sync: sync, Peer: peer, Stack: st}
+		switch op {
+		case trace.OpSend, trace.OpRecv:
+			ev.Obj, ev.Addr = c, 0x200
+		case trace.OpWGAdd, trace.OpWGDone:
+			ev.Obj, ev.Addr = wg, 0x300
+		case trace.OpRead, trace.OpWrite:
+			ev.Addr, ev.Size = 0x400, 8
 		}
-		b.Add(trace.Event{G: g, Op: op, Obj: obj, Addr: addr, Sync: sync, Peer: peer, Stack: st})
+		b.Add(ev)
 		return n
 	}
 	add(g1, test, trace.OpGo, 0, int32(g2))
 	add(g2, test, trace.OpStart, 0, int32(g1))
+	if tail == trace.OpRead {
+		add(g2, test, trace.OpWrite, 0, 0)
+	}
 	add(g2, test, trace.OpGo, 0, int32(g3))
 	add(g3, worker, trace.OpStart, 0, int32(g2))
 	if !late {
@@ -54,6 +64,12 @@ func takenPartnerRun(t *testing.T, late bool) *trace.Trace {
 	add(g3, worker, trace.OpRecv, trace.SyncAcquire, s)
 	add(g3, worker, trace.OpRecv, trace.SyncRelease, 0)
 	add(g2, test, trace.OpSend, trace.SyncAcquire, 0)
+	switch tail {
+	case trace.OpWGDone:
+		add(g3, worker, trace.OpWGDone, trace.SyncReleaseMerge, 0)
+	case trace.OpRead:
+		add(g3, worker, trace.OpRead, 0, 0)
+	}
 	add(g3, worker, trace.OpEnd, 0, 0)
 	if late {
 		add(g2, test, trace.OpGo, 0, int32(g4))
@@ -77,16 +93,19 @@ func TestTakenPartnerLayer(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		late bool
+		tail trace.Op
 		free func(*trace.Trace, int) bool
 		want bool
 	}{
-		{"the helper takes the worker", false, worker, true},
-		{"the worker uses its value", false, func(*trace.Trace, int) bool { return false }, false},
-		{"no source", false, nil, false},
-		{"the helper starts after the send", true, worker, false},
+		{"the helper takes the worker", false, 0, worker, true},
+		{"the worker ends with wg.Done", false, trace.OpWGDone, worker, true},
+		{"the worker reads what the test wrote: not judged", false, trace.OpRead, worker, false},
+		{"the worker uses its value", false, 0, func(*trace.Trace, int) bool { return false }, false},
+		{"no source", false, 0, nil, false},
+		{"the helper starts after the send", true, 0, worker, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := takenPartnerRun(t, tc.late)
+			tr := takenPartnerRun(t, tc.late, tc.tail)
 			opts := Options{RecvValueFree: tc.free}
 			res, err := Analyze(context.Background(), tr, opts)
 			if err != nil {

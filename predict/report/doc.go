@@ -17,7 +17,7 @@
 //     Kinds, ParseKind, Kind.Title and Explain (the -explain text). Each
 //     kind's data is one row of one table (kind.go).
 //   - The sentences: Title, PrefixPhrase, ReorderedSentences,
-//     HoldSentences, LeakSentence, BlockedSentences, MisuseSentence,
+//     HoldSentences, RepairedSentences, LeakSentence, BlockedSentences, MisuseSentence,
 //     WhyNoRaceSentences, StepText.
 //   - The renderers: WriteJSON, WriteSARIF, WitnessHTML.
 //   - Exploring (seer check -explore, explore.go): Finding.Origin, the run
