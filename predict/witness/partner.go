@@ -79,5 +79,6 @@ func (s *fstate) rendezvous(at int) bool {
 	if eb.Op == trace.OpRecv {
 		recv = b1
 	}
-	return k.valueFree(recv)
+	// A select's receive is not the plain receive the caller judged.
+	return !inSelect(t, &t.Events[recv]) && k.valueFree(recv)
 }
