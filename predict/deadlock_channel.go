@@ -870,6 +870,15 @@ func (e *engine) condWitness(w, a, u, s int32, co *chanOps) (Finding, bool) {
 	if !ok {
 		return Finding{}, false
 	}
+	return c.cutThen(cut, section, waiting, gw), true
+}
+
+// cutThen returns the deadlock whose schedule is cut in observed order,
+// then the events then (of the goroutines inWitness, which the cut holds
+// back before them), ending with every goroutine of waiting blocked at
+// its event: the prefix up to the cut's last event, each other
+// goroutine's next event at or below it a stop.
+func (c *ctp) cutThen(cut []int32, then []int, waiting []int32, inWitness ...int32) Finding {
 	last := int32(-1)
 	for g, n := range cut {
 		if n > 0 {
@@ -878,7 +887,7 @@ func (e *engine) condWitness(w, a, u, s int32, co *chanOps) (Finding, bool) {
 	}
 	var stops []int
 	for g, n := range cut {
-		if int32(g) == gw || int(n) >= len(c.byG[g]) {
+		if slices.Contains(inWitness, int32(g)) || int(n) >= len(c.byG[g]) {
 			continue
 		}
 		if x := c.byG[g][n]; x <= last {
@@ -886,11 +895,11 @@ func (e *engine) condWitness(w, a, u, s int32, co *chanOps) (Finding, bool) {
 		}
 	}
 	slices.Sort(stops)
-	fd := Finding{Kind: KindDeadlock, Predicted: true, Prefix: int(last) + 1, Stops: stops, Witness: section, Count: 1}
+	fd := Finding{Kind: KindDeadlock, Predicted: true, Prefix: int(last) + 1, Stops: stops, Witness: then, Count: 1}
 	for _, i := range waiting {
 		fd.Events = append(fd.Events, int(i))
 	}
-	return fd, true
+	return fd
 }
 
 // readKeepsWriter reports whether read r of goroutine g, in its section

@@ -47,11 +47,7 @@
 
 package predict
 
-import (
-	"slices"
-
-	"github.com/seer-tools/seer/trace"
-)
+import "github.com/seer-tools/seer/trace"
 
 // maxPartnerTries bounds the operations of one channel, per pair of
 // sites of an operation and its partner, that takenPartners pairs up;
@@ -211,27 +207,7 @@ func (e *engine) partnerWitness(co *chanOps, x, y chanOp) (Finding, bool) {
 	if !ok {
 		return Finding{}, false
 	}
-	lastEv := int32(-1)
-	for q, n := range cut {
-		if n > 0 {
-			lastEv = max(lastEv, c.at(int32(q), n))
-		}
-	}
-	var stops []int
-	for q, n := range cut {
-		if int32(q) == h || int32(q) == gp || int(n) >= len(c.byG[q]) {
-			continue
-		}
-		if nx := c.byG[q][n]; nx <= lastEv {
-			stops = append(stops, int(nx))
-		}
-	}
-	slices.Sort(stops)
-	fd := Finding{Kind: KindDeadlock, Predicted: true, Prefix: int(lastEv) + 1, Stops: stops, Witness: witness, Count: 1}
-	for _, i := range waiting {
-		fd.Events = append(fd.Events, int(i))
-	}
-	return fd, true
+	return c.cutThen(cut, witness, waiting, h, gp), true
 }
 
 // tailStep reports whether event i may run, after a re-paired

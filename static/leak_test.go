@@ -1,9 +1,6 @@
 package static
 
 import (
-	"bufio"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,29 +11,18 @@ import (
 // each marked "leak:yes" or "leak:no" on its line.
 func TestSelectLeak(t *testing.T) {
 	p := loadTestdata(t)
-	file := filepath.Join(testdataDir(t), "leak", "leak.go")
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fn := ""
+	lines, file := markedLines(t, "leak", "leak.go", "leak")
 	n := 0
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		text := sc.Text()
-		if name, ok := strings.CutPrefix(text, "func "); ok {
-			fn = name[:strings.IndexAny(name, "(")]
-		}
-		want := strings.Contains(text, "// leak:yes")
-		if !want && !strings.Contains(text, "// leak:no") || !strings.HasPrefix(strings.TrimSpace(text), "select {") && !strings.HasPrefix(strings.TrimSpace(text), "case ") {
+	for _, l := range lines {
+		if text := strings.TrimSpace(l.text); !strings.HasPrefix(text, "select {") && !strings.HasPrefix(text, "case ") {
 			continue
 		}
 		n++
-		frame := trace.Frame{Func: "example.com/seer.data/leak." + fn, File: file, Line: line}
+		fn := l.fn
+		frame := trace.Frame{Func: "example.com/seer.data/leak." + fn, File: file, Line: l.line}
 		got, ok := p.SelectLeak(frame)
-		if ok != want {
-			t.Errorf("%s (line %d): SelectLeak = %v, want %v", fn, line, ok, want)
+		if ok != l.want {
+			t.Errorf("%s (line %d): SelectLeak = %v, want %v", fn, l.line, ok, l.want)
 		}
 		if ok && (fn == "fetch" || fn == "withTimeout") && !got.Timer {
 			t.Errorf("fetch: no timer found")
