@@ -40,6 +40,15 @@
 // discarded, or of a zero-sized type); without that, or without a
 // source, nothing is reported.
 //
+// Not covered: a victim X in a select (its other cases are not in the
+// trace); Y and P both parked, or both arriving second, in the run (each
+// operation's events say which it was, and the checker takes them as
+// recorded); goroutines whose end after the rendezvous needs another
+// goroutine (an acquire, a read of shared memory, a channel operation);
+// a goroutine left blocked while the test returns is reported only when
+// every goroutine of the test that has not ended waits for ever too, as
+// a deadlock (the blocking claim).
+//
 // Contract: it reports only schedules whose cut is closed under the lock
 // rule and extended to a fixpoint, followed by the one re-paired
 // rendezvous and the two goroutines' ends, at whose end every goroutine

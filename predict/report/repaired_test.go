@@ -24,6 +24,9 @@ func TestRepairedSentences(t *testing.T) {
 		t.Fatalf("no re-pairing: got %q", s)
 	}
 	f.Accesses = []Access{{File: "/m/p_test.go", Line: 19, Op: "send", Goroutine: 8, Variable: "jobs"}}
+	if hover := HoverMarkdown(f, 0, filepath.Base, func(string, int) string { return "" }); !strings.Contains(hover, capitalizeFirst(want)) {
+		t.Errorf("the hover lacks the sentence:\n%s", hover)
+	}
 	if text := FindingText(f, filepath.Base); !strings.Contains(text, want) {
 		t.Errorf("the text report lacks the sentence:\n%s", FindingText(f, filepath.Base))
 	}
