@@ -21,11 +21,10 @@
 // and Q (Tunç et al., PLDI 2023, Theorem 2; as deadlock_lockorder.go
 // computes it) must hold none of them; every goroutine is then extended
 // as far as the closure allows without running past them
-// (deadlock_channel.go's extendCut). There Y and P meet: the one whose
-// operation begins with a release (the goroutine that arrives second,
-// runtime.racesync's caller) takes the one parked, their four events in
-// a row (witness/partner.go: the one rendezvous the checker lets pair
-// differently from the run). Then H and Gp run to their end, which may
+// (deadlock_channel.go's extendCut). There Y and P meet, their four
+// events in a row (witness/partner.go: the one rendezvous the checker
+// lets pair differently from the run; either may be the one parked,
+// whichever it was in the run). Then H and Gp run to their end, which may
 // hold only steps that need nothing of another goroutine (tailStep:
 // reads of memory no other goroutine writes, writes, WaitGroup.Done,
 // unlocks, the exit). At the end, every
@@ -41,9 +40,7 @@
 // source, nothing is reported.
 //
 // Not covered: a victim X in a select (its other cases are not in the
-// trace); Y and P both parked, or both arriving second, in the run (each
-// operation's events say which it was, and the checker takes them as
-// recorded); goroutines whose end after the rendezvous needs another
+// trace); goroutines whose end after the rendezvous needs another
 // goroutine (an acquire, a read of shared memory, a channel operation);
 // a goroutine left blocked while the test returns is reported only when
 // every goroutine of the test that has not ended waits for ever too, as
@@ -122,11 +119,6 @@ func (l *chanLayer) takenPartners(chans []trace.ObjID) error {
 				if c.ev[y.first].Op != c.ev[x.first].Op || h == g || h == gp {
 					continue
 				}
-				// Y and P meet: one arrives second (its operation begins
-				// with a release), the other is parked.
-				if c.ev[y.first].Sync == c.ev[x.partner].Sync {
-					continue
-				}
 				recv := x.partner
 				if c.ev[x.first].Op == trace.OpRecv {
 					recv = y.first
@@ -182,9 +174,11 @@ func (e *engine) partnerWitness(co *chanOps, x, y chanOp) (Finding, bool) {
 	if cut[g] != c.pos[x.first]-1 || cut[h] != c.pos[y.first]-1 || cut[gp] != c.pos[x.partner]-1 {
 		return Finding{}, false
 	}
-	// The rendezvous: the one arriving second releases first.
+	// The rendezvous: A's two events around B's, A the one whose
+	// operation began with a release in the run (it arrived second there)
+	// if either did.
 	a, b := y.first, x.partner
-	if c.ev[a].Sync != trace.SyncRelease {
+	if c.ev[a].Sync != trace.SyncRelease && c.ev[b].Sync == trace.SyncRelease {
 		a, b = b, a
 	}
 	ga, gb := int32(c.ev[a].G), int32(c.ev[b].G)

@@ -18,8 +18,10 @@ import (
 // late) the helper g4. g2's send on c meets g3's receive (g3 parked
 // first), then g4's send meets g2's receive; every goroutine ends, the
 // worker after a last step tail (none when OpInvalid): a WaitGroup.Done
-// on wg, or a read of x, which the test wrote.
-func takenPartnerRun(t *testing.T, late bool, tail trace.Op) *trace.Trace {
+// on wg, or a read of x, which the test wrote. When second, the worker
+// arrived second at its rendezvous with the test, as the helper did at
+// its own.
+func takenPartnerRun(t *testing.T, late, second bool, tail trace.Op) *trace.Trace {
 	t.Helper()
 	b := trace.NewBuilder(trace.Header{Format: "seer"})
 	at := func(fn string, line int) trace.StackID {
@@ -60,10 +62,17 @@ func takenPartnerRun(t *testing.T, late bool, tail trace.Op) *trace.Trace {
 		add(g2, test, trace.OpGo, 0, int32(g4))
 		add(g4, helper, trace.OpStart, 0, int32(g2))
 	}
-	s := add(g2, test, trace.OpSend, trace.SyncRelease, 0)
-	add(g3, worker, trace.OpRecv, trace.SyncAcquire, s)
-	add(g3, worker, trace.OpRecv, trace.SyncRelease, 0)
-	add(g2, test, trace.OpSend, trace.SyncAcquire, 0)
+	if second {
+		add(g3, worker, trace.OpRecv, trace.SyncRelease, 0)
+		s := add(g2, test, trace.OpSend, trace.SyncAcquire, 0)
+		add(g2, test, trace.OpSend, trace.SyncRelease, 0)
+		add(g3, worker, trace.OpRecv, trace.SyncAcquire, s)
+	} else {
+		s := add(g2, test, trace.OpSend, trace.SyncRelease, 0)
+		add(g3, worker, trace.OpRecv, trace.SyncAcquire, s)
+		add(g3, worker, trace.OpRecv, trace.SyncRelease, 0)
+		add(g2, test, trace.OpSend, trace.SyncAcquire, 0)
+	}
 	switch tail {
 	case trace.OpWGDone:
 		add(g3, worker, trace.OpWGDone, trace.SyncReleaseMerge, 0)
@@ -91,21 +100,23 @@ func takenPartnerRun(t *testing.T, late bool, tail trace.Op) *trace.Trace {
 func TestTakenPartnerLayer(t *testing.T) {
 	worker := func(tr *trace.Trace, recv int) bool { return tr.Site(&tr.Events[recv]).Line == 12 }
 	for _, tc := range []struct {
-		name string
-		late bool
-		tail trace.Op
-		free func(*trace.Trace, int) bool
-		want bool
+		name   string
+		late   bool
+		second bool
+		tail   trace.Op
+		free   func(*trace.Trace, int) bool
+		want   bool
 	}{
-		{"the helper takes the worker", false, 0, worker, true},
-		{"the worker ends with wg.Done", false, trace.OpWGDone, worker, true},
-		{"the worker reads what the test wrote: not judged", false, trace.OpRead, worker, false},
-		{"the worker uses its value", false, 0, func(*trace.Trace, int) bool { return false }, false},
-		{"no source", false, 0, nil, false},
-		{"the helper starts after the send", true, 0, worker, false},
+		{"the helper takes the worker", false, false, 0, worker, true},
+		{"the worker arrived second in the run", false, true, 0, worker, true},
+		{"the worker ends with wg.Done", false, false, trace.OpWGDone, worker, true},
+		{"the worker reads what the test wrote: not judged", false, false, trace.OpRead, worker, false},
+		{"the worker uses its value", false, false, 0, func(*trace.Trace, int) bool { return false }, false},
+		{"no source", false, false, 0, nil, false},
+		{"the helper starts after the send", true, false, 0, worker, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := takenPartnerRun(t, tc.late, tc.tail)
+			tr := takenPartnerRun(t, tc.late, tc.second, tc.tail)
 			opts := Options{RecvValueFree: tc.free}
 			res, err := Analyze(context.Background(), tr, opts)
 			if err != nil {

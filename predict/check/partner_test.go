@@ -19,9 +19,10 @@ import (
 )
 
 // takenPartnerSrc: the test hands one job to a worker that takes one
-// message and exits, then waits for the helper's reply. The sleeps make
-// the recorded run park the worker first, then hand it the job, then
-// reply; they order nothing. REPLY is
+// message and exits, then waits for the helper's reply. The helper's
+// sleep makes the recorded run hand the job over first; it orders
+// nothing. (Whether the worker or the test reaches the channel first
+// changes nothing.) REPLY is
 // replaced by the channel the helper replies on.
 const takenPartnerSrc = `package p
 
@@ -40,7 +41,6 @@ func TestHandoff(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		reply <- 2 // helper
 	}()
-	time.Sleep(50 * time.Millisecond)
 	jobs <- 1 // send
 	if v := <-reply; v != 2 {
 		t.Error(v)

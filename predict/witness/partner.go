@@ -8,15 +8,20 @@
 // The race runtime annotates a rendezvous (runtime.racesync, called by
 // the goroutine that arrives second, A, for the one parked, B) as four
 // events on the channel's address: A releases, B acquires, B releases, A
-// acquires. The checker keeps every other acquire seeing its observed
-// release; one of a rendezvous may see its partner's release instead
-// when the witness runs the four events in a row, on one unbuffered
-// channel, A's two events its send or receive whole (the first event of
-// its operation, then the next), B's likewise, one a send and the other a
-// receive. Any two such operations can meet in Go: a goroutine whose
-// operation is not yet begun in the schedule has not yet reached the
-// channel, so B can be the one parked when A arrives, whoever was parked
-// in the run.
+// acquires. Which of the two arrived second in the run is in its events
+// (a release then an acquire, or the other way round), and in another
+// schedule the other may be the one parked: the events are the run's
+// annotation of one step in which each goroutine learns of the other,
+// whatever their order. So the checker keeps every other acquire seeing
+// its observed release, and accepts the acquires of a rendezvous that
+// the witness runs whole: four events in a row on one unbuffered
+// channel that no event of the schedule has closed, A's two around B's
+// two, each goroutine's two its send or receive whole (the first event
+// of its operation, then the next), one a send and the other a receive.
+// Any two such operations can meet in Go: a goroutine whose operation is
+// not yet begun in the schedule has not yet reached the channel, so
+// either can be the one parked when the other arrives, whoever was
+// parked in the run.
 //
 // What the receive does after it is not in the trace: it took another
 // value. So the receive's goroutine may go on only when its value
@@ -36,21 +41,23 @@ import "github.com/seer-tools/seer/trace"
 func (k *Checker) ValueFree(free func(recv int32) bool) { k.valueFree = free }
 
 // repaired reports whether acquire w[step], which sees another release
-// than in the run, is one of a rendezvous the witness runs whole (see
-// the file comment): the release it sees is its partner's, just before
-// it, and the receive's value is free.
-func (s *fstate) repaired(step int, st *syncState) bool {
-	if s.k.valueFree == nil || len(st.merges) != 0 || step < 1 || st.rel != s.f.Witness[step-1] {
+// than in the run, is one of a rendezvous the witness runs whole, with a
+// receive whose value is free (see the file comment).
+func (s *fstate) repaired(step int) bool {
+	if s.k.valueFree == nil {
 		return false
 	}
-	// The acquire is B's (the rendezvous starts just before it) or A's
-	// (it ends the rendezvous).
-	return s.rendezvous(step-1) || s.rendezvous(step-3)
+	for at := step - 3; at <= step; at++ {
+		if s.rendezvous(at) {
+			return true
+		}
+	}
+	return false
 }
 
 // rendezvous reports whether Witness[at:at+4] is a rendezvous on an
-// unbuffered channel (A's release, B's acquire and release, A's
-// acquire) whose receive's value is free.
+// unbuffered channel not closed before it (A's two events around B's
+// two) whose receive's value is free.
 func (s *fstate) rendezvous(at int) bool {
 	k, t, w := s.k, s.k.t, s.f.Witness
 	if at < 0 || at+4 > len(w) {
@@ -71,9 +78,20 @@ func (s *fstate) rendezvous(at int) bool {
 			return false
 		}
 	}
-	if ea.Sync != trace.SyncRelease || eb.Sync != trace.SyncAcquire ||
-		t.Events[b2].Sync != trace.SyncRelease || t.Events[a2].Sync != trace.SyncAcquire {
-		return false
+	// No close of the channel runs before: a send would panic, a receive
+	// take the zero value.
+	for _, x := range k.chanEvents(ea.Obj) {
+		if t.Events[x].Op != trace.OpClose {
+			continue
+		}
+		if s.inP(x) {
+			return false
+		}
+		for _, j := range w[:at] {
+			if int32(j) == x {
+				return false
+			}
+		}
 	}
 	recv := a1
 	if eb.Op == trace.OpRecv {

@@ -247,7 +247,7 @@ func (s *fstate) replay() error {
 				syn[e.Addr] = st
 			}
 			if e.Sync.Acquires() {
-				if o := k.syncBefore(e.Addr, i, func(int32) bool { return true }); !st.equal(o) && !s.repaired(step, st) {
+				if o := k.syncBefore(e.Addr, i, func(int32) bool { return true }); !st.equal(o) && !s.repaired(step) {
 					return fmt.Errorf("step %d: acquire %d synchronises with %d%v, observed %d%v", step, i, st.rel, st.merges, o.rel, o.merges)
 				}
 			}
