@@ -1,0 +1,83 @@
+package static
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// TestNilDeref checks NilStore and NilDeref on the lines of
+// testdata/src/nilderef marked "store:yes", "store:no", "deref:yes" or
+// "deref:no", each with the access's size.
+func TestNilDeref(t *testing.T) {
+	p := loadTestdata(t)
+	file := filepath.Join(testdataDir(t), "nilderef", "nilderef.go")
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fn := ""
+	n := 0
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		text := sc.Text()
+		if name, ok := strings.CutPrefix(text, "func (w *watcher) "); ok {
+			fn = "(*watcher)." + name[:strings.IndexAny(name, "(")]
+		}
+		_, mark, ok := strings.Cut(text, "// ")
+		if !ok {
+			continue
+		}
+		parts := strings.Split(mark, ":")
+		if len(parts) != 3 || parts[0] != "store" && parts[0] != "deref" {
+			continue
+		}
+		size, err := strconv.ParseInt(parts[2], 10, 64)
+		if err != nil {
+			t.Fatalf("line %d: %v", line, err)
+		}
+		n++
+		want := parts[1] == "yes"
+		frame := trace.Frame{Func: "example.com/seer.data/nilderef." + fn, File: file, Line: line}
+		var got bool
+		if parts[0] == "store" {
+			got = p.NilStore(frame, size)
+		} else {
+			got = p.NilDeref([]trace.Frame{frame}, size)
+		}
+		if got != want {
+			t.Errorf("%s (line %d): %s = %v, want %v", fn, line, parts[0], got, want)
+		}
+	}
+	if n < 11 {
+		t.Fatalf("found %d marked lines", n)
+	}
+	// watch's dereference is recovered when guarded calls it.
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lineOf := func(mark string) int {
+		for k, l := range strings.Split(string(src), "\n") {
+			if strings.HasSuffix(l, mark) {
+				return k + 1
+			}
+		}
+		t.Fatalf("no line marked %q", mark)
+		return 0
+	}
+	watch := trace.Frame{Func: "example.com/seer.data/nilderef.(*watcher).watch", File: file, Line: lineOf("return w.c.n // deref:yes:8")}
+	guarded := trace.Frame{Func: "example.com/seer.data/nilderef.guarded", File: file, Line: lineOf("// guarded")}
+	if !p.NilDeref([]trace.Frame{watch, {Func: "testing.tRunner", File: "/goroot/src/testing/testing.go", Line: 1}}, 8) {
+		t.Errorf("watch called from the test runner: NilDeref false, want true")
+	}
+	if p.NilDeref([]trace.Frame{watch, guarded}, 8) {
+		t.Errorf("watch called from guarded, which recovers: NilDeref true, want false")
+	}
+}
