@@ -26,6 +26,7 @@ const (
 	KindNegativeWaitGroup = report.KindNegativeWaitGroup
 	KindWaitGroupReuse    = report.KindWaitGroupReuse
 	KindUnlockOfUnlocked  = report.KindUnlockOfUnlocked
+	KindNilDeref          = report.KindNilDeref
 )
 
 // Analyses selectable with Options.Analysis.
@@ -88,6 +89,15 @@ type Options struct {
 	// receive may then take another send in a predicted schedule
 	// (deadlock_partner.go). CheckWitness must be given the same.
 	RecvValueFree func(t *trace.Trace, recv int) bool
+	// NilStore and NilDeref, if both set, are the static half of a
+	// predicted nil dereference (nilderef.go): NilStore reports whether
+	// plain write event write stores nil into a pointer or an interface,
+	// NilDeref whether the value plain read event read returns is
+	// dereferenced by its goroutine right after, with no check between
+	// and nothing to recover the panic (package static's
+	// Program.NilStore and Program.NilDeref).
+	NilStore func(t *trace.Trace, write int) bool
+	NilDeref func(t *trace.Trace, read int) bool
 
 	// MaxTries bounds how many candidate event pairs (triples) are tried
 	// per pair (triple) of source sites before giving up on it. Default 4.
@@ -312,6 +322,13 @@ type Stage struct {
 	// LeakNoSource is set when the layer did not run: no
 	// Options.SelectLeak (seer predict reads a trace without its source).
 	LeakNoSource bool
+
+	// The "nil" row (nilderef.go): NilReads counts the reads, of a
+	// location another goroutine later stores nil into, that
+	// Options.NilDeref proves dereferenced and that were tried;
+	// NilSites the nil dereferences proved (one per pair of sites).
+	NilReads int64
+	NilSites int
 }
 
 // Print writes the funnel as a table.
@@ -333,6 +350,10 @@ func (s *Stats) Print(w io.Writer) {
 		}
 		if st.Name == "misuse" {
 			fmt.Fprintf(w, "%-15s %d channel, WaitGroup and unlock candidates tried, %d proved; %v\n", st.Name, st.Misuse, st.MisuseSites, st.Time.Round(time.Microsecond))
+			continue
+		}
+		if st.Name == stageNil {
+			fmt.Fprintf(w, "%-15s %d reads of a pointer another goroutine stores nil into tried, %d nil dereferences proved; %v\n", st.Name, st.NilReads, st.NilSites, st.Time.Round(time.Microsecond))
 			continue
 		}
 		if st.Name == "leak" && st.LeakNoSource {

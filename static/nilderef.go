@@ -17,38 +17,27 @@ import (
 	"github.com/seer-tools/seer/trace"
 )
 
-// NilStore reports whether every recorded write of size bytes on the line
-// of frame f that writes a pointer or an interface stores the constant
-// nil (and there is one): "c.conn = nil". The other writes of that size
-// on the line must be of booleans or numbers, which in a program without
-// unsafe never write where a pointer is. Unknown means false.
-func (p *Program) NilStore(f trace.Frame, size int64) bool {
-	_, cands := p.candidates(f, false, func(a *access) bool { return a.write && a.size == size })
+// NilStore reports whether every recorded write on the line of frame f
+// stores the constant nil into a pointer or an interface (and there is
+// one): "c.conn = nil". A trace's event then writes a pointer's (or an
+// interface's) memory, whatever size the race runtime gave it. Unknown
+// means false.
+func (p *Program) NilStore(f trace.Frame) bool {
+	_, cands := p.candidates(f, false, func(a *access) bool { return a.write })
 	if len(cands) == 0 {
 		return false
 	}
-	n := 0
 	for _, c := range cands {
 		st, ok := c.a.instr.(*ssa.Store)
-		if !ok {
+		if !ok || !derefable(st.Val.Type()) || !nilConst(st.Val) {
 			return false
 		}
-		if t := st.Val.Type(); !derefable(t) {
-			if !scalar(t) {
-				return false // may hold a pointer of the same size
-			}
-			continue
-		}
-		if !nilConst(st.Val) {
-			return false
-		}
-		n++
 	}
-	return n > 0
+	return true
 }
 
-// scalar reports whether a value of type t holds no pointer: the write
-// or read of one is never that of a pointer at the same address.
+// scalar reports whether a value of type t holds no pointer: in a
+// program without unsafe, its memory is never a pointer's.
 func scalar(t types.Type) bool {
 	b, ok := t.Underlying().(*types.Basic)
 	return ok && b.Info()&(types.IsBoolean|types.IsNumeric) != 0
@@ -71,9 +60,10 @@ func derefable(t types.Type) bool {
 	return false
 }
 
-// NilDeref reports whether every recorded read of size bytes on the line
-// of frame f that loads a pointer or an interface (and there is one; the
-// other reads of that size must be of booleans or numbers) loads one whose
+// NilDeref reports whether every recorded read on the line of frame f
+// that loads a pointer or an interface (and there is one; the other reads
+// must be of booleans or numbers, which never read a pointer's memory)
+// loads one whose
 // value its own goroutine dereferences next, whatever the value: a later
 // instruction of the read's basic block (so no branch, no nil check, lies
 // between) loads or stores through the pointer, takes the address of a
@@ -88,50 +78,63 @@ func derefable(t types.Type) bool {
 // are skipped) defers a call that may recover. A deferred call whose
 // callee is not known statically counts as one that may. Unknown means
 // false.
-func (p *Program) NilDeref(stack []trace.Frame, size int64) bool {
+func (p *Program) NilDeref(stack []trace.Frame) bool {
+	_, ok := p.NilDerefName(stack)
+	return ok
+}
+
+// NilDerefName is NilDeref, and the name of what the dereferenced read
+// reads ("c.conn") when the reads of pointers and interfaces on the line
+// have one name, else "".
+func (p *Program) NilDerefName(stack []trace.Frame) (string, bool) {
 	if len(stack) == 0 {
-		return false
+		return "", false
 	}
 	f := stack[0]
-	_, cands := p.candidates(f, false, func(a *access) bool { return !a.write && a.size == size })
+	_, cands := p.candidates(f, false, func(a *access) bool { return !a.write })
 	if len(cands) == 0 {
-		return false
+		return "", false
 	}
-	n := 0
+	n, name := 0, ""
 	for _, c := range cands {
 		ld, ok := c.a.instr.(*ssa.UnOp)
 		if !ok || ld.Op != token.MUL {
-			return false
+			return "", false
 		}
 		if !derefable(ld.Type()) {
 			if !scalar(ld.Type()) {
-				return false // may read a pointer of the same size
+				return "", false // may read a pointer's memory
 			}
 			continue
 		}
 		if !derefNext(ld) {
-			return false
+			return "", false
+		}
+		if n == 0 {
+			name = c.a.name
+		} else if name != c.a.name {
+			name = ""
 		}
 		n++
 	}
 	if n == 0 {
-		return false
+		return "", false
 	}
 	for _, fr := range stack {
 		_, fns, ok := p.resolve(fr)
 		if !ok {
 			if _, known := p.lookupFile(fr.File); known {
-				return false // a frame of the program not resolved
+				return "", false // a frame of the program not resolved
 			}
 			continue
 		}
 		for _, fn := range fns {
 			if mayRecover(fn) {
-				return false
+				return "", false
 			}
 		}
 	}
-	return true
+	return name, true
 }
 
 // derefNext reports whether load v is dereferenced by a later

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -13,7 +12,7 @@ import (
 
 // TestNilDeref checks NilStore and NilDeref on the lines of
 // testdata/src/nilderef marked "store:yes", "store:no", "deref:yes" or
-// "deref:no", each with the access's size.
+// "deref:no".
 func TestNilDeref(t *testing.T) {
 	p := loadTestdata(t)
 	file := filepath.Join(testdataDir(t), "nilderef", "nilderef.go")
@@ -35,21 +34,17 @@ func TestNilDeref(t *testing.T) {
 			continue
 		}
 		parts := strings.Split(mark, ":")
-		if len(parts) != 3 || parts[0] != "store" && parts[0] != "deref" {
+		if len(parts) != 2 || parts[0] != "store" && parts[0] != "deref" {
 			continue
-		}
-		size, err := strconv.ParseInt(parts[2], 10, 64)
-		if err != nil {
-			t.Fatalf("line %d: %v", line, err)
 		}
 		n++
 		want := parts[1] == "yes"
 		frame := trace.Frame{Func: "example.com/seer.data/nilderef." + fn, File: file, Line: line}
 		var got bool
 		if parts[0] == "store" {
-			got = p.NilStore(frame, size)
+			got = p.NilStore(frame)
 		} else {
-			got = p.NilDeref([]trace.Frame{frame}, size)
+			got = p.NilDeref([]trace.Frame{frame})
 		}
 		if got != want {
 			t.Errorf("%s (line %d): %s = %v, want %v", fn, line, parts[0], got, want)
@@ -72,12 +67,12 @@ func TestNilDeref(t *testing.T) {
 		t.Fatalf("no line marked %q", mark)
 		return 0
 	}
-	watch := trace.Frame{Func: "example.com/seer.data/nilderef.(*watcher).watch", File: file, Line: lineOf("return w.c.n // deref:yes:8")}
+	watch := trace.Frame{Func: "example.com/seer.data/nilderef.(*watcher).watch", File: file, Line: lineOf("return w.c.n // deref:yes")}
 	guarded := trace.Frame{Func: "example.com/seer.data/nilderef.guarded", File: file, Line: lineOf("// guarded")}
-	if !p.NilDeref([]trace.Frame{watch, {Func: "testing.tRunner", File: "/goroot/src/testing/testing.go", Line: 1}}, 8) {
+	if !p.NilDeref([]trace.Frame{watch, {Func: "testing.tRunner", File: "/goroot/src/testing/testing.go", Line: 1}}) {
 		t.Errorf("watch called from the test runner: NilDeref false, want true")
 	}
-	if p.NilDeref([]trace.Frame{watch, guarded}, 8) {
+	if p.NilDeref([]trace.Frame{watch, guarded}) {
 		t.Errorf("watch called from guarded, which recovers: NilDeref true, want false")
 	}
 }

@@ -634,6 +634,9 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*report.
 		if vs, ok := opts.Source.(valueSource); ok {
 			popts.RecvValueFree = recvValueFree(vs)
 		}
+		if ns, ok := opts.Source.(nilSource); ok && t.Header.Format != "std" {
+			popts.NilStore, popts.NilDeref = nilStores(ns), nilDerefs(ns)
+		}
 	}
 	res, err := predict.Analyze(ctx, t, popts)
 	if err != nil {

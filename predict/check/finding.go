@@ -93,6 +93,11 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 		}
 		if src != nil && !std {
 			src.Refine(&a, e.Op == trace.OpWrite)
+			if f.Kind == predict.KindNilDeref && e.Op == trace.OpRead {
+				if name := nilDerefName(t, i, src); name != "" {
+					a.Variable = name // the pointer, not what it points to
+				}
+			}
 		}
 		if out.Variable == "" {
 			out.Variable = a.Variable

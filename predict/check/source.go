@@ -115,3 +115,68 @@ func atomicFuncs(prog *static.Program) func(string) bool {
 	}
 	return prog.IsAtomic
 }
+
+// nilSource is a Source that can prove the static half of a predicted
+// nil dereference (static.Program.NilStore and NilDeref).
+type nilSource interface {
+	NilStore(f trace.Frame) bool
+	NilDeref(stack []trace.Frame) (name string, ok bool)
+}
+
+// NilStore is static's proof that the writes on the line of f store nil
+// into pointers or interfaces.
+func (s StaticSource) NilStore(f trace.Frame) bool { return s.Prog.NilStore(f) }
+
+// NilDeref is static's proof that a pointer or interface read at stack's
+// first frame is dereferenced at once, unchecked and unrecovered, and
+// what the read reads, when that has one name.
+func (s StaticSource) NilDeref(stack []trace.Frame) (string, bool) {
+	return s.Prog.NilDerefName(stack)
+}
+
+// nilStores and nilDerefs turn src's per-site answers into predict's
+// per-event Options.NilStore and NilDeref. The access must be made by the
+// user's code itself (its first frame is the user frame), not by a
+// function of the standard library on its behalf.
+func nilStores(src nilSource) func(t *trace.Trace, w int) bool {
+	return func(t *trace.Trace, w int) bool {
+		stack, ok := userStack(t, w)
+		return ok && src.NilStore(stack[0])
+	}
+}
+
+func nilDerefs(src nilSource) func(t *trace.Trace, r int) bool {
+	return func(t *trace.Trace, r int) bool {
+		stack, ok := userStack(t, r)
+		if !ok {
+			return false
+		}
+		_, ok = src.NilDeref(stack)
+		return ok
+	}
+}
+
+// nilDerefName names what read event i of a nil dereference reads, as
+// static names the dereferenced read on its line ("" if src cannot).
+func nilDerefName(t *trace.Trace, i int, src Source) string {
+	ns, ok := src.(nilSource)
+	if !ok {
+		return ""
+	}
+	stack, ok := userStack(t, i)
+	if !ok {
+		return ""
+	}
+	name, _ := ns.NilDeref(stack)
+	return name
+}
+
+// userStack returns event i's frames when its first is the user's code.
+func userStack(t *trace.Trace, i int) ([]trace.Frame, bool) {
+	frames := t.Stack(t.Events[i].Stack)
+	f, ok := trace.UserFrame(frames, t.Header.GOROOT)
+	if !ok || len(frames) == 0 || frames[0] != f {
+		return nil, false
+	}
+	return frames, true
+}

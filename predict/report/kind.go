@@ -31,6 +31,11 @@ const (
 	KindNegativeWaitGroup Kind = "negative-waitgroup"
 	KindWaitGroupReuse    Kind = "waitgroup-reuse"
 	KindUnlockOfUnlocked  Kind = "unlock-of-unlocked"
+
+	// KindNilDeref is a predicted panic from an order violation: a
+	// goroutine dereferences a pointer that another goroutine's store of
+	// nil, run first in another order of their critical sections, left.
+	KindNilDeref Kind = "nil-dereference"
 )
 
 // DocURL documents the finding kinds; a kind is an anchor in it.
@@ -103,6 +108,7 @@ func init() {
 			sentence: func(f *Finding, a *Access, on string) string {
 				return "In a schedule that nothing rules out, goroutine " + itoa(a.Goroutine) + "'s unlock of" + on + " is its next step with the mutex unlocked: the program stops."
 			}},
+		{kind: KindNilDeref, title: "nil dereference", rule: "NilDereference", level: "error", word: "violation", ending: nilDerefEnding, hover: nilDerefHover, explain: explainNilDeref},
 	}
 }
 

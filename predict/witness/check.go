@@ -389,6 +389,8 @@ func (k *Checker) checkProperty(s *fstate) error {
 		return s.checkLeak()
 	case SelectLeak:
 		return s.checkSelectLeak()
+	case NilDeref:
+		return s.checkNilDeref()
 	case Deadlock:
 		if k.blockingClaim(f) {
 			return s.checkBlocking()

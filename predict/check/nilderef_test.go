@@ -1,0 +1,185 @@
+// This file holds the end-to-end tests of issue 32's predicted nil
+// dereferences: a Close that stores nil into a field under the mutex a
+// watcher takes before it dereferences the field. In the recorded runs
+// the watcher goes first (Close waits on a sleep, which orders nothing),
+// so nothing panics; seer predicts the panic of the other order. Each
+// has a fixed twin on which seer says nothing.
+
+package check
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/seer-tools/seer/predict/internal/sarifcheck"
+	"github.com/seer-tools/seer/predict/report"
+)
+
+// nilDerefCases are the buggy programs and their fixed twins: WATCH is
+// replaced by the buggy or the fixed watcher, WAIT by what the test does
+// before Close.
+var nilDerefCases = []struct {
+	test, src            string
+	watch, fixedWatch    string
+	wait, fixedWait      string
+	store, deref, object string // the lines' texts, and what is read
+}{
+	{
+		// The issue's shape: a pointer field, fixed by a nil check.
+		test: "TestWatch",
+		src: `package p
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+type conn struct{ n int }
+
+type client struct {
+	mu   sync.Mutex
+	conn *conn
+}
+
+// watch reports the connection's number.
+func (c *client) watch() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	WATCH
+}
+
+// Close drops the connection.
+func (c *client) Close() {
+	c.mu.Lock()
+	c.conn = nil // store
+	c.mu.Unlock()
+}
+
+func TestWatch(t *testing.T) {
+	c := &client{conn: &conn{n: 1}}
+	done := make(chan int)
+	go func() { done <- c.watch() }()
+	WAIT
+	c.Close()
+	<-done
+}
+`,
+		watch:      "return c.conn.n // deref",
+		fixedWatch: "if c.conn == nil {\n\t\treturn 0\n\t}\n\treturn c.conn.n // deref",
+		wait:       "time.Sleep(100 * time.Millisecond)",
+		fixedWait:  "time.Sleep(100 * time.Millisecond)",
+		store:      "c.conn = nil // store", deref: "return c.conn.n // deref", object: "c.conn",
+	},
+	{
+		// An interface field, fixed by waiting for the watcher before
+		// Close.
+		test: "TestReader",
+		src: `package p
+
+import (
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+type stream struct {
+	mu sync.Mutex
+	r  io.Reader
+}
+
+// next reads a byte.
+func (s *stream) next(b []byte) {
+	s.mu.Lock()
+	WATCH
+	s.mu.Unlock()
+}
+
+// Close drops the reader.
+func (s *stream) Close() {
+	s.mu.Lock()
+	s.r = nil // store
+	s.mu.Unlock()
+}
+
+func TestReader(t *testing.T) {
+	s := &stream{r: strings.NewReader("x")}
+	done := make(chan bool)
+	go func() { s.next(make([]byte, 1)); done <- true }()
+	WAIT
+	s.Close()
+	time.Sleep(time.Millisecond)
+}
+`,
+		watch:      "s.r.Read(b) // deref",
+		fixedWatch: "s.r.Read(b) // deref",
+		wait:       "time.Sleep(100 * time.Millisecond)\n\tdefer func() { <-done }()",
+		fixedWait:  "<-done",
+		store:      "s.r = nil // store", deref: "s.r.Read(b) // deref", object: "s.r",
+	},
+}
+
+func TestNilDerefPredicted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records tests")
+	}
+	buggy := map[string]string{}
+	fixed := map[string]string{}
+	for _, tc := range nilDerefCases {
+		name := strings.ToLower(tc.test) + "_test.go"
+		buggy[name] = strings.NewReplacer("WATCH", tc.watch, "WAIT", tc.wait).Replace(tc.src)
+		fixed[name] = strings.NewReplacer("WATCH", tc.fixedWatch, "WAIT", tc.fixedWait).Replace(tc.src)
+	}
+	t.Run("buggy", func(t *testing.T) {
+		rep := recordModule(t, testModuleFiles(t, "example.com/p", buggy))
+		passed(t, rep)
+		got := map[string][]report.Finding{}
+		for _, f := range rep.Findings {
+			got[f.Test] = append(got[f.Test], f)
+		}
+		for _, tc := range nilDerefCases {
+			src := buggy[strings.ToLower(tc.test)+"_test.go"]
+			fs := got[tc.test]
+			if len(fs) != 1 {
+				t.Errorf("%s: findings %+v, want one predicted nil dereference", tc.test, fs)
+				continue
+			}
+			f := fs[0]
+			if f.Kind != report.KindNilDeref || !f.Predicted || len(f.Witness) == 0 || len(f.Accesses) != 2 {
+				t.Errorf("%s: finding %+v, want a predicted nil dereference with a witness", tc.test, f)
+				continue
+			}
+			w, r := f.Accesses[0], f.Accesses[1]
+			if w.Op != "write" || w.Line != lineOf(src, tc.store) || r.Op != "read" || r.Line != lineOf(src, tc.deref) {
+				t.Errorf("%s: accesses %v, want the store at %d and the read at %d", tc.test, accessSites(&f), lineOf(src, tc.store), lineOf(src, tc.deref))
+			}
+			if r.Variable != tc.object {
+				t.Errorf("%s: the read is of %q, want %q", tc.test, r.Variable, tc.object)
+			}
+			if s := report.NilDerefSentence(&f); !strings.Contains(s, "sees nil") || !strings.Contains(s, tc.object) {
+				t.Errorf("%s: sentence %q", tc.test, s)
+			}
+		}
+		var b bytes.Buffer
+		if err := report.WriteSARIF(&b, rep, report.SARIFOptions{Root: "/"}); err != nil {
+			t.Fatal(err)
+		}
+		sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
+		if !strings.Contains(b.String(), `"NilDereference"`) {
+			t.Errorf("SARIF has no NilDereference rule")
+		}
+	})
+	t.Run("fixed", func(t *testing.T) {
+		rep := recordModule(t, testModuleFiles(t, "example.com/p", fixed))
+		passed(t, rep)
+		if len(rep.Tests) != len(nilDerefCases) {
+			t.Errorf("tests %+v, want %d", rep.Tests, len(nilDerefCases))
+		}
+		if len(rep.Findings) != 0 {
+			t.Fatalf("findings in the fixed twins: %+v", rep.Findings)
+		}
+	})
+}

@@ -1,0 +1,62 @@
+// This file implements the report side of a predicted nil dereference
+// (predict's nilderef.go): its documentation, the sentence that says
+// what its schedule does, its hover and the text report's ending. Its
+// title and SARIF rule are a row of the kinds table (kind.go).
+
+package report
+
+import "fmt"
+
+const explainNilDeref = `# nil-dereference: a pointer another order of critical sections leaves nil
+
+One goroutine stores nil into a pointer (or an interface) — a Close or Stop
+method that drops a connection, a buffer, a handler — and another goroutine
+reads it and dereferences it at once, with no nil check. Both may hold the
+same mutex, so no race is reported: in the recorded run the reader's
+critical section came first and saw a live value. In another order of the
+two critical sections the store runs first, the reader sees nil, and the
+program panics with "invalid memory address or nil pointer dereference".
+
+The finding names the store and the read. Its witness is a schedule of the
+same test: the storing goroutine's critical section (and what it depends
+on) runs first, in the order of the recorded run, then the reader's
+events from the acquire of its critical section to the read, each doing
+what it did in the recorded run and every read before the last one seeing
+the same write. The independent checker replays it and checks that the
+read sees the store, with no other write between. That the store writes
+nil and that the value read is dereferenced right after it (in the same
+basic block, with no branch, call or channel operation between) and that
+no function on the reader's stack defers a recover, seer proves from the
+source; findings need it (seer check loads it; seer predict on a trace
+file alone does not report this kind).
+
+Fix: check the value for nil after reading it, under the lock; or stop the
+reader before the store (wait for the watcher to return before Close sets
+the field); or keep the value and signal closing by another field.`
+
+// NilDerefSentence says what a nil dereference's schedule does, for the
+// hover: the store's goroutine, the read's, and what is read.
+func NilDerefSentence(f *Finding) string {
+	if len(f.Accesses) != 2 {
+		return ""
+	}
+	w, r := f.Accesses[0], f.Accesses[1]
+	what := "the pointer"
+	if r.Variable != "" {
+		what = r.Variable
+	}
+	return fmt.Sprintf("In a schedule that nothing rules out, goroutine %d stores nil into %s first, and goroutine %d's read of it at line %d sees nil and dereferences it: the program panics.",
+		w.Goroutine, what, r.Goroutine, r.Line)
+}
+
+func nilDerefHover(f *Finding, access func(int) string, short func(string) string) string {
+	if s := NilDerefSentence(f); s != "" {
+		return s + "\n\n"
+	}
+	return raceHover(f, access, short)
+}
+
+// nilDerefEnding: the read, next, sees the store of nil.
+func nilDerefEnding(f *Finding) string {
+	return endingWith(f.Accesses[len(f.Accesses)-1:], " %s", " of nil in ")
+}
