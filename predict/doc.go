@@ -46,7 +46,11 @@
 //     on a send after a select's other case (leak_select.go);
 //   - KindSendOnClosed, KindCloseOfClosed, KindNegativeWaitGroup,
 //     KindWaitGroupReuse and KindUnlockOfUnlocked: an operation that
-//     panics or throws in the real program (misuse.go).
+//     panics or throws in the real program (misuse.go);
+//   - KindNilDeref ("nil-dereference"): a read of a pointer or interface
+//     that another order of critical sections lets see another
+//     goroutine's store of nil, and whose goroutine then dereferences it
+//     (nilderef.go; given Options.NilStore and NilDeref, the static half).
 //
 // # Files
 //
@@ -55,7 +59,8 @@
 // clock_*.go the vector clocks, their passes and the record of their
 // rises; candidates.go the candidates and the cheap filters; race_*.go
 // the race layers; solve_*.go the witness's shape and its search;
-// deadlock_*.go, leak_*.go and misuse.go the layers after the races;
+// deadlock_*.go, leak_*.go, misuse.go and nilderef.go the layers after
+// the races;
 // cut.go the lock rule those layers close their cuts under, and key.go
 // the key they deduplicate by; why.go the answer to "why no race";
 // analyze.go the pipeline that runs them, and api.go its types.

@@ -1,5 +1,5 @@
 // Package static is seer's view of the source code behind a trace. It
-// answers four questions that the recorded run cannot:
+// answers questions that the recorded run cannot:
 //
 //   - Where exactly is an access, and what do people call the memory?
 //     A trace frame gives a function and a line; Program.Access gives the
@@ -16,6 +16,12 @@
 //     the wrong place.
 //   - How does a byte offset, a go/token position, a line and column and
 //     an LSP position relate? Mapper converts between all of them.
+//   - What happens after a schedule the run did not take?
+//     Program.SelectLeak proves a select the only receive of its channel
+//     (a predicted leak); Program.NilStore that a write stores nil, and
+//     Program.NilDeref (NilDerefName) that the value a read returns is
+//     dereferenced at once, unchecked and unrecovered (a predicted nil
+//     dereference, nilderef.go).
 //
 // A Program is built by Load from golang.org/x/tools/go/packages (with
 // tests) and golang.org/x/tools/go/ssa, once per version of the source; a

@@ -13,11 +13,13 @@
 //     document `seer check -json` prints.
 //   - Kind, with its constants (KindRace, KindAtomicity, KindDeadlock,
 //     KindLeak and the misuse kinds KindSendOnClosed, KindCloseOfClosed,
-//     KindNegativeWaitGroup, KindWaitGroupReuse, KindUnlockOfUnlocked),
+//     KindNegativeWaitGroup, KindWaitGroupReuse, KindUnlockOfUnlocked,
+//     and KindNilDeref, a predicted nil dereference),
 //     Kinds, ParseKind, Kind.Title and Explain (the -explain text). Each
 //     kind's data is one row of one table (kind.go).
 //   - The sentences: Title, PrefixPhrase, ReorderedSentences,
 //     HoldSentences, RepairedSentences, LeakSentence, BlockedSentences, MisuseSentence,
+//     NilDerefSentence,
 //     WhyNoRaceSentences, StepText.
 //   - The renderers: WriteJSON, WriteSARIF, WitnessHTML.
 //   - Exploring (seer check -explore, explore.go): Finding.Origin, the run
