@@ -1,8 +1,6 @@
 package static
 
 import (
-	"bufio"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,19 +14,9 @@ import (
 func TestNilDeref(t *testing.T) {
 	p := loadTestdata(t)
 	file := filepath.Join(testdataDir(t), "nilderef", "nilderef.go")
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fn := ""
 	n := 0
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		text := sc.Text()
-		if name, ok := strings.CutPrefix(text, "func (w *watcher) "); ok {
-			fn = "(*watcher)." + name[:strings.IndexAny(name, "(")]
-		}
+	for _, l := range fileLines(t, file) {
+		line, fn, text := l.line, l.fn, l.text
 		_, mark, ok := strings.Cut(text, "// ")
 		if !ok {
 			continue
@@ -54,14 +42,11 @@ func TestNilDeref(t *testing.T) {
 		t.Fatalf("found %d marked lines", n)
 	}
 	// watch's dereference is recovered when guarded calls it.
-	src, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lines := fileLines(t, file)
 	lineOf := func(mark string) int {
-		for k, l := range strings.Split(string(src), "\n") {
-			if strings.HasSuffix(l, mark) {
-				return k + 1
+		for _, l := range lines {
+			if strings.HasSuffix(l.text, mark) {
+				return l.line
 			}
 		}
 		t.Fatalf("no line marked %q", mark)

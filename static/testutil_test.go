@@ -4,7 +4,9 @@ import (
 	"context"
 	"go/ast"
 	"go/token"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -52,3 +54,34 @@ func loadTestdata(t testing.TB) *Program {
 }
 
 func tokenPos(n int) token.Pos { return token.Pos(n) }
+
+// srcLine is a line of a testdata file, with the function it is in.
+type srcLine struct {
+	line     int
+	fn, text string // fn as a frame names it after the package: "f", "(*T).m"
+}
+
+// fileLines returns the lines of file, each with its function.
+func fileLines(t testing.TB, file string) []srcLine {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []srcLine
+	fn := ""
+	for k, text := range strings.Split(string(data), "\n") {
+		if name, ok := strings.CutPrefix(text, "func "); ok {
+			recv := ""
+			if strings.HasPrefix(name, "(") {
+				end := strings.Index(name, ")")
+				fields := strings.Fields(name[1:end])
+				recv = "(" + fields[len(fields)-1] + ")."
+				name = strings.TrimSpace(name[end+1:])
+			}
+			fn = recv + name[:strings.IndexAny(name, "([")]
+		}
+		out = append(out, srcLine{line: k + 1, fn: fn, text: text})
+	}
+	return out
+}

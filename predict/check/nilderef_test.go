@@ -134,12 +134,7 @@ func TestNilDerefPredicted(t *testing.T) {
 		fixed[name] = strings.NewReplacer("WATCH", tc.fixedWatch, "WAIT", tc.fixedWait).Replace(tc.src)
 	}
 	t.Run("buggy", func(t *testing.T) {
-		rep := recordModule(t, testModuleFiles(t, "example.com/p", buggy))
-		passed(t, rep)
-		got := map[string][]report.Finding{}
-		for _, f := range rep.Findings {
-			got[f.Test] = append(got[f.Test], f)
-		}
+		rep, got := recordPassing(t, buggy)
 		for _, tc := range nilDerefCases {
 			src := buggy[strings.ToLower(tc.test)+"_test.go"]
 			fs := got[tc.test]
@@ -182,4 +177,17 @@ func TestNilDerefPredicted(t *testing.T) {
 			t.Fatalf("findings in the fixed twins: %+v", rep.Findings)
 		}
 	})
+}
+
+// recordPassing records a module of files, whose tests must pass, and
+// returns its report and its findings by test.
+func recordPassing(t *testing.T, files map[string]string) (*report.Report, map[string][]report.Finding) {
+	t.Helper()
+	rep := recordModule(t, testModuleFiles(t, "example.com/p", files))
+	passed(t, rep)
+	got := map[string][]report.Finding{}
+	for _, f := range rep.Findings {
+		got[f.Test] = append(got[f.Test], f)
+	}
+	return rep, got
 }
