@@ -58,5 +58,5 @@ func nilDerefHover(f *Finding, access func(int) string, short func(string) strin
 
 // nilDerefEnding: the read, next, sees the store of nil.
 func nilDerefEnding(f *Finding) string {
-	return endingWith(f.Accesses[len(f.Accesses)-1:], " %s", " of nil in ")
+	return endingWith(f.Accesses[len(f.Accesses)-1:], "'s %s of nil from", " ")
 }
