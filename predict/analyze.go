@@ -421,7 +421,8 @@ type sideResult struct {
 // this order: lock-order deadlocks (deadlock_lockorder.go), with the clocks the
 // races use; channel deadlocks (deadlock_channel.go); leaks after a select's
 // other case (leak_select.go); channel, WaitGroup and mutex misuse
-// (misuse.go); nil dereferences (nilderef.go, given the static half).
+// (misuse.go); nil dereferences and indexes (nilderef.go, given the
+// static half).
 func (e *engine) sideLayers() sideResult {
 	var r sideResult
 	// SPDOffline (deadlock_spd.go) proves the lock-order deadlocks the
@@ -434,7 +435,7 @@ func (e *engine) sideLayers() sideResult {
 	if !e.opts.NoMisuse {
 		layers = append(layers, e.misuseLayer)
 	}
-	if e.opts.NilStore != nil && e.opts.NilDeref != nil {
+	if e.opts.NilStore != nil && e.opts.NilUse != nil {
 		layers = append(layers, e.nilDerefLayer)
 	}
 	for _, l := range layers {

@@ -27,6 +27,7 @@ const (
 	KindWaitGroupReuse    = report.KindWaitGroupReuse
 	KindUnlockOfUnlocked  = report.KindUnlockOfUnlocked
 	KindNilDeref          = report.KindNilDeref
+	KindIndexOutOfRange   = report.KindIndexOutOfRange
 )
 
 // Analyses selectable with Options.Analysis.
@@ -89,15 +90,17 @@ type Options struct {
 	// receive may then take another send in a predicted schedule
 	// (deadlock_partner.go). CheckWitness must be given the same.
 	RecvValueFree func(t *trace.Trace, recv int) bool
-	// NilStore and NilDeref, if both set, are the static half of a
-	// predicted nil dereference (nilderef.go): NilStore reports whether
-	// plain write event write stores nil into a pointer or an interface,
-	// NilDeref whether the value plain read event read returns is
-	// dereferenced by its goroutine right after, with no check between
-	// and nothing to recover the panic (package static's
-	// Program.NilStore and Program.NilDeref).
+
+	// NilStore and NilUse, if both set, are the static half of a
+	// predicted panic from an order violation (nilderef.go): NilStore
+	// reports whether plain write event write stores nil into a pointer,
+	// an interface or a slice; NilUse how the value plain read event read
+	// returns panics when nil, used by its goroutine right after with no
+	// check between and nothing to recover the panic: KindNilDeref
+	// (dereferenced), KindIndexOutOfRange (a slice indexed), or "" when
+	// not known (package static's Program.NilStore and Program.NilUse).
 	NilStore func(t *trace.Trace, write int) bool
-	NilDeref func(t *trace.Trace, read int) bool
+	NilUse   func(t *trace.Trace, read int) report.Kind
 
 	// MaxTries bounds how many candidate event pairs (triples) are tried
 	// per pair (triple) of source sites before giving up on it. Default 4.
@@ -325,8 +328,8 @@ type Stage struct {
 
 	// The "nil" row (nilderef.go): NilReads counts the reads, of a
 	// location another goroutine later stores nil into, that
-	// Options.NilDeref proves dereferenced and that were tried;
-	// NilSites the nil dereferences proved (one per pair of sites).
+	// Options.NilUse proves used so that nil panics and that were
+	// tried; NilSites the panics proved (one per pair of sites).
 	NilReads int64
 	NilSites int
 }
@@ -353,7 +356,7 @@ func (s *Stats) Print(w io.Writer) {
 			continue
 		}
 		if st.Name == stageNil {
-			fmt.Fprintf(w, "%-15s %d reads of a pointer another goroutine stores nil into tried, %d nil dereferences proved; %v\n", st.Name, st.NilReads, st.NilSites, st.Time.Round(time.Microsecond))
+			fmt.Fprintf(w, "%-15s %d reads of a value another goroutine stores nil into tried, %d panics proved; %v\n", st.Name, st.NilReads, st.NilSites, st.Time.Round(time.Microsecond))
 			continue
 		}
 		if st.Name == "leak" && st.LeakNoSource {

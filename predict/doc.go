@@ -50,7 +50,9 @@
 //   - KindNilDeref ("nil-dereference"): a read of a pointer or interface
 //     that another order of critical sections lets see another
 //     goroutine's store of nil, and whose goroutine then dereferences it
-//     (nilderef.go; given Options.NilStore and NilDeref, the static half).
+//     (nilderef.go; given Options.NilStore and NilUse, the static half);
+//     KindIndexOutOfRange ("index-out-of-range") the same with a slice
+//     set to nil and then indexed.
 //
 // # Files
 //

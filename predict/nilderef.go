@@ -10,7 +10,9 @@
 // Both sides hold the mutex, so there is no race; in the recorded run the
 // watcher's section came first and read a live connection. In the
 // schedule in which Close's section comes first, the watcher reads nil
-// and dereferences it: the program panics.
+// and dereferences it: the program panics. The same with a slice set to
+// nil and indexed (a nil slice has length 0: index out of range) is
+// KindIndexOutOfRange.
 //
 // Two halves make the claim:
 //
@@ -35,18 +37,19 @@
 //     requires: Şerbănuţă, Chen and Roşu, RV 2012, Theorem 2); and no
 //     write to r's location runs between w and r. r, W's last event,
 //     reads what w stored.
-//   - The values (the static half, Options.NilStore and
-//     Options.NilDeref: package static's Program.NilStore and
-//     Program.NilDeref). w stores nil into a pointer or an interface, and
-//     W dereferences the value r returns right after it, in the same
+//   - The values (the static half, Options.NilStore and Options.NilUse:
+//     package static's Program.NilStore and Program.NilUse). w stores nil
+//     into a pointer, an interface or a slice, and W dereferences (or,
+//     a slice, indexes) the value r returns right after it, in the same
 //     basic block with nothing that can branch, block or call between,
 //     and no function on W's stack defers a recover.
 //
 // Without both options the layer does not run (seer predict reads a trace
 // without its source). The finding (Kind nil-dereference, always
 // Predicted: a run that read the nil panicked and its trace ends there)
-// lists w and r. The checker (package witness, nilderef.go) re-checks the
-// schedule against the serial specifications and that r sees w.
+// lists w and r; KindIndexOutOfRange's likewise. The checker (package
+// witness, nilderef.go) re-checks the schedule against the serial
+// specifications and that r sees w.
 //
 // Contract: it reports only pairs whose two halves hold as above; it
 // builds the witness from the cut and W's moved events, with no search.
@@ -57,6 +60,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/trace"
 )
 
@@ -71,7 +75,7 @@ const maxNilReads = 2000
 // (NilSites).
 func (e *engine) nilDerefLayer() ([]Finding, Stage, error) {
 	t0 := time.Now()
-	if e.opts.NilStore == nil || e.opts.NilDeref == nil {
+	if e.opts.NilStore == nil || e.opts.NilUse == nil {
 		return nil, Stage{Name: stageNil}, nil
 	}
 	c, t := e.c, e.t
@@ -113,7 +117,7 @@ func (e *engine) nilDerefLayer() ([]Finding, Stage, error) {
 	if err := e.needCone(); err != nil {
 		return nil, row(0), err
 	}
-	derefSite := map[int32]bool{}
+	useSite := map[int32]report.Kind{}
 	tries := map[patternKey]int{}
 	proved := map[patternKey]int{} // index in out
 	var out []Finding
@@ -145,17 +149,18 @@ func (e *engine) nilDerefLayer() ([]Finding, Stage, error) {
 				continue
 			}
 			s := c.site(r)
-			ok, seen := derefSite[s]
+			kind, seen := useSite[s]
 			if !seen {
-				ok = e.opts.NilDeref(t, int(r))
-				derefSite[s] = ok
+				kind = e.opts.NilUse(t, int(r))
+				useSite[s] = kind
 			}
-			if !ok {
+			if kind != KindNilDeref && kind != KindIndexOutOfRange {
 				continue
 			}
 			tries[key]++
 			tried++
 			if fd, ok := e.nilWitness(w, r, cut, tmp); ok {
+				fd.Kind = kind
 				proved[key] = len(out)
 				out = append(out, fd)
 			}

@@ -19,9 +19,9 @@
 //   - What happens after a schedule the run did not take?
 //     Program.SelectLeak proves a select the only receive of its channel
 //     (a predicted leak); Program.NilStore that a write stores nil, and
-//     Program.NilDeref (NilDerefName) that the value a read returns is
-//     dereferenced at once, unchecked and unrecovered (a predicted nil
-//     dereference, nilderef.go).
+//     Program.NilUse that the value a read returns is dereferenced or
+//     indexed at once, unchecked and unrecovered (a predicted nil
+//     dereference or index out of range, nilderef.go).
 //
 // A Program is built by Load from golang.org/x/tools/go/packages (with
 // tests) and golang.org/x/tools/go/ssa, once per version of the source; a

@@ -1,10 +1,12 @@
-// This file implements the static half of a predicted nil dereference
-// (issue 32, item 6): whether a write on a line stores nil into a pointer
-// or interface variable, and whether the value a read on a line returns
-// is dereferenced, with no check between, right after the read. The trace
-// records which write a read saw, not the values; these two answers let
-// the predictor (predict/nilderef.go) turn "another schedule lets the read
-// see that write" into "another schedule panics".
+// This file implements the static half of a predicted panic from an
+// order violation (issue 32, item 6): whether a write on a line stores
+// nil into a pointer, an interface or a slice, and whether the value a
+// read on a line returns is used, with no check between, right after the
+// read in a way that panics when it is nil: dereferenced (a nil pointer
+// dereference) or indexed (a nil slice has length 0: index out of
+// range). The trace records which write a read saw, not the values; these
+// two answers let the predictor (predict/nilderef.go) turn "another
+// schedule lets the read see that write" into "another schedule panics".
 
 package static
 
@@ -17,10 +19,25 @@ import (
 	"github.com/seer-tools/seer/trace"
 )
 
+// A NilUse is what a goroutine does at once with a value it read, that
+// panics when the value is nil.
+type NilUse int
+
+const (
+	// NoNilUse: not known to panic.
+	NoNilUse NilUse = iota
+	// NilDeref: loads or stores through a pointer, takes the address of
+	// a field or element of it, or calls a method of an interface.
+	NilDeref
+	// NilIndex: indexes a slice (a nil slice has length 0, so every
+	// index is out of range).
+	NilIndex
+)
+
 // NilStore reports whether every recorded write on the line of frame f
-// stores the constant nil into a pointer or an interface (and there is
-// one): "c.conn = nil". A trace's event then writes a pointer's (or an
-// interface's) memory, whatever size the race runtime gave it. Unknown
+// stores the constant nil into a pointer, an interface or a slice (and
+// there is one): "c.conn = nil". A trace's event then writes such a
+// variable's memory, whatever size the race runtime gave it. Unknown
 // means false.
 func (p *Program) NilStore(f trace.Frame) bool {
 	_, cands := p.candidates(f, false, func(a *access) bool { return a.write })
@@ -29,7 +46,7 @@ func (p *Program) NilStore(f trace.Frame) bool {
 	}
 	for _, c := range cands {
 		st, ok := c.a.instr.(*ssa.Store)
-		if !ok || !derefable(st.Val.Type()) || !nilConst(st.Val) {
+		if !ok || !nilable(st.Val.Type()) || !nilConst(st.Val) {
 			return false
 		}
 	}
@@ -43,103 +60,89 @@ func scalar(t types.Type) bool {
 	return ok && b.Info()&(types.IsBoolean|types.IsNumeric) != 0
 }
 
-// nilConst reports whether v is the constant nil (of a pointer type, or
-// nil converted to an interface).
+// nilConst reports whether v is the constant nil.
 func nilConst(v ssa.Value) bool {
 	c, ok := v.(*ssa.Const)
 	return ok && c.IsNil()
 }
 
-// derefable reports whether a nil of type t panics when dereferenced or
-// called through: a pointer or an interface.
-func derefable(t types.Type) bool {
+// nilable reports whether a value of type t may be a nil that NilUse
+// follows: a pointer, an interface or a slice.
+func nilable(t types.Type) bool {
 	switch t.Underlying().(type) {
-	case *types.Pointer, *types.Interface:
+	case *types.Pointer, *types.Interface, *types.Slice:
 		return true
 	}
 	return false
 }
 
-// NilDeref reports whether every recorded read on the line of frame f
-// that loads a pointer or an interface (and there is one; the other reads
-// must be of booleans or numbers, which never read a pointer's memory)
-// loads one whose
-// value its own goroutine dereferences next, whatever the value: a later
-// instruction of the read's basic block (so no branch, no nil check, lies
-// between) loads or stores through the pointer, takes the address of a
-// field or array element of it, or calls a method of the interface; and
-// the instructions between cannot block, call, or panic otherwise.
-// Calling a method of a nil interface panics as a dereference does; a
-// method called on a nil pointer is not counted (the method may check).
+// NilUse reports what the goroutine does with the value that every
+// recorded read on the line of frame stack[0] loads of a pointer, an
+// interface or a slice (there must be one; the other reads must be of
+// booleans or numbers, which never read such a variable's memory): the
+// same NilUse for all, made by a later instruction of the read's basic
+// block (so no branch, no nil or length check, lies between), with the
+// instructions between unable to block, call, or panic otherwise; and the
+// name of what is read ("c.conn") when the reads have one. A method
+// called on a nil pointer is not a use (the method may check).
 //
 // And that the panic reaches the goroutine's end: no function of stack
 // (the read's frames, innermost first, as the trace gives them; frames
 // outside the program are the runtime's or the standard library's and
 // are skipped) defers a call that may recover. A deferred call whose
 // callee is not known statically counts as one that may. Unknown means
-// false.
-func (p *Program) NilDeref(stack []trace.Frame) bool {
-	_, ok := p.NilDerefName(stack)
-	return ok
-}
-
-// NilDerefName is NilDeref, and the name of what the dereferenced read
-// reads ("c.conn") when the reads of pointers and interfaces on the line
-// have one name, else "".
-func (p *Program) NilDerefName(stack []trace.Frame) (string, bool) {
+// NoNilUse.
+func (p *Program) NilUse(stack []trace.Frame) (NilUse, string) {
 	if len(stack) == 0 {
-		return "", false
+		return NoNilUse, ""
 	}
-	f := stack[0]
-	_, cands := p.candidates(f, false, func(a *access) bool { return !a.write })
-	if len(cands) == 0 {
-		return "", false
-	}
-	n, name := 0, ""
+	_, cands := p.candidates(stack[0], false, func(a *access) bool { return !a.write })
+	use, name := NoNilUse, ""
 	for _, c := range cands {
 		ld, ok := c.a.instr.(*ssa.UnOp)
 		if !ok || ld.Op != token.MUL {
-			return "", false
+			return NoNilUse, ""
 		}
-		if !derefable(ld.Type()) {
+		if !nilable(ld.Type()) {
 			if !scalar(ld.Type()) {
-				return "", false // may read a pointer's memory
+				return NoNilUse, "" // may read such a variable's memory
 			}
 			continue
 		}
-		if !derefNext(ld) {
-			return "", false
+		u := usedNext(ld)
+		if u == NoNilUse || use != NoNilUse && u != use {
+			return NoNilUse, ""
 		}
-		if n == 0 {
+		if use == NoNilUse {
 			name = c.a.name
 		} else if name != c.a.name {
 			name = ""
 		}
-		n++
+		use = u
 	}
-	if n == 0 {
-		return "", false
+	if use == NoNilUse {
+		return NoNilUse, ""
 	}
 	for _, fr := range stack {
 		_, fns, ok := p.resolve(fr)
 		if !ok {
 			if _, known := p.lookupFile(fr.File); known {
-				return "", false // a frame of the program not resolved
+				return NoNilUse, "" // a frame of the program not resolved
 			}
 			continue
 		}
 		for _, fn := range fns {
 			if mayRecover(fn) {
-				return "", false
+				return NoNilUse, ""
 			}
 		}
 	}
-	return name, true
+	return use, name
 }
 
-// derefNext reports whether load v is dereferenced by a later
-// instruction of its block, with only harmless instructions between.
-func derefNext(v *ssa.UnOp) bool {
+// usedNext returns what a later instruction of load v's block does with
+// it that panics when it is nil, with only harmless instructions between.
+func usedNext(v *ssa.UnOp) NilUse {
 	b := v.Block()
 	k := -1
 	for j, in := range b.Instrs {
@@ -149,35 +152,45 @@ func derefNext(v *ssa.UnOp) bool {
 		}
 	}
 	if k < 0 {
-		return false
+		return NoNilUse
 	}
 	for _, in := range b.Instrs[k+1:] {
-		if derefs(in, v) {
-			return true
+		if u := uses(in, v); u != NoNilUse {
+			return u
 		}
 		if !harmless(in) {
-			return false
+			return NoNilUse
 		}
 	}
-	return false
+	return NoNilUse
 }
 
-// derefs reports whether instruction in panics when v is nil.
-func derefs(in ssa.Instruction, v ssa.Value) bool {
+// uses returns how instruction in panics when v is nil, if it does.
+func uses(in ssa.Instruction, v ssa.Value) NilUse {
+	deref := false
 	switch in := in.(type) {
 	case *ssa.FieldAddr:
-		return in.X == v
+		deref = in.X == v
 	case *ssa.IndexAddr:
-		_, ptr := in.X.Type().Underlying().(*types.Pointer)
-		return in.X == v && ptr
+		if in.X == v {
+			switch in.X.Type().Underlying().(type) {
+			case *types.Pointer:
+				return NilDeref
+			case *types.Slice:
+				return NilIndex
+			}
+		}
 	case *ssa.UnOp:
-		return in.Op == token.MUL && in.X == v
+		deref = in.Op == token.MUL && in.X == v
 	case *ssa.Store:
-		return in.Addr == v
+		deref = in.Addr == v
 	case *ssa.Call:
-		return in.Call.IsInvoke() && in.Call.Value == v
+		deref = in.Call.IsInvoke() && in.Call.Value == v
 	}
-	return false
+	if deref {
+		return NilDeref
+	}
+	return NoNilUse
 }
 
 // harmless reports whether instruction in neither blocks, calls, nor

@@ -8,10 +8,10 @@ import (
 	"github.com/seer-tools/seer/trace"
 )
 
-// TestNilDeref checks NilStore and NilDeref on the lines of
-// testdata/src/nilderef marked "store:yes", "store:no", "deref:yes" or
-// "deref:no".
-func TestNilDeref(t *testing.T) {
+// TestNilUse checks NilStore and NilUse on the lines of
+// testdata/src/nilderef marked "store:yes", "store:no", "use:deref",
+// "use:index" or "use:no".
+func TestNilUse(t *testing.T) {
 	p := loadTestdata(t)
 	file := filepath.Join(testdataDir(t), "nilderef", "nilderef.go")
 	n := 0
@@ -22,23 +22,23 @@ func TestNilDeref(t *testing.T) {
 			continue
 		}
 		parts := strings.Split(mark, ":")
-		if len(parts) != 2 || parts[0] != "store" && parts[0] != "deref" {
+		if len(parts) != 2 || parts[0] != "store" && parts[0] != "use" {
 			continue
 		}
 		n++
-		want := parts[1] == "yes"
 		frame := trace.Frame{Func: "example.com/seer.data/nilderef." + fn, File: file, Line: line}
-		var got bool
 		if parts[0] == "store" {
-			got = p.NilStore(frame)
-		} else {
-			got = p.NilDeref([]trace.Frame{frame})
+			if got, want := p.NilStore(frame), parts[1] == "yes"; got != want {
+				t.Errorf("%s (line %d): NilStore = %v, want %v", fn, line, got, want)
+			}
+			continue
 		}
-		if got != want {
-			t.Errorf("%s (line %d): %s = %v, want %v", fn, line, parts[0], got, want)
+		want := map[string]NilUse{"deref": NilDeref, "index": NilIndex, "no": NoNilUse}[parts[1]]
+		if got, _ := p.NilUse([]trace.Frame{frame}); got != want {
+			t.Errorf("%s (line %d): NilUse = %v, want %v", fn, line, got, want)
 		}
 	}
-	if n < 11 {
+	if n < 16 {
 		t.Fatalf("found %d marked lines", n)
 	}
 	// watch's dereference is recovered when guarded calls it.
@@ -52,12 +52,12 @@ func TestNilDeref(t *testing.T) {
 		t.Fatalf("no line marked %q", mark)
 		return 0
 	}
-	watch := trace.Frame{Func: "example.com/seer.data/nilderef.(*watcher).watch", File: file, Line: lineOf("return w.c.n // deref:yes")}
+	watch := trace.Frame{Func: "example.com/seer.data/nilderef.(*watcher).watch", File: file, Line: lineOf("return w.c.n // use:deref")}
 	guarded := trace.Frame{Func: "example.com/seer.data/nilderef.guarded", File: file, Line: lineOf("// guarded")}
-	if !p.NilDeref([]trace.Frame{watch, {Func: "testing.tRunner", File: "/goroot/src/testing/testing.go", Line: 1}}) {
-		t.Errorf("watch called from the test runner: NilDeref false, want true")
+	if use, name := p.NilUse([]trace.Frame{watch, {Func: "testing.tRunner", File: "/goroot/src/testing/testing.go", Line: 1}}); use != NilDeref || name != "w.c" {
+		t.Errorf("watch called from the test runner: NilUse %v, %q, want a dereference of w.c", use, name)
 	}
-	if p.NilDeref([]trace.Frame{watch, guarded}) {
-		t.Errorf("watch called from guarded, which recovers: NilDeref true, want false")
+	if use, _ := p.NilUse([]trace.Frame{watch, guarded}); use != NoNilUse {
+		t.Errorf("watch called from guarded, which recovers: NilUse %v, want none", use)
 	}
 }

@@ -635,7 +635,7 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*report.
 			popts.RecvValueFree = recvValueFree(vs)
 		}
 		if ns, ok := opts.Source.(nilSource); ok && t.Header.Format != "std" {
-			popts.NilStore, popts.NilDeref = nilStores(ns), nilDerefs(ns)
+			popts.NilStore, popts.NilUse = nilStores(ns), nilUses(ns)
 		}
 	}
 	res, err := predict.Analyze(ctx, t, popts)

@@ -93,9 +93,9 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 		}
 		if src != nil && !std {
 			src.Refine(&a, e.Op == trace.OpWrite)
-			if f.Kind == predict.KindNilDeref && e.Op == trace.OpRead {
-				if name := nilDerefName(t, i, src); name != "" {
-					a.Variable = name // the pointer, not what it points to
+			if (f.Kind == predict.KindNilDeref || f.Kind == predict.KindIndexOutOfRange) && e.Op == trace.OpRead {
+				if _, name := nilUseOf(t, i, src); name != "" {
+					a.Variable = name // the pointer or slice, not what it points to
 				}
 			}
 		}

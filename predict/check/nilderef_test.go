@@ -1,6 +1,7 @@
 // This file holds the end-to-end tests of issue 32's predicted nil
-// dereferences: a Close that stores nil into a field under the mutex a
-// watcher takes before it dereferences the field. In the recorded runs
+// dereferences (and indexes of a nil slice): a Close that stores nil into
+// a field under the mutex a watcher takes before it dereferences (indexes)
+// the field. In the recorded runs
 // the watcher goes first (Close waits on a sleep, which orders nothing),
 // so nothing panics; seer predicts the panic of the other order. Each
 // has a fixed twin on which seer says nothing.
@@ -24,6 +25,7 @@ var nilDerefCases = []struct {
 	watch, fixedWatch    string
 	wait, fixedWait      string
 	store, deref, object string // the lines' texts, and what is read
+	kind                 report.Kind
 }{
 	{
 		// The issue's shape: a pointer field, fixed by a nil check.
@@ -71,6 +73,7 @@ func TestWatch(t *testing.T) {
 		wait:       "time.Sleep(100 * time.Millisecond)",
 		fixedWait:  "time.Sleep(100 * time.Millisecond)",
 		store:      "c.conn = nil // store", deref: "return c.conn.n // deref", object: "c.conn",
+		kind: report.KindNilDeref,
 	},
 	{
 		// An interface field, fixed by waiting for the watcher before
@@ -119,6 +122,54 @@ func TestReader(t *testing.T) {
 		wait:       "time.Sleep(100 * time.Millisecond)\n\tdefer func() { <-done }()",
 		fixedWait:  "<-done",
 		store:      "s.r = nil // store", deref: "s.r.Read(b) // deref", object: "s.r",
+		kind: report.KindNilDeref,
+	},
+	{
+		// A slice set to nil, indexed by the reader: index out of range.
+		// Fixed by a length check.
+		test: "TestBuffer",
+		src: `package p
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+type buffer struct {
+	mu   sync.Mutex
+	data []byte
+}
+
+// first returns the first byte.
+func (b *buffer) first() byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	WATCH
+}
+
+// Reset drops the data.
+func (b *buffer) Reset() {
+	b.mu.Lock()
+	b.data = nil // store
+	b.mu.Unlock()
+}
+
+func TestBuffer(t *testing.T) {
+	b := &buffer{data: []byte("x")}
+	done := make(chan byte)
+	go func() { done <- b.first() }()
+	WAIT
+	b.Reset()
+	<-done
+}
+`,
+		watch:      "return b.data[0] // deref",
+		fixedWatch: "if len(b.data) == 0 {\n\t\treturn 0\n\t}\n\treturn b.data[0] // deref",
+		wait:       "time.Sleep(100 * time.Millisecond)",
+		fixedWait:  "time.Sleep(100 * time.Millisecond)",
+		store:      "b.data = nil // store", deref: "return b.data[0] // deref", object: "b.data",
+		kind: report.KindIndexOutOfRange,
 	},
 }
 
@@ -143,8 +194,8 @@ func TestNilDerefPredicted(t *testing.T) {
 				continue
 			}
 			f := fs[0]
-			if f.Kind != report.KindNilDeref || !f.Predicted || len(f.Witness) == 0 || len(f.Accesses) != 2 {
-				t.Errorf("%s: finding %+v, want a predicted nil dereference with a witness", tc.test, f)
+			if f.Kind != tc.kind || !f.Predicted || len(f.Witness) == 0 || len(f.Accesses) != 2 {
+				t.Errorf("%s: finding %+v, want a predicted %s with a witness", tc.test, f, tc.kind)
 				continue
 			}
 			w, r := f.Accesses[0], f.Accesses[1]
@@ -163,8 +214,10 @@ func TestNilDerefPredicted(t *testing.T) {
 			t.Fatal(err)
 		}
 		sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
-		if !strings.Contains(b.String(), `"NilDereference"`) {
-			t.Errorf("SARIF has no NilDereference rule")
+		for _, rule := range []string{`"NilDereference"`, `"IndexOutOfRange"`} {
+			if !strings.Contains(b.String(), rule) {
+				t.Errorf("SARIF has no %s rule", rule)
+			}
 		}
 	})
 	t.Run("fixed", func(t *testing.T) {

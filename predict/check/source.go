@@ -117,25 +117,35 @@ func atomicFuncs(prog *static.Program) func(string) bool {
 }
 
 // nilSource is a Source that can prove the static half of a predicted
-// nil dereference (static.Program.NilStore and NilDeref).
+// panic from an order violation (static.Program.NilStore and NilUse).
 type nilSource interface {
 	NilStore(f trace.Frame) bool
-	NilDeref(stack []trace.Frame) (name string, ok bool)
+	// NilUse says how the value read at stack's first frame panics when
+	// nil (KindNilDeref, KindIndexOutOfRange, or "" when not known), and
+	// names what is read when that has one name.
+	NilUse(stack []trace.Frame) (kind report.Kind, name string)
 }
 
 // NilStore is static's proof that the writes on the line of f store nil
-// into pointers or interfaces.
+// into pointers, interfaces or slices.
 func (s StaticSource) NilStore(f trace.Frame) bool { return s.Prog.NilStore(f) }
 
-// NilDeref is static's proof that a pointer or interface read at stack's
-// first frame is dereferenced at once, unchecked and unrecovered, and
-// what the read reads, when that has one name.
-func (s StaticSource) NilDeref(stack []trace.Frame) (string, bool) {
-	return s.Prog.NilDerefName(stack)
+// NilUse is static's proof that a pointer, interface or slice read at
+// stack's first frame is dereferenced or indexed at once, unchecked and
+// unrecovered.
+func (s StaticSource) NilUse(stack []trace.Frame) (report.Kind, string) {
+	use, name := s.Prog.NilUse(stack)
+	switch use {
+	case static.NilDeref:
+		return report.KindNilDeref, name
+	case static.NilIndex:
+		return report.KindIndexOutOfRange, name
+	}
+	return "", ""
 }
 
-// nilStores and nilDerefs turn src's per-site answers into predict's
-// per-event Options.NilStore and NilDeref. The access must be made by the
+// nilStores and nilUses turn src's per-site answers into predict's
+// per-event Options.NilStore and NilUse. The access must be made by the
 // user's code itself (its first frame is the user frame), not by a
 // function of the standard library on its behalf.
 func nilStores(src nilSource) func(t *trace.Trace, w int) bool {
@@ -145,30 +155,28 @@ func nilStores(src nilSource) func(t *trace.Trace, w int) bool {
 	}
 }
 
-func nilDerefs(src nilSource) func(t *trace.Trace, r int) bool {
-	return func(t *trace.Trace, r int) bool {
+func nilUses(src nilSource) func(t *trace.Trace, r int) report.Kind {
+	return func(t *trace.Trace, r int) report.Kind {
 		stack, ok := userStack(t, r)
 		if !ok {
-			return false
+			return ""
 		}
-		_, ok = src.NilDeref(stack)
-		return ok
+		kind, _ := src.NilUse(stack)
+		return kind
 	}
 }
 
-// nilDerefName names what read event i of a nil dereference reads, as
-// static names the dereferenced read on its line ("" if src cannot).
-func nilDerefName(t *trace.Trace, i int, src Source) string {
+// nilUseOf is src's NilUse of read event i ("" if src cannot tell).
+func nilUseOf(t *trace.Trace, i int, src Source) (report.Kind, string) {
 	ns, ok := src.(nilSource)
 	if !ok {
-		return ""
+		return "", ""
 	}
 	stack, ok := userStack(t, i)
 	if !ok {
-		return ""
+		return "", ""
 	}
-	name, _ := ns.NilDeref(stack)
-	return name
+	return ns.NilUse(stack)
 }
 
 // userStack returns event i's frames when its first is the user's code.

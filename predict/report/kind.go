@@ -36,6 +36,9 @@ const (
 	// goroutine dereferences a pointer that another goroutine's store of
 	// nil, run first in another order of their critical sections, left.
 	KindNilDeref Kind = "nil-dereference"
+	// KindIndexOutOfRange is the same order violation on a slice: the
+	// goroutine indexes a slice another goroutine set to nil.
+	KindIndexOutOfRange Kind = "index-out-of-range"
 )
 
 // DocURL documents the finding kinds; a kind is an anchor in it.
@@ -109,6 +112,7 @@ func init() {
 				return "In a schedule that nothing rules out, goroutine " + itoa(a.Goroutine) + "'s unlock of" + on + " is its next step with the mutex unlocked: the program stops."
 			}},
 		{kind: KindNilDeref, title: "nil dereference", rule: "NilDereference", level: "error", word: "violation", ending: nilDerefEnding, hover: nilDerefHover, explain: explainNilDeref},
+		{kind: KindIndexOutOfRange, title: "index of a nil slice", rule: "IndexOutOfRange", level: "error", word: "violation", ending: nilDerefEnding, hover: nilDerefHover, explain: explainIndexOutOfRange},
 	}
 }
 

@@ -1,7 +1,8 @@
 // This file implements the report side of a predicted nil dereference
-// (predict's nilderef.go): its documentation, the sentence that says
-// what its schedule does, its hover and the text report's ending. Its
-// title and SARIF rule are a row of the kinds table (kind.go).
+// and of its slice form, an index out of range (predict's nilderef.go):
+// their documentation, the sentence that says what their schedule does,
+// their hover and the text report's ending. Their titles and SARIF rules
+// are rows of the kinds table (kind.go).
 
 package report
 
@@ -34,19 +35,44 @@ Fix: check the value for nil after reading it, under the lock; or stop the
 reader before the store (wait for the watcher to return before Close sets
 the field); or keep the value and signal closing by another field.`
 
-// NilDerefSentence says what a nil dereference's schedule does, for the
-// hover: the store's goroutine, the read's, and what is read.
+const explainIndexOutOfRange = `# index-out-of-range: a slice another order of critical sections leaves nil
+
+One goroutine sets a slice to nil — a Close or Reset that drops a buffer or
+a list — and another goroutine reads the slice and indexes it at once, with
+no length check. Both may hold the same mutex, so no race is reported: in
+the recorded run the reader's critical section came first and saw the
+elements. In another order of the two critical sections the store runs
+first, the reader sees a nil slice, whose length is 0, and the program
+panics with "index out of range".
+
+The finding, its witness and what the checker and the source prove are
+those of nil-dereference: the store's critical section first, then the
+reader's events from its acquire to the read, which sees the store; the
+source shows that the store writes nil and that the slice read is indexed
+right after it with no branch, call or channel operation between, and no
+recover on the reader's stack.
+
+Fix: check the length after reading the slice, under the lock; or stop the
+reader before the store; or empty the slice where readers expect it (and
+check for that).`
+
+// NilDerefSentence says what the schedule of a nil dereference or an
+// index of a nil slice does, for the hover: the store's goroutine, the
+// read's, and what is read.
 func NilDerefSentence(f *Finding) string {
 	if len(f.Accesses) != 2 {
 		return ""
 	}
 	w, r := f.Accesses[0], f.Accesses[1]
-	what := "the pointer"
+	what, use := "the pointer", "dereferences it"
+	if f.Kind == KindIndexOutOfRange {
+		what, use = "the slice", "indexes it"
+	}
 	if r.Variable != "" {
 		what = r.Variable
 	}
-	return fmt.Sprintf("In a schedule that nothing rules out, goroutine %d stores nil into %s first, and goroutine %d's read of it at line %d sees nil and dereferences it: the program panics.",
-		w.Goroutine, what, r.Goroutine, r.Line)
+	return fmt.Sprintf("In a schedule that nothing rules out, goroutine %d stores nil into %s first, and goroutine %d's read of it at line %d sees nil and %s: the program panics.",
+		w.Goroutine, what, r.Goroutine, r.Line, use)
 }
 
 func nilDerefHover(f *Finding, access func(int) string, short func(string) string) string {

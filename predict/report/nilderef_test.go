@@ -1,5 +1,6 @@
-// This file tests the nil-dereference kind's row of the kinds table: its
-// title, -explain text, hover and the text report's ending.
+// This file tests the rows of the nil-dereference and index-out-of-range
+// kinds in the kinds table: title, -explain text, hover and the text
+// report's ending.
 
 package report
 
@@ -33,6 +34,14 @@ func TestNilDerefWords(t *testing.T) {
 	}
 	if e := k.witnessEnding()(f); e != " ending with g7's read of nil from c.conn at c.go:20" {
 		t.Errorf("ending %q", e)
+	}
+	f.Kind, f.Variable = KindIndexOutOfRange, "b.data"
+	f.Accesses[0].Variable, f.Accesses[1].Variable = "b.data", "b.data"
+	if s := NilDerefSentence(f); !strings.Contains(s, "stores nil into b.data first") || !strings.Contains(s, "indexes it") {
+		t.Errorf("index sentence %q", s)
+	}
+	if text, ok := Explain(KindIndexOutOfRange); !ok || !strings.HasPrefix(text, "# index-out-of-range: ") || KindIndexOutOfRange.ruleName() != "IndexOutOfRange" {
+		t.Errorf("index-out-of-range: explanation %q, rule %q", text, KindIndexOutOfRange.ruleName())
 	}
 	if s := NilDerefSentence(&Finding{Kind: k, Accesses: []Access{{}}}); s != "" {
 		t.Errorf("sentence of a finding without its two accesses: %q", s)

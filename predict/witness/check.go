@@ -389,7 +389,7 @@ func (k *Checker) checkProperty(s *fstate) error {
 		return s.checkLeak()
 	case SelectLeak:
 		return s.checkSelectLeak()
-	case NilDeref:
+	case NilDeref, IndexOutOfRange:
 		return s.checkNilDeref()
 	case Deadlock:
 		if k.blockingClaim(f) {

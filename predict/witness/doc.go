@@ -8,10 +8,11 @@
 // waiting writer: rwmutex.go), goroutines the run left blocked, a send left
 // without its only receiver by a select's other case (leak.go), a
 // misuse that panics (misuse.go), or a read that sees a store of nil,
-// its critical section moved after the store's (nilderef.go)). A
-// rendezvous on an unbuffered channel may pair a receive with another
-// send than in the run when the caller says the receive's value decides
-// nothing (partner.go, Checker.ValueFree).
+// its critical section moved after the store's: a nil dereference or an
+// index out of range (nilderef.go)). A rendezvous on an unbuffered
+// channel may pair a receive with another send than in the run when the
+// caller says the receive's value decides nothing (partner.go,
+// Checker.ValueFree).
 //
 // Feasibility is that of Şerbănuţă, Chen and Roşu, "Maximal Causal
 // Models for Sequentially Consistent Systems" (RV 2012), Theorem 2: a

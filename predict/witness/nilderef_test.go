@@ -59,6 +59,8 @@ func TestCheckNilDeref(t *testing.T) {
 			&Schedule{Kind: NilDeref, Events: []int{3, 6}, Witness: []int{0, 5, 6, 7, 1, 2, 3}}, "not a plain write"},
 		{"one goroutine", nilDerefTrace,
 			&Schedule{Kind: NilDeref, Events: []int{6, 5}, Witness: []int{0, 5, 6, 7, 1, 2, 3}}, "not a plain read"},
+		{"a slice's store of nil first", nilDerefTrace,
+			&Schedule{Kind: IndexOutOfRange, Events: []int{6, 3}, Witness: []int{0, 5, 6, 7, 1, 2, 3}}, ""},
 		{"one event", nilDerefTrace,
 			&Schedule{Kind: NilDeref, Events: []int{6}, Witness: []int{0, 5, 6, 7, 1, 2, 3}}, "needs a write and a read"},
 	} {

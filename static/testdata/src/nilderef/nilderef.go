@@ -1,6 +1,7 @@
 // Package nilderef holds the stores of nil and the reads whose values are
-// dereferenced that TestNilDeref judges: a line marked "store:yes" or
-// "store:no" is a write, "deref:yes" or "deref:no" a read.
+// dereferenced or indexed that TestNilUse judges: a line marked
+// "store:yes" or "store:no" is a write, "use:deref", "use:index" or
+// "use:no" a read.
 package nilderef
 
 import (
@@ -16,6 +17,8 @@ type watcher struct {
 	r    io.Reader
 	n    int
 	done bool
+	buf  []byte
+	m    map[int]int
 }
 
 func (w *watcher) close() {
@@ -24,6 +27,8 @@ func (w *watcher) close() {
 	w.r = nil         // store:yes
 	w.n = 0           // store:no
 	w.c, w.n = nil, 0 // store:no
+	w.buf = nil       // store:yes
+	w.m = nil         // store:no
 	w.mu.Unlock()
 }
 
@@ -36,19 +41,19 @@ func (w *watcher) replace(c *conn) {
 func (w *watcher) watch() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.c.n // deref:yes
+	return w.c.n // use:deref
 }
 
 func (w *watcher) read(b []byte) {
 	w.mu.Lock()
-	w.r.Read(b) // deref:yes
+	w.r.Read(b) // use:deref
 	w.mu.Unlock()
 }
 
 func (w *watcher) checked() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	c := w.c // deref:no
+	c := w.c // use:no
 	if c == nil {
 		return 0
 	}
@@ -58,24 +63,24 @@ func (w *watcher) checked() int {
 func (w *watcher) passed() *conn {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.c // deref:no
+	return w.c // use:no
 }
 
 func (w *watcher) called() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	c := w.c // deref:no
+	c := w.c // use:no
 	helper()
 	return c.n
 }
 
 func (w *watcher) recovered() int {
 	defer func() { recover() }()
-	return w.c.n // deref:no
+	return w.c.n // use:no
 }
 
 func (w *watcher) counted() int {
-	return w.n // deref:no
+	return w.n // use:no
 }
 
 func helper() {}
@@ -84,4 +89,19 @@ func helper() {}
 func guarded(w *watcher) int {
 	defer func() { recover() }()
 	return w.watch() // guarded
+}
+
+func (w *watcher) first() byte {
+	return w.buf[0] // use:index
+}
+
+func (w *watcher) checkedFirst() byte {
+	if b := w.buf; len(b) > 0 { // use:no
+		return b[0]
+	}
+	return 0
+}
+
+func (w *watcher) both() (byte, int) {
+	return w.buf[0], w.c.n // use:no
 }
