@@ -67,8 +67,15 @@ import (
 // stageNil names the layer's funnel row.
 const stageNil = "nil"
 
-// maxNilReads bounds the reads the layer tries in a trace.
-const maxNilReads = 2000
+// The layer's bounds: the reads it tries in a trace (a closure each),
+// the reads of another goroutine it looks at before each store (latest
+// first: a watcher in a loop reads thousands of times), and the stores
+// of one site it looks from (a Close called in a loop).
+const (
+	maxNilReads  = 2000
+	maxNilLooks  = 64
+	maxNilStores = 64
+)
 
 // nilDerefLayer finds and proves predicted nil dereferences. Its funnel
 // row counts the reads tried (NilReads) and the pairs of sites proved
@@ -114,10 +121,8 @@ func (e *engine) nilDerefLayer() ([]Finding, Stage, error) {
 			reads[e.m.loc[i]] = append(reads[e.m.loc[i]], int32(i))
 		}
 	}
-	if err := e.needCone(); err != nil {
-		return nil, row(0), err
-	}
 	useSite := map[int32]report.Kind{}
+	storesOf := map[int32]int{} // per store site: the stores looked from
 	tries := map[patternKey]int{}
 	proved := map[patternKey]int{} // index in out
 	var out []Finding
@@ -125,9 +130,13 @@ func (e *engine) nilDerefLayer() ([]Finding, Stage, error) {
 	tmp := make([]int32, len(c.byG))
 	for _, w := range stores {
 		we := &c.ev[w]
+		if storesOf[c.site(w)]++; storesOf[c.site(w)] > maxNilStores {
+			continue
+		}
 		rs := reads[e.m.loc[w]]
 		n, _ := slices.BinarySearch(rs, w)
-		for j := n - 1; j >= 0; j-- { // the reads before w, latest first
+		looked := 0
+		for j := n - 1; j >= 0 && looked < maxNilLooks; j-- { // the reads before w, latest first
 			if err := e.ctx.Err(); err != nil {
 				return nil, row(len(out)), err
 			}
@@ -136,6 +145,7 @@ func (e *engine) nilDerefLayer() ([]Finding, Stage, error) {
 			if re.G == we.G || re.Addr != we.Addr || re.Size != we.Size {
 				continue
 			}
+			looked++
 			key := newPatternKey(KindNilDeref, c.site(w), c.site(r))
 			if at, ok := proved[key]; ok {
 				out[at].Count++
@@ -159,6 +169,9 @@ func (e *engine) nilDerefLayer() ([]Finding, Stage, error) {
 			}
 			tries[key]++
 			tried++
+			if err := e.needCone(); err != nil {
+				return nil, row(len(out)), err
+			}
 			if fd, ok := e.nilWitness(w, r, cut, tmp); ok {
 				fd.Kind = kind
 				proved[key] = len(out)
