@@ -90,9 +90,11 @@ func (e *engine) nilDerefLayer() ([]Finding, Stage, error) {
 	row := func(n int) Stage {
 		return Stage{Name: stageNil, NilReads: tried, NilSites: n, Time: time.Since(t0)}
 	}
-	// The stores of nil, judged once per site (to a location two
-	// goroutines touch).
-	storeSite := map[int32]bool{}
+	// The stores of nil, judged once per stack (not per site: an event
+	// of a function of the standard library called on the line has the
+	// line's site, and is no store the line makes), to a location two
+	// goroutines touch.
+	storeStack := map[trace.StackID]bool{}
 	var stores []int32
 	locs := map[int32]bool{}
 	for i := range c.ev {
@@ -100,11 +102,10 @@ func (e *engine) nilDerefLayer() ([]Finding, Stage, error) {
 		if ev.Op != trace.OpWrite || !e.m.shared(int32(i)) {
 			continue
 		}
-		s := c.site(int32(i))
-		ok, seen := storeSite[s]
+		ok, seen := storeStack[ev.Stack]
 		if !seen {
 			ok = e.opts.NilStore(t, i)
-			storeSite[s] = ok
+			storeStack[ev.Stack] = ok
 		}
 		if ok {
 			stores = append(stores, int32(i))
@@ -121,8 +122,8 @@ func (e *engine) nilDerefLayer() ([]Finding, Stage, error) {
 			reads[e.m.loc[i]] = append(reads[e.m.loc[i]], int32(i))
 		}
 	}
-	useSite := map[int32]report.Kind{}
-	storesOf := map[int32]int{} // per store site: the stores looked from
+	useStack := map[trace.StackID]report.Kind{} // judged once per stack, as the stores
+	storesOf := map[int32]int{}                 // per store site: the stores looked from
 	tries := map[patternKey]int{}
 	proved := map[patternKey]int{} // index in out
 	var out []Finding
@@ -158,11 +159,10 @@ func (e *engine) nilDerefLayer() ([]Finding, Stage, error) {
 			if e.mhb.knows(int32(we.G), c.pos[w], int32(re.G)) >= c.pos[r] {
 				continue
 			}
-			s := c.site(r)
-			kind, seen := useSite[s]
+			kind, seen := useStack[re.Stack]
 			if !seen {
 				kind = e.opts.NilUse(t, int(r))
-				useSite[s] = kind
+				useStack[re.Stack] = kind
 			}
 			if kind != KindNilDeref && kind != KindIndexOutOfRange {
 				continue
