@@ -37,6 +37,9 @@ type progress struct {
 // token if it gave one, else under one the server creates.
 func (s *server) beginProgress(j *job, token *protocol.ProgressToken) *progress {
 	p := &progress{s: s, title: "seer: predicting " + j.sc.test}
+	if j.explore && j.sc.test != "" {
+		p.title = "seer: exploring " + j.sc.test
+	}
 	if j.sc.test == "" {
 		p.title = "seer: predicting all tests in " + dirName(j.sc.dir, s.rootOf(j.sc.dir))
 	}

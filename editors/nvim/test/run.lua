@@ -130,6 +130,199 @@ local function unit_tests(seer)
   log('ok: enclosing_test')
 end
 
+-- The "seer: explore" lens on editors/testdata/explore (a copy of one of
+-- seer check -explore's kernels, whose race only a steered run shows),
+-- with a small budget: the progress says which run it is on, the steered
+-- run's race arrives on both accesses with its origin in the hover, and
+-- :SeerCancel in a second exploration keeps what the finished runs found.
+local kernel_dir = root .. '/editors/testdata/explore'
+local kernel = kernel_dir .. '/cancel_test.go'
+local explore_budget = 8
+
+-- Each $/progress value seer sends, in order (the plugin's handler calls
+-- the global one).
+local progress_log = {}
+local function log_progress()
+  local default = vim.lsp.handlers['$/progress']
+  vim.lsp.handlers['$/progress'] = function(err, result, ctx, config)
+    if type(result) == 'table' and type(result.value) == 'table' then
+      table.insert(progress_log, { token = result.token, value = result.value })
+    end
+    if default then
+      return default(err, result, ctx, config)
+    end
+  end
+end
+
+-- Runs the lens titled title on the current line (codelens.run offers
+-- the line's lenses with vim.ui.select) and returns the token of the
+-- progress the server then begins.
+local function run_lens(title, want_title)
+  local select, offered = vim.ui.select, {}
+  vim.ui.select = function(items, opts, on_choice)
+    vim.ui.select = select
+    local chosen
+    for _, item in ipairs(items) do
+      local t = opts.format_item(item)
+      table.insert(offered, t)
+      if t == title then
+        chosen = item
+      end
+    end
+    on_choice(chosen)
+  end
+  local from = #progress_log
+  vim.lsp.codelens.run()
+  check(vim.ui.select == select, 'codelens.run did not offer a choice of lenses: ' .. table.concat(offered, ', '))
+  local token
+  wait('the progress of ' .. title, 20000, function()
+    for i = from + 1, #progress_log do
+      local v = progress_log[i].value
+      if v.kind == 'begin' and v.title == want_title then
+        token = progress_log[i].token
+        return true
+      end
+    end
+    return false
+  end)
+  return token
+end
+
+-- The messages of token's progress so far, and its end's message (nil
+-- while it runs).
+local function progress_messages(token)
+  local msgs, ended = {}, nil
+  for _, e in ipairs(progress_log) do
+    if e.token == token and e.value.message then
+      table.insert(msgs, e.value.message)
+      if e.value.kind == 'end' then
+        ended = e.value.message
+      end
+    end
+  end
+  return msgs, ended
+end
+
+local function explore_tests(seer, bank_client)
+  log_progress()
+  -- The kernel's module gets a client of its own, with the budget.
+  seer.config.settings.seer.explore = explore_budget
+  vim.cmd('edit ' .. vim.fn.fnameescape(kernel))
+  local kbuf = vim.api.nvim_get_current_buf()
+  wait('seer to attach to the kernel', 20000, function()
+    local c = seer.clients(kbuf)[1]
+    return c ~= nil and c.server_capabilities ~= nil
+  end)
+  local kclient = seer.clients(kbuf)[1]
+  check(kclient.id ~= bank_client and kclient.config.root_dir == kernel_dir, 'the kernel\'s client: root ' .. tostring(kclient.config.root_dir))
+  local lens
+  wait('the seer: explore lens of TestCancel', 20000, function()
+    for _, l in ipairs(vim.lsp.codelens.get(kbuf)) do
+      local a = l.command and l.command.arguments and l.command.arguments[1]
+      if l.command.title == 'seer: explore' and type(a) == 'table' and a.test == 'TestCancel' and a.explore == true then
+        lens = l
+        return true
+      end
+    end
+    return false
+  end)
+  local write_line = line_of(kernel, 's.count = 0')
+  local read_line = line_of(kernel, '_ = s.count')
+  local function on_both()
+    local lines = {}
+    for _, d in ipairs(seer_diags(kbuf)) do
+      if d.message:find('s.count', 1, true) then
+        lines[d.lnum] = d
+      end
+    end
+    return lines[write_line] and lines[read_line] and lines
+  end
+  local function explore()
+    vim.api.nvim_win_set_cursor(0, { lens.range.start.line + 1, 0 })
+    return run_lens('seer: explore', 'seer: exploring TestCancel')
+  end
+
+  -- Steering is random (a new seed each time): the select strategy's
+  -- runs 2 and 5 delay either the request's sender (the deadline then
+  -- wins) or the select (Go then takes either case); try up to four.
+  local found
+  for try = 1, 4 do
+    local token = explore()
+    local ended
+    wait('exploration ' .. try .. ' to end', 300000, function()
+      _, ended = progress_messages(token)
+      return ended ~= nil
+    end)
+    local msgs = progress_messages(token)
+    local runs = {}
+    for _, m in ipairs(msgs) do
+      local i, n = m:match('^run (%d+) of (%d+): %d+ findings? so far$')
+      if i then
+        check(tonumber(n) == explore_budget, 'progress ' .. m .. ': want ' .. explore_budget .. ' runs')
+        table.insert(runs, tonumber(i))
+      end
+    end
+    check(#runs > 0 and runs[1] == 1, 'exploration ' .. try .. ': no "run i of N" progress: ' .. table.concat(msgs, ' | '))
+    log(string.format('ok: exploration %d: runs %s of %d; ended "%s"', try, table.concat(runs, ','), explore_budget, ended))
+    found = on_both()
+    if found then
+      break
+    end
+  end
+  check(found, 'no exploration of four showed the race on both accesses of s.count')
+  local write = found[write_line]
+  log('ok: the steered run\'s race: cancel_test.go:' .. (write_line + 1) .. ': ' .. write.message)
+  vim.api.nvim_win_set_cursor(0, { write.lnum + 1, write.col })
+  local resp = request_sync(kclient, 'textDocument/hover', vim.lsp.util.make_position_params(0, 'utf-16'), 10000, kbuf)
+  check(resp and not resp.err and resp.result, 'hover: ' .. vim.inspect(resp))
+  local md = resp.result.contents.value
+  local run, strategy, seed = md:match('Found by exploring%*%*: found in explore run (%d+) %((%a+), seed (%d+)%)')
+  check(run and tonumber(run) >= 1 and tonumber(run) <= explore_budget, 'the hover does not give the steered run:\n' .. md)
+  log(string.format('ok: hover: found in explore run %s (%s, seed %s)', run, strategy, seed))
+
+  -- Cancel a second exploration once a finished run has found the race
+  -- and runs remain: the race stays. A run that finds it only last
+  -- leaves nothing to cancel: try again.
+  local cancelled
+  for try = 1, 4 do
+    local token = explore()
+    local at
+    wait('exploration to find the race or end', 300000, function()
+      local msgs, ended = progress_messages(token)
+      for _, m in ipairs(msgs) do
+        local i, n, k = m:match('^run (%d+) of (%d+): (%d+) findings? so far$')
+        if i and tonumber(k) >= 1 and tonumber(i) < tonumber(n) then
+          at = m
+        end
+      end
+      return at ~= nil or ended ~= nil
+    end)
+    if at then
+      check(seer.cancel() == 1, ':SeerCancel cancelled no prediction')
+      local ended
+      wait('the cancelled exploration to end', 60000, function()
+        _, ended = progress_messages(token)
+        return ended ~= nil
+      end)
+      local kept = ended:match('^cancelled after %d+ steered runs?: (%d+) findings? kept$')
+      check(kept, 'the cancelled exploration ended "' .. ended .. '", after "' .. at .. '"')
+      -- The progress counts leaks too (reported as messages, not kept
+      -- as diagnostics): a count that was a leak only is tried again.
+      if tonumber(kept) >= 1 then
+        check(on_both(), 'the race is gone after the cancel: ' .. vim.inspect(seer_diags(kbuf)))
+        log('ok: :SeerCancel at "' .. at .. '": "' .. ended .. '", the race stays on both accesses')
+        cancelled = true
+        break
+      end
+      log('exploration ' .. try .. ': the finding so far was a leak: again')
+    else
+      log('exploration ' .. try .. ' ended before a run had found the race with runs to go: again')
+    end
+  end
+  check(cancelled, 'no exploration of four gave a cancel a finding to keep')
+  vim.lsp.stop_client(kclient.id)
+end
+
 local function run()
   vim.cmd('filetype on')
   local seer = require('seer')
@@ -403,6 +596,8 @@ local function run()
   end)
   check(#seer.clients() == 1, 'one client after restart, got ' .. #seer.clients())
   log('ok: :SeerRestart')
+
+  explore_tests(seer, client.id)
 
   -- :checkhealth seer
   vim.cmd('checkhealth seer')

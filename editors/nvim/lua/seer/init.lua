@@ -1,6 +1,6 @@
 -- seer for Neovim: starts `seer serve`, seer's language server, for Go
--- buffers and adds :SeerPredict, :SeerWitness (! for the picture, in a
--- browser), :SeerOther and :SeerRestart.
+-- buffers and adds :SeerPredict, :SeerExplore, :SeerCancel, :SeerWitness
+-- (! for the picture, in a browser), :SeerOther and :SeerRestart.
 --
 --   require('seer').setup {
 --     cmd = { 'seer', 'serve' },
@@ -151,11 +151,41 @@ local function echo_progress(_, result, ctx)
   vim.api.nvim_echo({ { text } }, false, {})
 end
 
+--- seer's work-done progress by client id and token: {title, message,
+--- cancellable, done}, kept after the end (its message says how the
+--- prediction ended). :SeerCancel cancels the
+--- running ones; Neovim's own record differs between versions.
+M.progress = {}
+
+local function track_progress(result, ctx)
+  if type(result) ~= 'table' or type(result.value) ~= 'table' or result.token == nil then
+    return
+  end
+  local v = result.value
+  local by_token = M.progress[ctx.client_id] or {}
+  M.progress[ctx.client_id] = by_token
+  local p = by_token[result.token] or {}
+  by_token[result.token] = p
+  if v.kind == 'begin' then
+    p.title, p.done = v.title, false
+  end
+  if v.cancellable ~= nil then
+    p.cancellable = v.cancellable
+  end
+  if v.message then
+    p.message = v.message
+  end
+  if v.kind == 'end' then
+    p.done = true
+  end
+end
+
 local function handlers()
   return {
     ['$/progress'] = function(err, result, ctx, config)
       local default = vim.lsp.handlers['$/progress']
       local r = default and default(err, result, ctx, config)
+      track_progress(result, ctx)
       echo_progress(err, result, ctx)
       return r
     end,
@@ -195,6 +225,11 @@ function M.client_config(root)
     root_dir = root,
     workspace_folders = root and { { uri = vim.uri_from_fname(root), name = root } } or nil,
     settings = settings(),
+    -- Neovim 0.7 neither answers workspace/configuration (it does not
+    -- announce it) nor sends didChangeConfiguration by itself: without
+    -- these, the server ran with its defaults. The server takes the
+    -- section from initializationOptions too (editors/README.md).
+    init_options = settings(),
     capabilities = M.config.capabilities or vim.lsp.protocol.make_client_capabilities(),
     handlers = handlers(),
     on_attach = on_attach,
@@ -523,6 +558,26 @@ function M.restart()
   end
 end
 
+--- :SeerCancel: cancels seer's running predictions (as a progress
+--- bar's cancel does, window/workDoneProgress/cancel). An exploration
+--- stops after its current run and keeps what its finished runs found.
+--- Returns how many it cancelled.
+function M.cancel()
+  local n = 0
+  for _, c in ipairs(M.clients()) do
+    for token, p in pairs(M.progress[c.id] or {}) do
+      if not p.done and p.cancellable then
+        call(c, 'notify', 'window/workDoneProgress/cancel', { token = token })
+        n = n + 1
+      end
+    end
+  end
+  if n == 0 then
+    notify('no prediction is running', vim.log.levels.WARN)
+  end
+  return n
+end
+
 local function commands()
   local create = vim.api.nvim_create_user_command
   create('SeerPredict', function(o)
@@ -531,6 +586,9 @@ local function commands()
   create('SeerExplore', function(o)
     M.predict({ test = o.args ~= '' and o.args or nil, explore = true })
   end, { nargs = '?', desc = 'seer: explore the test under the cursor (or the named one): steered runs after the first' })
+  create('SeerCancel', function()
+    M.cancel()
+  end, { desc = 'seer: cancel the running predictions (an exploration keeps what it found)' })
   create('SeerWitness', function(o)
     if o.bang then
       M.witness_picture()

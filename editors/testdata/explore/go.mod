@@ -1,0 +1,3 @@
+module example.com/explore
+
+go 1.26
