@@ -10,8 +10,13 @@
 // witness picture is read from inside its webview's frames, and again
 // after the window reloads. Last, the
 // "seer" output channel (its log file): the server's lines at their
-// levels, and the protocol traced (seer.trace.server is on). Every wait
-// polls the page; none is a fixed sleep.
+// levels, and the protocol traced (seer.trace.server is on). Then the
+// explore lens (explore below): a copy of editors/testdata/explore, whose
+// race only a steered run shows, opened with a budget of 8 runs; its
+// "run i of N" progress read in the notification, the race on both
+// accesses with its run, strategy and seed in the hover, and a second
+// exploration cancelled from its notification keeping the race. Every
+// wait polls the page; none is a fixed sleep.
 //
 // Environment: SEER_BIN (the seer binary, required), CHROMIUM (default
 // /usr/bin/chromium), SEER_E2E_OUT (where the screenshot of a failure
@@ -527,7 +532,192 @@ async function main() {
   if (!/\[info\] Sending request 'workspace\/executeCommand/.test(text)) {
     throw new Error(`seer.trace.server = messages traced nothing into the output channel`);
   }
+  await explore(port);
   log(`passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+// ---- the explore lens
+
+/** The explore test's kernel (editors/testdata/explore): its race shows only in a steered run. */
+const kernelSrc = join(repo, "editors", "testdata", "explore");
+const exploreBudget = 8;
+
+/** The text of the visible notifications (toasts and the centre). */
+async function notifications() {
+  return page.$$eval(".notification-list-item", (els) => els.map((e) => e.innerText.replace(/\s+/g, " ").trim()));
+}
+
+/** The centre of the lens titled title on the line above TestCancel. */
+async function lensOf(title) {
+  return until(`the ${title} lens above TestCancel`, uiTimeoutMs, () =>
+    page.evaluate((title) => {
+      const line = [...document.querySelectorAll(".editor-instance .monaco-editor .view-line")].find((l) => l.innerText.replace(/\u00a0/g, " ").startsWith("func TestCancel("));
+      if (!line) {
+        return undefined;
+      }
+      const top = line.getBoundingClientRect().top;
+      const a = [...document.querySelectorAll(".codelens-decoration a")]
+        .filter((a) => a.innerText.replace(/\u00a0/g, " ").trim() === title)
+        .map((a) => a.getBoundingClientRect())
+        .filter((r) => r.top < top)
+        .sort((x, y) => y.top - x.top)[0];
+      return a ? { x: a.left + a.width / 2, y: a.top + a.height / 2 } : undefined;
+    }, title),
+  );
+}
+
+/** The progress messages "run i of N: k findings so far" of the exploration's notification. */
+const runProgress = /seer: exploring TestCancel.*?run (\d+) of (\d+): (\d+) findings? so far/;
+
+/**
+ * Clicks TestCancel's explore lens; calls seen(match) on each progress
+ * message until the exploration ends; returns the status bar's outcome.
+ * An error seen throws ends the test (not the wait, which retries).
+ */
+async function exploreOnce(what, seen) {
+  // Toasts wait for the window's focus, which headless Chromium's never
+  // has: the progress notification is read in the notification centre.
+  await palette("Notifications: Show Notifications");
+  await page.waitForSelector(".notifications-center", { visible: true, timeout: uiTimeoutMs });
+  const at = await lensOf("seer: explore");
+  await page.mouse.click(at.x, at.y);
+  await until(`${what} to start`, uiTimeoutMs, async () => (await statusText()).some((t) => /^seer: exploring TestCancel/.test(t)));
+  return until(`${what} to end`, predictTimeoutMs, async () => {
+    for (const n of await notifications()) {
+      const m = runProgress.exec(n);
+      if (m) {
+        try {
+          await seen(m);
+        } catch (e) {
+          return { error: e };
+        }
+      }
+    }
+    const s = await statusText();
+    return s.some((x) => /^seer: exploring/.test(x)) ? undefined : s.find((x) => /finding|failed|cancelled/.test(x));
+  }).then((r) => {
+    if (r.error) {
+      throw r.error;
+    }
+    return r;
+  });
+}
+
+/** The Problems rows of the race on s.count: one at each access. */
+async function raceRows() {
+  const rows = (await problems()).filter((r) => /data race on s\.count/.test(r));
+  return rows.length >= 2 ? rows : undefined;
+}
+
+/**
+ * Opens a copy of the kernel with a budget of exploreBudget steered runs
+ * (its folder's seer.explore), clicks TestCancel's "seer: explore" lens,
+ * follows "run i of N" in its notification, waits for the steered run's
+ * race on both accesses and reads its origin in the hover; then cancels a
+ * second exploration from its notification once a finished run has found
+ * something, and checks that the race stays.
+ */
+async function explore(port) {
+  step = "explore: open the kernel";
+  const dir = join(work, "explore");
+  mkdirSync(join(dir, ".vscode"), { recursive: true });
+  for (const f of ["go.mod", "cancel_test.go"]) {
+    writeFileSync(join(dir, f), readFileSync(join(kernelSrc, f)));
+  }
+  writeFileSync(join(dir, ".vscode", "settings.json"), JSON.stringify({ "seer.explore": exploreBudget }));
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dir)}`, { waitUntil: "domcontentloaded" });
+  await page.waitForSelector(".monaco-workbench", { timeout: uiTimeoutMs });
+  await openFile("cancel_test.go", "func TestCancel");
+  await until("seer's status bar item (the extension active)", uiTimeoutMs, async () => (await statusText()).length > 0);
+  await keys(mod, "Shift", "M");
+  await page.waitForSelector(".markers-panel", { visible: true, timeout: uiTimeoutMs });
+  // The Problems view leaves the editor too short for TestCancel: go to its line.
+  const testLine = readFileSync(join(dir, "cancel_test.go"), "utf8").split("\n").findIndex((l) => l.startsWith("func TestCancel(")) + 1;
+  await keys(mod, "g");
+  await page.waitForSelector(".quick-input-widget input", { visible: true, timeout: uiTimeoutMs });
+  await page.keyboard.type(String(testLine));
+  await page.keyboard.press("Enter");
+  await until(`the cursor on line ${testLine}`, uiTimeoutMs, async () => (await cursorLine()) === testLine);
+  await lensOf("seer: predict");
+
+  // The steering is random (a new seed each time); the select strategy's
+  // runs 2 and 5 find the race: try up to four explorations.
+  let rows;
+  for (let n = 1; n <= 4 && !rows; n++) {
+    step = `explore: exploration ${n}`;
+    const runs = new Set();
+    const end = await exploreOnce(`exploration ${n}`, (m) => {
+      if (Number(m[2]) !== exploreBudget) {
+        throw new Error(`progress "${m[0]}": want ${exploreBudget} runs (the folder's seer.explore)`);
+      }
+      runs.add(Number(m[1]));
+    });
+    if (runs.size === 0) {
+      throw new Error(`exploration ${n} ended ("${end}") and its notification never said "run i of ${exploreBudget}"`);
+    }
+    log(`exploration ${n}: the notification showed runs ${[...runs].sort((a, b) => a - b)} of ${exploreBudget}; "${end}"`);
+    rows = await raceRows();
+  }
+  if (!rows) {
+    throw new Error(`no exploration of four showed the race on s.count at both accesses: ${JSON.stringify(await problems())}`);
+  }
+  log(`the steered run's race: ${JSON.stringify(rows)}`);
+
+  step = "explore: the origin in the hover";
+  const sq = await firstSquiggle();
+  await page.mouse.move(sq.x, sq.y);
+  const hover = await until("the hover of the race", uiTimeoutMs, () =>
+    page.$$eval(".monaco-hover .hover-contents, .monaco-hover .rendered-markdown", (els) => els.map((e) => e.innerText).join("\n")).then((t) =>
+      /race/.test(t) ? t : undefined,
+    ),
+  );
+  const origin = /Found by exploring: found in explore run (\d+) \((\w+), seed (\d+)\)/.exec(hover);
+  if (!origin || Number(origin[1]) < 1 || Number(origin[1]) > exploreBudget) {
+    throw new Error(`the hover does not give the steered run the race came from:\n${hover}`);
+  }
+  log(`hover: ${origin[0]}`);
+  await page.keyboard.press("Escape");
+
+  // Cancel once a finished run has found something and runs remain; an
+  // exploration that finds it only in its last run, or whose count was a
+  // leak (a message, not a diagnostic), is tried again.
+  let kept;
+  for (let n = 1; n <= 4 && !kept; n++) {
+    step = `explore: cancel exploration ${n}`;
+    let at;
+    const end = await exploreOnce(`exploration ${n} to cancel`, async (m) => {
+      if (at || Number(m[3]) < 1 || Number(m[1]) >= Number(m[2])) {
+        return;
+      }
+      at = m[0];
+      const clicked = await page.$$eval(".notification-list-item", (els) => {
+        const el = els.find((e) => /seer: exploring TestCancel/.test(e.innerText));
+        const b = el && [...el.querySelectorAll(".monaco-button, a.monaco-button")].find((x) => /Cancel/i.test(x.innerText || x.getAttribute("aria-label") || ""));
+        b?.click();
+        return !!b;
+      });
+      if (!clicked) {
+        throw new Error(`the exploration's notification has no Cancel button: ${JSON.stringify(await notifications())}`);
+      }
+    });
+    if (!at) {
+      log(`exploration ${n} to cancel ended ("${end}") before a run had found something with runs to go: again`);
+      continue;
+    }
+    const m = /cancelled: (\d+) findings? kept/.exec(end);
+    if (!m) {
+      log(`cancelled at "${at}": "${end}": the count was a leak: again`);
+      continue;
+    }
+    kept = await raceRows();
+    if (!kept) {
+      throw new Error(`cancelled at "${at}" ("${end}"): the race is gone from the Problems view: ${JSON.stringify(await problems())}`);
+    }
+    log(`cancelled at "${at}": "${end}", the race stays: ${JSON.stringify(kept)}`);
+  }
+  if (!kept) {
+    throw new Error("no exploration of four gave a cancel a finding to keep");
+  }
 }
 
 const timer = setTimeout(() => {

@@ -6,7 +6,7 @@
  * else under "seer" is the extension's own and is not sent: the server
  * warns about settings it does not know.
  */
-export const serverKeys = ["atomicity", "timeout", "runOnSave", "buildFlags", "env"] as const;
+export const serverKeys = ["atomicity", "timeout", "runOnSave", "buildFlags", "env", "explore"] as const;
 
 /** The extension's own settings, never sent to the server. */
 export const editorKeys = ["path", "trace"] as const;

@@ -11,6 +11,7 @@ test("only the server's settings are sent", () => {
     runOnSave: true,
     buildFlags: ["-tags=integration"],
     env: { GOFLAGS: "-mod=mod" },
+    explore: 5,
     get: () => 1,
   };
   assert.deepEqual(serverSettings(section, true), {
@@ -19,6 +20,7 @@ test("only the server's settings are sent", () => {
     runOnSave: true,
     buildFlags: ["-tags=integration"],
     env: { GOFLAGS: "-mod=mod" },
+    explore: 5, // the explore lens's budget: without it the server used 20
   });
 });
 
