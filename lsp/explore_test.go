@@ -121,6 +121,10 @@ func TestExploreLensRunsEveryRunWithProgress(t *testing.T) {
 			e.await("the end and the diagnostics", wait, func() bool { return e.progressEnded(1) && len(e.diagsOf("bank.go")) > 0 })
 			e.mu.Lock()
 			defer e.mu.Unlock()
+			// The editors show the title beside each message.
+			if p := e.progress[0]; p.kind != "begin" || p.message != "seer: exploring TestDeposit" {
+				t.Errorf("progress begins %+v, want the title seer: exploring TestDeposit", p)
+			}
 			for i := 1; i <= tc.runs; i++ {
 				found := 0
 				if i > 2 {
