@@ -139,14 +139,15 @@ local kernel_dir = root .. '/editors/testdata/explore'
 local kernel = kernel_dir .. '/cancel_test.go'
 local explore_budget = 8
 
--- Each $/progress value seer sends, in order (the plugin's handler calls
--- the global one).
+-- Each $/progress value seer's servers send, in order, with its client
+-- (each server numbers its tokens from 1); the plugin's handler calls the
+-- global one.
 local progress_log = {}
 local function log_progress()
   local default = vim.lsp.handlers['$/progress']
   vim.lsp.handlers['$/progress'] = function(err, result, ctx, config)
     if type(result) == 'table' and type(result.value) == 'table' then
-      table.insert(progress_log, { token = result.token, value = result.value })
+      table.insert(progress_log, { client = ctx.client_id, token = result.token, value = result.value })
     end
     if default then
       return default(err, result, ctx, config)
@@ -154,9 +155,11 @@ local function log_progress()
   end
 end
 
--- Runs the lens titled title on the current line (codelens.run offers
--- the line's lenses with vim.ui.select) and returns the token of the
--- progress the server then begins.
+-- Runs the lens titled title on the current line, as
+-- <cmd>lua vim.lsp.codelens.run()<cr> does: codelens.run offers the
+-- line's lenses with vim.ui.select, and the user chooses by title. Returns
+-- the progress the server then begins (titled want_title), as
+-- {client, token}, and the titles offered.
 local function run_lens(title, want_title)
   local select, offered = vim.ui.select, {}
   vim.ui.select = function(items, opts, on_choice)
@@ -177,23 +180,23 @@ local function run_lens(title, want_title)
   local token
   wait('the progress of ' .. title, 20000, function()
     for i = from + 1, #progress_log do
-      local v = progress_log[i].value
-      if v.kind == 'begin' and v.title == want_title then
-        token = progress_log[i].token
+      local e = progress_log[i]
+      if e.value.kind == 'begin' and e.value.title == want_title then
+        token = { client = e.client, token = e.token }
         return true
       end
     end
     return false
   end)
-  return token
+  return token, offered
 end
 
--- The messages of token's progress so far, and its end's message (nil
--- while it runs).
-local function progress_messages(token)
+-- The messages of a progress ({client, token}) so far, and its end's
+-- message (nil while it runs).
+local function progress_messages(p)
   local msgs, ended = {}, nil
   for _, e in ipairs(progress_log) do
-    if e.token == token and e.value.message then
+    if e.client == p.client and e.token == p.token and e.value.message then
       table.insert(msgs, e.value.message)
       if e.value.kind == 'end' then
         ended = e.value.message
@@ -204,7 +207,6 @@ local function progress_messages(token)
 end
 
 local function explore_tests(seer, bank_client)
-  log_progress()
   -- The kernel's module gets a client of its own, with the budget.
   seer.config.settings.seer.explore = explore_budget
   vim.cmd('edit ' .. vim.fn.fnameescape(kernel))
@@ -332,6 +334,7 @@ local function run()
   vim.cmd('filetype on')
   local seer = require('seer')
   unit_tests(seer)
+  log_progress()
 
   local bin = seer_bin()
   log('server: ' .. bin .. ' serve (' .. vim.version().major .. '.' .. vim.version().minor .. '.' .. vim.version().patch .. ')')
@@ -423,23 +426,8 @@ local function run()
   -- Run the lens, as <cmd>lua vim.lsp.codelens.run()<cr> on its line.
   vim.api.nvim_win_set_cursor(0, { lens.range.start.line + 1, 0 })
   check(seer.test_at_cursor() == 'TestAudit', 'test at the lens: ' .. tostring(seer.test_at_cursor()))
-  -- Two lenses on the line: codelens.run asks with vim.ui.select; choose
-  -- seer: predict by its title, as the user would.
-  local select, offered = vim.ui.select, {}
-  vim.ui.select = function(items, opts, on_choice)
-    vim.ui.select = select
-    local chosen
-    for _, item in ipairs(items) do
-      local title = opts.format_item(item)
-      table.insert(offered, title)
-      if title == 'seer: predict' then
-        chosen = item
-      end
-    end
-    on_choice(chosen)
-  end
-  vim.lsp.codelens.run()
-  check(vim.ui.select == select, 'codelens.run did not offer a choice of lenses: ' .. table.concat(offered, ', '))
+  -- Two lenses on the line: choose seer: predict.
+  local _, offered = run_lens('seer: predict', 'seer: predicting TestAudit')
   check(vim.tbl_contains(offered, 'seer: predict') and vim.tbl_contains(offered, 'seer: explore'), 'lenses offered: ' .. table.concat(offered, ', '))
   local write_line = line_of(bank, 'a.note = "deposit"')
   local read_line = line_of(bank, 'return a.note')
