@@ -153,8 +153,8 @@ end
 
 --- seer's work-done progress by client id and token: {title, message,
 --- cancellable, done}, kept after the end (its message says how the
---- prediction ended). :SeerCancel cancels the
---- running ones; Neovim's own record differs between versions.
+--- prediction ended). :SeerCancel cancels the running ones (Neovim's own
+--- record of progress differs between versions).
 M.progress = {}
 
 local function track_progress(result, ctx)
