@@ -155,6 +155,22 @@ local function log_progress()
   end
 end
 
+-- Waits for buf's lens titled title that runs seer.predict on test.
+local function wait_lens(buf, title, test)
+  local lens
+  wait('the ' .. title .. ' lens of ' .. test, 20000, function()
+    for _, l in ipairs(vim.lsp.codelens.get(buf)) do
+      local a = l.command and l.command.arguments and l.command.arguments[1]
+      if l.command.title == title and l.command.command == 'seer.predict' and type(a) == 'table' and a.test == test then
+        lens = l
+        return true
+      end
+    end
+    return false
+  end)
+  return lens
+end
+
 -- Runs the lens titled title on the current line, as
 -- <cmd>lua vim.lsp.codelens.run()<cr> does: codelens.run offers the
 -- line's lenses with vim.ui.select, and the user chooses by title. Returns
@@ -217,17 +233,8 @@ local function explore_tests(seer, bank_client)
   end)
   local kclient = seer.clients(kbuf)[1]
   check(kclient.id ~= bank_client and kclient.config.root_dir == kernel_dir, 'the kernel\'s client: root ' .. tostring(kclient.config.root_dir))
-  local lens
-  wait('the seer: explore lens of TestCancel', 20000, function()
-    for _, l in ipairs(vim.lsp.codelens.get(kbuf)) do
-      local a = l.command and l.command.arguments and l.command.arguments[1]
-      if l.command.title == 'seer: explore' and type(a) == 'table' and a.test == 'TestCancel' and a.explore == true then
-        lens = l
-        return true
-      end
-    end
-    return false
-  end)
+  local lens = wait_lens(kbuf, 'seer: explore', 'TestCancel')
+  check(lens.command.arguments[1].explore == true, 'the explore lens does not ask to explore: ' .. vim.inspect(lens.command))
   local write_line = line_of(kernel, 's.count = 0')
   local read_line = line_of(kernel, '_ = s.count')
   local function on_both()
@@ -382,17 +389,7 @@ local function run()
   log('ok: :SeerPredict refuses a modified buffer: ' .. notified[1].msg)
 
   -- Code lenses: the plugin refreshes them on attach and BufEnter.
-  local lens
-  wait('the seer: predict lens of TestAudit', 20000, function()
-    for _, l in ipairs(vim.lsp.codelens.get(tbuf)) do
-      local a = l.command and l.command.arguments and l.command.arguments[1]
-      if l.command.title == 'seer: predict' and l.command.command == 'seer.predict' and type(a) == 'table' and a.test == 'TestAudit' then
-        lens = l
-        return true
-      end
-    end
-    return false
-  end)
+  local lens = wait_lens(tbuf, 'seer: predict', 'TestAudit')
   local titles = {}
   for _, l in ipairs(vim.lsp.codelens.get(tbuf)) do
     table.insert(titles, l.command.title)
