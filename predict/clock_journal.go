@@ -28,8 +28,13 @@
 package predict
 
 // journalJoins turns the journal's joins on; tests turn them off to
-// compare.
-var journalJoins = true
+// compare. treePrune, with them, passes over the groups whose source the
+// receiver holds (jsrc), and so reads the journal of a goroutine the
+// receiver has never heard of.
+var (
+	journalJoins = true
+	treePrune    = true
+)
 
 // jtag names a stored clock as goroutine g's clock after the first n-1
 // groups of its log (n = 0: not so known).
@@ -42,24 +47,52 @@ type journal struct {
 	log []kpvLog // the pass's (riseRecorder.log)
 	pos [][]int32
 	at  [][]jref
+	src [][]jsrc
 	buf []centry
 }
 
 // jref is where a group starts: chunk (len(full) for cur) and offset.
 type jref struct{ chunk, off int32 }
 
+// jsrc is the source of a group of a goroutine's log: the group's rises
+// all came from one join of a clock that every clock knowing goroutine
+// g's event need-1 holds (need 0: no such source). It is the edge of a
+// tree clock (Mathur et al., §3): the group is the subtree that the
+// join hung under the receiver, need-1 the clk of its root, which a
+// later join compares with what its receiver knows of g to pass over
+// the whole subtree.
+type jsrc struct{ g, need, ep int32 }
+
+// source returns the source of a join of a stored clock tagged t, with
+// epochs eps: goroutine t.g's clock after the groups that t names, and
+// its own event eps[0]. A clock that knows t.g's event need-1 holds the
+// groups at positions up to need-1 and the epoch. None (need 0) for a
+// join of several releasers' epochs or of an untagged clock. ep is the
+// epoch's value.
+func (j *journal) source(t jtag, eps []centry) jsrc {
+	if j == nil || t.n <= 0 || len(eps) != 1 || eps[0].g != t.g {
+		return jsrc{}
+	}
+	need := eps[0].v
+	if t.n >= 2 {
+		need = max(need, j.pos[t.g][t.n-2]+1)
+	}
+	return jsrc{t.g, need, eps[0].v}
+}
+
 func newJournal(log []kpvLog) *journal {
-	return &journal{log: log, pos: make([][]int32, len(log)), at: make([][]jref, len(log))}
+	return &journal{log: log, pos: make([][]int32, len(log)), at: make([][]jref, len(log)), src: make([][]jsrc, len(log))}
 }
 
 // logged notes that g's log has just added a group at position pos,
-// size bytes long (kpvLog.add's result: 0 for none).
-func (j *journal) logged(g, pos int32, size int) {
+// size bytes long (kpvLog.add's result: 0 for none), whose source is src.
+func (j *journal) logged(g, pos int32, size int, src jsrc) {
 	if j == nil || size == 0 {
 		return
 	}
 	l := &j.log[g]
 	j.pos[g] = append(j.pos[g], pos)
+	j.src[g] = append(j.src[g], src)
 	j.at[g] = append(j.at[g], jref{int32(len(l.full)), int32(len(l.cur) - size)})
 }
 
@@ -86,10 +119,18 @@ func (j *journal) tagAfter(g int32, pending int) jtag {
 	return jtag{g, n}
 }
 
-// since returns the rises of t's clock at positions v and later, in
-// storage the next call reuses, or false if they are more than limit
-// (then a whole join costs less).
-func (j *journal) since(t jtag, v int32, limit int) ([]centry, bool) {
+// since returns the rises of t's clock at positions v and later (v = 0:
+// all of them) that the receiver does not hold already, in storage the
+// next call reuses, or false if they are more than limit (then a whole
+// join costs less). known, if not nil, says whether the receiver holds
+// what a group's source released (jsrc): such a group is passed over
+// without being read, as a tree clock passes over a child whose clock the
+// receiver already knows (Mathur et al., ASPLOS 2022, §3, Algorithm 2's
+// test in getUpdatedNodesJoin). A group whose source is the receiver
+// self's own past is passed over too, but for the source's epoch: a
+// clock does not store its goroutine's own component, which it learns
+// only from others.
+func (j *journal) since(t jtag, v int32, limit int, self int32, known func(jsrc) bool) ([]centry, bool) {
 	g, n := t.g, int(t.n-1)
 	ps := j.pos[g][:n]
 	lo, hi := 0, n
@@ -101,37 +142,33 @@ func (j *journal) since(t jtag, v int32, limit int) ([]centry, bool) {
 			hi = m
 		}
 	}
-	if lo == n {
-		return j.buf[:0], true
-	}
-	l := &j.log[g]
-	at := j.at[g]
-	chunk := func(c int32) []byte {
-		if int(c) < len(l.full) {
-			return l.full[c]
-		}
-		return l.cur
-	}
-	// The bytes from group lo to group n bound its rises: a rise takes
-	// two bytes at least.
-	size := 0
-	end := jref{int32(len(l.full)), int32(len(l.cur))}
-	if n < len(at) {
-		end = at[n]
-	}
-	for c := at[lo].chunk; c <= end.chunk; c++ {
-		size += len(chunk(c))
-	}
-	size -= int(at[lo].off) + len(chunk(end.chunk)) - int(end.off)
-	if size/2 > limit {
+	if n-lo > limit+64 {
+		// Each group not passed over holds a rise at least, and even
+		// one passed over costs a look.
 		return nil, false
 	}
+	l := &j.log[g]
+	at, src := j.at[g], j.src[g]
 	out := j.buf[:0]
 	for q := lo; q < n; q++ {
-		b, i := chunk(at[q].chunk), int(at[q].off)
+		if x := src[q]; known != nil && known(x) {
+			if x.g == self {
+				out = append(out, centry{x.g, x.ep})
+			}
+			continue
+		}
+		c := at[q].chunk
+		b, i := l.cur, int(at[q].off)
+		if int(c) < len(l.full) {
+			b = l.full[c]
+		}
 		_, i = uvAt(b, i) // the position, kept in ps
 		var hdr uint32
 		hdr, i = uvAt(b, i)
+		if len(out)+int(hdr>>1) > limit {
+			j.buf = out
+			return nil, false
+		}
 		base, sorted := uint32(0), hdr&1 != 0
 		for k := hdr >> 1; k > 0; k-- {
 			var x, y uint32
@@ -143,36 +180,59 @@ func (j *journal) since(t jtag, v int32, limit int) ([]centry, bool) {
 			}
 			out = append(out, centry{int32(x), int32(y)})
 		}
-		if len(out) > limit {
-			return nil, false
-		}
 	}
 	j.buf = out
 	return out, true
 }
 
 // acquire joins s into goroutine g's clock: from the journal when s is
-// a tagged prefix of another goroutine's log that g has heard of, else
-// whole (after folding its pending merges in).
+// a tagged prefix of another goroutine's log (of the groups g does not
+// hold already, with treePrune, or of those since g last heard of it),
+// else whole (after folding its pending merges in).
 func (ps *pass) acquire(g int32, s *syncVar) {
 	if t := s.tag; t.n > 0 && len(s.pend) == 0 {
+		from := ps.jr.source(t, s.eps)
 		var rs []centry
 		ok := true
 		if t.g != g {
-			if v := ps.get(g, t.g); v > 0 {
-				rs, ok = ps.jr.since(t, v, s.clk.size())
-			} else {
+			v := ps.get(g, t.g)
+			switch {
+			case treePrune:
+				rs, ok = ps.jr.since(t, v, s.clk.size(), g, func(x jsrc) bool { return ps.holds(g, x) })
+			case v > 0:
+				rs, ok = ps.jr.since(t, v, s.clk.size(), -1, nil)
+			default:
 				ok = false
 			}
 		}
 		if ok {
-			ps.join(g, vclock{}, append(rs, s.eps...)...)
+			ps.joinFrom(g, from, vclock{}, append(rs, s.eps...)...)
 			return
 		}
+		s.fold(ps.fsc)
+		ps.joinFrom(g, from, s.clk, s.eps...)
+		return
 	}
 	if len(s.pend) > 0 {
 		s.tag = jtag{} // fold makes clk a join of several
 	}
 	s.fold(ps.fsc)
 	ps.join(g, s.clk, s.eps...)
+}
+
+// holds reports whether goroutine g's clock, at the current event, holds
+// all that source x released: g knows x's goroutine's event x.need-1,
+// so it has joined a clock of that goroutine from no earlier than just
+// before it (the epoch rule the journal rests on, above); or x is g's own
+// past, a prefix of its log, which its clock holds (but for x's epoch,
+// see since).
+func (ps *pass) holds(g int32, x jsrc) bool {
+	switch {
+	case x.need <= 0:
+		return false // no source
+	case x.g == g:
+		return x.need <= ps.sc.pos
+	default:
+		return ps.get(g, x.g) >= x.need
+	}
 }

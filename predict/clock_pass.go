@@ -473,6 +473,10 @@ type pass struct {
 	// (slot[k] is 1 + k's index in pend).
 	pend []centry
 	slot []int32
+	// raised counts the joins of the current event that raised
+	// something; from is the source of the last (clock_journal.go's jsrc).
+	raised int
+	from   jsrc
 	// Joins of a clock of u stored when it was a prefix of u's log cost
 	// what rose since the receiver last heard of u (clock_journal.go). A
 	// pass that keeps a few states (want) has no log, and no journal.
@@ -503,6 +507,7 @@ type pass struct {
 type goSrc struct {
 	clk vclock
 	ep  centry
+	tag jtag // clk as a prefix of the parent's log (clock_journal.go)
 }
 
 // newPass returns the state of a pass of mode, before the first event.
@@ -545,6 +550,13 @@ func newPass(c *ctp, m *memory, mode clockMode) *pass {
 // join joins src and extras into goroutine g's clock, through its dense
 // mirror if it has or now gets one, and gathers the rises in pend.
 func (ps *pass) join(g int32, src vclock, extras ...centry) {
+	ps.joinFrom(g, jsrc{}, src, extras...)
+}
+
+// joinFrom is join for a source clock whose releaser is known (jsrc): the
+// group of the event's rises keeps it when this join is the event's only
+// one that raised anything (clock_journal.go).
+func (ps *pass) joinFrom(g int32, from jsrc, src vclock, extras ...centry) {
 	sc, ng := ps.sc, ps.ng
 	sc.self = g
 	if ps.dn[g] == nil && ps.dense >= ng {
@@ -560,6 +572,10 @@ func (ps *pass) join(g int32, src vclock, extras ...centry) {
 	} else {
 		ps.cur[g], _, ps.own[g] = joinOwn(sc, ps.cur[g], ps.own[g], src, extras...)
 	}
+	if len(sc.rises) > 0 {
+		ps.raised++
+		ps.from = from
+	}
 	for _, r := range sc.rises {
 		if s := ps.slot[r.g]; s > 0 {
 			ps.pend[s-1].v = max(ps.pend[s-1].v, r.v)
@@ -572,7 +588,12 @@ func (ps *pass) join(g int32, src vclock, extras ...centry) {
 
 // flush logs the rises gathered at position p of goroutine g.
 func (ps *pass) flush(g, p int32) {
-	ps.jr.logged(g, p, ps.rec.logRises(g, p, ps.pend))
+	from := ps.from
+	if ps.raised != 1 {
+		from = jsrc{}
+	}
+	ps.raised, ps.from = 0, jsrc{}
+	ps.jr.logged(g, p, ps.rec.logRises(g, p, ps.pend), from)
 	for _, r := range ps.pend {
 		ps.slot[r.g] = 0
 	}
@@ -659,7 +680,8 @@ func (ps *pass) event(i int) error {
 	ps.sc.pos = p
 	if p == 1 && c.goEv[g] >= 0 && c.goEv[g] < int32(i) {
 		// The go statement happens before the whole goroutine.
-		ps.join(g, ps.goClk[g].clk, ps.goClk[g].ep)
+		gs := &ps.goClk[g]
+		ps.joinFrom(g, ps.jr.source(gs.tag, []centry{gs.ep}), gs.clk, gs.ep)
 		// Read once: its base is free for the arena's next sweep.
 		ps.goClk[g] = goSrc{}
 	}
@@ -674,7 +696,7 @@ func (ps *pass) event(i int) error {
 	switch e.Op {
 	case trace.OpGo:
 		if k := e.Peer; k > 0 && int(k) < ps.ng {
-			ps.goClk[k] = goSrc{ps.cur[g], centry{g, p}}
+			ps.goClk[k] = goSrc{ps.cur[g], centry{g, p}, ps.jr.tag(g, len(ps.pend))}
 			ps.own[g] = false
 		}
 	case trace.OpJoin:

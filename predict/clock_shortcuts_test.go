@@ -1,5 +1,6 @@
 // This file tests the clock passes' shortcuts for many goroutines
-// against the plain ways. The journal's joins (clock_journal.go) and the
+// against the plain ways. The journal's joins (clock_journal.go), with
+// and without passing over the groups a receiver holds (treePrune), and the
 // dropping of clocks never read again (clock_drop.go), against whole
 // joins that keep every clock: on every trace the differential tests
 // share, on issue 31's ring and on the saved trace of trace/testdata,
@@ -46,9 +47,11 @@ func TestPassShortcutsSameHistory(t *testing.T) {
 		{locks: true, serial: true, rf: true, want: map[int32][]int32{}}}
 	// visits records the clock each event is judged by (clockMode.visit).
 	type visits [][]centry
-	pass := func(c *ctp, m *memory, mode clockMode, shortcuts, dense bool) (*clocks, visits) {
-		defer func(j, d bool) { journalJoins, dropDead = j, d }(journalJoins, dropDead)
-		journalJoins, dropDead = shortcuts, shortcuts
+	// shortcuts: none, the journal's joins without passing over the
+	// groups a receiver holds (treePrune) and clocks dropped, or all.
+	pass := func(c *ctp, m *memory, mode clockMode, shortcuts int, dense bool) (*clocks, visits) {
+		defer func(j, d, p bool) { journalJoins, dropDead, treePrune = j, d, p }(journalJoins, dropDead, treePrune)
+		journalJoins, dropDead, treePrune = shortcuts > 0, shortcuts > 0, shortcuts > 1
 		var vs visits
 		if mode.want != nil {
 			mode.want = map[int32][]int32{}
@@ -84,16 +87,18 @@ func TestPassShortcutsSameHistory(t *testing.T) {
 		m := newMemory(c)
 		for _, mode := range modes {
 			for _, dense := range []bool{false, true} {
-				ref, refv := pass(c, m, mode, false, dense)
-				got, gotv := pass(c, m, mode, true, dense)
-				if !reflect.DeepEqual(ref.h, got.h) {
-					t.Fatalf("trace %d (%d events), mode %+v, dense %v: the history differs with the shortcuts", it, len(tr.Events), mode, dense)
-				}
-				if !reflect.DeepEqual(ref.acq, got.acq) || ref.rfImplied != got.rfImplied {
-					t.Fatalf("trace %d, mode %+v, dense %v: rises at release-acquire events or read-from implied (%v, %v) differ", it, mode, dense, ref.rfImplied, got.rfImplied)
-				}
-				if !reflect.DeepEqual(refv, gotv) {
-					t.Fatalf("trace %d, mode %+v, dense %v: the clocks events are judged by differ", it, mode, dense)
+				ref, refv := pass(c, m, mode, 0, dense)
+				for sh := 1; sh <= 2; sh++ {
+					got, gotv := pass(c, m, mode, sh, dense)
+					if !reflect.DeepEqual(ref.h, got.h) {
+						t.Fatalf("trace %d (%d events), mode %+v, dense %v, shortcuts %d: the history differs", it, len(tr.Events), mode, dense, sh)
+					}
+					if !reflect.DeepEqual(ref.acq, got.acq) || ref.rfImplied != got.rfImplied {
+						t.Fatalf("trace %d, mode %+v, dense %v, shortcuts %d: rises at release-acquire events or read-from implied (%v, %v) differ", it, mode, dense, sh, ref.rfImplied, got.rfImplied)
+					}
+					if !reflect.DeepEqual(refv, gotv) {
+						t.Fatalf("trace %d, mode %+v, dense %v, shortcuts %d: the clocks events are judged by differ", it, mode, dense, sh)
+					}
 				}
 			}
 		}

@@ -433,6 +433,12 @@ func (c vclock) flattenFor(sc *joinScratch) vclock {
 // a goroutine in both, appending to out, which must not overlap a or b.
 func mergeMaxTo(out, a, b []centry) []centry {
 	out = slices.Grow(out, len(a)+len(b))
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	if 8*len(b) < len(a) {
+		return mergeFewTo(out, a, b)
+	}
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
 		switch {
@@ -454,6 +460,39 @@ func mergeMaxTo(out, a, b []centry) []centry {
 	}
 	out = append(out, a[i:]...)
 	return append(out, b[j:]...)
+}
+
+// mergeFewTo is mergeMaxTo for a list b much shorter than a: each of b's
+// entries is found in a by a galloping search, and the runs of a between
+// them are copied whole, so that a join that raises a few components of
+// a long delta costs a copy of it rather than a comparison an entry.
+func mergeFewTo(out, a, b []centry) []centry {
+	i := 0
+	for _, e := range b {
+		// The first entry of a[i:] at or after e.g.
+		lo, step := i, 1
+		for lo+step < len(a) && a[lo+step].g < e.g {
+			lo += step
+			step <<= 1
+		}
+		hi := min(lo+step, len(a))
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if a[m].g < e.g {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		out = append(out, a[i:lo]...)
+		i = lo
+		if i < len(a) && a[i].g == e.g {
+			e.v = max(e.v, a[i].v)
+			i++
+		}
+		out = append(out, e)
+	}
+	return append(out, a[i:]...)
 }
 
 // denseBudget bounds the entries of the dense mirrors one pass keeps
