@@ -21,6 +21,21 @@
 // ring of 51,000 goroutines a worker's clock holds thousands of entries
 // and each channel operation adds tens.
 //
+// The tree clock's other half is its subtree test: a child whose clk the
+// receiver already knows is passed over with everything under it. Each
+// group of a log keeps the releaser of the one join that made it, if one
+// did (a jsrc: the goroutine and the component the receiver must have of
+// it), and a join passes over the groups whose releaser the receiver
+// already holds. So a goroutine that acquires from one it has never
+// heard of reads that one's journal too: on the ring, a worker receiving
+// from the done channel its short-lived child closed passes over the
+// child's only group, which came from the worker's own go statement, and
+// joins one entry, where it joined the child's whole clock. The groups
+// are read in order of position, not of when their releasers were
+// joined (the tree's order), so that the pass over them stops at a
+// budget, not at the first known child; where few can be passed over
+// (all goroutines talking to all) it gives up for a whole join early.
+//
 // The result is the same clock; only its cost differs, so the history is
 // unchanged (TestPassShortcutsSameHistory compares the two on every trace
 // the tests generate).
@@ -55,20 +70,27 @@ type journal struct {
 type jref struct{ chunk, off int32 }
 
 // jsrc is the source of a group of a goroutine's log: the group's rises
-// all came from one join of a clock that every clock knowing goroutine
-// g's event need-1 holds (need 0: no such source). It is the edge of a
-// tree clock (Mathur et al., §3): the group is the subtree that the
-// join hung under the receiver, need-1 the clk of its root, which a
-// later join compares with what its receiver knows of g to pass over
-// the whole subtree.
-type jsrc struct{ g, need, ep int32 }
+// all came from one join of a clock, and of g's epoch ep, that every
+// clock whose component g is need or more holds (the zero jsrc: no such
+// source). It is the edge of a tree clock (Mathur et al., §3): the
+// group is the subtree that the join hung under the receiver, need its
+// root's clk, which a later join compares with what its receiver knows
+// of g to pass over the whole subtree.
+//
+// It is kept for every group of every log, so it takes 8 bytes: need
+// doubled, plus one if the epoch is need-1 rather than need (source
+// makes no other).
+type jsrc struct{ g, nb int32 }
+
+func (x jsrc) need() int32 { return x.nb >> 1 }
+func (x jsrc) ep() int32   { return x.nb>>1 - x.nb&1 }
 
 // source returns the source of a join of a stored clock tagged t, with
 // epochs eps: goroutine t.g's clock after the groups that t names, and
-// its own event eps[0]. A clock that knows t.g's event need-1 holds the
-// groups at positions up to need-1 and the epoch. None (need 0) for a
-// join of several releasers' epochs or of an untagged clock. ep is the
-// epoch's value.
+// its own event eps[0]. A clock that knows t.g's event need holds t.g's
+// clock after event need-1, and so the groups that t names (all at
+// positions up to need-1) and the epoch. None for a join of several
+// releasers' epochs or of an untagged clock.
 func (j *journal) source(t jtag, eps []centry) jsrc {
 	if j == nil || t.n <= 0 || len(eps) != 1 || eps[0].g != t.g {
 		return jsrc{}
@@ -77,7 +99,10 @@ func (j *journal) source(t jtag, eps []centry) jsrc {
 	if t.n >= 2 {
 		need = max(need, j.pos[t.g][t.n-2]+1)
 	}
-	return jsrc{t.g, need, eps[0].v}
+	if need-eps[0].v > 1 || need >= 1<<30 {
+		return jsrc{}
+	}
+	return jsrc{t.g, need<<1 | (need - eps[0].v)}
 }
 
 func newJournal(log []kpvLog) *journal {
@@ -142,32 +167,66 @@ func (j *journal) since(t jtag, v int32, limit int, self int32, known func(jsrc)
 			hi = m
 		}
 	}
-	if n-lo > limit+64 {
-		// Each group not passed over holds a rise at least, and even
-		// one passed over costs a look.
-		return nil, false
+	if lo == n {
+		return j.buf[:0], true
 	}
 	l := &j.log[g]
 	at, src := j.at[g], j.src[g]
+	chunk := func(c int32) []byte {
+		if int(c) < len(l.full) {
+			return l.full[c]
+		}
+		return l.cur
+	}
+	// The bytes from group lo to group n bound its rises: a rise takes
+	// two bytes at least. Past limit, the groups are read only to be
+	// passed over (known), and then for a quarter of a whole join's
+	// cost at most (work: a look at a group, a rise read), so that
+	// where few can be passed over (all goroutines talking to all)
+	// reading the journal costs little more than it did without.
+	size := 0
+	end := jref{int32(len(l.full)), int32(len(l.cur))}
+	if n < len(at) {
+		end = at[n]
+	}
+	for c := at[lo].chunk; c <= end.chunk; c++ {
+		size += len(chunk(c))
+	}
+	size -= int(at[lo].off) + len(chunk(end.chunk)) - int(end.off)
+	budget := -1 // no bound on the work but limit
+	if size/2 > limit {
+		if known == nil || n-lo > limit/4 {
+			return nil, false
+		}
+		budget = limit / 4
+	}
 	out := j.buf[:0]
 	for q := lo; q < n; q++ {
+		if budget >= 0 {
+			if budget--; budget < 0 {
+				j.buf = out
+				return nil, false
+			}
+		}
 		if x := src[q]; known != nil && known(x) {
 			if x.g == self {
-				out = append(out, centry{x.g, x.ep})
+				out = append(out, centry{x.g, x.ep()})
 			}
 			continue
 		}
-		c := at[q].chunk
-		b, i := l.cur, int(at[q].off)
-		if int(c) < len(l.full) {
-			b = l.full[c]
-		}
+		b, i := chunk(at[q].chunk), int(at[q].off)
 		_, i = uvAt(b, i) // the position, kept in ps
 		var hdr uint32
 		hdr, i = uvAt(b, i)
 		if len(out)+int(hdr>>1) > limit {
 			j.buf = out
 			return nil, false
+		}
+		if budget >= 0 {
+			if budget -= int(hdr >> 1); budget < 0 {
+				j.buf = out
+				return nil, false
+			}
 		}
 		base, sorted := uint32(0), hdr&1 != 0
 		for k := hdr >> 1; k > 0; k-- {
@@ -221,18 +280,18 @@ func (ps *pass) acquire(g int32, s *syncVar) {
 }
 
 // holds reports whether goroutine g's clock, at the current event, holds
-// all that source x released: g knows x's goroutine's event x.need-1,
+// all that source x released: g knows x's goroutine's event x.need,
 // so it has joined a clock of that goroutine from no earlier than just
 // before it (the epoch rule the journal rests on, above); or x is g's own
 // past, a prefix of its log, which its clock holds (but for x's epoch,
 // see since).
 func (ps *pass) holds(g int32, x jsrc) bool {
 	switch {
-	case x.need <= 0:
+	case x.nb <= 0:
 		return false // no source
 	case x.g == g:
-		return x.need <= ps.sc.pos
+		return x.need() <= ps.sc.pos
 	default:
-		return ps.get(g, x.g) >= x.need
+		return ps.get(g, x.g) >= x.need()
 	}
 }

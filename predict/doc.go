@@ -182,7 +182,8 @@
 //     release-acquire events they reach only what rose at them, which the
 //     pass keeps. An acquire of a clock that a goroutine stored when
 //     nothing had risen yet at its event joins only what rose in that
-//     goroutine's log since the receiver last heard of it
+//     goroutine's log since the receiver last heard of it, passing over
+//     the rises that came from a releaser the receiver already knows
 //     (clock_journal.go: the idea of tree clocks, Mathur, Pavlogiannis,
 //     Tunç and Viswanathan, ASPLOS 2022, taken from the history the pass
 //     logs), and a pass drops an address's clock after the address's

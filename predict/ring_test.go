@@ -12,7 +12,6 @@ package predict
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	synthtrace "github.com/seer-tools/seer/internal/synth"
@@ -37,31 +36,4 @@ func BenchmarkRing(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(peak(run))/(1<<20), "peak-MiB")
-}
-
-// BenchmarkRingMHB times the must-happen-before pass alone on the ring
-// (clockMode{rfCheck: true}, the pass that leads its profile), with the
-// journal's joins passing over the groups a receiver holds (treePrune,
-// clock_journal.go) and without:
-//
-//	go test -run XXX -bench RingMHB -benchtime 3x ./predict
-func BenchmarkRingMHB(b *testing.B) {
-	tr, err := synthtrace.Ring(1000, 50)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := newCTP(tr)
-	m := newMemory(c)
-	for _, prune := range []bool{false, true} {
-		b.Run(fmt.Sprintf("prune=%v", prune), func(b *testing.B) {
-			defer func(p bool) { treePrune = p }(treePrune)
-			treePrune = prune
-			run := func() {
-				if _, err := newClocks(context.Background(), c, m, clockMode{rfCheck: true}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			timeEvents(b, len(tr.Events), run)
-		})
-	}
 }
