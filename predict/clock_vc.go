@@ -469,21 +469,7 @@ func mergeMaxTo(out, a, b []centry) []centry {
 func mergeFewTo(out, a, b []centry) []centry {
 	i := 0
 	for _, e := range b {
-		// The first entry of a[i:] at or after e.g.
-		lo, step := i, 1
-		for lo+step < len(a) && a[lo+step].g < e.g {
-			lo += step
-			step <<= 1
-		}
-		hi := min(lo+step, len(a))
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if a[m].g < e.g {
-				lo = m + 1
-			} else {
-				hi = m
-			}
-		}
+		lo := gallop(len(a), i, func(k int) bool { return a[k].g < e.g }) // clock_rises.go
 		out = append(out, a[i:lo]...)
 		i = lo
 		if i < len(a) && a[i].g == e.g {
