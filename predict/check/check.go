@@ -125,7 +125,8 @@ type Progress struct {
 	// (StageTestEnded).
 	Test, Result string
 	// While exploring (Options.Explore): the steered run starting (1 to
-	// Runs) and the distinct findings of the runs before it.
+	// Runs) and the distinct findings of the runs before it (as
+	// Report.Findings will count them: goroutines left running are none).
 	Run, Runs, Found int
 }
 

@@ -139,7 +139,9 @@ type explorer struct {
 	leaks     map[string]map[string]bool // test -> where its leaked goroutines were created
 
 	// onRun reports the steered run i starting, with the distinct
-	// findings so far (Progress.Run); nil: not reported.
+	// findings so far (Progress.Run): findings only, as the report
+	// counts them, not the goroutines steered runs left running (in
+	// Test.Leaked, no finding); nil: not reported.
 	onRun func(stage string, i, found int)
 
 	// Planned from the last run.
@@ -308,7 +310,7 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 		}
 		stage := fmt.Sprintf("exploring (run %d of %d, %s)", i, ex.opts.Explore, run.Strategy)
 		if ex.onRun != nil {
-			ex.onRun(stage, i, ex.distinct())
+			ex.onRun(stage, i, len(ex.keys))
 		} else {
 			progress(stage, 0)
 		}

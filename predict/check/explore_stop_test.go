@@ -59,4 +59,9 @@ func TestExploreStop(t *testing.T) {
 	if len(rep.Findings) == 0 || runs[0].Found != len(rep.Findings) {
 		t.Errorf("findings %d, found before run 1: %d", len(rep.Findings), runs[0].Found)
 	}
+	for _, p := range runs {
+		if p.Found > len(rep.Findings) {
+			t.Errorf("run %d's progress counts %d findings, the report has %d", p.Run, p.Found, len(rep.Findings))
+		}
+	}
 }
