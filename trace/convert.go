@@ -24,6 +24,23 @@ const (
 	lifeShift = 34
 )
 
+// tableFloor is the fewest events the event table grows to (tableCap).
+const tableFloor = 1 << 16
+
+// tableCap is the capacity the event table grows to (see convert's grow)
+// when it has room for have events and holds held, the records found may
+// make want events (more than have), and limit is the cap: at first want,
+// up to tableFloor; then twice have; past a quarter of the cap, the cap.
+func tableCap(have, held, want, limit int) int {
+	switch {
+	case held > limit/4:
+		return limit
+	case have == 0:
+		return min(want, tableFloor, limit)
+	}
+	return min(2*have, limit)
+}
+
 // Convert reads the spool written by a test binary and returns its trace.
 // bin is the test binary (for the names of globals); h is the header to
 // give the trace.
@@ -97,15 +114,20 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	}
 	// Spool records average over 24 bytes; growing the event slice by
 	// append would copy it about twenty times. merge says how many events
-	// the records it found may make: after the run, what the chunks hold
-	// (closer than the chunks' capacity: bench/RESULTS.md); while the
-	// test runs, the capacity of
-	// the chunks so far (over twice what they hold when a thousand
-	// goroutines each have a chunk begun). The slice at least doubles
-	// each time it grows, and once a run is past a quarter of the cap it
-	// takes the whole cap at once: the pages it does not fill cost
-	// nothing, where the old array and the new one side by side, doubling,
-	// cost half a gigabyte more at the cap.
+	// the records it found may make: after the run, what the chunks hold;
+	// while the test runs, the capacity of the chunks so far (over twice
+	// what they hold when a thousand goroutines each have a chunk begun).
+	// The slice takes that at first, up to tableFloor, then doubles each
+	// time it grows (tableCap): the pages it does not fill cost nothing
+	// only when Go does not zero them, and Go zeroes a large allocation
+	// unless every page of it is fresh or given back (runtime/mheap.go,
+	// initSpan). Taking what merge said, a process that had run before
+	// (seer check -explore's steered runs) had the whole 450 MB table of
+	// the cap zeroed for a run of 1.9M events, even just after
+	// debug.FreeOSMemory (bench/RESULTS.md). Once a run holds a quarter of
+	// the cap it takes the whole cap at once, where the old array and the
+	// new one side by side, doubling, would cost half a gigabyte more at
+	// the cap.
 	limit := math.MaxInt
 	if maxEvents > 0 {
 		// A record can make a few events (a go statement and the start
@@ -119,13 +141,7 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 		}
 		n -= c.dropped
 		if have := cap(c.b.t.Events); n > have {
-			if have > 0 {
-				n = max(n, 2*have)
-			}
-			if n > limit/4 {
-				n = limit
-			}
-			c.b.Grow(min(n, limit) - c.b.Len())
+			c.b.Grow(tableCap(have, c.b.Len(), n, limit) - c.b.Len())
 		}
 	}
 	// What compactLocal and finish need of every event is gathered as

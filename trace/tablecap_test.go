@@ -1,0 +1,30 @@
+// This file tests tableCap, how far the event table grows at a time.
+
+package trace
+
+import "testing"
+
+func TestTableCap(t *testing.T) {
+	const limit = 14_000_000 + 1024
+	for _, c := range []struct {
+		name                    string
+		have, held, want, wantN int
+	}{
+		// A loose estimate at the start of a run gets the floor, not the cap.
+		{"first, loose estimate", 0, 0, 14_000_000, tableFloor},
+		{"first, small", 0, 0, 1000, 1000},
+		// Then doubling, whatever the estimate.
+		{"estimate past double", 1 << 20, 900_000, 3_150_158, 2 << 20},
+		{"estimate under double", 1 << 20, 1 << 20, 1<<20 + 1, 2 << 20},
+		// Past a quarter of the cap: the whole cap at once.
+		{"past a quarter of the cap", 4 << 20, 4 << 20, 5 << 20, limit},
+		{"never past the cap", 8 << 20, 3 << 20, 9 << 20, limit},
+	} {
+		if got := tableCap(c.have, c.held, c.want, limit); got != c.wantN {
+			t.Errorf("%s: tableCap(%d, %d, %d) = %d, want %d", c.name, c.have, c.held, c.want, got, c.wantN)
+		}
+		if got := tableCap(c.have, c.held, c.want, limit); got <= c.have {
+			t.Errorf("%s: tableCap(%d, %d, %d) = %d does not grow", c.name, c.have, c.held, c.want, got)
+		}
+	}
+}
