@@ -82,6 +82,7 @@ func (ex *explorer) coverage(t *trace.Trace) int {
 		site string
 	}
 	holds := map[trace.GoID][]held{}
+	sites := newSiteMemo(t)
 	lastClose := map[trace.ObjID]int{}
 	for i := range t.Events {
 		e := &t.Events[i]
@@ -92,22 +93,22 @@ func (ex *explorer) coverage(t *trace.Trace) int {
 		case trace.OpClose:
 			lastClose[e.Obj] = i
 		case trace.OpRecv:
-			site := runSite(t, i)
+			site := sites.at(i)
 			switch c, closed := lastClose[e.Obj]; {
 			case e.Peer >= 0 && int(e.Peer) < len(t.Events):
-				add("comm " + runSite(t, int(e.Peer)) + " > " + site)
+				add("comm " + sites.at(int(e.Peer)) + " > " + site)
 			case closed:
-				add("close " + runSite(t, c) + " > " + site)
+				add("close " + sites.at(c) + " > " + site)
 			}
 			if inSelect(t, e) {
 				add("select " + site + " recv " + partnerSite(t, i, lastClose))
 			}
 		case trace.OpSend:
 			if inSelect(t, e) {
-				add("select " + runSite(t, i) + " send")
+				add("select " + sites.at(i) + " send")
 			}
 		case trace.OpLock, trace.OpRLock:
-			site := runSite(t, i)
+			site := sites.at(i)
 			for _, h := range holds[e.G] {
 				if h.obj != e.Obj {
 					add("lock " + h.site + " > " + site)
