@@ -70,6 +70,9 @@ type convertOptions struct {
 	// live, if not nil, is closed when the test process that writes the
 	// spool is gone: until then the spool is converted as it is written.
 	live <-chan struct{}
+	// recycle: live, the slots of chunks read go back to the recorder
+	// (LiveOptions.Recycle).
+	recycle bool
 	// abort, if not nil, ends the conversion early when closed.
 	abort <-chan struct{}
 	// converted, if not nil, is kept at the number of events converted
@@ -90,7 +93,7 @@ type convertOptions struct {
 // convert is Convert with options; it also reports whether the
 // conversion stopped at maxEvents.
 func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, maxEvents int, o convertOptions) (t *Trace, capped bool, err error) {
-	s, err := openSpool(spoolPath, o.live)
+	s, err := openSpool(spoolPath, o.live, o.recycle)
 	if err != nil {
 		return nil, false, err
 	}

@@ -17,6 +17,11 @@ type LiveOptions struct {
 	// Ended, if not nil, is closed when the test process that writes the
 	// spool is gone: until then the spool is converted as it is written.
 	Ended <-chan struct{}
+	// Recycle, with Ended, gives the recorder back the spool's room of
+	// every chunk converted, to write new records to pages in memory
+	// (recorder.c's "Recycling"): the spool then keeps only what was not
+	// converted, so it is for a spool nothing reads again.
+	Recycle bool
 	// Abort, if not nil, ends the conversion early when closed.
 	Abort <-chan struct{}
 	// GoIDs, if not nil, is set to the map from the recorder's goroutine
@@ -35,5 +40,5 @@ func ConvertLive(spoolPath, bin, shadow string, h Header, atomic func(string) bo
 }
 
 func (o LiveOptions) options() convertOptions {
-	return convertOptions{replayable: o.Replayable, keepLocal: o.KeepLocal, live: o.Ended, abort: o.Abort, goIDs: o.GoIDs, converted: o.Converted}
+	return convertOptions{replayable: o.Replayable, keepLocal: o.KeepLocal, live: o.Ended, recycle: o.Recycle, abort: o.Abort, goIDs: o.GoIDs, converted: o.Converted}
 }

@@ -60,7 +60,7 @@ const (
 
 const (
 	spoolMagic   = 0x4c4f4f5052454553
-	spoolVersion = 3
+	spoolVersion = 4
 	chunkHdr     = 8
 
 	spoolChunkBytes = 8192 // recorder.c's CHUNK_BYTES
@@ -77,6 +77,13 @@ const (
 	hdrOverflow   = 56
 	hdrCut        = 80
 	hdrMaxChunks  = 88
+	hdrTableOff   = 96  // recorder.c's "Recycling": the chunk table,
+	hdrRingOff    = 104 // the free ring,
+	hdrRingSlots  = 112
+	hdrNextSlot   = 120 // fresh slots handed out
+	hdrRingHead   = 128 // its entries taken by the recorder,
+	hdrRingTail   = 136 // and given by the reader,
+	hdrRecycle    = 144 // set by a reader that gives slots back
 	hdrSeq        = 256
 
 	mallocOff = 4096 // the allocation region
@@ -121,7 +128,14 @@ type spool struct {
 	chunkBytes  uint64
 	chunksOff   uint64
 	mallocBytes uint64
-	maxChunks   uint64          // chunks the mapping holds
+	maxChunks   uint64 // chunks the mapping holds
+	tableOff    uint64 // the chunk table, or 0: chunk i is in slot i
+	ringOff     uint64 // the free ring, if tableOff is not 0
+	ringSlots   uint64
+	ctl, ring   []byte          // live and recycling: the header page and the free ring, writable
+	tail        uint64          // free ring entries given
+	ringMu      sync.Mutex      // giveBack's: the walk's and the drain's
+	drained     atomic.Int64    // bytes copied out by the drain, not yet read by the walk
 	ended       <-chan struct{} // live: closed once the test process is gone; nil: it was gone at open
 	fileName    func(string) string
 	read, hi    uint64 // chunks read, and one past the highest (release)
@@ -129,20 +143,24 @@ type spool struct {
 	// Discovery (discoverLocked) and symbols, shared by the merge's walk
 	// and the converter's frames.
 	mu        sync.Mutex
-	scanned   uint64             // chunks whose headers were read
-	uninit    []uint64           // chunks handed out whose headers were not written yet
-	found     []foundChunk       // goroutine chunks found, not yet taken by walk
-	symChunks []uint64           // symbol chunks, in order
-	symRead   uint64             // bytes of the last symbol chunk read
-	syms      map[uint64][]Frame // pc -> frames, innermost first
-	partial   map[uint64][]Frame // pc -> its frames read so far, before its last
-	final     bool               // the process is gone and every chunk was discovered
-	overflow  uint64             // records the recorder could not keep (walk sets it)
+	scanned   uint64               // chunks whose headers were read
+	uninit    []uint64             // chunks handed out whose headers were not written yet
+	found     []foundChunk         // goroutine chunks found, not yet taken by walk
+	lastRef   map[uint32]*chunkRef // recycling: each goroutine's last chunk found
+	finished  []*chunkRef          // recycling: chunks found finished, not yet taken by drain
+	symChunks []uint64             // slots of symbol chunks, in order
+	symRead   uint64               // bytes of the last symbol chunk read
+	syms      map[uint64][]Frame   // pc -> frames, innermost first
+	partial   map[uint64][]Frame   // pc -> its frames read so far, before its last
+	final     bool                 // the process is gone and every chunk was discovered
+	overflow  uint64               // records the recorder could not keep (walk sets it)
 }
 
 type foundChunk struct {
 	gid   uint32
-	index uint64
+	index uint64    // the chunk's number
+	slot  uint64    // where it is (recorder.c's "Recycling")
+	ref   *chunkRef // goroutine chunks: how walk reads it
 }
 
 // releaseChunks is how many chunks release gives back at once: 2 MiB of
@@ -155,7 +173,11 @@ var errNoSpool = errors.New("the test binary did not start recording (was it bui
 // openSpool opens the spool at path. With ended not nil the spool is read
 // while its test process runs, until ended is closed: openSpool waits for
 // the recorder to write the header, or for ended.
-func openSpool(path string, ended <-chan struct{}) (*spool, error) {
+//
+// With recycle, a live reader gives the recorder back the slots of the
+// chunks it has read (recorder.c's "Recycling"): the spool then no longer
+// holds them, so it is for a spool nothing reads again.
+func openSpool(path string, ended <-chan struct{}, recycle bool) (*spool, error) {
 	for {
 		live := ended != nil
 		if live {
@@ -165,7 +187,7 @@ func openSpool(path string, ended <-chan struct{}) (*spool, error) {
 			default:
 			}
 		}
-		s, err := tryOpenSpool(path, live)
+		s, err := tryOpenSpool(path, live, recycle && live)
 		if err == nil && live {
 			s.ended = ended
 		}
@@ -179,8 +201,12 @@ func openSpool(path string, ended <-chan struct{}) (*spool, error) {
 	}
 }
 
-func tryOpenSpool(path string, live bool) (*spool, error) {
-	f, err := os.Open(path)
+func tryOpenSpool(path string, live, recycle bool) (*spool, error) {
+	flag := os.O_RDONLY
+	if recycle {
+		flag = os.O_RDWR // startRecycling's mapping
+	}
+	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +218,7 @@ func tryOpenSpool(path string, live bool) (*spool, error) {
 	if st.Size() < 4096 {
 		return nil, errNoSpool
 	}
-	var hdr [96]byte
+	var hdr [hdrRecycle + 8]byte
 	if _, err := f.ReadAt(hdr[:], 0); err != nil {
 		return nil, err
 	}
@@ -217,6 +243,14 @@ func tryOpenSpool(path string, live bool) (*spool, error) {
 	if m := le.Uint64(hdr[hdrMaxChunks:]); m > 0 {
 		s.maxChunks = min(s.maxChunks, m)
 	}
+	if s.tableOff = le.Uint64(hdr[hdrTableOff:]); s.tableOff != 0 {
+		s.ringOff, s.ringSlots = le.Uint64(hdr[hdrRingOff:]), le.Uint64(hdr[hdrRingSlots:])
+		if s.tableOff < mallocOff+s.mallocBytes || s.ringOff < s.tableOff || s.ringSlots == 0 ||
+			s.ringSlots > (s.chunksOff-s.ringOff)/4 || s.tableOff%4096 != 0 || s.ringOff%4096 != 0 {
+			return nil, fmt.Errorf("corrupt recorder spool header")
+		}
+		s.maxChunks = min(s.maxChunks, (s.ringOff-s.tableOff)/4)
+	}
 	if !live {
 		// Only what was handed out is mapped.
 		s.maxChunks = min(s.maxChunks, le.Uint64(hdr[hdrNextChunk:]))
@@ -226,6 +260,12 @@ func tryOpenSpool(path string, live bool) (*spool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mapping the recorder spool: %v", err)
 	}
+	if recycle && s.tableOff != 0 {
+		if err := s.startRecycling(f); err != nil {
+			s.close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -234,6 +274,46 @@ func (s *spool) close() {
 		syscall.Munmap(s.data)
 		s.data = nil
 	}
+	for _, m := range []*[]byte{&s.ctl, &s.ring} {
+		if *m != nil {
+			syscall.Munmap(*m)
+			*m = nil
+		}
+	}
+}
+
+// startRecycling maps the header page and the free ring writable and
+// tells the recorder that slots will be given back.
+func (s *spool) startRecycling(f *os.File) error {
+	var err error
+	if s.ctl, err = syscall.Mmap(int(f.Fd()), 0, 4096, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED); err != nil {
+		return fmt.Errorf("mapping the recorder spool: %v", err)
+	}
+	if s.ring, err = syscall.Mmap(int(f.Fd()), int64(s.ringOff), int(s.ringSlots*4), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED); err != nil {
+		return fmt.Errorf("mapping the recorder spool: %v", err)
+	}
+	s.tail = atomic.LoadUint64((*uint64)(unsafe.Pointer(&s.ctl[hdrRingTail])))
+	s.lastRef = make(map[uint32]*chunkRef)
+	atomic.StoreUint64((*uint64)(unsafe.Pointer(&s.ctl[hdrRecycle])), 1)
+	return nil
+}
+
+// giveBack appends slot to the free ring, for the recorder to write a new
+// chunk to, unless the ring is full. Every record of the chunk in it must
+// have been read: the spool no longer holds them.
+func (s *spool) giveBack(slot uint64) {
+	if s.ring == nil {
+		return
+	}
+	s.ringMu.Lock()
+	defer s.ringMu.Unlock()
+	head := atomic.LoadUint64((*uint64)(unsafe.Pointer(&s.ctl[hdrRingHead])))
+	if s.tail-head >= s.ringSlots {
+		return
+	}
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&s.ring[s.tail%s.ringSlots*4])), uint32(slot+1))
+	s.tail++
+	atomic.StoreUint64((*uint64)(unsafe.Pointer(&s.ctl[hdrRingTail])), s.tail)
 }
 
 // load64 and load32 read a word the recorder may be writing.
@@ -259,7 +339,8 @@ func (s *spool) gone() bool {
 	}
 }
 
-// release notes that chunk i has been read. Every sweepChunks chunks read,
+// release notes that the chunk in slot i has been read, every record of
+// it, and gives the slot back if the reader recycles. Every sweepChunks chunks read,
 // it gives back the pages of every chunk mapped so far: the mapping is of
 // a file, read only, so the records stay there, and the few chunks that
 // cursors are still reading fault back in from the page cache. (Giving
@@ -267,6 +348,7 @@ func (s *spool) gone() bool {
 // many goroutines resident, since their streams interleave; one madvise
 // per chunk cost a third of the conversion.)
 func (s *spool) release(i uint64) {
+	s.giveBack(i)
 	s.hi = max(s.hi, i+1)
 	s.read++
 	if s.read%sweepChunks != 0 {
@@ -279,14 +361,28 @@ func (s *spool) release(i uint64) {
 // 16 MiB of 8 KiB chunks.
 const sweepChunks = 2048
 
-// used returns the committed bytes of records of chunk i, and whether a
-// record is being written to it.
+// slotOf returns the slot of chunk i, or false if the recorder has not
+// published it yet.
+func (s *spool) slotOf(i uint64) (uint64, bool) {
+	if s.tableOff == 0 {
+		return i, true
+	}
+	v := uint64(s.load32(s.tableOff + 4*i))
+	if v == 0 || v > s.maxChunks {
+		return 0, false
+	}
+	return v - 1, true
+}
+
+// used returns the committed bytes of records of the chunk in slot i, and
+// whether a record is being written to it.
 func (s *spool) used(i uint64) (uint64, bool) {
 	u := s.load32(s.chunksOff + i*s.chunkBytes + 4)
 	return min(uint64(u&^usedBusy), s.chunkBytes-chunkHdr), u&usedBusy != 0
 }
 
-// records returns chunk i's records from byte from to byte to.
+// records returns the records of the chunk in slot i from byte from to
+// byte to.
 func (s *spool) records(i, from, to uint64) []byte {
 	off := s.chunksOff + i*s.chunkBytes + chunkHdr
 	return s.data[off+from : off+to]
@@ -307,9 +403,13 @@ func (s *spool) discoverLocked(final bool) uint64 {
 	var fresh []foundChunk
 	var uninit []uint64
 	check := func(i uint64) {
-		if gid := s.load32(s.chunksOff + i*s.chunkBytes); gid != 0 {
-			fresh = append(fresh, foundChunk{gid, i})
-		} else if !final {
+		if slot, ok := s.slotOf(i); ok {
+			if gid := s.load32(s.chunksOff + slot*s.chunkBytes); gid != 0 {
+				fresh = append(fresh, foundChunk{gid: gid, index: i, slot: slot})
+				return
+			}
+		}
+		if !final {
 			uninit = append(uninit, i)
 		}
 	}
@@ -335,10 +435,19 @@ func (s *spool) discoverLocked(final bool) uint64 {
 	slices.SortFunc(fresh, func(a, b foundChunk) int { return cmp.Compare(a.index, b.index) })
 	for _, f := range fresh {
 		if f.gid == symGID {
-			s.symChunks = append(s.symChunks, f.index)
-		} else {
-			s.found = append(s.found, f)
+			s.symChunks = append(s.symChunks, f.slot)
+			continue
 		}
+		f.ref = &chunkRef{slot: f.slot}
+		if s.ring != nil {
+			// The goroutine's chunk before this one is finished: the
+			// recorder wrote it before it took this one.
+			if prev := s.lastRef[f.gid]; prev != nil {
+				s.finished = append(s.finished, prev)
+			}
+			s.lastRef[f.gid] = f.ref
+		}
+		s.found = append(s.found, f)
 	}
 	return n
 }
@@ -452,12 +561,13 @@ type allocRec struct {
 type cursor struct {
 	s      *spool
 	gid    uint32
-	chunks []uint64 // chunks to read after cur
-	cur    int64    // the chunk being read, or -1
-	off    uint64   // bytes of cur read
-	end    uint64   // bytes of cur known committed
-	at     uint64   // where in cur the next sequenced record is, if ok
-	seq    uint64   // its number
+	chunks []*chunkRef // the chunks to read after cur
+	cur    *chunkRef   // the chunk being read, or nil
+	curBuf []byte      // its records, if copied out of the spool
+	off    uint64      // bytes of cur read
+	end    uint64      // bytes of cur known committed
+	at     uint64      // where in cur the next sequenced record is, if ok
+	seq    uint64      // its number
 	ok     bool
 	last   uint64 // the highest sequence number decoded
 	done   bool   // its end record was decoded: it writes no more
@@ -467,12 +577,21 @@ type cursor struct {
 }
 
 // lastChunk returns the chunk the cursor's goroutine may still write to,
-// or -1.
-func (c *cursor) lastChunk() int64 {
+// or nil.
+func (c *cursor) lastChunk() *chunkRef {
 	if n := len(c.chunks); n > 0 {
-		return int64(c.chunks[n-1])
+		return c.chunks[n-1]
 	}
 	return c.cur
+}
+
+// records returns the records of the chunk being read from byte from to
+// byte to.
+func (c *cursor) records(from, to uint64) []byte {
+	if c.curBuf != nil {
+		return c.curBuf[from:to]
+	}
+	return c.s.records(c.cur.slot, from, to)
 }
 
 // advance finds the next sequenced record (its number, c.seq, and its
@@ -487,27 +606,44 @@ func (c *cursor) advance() {
 		if c.broken {
 			return
 		}
-		if c.cur < 0 || c.end-c.off < 8 {
+		if c.done {
+			// Its end record was decoded: the goroutine wrote its
+			// last chunk's last record.
+			if c.cur != nil {
+				c.s.doneWith(c.cur)
+				c.cur, c.curBuf = nil, nil
+			}
+			return
+		}
+		if c.cur == nil || c.end-c.off < 8 {
 			if len(c.chunks) == 0 {
 				return // more may come: refresh sets end
 			}
-			if c.cur >= 0 {
+			if c.cur != nil {
 				// The goroutine went on to a later chunk after its
 				// last commits to this one, which end may predate.
-				if end, _ := c.s.used(uint64(c.cur)); end > c.end {
-					c.end = end
-					continue
+				if c.curBuf == nil {
+					if end, _ := c.s.used(c.cur.slot); end > c.end {
+						c.end = end
+						continue
+					}
 				}
-				c.s.release(uint64(c.cur))
+				c.s.doneWith(c.cur)
 			}
-			c.cur, c.off = int64(c.chunks[0]), 0
+			c.cur, c.off = c.chunks[0], 0
 			c.chunks = c.chunks[1:]
-			// A chunk's goroutine moved on from every chunk but its last,
-			// whose extent walk's refresh reads too.
-			c.end, _ = c.s.used(uint64(c.cur))
+			if c.cur.state.CompareAndSwap(refInSpool, refReading) {
+				// A chunk's goroutine moved on from every chunk but its
+				// last, whose extent walk's refresh reads too.
+				c.curBuf = nil
+				c.end, _ = c.s.used(c.cur.slot)
+			} else {
+				c.curBuf = c.cur.buf // copied out (spool_drain.go)
+				c.end = uint64(len(c.curBuf))
+			}
 			continue
 		}
-		buf := c.s.records(uint64(c.cur), c.off, c.end)
+		buf := c.records(c.off, c.end)
 		w0 := le.Uint64(buf)
 		kind := uint8(w0)
 		need := 8
@@ -562,7 +698,7 @@ func (c *cursor) advance() {
 // decode decodes the record advance found into e.
 func (c *cursor) decode(e *rawEvent) {
 	le := binary.LittleEndian
-	r := c.s.records(uint64(c.cur), c.at, c.off)
+	r := c.records(c.at, c.off)
 	w0 := le.Uint64(r)
 	kind := uint8(w0)
 	*e = rawEvent{seq: w0 >> 8, gid: c.gid, kind: kind}
@@ -855,6 +991,17 @@ type walker struct {
 // test process is gone.
 func (s *spool) walk(enter func(gid uint32, pc uint64), exit func(gid uint32), slot func() *rawEvent, grow func(int), stop func() bool, idle func()) (broken bool) {
 	w := &walker{s: s, enter: enter, exit: exit, cursors: make(map[uint32]*cursor)}
+	if s.ring != nil && !s.gone() {
+		stopDrain, drained := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(drained)
+			s.drain(stopDrain)
+		}()
+		defer func() {
+			close(stopDrain)
+			<-drained
+		}()
+	}
 	s.phased(func(live <-chan struct{}) bool {
 		var stopped bool
 		stopped, broken = w.loop(live, slot, grow, stop, idle)
@@ -940,12 +1087,12 @@ func (w *walker) refresh(final bool) {
 	for _, f := range found {
 		c := w.cursors[f.gid]
 		if c == nil {
-			c = &cursor{s: s, gid: f.gid, cur: -1, enter: w.enter, exit: w.exit}
+			c = &cursor{s: s, gid: f.gid, enter: w.enter, exit: w.exit}
 			w.cursors[f.gid] = c
 			w.active = append(w.active, c)
 			w.waiting = append(w.waiting, c)
 		}
-		c.chunks = append(c.chunks, f.index)
+		c.chunks = append(c.chunks, f.ref)
 		w.chunks++
 	}
 	w.readAllocs(min(nmalloc, s.mallocBytes/24), final, &wm)
@@ -956,14 +1103,20 @@ func (w *walker) refresh(final bool) {
 		}
 		active = append(active, c)
 		last := c.lastChunk()
-		if last < 0 {
+		if last == nil || last.state.Load() == refCopied {
+			// A copied chunk is finished: the chunk after it is not
+			// found yet, and the goroutine took no number in it before
+			// the counter was read.
 			continue
 		}
-		used, busy := s.used(uint64(last))
+		// Unless the walk reads it (cur), the drain may copy the chunk
+		// and the recorder reuse its slot meanwhile: then busy is
+		// another chunk's, and holds the watermark for nothing.
+		used, busy := s.used(last.slot)
 		if busy && !final {
 			wm = min(wm, max(w.wm, c.last+1))
 		}
-		if last == c.cur {
+		if last == c.cur && c.curBuf == nil {
 			c.end = max(c.end, used)
 		}
 	}

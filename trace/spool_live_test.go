@@ -18,13 +18,29 @@ import (
 // taking a sequence number and committing its record, a writer sometimes
 // sleeps, as a descheduled thread would. The reader must still visit
 // every record, in sequence order, each once: a watermark that passed a
-// number still being written would skip or reorder it.
+// number still being written would skip or reorder it. With recycling
+// (recorder.c's "Recycling"), the writers also write new chunks to the
+// slots the reader gives back: a slot given back before every record in
+// it was read would lose or garble records.
 func TestLiveWatermark(t *testing.T) {
+	for _, recycle := range []bool{false, true} {
+		name := "keep"
+		if recycle {
+			name = "recycle"
+		}
+		t.Run(name, func(t *testing.T) { testLiveWatermark(t, recycle) })
+	}
+}
+
+func testLiveWatermark(t *testing.T, recycle bool) {
 	const (
 		chunkBytes  = 8192
 		mallocBytes = 1 << 20
-		chunksOff   = 4096 + mallocBytes
 		maxChunks   = 4096
+		tableOff    = 4096 + mallocBytes
+		ringOff     = tableOff + maxChunks*4
+		ringSlots   = 1024
+		chunksOff   = ringOff + ringSlots*4
 		writers     = 6
 		records     = 6000
 	)
@@ -46,6 +62,7 @@ func TestLiveWatermark(t *testing.T) {
 	u32 := func(off uint64) *uint32 { return (*uint32)(unsafe.Pointer(&data[off])) }
 	*u32(8), *u32(12) = spoolVersion, chunkBytes
 	*u64(16), *u64(24), *u64(hdrMaxChunks) = chunksOff, mallocBytes, maxChunks
+	*u64(hdrTableOff), *u64(hdrRingOff), *u64(hdrRingSlots) = tableOff, ringOff, ringSlots
 
 	ended := make(chan struct{})
 	type result struct {
@@ -56,7 +73,7 @@ func TestLiveWatermark(t *testing.T) {
 	got := make(chan result, 1)
 	var visited atomic.Int64 // records passed on
 	go func() {
-		s, err := openSpool(path, ended) // waits for the magic
+		s, err := openSpool(path, ended, recycle) // waits for the magic
 		if err != nil {
 			got <- result{err: err}
 			return
@@ -83,7 +100,18 @@ func TestLiveWatermark(t *testing.T) {
 		}
 	}
 	var lastCursor atomic.Uint64 // the highest number of a goroutine record
-	var allocs sync.Map          // alloc record numbers
+	var reused atomic.Int64      // chunks written to a slot given back
+	// takeSlot is recorder.c's take_slot: 1 + a slot given back, or 0.
+	takeSlot := func() uint64 {
+		for h := atomic.LoadUint64(u64(hdrRingHead)); h < atomic.LoadUint64(u64(hdrRingTail)); h = atomic.LoadUint64(u64(hdrRingHead)) {
+			v := atomic.LoadUint32(u32(ringOff + h%ringSlots*4))
+			if atomic.CompareAndSwapUint64(u64(hdrRingHead), h, h+1) {
+				return uint64(v)
+			}
+		}
+		return 0
+	}
+	var allocs sync.Map // alloc record numbers
 	var wg sync.WaitGroup
 	for g := uint32(1); g <= writers; g++ {
 		wg.Add(1)
@@ -96,9 +124,17 @@ func TestLiveWatermark(t *testing.T) {
 				n := 8 * uint64(1+len(words))
 				if !have || used+n > chunkBytes-chunkHdr {
 					i := atomic.AddUint64(u64(hdrNextChunk), 1) - 1
-					chunk, used, have = chunksOff+i*chunkBytes, 0, true
+					slot := takeSlot()
+					if slot != 0 {
+						slot--
+						reused.Add(1)
+					} else {
+						slot = atomic.AddUint64(u64(hdrNextSlot), 1) - 1
+					}
+					chunk, used, have = chunksOff+slot*chunkBytes, 0, true
 					atomic.StoreUint32(u32(chunk+4), 0)
 					atomic.StoreUint32(u32(chunk), g)
+					atomic.StoreUint32(u32(tableOff+4*i), uint32(slot+1))
 				}
 				atomic.StoreUint32(u32(chunk+4), uint32(used)|usedBusy) // reserve
 				seq := atomic.AddUint64(u64(hdrSeq), 1)
@@ -118,6 +154,13 @@ func TestLiveWatermark(t *testing.T) {
 				}
 			}
 			for k := 0; k < records; k++ {
+				if recycle && k == records/2 {
+					// Go on once the reader has given slots back, so
+					// that the second half is written to them.
+					for deadline := time.Now().Add(10 * time.Second); atomic.LoadUint64(u64(hdrRingTail)) == 0 && time.Now().Before(deadline); {
+						time.Sleep(time.Millisecond)
+					}
+				}
 				if r.IntN(8) == 0 {
 					i := atomic.AddUint64(u64(hdrNextMalloc), 1) - 1
 					rec := 4096 + i*24
@@ -146,6 +189,12 @@ func TestLiveWatermark(t *testing.T) {
 	}
 	close(ended)
 	r := <-got
+	if recycle && reused.Load() == 0 {
+		t.Errorf("no chunk was written to a slot given back")
+	}
+	if !recycle && atomic.LoadUint64(u64(hdrRingTail)) != 0 {
+		t.Errorf("a reader that does not recycle gave %d slots back", atomic.LoadUint64(u64(hdrRingTail)))
+	}
 	if r.err != nil || r.broken {
 		t.Fatalf("merge: err %v, broken %v", r.err, r.broken)
 	}

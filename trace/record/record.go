@@ -441,6 +441,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 			Replayable: opts.Replayable || opts.Replay != nil || opts.Explore != nil,
 			KeepLocal:  opts.KeepLocal,
 			Ended:      ended,
+			Recycle:    opts.KeepSpool == "",
 			Abort:      abort,
 			GoIDs:      &goIDs,
 			Converted:  count,

@@ -16,9 +16,13 @@
 //	[0, 4096)                 spool header (struct spool_header)
 //	[4096, 4096+MALLOC_BYTES) the allocation region: fixed 24-byte records of
 //	                          malloc/free, appended through an atomic index
-//	[CHUNKS_OFF, ...)         8 KiB chunks: chunk 0.. are handed out by an
-//	                          atomic counter; each belongs to one goroutine
-//	                          (or to the symbol table, gid SYM_GID)
+//	[TABLE_OFF, RING_OFF)     the chunk table: u32 per chunk handed out, 1 +
+//	                          the slot that holds it (0: not yet published)
+//	[RING_OFF, CHUNKS_OFF)    the free ring: u32 slots the reader gave back
+//	[CHUNKS_OFF, ...)         8 KiB slots of chunks: chunk 0.. are handed
+//	                          out by an atomic counter; each belongs to one
+//	                          goroutine (or to the symbol table, gid SYM_GID)
+//	                          and is written to the slot the table names
 //
 // A chunk is [u32 gid][u32 used][records...]; `used` is published after the
 // record's words, so a reader never sees a half-written record. Records are
@@ -28,6 +32,22 @@
 // synchronisation that order is the real one, because the runtime calls us
 // inside its own critical sections, and for atomics because we perform the
 // operation and take the number under one per-address lock.
+//
+// # Recycling
+//
+// Writing to a page of the spool that was never written costs the kernel
+// a fresh page of the file, zeroed: on TLS handshakes that was over half
+// the recorder's CPU (bench/RESULTS.md). So chunks are numbered apart from
+// the slots that hold them. A live reader that has read every record of a
+// finished chunk may give its slot back (it sets hdr->recycle and appends
+// 1 + the slot to the free ring, hdr->ring_tail); new_chunk takes a slot
+// from the ring before a fresh one (hdr->next_slot), so the recorder
+// writes to pages already in memory. A slot is given back only after
+// everything in it was read, so a run stopped or killed still leaves every
+// record the reader has not read in the spool; a reader that does not
+// recycle (the spool is kept, or read after the run) leaves every chunk in
+// a slot of its own. The table's entry is stored after the chunk's header,
+// so a reader that sees the entry sees the header.
 //
 // No lock is taken on the path of plain reads and writes: a goroutine runs on
 // one thread at a time and only appends to its own chunk.
@@ -41,8 +61,8 @@
 // used word busy, USED_BUSY), take the number, write, commit (used, busy
 // cleared). The reader loads the counter C first, then next_chunk, then
 // each goroutine's last chunk's used word. A record numbered up to C took
-// its number after its busy mark and its chunk's gid, which the counter's
-// read-modify-write publishes, so the reader sees that chunk and either
+// its number after its busy mark, its chunk's gid and table entry, which
+// the counter's read-modify-write publishes, so the reader sees that chunk and either
 // the record committed or the mark; a goroutine found busy holds W at one
 // past its last number the reader has. Allocation records are marked
 // R_ALLOC_BUSY the same way before they take their number. A record that
@@ -76,13 +96,18 @@
 typedef uintptr_t uptr;
 
 #define SPOOL_MAGIC 0x4c4f4f5052454553ULL /* "SEERPOOL" */
-#define SPOOL_VERSION 3
+#define SPOOL_VERSION 4
 #define HEADER_BYTES 4096ULL
 #define MALLOC_BYTES (4ULL << 30)
 #define CHUNK_BYTES 8192ULL
-#define CHUNKS_OFF (HEADER_BYTES + MALLOC_BYTES)
+#define TABLE_OFF (HEADER_BYTES + MALLOC_BYTES)
+#define TABLE_BYTES (32ULL << 20) /* a u32 for each of MAX_CHUNKS */
+#define RING_OFF (TABLE_OFF + TABLE_BYTES)
+#define RING_SLOTS (1ULL << 16)
+#define CHUNKS_OFF (RING_OFF + RING_SLOTS * 4)
 #define SPOOL_BYTES (64ULL << 30)
 #define MAX_CHUNKS ((SPOOL_BYTES - CHUNKS_OFF) / CHUNK_BYTES)
+_Static_assert(TABLE_BYTES / 4 >= MAX_CHUNKS, "the chunk table holds an entry for every chunk");
 #define CHUNK_HDR 8
 #define MAX_SYNC_PCS 12
 #define MAX_ATOMIC_PCS 4
@@ -130,7 +155,14 @@ struct spool_header {
 	uint32_t pad;
 	uint64_t cut;          // if not 0: the last sequence number every record of which was kept
 	uint64_t max_chunks;   // chunks the spool may hand out (SEER_SPOOL_CHUNKS)
-	uint64_t pad3[20];
+	uint64_t table_off;    // the chunk table (see "Recycling")
+	uint64_t ring_off;     // the free ring
+	uint64_t ring_slots;
+	uint64_t next_slot;    // fresh slots handed out
+	uint64_t ring_head;    // free ring entries taken (the recorder's)
+	uint64_t ring_tail;    // free ring entries given (the reader's)
+	uint64_t recycle;      // set by a reader that gives slots back
+	uint64_t pad3[13];
 	uint64_t seq;          // the sequence counter, at offset 256 (its own cache line)
 };
 
@@ -139,6 +171,7 @@ struct gctx {
 	uint32_t ignore;   // go_ignore_sync nesting
 	uint8_t *chunk;    // current chunk, or NULL
 	uint32_t used;     // bytes used in chunk after the header
+	uint32_t reused;   // chunk is in a slot the reader gave back
 	uint32_t system;   // runs on g0 (scheduler, timers): never call back into Go
 	uptr *gp;          // the goroutine's runtime g, as its last function entry saw it
 	// Replay (see "Replay" below); unused when not replaying.
@@ -238,20 +271,25 @@ static void populate(uint8_t *from, uint64_t off, uint64_t limit) {
 }
 
 // A process that writes a spool of a gigabyte should not hold it: the
-// pages of a 2 MiB region of chunks are given back (they stay in the file)
-// once every chunk of the region is finished, that is replaced by a new
-// chunk or left by a goroutine that ended; allocation records likewise,
-// by 6 MiB (a whole number of records).
+// pages of a 2 MiB region of slots are given back (they stay in the file)
+// once every chunk first written to the region is finished, that is
+// replaced by a new chunk or left by a goroutine that ended; allocation
+// records likewise, by 6 MiB (a whole number of records). Not while the
+// reader recycles slots: the recorder will write those pages again, and
+// what it holds is what the reader has not read yet.
 #define RELEASE_CHUNKS (POPULATE_BYTES / CHUNK_BYTES)
 #define RELEASE_MALLOCS ((3 * POPULATE_BYTES) / 24)
 static uint16_t chunks_done[MAX_CHUNKS / RELEASE_CHUNKS + 1];
 static uint32_t mallocs_done[MALLOC_BYTES / (3 * POPULATE_BYTES) + 1];
 
-static void chunk_done(uint8_t *c) {
-	if (!c || c < spool + CHUNKS_OFF)
+// chunk_done notes that g's chunk is finished.
+static void chunk_done(struct gctx *g) {
+	uint8_t *c = g->chunk;
+	if (!c || c < spool + CHUNKS_OFF || g->reused)
 		return;
 	uint64_t r = (uint64_t)(c - spool - CHUNKS_OFF) / CHUNK_BYTES / RELEASE_CHUNKS;
-	if (__atomic_add_fetch(&chunks_done[r], 1, __ATOMIC_ACQ_REL) == RELEASE_CHUNKS)
+	if (__atomic_add_fetch(&chunks_done[r], 1, __ATOMIC_ACQ_REL) == RELEASE_CHUNKS &&
+	    !__atomic_load_n(&hdr->recycle, __ATOMIC_RELAXED))
 		madvise(spool + CHUNKS_OFF + r * POPULATE_BYTES, POPULATE_BYTES, MADV_DONTNEED);
 }
 
@@ -261,7 +299,22 @@ static void malloc_done(uint64_t i) {
 		madvise(spool + HEADER_BYTES + r * 3 * POPULATE_BYTES, 3 * POPULATE_BYTES, MADV_DONTNEED);
 }
 
-static uint8_t *new_chunk(uint32_t gid) {
+// take_slot returns 1 + a slot from the free ring, or 0 if it is empty.
+// Only the reader appends (and only to entries already taken), so an
+// entry read before the compare-and-swap that takes it is the entry taken.
+static uint64_t take_slot(void) {
+	uint32_t *ring = (uint32_t *)(spool + RING_OFF);
+	uint64_t h = __atomic_load_n(&hdr->ring_head, __ATOMIC_ACQUIRE);
+	for (;;) {
+		if (h >= __atomic_load_n(&hdr->ring_tail, __ATOMIC_ACQUIRE))
+			return 0;
+		uint32_t v = __atomic_load_n(&ring[h % RING_SLOTS], __ATOMIC_RELAXED);
+		if (__atomic_compare_exchange_n(&hdr->ring_head, &h, h + 1, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return v <= max_chunks ? v : 0;
+	}
+}
+
+static uint8_t *new_chunk(struct gctx *g) {
 	// next_chunk is what the reader maps: it must not go on counting
 	// past the end (each failed call would add one, and the reader would
 	// map and touch a chunk header for each).
@@ -278,12 +331,22 @@ static uint8_t *new_chunk(uint32_t gid) {
 		cut_here();
 		return NULL;
 	}
-	uint64_t off = i * CHUNK_BYTES;
-	if (off % POPULATE_BYTES == 0)
-		populate(spool + CHUNKS_OFF, off + POPULATE_BYTES, SPOOL_BYTES - CHUNKS_OFF);
-	uint8_t *c = spool + CHUNKS_OFF + i * CHUNK_BYTES;
+	// The chunk's slot: one the reader gave back, or a fresh one (never
+	// more fresh slots than chunks).
+	uint64_t slot = take_slot();
+	g->reused = slot != 0;
+	if (slot)
+		slot--;
+	else {
+		slot = __atomic_fetch_add(&hdr->next_slot, 1, __ATOMIC_RELAXED);
+		uint64_t off = slot * CHUNK_BYTES;
+		if (off % POPULATE_BYTES == 0)
+			populate(spool + CHUNKS_OFF, off + POPULATE_BYTES, SPOOL_BYTES - CHUNKS_OFF);
+	}
+	uint8_t *c = spool + CHUNKS_OFF + slot * CHUNK_BYTES;
 	((uint32_t *)c)[1] = 0;
-	__atomic_store_n((uint32_t *)c, gid, __ATOMIC_RELEASE);
+	__atomic_store_n((uint32_t *)c, g->gid, __ATOMIC_RELEASE);
+	__atomic_store_n((uint32_t *)(spool + TABLE_OFF) + i, (uint32_t)(slot + 1), __ATOMIC_RELEASE);
 	return c;
 }
 
@@ -294,8 +357,8 @@ static inline uint64_t *reserve(struct gctx *g, uint32_t n) {
 		return NULL;
 	uint32_t bytes = n * 8;
 	if (!g->chunk || g->used + bytes > CHUNK_BYTES - CHUNK_HDR) {
-		chunk_done(g->chunk);
-		g->chunk = new_chunk(g->gid);
+		chunk_done(g);
+		g->chunk = new_chunk(g);
 		g->used = 0;
 		if (!g->chunk)
 			return NULL;
@@ -468,6 +531,9 @@ static void open_spool(void) {
 	hdr->pid = getpid();
 	hdr->ptr_size = sizeof(void *);
 	hdr->max_chunks = max_chunks;
+	hdr->table_off = TABLE_OFF;
+	hdr->ring_off = RING_OFF;
+	hdr->ring_slots = RING_SLOTS;
 	sym_ctx.gid = SYM_GID;
 	seq_ptr = &hdr->seq;
 	__atomic_store_n(&hdr->magic, SPOOL_MAGIC, __ATOMIC_RELEASE);
@@ -1267,7 +1333,7 @@ void __tsan_go_end(struct gctx *thr) {
 		w[0] = (next_seq() << 8) | R_END;
 		commit(thr, 1);
 	}
-	chunk_done(thr->chunk); // the goroutine writes no more
+	chunk_done(thr); // the goroutine writes no more
 	thr->chunk = NULL;
 }
 
