@@ -17,7 +17,12 @@
 // sequence counter, so that a test that panics, fails, hangs or is killed
 // still leaves every complete record. The recorder gives back the pages
 // of each 2 MiB of finished chunks as it goes (they stay in the file), so
-// the test process does not hold its spool in memory. internal/gocmd's
+// the test process does not hold its spool in memory. Fresh pages of the
+// file cost the test more than writing them, so seer faults the spool's
+// first pages in while the test starts (PrepareSpool), and the live
+// converter copies each finished chunk out and gives its slot back for the
+// recorder to write again (spool_drain.go, recorder.c's "Recycling").
+// internal/gocmd's
 // PrepareToolchain compiles the recorder
 // with the system C compiler on first use and keeps a shadow GOROOT (links
 // to the real one, the race .syso replaced, sync/cond.go annotated) and a

@@ -26,3 +26,15 @@ var ShrinkEvents = shrinkEvents
 // ReplayPositions returns t's replay positions as the trace holds them,
 // for live_test.go.
 func ReplayPositions(t *Trace) []uint32 { return t.replayPos }
+
+// SpoolChunksOff returns where the spool at path says its chunks begin,
+// and where PrepareSpool assumes they do (spool_warm.go's copy of
+// recorder.c's layout), for live_test.go.
+func SpoolChunksOff(path string) (got, assumed uint64, err error) {
+	s, err := tryOpenSpool(path, false, false)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer s.close()
+	return s.chunksOff, spoolChunksOff, nil
+}

@@ -25,6 +25,9 @@ func TestLiveConversion(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := txtarModule(t, "testdata/record/"+name+".txtar")
 			b, live, spool := recordKeepingSpool(t, RecordOptions{Dir: dir, NoFile: true, KeepLocal: true})
+			if got, assumed, err := SpoolChunksOff(spool); err != nil || got != assumed {
+				t.Errorf("the recorder's chunks begin at %d, PrepareSpool warms from %d (%v)", got, assumed, err)
+			}
 			after, _, err := ConvertAgain(spool, b.Path, b.Shadow(), live.Trace.Header, nil, DefaultMaxEvents, ConvertOptions{KeepLocal: true})
 			if err != nil {
 				t.Fatal(err)

@@ -82,8 +82,7 @@ const (
 	hdrRingSlots  = 112
 	hdrNextSlot   = 120 // fresh slots handed out
 	hdrRingHead   = 128 // its entries taken by the recorder,
-	hdrRingTail   = 136 // and given by the reader,
-	hdrRecycle    = 144 // set by a reader that gives slots back
+	hdrRingTail   = 136 // and given by the reader
 	hdrSeq        = 256
 
 	mallocOff = 4096 // the allocation region
@@ -218,7 +217,7 @@ func tryOpenSpool(path string, live, recycle bool) (*spool, error) {
 	if st.Size() < 4096 {
 		return nil, errNoSpool
 	}
-	var hdr [hdrRecycle + 8]byte
+	var hdr [hdrRingTail + 8]byte
 	if _, err := f.ReadAt(hdr[:], 0); err != nil {
 		return nil, err
 	}
@@ -282,8 +281,8 @@ func (s *spool) close() {
 	}
 }
 
-// startRecycling maps the header page and the free ring writable and
-// tells the recorder that slots will be given back.
+// startRecycling maps the header page and the free ring writable, for
+// giveBack.
 func (s *spool) startRecycling(f *os.File) error {
 	var err error
 	if s.ctl, err = syscall.Mmap(int(f.Fd()), 0, 4096, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED); err != nil {
@@ -294,7 +293,6 @@ func (s *spool) startRecycling(f *os.File) error {
 	}
 	s.tail = atomic.LoadUint64((*uint64)(unsafe.Pointer(&s.ctl[hdrRingTail])))
 	s.lastRef = make(map[uint32]*chunkRef)
-	atomic.StoreUint64((*uint64)(unsafe.Pointer(&s.ctl[hdrRecycle])), 1)
 	return nil
 }
 

@@ -455,6 +455,12 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 		return r
 	}
 	env = append(env, hangEnv(opts.Hang, opts.Left)...)
+	if err := trace.PrepareSpool(spool.Name(), ended); err != nil {
+		close(ended)
+		close(abort)
+		converting()
+		return nil, err
+	}
 	outcome, tests, panicked, scan, err := runTest(ctx, b.command(testArgs...), b.PkgDir, append(env, "SEER_SPOOL="+spool.Name()), stderr, timeout)
 	close(ended)
 	if opts.KeepSpool != "" {

@@ -38,11 +38,11 @@
 // Writing to a page of the spool that was never written costs the kernel
 // a fresh page of the file, zeroed: on TLS handshakes that was over half
 // the recorder's CPU (bench/RESULTS.md). So chunks are numbered apart from
-// the slots that hold them. A live reader that has read every record of a
-// finished chunk may give its slot back (it sets hdr->recycle and appends
-// 1 + the slot to the free ring, hdr->ring_tail); new_chunk takes a slot
+// the slots that hold them. A live reader that has read (or copied out)
+// every record of a finished chunk may give its slot back: it appends 1 +
+// the slot to the free ring (hdr->ring_tail), and new_chunk takes a slot
 // from the ring before a fresh one (hdr->next_slot), so the recorder
-// writes to pages already in memory. A slot is given back only after
+// writes to pages already in the page cache. A slot is given back only after
 // everything in it was read, so a run stopped or killed still leaves every
 // record the reader has not read in the spool; a reader that does not
 // recycle (the spool is kept, or read after the run) leaves every chunk in
@@ -83,6 +83,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,8 +162,7 @@ struct spool_header {
 	uint64_t next_slot;    // fresh slots handed out
 	uint64_t ring_head;    // free ring entries taken (the recorder's)
 	uint64_t ring_tail;    // free ring entries given (the reader's)
-	uint64_t recycle;      // set by a reader that gives slots back
-	uint64_t pad3[13];
+	uint64_t pad3[14];
 	uint64_t seq;          // the sequence counter, at offset 256 (its own cache line)
 };
 
@@ -274,9 +274,10 @@ static void populate(uint8_t *from, uint64_t off, uint64_t limit) {
 // pages of a 2 MiB region of slots are given back (they stay in the file)
 // once every chunk first written to the region is finished, that is
 // replaced by a new chunk or left by a goroutine that ended; allocation
-// records likewise, by 6 MiB (a whole number of records). Not while the
-// reader recycles slots: the recorder will write those pages again, and
-// what it holds is what the reader has not read yet.
+// records likewise, by 6 MiB (a whole number of records). A slot the
+// reader gives back faults in again from the page cache, which costs far
+// less than a fresh page, and a reader that falls behind leaves the
+// process holding no more than it did.
 #define RELEASE_CHUNKS (POPULATE_BYTES / CHUNK_BYTES)
 #define RELEASE_MALLOCS ((3 * POPULATE_BYTES) / 24)
 static uint16_t chunks_done[MAX_CHUNKS / RELEASE_CHUNKS + 1];
@@ -288,8 +289,7 @@ static void chunk_done(struct gctx *g) {
 	if (!c || c < spool + CHUNKS_OFF || g->reused)
 		return;
 	uint64_t r = (uint64_t)(c - spool - CHUNKS_OFF) / CHUNK_BYTES / RELEASE_CHUNKS;
-	if (__atomic_add_fetch(&chunks_done[r], 1, __ATOMIC_ACQ_REL) == RELEASE_CHUNKS &&
-	    !__atomic_load_n(&hdr->recycle, __ATOMIC_RELAXED))
+	if (__atomic_add_fetch(&chunks_done[r], 1, __ATOMIC_ACQ_REL) == RELEASE_CHUNKS)
 		madvise(spool + CHUNKS_OFF + r * POPULATE_BYTES, POPULATE_BYTES, MADV_DONTNEED);
 }
 
@@ -486,10 +486,25 @@ static void symbolize(uptr pc) {
 
 // ---- initialisation ----
 
-// open_spool maps the spool that seer created (empty) for this run. A test
-// that runs its own binary again (os.Args[0], as crash and misuse tests do)
-// hands the child the same SEER_SPOOL; the child finds the spool claimed
-// (not empty) and records nothing, as the race detector reports per process.
+// open_spool maps the spool that seer created for this run: empty, or
+// sized and its first pages made ready by seer (trace.PrepareSpool), with
+// a header of zeros. A test that runs its own binary again (os.Args[0], as
+// crash and misuse tests do) hands the child the same SEER_SPOOL; the
+// child finds the spool claimed (sized, or its header's pid written) and
+// records nothing, as the race detector reports per process.
+// claim makes the spool open as fd this process's, under its lock: an
+// empty one by sizing it, a sized one by writing its header's pid.
+static int claim(int fd, off_t size) {
+	if (size == 0)
+		return ftruncate(fd, SPOOL_BYTES) == 0;
+	const off_t at = offsetof(struct spool_header, pid);
+	uint64_t pid = 0;
+	if (size != (off_t)SPOOL_BYTES || pread(fd, &pid, sizeof pid, at) != sizeof pid || pid != 0)
+		return 0;
+	pid = getpid();
+	return pwrite(fd, &pid, sizeof pid, at) == sizeof pid;
+}
+
 static void open_spool(void) {
 	const char *path = getenv("SEER_SPOOL");
 	if (!path || !*path)
@@ -505,7 +520,7 @@ static void open_spool(void) {
 			max_chunks = n;
 	}
 	struct stat st;
-	if (flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0 || st.st_size != 0 || ftruncate(fd, SPOOL_BYTES) != 0) {
+	if (flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0 || !claim(fd, st.st_size)) {
 		close(fd);
 		return;
 	}
