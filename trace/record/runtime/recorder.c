@@ -413,8 +413,13 @@ static void write_sym(uptr pc, uint32_t depth, const char *fn, const char *file,
 }
 
 // seen reports whether pc has been symbolised or queued, claiming it if not.
+// It is asked at every access, so pcs are placed by their low bits, not
+// hashed: the pcs of a function share a few pages of the table, which a
+// scattering hash spread over all of it, each page faulted in fresh the
+// first time (a third of the recorded first TLS handshake's CPU went to
+// seen, bench/RESULTS.md).
 static int seen(uptr pc) {
-	uint64_t h = (pc * 0x9E3779B97F4A7C15ULL) >> (64 - SEEN_BITS);
+	uint64_t h = pc;
 	for (uint64_t probe = 0; probe < 64; probe++) {
 		uint64_t *slot = &seen_pcs[(h + probe) & (SEEN_SIZE - 1)];
 		uint64_t v = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
