@@ -36,8 +36,8 @@
 // # Recycling
 //
 // Writing to a page of the spool that was never written costs the kernel
-// a fresh page of the file, zeroed: on TLS handshakes that was over half
-// the recorder's CPU (bench/RESULTS.md). So chunks are numbered apart from
+// a fresh page of the file, zeroed: on TLS handshakes that led the
+// recorder's CPU (bench/RESULTS.md, branch rec). So chunks are numbered apart from
 // the slots that hold them. A live reader that has read (or copied out)
 // every record of a finished chunk may give its slot back: it appends 1 +
 // the slot to the free ring (hdr->ring_tail), and new_chunk takes a slot
@@ -416,8 +416,7 @@ static void write_sym(uptr pc, uint32_t depth, const char *fn, const char *file,
 // It is asked at every access, so pcs are placed by their low bits, not
 // hashed: the pcs of a function share a few pages of the table, which a
 // scattering hash spread over all of it, each page faulted in fresh the
-// first time (a third of the recorded first TLS handshake's CPU went to
-// seen, bench/RESULTS.md).
+// first time (bench/RESULTS.md, branch rec).
 static int seen(uptr pc) {
 	uint64_t h = pc;
 	for (uint64_t probe = 0; probe < 64; probe++) {
