@@ -380,6 +380,15 @@
 // that the layer proves the same races under any budget
 // (TestSpillSameSHB; the differential test runs it under one byte).
 //
+// Nor does the SHB layer's time per access follow the number of
+// goroutines that ever touched the location: the groups of goroutines
+// done with it that an access knows move into a batch guarded by that
+// access, which a later access passes over when it knows the guard, and
+// those it does not know into a bag of groups that touch the same words
+// the same ways, which a later access passes over when it cannot conflict
+// with them (race_shb_fold.go; TestSHBBatchesLikeFlat checks it against
+// the check of every group on pools of thousands of goroutines).
+//
 // # Soundness first
 //
 // Every filter before the solver only removes candidates that no witness

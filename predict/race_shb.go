@@ -14,7 +14,8 @@
 // them in the run would have been the last writer instead), every
 // acquire's releases, and for each lock at most one open section, the
 // last. The table of latest accesses it checks each access against is
-// race_shb_table.go.
+// race_shb_table.go; the check, which batches what an access knows so
+// that its cost does not grow with the goroutines, race_shb_fold.go.
 
 package predict
 
@@ -32,76 +33,15 @@ import (
 func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, error) {
 	t0 := time.Now()
 	c, m := e.c, e.m
-	type best struct {
-		cd    cand
-		count int64
-	}
-	bests := make(map[siteKey]*best)
-	var keys []siteKey
-	var total int64
-	tab := newSHBTable(c, m)
-	visit := func(i int32, cur vclock, d []int32) {
-		if !m.shared(i) {
-			return
-		}
-		ev := &c.ev[i]
-		g, l := int32(ev.G), m.loc[i]
-		w, at := isWrite(ev.Op), ev.Op.IsAtomic()
-		site := c.site(i)
-		own := -1
-		gs := tab.groupsOf(l)
-		for k := range gs {
-			gr := &gs[k]
-			if gr.g == g {
-				own = k
-				continue
-			}
-			if !(w || gr.write) || at && !gr.plain {
-				continue // no entry of the group conflicts with this access
-			}
-			var known int32
-			if d != nil {
-				known = d[gr.g]
-			} else {
-				known = cur.get(gr.g)
-			}
-			if gr.maxPos <= known {
-				continue
-			}
-			ents := tab.entries(gr)
-			for j := range ents {
-				a := &ents[j]
-				if a.pos <= known || !(w || a.write) || (at && a.atomic) {
-					continue
-				}
-				if x := &c.ev[a.last]; !overlap(x.Addr, x.Size, ev.Addr, ev.Size) {
-					continue
-				}
-				// The accesses of a that e's clock does not know race
-				// with e: those after known.
-				n := tab.after(a, known)
-				total += n
-				key := siteKey{kind: 'r', s: sitePair(c.site(a.last), site)}
-				bt := bests[key]
-				if bt == nil {
-					bt = &best{cd: cand{kind: 'r', ev: [3]int32{a.last, i, -1}, key: key}}
-					bests[key] = bt
-					keys = append(keys, key)
-				} else if i-a.last < bt.cd.ev[1]-bt.cd.ev[0] {
-					bt.cd.ev = [3]int32{a.last, i, -1}
-				}
-				bt.count += n
-			}
-		}
-		tab.record(l, g, own, i, c.pos[i], site, w, at)
-		tab.retire(l, i)
-	}
+	f := newSHBFinds(c, m)
 	mode := clockMode{locks: true, serial: true, rf: true, relaxed: e.relaxed, spill: e.opts.SHBBudget}
-	mode.want, mode.visit = map[int32][]int32{}, visit
+	mode.want, mode.visit = map[int32][]int32{}, f.visit
 	if _, err := newClocks(e.ctx, c, m, mode); err != nil {
 		return Stage{}, err
 	}
-	tab = nil
+	f.sortKeys()
+	bests, keys, total := f.bests, f.keys, f.total
+	f = nil
 	if len(keys) == 0 {
 		// No pair to witness: the second pass would keep no clock.
 		return Stage{Name: "shb", Races: total, Time: time.Since(t0)}, nil

@@ -17,14 +17,15 @@
 // a pool then holds at most four thirds of its runs' room, which is at
 // most twice what they hold (compacting at a half instead peaked higher
 // and took longer, paired).
-// Runs keep what they hold together, as the slices did: the pass scans a
-// location's groups at every access to it, and a location that every
-// goroutine touches has thousands. Only the entries with more than one
-// access have a slice, of their positions.
+// Runs keep what they hold together, as the slices did: the pass looks at
+// a location's nodes at every access to it (race_shb_fold.go keeps them
+// few: groups, and batches and bags of groups). Only the entries with
+// more than one access have a slice, of their positions.
 
 package predict
 
 import (
+	"math/bits"
 	"slices"
 
 	"github.com/seer-tools/seer/trace"
@@ -72,16 +73,89 @@ type shbGroup struct {
 	g      int32
 	maxPos int32 // the largest pos among its entries
 	ents   span  // in the table's ents pool, in the order they were made
-	// Whether any of its entries writes, and any is plain (not atomic):
-	// a group that cannot conflict with an access is passed over before
-	// its goroutine's clock entry is looked up (a WaitGroup's word, which
-	// every goroutine touches with atomics alone, costs nothing).
-	write, plain bool
+	// Which words its entries touch, by kind: a group that cannot
+	// conflict with an access is passed over before its goroutine's clock
+	// entry is looked up (a WaitGroup's word, which every goroutine
+	// touches with atomics alone, costs nothing; nor does a pool's
+	// configuration, which every task reads, to a task's atomic add to
+	// the pool's counter beside it).
+	masks shbMasks
 	// indexed: its entries are in the table's index. A goroutine that
 	// walks a large allocation (a map's buckets) makes an entry per
 	// address and site, and each access looked for its own among all of
 	// them, a large share of the layer's time on x/sync's syncmap test.
 	indexed bool
+	// closed: the group holds its goroutine's last access to the
+	// location, so that no later access joins it and it may move into a
+	// batch (race_shb_fold.go).
+	closed bool
+	// batch: the node is not a goroutine's group but a batch of nodes
+	// that all happen before one access of the location, its guard:
+	// event maxPos of goroutine g, or, if g is -1, a bag of nodes with
+	// the same masks that no access may pass over for its clock. Its ents
+	// are then its nodes, a run in the groups pool, and its masks the
+	// union of theirs.
+	batch bool
+	seq   int32 // the order the groups of a location were made in (not for batches)
+}
+
+// shbMasks summarise the words of a location that a node's entries touch,
+// by kind of access: bit k stands for the 8-byte words whose index is k
+// modulo 32. Two accesses whose bytes overlap share a word, so that a
+// node none of whose masks meets an access's where the access's kind
+// looks cannot hold an entry that conflicts with it.
+type shbMasks struct {
+	any, write, plain, plainWrite uint32
+}
+
+// wordMask returns the bits of the words that size bytes at addr touch.
+func wordMask(addr uint64, size uint32) uint32 {
+	if size == 0 {
+		return 0 // overlaps nothing
+	}
+	lo, hi := addr>>3, (addr+uint64(size)-1)>>3
+	if hi-lo >= 31 {
+		return ^uint32(0)
+	}
+	return bits.RotateLeft32(uint32(1)<<(hi-lo+1)-1, int(lo&31))
+}
+
+// add adds the words mask of an access of that kind.
+func (m *shbMasks) add(mask uint32, write, atomic bool) {
+	m.any |= mask
+	if write {
+		m.write |= mask
+	}
+	if !atomic {
+		m.plain |= mask
+		if write {
+			m.plainWrite |= mask
+		}
+	}
+}
+
+// or adds the masks of o.
+func (m *shbMasks) or(o shbMasks) {
+	m.any |= o.any
+	m.write |= o.write
+	m.plain |= o.plain
+	m.plainWrite |= o.plainWrite
+}
+
+// conflicts reports whether an entry under m may conflict with an access
+// of that kind to the words of mask: overlap, one of them writes, and
+// not both are atomic.
+func (m shbMasks) conflicts(mask uint32, write, atomic bool) bool {
+	switch {
+	case write && !atomic:
+		return m.any&mask != 0
+	case write:
+		return m.plain&mask != 0
+	case !atomic:
+		return m.write&mask != 0
+	default:
+		return m.plainWrite&mask != 0
+	}
 }
 
 // shbTable is the table of every location's groups.
@@ -110,6 +184,10 @@ type shbTable struct {
 	// entry made twice, each holding some of the accesses. The layer
 	// then counts the same pairs, and finds the same closest one.
 	index map[uint64]int32
+	// lastOf marks each access that is its goroutine's last (shared)
+	// access to its location: its group closes there.
+	lastOf bitset
+	seq    int32 // groups made so far
 }
 
 // shbIndexAt is the number of entries from which a group indexes them,
@@ -122,7 +200,25 @@ var (
 )
 
 func newSHBTable(c *ctp, m *memory) *shbTable {
-	return &shbTable{c: c, m: m, loc: make([]span, len(m.locs)), last: trace.LastAccesses(m.loc, len(m.locs)), index: make(map[uint64]int32)}
+	return &shbTable{c: c, m: m, loc: make([]span, len(m.locs)), last: trace.LastAccesses(m.loc, len(m.locs)),
+		index: make(map[uint64]int32), lastOf: lastPerGoroutine(c, m)}
+}
+
+// lastPerGoroutine marks every goroutine's last shared access to each
+// location it accesses: one backward walk of each goroutine, with a
+// stamp per location saying which goroutine has been seen at it.
+func lastPerGoroutine(c *ctp, m *memory) bitset {
+	last := newBitset(len(c.ev))
+	seen := make([]int32, len(m.locs))
+	for g, evs := range c.byG {
+		for k := len(evs) - 1; k >= 0; k-- {
+			if i := evs[k]; m.shared(i) && seen[m.loc[i]] != int32(g)+1 {
+				seen[m.loc[i]] = int32(g) + 1
+				last.set(i)
+			}
+		}
+	}
+	return last
 }
 
 // shbKey hashes what makes two accesses to a location one entry: the
@@ -181,21 +277,23 @@ func (t *shbTable) after(a *shbEntry, known int32) int64 {
 }
 
 // record records access i of goroutine g to location l (at position pos
-// of g, at site) in g's group, made if need be. own is the group's place
-// among l's groups if the caller found it, else -1.
+// of g, at site) in g's group, made if need be, and closes the group if
+// i is g's last access to l. own is the group's place among l's nodes
+// if the caller found it, else -1.
 func (t *shbTable) record(l, g int32, own int, i, pos, site int32, write, atomic bool) {
 	t.compact()
 	if own < 0 {
-		t.deadG += push(&t.groups, &t.loc[l], shbGroup{g: g})
+		t.deadG += push(&t.groups, &t.loc[l], shbGroup{g: g, seq: t.seq})
+		t.seq++
 		own = int(t.loc[l].n - 1)
 	}
 	gr := &t.groups[t.loc[l].off+int32(own)]
 	gr.maxPos = pos
-	gr.write = gr.write || write
-	gr.plain = gr.plain || !atomic
+	gr.closed = t.lastOf.has(i)
+	e := &t.c.ev[i]
+	gr.masks.add(wordMask(e.Addr, e.Size), write, atomic)
 	var key uint64
 	if gr.indexed {
-		e := &t.c.ev[i]
 		key = shbKey(l, g, site, write, atomic, e.Addr, e.Size)
 		if k, ok := t.index[key]; ok {
 			if a := &t.entries(gr)[k]; t.same(a, i, site, write, atomic) {
@@ -253,8 +351,18 @@ func (t *shbTable) retire(l, i int32) {
 
 // drop frees location l's groups, entries and positions.
 func (t *shbTable) drop(l int32) {
-	for k := range t.groupsOf(l) {
-		gr := &t.groupsOf(l)[k]
+	t.dropRun(l, t.loc[l])
+	t.loc[l] = span{}
+}
+
+// dropRun frees the nodes of run r of location l's groups and batches.
+func (t *shbTable) dropRun(l int32, r span) {
+	for k := r.off; k < r.off+r.n; k++ {
+		gr := &t.groups[k]
+		if gr.batch {
+			t.dropRun(l, gr.ents)
+			continue
+		}
 		for j := range t.entries(gr) {
 			a := &t.entries(gr)[j]
 			if gr.indexed {
@@ -269,8 +377,7 @@ func (t *shbTable) drop(l int32) {
 		}
 		t.deadE += int(gr.ents.cap)
 	}
-	t.deadG += int(t.loc[l].cap)
-	t.loc[l] = span{}
+	t.deadG += int(r.cap)
 }
 
 // compact copies the runs in use into new pools, for each pool a quarter
@@ -279,24 +386,43 @@ func (t *shbTable) drop(l int32) {
 func (t *shbTable) compact() {
 	if t.deadE > shbCompactAt && 4*t.deadE > len(t.ents) {
 		pool := make([]shbEntry, 0, len(t.ents)-t.deadE+len(t.ents)/8)
-		for l := range t.loc {
-			gs := t.groupsOf(int32(l))
-			for k := range gs {
-				gr := &gs[k]
+		var move func(r span)
+		move = func(r span) {
+			for k := r.off; k < r.off+r.n; k++ {
+				gr := &t.groups[k]
+				if gr.batch {
+					move(gr.ents)
+					continue
+				}
 				off := int32(len(pool))
 				pool = append(pool, t.ents[gr.ents.off:gr.ents.off+gr.ents.cap]...)
 				gr.ents.off = off
 			}
 		}
+		for l := range t.loc {
+			move(t.loc[l])
+		}
 		t.ents, t.deadE = pool, 0
 	}
 	if t.deadG > shbCompactAt && 4*t.deadG > len(t.groups) {
 		pool := make([]shbGroup, 0, len(t.groups)-t.deadG+len(t.groups)/8)
-		for l := range t.loc {
-			s := &t.loc[l]
+		// move copies run r and, below it, its batches' runs; it
+		// returns where r now is.
+		var move func(r span) span
+		move = func(r span) span {
 			off := int32(len(pool))
-			pool = append(pool, t.groups[s.off:s.off+s.cap]...)
-			s.off = off
+			pool = append(pool, t.groups[r.off:r.off+r.cap]...)
+			for k := off; k < off+r.n; k++ {
+				if pool[k].batch {
+					ch := move(pool[k].ents)
+					pool[k].ents = ch
+				}
+			}
+			r.off = off
+			return r
+		}
+		for l := range t.loc {
+			t.loc[l] = move(t.loc[l])
 		}
 		t.groups, t.deadG = pool, 0
 	}

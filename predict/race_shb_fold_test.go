@@ -1,0 +1,247 @@
+// This file tests the SHB layer's batched check (race_shb_fold.go)
+// against the check of every group it replaced, on traces with thousands
+// of goroutines per location, shaped like a pool that starts a goroutine
+// per task: the same pairs of sites, in the same order, with the same
+// closest pairs and counts, for a small share of the work.
+
+package predict
+
+import (
+	"context"
+	"math/rand"
+	"reflect"
+	"testing"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// visitFlat is the check the batches replaced: access i against every
+// group of its location, in the order they were made.
+func (f *shbFinds) visitFlat(i int32, cur vclock, d []int32) {
+	c, m, t := f.c, f.m, f.tab
+	if !m.shared(i) {
+		return
+	}
+	ev := &c.ev[i]
+	x := shbAccess{i: i, g: int32(ev.G), site: c.site(i), w: isWrite(ev.Op), at: ev.Op.IsAtomic(), cur: cur, d: d}
+	l := m.loc[i]
+	own := -1
+	gs := t.groupsOf(l)
+	f.checked += int64(len(gs))
+	for k := range gs {
+		gr := &gs[k]
+		if gr.g == x.g {
+			own = k
+			continue
+		}
+		if write, plain := gr.masks.write != 0, gr.masks.plain != 0; !(x.w || write) || x.at && !plain {
+			continue // no entry of the group conflicts with this access
+		}
+		if known := x.knows(gr.g); gr.maxPos > known {
+			f.scan(&x, gr, known)
+		}
+	}
+	t.record(l, x.g, own, i, c.pos[i], x.site, x.w, x.at)
+	t.retire(l, i)
+}
+
+// poolParams shape poolTrace.
+type poolParams struct {
+	tasks, live int // goroutines started, and at most running at once
+	waitEvery   int // main waits for the tasks so far every that many starts
+	racy        float64
+	seed        int64
+}
+
+// poolTrace is a pool that starts a goroutine per task, pond's way: main
+// writes a configuration, then starts the tasks, up to p.live running at
+// once, and now and then waits for all of them so far (a WaitGroup) and
+// reads what they wrote. Each task reads the configuration, bumps an
+// atomic counter, writes a result slot under a mutex, sometimes writes a
+// statistic without it (the races), and sometimes hands its result to a
+// collector goroutine over a channel; the collector reads the statistic.
+func poolTrace(p poolParams) *trace.Trace {
+	r := rand.New(rand.NewSource(p.seed))
+	b := trace.NewBuilder(trace.Header{Format: "synthetic"})
+	st := b.Stacks()
+	stack := func(line int) trace.StackID {
+		return st.Push(0, trace.Frame{Func: "synth.pool", File: "/synth/pool.go", Line: line})
+	}
+	const (
+		config  = 0x100000
+		counter = 0x100100
+		result  = 0x100200
+		stat    = 0x100300
+		mu      = 0x200000
+		wgAddr  = 0x300000
+		results = 0x400000
+	)
+	muObj := b.Object(trace.ObjMutex, mu, 8, "")
+	wg := b.Object(trace.ObjWaitGroup, wgAddr, 8, "")
+	main := b.Goroutine(0, 0)
+	coll := b.Goroutine(main, stack(1))
+	b.Add(trace.Event{Op: trace.OpWrite, G: main, Addr: config, Size: 8, Stack: stack(2)})
+	b.Add(trace.Event{Op: trace.OpGo, G: main, Peer: int32(coll), Stack: stack(1)})
+	b.Add(trace.Event{Op: trace.OpStart, G: coll, Peer: int32(main), Stack: stack(1)})
+	type task struct {
+		g    trace.GoID
+		prog []trace.Event
+	}
+	var live []*task
+	held := false // the mutex
+	started := 0
+	for started < p.tasks || len(live) > 0 {
+		if started < p.tasks && len(live) < p.live && r.Intn(3) == 0 {
+			if started > 0 && started%p.waitEvery == 0 {
+				b.Add(trace.Event{Op: trace.OpWGWait, G: main, Obj: wg, Addr: wgAddr, Sync: trace.SyncAcquire, Stack: stack(3)})
+				b.Add(trace.Event{Op: trace.OpRead, G: main, Addr: result, Size: 8, Stack: stack(4)})
+				b.Add(trace.Event{Op: trace.OpWrite, G: main, Addr: stat, Size: 8, Stack: stack(5)})
+			}
+			g := b.Goroutine(main, stack(6))
+			b.Add(trace.Event{Op: trace.OpGo, G: main, Peer: int32(g), Stack: stack(6)})
+			started++
+			t := &task{g: g}
+			t.prog = append(t.prog,
+				trace.Event{Op: trace.OpStart, G: g, Peer: int32(main), Stack: stack(6)},
+				trace.Event{Op: trace.OpRead, G: g, Addr: config, Size: 8, Stack: stack(10)},
+				trace.Event{Op: trace.OpAtomicRMW, G: g, Addr: counter, Size: 8, Stack: stack(11)},
+				trace.Event{Op: trace.OpLock, G: g, Obj: muObj, Addr: mu, Sync: trace.SyncAcquire, Stack: stack(12)},
+				trace.Event{Op: trace.OpRead, G: g, Addr: result, Size: 8, Stack: stack(13)},
+				trace.Event{Op: trace.OpWrite, G: g, Addr: result, Size: 8, Stack: stack(14)},
+				trace.Event{Op: trace.OpUnlock, G: g, Obj: muObj, Addr: mu, Sync: trace.SyncRelease, Stack: stack(15)})
+			if r.Float64() < p.racy {
+				t.prog = append(t.prog, trace.Event{Op: trace.OpWrite, G: g, Addr: stat, Size: 8, Stack: stack(16 + r.Intn(3))})
+			}
+			if r.Intn(4) == 0 {
+				t.prog = append(t.prog, trace.Event{Op: trace.OpSend, G: g, Addr: results, Sync: trace.SyncRelease, Stack: stack(20)})
+			}
+			t.prog = append(t.prog,
+				trace.Event{Op: trace.OpAtomicLoad, G: g, Addr: counter, Size: 8, Stack: stack(21)},
+				trace.Event{Op: trace.OpWGDone, G: g, Obj: wg, Addr: wgAddr, Sync: trace.SyncReleaseMerge, Stack: stack(22)},
+				trace.Event{Op: trace.OpEnd, G: g, Stack: stack(23)})
+			live = append(live, t)
+			continue
+		}
+		if r.Intn(20) == 0 {
+			// The collector takes a result if one was sent, and reads
+			// the statistic.
+			b.Add(trace.Event{Op: trace.OpRecv, G: coll, Addr: results, Sync: trace.SyncAcquire, Peer: -1, Stack: stack(30)})
+			b.Add(trace.Event{Op: trace.OpRead, G: coll, Addr: stat, Size: 8, Stack: stack(31)})
+			b.Add(trace.Event{Op: trace.OpRead, G: coll, Addr: result, Size: 8, Stack: stack(32)})
+			continue
+		}
+		if len(live) == 0 {
+			continue
+		}
+		k := r.Intn(len(live))
+		t := live[k]
+		e := t.prog[0]
+		switch e.Op {
+		case trace.OpLock:
+			if held {
+				continue
+			}
+			held = true
+		case trace.OpUnlock:
+			held = false
+		}
+		b.Add(e)
+		if t.prog = t.prog[1:]; len(t.prog) == 0 {
+			live = append(live[:k], live[k+1:]...)
+		}
+	}
+	b.Add(trace.Event{Op: trace.OpWGWait, G: main, Obj: wg, Addr: wgAddr, Sync: trace.SyncAcquire, Stack: stack(3)})
+	b.Add(trace.Event{Op: trace.OpRead, G: main, Addr: stat, Size: 8, Stack: stack(40)})
+	tr, err := b.Trace()
+	if err != nil {
+		panic(err)
+	}
+	return tr
+}
+
+// shbFindsOf runs the SHB layer's first pass over tr with the batched
+// check, or the flat one.
+func shbFindsOf(tb testing.TB, tr *trace.Trace, flat bool) *shbFinds {
+	c := newCTP(tr)
+	m := newMemory(c)
+	f := newSHBFinds(c, m)
+	mode := clockMode{locks: true, serial: true, rf: true, want: map[int32][]int32{}, visit: f.visit}
+	if flat {
+		mode.visit = f.visitFlat
+	}
+	if _, err := newClocks(context.Background(), c, m, mode); err != nil {
+		tb.Fatal(err)
+	}
+	f.sortKeys()
+	return f
+}
+
+func TestSHBBatchesLikeFlat(t *testing.T) {
+	type tc struct {
+		name string
+		tr   *trace.Trace
+		// many: thousands of goroutines per location, where the batches
+		// must save most of the work.
+		many bool
+	}
+	var tests []tc
+	for seed := int64(1); seed <= 3; seed++ {
+		tests = append(tests,
+			tc{"pool", poolTrace(poolParams{tasks: 3000, live: 8, waitEvery: 100, racy: 0.01, seed: seed}), true},
+			tc{"pool-wide", poolTrace(poolParams{tasks: 2000, live: 200, waitEvery: 500, racy: 0.05, seed: seed}), true},
+			tc{"pool-nowait", poolTrace(poolParams{tasks: 1000, live: 4, waitEvery: 1 << 30, racy: 0.02, seed: seed}), false})
+	}
+	for k, tr := range randomTraces(41, 80, func(r *rand.Rand, _ int) genParams {
+		return genParams{goroutines: 2 + r.Intn(12), vars: 1 + r.Intn(4), locks: r.Intn(3), sigs: r.Intn(4),
+			ops: 10 + r.Intn(60), atomics: r.Intn(2) == 0, cut: 0.01}
+	}, true) {
+		tests = append(tests, tc{name: "random" + string(rune('a'+k%26)), tr: tr})
+	}
+	pairs := 0
+	for k, tc := range tests {
+		got, want := shbFindsOf(t, tc.tr, false), shbFindsOf(t, tc.tr, true)
+		if got.total != want.total || !reflect.DeepEqual(got.keys, want.keys) {
+			t.Fatalf("trace %d (%s): batched found %d pairs at %d pairs of sites, flat %d at %d (or in another order)",
+				k, tc.name, got.total, len(got.keys), want.total, len(want.keys))
+		}
+		for _, key := range want.keys {
+			if g, w := *got.bests[key], *want.bests[key]; g != w {
+				t.Fatalf("trace %d (%s): pair of sites %v: batched %+v, flat %+v", k, tc.name, key, g, w)
+			}
+		}
+		pairs += len(want.keys)
+		if tc.many && 10*got.checked > want.checked {
+			t.Errorf("trace %d (%s): the batched check looked at %d nodes, the flat one at %d groups: not a tenth",
+				k, tc.name, got.checked, want.checked)
+		}
+	}
+	if pairs == 0 {
+		t.Fatal("no pair of sites races: the test says nothing")
+	}
+}
+
+// The batches and bags are dropped with their location, at its last
+// access, like the groups (TestSHBTableDrops): after a whole trace the
+// table holds nothing, and the pools' room left behind is all of them.
+func TestSHBBatchesDrop(t *testing.T) {
+	for seed := int64(1); seed <= 2; seed++ {
+		f := shbFindsOf(t, poolTrace(poolParams{tasks: 500, live: 50, waitEvery: 60, racy: 0.05, seed: seed}), false)
+		tab := f.tab
+		if tab.deadG != len(tab.groups) || tab.deadE != len(tab.ents) || len(tab.index) != 0 {
+			t.Errorf("seed %d: left behind %d of %d nodes, %d of %d entries, %d index keys",
+				seed, tab.deadG, len(tab.groups), tab.deadE, len(tab.ents), len(tab.index))
+		}
+		batches, bags := 0, 0
+		for _, gr := range tab.groups {
+			switch {
+			case gr.batch && gr.g < 0:
+				bags++
+			case gr.batch:
+				batches++
+			}
+		}
+		if batches == 0 || bags == 0 {
+			t.Errorf("seed %d: %d batches, %d bags made: the test says little", seed, batches, bags)
+		}
+	}
+}
