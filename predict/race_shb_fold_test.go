@@ -245,3 +245,23 @@ func TestSHBBatchesDrop(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSHBPool times the SHB layer's first pass over a pool of
+// 10,000 task goroutines, with the batched check and the flat one.
+//
+//	go test -run XXX -bench SHBPool ./predict
+func BenchmarkSHBPool(b *testing.B) {
+	tr := poolTrace(poolParams{tasks: 10_000, live: 16, waitEvery: 200, racy: 0.01, seed: 1})
+	for _, flat := range []bool{false, true} {
+		name := "batched"
+		if flat {
+			name = "flat"
+		}
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				shbFindsOf(b, tr, flat)
+			}
+			b.ReportMetric(float64(len(tr.Events)), "events")
+		})
+	}
+}
