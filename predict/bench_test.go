@@ -7,7 +7,6 @@ package predict
 
 import (
 	"context"
-	"math/rand"
 	"os"
 	"runtime"
 	"strconv"
@@ -38,12 +37,7 @@ type synthParams struct {
 }
 
 func synth(p synthParams) *trace.Trace {
-	r := rand.New(rand.NewSource(p.seed))
-	b := trace.NewBuilder(trace.Header{Format: "synthetic"})
-	st := b.Stacks()
-	stack := func(line int) trace.StackID {
-		return st.Push(0, trace.Frame{Func: "synth.worker", File: "/synth/worker.go", Line: line})
-	}
+	r, b, stack := synthStart(p.seed, "synth.worker", "/synth/worker.go")
 	stacks := make([]trace.StackID, 64)
 	for i := range stacks {
 		stacks[i] = stack(10 + i)

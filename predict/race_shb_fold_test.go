@@ -45,11 +45,21 @@ func (f *shbFinds) visitFlat(i int32, cur vclock, d []int32) {
 	t.retire(l, i)
 }
 
+// synthStart starts a synthetic trace: the random source of seed, the
+// builder, and what makes the stack of one frame of fn in file, at a line.
+func synthStart(seed int64, fn, file string) (*rand.Rand, *trace.Builder, func(line int) trace.StackID) {
+	b := trace.NewBuilder(trace.Header{Format: "synthetic"})
+	st := b.Stacks()
+	return rand.New(rand.NewSource(seed)), b, func(line int) trace.StackID {
+		return st.Push(0, trace.Frame{Func: fn, File: file, Line: line})
+	}
+}
+
 // poolParams shape poolTrace.
 type poolParams struct {
-	tasks, live int // goroutines started, and at most running at once
-	waitEvery   int // main waits for the tasks so far every that many starts
-	racy        float64
+	tasks, live int     // goroutines started, and at most running at once
+	waitEvery   int     // main waits for the tasks so far every that many starts
+	racy        float64 // the share of tasks that write the statistic without the lock
 	seed        int64
 }
 
@@ -61,12 +71,7 @@ type poolParams struct {
 // statistic without it (the races), and sometimes hands its result to a
 // collector goroutine over a channel; the collector reads the statistic.
 func poolTrace(p poolParams) *trace.Trace {
-	r := rand.New(rand.NewSource(p.seed))
-	b := trace.NewBuilder(trace.Header{Format: "synthetic"})
-	st := b.Stacks()
-	stack := func(line int) trace.StackID {
-		return st.Push(0, trace.Frame{Func: "synth.pool", File: "/synth/pool.go", Line: line})
-	}
+	r, b, stack := synthStart(p.seed, "synth.pool", "/synth/pool.go")
 	const (
 		config  = 0x100000
 		counter = 0x100100
