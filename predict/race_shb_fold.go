@@ -177,9 +177,18 @@ func (f *shbFinds) check(x *shbAccess, r *span, top bool) int {
 				break
 			}
 			if conflicts {
-				if f.check(x, &gr.ents, false); gr.ents.n == 0 {
+				switch f.check(x, &gr.ents, false); gr.ents.n {
+				case 0:
 					t.deadG += int(gr.ents.cap)
 					continue // every node moved out
+				case 1:
+					// A batch of one node is that node (its guard
+					// would only be harder to know than the node's
+					// own), so that batches never outnumber groups.
+					// The node was checked inside.
+					ch := gr.ents
+					*gr = t.groups[ch.off]
+					t.deadG += int(ch.cap)
 				}
 			}
 			if top && gr.g < 0 {
