@@ -21,6 +21,14 @@
 // those whose goroutine will not access the location again, known from a
 // backward walk (lastPerGoroutine), so that each goroutine keeps one
 // group per location, at the top, where its next access finds it.
+//
+// The closed groups an access does not know (tasks that ran beside it)
+// move into bags, one per set of word masks (shbMasks): an access passes
+// over a bag whose words and kinds it cannot conflict with, and looks
+// inside, taking out what it knows, only if it may. The masks also filter
+// each group by the words its entries touch, not only by whether any of
+// them writes: pond's tasks read a pool's settings and add atomically to
+// its counters, and every atomic add scanned every task's entries.
 
 package predict
 
