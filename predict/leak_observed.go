@@ -103,8 +103,8 @@ func observedBlocked(t *trace.Trace, hung bool, left func(trace.GoID) bool) []Fi
 	for i := range t.Events {
 		e := &t.Events[i]
 		g := e.G
-		if int(g) <= 0 || int(g) >= len(last) {
-			continue
+		if int(g) <= 0 || int(g) >= len(last) || e.Op.IsMarker() {
+			continue // a transaction's boundary is no act of its goroutine
 		}
 		last[g] = int32(i)
 		if int(e.Stack) >= len(user) {

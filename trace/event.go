@@ -138,6 +138,11 @@ func (op Op) IsAtomic() bool {
 // IsLock reports whether op acquires or releases a lock (exclusive or shared).
 func (op Op) IsLock() bool { return op >= OpLock && op <= OpRUnlock }
 
+// IsMarker reports whether op marks a transaction's boundary (OpTxBegin,
+// OpTxEnd) rather than something its goroutine did: conversion adds an
+// OpTxEnd for every goroutine still in a transaction when the run ended.
+func (op Op) IsMarker() bool { return op == OpTxBegin || op == OpTxEnd }
+
 // SyncKind is the happens-before meaning of a synchronisation event, exactly
 // as ThreadSanitizer defines it for Go (LLVM tsan_go.cpp):
 //

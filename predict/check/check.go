@@ -694,8 +694,11 @@ func leakedBut(rec *record.RecordResult, skip func(trace.GoID) bool) map[string]
 	}
 	finished := make([]bool, len(t.Goroutines)) // its last event ends or signals the end
 	for i := range t.Events {
-		switch e := &t.Events[i]; e.Op {
-		case trace.OpEnd, trace.OpWGDone, trace.OpClose, trace.OpSend:
+		switch e := &t.Events[i]; {
+		case e.Op.IsMarker():
+			// Not an act: the OpTxEnd that -atomicity's conversion adds
+			// after a goroutine's wg.Done says nothing of where it was.
+		case e.Op == trace.OpEnd || e.Op == trace.OpWGDone || e.Op == trace.OpClose || e.Op == trace.OpSend:
 			finished[e.G] = true
 		default:
 			finished[e.G] = false

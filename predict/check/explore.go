@@ -398,7 +398,9 @@ func (ex *explorer) leaked(rec *record.RecordResult, origin *report.Origin, dela
 		paths := trace.GoPaths(t)
 		last := make([]trace.Op, len(t.Goroutines))
 		for i := range t.Events {
-			last[t.Events[i].G] = t.Events[i].Op
+			if !t.Events[i].Op.IsMarker() {
+				last[t.Events[i].G] = t.Events[i].Op
+			}
 		}
 		skip = func(g trace.GoID) bool {
 			return delayed[paths[g]] || last[g] == trace.OpSend || last[g] == trace.OpRecv

@@ -31,6 +31,10 @@ func TestLeakedGoroutines(t *testing.T) {
 		// A receive that blocks leaves nothing after the last receive.
 		{"received", []trace.Event{{Op: trace.OpRecv}}, true},
 		{"wrote", []trace.Event{{Op: trace.OpWrite}}, true},
+		// -atomicity's conversion ends the transaction of a goroutine
+		// still in one when the run ended: that says nothing of it.
+		{"done, then its transaction closed", []trace.Event{{Op: trace.OpWGDone}, {Op: trace.OpTxEnd}}, false},
+		{"blocked in send, then its transaction closed", []trace.Event{{Op: trace.OpRead}, {Op: trace.OpTxEnd}}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
