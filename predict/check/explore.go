@@ -133,7 +133,8 @@ type explorer struct {
 	keys      map[string]bool   // the keys of every distinct finding so far
 	confirmed map[string]string // finding key -> the run that showed it observed
 	cov       map[string]bool
-	winners   map[string]map[uint64]bool // partner: contended operation -> paths that won it
+	winners   map[string]map[uint64]bool // partner: contended operation -> paths that won it first
+	tried     map[string]bool            // partner: the delays tried (explore_partner.go)
 	steered   map[string]int             // select: its line -> 1 + the runs that steered it
 	targets   []target
 	leaks     map[string]map[string]bool // test -> where its leaked goroutines were created
@@ -163,6 +164,7 @@ func newExplorer(opts Options, pkg, run string) *explorer {
 		steered:   map[string]int{},
 		cov:       map[string]bool{},
 		winners:   map[string]map[uint64]bool{},
+		tried:     map[string]bool{},
 		summary:   report.Exploration{Package: pkg, Run: run, Seed: seed, Budget: opts.Explore, Runs: []report.ExploreRun{}},
 	}
 	strategies := opts.ExploreStrategies
@@ -300,9 +302,7 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 			ex.summary.Stopped = fmt.Sprintf("stopped after %d runs: no predicted finding left to aim at", i-1)
 			return out, nil
 		default:
-			run.Strategy = ex.strategies[turn%len(ex.strategies)]
-			turn++
-			o.Explore = ex.schedule(run.Strategy, seed, rng)
+			run.Strategy, o.Explore = ex.next(&turn, seed, rng)
 			run.Delays = len(o.Explore.Delays)
 		}
 		if os.Getenv("SEER_EXPLORE_DEBUG") != "" && o.Explore != nil {
@@ -475,6 +475,27 @@ func (ex *explorer) schedule(s report.Strategy, seed uint64, rng *rand.Rand) *tr
 	return sc
 }
 
+// next is the strategy and steering of the next steered run: the
+// strategies take turns, and one with nothing to steer in the last run (a
+// select strategy without selects, a partner strategy without contended
+// operations) gives its turn to the next, rather than spend a run on no
+// steering at all; if none has anything to steer, the turn's strategy
+// runs as it is.
+func (ex *explorer) next(turn *int, seed uint64, rng *rand.Rand) (report.Strategy, *trace.ExploreSchedule) {
+	first := *turn
+	for k := range ex.strategies {
+		s := ex.strategies[(first+k)%len(ex.strategies)]
+		if s == report.StrategySelect && len(ex.selects) == 0 || s == report.StrategyPartner && len(ex.contest) == 0 {
+			continue
+		}
+		*turn = first + k + 1
+		return s, ex.schedule(s, seed, rng)
+	}
+	*turn = first + 1
+	s := ex.strategies[first%len(ex.strategies)]
+	return s, ex.schedule(s, seed, rng)
+}
+
 // opsOf estimates PCT's k from a run that was not steered by PCT: the
 // synchronisation operations of the goroutines of tests.
 func opsOf(t *trace.Trace) int {
@@ -494,6 +515,7 @@ func opsOf(t *trace.Trace) int {
 type Steerer struct {
 	ex   *explorer
 	i    int
+	turn int
 	idle int
 }
 
@@ -533,8 +555,8 @@ func (s *Steerer) Idle() int { return s.idle }
 
 // Next plans the next run: its index, strategy, seed and steering.
 func (s *Steerer) Next() (int, report.Strategy, uint64, *trace.ExploreSchedule) {
-	st := s.ex.strategies[s.i%len(s.ex.strategies)]
 	s.i++
 	seed := s.ex.runSeed(s.i)
-	return s.i, st, seed, s.ex.schedule(st, seed, newRunRand(seed, s.i))
+	st, sc := s.ex.next(&s.turn, seed, newRunRand(seed, s.i))
+	return s.i, st, seed, sc
 }

@@ -29,12 +29,15 @@ type selectCase struct {
 }
 
 // contested is an operation (receive, send, lock) on one object that
-// several goroutines of the last run made: where each made it (its first
-// maxSpots times), and which made it first.
+// several goroutines of the last run made: in which order they first made
+// it, how many times each won it and where (its first maxSpots wins). A
+// receive that a close completed won nothing: it took no piece of the
+// work.
 type contested struct {
 	key   string
-	first uint64
+	first uint64 // the goroutine that won it first
 	spots map[uint64][]spot
+	won   map[uint64]int
 	paths []uint64 // the contenders in the order they first made it
 }
 
@@ -170,11 +173,22 @@ func (ex *explorer) plan(t *trace.Trace) {
 	groups := map[opObj]*contested{}
 	var order []*contested
 	lastClose := map[trace.ObjID]int{}
+	begun := make([]int, len(t.Goroutines)) // 1 + a goroutine's first event
+	free := map[trace.GoID]*lockFree{}
 	for i := range t.Events {
 		e := &t.Events[i]
+		if int(e.G) < len(begun) && begun[e.G] == 0 {
+			begun[e.G] = i + 1
+		}
 		if !ofTest(t, e) {
 			continue
 		}
+		lf := free[e.G]
+		if lf == nil {
+			lf = &lockFree{}
+			free[e.G] = lf
+		}
+		lf.advance(t, i)
 		switch e.Op {
 		case trace.OpClose:
 			lastClose[e.Obj] = i
@@ -184,6 +198,11 @@ func (ex *explorer) plan(t *trace.Trace) {
 			continue
 		}
 		s, ok := at(i)
+		if e.Op != trace.OpLock && ok {
+			// A channel operation's goroutine is delayed where it held
+			// no lock (lockFree).
+			s.pos = lf.safe
+		}
 		if e.Op != trace.OpLock && inSelect(t, e) {
 			// A select that parked is completed by its partner, whose
 			// record it is: its own position is not known then.
@@ -196,8 +215,14 @@ func (ex *explorer) plan(t *trace.Trace) {
 			} else if r, ok := recvOf[i]; e.Op == trace.OpSend && ok {
 				partner = r
 			}
-			if partner >= 0 && t.Events[partner].G != e.G {
+			// A partner that made its operation before the select's
+			// goroutine began (a value sent before the go statement)
+			// cannot be delayed past the select: only the select can.
+			if partner >= begun[e.G] && t.Events[partner].G != e.G {
 				sc.partner, sc.hasPartner = at(partner)
+				if pf := free[t.Events[partner].G]; sc.hasPartner && pf != nil && t.Events[partner].Op != trace.OpLock {
+					sc.partner.pos = min(sc.partner.pos, pf.safe)
+				}
 			}
 			if sc.hasSelf || sc.hasPartner {
 				ex.selects = append(ex.selects, sc)
@@ -212,20 +237,28 @@ func (ex *explorer) plan(t *trace.Trace) {
 		}
 		c := groups[k]
 		if c == nil {
-			c = &contested{key: e.Op.String() + " " + runSite(t, i), first: s.path, spots: map[uint64][]spot{}}
+			c = &contested{key: e.Op.String() + " " + runSite(t, i), spots: map[uint64][]spot{}, won: map[uint64]int{}}
 			groups[k] = c
 			order = append(order, c)
 		}
-		if _, ok := c.spots[s.path]; !ok {
+		if _, ok := c.won[s.path]; !ok {
 			c.paths = append(c.paths, s.path)
+			c.won[s.path] = 0
 		}
+		if _, closed := lastClose[e.Obj]; e.Op == trace.OpRecv && e.Peer < 0 && closed {
+			continue // a receive a close completed took no piece
+		}
+		if len(c.spots) == 0 {
+			c.first = s.path
+		}
+		c.won[s.path]++
 		if len(c.spots[s.path]) < maxSpots {
 			c.spots[s.path] = append(c.spots[s.path], s)
 		}
 	}
 	ex.contest = ex.contest[:0]
 	for _, c := range order {
-		if len(c.paths) < 2 {
+		if len(c.paths) < 2 || len(c.spots) == 0 {
 			continue
 		}
 		w := ex.winners[c.key]
@@ -235,6 +268,38 @@ func (ex *explorer) plan(t *trace.Trace) {
 		}
 		w[c.first] = true
 		ex.contest = append(ex.contest, *c)
+	}
+}
+
+// lockFree follows one goroutine of a run through its events: the last
+// position of its (trace.Trace.ReplayPos) at which it held no lock. A
+// delay at position p is taken right after the goroutine's p-th countable
+// record, which may come well before the operation the delay aims at: a
+// select's goroutine may get its ctx.Done() channel under the context's
+// mutex between its last countable record and the select, and delayed
+// there it would hold up the very cancel that was to make the other case
+// ready. So a channel operation is aimed at from the last position before
+// it where its goroutine held no lock.
+type lockFree struct {
+	pos, safe uint32
+	held      int
+	seen      bool
+}
+
+// advance takes in the goroutine's event i: the positions it passes
+// come before i, with the locks held before it.
+func (lf *lockFree) advance(t *trace.Trace, i int) {
+	if p, own, ok := t.ReplayPos(i); ok && own && (p > lf.pos || !lf.seen) {
+		lf.pos, lf.seen = p, true
+		if lf.held == 0 {
+			lf.safe = p
+		}
+	}
+	switch t.Events[i].Op {
+	case trace.OpLock, trace.OpRLock:
+		lf.held++
+	case trace.OpUnlock, trace.OpRUnlock:
+		lf.held = max(lf.held-1, 0)
 	}
 }
 
@@ -270,37 +335,20 @@ func (ex *explorer) selectDelays(rng *rand.Rand) []trace.ExploreDelay {
 	return out
 }
 
-// partnerDelays delays, on contended operations of the last run chosen by
-// rng, every contender that won the operation in a run so far, before one
-// of its such operations chosen by rng (a goroutine that took every
-// piece of work is delayed at its first or a later one), so that another
-// wins; if every contender has won once, all but one chosen by rng.
+// partnerDelays delays, on each contended operation of the last run (in
+// an order rng picks), the goroutine that won it most often there, so
+// that another wins pieces of it (explore_partner.go has the choice of
+// where).
 func (ex *explorer) partnerDelays(rng *rand.Rand) []trace.ExploreDelay {
 	var out []trace.ExploreDelay
 	seen := map[spot]bool{}
 	for _, k := range rng.Perm(len(ex.contest)) {
-		c := &ex.contest[k]
-		won := ex.winners[c.key]
-		var delay []uint64
-		for _, p := range c.paths {
-			if won[p] {
-				delay = append(delay, p)
-			}
+		if len(out) >= ExploreMaxDelays {
+			break
 		}
-		if len(delay) == len(c.paths) {
-			spare := rng.IntN(len(delay))
-			delay = append(delay[:spare], delay[spare+1:]...)
-		}
-		for _, p := range delay {
-			ss := c.spots[p]
-			s := ss[rng.IntN(len(ss))]
-			if len(out) >= ExploreMaxDelays {
-				return out
-			}
-			if !seen[s] {
-				seen[s] = true
-				out = append(out, trace.ExploreDelay{Path: s.path, Pos: s.pos, Wait: ExploreDelay})
-			}
+		if s, ok := ex.partnerSpot(&ex.contest[k], rng); ok && !seen[s] {
+			seen[s] = true
+			out = append(out, trace.ExploreDelay{Path: s.path, Pos: s.pos, Wait: ExploreDelay})
 		}
 	}
 	return out
