@@ -23,14 +23,17 @@
 //     so that another case is ready first, or the select itself, so that
 //     every case that can be ready is (Go then picks uniformly).
 //   - partner: where several goroutines received from (or sent to) one
-//     channel, or locked one mutex, the goroutines that won it first in
-//     the runs so far wait before that operation, so that another wins.
+//     channel, or locked one mutex, the goroutine that won it most in the
+//     last run waits before one of its wins no run has delayed yet (a
+//     later one first: it keeps a piece of the work and another takes
+//     the next; explore_partner.go), so that another wins.
 //   - findings: a predicted race or deadlock that no run has shown yet is
 //     the next run's target: the run replays its witness (replay.go) and
 //     is analysed as any other; a run that then shows it observed
 //     confirms it.
 //
-// Runs take the strategies in turn (a finding to aim at first). Each run
+// Runs take the strategies in turn (a finding to aim at first; a select
+// or partner strategy with nothing to steer gives its turn away). Each run
 // counts what it covers: pairs of communicating operations (send and
 // receive, close and receive), lock orders (a lock taken while another is
 // held) and select outcomes, by source line. A run that adds neither a
