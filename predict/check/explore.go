@@ -30,7 +30,9 @@
 //   - findings: a predicted race or deadlock that no run has shown yet is
 //     the next run's target: the run replays its witness (replay.go) and
 //     is analysed as any other; a run that then shows it observed
-//     confirms it.
+//     confirms it. A near miss of the run before (a close just after a
+//     select, a critical section that came before a store to what it
+//     read; explore_nearmiss.go) is a target too, aimed at by delays.
 //
 // Runs take the strategies in turn (a finding to aim at first; a select
 // or partner strategy with nothing to steer gives its turn away). Each run
@@ -138,6 +140,10 @@ type explorer struct {
 	cov       map[string]bool
 	winners   map[string]map[uint64]bool // partner: contended operation -> paths that won it first
 	tried     map[string]bool            // partner: the delays tried (explore_partner.go)
+	near      []nearMiss                 // findings: near misses to aim at (explore_nearmiss.go)
+	nearTries map[string]int             // findings: runs aimed at each near miss
+	aimed     []nearMiss                 // findings: the near misses the last run aimed at
+	nearLast  bool                       // the last run aimed at near misses
 	steered   map[string]int             // select: its line -> 1 + the runs that steered it
 	targets   []target
 	leaks     map[string]map[string]bool // test -> where its leaked goroutines were created
@@ -168,6 +174,7 @@ func newExplorer(opts Options, pkg, run string) *explorer {
 		cov:       map[string]bool{},
 		winners:   map[string]map[uint64]bool{},
 		tried:     map[string]bool{},
+		nearTries: map[string]int{},
 		summary:   report.Exploration{Package: pkg, Run: run, Seed: seed, Budget: opts.Explore, Runs: []report.ExploreRun{}},
 	}
 	strategies := opts.ExploreStrategies
@@ -301,6 +308,12 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 			if aim.kind == report.KindDeadlock {
 				o.Timeout = ReplayDeadlockWait // the replay is meant to hang
 			}
+		case ex.findings && len(ex.near) > 0 && (!ex.nearLast || len(ex.strategies) == 0):
+			// Near misses take every other run at most, so that
+			// many of them leave the other strategies their turns.
+			run.Strategy = report.StrategyFindings
+			o.Explore = ex.nearSchedule(seed)
+			run.Delays = len(o.Explore.Delays)
 		case len(ex.strategies) == 0:
 			ex.summary.Stopped = fmt.Sprintf("stopped after %d runs: no predicted finding left to aim at", i-1)
 			return out, nil
@@ -308,6 +321,7 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 			run.Strategy, o.Explore = ex.next(&turn, seed, rng)
 			run.Delays = len(o.Explore.Delays)
 		}
+		ex.nearLast = run.Strategy == report.StrategyFindings && o.Replay == nil
 		if os.Getenv("SEER_EXPLORE_DEBUG") != "" && o.Explore != nil {
 			fmt.Fprintf(os.Stderr, "explore run %d %s: %+v\n", i, run.Strategy, *o.Explore)
 		}
@@ -526,6 +540,7 @@ type Steerer struct {
 // (nil: every one but findings, which needs findings).
 func NewSteerer(seed uint64, strategies []report.Strategy) *Steerer {
 	ex := newExplorer(Options{ExploreSeed: seed, ExploreStrategies: strategies}, "", "")
+	ex.findings = false // no analysis: nothing to aim at
 	if len(ex.strategies) == 0 {
 		ex.strategies = []report.Strategy{report.StrategyPCT, report.StrategySelect, report.StrategyPartner}
 	}

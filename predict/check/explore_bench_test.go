@@ -20,7 +20,7 @@ import (
 )
 
 // exploreBugs are the bugs of testdata/explore/bug, by test and kind.
-var exploreBugs = []string{"TestCancel race", "TestPool race", "TestPredicted race", "TestStarted race", "TestTimeout leak"}
+var exploreBugs = []string{"TestCancel race", "TestClosed race", "TestPool race", "TestPredicted race", "TestStarted race", "TestTimeout leak"}
 
 func BenchmarkExploreCurve(b *testing.B) {
 	defer func(p int) { ExplorePatience = p }(ExplorePatience)

@@ -175,6 +175,10 @@ func (ex *explorer) plan(t *trace.Trace) {
 	lastClose := map[trace.ObjID]int{}
 	begun := make([]int, len(t.Goroutines)) // 1 + a goroutine's first event
 	free := map[trace.GoID]*lockFree{}
+	var nm *nearMisses
+	if ex.findings {
+		nm = newNearMisses()
+	}
 	for i := range t.Events {
 		e := &t.Events[i]
 		if int(e.G) < len(begun) && begun[e.G] == 0 {
@@ -189,6 +193,14 @@ func (ex *explorer) plan(t *trace.Trace) {
 			free[e.G] = lf
 		}
 		lf.advance(t, i)
+		if nm != nil {
+			var ls spot
+			lok := false
+			if e.Op == trace.OpLock {
+				ls, lok = at(i)
+			}
+			nm.event(t, i, ls, lok)
+		}
 		switch e.Op {
 		case trace.OpClose:
 			lastClose[e.Obj] = i
@@ -226,6 +238,9 @@ func (ex *explorer) plan(t *trace.Trace) {
 			}
 			if sc.hasSelf || sc.hasPartner {
 				ex.selects = append(ex.selects, sc)
+			}
+			if nm != nil {
+				nm.selected(i, e.G, sc.site, e.Op.String()+" "+partnerSite(t, i, lastClose), s, ok)
 			}
 		}
 		if !ok {
@@ -268,6 +283,9 @@ func (ex *explorer) plan(t *trace.Trace) {
 		}
 		w[c.first] = true
 		ex.contest = append(ex.contest, *c)
+	}
+	if nm != nil {
+		ex.aim(nm)
 	}
 }
 

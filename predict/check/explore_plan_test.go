@@ -178,3 +178,46 @@ func cancelFirst(r *record.RecordResult) string {
 	}
 	return "the timer's cancel left the context's mutex only after the select"
 }
+
+// TestExploreNearMiss: the findings strategy on its own aims at near
+// misses: TestCancel's cancel came just after its select, and TestClosed's
+// reader's critical section read the field that Close's section then
+// stored nil to. Aimed runs show both races; the fixed twins stay clean.
+func TestExploreNearMiss(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records tests")
+	}
+	run := "^(TestCancel|TestClosed)$"
+	// Go picks among ready select cases at random: TestCancel's aimed
+	// run takes its ctx.Done() case with probability 1/2, and the near
+	// miss is aimed at again until it does (NearMissTries).
+	var rep *report.Report
+	for try := 0; try < 2; try++ {
+		rep = explore(t, "bug", run, report.StrategyFindings, NearMissTries+2, 1)
+		if len(rep.Findings) == 2 {
+			break
+		}
+		t.Logf("try %d: findings %+v", try+1, rep.Findings)
+	}
+	passed(t, rep)
+	found := map[string]bool{}
+	for _, f := range rep.Findings {
+		if f.Kind != report.KindRace || f.Origin == nil || f.Origin.Strategy != report.StrategyFindings || f.Origin.Run < 1 {
+			t.Errorf("finding %+v (origin %+v): want a race of an aimed run", f, f.Origin)
+		}
+		found[f.Test] = true
+	}
+	if !found["TestCancel"] || !found["TestClosed"] {
+		t.Errorf("found races in %v, want TestCancel and TestClosed (runs %+v)", found, rep.Explore[0].Runs)
+	}
+	for _, r := range rep.Explore[0].Runs {
+		if r.Strategy != report.StrategyFindings || r.Delays == 0 {
+			t.Errorf("run %+v: want a findings run that delays", r)
+		}
+	}
+	rep = explore(t, "fixed", run, report.StrategyFindings, NearMissTries+2, 1)
+	passed(t, rep)
+	if len(rep.Findings) != 0 || len(rep.Explore[0].Runs) == 0 {
+		t.Errorf("fixed twins: findings %+v after %d runs, want none after some", rep.Findings, len(rep.Explore[0].Runs))
+	}
+}
