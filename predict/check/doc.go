@@ -18,9 +18,11 @@
 //     memory budget, and the note when a run outgrew it.
 //   - Options.Explore runs each selected test up to N more times under
 //     schedules the recorder steers, and reports the union of the runs'
-//     findings, each with its origin (explore.go, explore_plan.go;
-//     ParseStrategies reads -explore-strategies). A Steerer plans the same
-//     steered runs from recordings alone (seer record -explore).
+//     findings, each with its origin (explore.go, explore_plan.go,
+//     explore_partner.go, explore_nearmiss.go; ParseStrategies reads
+//     -explore-strategies; NearMissTries bounds the runs aimed at one near
+//     miss). A Steerer plans the same steered runs from recordings alone
+//     (seer record -explore).
 //
 // # Pipeline
 //
