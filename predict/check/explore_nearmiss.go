@@ -20,8 +20,9 @@
 //     every such store counts.
 //
 // A near miss whose target run did not take the other order shows again
-// in that run, and is aimed at again, up to NearMissTries times: Go
-// chooses among ready select cases at random.
+// in that run (or its select takes the same case again), and is aimed at
+// again, up to NearMissTries times: Go chooses among ready select cases
+// at random.
 
 package check
 
@@ -150,17 +151,25 @@ func (nm *nearMisses) event(t *trace.Trace, i int, at spot, ok bool) {
 	}
 }
 
-// aim queues the near misses of the last run, and those of a select the
-// last run aimed at and that took the same case again, while none has
-// been aimed at NearMissTries times.
+// aim queues the near misses of the last run never aimed at, and those
+// the last run aimed at and missed (it showed the near miss again, or its
+// select took the same case again), while none has been aimed at
+// NearMissTries times. A near miss aimed at once that shows again in a
+// run that did not aim at it is not aimed at again: the order it came
+// close to was taken.
 func (ex *explorer) aim(nm *nearMisses) {
 	queued := map[string]bool{}
 	for _, n := range ex.near {
 		queued[n.key] = true
 	}
-	again := nm.found
+	var again []nearMiss
+	for _, n := range nm.found {
+		if ex.nearTries[n.key] == 0 {
+			again = append(again, n)
+		}
+	}
 	for _, n := range ex.aimed {
-		if n.site != "" && nm.took[n.site+" "+n.took] {
+		if nm.seen[n.key] || n.site != "" && nm.took[n.site+" "+n.took] {
 			again = append(again, n)
 		}
 	}
