@@ -143,7 +143,7 @@ type explorer struct {
 	near      []nearMiss                 // findings: near misses to aim at (explore_nearmiss.go)
 	nearTries map[string]int             // findings: runs aimed at each near miss
 	aimed     []nearMiss                 // findings: the near misses the last run aimed at
-	nearLast  bool                       // the last run aimed at near misses
+	afterNear int                        // runs of other strategies owed before the next near-miss run
 	steered   map[string]int             // select: its line -> 1 + the runs that steered it
 	targets   []target
 	leaks     map[string]map[string]bool // test -> where its leaked goroutines were created
@@ -308,9 +308,10 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 			if aim.kind == report.KindDeadlock {
 				o.Timeout = ReplayDeadlockWait // the replay is meant to hang
 			}
-		case ex.findings && len(ex.near) > 0 && (!ex.nearLast || len(ex.strategies) == 0):
-			// Near misses take every other run at most, so that
+		case ex.findings && len(ex.near) > 0 && (ex.afterNear == 0 || len(ex.strategies) == 0):
+			// Near misses take every third run at most, so that
 			// many of them leave the other strategies their turns.
+			ex.afterNear = 3
 			run.Strategy = report.StrategyFindings
 			o.Explore = ex.nearSchedule(seed)
 			run.Delays = len(o.Explore.Delays)
@@ -321,7 +322,7 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 			run.Strategy, o.Explore = ex.next(&turn, seed, rng)
 			run.Delays = len(o.Explore.Delays)
 		}
-		ex.nearLast = run.Strategy == report.StrategyFindings && o.Replay == nil
+		ex.afterNear = max(ex.afterNear-1, 0)
 		if os.Getenv("SEER_EXPLORE_DEBUG") != "" && o.Explore != nil {
 			fmt.Fprintf(os.Stderr, "explore run %d %s: %+v\n", i, run.Strategy, *o.Explore)
 		}

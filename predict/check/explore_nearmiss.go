@@ -31,7 +31,7 @@ import (
 )
 
 // NearMissTries bounds the runs aimed at one near miss.
-var NearMissTries = 6
+var NearMissTries = 4
 
 // nearMissWindow is how many events after a select a close still comes
 // "just after" it.
