@@ -59,7 +59,10 @@
 // release-acquire, OneEventOps) is blocked when its buffer is empty after
 // the schedule: as many receives as sends ran.
 //
-// What is not claimed blocked: selects, non-blocking operations, sends
+// A select's event is claimed blocked only when the caller lists its
+// other cases (select.go).
+//
+// What is not claimed blocked: other selects, non-blocking operations, sends
 // on buffered channels (whether the buffer is full depends on a capacity
 // the run does not record); a schedule that leaves such a goroutine
 // waiting is rejected.
@@ -181,8 +184,14 @@ func (s *fstate) blocked(i int32, ran []int32, next func(trace.GoID) int32, list
 		switch {
 		case strings.HasSuffix(fr.Func, ".TryLock"), strings.HasSuffix(fr.Func, ".TryRLock"):
 			return fmt.Errorf("event %d is a TryLock, which never blocks", i)
-		case fr.Func == "runtime.selectgo", fr.Func == "runtime.selectnbsend", fr.Func == "runtime.selectnbrecv":
+		case fr.Func == "runtime.selectnbsend", fr.Func == "runtime.selectnbrecv":
 			return fmt.Errorf("event %d is in a select, whose other cases may be ready", i)
+		}
+	}
+	if inSelectgo(t, e) {
+		// Its own case is checked below as a plain operation.
+		if err := s.selectStuck(i, ran, listed); err != nil { // select.go
+			return err
 		}
 	}
 	switch e.Op {

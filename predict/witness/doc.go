@@ -12,7 +12,9 @@
 // index out of range (nilderef.go)). A rendezvous on an unbuffered
 // channel may pair a receive with another send than in the run when the
 // caller says the receive's value decides nothing (partner.go,
-// Checker.ValueFree).
+// Checker.ValueFree); a goroutine may be claimed blocked in a select when
+// the caller lists the select's other cases with the places of their
+// partners (select.go, Checker.SelectCases).
 //
 // Feasibility is that of Şerbănuţă, Chen and Roşu, "Maximal Causal
 // Models for Sequentially Consistent Systems" (RV 2012), Theorem 2: a
@@ -28,7 +30,8 @@
 // The package imports the trace model and nothing of seer's analyses
 // (predict's vector clocks, causality graphs, SAT encoding, layers):
 // `go list -deps` shows it, and a test keeps it so. What it trusts from
-// an analysis is only the set of relaxed reads. The location grouping it
+// an analysis is only the set of relaxed reads, the receives whose value
+// is free and the other cases of selects. The location grouping it
 // uses is trace.GroupAccesses, a function of the trace alone.
 //
 // A checker is built once per trace (NewChecker, index.go: one replay of

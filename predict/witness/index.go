@@ -34,6 +34,8 @@ type Checker struct {
 	relaxed func(i int32) bool
 	// valueFree: receives that may take another send (partner.go).
 	valueFree func(recv int32) bool
+	// selectCases: the other cases of a select (select.go).
+	selectCases func(sel int32) ([]SelectCase, bool)
 
 	posOf []int32 // position of each event in its goroutine (0-based)
 	gOff  []int32 // events of goroutine g: gEv[gOff[g]:gOff[g+1]]
