@@ -323,6 +323,7 @@ func analyzePrefix(ctx context.Context, full fullTrace, o Options, hb *historyBu
 		chk := witness.NewChecker(t, full.loc, full.spans)
 		chk.Relax(full.relaxed.has)
 		chk.ValueFree(o.valueFree(t))
+		chk.SelectCases(o.selectCases(t))
 		if err := checkAll(ctx, chk, shb); err != nil {
 			return nil, err
 		}

@@ -454,6 +454,7 @@ func (a *analysis) check() error {
 		chk := witness.NewChecker(a.t, loc, spans)
 		chk.Relax(relaxed.has)
 		chk.ValueFree(a.o.valueFree(a.t))
+		chk.SelectCases(a.o.selectCases(a.t))
 		if err := checkAll(a.ctx, chk, a.res.Findings); err != nil {
 			return err
 		}

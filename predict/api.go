@@ -91,6 +91,14 @@ type Options struct {
 	// (deadlock_partner.go). CheckWitness must be given the same.
 	RecvValueFree func(t *trace.Trace, recv int) bool
 
+	// SelectCases, if set, lists the cases of the blocking select in which
+	// event sel was made other than the one sel's channel is of, each
+	// with every place in the program that could complete it (package
+	// static's Program.SelectCases); ok is false when they are not known.
+	// A taken partner may then leave a goroutine waiting in a select
+	// (deadlock_select.go). CheckWitness must be given the same.
+	SelectCases func(t *trace.Trace, sel int) (others []witness.SelectCase, ok bool)
+
 	// NilStore and NilUse, if both set, are the static half of a
 	// predicted panic from an order violation (nilderef.go): NilStore
 	// reports whether plain write event write stores nil into a pointer,
@@ -409,6 +417,7 @@ func CheckWitness(t *trace.Trace, f *Finding, opts Options) error {
 	}
 	k.Relax(relaxed.has)
 	k.ValueFree(opts.valueFree(t))
+	k.SelectCases(opts.selectCases(t))
 	return k.Check(f.claim())
 }
 

@@ -565,7 +565,7 @@ func (e *engine) allBlocked(cut []int32, evs []int32, co *chanOps, late int32) (
 	for _, i := range waiting {
 		ev := &c.ev[i]
 		waited[ev.Obj] = true
-		if inSelect(t, i) {
+		if inSelect(t, i) && !e.selectStuck(cut, waiting, i) { // deadlock_select.go
 			return nil, false
 		}
 		switch ev.Op {

@@ -39,8 +39,8 @@
 // discarded, or of a zero-sized type); without that, or without a
 // source, nothing is reported.
 //
-// Not covered: a victim X in a select (its other cases are not in the
-// trace); goroutines whose end after the rendezvous needs another
+// A victim X in a select is judged with the select's other cases that
+// static analysis lists (deadlock_select.go). Not covered: goroutines whose end after the rendezvous needs another
 // goroutine (an acquire, a read of shared memory, a channel operation);
 // a goroutine left blocked while the test returns is reported only when
 // every goroutine of the test that has not ended waits for ever too, as
@@ -96,7 +96,7 @@ func (l *chanLayer) takenPartners(chans []trace.ObjID) error {
 		var ops []chanOp
 		perSites := map[[2]int32]int{} // operations kept per pair of sites
 		for k, x := range evs {
-			if co.ops[x] == trace.OpClose || !c.opStart(x) || inSelect(t, x) {
+			if co.ops[x] == trace.OpClose || !c.opStart(x) || inSelect(t, x) && !e.selectVictim(x) {
 				continue
 			}
 			_, p := partner(c, evs, k)
@@ -116,7 +116,7 @@ func (l *chanLayer) takenPartners(chans []trace.ObjID) error {
 					return err
 				}
 				g, h, gp := c.ev[x.first].G, c.ev[y.first].G, c.ev[x.partner].G
-				if c.ev[y.first].Op != c.ev[x.first].Op || h == g || h == gp {
+				if c.ev[y.first].Op != c.ev[x.first].Op || h == g || h == gp || inSelect(t, y.first) {
 					continue
 				}
 				recv := x.partner

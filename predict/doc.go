@@ -39,7 +39,8 @@
 //     (deadlock_lockorder.go), a channel or Cond deadlock
 //     (deadlock_channel.go), a WaitGroup or RWMutex one
 //     (deadlock_waitgroup.go, deadlock_rwmutex.go), a taken channel
-//     partner (deadlock_partner.go), or the observed deadlock of a run
+//     partner (deadlock_partner.go), its victim waiting in a select that
+//     can never proceed (deadlock_select.go), or the observed deadlock of a run
 //     that hung (leak_observed.go);
 //   - KindLeak ("leak"): a goroutine the run left blocked when its test
 //     returned (leak_observed.go), or that another schedule leaves blocked
@@ -296,7 +297,11 @@
 // the one re-paired rendezvous of the witness (witness/partner.go),
 // allowed only for a receive whose value static analysis proves decides
 // nothing (Options.RecvValueFree; the checker trusts it through
-// Checker.ValueFree, as it trusts relaxed reads).
+// Checker.ValueFree, as it trusts relaxed reads). The goroutine left
+// waiting may be in a select (deadlock_select.go) when static analysis
+// lists the select's other cases with every place that could complete
+// them (Options.SelectCases; the checker trusts it through
+// Checker.SelectCases) and none of those places can run.
 //
 // Observed blocking (leak_observed.go): goroutines of a test that the run never
 // saw end, reported as leaks (or, when the run hung, as an observed

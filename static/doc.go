@@ -11,6 +11,9 @@
 //   - Does a receive's value decide anything? Program.RecvValueFree says
 //     when it does not (discarded, or of a zero-sized type), so that a
 //     predicted schedule may let the receive take another send.
+//   - What could complete a select's other cases? Program.SelectCases
+//     lists each case with every place that operates on its channel,
+//     when the channel never escapes (a select that can never proceed).
 //   - Which functions are transactions? Program.AtomicFuncs lists those
 //     marked //seer:atomic, and Program.DirectiveErrors the directives in
 //     the wrong place.

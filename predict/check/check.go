@@ -635,6 +635,9 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*report.
 		if vs, ok := opts.Source.(valueSource); ok {
 			popts.RecvValueFree = recvValueFree(vs)
 		}
+		if cs, ok := opts.Source.(casesSource); ok && t.Header.Format != "std" {
+			popts.SelectCases = selectCases(cs) // selectcases.go
+		}
 		if ns, ok := opts.Source.(nilSource); ok && t.Header.Format != "std" {
 			popts.NilStore, popts.NilUse = nilStores(ns), nilUses(ns)
 		}
