@@ -245,6 +245,18 @@ type Finding struct {
 	// that survived the lockset and must-happen-before filters. One of them
 	// is witnessed.
 	Count int
+
+	// Stuck lists, for a blocking claim whose waiting events include one
+	// made in a select (deadlock_select.go), that event and the select's
+	// other cases, for the report to say why none can proceed.
+	Stuck []StuckSelect
+}
+
+// A StuckSelect is a select a goroutine waits in for ever: the event of
+// the case it took in the run, and its other cases.
+type StuckSelect struct {
+	Event  int
+	Others []witness.SelectCase
 }
 
 // Result is what Analyze returns.

@@ -210,7 +210,9 @@ func (e *engine) partnerWitness(co *chanOps, x, y chanOp) (Finding, bool) {
 	if !ok {
 		return Finding{}, false
 	}
-	return c.cutThen(cut, witness, waiting, h, gp), true
+	fd := c.cutThen(cut, witness, waiting, h, gp)
+	fd.Stuck = e.stuckSelects(waiting) // deadlock_select.go
+	return fd, true
 }
 
 // tailStep reports whether event i may run, after a re-paired

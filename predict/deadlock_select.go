@@ -127,3 +127,18 @@ func (o *Options) selectCases(t *trace.Trace) func(sel int32) ([]witness.SelectC
 	f := o.SelectCases
 	return func(sel int32) ([]witness.SelectCase, bool) { return f(t, int(sel)) }
 }
+
+// stuckSelects returns the waiting events made in a select, with the
+// select's other cases (Finding.Stuck).
+func (e *engine) stuckSelects(waiting []int32) []StuckSelect {
+	var out []StuckSelect
+	for _, i := range waiting {
+		if !e.selectVictim(i) {
+			continue
+		}
+		if others, ok := e.opts.SelectCases(e.t, int(i)); ok {
+			out = append(out, StuckSelect{Event: int(i), Others: others})
+		}
+	}
+	return out
+}

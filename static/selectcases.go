@@ -26,6 +26,7 @@ import (
 // and the closes (a send on a closed channel proceeds, to panic).
 type SelectCase struct {
 	Send     bool
+	Name     string // the channel's variable, "" if it has none
 	Partners []trace.Frame
 }
 
@@ -74,7 +75,7 @@ func (p *Program) SelectCases(f trace.Frame) ([]SelectCase, bool) {
 		if !ops.follow(mc) {
 			return nil, false
 		}
-		c := SelectCase{Send: st.Dir == types.SendOnly, Partners: ops.closes}
+		c := SelectCase{Send: st.Dir == types.SendOnly, Name: chanName(st.Chan, mc), Partners: ops.closes}
 		if c.Send {
 			c.Partners = append(c.Partners, ops.recvs...)
 		} else {
@@ -224,4 +225,24 @@ func (o *chanOpSites) use(v ssa.Value, r ssa.Instruction) bool {
 		return true
 	}
 	return false
+}
+
+// chanName returns the name of the variable a select's case reads its
+// channel v from (made by mc), or "".
+func chanName(v ssa.Value, mc *ssa.MakeChan) string {
+	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.MUL {
+		if a, ok := u.X.(*ssa.Alloc); ok {
+			return a.Comment
+		}
+	}
+	for _, x := range []ssa.Value{v, mc} {
+		if refs := x.Referrers(); refs != nil {
+			for _, r := range *refs {
+				if d, ok := r.(*ssa.DebugRef); ok && d.Object() != nil {
+					return d.Object().Name()
+				}
+			}
+		}
+	}
+	return ""
 }

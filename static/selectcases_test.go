@@ -51,3 +51,20 @@ func TestSelectCases(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectCaseNames: each case names its channel's variable.
+func TestSelectCaseNames(t *testing.T) {
+	p := loadTestdata(t)
+	lines, file := markedLines(t, "selectcases", "selectcases.go", "cases")
+	for _, l := range lines {
+		if l.fn != "takenPartner" {
+			continue
+		}
+		cases, _ := p.SelectCases(trace.Frame{Func: "example.com/seer.data/selectcases." + l.fn, File: file, Line: l.line})
+		if len(cases) != 2 || cases[0].Name != "ch" || cases[1].Name != "quit" {
+			t.Fatalf("cases %+v, want ch and quit", cases)
+		}
+		return
+	}
+	t.Fatal("no takenPartner select")
+}

@@ -137,6 +137,7 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 	out.PrefixStops = prefixStops(t, f, ix)
 	out.Reordered = reordered(t, f, ix, names)
 	out.Repaired = repaired(t, f, names)
+	out.Stuck = stuck(t, f, names) // selectcases.go
 	return out, true
 }
 

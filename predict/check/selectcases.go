@@ -8,6 +8,8 @@ package check
 import (
 	"path/filepath"
 
+	"github.com/seer-tools/seer/predict"
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/predict/witness"
 	"github.com/seer-tools/seer/static"
 	"github.com/seer-tools/seer/trace"
@@ -64,7 +66,7 @@ func selectCases(src casesSource) func(t *trace.Trace, sel int) ([]witness.Selec
 		others := make([]witness.SelectCase, 0, len(cases)-1)
 		for k, c := range cases {
 			if k != taken {
-				others = append(others, witness.SelectCase{Send: c.Send, Partners: c.Partners})
+				others = append(others, witness.SelectCase{Send: c.Send, Name: c.Name, Partners: c.Partners})
 			}
 		}
 		return others, true
@@ -96,4 +98,27 @@ func runPartner(t *trace.Trace, i int) (trace.Frame, bool) {
 		n++
 	}
 	return found, n > 0
+}
+
+// stuck names the selects f's witness leaves waiting for ever
+// (report.Finding.Stuck).
+func stuck(t *trace.Trace, f *predict.Finding, names *namer) []report.StuckSelect {
+	var out []report.StuckSelect
+	for _, s := range f.Stuck {
+		e := &t.Events[s.Event]
+		site, user := trace.UserFrame(t.Stack(e.Stack), t.Header.GOROOT)
+		if !user {
+			site = t.Site(e)
+		}
+		st := report.StuckSelect{Goroutine: int(e.G), File: site.File, Line: site.Line, Taken: names.object(s.Event, user)}
+		for _, c := range s.Others {
+			rc := report.SelectCase{Send: c.Send, Channel: c.Name}
+			for _, p := range c.Partners {
+				rc.Partners = append(rc.Partners, report.Access{File: p.File, Line: p.Line})
+			}
+			st.Others = append(st.Others, rc)
+		}
+		out = append(out, st)
+	}
+	return out
 }

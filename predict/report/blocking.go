@@ -224,7 +224,8 @@ func blockedPhrase(op string) string {
 // whose partner: "in the recorded run goroutine 9's receive on jobs at
 // x_test.go:12 took goroutine 8's send at :19; in the witness goroutine
 // 10's send at :16 takes it first, and goroutine 8's send is left
-// waiting".
+// waiting"; then why each select left waiting can never proceed
+// (StuckSentences).
 func RepairedSentences(f *Finding, rel func(string) string) []string {
 	var out []string
 	for k := 0; k+3 <= len(f.Repaired); k += 3 {
@@ -238,7 +239,7 @@ func RepairedSentences(f *Finding, rel func(string) string) []string {
 			op.Goroutine, opNoun(op.Op), on, at(op.File, op.Line), was.Goroutine, opNoun(was.Op), at(was.File, was.Line),
 			now.Goroutine, opNoun(now.Op), at(now.File, now.Line), was.Goroutine, opNoun(was.Op)))
 	}
-	return out
+	return append(out, StuckSentences(f, rel)...) // selectstuck.go
 }
 
 // opNoun names a channel operation in prose.

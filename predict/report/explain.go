@@ -119,6 +119,16 @@ goroutine does next is then what the run shows. The finding says which
 operation took which partner. Fix: give each conversation its own channel,
 or make every receiver loop until the channel is closed.
 
+The goroutine left waiting may be in a select. The recorded run shows
+only the case the select took; seer reads the others from the source,
+and reports the select only when each of their channels is made in the
+select's function and never escapes, so that every operation that could
+complete a case is known, and none of them can run any more in the
+witness: its goroutines have ended or wait for ever too (a quit channel
+nobody closes on this path). The finding names each case and why it
+cannot proceed. Fix: a default case, a context's Done or a timer case,
+or a channel the goroutine that may exit first still closes.
+
 The finding names each goroutine's blocked operation and the locks it
 holds, with where it took them. Its witness is a schedule of the same
 test, in which every goroutine does what it did in the recorded run and

@@ -74,6 +74,9 @@ type Finding struct {
 	// the operation, its partner in the run, its partner in the witness
 	// (RepairedSentences).
 	Repaired []Sync `json:"repaired,omitempty"`
+	// Stuck names the selects the witness leaves waiting for ever, with
+	// why none of their cases can proceed (StuckSentences).
+	Stuck []StuckSelect `json:"stuck,omitempty"`
 	// Confirmed says whether replaying the witness (seer check -replay)
 	// showed the bug: "true", "false" or "not tried"; "" when no replay
 	// was asked for. Replay says how: where a replay diverged, or why it

@@ -42,6 +42,7 @@ import (
 // it.
 type SelectCase struct {
 	Send     bool
+	Name     string // the channel's name, for the report; not checked
 	Partners []trace.Frame
 }
 
