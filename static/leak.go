@@ -103,7 +103,7 @@ func (p *Program) SelectLeak(f trace.Frame) (SelectLeak, bool) {
 	if ch == nil || !(out.Timer || out.Default) || comesBack(sel, chCase) {
 		return SelectLeak{}, false
 	}
-	u := chanUses{sel: sel, seen: map[ssa.Value]bool{}}
+	u := chanUses{sel: sel}
 	if !u.onlySends(ch) || u.selected != 1 {
 		return SelectLeak{}, false
 	}
@@ -119,63 +119,88 @@ func chanRoot(v ssa.Value) *ssa.MakeChan {
 }
 
 // chanUses follows the uses of one channel, and of the variables that
-// hold it, through closures and calls.
+// hold it, through closures and calls (chanWalk), allowing sends and
+// the receives of one select.
 type chanUses struct {
-	sel      *ssa.Select        // the one select allowed to receive
-	selected int                // its cases on the channel
-	seen     map[ssa.Value]bool // values known to be the channel, or variables holding only it
+	sel      *ssa.Select // the one select allowed to receive
+	selected int         // its cases on the channel
 }
 
 // onlySends reports whether every use of v (the channel, or a variable
-// holding only it) only sends on it, but for the receive of u.sel.
+// holding only it) only sends on it, but for the receive of u.sel: a
+// send, the select's receive, or what chanWalk follows.
 func (u *chanUses) onlySends(v ssa.Value) bool {
-	if u.seen[v] {
-		return true
-	}
-	u.seen[v] = true
-	refs := v.Referrers()
-	if refs == nil {
-		return false
-	}
-	for _, r := range *refs {
-		if !u.use(v, r) {
-			return false
-		}
-	}
-	return true
+	w := chanWalk{seen: map[ssa.Value]bool{}, op: u.op}
+	return w.follow(v)
 }
 
-// use reports whether instruction r's use of v only sends on the
-// channel: a send, a load of a variable holding it, a store of it into a
-// local variable, a capture by a closure or an argument of a static call
-// (or go or defer) of a function of the program whose captured variable
-// or parameter is used only so, or the receive of u.sel.
-func (u *chanUses) use(v ssa.Value, r ssa.Instruction) bool {
+// op judges the channel operations chanUses allows (chanWalk.op).
+func (u *chanUses) op(v ssa.Value, r ssa.Instruction) (known, ok bool) {
 	switch r := r.(type) {
-	case *ssa.DebugRef:
-		return true
 	case *ssa.Select:
 		if r != u.sel {
-			return false
+			return true, false
 		}
 		for _, st := range r.States {
 			if st.Chan == v {
 				u.selected++
 			}
 		}
-		return true
+		return true, true
 	case *ssa.Send:
-		return r.Chan == v && r.X != v
+		return true, r.Chan == v && r.X != v
+	}
+	return false, false
+}
+
+// chanWalk follows the uses of one channel, and of the variables that
+// hold it: op judges each use first (known: it is a channel operation,
+// allowed when ok); the walk then follows a load of a variable holding
+// it, a store of it into a local variable, a conversion, a capture by a
+// closure or an argument of a static call (or go or defer) of a function
+// of the program, into the captured variable or the parameter. Any other
+// use fails the walk.
+type chanWalk struct {
+	seen map[ssa.Value]bool // values known to be the channel, or variables holding only it
+	op   func(v ssa.Value, r ssa.Instruction) (known, ok bool)
+}
+
+// follow reports whether every use of v is allowed.
+func (w *chanWalk) follow(v ssa.Value) bool {
+	if w.seen[v] {
+		return true
+	}
+	w.seen[v] = true
+	refs := v.Referrers()
+	if refs == nil {
+		return false
+	}
+	for _, r := range *refs {
+		if !w.use(v, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// use reports whether instruction r's use of v is allowed.
+func (w *chanWalk) use(v ssa.Value, r ssa.Instruction) bool {
+	if known, ok := w.op(v, r); known {
+		return ok
+	}
+	switch r := r.(type) {
+	case *ssa.DebugRef:
+		return true
 	case *ssa.ChangeType: // chan T to chan<- T
-		return u.onlySends(r)
+		return w.follow(r)
 	case *ssa.UnOp:
-		return r.Op == token.MUL && r.X == v && u.onlySends(r)
+		return r.Op == token.MUL && r.X == v && w.follow(r)
 	case *ssa.Store:
 		if r.Addr == v {
-			return u.seen[r.Val] // the channel itself, stored back
+			return w.seen[r.Val] // the channel itself, stored back
 		}
 		a, ok := r.Addr.(*ssa.Alloc)
-		return ok && r.Val == v && u.onlySends(a)
+		return ok && r.Val == v && w.follow(a)
 	case *ssa.MakeClosure:
 		if r.Fn == v {
 			return false
@@ -185,7 +210,7 @@ func (u *chanUses) use(v ssa.Value, r ssa.Instruction) bool {
 			return false
 		}
 		for k, b := range r.Bindings {
-			if b == v && !u.onlySends(fn.FreeVars[k]) {
+			if b == v && !w.follow(fn.FreeVars[k]) {
 				return false
 			}
 		}
@@ -200,7 +225,7 @@ func (u *chanUses) use(v ssa.Value, r ssa.Instruction) bool {
 			return false
 		}
 		for k, a := range com.Args {
-			if a == v && !u.onlySends(fn.Params[k]) {
+			if a == v && !w.follow(fn.Params[k]) {
 				return false
 			}
 		}

@@ -71,7 +71,7 @@ func (p *Program) SelectCases(f trace.Frame) ([]SelectCase, bool) {
 		if mc == nil || mc.Parent() != sel.Parent() {
 			return nil, false
 		}
-		ops := chanOpSites{p: p, seen: map[ssa.Value]bool{}}
+		ops := chanOpSites{p: p}
 		if !ops.follow(mc) {
 			return nil, false
 		}
@@ -97,60 +97,39 @@ func (p *Program) SelectCases(f trace.Frame) ([]SelectCase, bool) {
 }
 
 // chanOpSites collects the places of every operation on one channel,
-// following it through local variables, closures and static calls.
+// following it through local variables, closures and static calls
+// (chanWalk).
 type chanOpSites struct {
 	p                    *Program
-	seen                 map[ssa.Value]bool
 	sends, recvs, closes []trace.Frame
 }
 
-// at returns the place of pos.
-func (o *chanOpSites) at(pos token.Pos) (trace.Frame, bool) {
-	if !pos.IsValid() {
-		return trace.Frame{}, false
-	}
-	ps := o.p.Fset.Position(pos)
-	return trace.Frame{File: filepath.Base(ps.Filename), Line: ps.Line}, true
+// follow records the operations on channel v and reports whether every
+// use of it is known.
+func (o *chanOpSites) follow(v ssa.Value) bool {
+	w := chanWalk{seen: map[ssa.Value]bool{}, op: o.op}
+	return w.follow(v)
 }
 
 // add records the place of an operation at pos in list; false when it
 // has none.
 func (o *chanOpSites) add(list *[]trace.Frame, pos token.Pos) bool {
-	f, ok := o.at(pos)
-	if ok {
-		*list = append(*list, f)
-	}
-	return ok
-}
-
-// follow records the operations on v (the channel, or a variable holding
-// only it) and reports whether every use of it is known.
-func (o *chanOpSites) follow(v ssa.Value) bool {
-	if o.seen[v] {
-		return true
-	}
-	o.seen[v] = true
-	refs := v.Referrers()
-	if refs == nil {
+	if !pos.IsValid() {
 		return false
 	}
-	for _, r := range *refs {
-		if !o.use(v, r) {
-			return false
-		}
-	}
+	ps := o.p.Fset.Position(pos)
+	*list = append(*list, trace.Frame{File: filepath.Base(ps.Filename), Line: ps.Line})
 	return true
 }
 
-// use records instruction r's use of v, and reports whether it is known.
-func (o *chanOpSites) use(v ssa.Value, r ssa.Instruction) bool {
+// op records the channel operations (chanWalk.op): selects' cases,
+// sends, receives, close, len and cap.
+func (o *chanOpSites) op(v ssa.Value, r ssa.Instruction) (known, ok bool) {
 	switch r := r.(type) {
-	case *ssa.DebugRef:
-		return true
 	case *ssa.Select:
 		for _, st := range r.States {
 			if st.Send == v {
-				return false // the channel sent on a channel
+				return true, false // the channel sent on a channel
 			}
 			if st.Chan != v {
 				continue
@@ -162,69 +141,29 @@ func (o *chanOpSites) use(v ssa.Value, r ssa.Instruction) bool {
 				list = &o.sends
 			}
 			if !o.add(list, r.Pos()) {
-				return false
+				return true, false
 			}
 			o.add(list, st.Pos)
 		}
-		return true
+		return true, true
 	case *ssa.Send:
-		return r.Chan == v && r.X != v && o.add(&o.sends, r.Pos())
+		return true, r.Chan == v && r.X != v && o.add(&o.sends, r.Pos())
 	case *ssa.UnOp:
-		switch {
-		case r.Op == token.ARROW && r.X == v:
-			return o.add(&o.recvs, r.Pos())
-		case r.Op == token.MUL && r.X == v:
-			return o.follow(r)
+		if r.Op == token.ARROW && r.X == v {
+			return true, o.add(&o.recvs, r.Pos())
 		}
-		return false
-	case *ssa.ChangeType: // chan T to <-chan T or chan<- T
-		return o.follow(r)
-	case *ssa.Store:
-		if r.Addr == v {
-			return o.seen[r.Val] // the channel itself, stored back
-		}
-		a, ok := r.Addr.(*ssa.Alloc)
-		return ok && r.Val == v && o.follow(a)
-	case *ssa.MakeClosure:
-		if r.Fn == v {
-			return false
-		}
-		fn, ok := r.Fn.(*ssa.Function)
-		if !ok || len(fn.FreeVars) != len(r.Bindings) {
-			return false
-		}
-		for k, b := range r.Bindings {
-			if b == v && !o.follow(fn.FreeVars[k]) {
-				return false
-			}
-		}
-		return true
 	case ssa.CallInstruction:
-		com := r.Common()
-		if b, ok := com.Value.(*ssa.Builtin); ok {
+		if b, isB := r.Common().Value.(*ssa.Builtin); isB {
 			switch b.Name() {
 			case "close":
-				return o.add(&o.closes, r.Pos())
+				return true, o.add(&o.closes, r.Pos())
 			case "len", "cap":
-				return true
+				return true, true
 			}
-			return false
+			return true, false
 		}
-		if com.IsInvoke() || com.Value == v {
-			return false
-		}
-		fn := com.StaticCallee()
-		if fn == nil || fn.Blocks == nil || len(fn.Params) != len(com.Args) {
-			return false
-		}
-		for k, a := range com.Args {
-			if a == v && !o.follow(fn.Params[k]) {
-				return false
-			}
-		}
-		return true
 	}
-	return false
+	return false, false
 }
 
 // chanName returns the name of the variable a select's case reads its
