@@ -118,35 +118,48 @@ func TestTakenPartnerLayer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := takenPartnerRun(t, tc.late, tc.second, tc.tail)
 			opts := Options{RecvValueFree: tc.free}
-			res, err := Analyze(context.Background(), tr, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []Finding
-			for _, f := range res.Findings {
-				if f.Kind == KindDeadlock {
-					got = append(got, f)
-				}
-			}
-			if !tc.want {
-				if len(got) != 0 {
-					t.Fatalf("findings %+v, want none", got)
-				}
+			f, ok := testSendBlocked(t, tr, opts, tc.want)
+			if !ok {
 				return
-			}
-			if len(got) != 1 || !got[0].Predicted {
-				t.Fatalf("findings %+v, want one predicted deadlock", res.Findings)
-			}
-			f := got[0]
-			if len(f.Events) != 1 || tr.Events[f.Events[0]].Op != trace.OpSend || tr.Events[f.Events[0]].G != 2 {
-				t.Errorf("blocked %v, want the test's send", f.Events)
-			}
-			if err := CheckWitness(tr, &f, opts); err != nil {
-				t.Errorf("witness rejected: %v", err)
 			}
 			if err := CheckWitness(tr, &f, Options{}); err == nil {
 				t.Errorf("witness accepted with no static answer on the receive")
 			}
 		})
 	}
+}
+
+// testSendBlocked analyses tr with opts and, when want, checks that the
+// one deadlock found is predicted, blocks the test's (goroutine 2's) send
+// alone and has a witness the checker accepts with opts, and returns it;
+// otherwise checks that there is no deadlock.
+func testSendBlocked(t *testing.T, tr *trace.Trace, opts Options, want bool) (Finding, bool) {
+	t.Helper()
+	res, err := Analyze(context.Background(), tr, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Finding
+	for _, f := range res.Findings {
+		if f.Kind == KindDeadlock {
+			got = append(got, f)
+		}
+	}
+	if !want {
+		if len(got) != 0 {
+			t.Fatalf("findings %+v, want none", got)
+		}
+		return Finding{}, false
+	}
+	if len(got) != 1 || !got[0].Predicted {
+		t.Fatalf("findings %+v, want one predicted deadlock", res.Findings)
+	}
+	f := got[0]
+	if len(f.Events) != 1 || tr.Events[f.Events[0]].Op != trace.OpSend || tr.Events[f.Events[0]].G != 2 {
+		t.Errorf("blocked %v, want the test's send", f.Events)
+	}
+	if err := CheckWitness(tr, &f, opts); err != nil {
+		t.Errorf("witness rejected: %v", err)
+	}
+	return f, true
 }

@@ -9,7 +9,6 @@
 package predict
 
 import (
-	"context"
 	"testing"
 
 	"github.com/seer-tools/seer/predict/witness"
@@ -64,31 +63,12 @@ func TestSelectStuckLayer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := selectRun(t)
 			opts := Options{RecvValueFree: worker, SelectCases: tc.cases}
-			res, err := Analyze(context.Background(), tr, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []Finding
-			for _, f := range res.Findings {
-				if f.Kind == KindDeadlock {
-					got = append(got, f)
-				}
-			}
-			if !tc.want {
-				if len(got) != 0 {
-					t.Fatalf("findings %+v, want none", got)
-				}
+			f, ok := testSendBlocked(t, tr, opts, tc.want) // deadlock_partner_test.go
+			if !ok {
 				return
 			}
-			if len(got) != 1 || !got[0].Predicted {
-				t.Fatalf("findings %+v, want one predicted deadlock", res.Findings)
-			}
-			f := got[0]
-			if len(f.Events) != 1 || tr.Events[f.Events[0]].Op != trace.OpSend || tr.Events[f.Events[0]].G != 2 {
-				t.Errorf("blocked %v, want the test's send in its select", f.Events)
-			}
-			if err := CheckWitness(tr, &f, opts); err != nil {
-				t.Errorf("witness rejected: %v", err)
+			if len(f.Stuck) != 1 || f.Stuck[0].Event != f.Events[0] {
+				t.Errorf("stuck selects %+v, want the test's", f.Stuck)
 			}
 			if err := CheckWitness(tr, &f, Options{RecvValueFree: worker, SelectCases: other(16)}); err == nil {
 				t.Errorf("witness accepted with a partner of the other case in the schedule")

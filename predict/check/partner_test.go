@@ -8,13 +8,11 @@
 package check
 
 import (
-	"bytes"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/seer-tools/seer/predict/internal/sarifcheck"
 	"github.com/seer-tools/seer/predict/report"
 )
 
@@ -59,13 +57,7 @@ func TestTakenPartnerPredicted(t *testing.T) {
 	t.Run("bug", func(t *testing.T) {
 		src := strings.Replace(takenPartnerSrc, "REPLY", "jobs", 1)
 		rep, dir := recordOne(t, src)
-		if len(rep.Findings) != 1 {
-			t.Fatalf("findings %+v, want one deadlock", rep.Findings)
-		}
-		f := rep.Findings[0]
-		if f.Kind != report.KindDeadlock || !f.Predicted || len(f.Witness) == 0 || len(f.Accesses) != 1 {
-			t.Fatalf("finding %+v, want a predicted deadlock of one goroutine with a witness", f)
-		}
+		f := onePredictedBlock(t, rep) // selectstuck_test.go
 		if a := f.Accesses[0]; a.Op != "send" || a.Line != markedLine(t, src, "// send") {
 			t.Errorf("blocked operation %s at line %d, want the send at %d", a.Op, a.Line, markedLine(t, src, "// send"))
 		}
@@ -74,14 +66,7 @@ func TestTakenPartnerPredicted(t *testing.T) {
 			!strings.Contains(got[0], "send at :"+strconv.Itoa(markedLine(t, src, "// helper"))+" takes it first") {
 			t.Errorf("the finding does not say the helper took the taker: %q", got)
 		}
-		var b bytes.Buffer
-		if err := report.WriteSARIF(&b, rep, report.SARIFOptions{Root: dir}); err != nil {
-			t.Fatal(err)
-		}
-		sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
-		if !strings.Contains(b.String(), `"ruleId": "deadlock"`) || !strings.Contains(b.String(), "takes it first") {
-			t.Error("SARIF has no deadlock result telling the taken partner")
-		}
+		sarifTells(t, rep, dir, "takes it first")
 	})
 	t.Run("fixed", func(t *testing.T) {
 		noFinding(t, strings.Replace(takenPartnerSrc, "REPLY", "make(chan int)", 1))

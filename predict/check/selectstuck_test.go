@@ -59,13 +59,7 @@ func TestSelectStuckPredicted(t *testing.T) {
 	t.Run("bug", func(t *testing.T) {
 		src := strings.Replace(selectStuckSrc, "CAP", "", 1)
 		rep, dir := recordOne(t, src)
-		if len(rep.Findings) != 1 {
-			t.Fatalf("findings %+v, want one deadlock", rep.Findings)
-		}
-		f := rep.Findings[0]
-		if f.Kind != report.KindDeadlock || !f.Predicted || len(f.Witness) == 0 || len(f.Accesses) != 1 {
-			t.Fatalf("finding %+v, want a predicted deadlock of one goroutine with a witness", f)
-		}
+		f := onePredictedBlock(t, rep)
 		sel := markedLine(t, src, "// select")
 		if a := f.Accesses[0]; a.Line != sel {
 			t.Errorf("blocked operation %s at line %d, want the select at %d", a.Op, a.Line, sel)
@@ -75,16 +69,37 @@ func TestSelectStuckPredicted(t *testing.T) {
 			!strings.Contains(got[0], "receive from quit can never complete: no operation in the program could complete it") {
 			t.Errorf("the finding does not say why the select cannot proceed: %q", got)
 		}
-		var b bytes.Buffer
-		if err := report.WriteSARIF(&b, rep, report.SARIFOptions{Root: dir}); err != nil {
-			t.Fatal(err)
-		}
-		sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
-		if !strings.Contains(b.String(), `"ruleId": "deadlock"`) || !strings.Contains(b.String(), "receive from quit can never complete") {
-			t.Error("SARIF has no deadlock result telling the stuck select")
-		}
+		sarifTells(t, rep, dir, "receive from quit can never complete")
 	})
 	t.Run("fixed", func(t *testing.T) {
 		noFinding(t, strings.Replace(selectStuckSrc, "CAP", ", 2", 1))
 	})
+}
+
+// onePredictedBlock returns rep's only finding, which must be a
+// predicted deadlock of one goroutine with a witness.
+func onePredictedBlock(t *testing.T, rep *report.Report) report.Finding {
+	t.Helper()
+	if len(rep.Findings) != 1 {
+		t.Fatalf("findings %+v, want one deadlock", rep.Findings)
+	}
+	f := rep.Findings[0]
+	if f.Kind != report.KindDeadlock || !f.Predicted || len(f.Witness) == 0 || len(f.Accesses) != 1 {
+		t.Fatalf("finding %+v, want a predicted deadlock of one goroutine with a witness", f)
+	}
+	return f
+}
+
+// sarifTells checks that rep's SARIF (files relative to dir) is valid and
+// holds a deadlock result that says phrase.
+func sarifTells(t *testing.T, rep *report.Report, dir, phrase string) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := report.WriteSARIF(&b, rep, report.SARIFOptions{Root: dir}); err != nil {
+		t.Fatal(err)
+	}
+	sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
+	if !strings.Contains(b.String(), `"ruleId": "deadlock"`) || !strings.Contains(b.String(), phrase) {
+		t.Errorf("SARIF has no deadlock result that says %q", phrase)
+	}
 }
