@@ -20,7 +20,8 @@ import (
 // message and exits, then waits for the helper's reply. The helper's
 // sleep makes the recorded run hand the job over first; it orders
 // nothing. (Whether the worker or the test reaches the channel first
-// changes nothing.) REPLY is
+// changes nothing.) The test's last sleep lets the helper's exit be
+// recorded before the process ends (selectstuck_test.go). REPLY is
 // replaced by the channel the helper replies on.
 const takenPartnerSrc = `package p
 
@@ -43,6 +44,7 @@ func TestHandoff(t *testing.T) {
 	if v := <-reply; v != 2 {
 		t.Error(v)
 	}
+	time.Sleep(100 * time.Millisecond) // the helper's exit makes it into the trace
 }
 `
 

@@ -21,7 +21,10 @@ import (
 
 // selectStuckSrc: CAP is replaced by the jobs channel's capacity
 // argument. The helper's sleep makes the recorded run hand the job over
-// first; it orders nothing.
+// first; it orders nothing. The test's last sleep lets the helper's exit
+// be recorded before the process ends (without it, a loaded machine
+// sometimes ends the trace first, and a goroutine not seen to end is
+// never run to its end in a witness).
 const selectStuckSrc = `package p
 
 import (
@@ -45,6 +48,7 @@ func TestHandoff(t *testing.T) {
 		return
 	}
 	<-jobs
+	time.Sleep(100 * time.Millisecond) // the helper's exit makes it into the trace
 }
 `
 
