@@ -19,7 +19,8 @@
 //     Kinds, ParseKind, Kind.Title and Explain (the -explain text). Each
 //     kind's data is one row of one table (kind.go).
 //   - The sentences: Title, PrefixPhrase, ReorderedSentences,
-//     HoldSentences, RepairedSentences, LeakSentence, BlockedSentences, MisuseSentence,
+//     HoldSentences, RepairedSentences (with StuckSentences, a select that
+//     can never proceed), LeakSentence, BlockedSentences, MisuseSentence,
 //     NilDerefSentence,
 //     WhyNoRaceSentences, StepText.
 //   - The renderers: WriteJSON, WriteSARIF, WitnessHTML.
