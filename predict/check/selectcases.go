@@ -41,10 +41,11 @@ func selectCases(src casesSource) func(t *trace.Trace, sel int) ([]witness.Selec
 		if !ok {
 			return nil, false
 		}
-		p, ok := runPartner(t, sel)
+		j, ok := runPartner(t, sel)
 		if !ok {
 			return nil, false
 		}
+		p, _ := trace.UserFrame(t.Stack(t.Events[j].Stack), t.Header.GOROOT)
 		cases, ok := src.SelectCases(trace.Frame{Func: f.Func, File: f.File, Line: f.Line})
 		if !ok {
 			return nil, false
@@ -73,18 +74,18 @@ func selectCases(src casesSource) func(t *trace.Trace, sel int) ([]witness.Selec
 	}
 }
 
-// runPartner returns the user frame of the operation that completed
-// channel event i's in the run: an event of another goroutine on the same
+// runPartner returns an event of the operation that completed channel
+// event i's in the run: an event of another goroutine on the same
 // channel, of the other direction, within the rendezvous' four events
-// around i.
-func runPartner(t *trace.Trace, i int) (trace.Frame, bool) {
+// around i, all such events being at one place of the user's code.
+func runPartner(t *trace.Trace, i int) (int, bool) {
 	e := &t.Events[i]
 	want := trace.OpRecv
 	if e.Op == trace.OpRecv {
 		want = trace.OpSend
 	}
 	var found trace.Frame
-	n := 0
+	n, at := 0, -1
 	for j := max(0, i-3); j <= i+3 && j < len(t.Events); j++ {
 		o := &t.Events[j]
 		if o.G == e.G || o.Obj != e.Obj || o.Obj == 0 || o.Op != want {
@@ -92,12 +93,12 @@ func runPartner(t *trace.Trace, i int) (trace.Frame, bool) {
 		}
 		f, ok := trace.UserFrame(t.Stack(o.Stack), t.Header.GOROOT)
 		if !ok || n > 0 && (f.Line != found.Line || f.File != found.File) {
-			return trace.Frame{}, false
+			return -1, false
 		}
-		found = f
+		found, at = f, j
 		n++
 	}
-	return found, n > 0
+	return at, n > 0
 }
 
 // stuck names the selects f's witness leaves waiting for ever
@@ -110,7 +111,12 @@ func stuck(t *trace.Trace, f *predict.Finding, names *namer) []report.StuckSelec
 		if !user {
 			site = t.Site(e)
 		}
-		st := report.StuckSelect{Goroutine: int(e.G), File: site.File, Line: site.Line, Taken: names.object(s.Event, user)}
+		// The select's line names no channel: its case's partner's does.
+		taken := names.object(s.Event, user)
+		if j, ok := runPartner(t, s.Event); ok {
+			taken = names.object(j, true)
+		}
+		st := report.StuckSelect{Goroutine: int(e.G), File: site.File, Line: site.Line, Taken: taken}
 		for _, c := range s.Others {
 			rc := report.SelectCase{Send: c.Send, Channel: c.Name}
 			for _, p := range c.Partners {

@@ -70,6 +70,7 @@ func TestSelectStuckPredicted(t *testing.T) {
 		}
 		got := report.StuckSentences(&f, filepath.Base)
 		if len(got) != 1 || !strings.Contains(got[0], "select at p_test.go:"+strconv.Itoa(sel)+" can never proceed") ||
+			!strings.Contains(got[0], "its case on jobs taken in the recorded run has lost its partner") ||
 			!strings.Contains(got[0], "receive from quit can never complete: no operation in the program could complete it") {
 			t.Errorf("the finding does not say why the select cannot proceed: %q", got)
 		}
