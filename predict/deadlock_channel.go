@@ -264,6 +264,9 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 	if err := l.takenPartners(chans); err != nil { // deadlock_partner.go
 		return nil, l.stage(t0), err
 	}
+	if err := l.blockingCycles(); err != nil { // deadlock_cycles.go
+		return nil, l.stage(t0), err
+	}
 	return l.out, l.stage(t0), nil
 }
 

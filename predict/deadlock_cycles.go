@@ -1,0 +1,337 @@
+// This file implements blocking cycles of any length (issue 32, item 4):
+// cycles through lock acquires, unbuffered channel operations and
+// WaitGroup.Wait calls across any number of goroutines, the general
+// form of the shapes deadlock_channel.go (a lock held across a channel
+// operation, two or three goroutines) and deadlock_waitgroup.go (a Wait
+// under a lock) try one by one.
+//
+// The search runs over a wait-for graph in the manner of SPDOffline's
+// abstract lock graph (Tunç, Mathur, Pavlogiannis and Viswanathan,
+// "Sound Dynamic Deadlock Prediction in Linear Time", PLDI 2023, §5),
+// whose nodes are requests (events at which a goroutine can block) and
+// whose edges say whom a request waits for:
+//
+//   - an acquire of lock m (not a TryLock, m kept as a lock) waits for
+//     any request whose goroutine holds m exclusively there (the lock
+//     edge of the abstract lock graph);
+//   - the first event of a send or receive on an unbuffered channel, not
+//     in a select, waits for its partner in the run, goroutine R, to
+//     reach its own operation: its edges go to R's requests before that
+//     operation (the channel-partner edge);
+//   - a WaitGroup.Wait waits for every Done of its group: its edges go to
+//     the requests of each other goroutine R that makes a Done, before
+//     R's last Done (the WaitGroup edge).
+//
+// A cycle x1 → x2 → … → xk → x1 through distinct goroutines is a
+// candidate deadlock: in a schedule that runs each goroutine up to its
+// xi, each waits for the next. Cycles of lock edges only are SPDOffline's
+// (deadlock_spd.go); this search starts only at a channel operation or a
+// Wait, the least-indexed such request of its cycle, so that each cycle
+// is found once. A goroutine's requests before an operation are looked
+// for in the maxRequestScan events before it (its latest acquire of each
+// lock, its channel operations and Waits there).
+//
+// Every candidate is filtered (must-happen-before, two requests under
+// one common lock) and then proved or dropped by the channel layer's
+// closure and extension (blockingWitness, deadlock_channel.go): the
+// sync-preserving closure of the events before every request (Tunç et
+// al., Theorem 2) must hold none of them, every other goroutine runs as
+// far as the closure allows, and the finding is made only if at the end
+// every goroutine that can still act waits for ever under the serial
+// specifications (allBlocked). The checker (package witness,
+// blocking.go) re-checks the claim; the engine keeps no finding it
+// rejects.
+//
+// Not covered: RWMutex read requests (a reader waits only for a writer;
+// the writer-pending rule is recursiveRLocks'), Cond.Wait (its wake-up
+// is not a partner the run names), selects, buffered channels; cycles of
+// more than maxBlockingCycle goroutines; past maxCycleSteps steps of the
+// search the rest of the graph is not searched.
+//
+// Contract: as blockingWitness's: only cuts closed under the lock rule
+// and extended to a fixpoint at whose end every goroutine that can still
+// act waits for ever, the witness the cut in observed order, no search
+// of schedules.
+
+package predict
+
+import (
+	"slices"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// maxBlockingCycle bounds the goroutines of a cycle (a pattern key holds
+// that many sites); maxCycleSteps, the nodes the search visits in one
+// run of the layer.
+const (
+	maxBlockingCycle = 2 * maxCycle
+	maxCycleSteps    = 20000
+)
+
+// reqKind is what a request of the wait-for graph waits on.
+type reqKind uint8
+
+const (
+	reqLock reqKind = iota // an exclusive acquire: the lock's holder
+	reqChan                // an unbuffered send or receive: its partner
+	reqWait                // a WaitGroup.Wait: the goroutines of its Dones
+)
+
+// untilPos is a goroutine that a request waits for, up to (before) a
+// position of its own: a channel partner's operation, a group's Done.
+type untilPos struct{ g, p int32 }
+
+// cycleSearch is the state of the search for one run of the layer.
+type cycleSearch struct {
+	l       *chanLayer
+	holders map[trace.ObjID][]int32 // per lock: requests made holding it exclusively
+	dones   map[trace.ObjID][]int32 // per WaitGroup: its Done events
+	before  map[untilPos][]int32    // memo of requestsBefore
+	path    []int32
+	onPath  map[int32]bool // goroutines on the path
+	start   int32
+	steps   int
+	err     error
+}
+
+// kindOf returns the kind of request event i, or false if i cannot block
+// in a way the search follows.
+func (s *cycleSearch) kindOf(i int32) (reqKind, bool) {
+	c, t, co := s.l.e.c, s.l.e.t, s.l.co
+	ev := &c.ev[i]
+	switch ev.Op {
+	case trace.OpLock:
+		return reqLock, !c.observed[ev.Obj] && !tryLock(t, i)
+	case trace.OpSend, trace.OpRecv:
+		return reqChan, co.unbuffered[ev.Obj] && ev.Sync != trace.SyncNone && c.opStart(i) && !inSelect(t, i)
+	case trace.OpWGWait:
+		return reqWait, true
+	}
+	return 0, false
+}
+
+// waitsFor returns the goroutines (with the positions they must not
+// reach) that request i waits for, when it is no lock acquire.
+func (s *cycleSearch) waitsFor(i int32, k reqKind) []untilPos {
+	c := s.l.e.c
+	g := int32(c.ev[i].G)
+	switch k {
+	case reqChan:
+		evs := s.l.co.evs[c.ev[i].Obj]
+		if j, ok := slices.BinarySearch(evs, i); ok {
+			if r, rOp := partner(c, evs, j); r >= 0 {
+				return []untilPos{{r, c.pos[rOp]}}
+			}
+		}
+	case reqWait:
+		last := map[int32]int32{}
+		var gs []int32
+		for _, d := range s.dones[c.ev[i].Obj] {
+			r := int32(c.ev[d].G)
+			if r == g {
+				continue
+			}
+			if _, ok := last[r]; !ok {
+				gs = append(gs, r)
+			}
+			last[r] = c.pos[d]
+		}
+		out := make([]untilPos, 0, len(gs))
+		for _, r := range gs {
+			out = append(out, untilPos{r, last[r]})
+		}
+		return out
+	}
+	return nil
+}
+
+// requestsBefore returns goroutine u.g's requests in the maxRequestScan
+// events before position u.p: its latest acquire of each lock, its
+// channel operations and Waits, latest first.
+func (s *cycleSearch) requestsBefore(u untilPos) []int32 {
+	if r, ok := s.before[u]; ok {
+		return r
+	}
+	c := s.l.e.c
+	var out []int32
+	seen := map[trace.ObjID]bool{}
+	for p := u.p - 1; p >= 1 && p > u.p-maxRequestScan; p-- {
+		i := c.at(u.g, p)
+		k, ok := s.kindOf(i)
+		if !ok || k == reqLock && seen[c.ev[i].Obj] {
+			continue
+		}
+		if k == reqLock {
+			seen[c.ev[i].Obj] = true
+		}
+		out = append(out, i)
+	}
+	s.before[u] = out
+	return out
+}
+
+// holdsAt reports whether the goroutine of request i holds lock m
+// exclusively there (an acquire's own lock not counted).
+func (s *cycleSearch) holdsAt(i int32, m trace.ObjID) bool {
+	c := s.l.e.c
+	if c.ev[i].Op == trace.OpLock && c.ev[i].Obj == m {
+		return false
+	}
+	for _, x := range c.locksets[c.lsOf(i)] {
+		if x.l == m && !x.shared {
+			return true
+		}
+	}
+	return false
+}
+
+// closes reports whether request i (the path's last) waits for the
+// start request.
+func (s *cycleSearch) closes(i int32, k reqKind) bool {
+	c := s.l.e.c
+	if k == reqLock {
+		return s.holdsAt(s.start, c.ev[i].Obj)
+	}
+	g := int32(c.ev[s.start].G)
+	for _, u := range s.waitsFor(i, k) {
+		if u.g == g && c.pos[s.start] < u.p && c.pos[s.start] >= u.p-maxRequestScan+1 {
+			return true
+		}
+	}
+	return false
+}
+
+// blockingCycles searches the wait-for graph for cycles that start at a
+// channel operation or a Wait (see the file comment) and tries each.
+func (l *chanLayer) blockingCycles() error {
+	e := l.e
+	c := e.c
+	s := &cycleSearch{l: l, holders: map[trace.ObjID][]int32{}, dones: map[trace.ObjID][]int32{},
+		before: map[untilPos][]int32{}, onPath: map[int32]bool{}}
+	var starts []int32
+	for i := range c.ev {
+		x := int32(i)
+		if c.ev[x].Op == trace.OpWGDone {
+			s.dones[c.ev[x].Obj] = append(s.dones[c.ev[x].Obj], x)
+			continue
+		}
+		k, ok := s.kindOf(x)
+		if !ok {
+			continue
+		}
+		if k != reqLock {
+			starts = append(starts, x)
+		}
+		for _, h := range c.locksets[c.lsOf(x)] {
+			if !h.shared && s.holdsAt(x, h.l) && !c.observed[h.l] {
+				s.holders[h.l] = append(s.holders[h.l], x)
+			}
+		}
+	}
+	if len(starts) == 0 {
+		return nil
+	}
+	for _, x := range starts {
+		if s.err = e.ctx.Err(); s.err != nil {
+			return s.err
+		}
+		if s.steps > maxCycleSteps || l.n.closures >= maxBlockingTries {
+			break
+		}
+		s.start = x
+		s.path = append(s.path[:0], x)
+		s.onPath[int32(c.ev[x].G)] = true
+		s.visit(x)
+		delete(s.onPath, int32(c.ev[x].G))
+		if s.err != nil {
+			return s.err
+		}
+	}
+	return nil
+}
+
+// visit extends the path, whose last request is i, by every request i
+// waits for, trying each cycle that closes.
+func (s *cycleSearch) visit(i int32) {
+	c := s.l.e.c
+	s.steps++
+	if s.steps > maxCycleSteps || s.err != nil || s.l.n.closures >= maxBlockingTries {
+		return
+	}
+	k, _ := s.kindOf(i)
+	if len(s.path) >= 2 && s.closes(i, k) {
+		s.try()
+	}
+	if len(s.path) >= maxBlockingCycle {
+		return
+	}
+	var next []int32
+	if k == reqLock {
+		next = s.holders[c.ev[i].Obj]
+	} else {
+		for _, u := range s.waitsFor(i, k) {
+			if !s.onPath[u.g] {
+				next = append(next, s.requestsBefore(u)...)
+			}
+		}
+	}
+	for _, j := range next {
+		g := int32(c.ev[j].G)
+		if s.onPath[g] {
+			continue
+		}
+		if jk, _ := s.kindOf(j); jk != reqLock && j <= s.start {
+			continue // the cycle is found from its least channel operation or Wait
+		}
+		s.onPath[g] = true
+		s.path = append(s.path, j)
+		s.visit(j)
+		s.path = s.path[:len(s.path)-1]
+		delete(s.onPath, g)
+		if s.err != nil {
+			return
+		}
+	}
+}
+
+// try proves or drops the cycle on the path, once per pattern of its
+// sites and never one a finding of the layer already shows.
+func (s *cycleSearch) try() {
+	l, e := s.l, s.l.e
+	c := e.c
+	evs := slices.Clone(s.path)
+	sites := make([]int32, len(evs))
+	for j, i := range evs {
+		sites[j] = c.site(i)
+	}
+	key := newPatternKey(KindDeadlock, sites...)
+	if l.proved3[key] || l.proved[key] || l.shown(evs) {
+		return
+	}
+	l.n.patterns++
+	if e.mhbOrdered(evs) || e.gated(evs) {
+		return
+	}
+	l.n.closures++
+	if e.cone == nil {
+		if s.err = e.needCone(); s.err != nil {
+			return
+		}
+	}
+	if fd, ok := e.blockingWitness(l.co, evs...); ok {
+		l.out = append(l.out, fd)
+		l.proved3[key] = true
+	}
+}
+
+// shown reports whether a finding of the layer already lists every
+// request of evs among its blocked events.
+func (l *chanLayer) shown(evs []int32) bool {
+	for _, fd := range l.out {
+		if !slices.ContainsFunc(evs, func(i int32) bool { return !slices.Contains(fd.Events, int(i)) }) {
+			return true
+		}
+	}
+	return false
+}

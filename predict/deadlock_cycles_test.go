@@ -1,0 +1,139 @@
+// This file tests the search for blocking cycles of any length
+// (deadlock_cycles.go) on built traces: rings of k pipelines, each
+// sender holding its lock across an unbuffered send whose receiver first
+// takes the next pipeline's lock, are proved for every k the search
+// covers (2k goroutines), the witness accepted by the checker; a ring
+// with one sender that unlocks first, and a ring longer than
+// maxBlockingCycle goroutines, are not reported.
+
+package predict
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// pipelineRing builds the run: the test goroutine starts, per pipeline
+// i < k, a sender S_i and a receiver R_i. Every R_i first takes and lets
+// go lock L_{(i+1) mod k}; then every S_i takes L_i and sends on C_i,
+// which R_i receives, and S_i lets L_i go after the send, or before it
+// when i is in unlockFirst. Each event has a site of its own.
+func pipelineRing(t *testing.T, k int, unlockFirst map[int]bool) *trace.Trace {
+	t.Helper()
+	b := trace.NewBuilder(trace.Header{Format: "seer"})
+	line := 10
+	stack := func() trace.StackID {
+		line++
+		return b.Stacks().Intern([]trace.Frame{{Func: "example.com/p.TestRing", File: "/src/p/p_test.go", Line: line}})
+	}
+	user := stack()
+	g1 := b.Goroutine(0, 0)
+	g2 := b.Goroutine(g1, user)
+	b.SetGoroutine(g2, "TestRing", "")
+	addr := map[trace.ObjID]uint64{}
+	add := func(g trace.GoID, op trace.Op, obj trace.ObjID, sync trace.SyncKind, peer int32) int32 {
+		i := int32(b.Len())
+		b.Add(trace.Event{G: g, Op: op, Obj: obj, Addr: addr[obj], Sync: sync, Peer: peer, Stack: stack()})
+		return i
+	}
+	add(g1, trace.OpGo, 0, 0, int32(g2))
+	add(g2, trace.OpStart, 0, 0, int32(g1))
+	var s, r []trace.GoID
+	var locks, chans []trace.ObjID
+	for i := range k {
+		m := b.Object(trace.ObjMutex, uint64(0x100+16*i), 8, fmt.Sprintf("L%d", i))
+		c := b.Object(trace.ObjChan, uint64(0x1000+16*i), 8, fmt.Sprintf("C%d", i))
+		addr[m], addr[c] = uint64(0x100+16*i), uint64(0x1000+16*i)
+		locks, chans = append(locks, m), append(chans, c)
+		for _, gs := range []*[]trace.GoID{&s, &r} {
+			g := b.Goroutine(g2, user)
+			b.SetGoroutine(g, "TestRing", "")
+			add(g2, trace.OpGo, 0, 0, int32(g))
+			add(g, trace.OpStart, 0, 0, int32(g2))
+			*gs = append(*gs, g)
+		}
+	}
+	add(g2, trace.OpEnd, 0, 0, 0)
+	for i := range k {
+		m := locks[(i+1)%k]
+		add(r[i], trace.OpLock, m, trace.SyncAcquire, 0)
+		add(r[i], trace.OpUnlock, m, trace.SyncRelease, 0)
+	}
+	for i := range k {
+		add(s[i], trace.OpLock, locks[i], trace.SyncAcquire, 0)
+		if unlockFirst[i] {
+			add(s[i], trace.OpUnlock, locks[i], trace.SyncRelease, 0)
+		}
+		send := add(s[i], trace.OpSend, chans[i], trace.SyncRelease, 0)
+		add(r[i], trace.OpRecv, chans[i], trace.SyncAcquire, send)
+		add(r[i], trace.OpRecv, chans[i], trace.SyncRelease, 0)
+		add(s[i], trace.OpSend, chans[i], trace.SyncAcquire, 0)
+		if !unlockFirst[i] {
+			add(s[i], trace.OpUnlock, locks[i], trace.SyncRelease, 0)
+		}
+		add(s[i], trace.OpEnd, 0, 0, 0)
+		add(r[i], trace.OpEnd, 0, 0, 0)
+	}
+	tr, err := b.Trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestBlockingCycles(t *testing.T) {
+	for _, tc := range []struct {
+		k           int
+		unlockFirst map[int]bool
+		want        bool
+	}{
+		{2, nil, true},
+		{3, nil, true},
+		{4, nil, true},
+		{3, map[int]bool{1: true}, false},
+		{4, map[int]bool{3: true}, false},
+		{maxBlockingCycle/2 + 1, nil, false}, // beyond the search's bound
+	} {
+		t.Run(fmt.Sprintf("k=%d unlockFirst=%v", tc.k, tc.unlockFirst), func(t *testing.T) {
+			tr := pipelineRing(t, tc.k, tc.unlockFirst)
+			res, err := Analyze(context.Background(), tr, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var dl []Finding
+			for _, f := range res.Findings {
+				if f.Kind == KindDeadlock {
+					dl = append(dl, f)
+				}
+			}
+			if !tc.want {
+				if len(dl) != 0 {
+					t.Fatalf("deadlocks %+v, want none", dl)
+				}
+				return
+			}
+			if len(dl) != 1 || !dl[0].Predicted || len(dl[0].Events) != 2*tc.k {
+				t.Fatalf("deadlocks %+v, want one cycle of %d goroutines", dl, 2*tc.k)
+			}
+			// The cycle alternates a send and the next pipeline's lock.
+			sends, lockWaits := 0, 0
+			for _, i := range dl[0].Events {
+				switch tr.Events[i].Op {
+				case trace.OpSend:
+					sends++
+				case trace.OpLock:
+					lockWaits++
+				}
+			}
+			if sends != tc.k || lockWaits != tc.k {
+				t.Errorf("blocked events %v: %d sends, %d locks, want %d of each", dl[0].Events, sends, lockWaits, tc.k)
+			}
+			if err := CheckWitness(tr, &dl[0], Options{}); err != nil {
+				t.Errorf("witness rejected: %v", err)
+			}
+		})
+	}
+}
