@@ -219,6 +219,13 @@ type Finding struct {
 	// time.After call's event.
 	Events []int
 
+	// WaitsFor says, for a blocking cycle of deadlock_cycles.go, whom
+	// each of the cycle's blocked events waits for: WaitsFor[j] is the
+	// index in Events of the event whose goroutine Events[j] waits for
+	// (the lock's holder, the channel partner, the Done's goroutine).
+	// Empty for the other findings.
+	WaitsFor []int
+
 	// Prefix, Stops and Witness give the schedule that shows the bug;
 	// Schedule expands it. The schedule begins with every event of the
 	// recorded run whose index is below Prefix and below its goroutine's

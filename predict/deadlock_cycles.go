@@ -320,6 +320,9 @@ func (s *cycleSearch) try() {
 		}
 	}
 	if fd, ok := e.blockingWitness(l.co, evs...); ok {
+		for j := range evs { // Events begin with evs, in cycle order
+			fd.WaitsFor = append(fd.WaitsFor, (j+1)%len(evs))
+		}
 		l.out = append(l.out, fd)
 		l.proved3[key] = true
 	}

@@ -16,6 +16,7 @@
 package check
 
 import (
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -187,6 +188,10 @@ func TestBlockingCycleAnyLength(t *testing.T) {
 			got := accessSites(&f)
 			if len(got) < len(want) || !sameSet(got[:len(want)], want) {
 				t.Errorf("blocked operations %v, want %v first", got, want)
+			}
+			// The report goes round the cycle.
+			if s := report.CycleSentence(&f, filepath.Base); !strings.HasSuffix(s, "a cycle of "+strconv.Itoa(len(want))+" goroutines") {
+				t.Errorf("cycle sentence %q, want one round %d goroutines", s, len(want))
 			}
 		})
 	}

@@ -107,6 +107,11 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 		}
 		out.Accesses = append(out.Accesses, a)
 	}
+	for j, k := range f.WaitsFor {
+		if j < len(out.Accesses) && k >= 0 && k < len(f.Events) {
+			out.Accesses[j].WaitsFor = int(t.Events[f.Events[k]].G)
+		}
+	}
 	access := map[int]bool{}
 	for _, i := range f.Events {
 		access[i] = true

@@ -78,6 +78,57 @@ func HoldSentences(f *Finding, rel func(string) string) []string {
 	return out
 }
 
+// CycleSentence says, for a predicted blocking cycle whose accesses say
+// whom each waits for (Access.WaitsFor), the cycle from its first
+// goroutine round to it again: "goroutine 7 waits to send on out at
+// x.go:15 for goroutine 8 to receive; goroutine 8 waits to lock mu at
+// :22, which goroutine 9 holds; goroutine 9 waits to see the counter
+// reach zero on sent at :30 for a Done of goroutine 7: each waits for
+// the next, a cycle of 3 goroutines". "" for other findings.
+func CycleSentence(f *Finding, rel func(string) string) string {
+	if f.Kind != KindDeadlock || !f.Predicted {
+		return ""
+	}
+	byG := map[int]*Access{}
+	for k := range f.Accesses {
+		byG[f.Accesses[k].Goroutine] = &f.Accesses[k]
+	}
+	if len(f.Accesses) == 0 || f.Accesses[0].WaitsFor == 0 {
+		return ""
+	}
+	at := positioner(rel)
+	var parts []string
+	first := &f.Accesses[0]
+	for a := first; ; {
+		next, ok := byG[a.WaitsFor]
+		if !ok || len(parts) == len(f.Accesses) {
+			return "" // not a cycle of the listed goroutines
+		}
+		on := ""
+		if a.Variable != "" {
+			on = " " + a.Variable
+		}
+		var whom string
+		switch a.Op {
+		case "lock", "rlock":
+			whom = fmt.Sprintf(", which goroutine %d holds", next.Goroutine)
+		case "send":
+			whom = fmt.Sprintf(" for goroutine %d to receive", next.Goroutine)
+		case "recv":
+			whom = fmt.Sprintf(" for goroutine %d to send", next.Goroutine)
+		case "wait":
+			whom = fmt.Sprintf(" for a Done of goroutine %d", next.Goroutine)
+		default:
+			whom = fmt.Sprintf(" for goroutine %d", next.Goroutine)
+		}
+		parts = append(parts, fmt.Sprintf("goroutine %d waits to %s%s at %s%s", a.Goroutine, waitVerb(a.Op), on, at(a.File, a.Line), whom))
+		if a = next; a == first {
+			break
+		}
+	}
+	return fmt.Sprintf("%s: each waits for the next, a cycle of %d goroutines", strings.Join(parts, "; "), len(parts))
+}
+
 // waitVerb is what a goroutine blocked in op waits to do.
 func waitVerb(op string) string {
 	switch op {

@@ -19,9 +19,9 @@
 //     Kinds, ParseKind, Kind.Title and Explain (the -explain text). Each
 //     kind's data is one row of one table (kind.go).
 //   - The sentences: Title, PrefixPhrase, ReorderedSentences,
-//     HoldSentences, RepairedSentences (with StuckSentences, a select that
-//     can never proceed), LeakSentence, BlockedSentences, MisuseSentence,
-//     NilDerefSentence,
+//     HoldSentences, CycleSentence, RepairedSentences (with
+//     StuckSentences, a select that can never proceed), LeakSentence,
+//     BlockedSentences, MisuseSentence, NilDerefSentence,
 //     WhyNoRaceSentences, StepText.
 //   - The renderers: WriteJSON, WriteSARIF, WitnessHTML.
 //   - Exploring (seer check -explore, explore.go): Finding.Origin, the run

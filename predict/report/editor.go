@@ -444,6 +444,9 @@ func deadlockHover(f *Finding, access func(int) string, short func(string) strin
 	} else {
 		fmt.Fprintf(&b, "%s each wait for a lock that another of these goroutines holds, in a schedule that nothing rules out.\n\n", accessList(f, access))
 	}
+	if s := CycleSentence(f, short); s != "" {
+		fmt.Fprintf(&b, "%s.\n\n", capitalizeFirst(s))
+	}
 	for _, s := range append(HoldSentences(f, short), RepairedSentences(f, short)...) {
 		fmt.Fprintf(&b, "%s.\n\n", capitalizeFirst(s))
 	}

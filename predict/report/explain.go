@@ -89,6 +89,15 @@ The recorded run took the mutex in the other order (the counter was zero
 before Wait began); in another schedule Wait holds the mutex and waits for
 a Done that waits for the mutex.
 
+These links chain into cycles of any length: a goroutine waits for a lock
+that the next one holds, for its partner on an unbuffered channel to get
+to the operation, or in WaitGroup.Wait for a goroutine that has a Done
+still to make, and so on round to the first. seer reports such a cycle
+with a sentence that goes round it ("goroutine 7 waits to send on out for
+goroutine 8 to receive; goroutine 8 waits to lock mu, which goroutine 9
+holds; ..."), under the same rule: every goroutine of the test that has
+not ended waits at the end of the witness.
+
 A sync.RWMutex can too, with a single lock: a goroutine that holds it for
 reading read-locks it again (a method calling another that takes the read
 lock), while another goroutine calls Lock. RWMutex prefers writers: a

@@ -111,6 +111,10 @@ type Access struct {
 	// Holds lists, for a deadlock's blocked operation, the locks its
 	// goroutine holds while it waits and where it took them.
 	Holds []Held `json:"holds,omitempty"`
+	// WaitsFor is, for a blocked operation of a predicted blocking cycle,
+	// the goroutine it waits for (the lock's holder, its channel partner,
+	// the goroutine of a Done it needs); 0 when not said (CycleSentence).
+	WaitsFor int `json:"waitsFor,omitempty"`
 	// Blocked names, for a goroutine that the recorded run left
 	// blocked (Event is its last), the operation it blocks in when the
 	// run shows it ("send", "lock", "cond-wait", ...; see

@@ -252,6 +252,9 @@ func FindingText(fp *Finding, rel func(string) string) string {
 	if s := LeakSentence(&f, rel); s != "" {
 		fmt.Fprintf(&b, "\n\t%s", s)
 	}
+	if s := CycleSentence(&f, rel); s != "" {
+		fmt.Fprintf(&b, "\n\t%s", s)
+	}
 	for _, sentence := range append(append(HoldSentences(&f, rel), RepairedSentences(&f, rel)...), ReorderedSentences(&f, rel)...) {
 		fmt.Fprintf(&b, "\n\t%s", sentence)
 	}
