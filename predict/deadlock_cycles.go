@@ -45,8 +45,8 @@
 // Not covered: RWMutex read requests (a reader waits only for a writer;
 // the writer-pending rule is recursiveRLocks'), Cond.Wait (its wake-up
 // is not a partner the run names), selects, buffered channels; cycles of
-// more than maxBlockingCycle goroutines; past maxCycleSteps steps of the
-// search the rest of the graph is not searched.
+// more than maxBlockingCycle goroutines; past maxStartSteps steps from one
+// start, or maxCycleSteps in all, the rest of the graph is not searched.
 //
 // Contract: as blockingWitness's: only cuts closed under the lock rule
 // and extended to a fixpoint at whose end every goroutine that can still
@@ -63,10 +63,12 @@ import (
 
 // maxBlockingCycle bounds the goroutines of a cycle (a pattern key holds
 // that many sites); maxCycleSteps, the nodes the search visits in one
-// run of the layer.
+// run of the layer, and maxStartSteps those it visits from one start, so
+// that a dense part of the graph does not use up the search for the rest.
 const (
 	maxBlockingCycle = 2 * maxCycle
-	maxCycleSteps    = 20000
+	maxCycleSteps    = 100000
+	maxStartSteps    = 1000
 )
 
 // reqKind is what a request of the wait-for graph waits on.
@@ -91,7 +93,8 @@ type cycleSearch struct {
 	path    []int32
 	onPath  map[int32]bool // goroutines on the path
 	start   int32
-	steps   int
+	steps   int // nodes visited in all
+	budget  int // the step count at which the search from start stops
 	err     error
 }
 
@@ -240,6 +243,7 @@ func (l *chanLayer) blockingCycles() error {
 			break
 		}
 		s.start = x
+		s.budget = min(s.steps+maxStartSteps, maxCycleSteps)
 		s.path = append(s.path[:0], x)
 		s.onPath[int32(c.ev[x].G)] = true
 		s.visit(x)
@@ -256,7 +260,7 @@ func (l *chanLayer) blockingCycles() error {
 func (s *cycleSearch) visit(i int32) {
 	c := s.l.e.c
 	s.steps++
-	if s.steps > maxCycleSteps || s.err != nil || s.l.n.closures >= maxBlockingTries {
+	if s.steps > s.budget || s.err != nil || s.l.n.closures >= maxBlockingTries {
 		return
 	}
 	k, _ := s.kindOf(i)
