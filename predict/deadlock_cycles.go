@@ -62,13 +62,15 @@ import (
 )
 
 // maxBlockingCycle bounds the goroutines of a cycle (a pattern key holds
-// that many sites); maxCycleSteps, the nodes the search visits in one
+// that many sites); maxHolders, the requests made holding one lock that
+// the search follows; maxCycleSteps, the nodes the search visits in one
 // run of the layer, and maxStartSteps those it visits from one start, so
 // that a dense part of the graph does not use up the search for the rest.
 const (
 	maxBlockingCycle = 2 * maxCycle
 	maxCycleSteps    = 100000
 	maxStartSteps    = 1000
+	maxHolders       = 4096
 )
 
 // reqKind is what a request of the wait-for graph waits on.
@@ -87,7 +89,7 @@ type untilPos struct{ g, p int32 }
 // cycleSearch is the state of the search for one run of the layer.
 type cycleSearch struct {
 	l       *chanLayer
-	holders map[trace.ObjID][]int32 // per lock: requests made holding it exclusively
+	holders map[trace.ObjID][]int32 // memo of holdersOf
 	dones   map[trace.ObjID][]int32 // per WaitGroup: its Done events
 	before  map[untilPos][]int32    // memo of requestsBefore
 	path    []int32
@@ -174,6 +176,36 @@ func (s *cycleSearch) requestsBefore(u untilPos) []int32 {
 	return out
 }
 
+// holdersOf returns the requests made holding lock m exclusively: those
+// inside the exclusive sections of m, at most maxHolders.
+func (s *cycleSearch) holdersOf(m trace.ObjID) []int32 {
+	if hs, ok := s.holders[m]; ok {
+		return hs
+	}
+	c := s.l.e.c
+	var out []int32
+	for _, h := range s.l.e.lockGoroutines()[m] {
+		for _, sec := range c.cs[gl{h, m}] {
+			if sec.shared {
+				continue
+			}
+			end := sec.rel
+			if end == 0 {
+				end = int32(len(c.byG[h])) + 1 // never released
+			}
+			for p := sec.acq + 1; p < end && len(out) < maxHolders; p++ {
+				if i := c.at(h, p); s.holdsAt(i, m) {
+					if _, ok := s.kindOf(i); ok {
+						out = append(out, i)
+					}
+				}
+			}
+		}
+	}
+	s.holders[m] = out
+	return out
+}
+
 // holdsAt reports whether the goroutine of request i holds lock m
 // exclusively there (an acquire's own lock not counted).
 func (s *cycleSearch) holdsAt(i int32, m trace.ObjID) bool {
@@ -215,20 +247,12 @@ func (l *chanLayer) blockingCycles() error {
 	var starts []int32
 	for i := range c.ev {
 		x := int32(i)
-		if c.ev[x].Op == trace.OpWGDone {
+		switch c.ev[x].Op {
+		case trace.OpWGDone:
 			s.dones[c.ev[x].Obj] = append(s.dones[c.ev[x].Obj], x)
-			continue
-		}
-		k, ok := s.kindOf(x)
-		if !ok {
-			continue
-		}
-		if k != reqLock {
-			starts = append(starts, x)
-		}
-		for _, h := range c.locksets[c.lsOf(x)] {
-			if !h.shared && s.holdsAt(x, h.l) && !c.observed[h.l] {
-				s.holders[h.l] = append(s.holders[h.l], x)
+		case trace.OpWGWait, trace.OpSend, trace.OpRecv:
+			if _, ok := s.kindOf(x); ok {
+				starts = append(starts, x)
 			}
 		}
 	}
@@ -272,7 +296,7 @@ func (s *cycleSearch) visit(i int32) {
 	}
 	var next []int32
 	if k == reqLock {
-		next = s.holders[c.ev[i].Obj]
+		next = s.holdersOf(c.ev[i].Obj)
 	} else {
 		for _, u := range s.waitsFor(i, k) {
 			if !s.onPath[u.g] {
