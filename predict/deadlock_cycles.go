@@ -1,6 +1,7 @@
-// This file implements blocking cycles of any length (issue 32, item 4):
-// cycles through lock acquires, unbuffered channel operations and
-// WaitGroup.Wait calls across any number of goroutines, the general
+// This file implements blocking cycles of any length (issue 32, item 4,
+// and item 2's read/write cycles): cycles through lock and read-lock
+// acquires, unbuffered channel operations and WaitGroup.Wait calls
+// across any number of goroutines, the general
 // form of the shapes deadlock_channel.go (a lock held across a channel
 // operation, two or three goroutines) and deadlock_waitgroup.go (a Wait
 // under a lock) try one by one.
@@ -11,9 +12,14 @@
 // whose nodes are requests (events at which a goroutine can block) and
 // whose edges say whom a request waits for:
 //
-//   - an acquire of lock m (not a TryLock, m kept as a lock) waits for
-//     any request whose goroutine holds m exclusively there (the lock
-//     edge of the abstract lock graph);
+//   - an exclusive acquire of lock m (not a TryLock, m kept as a lock)
+//     waits for any request whose goroutine holds m there, in either
+//     mode (the lock edge of the abstract lock graph);
+//   - a shared acquire (RLock) of m waits for any request whose
+//     goroutine holds m exclusively, or for another goroutine's
+//     exclusive Lock of m that waits: sync.RWMutex prefers writers, so a
+//     read lock waits behind a writer that waits (the read-behind-writer
+//     edge; deadlock_rwmutex.go quotes the specification);
 //   - the first event of a send or receive on an unbuffered channel, not
 //     in a select, waits for its partner in the run, goroutine R, to
 //     reach its own operation: its edges go to R's requests before that
@@ -25,9 +31,13 @@
 // A cycle x1 → x2 → … → xk → x1 through distinct goroutines is a
 // candidate deadlock: in a schedule that runs each goroutine up to its
 // xi, each waits for the next. Cycles of lock edges only are SPDOffline's
-// (deadlock_spd.go); this search starts only at a channel operation or a
-// Wait, the least-indexed such request of its cycle, so that each cycle
-// is found once. A goroutine's requests before an operation are looked
+// (deadlock_spd.go): a cycle is tried only if it has a channel
+// operation, a Wait or a read-behind-writer edge. The search starts at
+// a channel operation, a Wait or an RLock, the least-indexed such
+// request of its cycle, so that each cycle is found once: so read/write
+// cycles through several RWMutexes (issue 32, item 2: G1 holds a for
+// reading and read-locks b, G2 holds b for reading and locks a, G3's
+// Lock of b comes between) are found as the channel ones are. A goroutine's requests before an operation are looked
 // for in the maxRequestScan events before it (its latest acquire of each
 // lock, its channel operations and Waits there).
 //
@@ -39,12 +49,12 @@
 // far as the closure allows, and the finding is made only if at the end
 // every goroutine that can still act waits for ever under the serial
 // specifications (allBlocked). The checker (package witness,
-// blocking.go) re-checks the claim; the engine keeps no finding it
-// rejects.
+// blocking.go) re-checks the claim; a claim it rejected would be the
+// engine's internal error (analyze.go, checkAll), never a report.
 //
-// Not covered: RWMutex read requests (a reader waits only for a writer;
-// the writer-pending rule is recursiveRLocks'), Cond.Wait (its wake-up
-// is not a partner the run names), selects, buffered channels; cycles of
+// Not covered: a recursive RLock (recursiveRLocks, deadlock_rwmutex.go:
+// its goroutine's own read section is not a holder here), Cond.Wait (its
+// wake-up is not a partner the run names), selects, buffered channels; cycles of
 // more than maxBlockingCycle goroutines; past maxStartSteps steps from one
 // start, or maxCycleSteps in all, the rest of the graph is not searched.
 //
@@ -77,10 +87,17 @@ const (
 type reqKind uint8
 
 const (
-	reqLock reqKind = iota // an exclusive acquire: the lock's holder
-	reqChan                // an unbuffered send or receive: its partner
-	reqWait                // a WaitGroup.Wait: the goroutines of its Dones
+	reqLock  reqKind = iota // an exclusive acquire: the lock's holders, in either mode
+	reqRLock                // a shared acquire: the lock's exclusive holder, or a writer that waits
+	reqChan                 // an unbuffered send or receive: its partner
+	reqWait                 // a WaitGroup.Wait: the goroutines of its Dones
 )
+
+// holdKey is a lock and whether a holder of it in shared mode counts.
+type holdKey struct {
+	m       trace.ObjID
+	anyMode bool
+}
 
 // untilPos is a goroutine that a request waits for, up to (before) a
 // position of its own: a channel partner's operation, a group's Done.
@@ -89,7 +106,9 @@ type untilPos struct{ g, p int32 }
 // cycleSearch is the state of the search for one run of the layer.
 type cycleSearch struct {
 	l       *chanLayer
-	holders map[trace.ObjID][]int32 // memo of holdersOf
+	holders map[holdKey][]int32     // memo of holdersOf
+	writers map[trace.ObjID][]int32 // memo of writersOf
+	special int                     // the path's channel operations, Waits and read-behind-writer edges
 	dones   map[trace.ObjID][]int32 // per WaitGroup: its Done events
 	before  map[untilPos][]int32    // memo of requestsBefore
 	path    []int32
@@ -108,6 +127,8 @@ func (s *cycleSearch) kindOf(i int32) (reqKind, bool) {
 	switch ev.Op {
 	case trace.OpLock:
 		return reqLock, !c.observed[ev.Obj] && !tryLock(t, i)
+	case trace.OpRLock:
+		return reqRLock, !c.observed[ev.Obj] && !tryLock(t, i)
 	case trace.OpSend, trace.OpRecv:
 		return reqChan, co.unbuffered[ev.Obj] && ev.Sync != trace.SyncNone && c.opStart(i) && !inSelect(t, i)
 	case trace.OpWGWait:
@@ -164,10 +185,11 @@ func (s *cycleSearch) requestsBefore(u untilPos) []int32 {
 	for p := u.p - 1; p >= 1 && p > u.p-maxRequestScan; p-- {
 		i := c.at(u.g, p)
 		k, ok := s.kindOf(i)
-		if !ok || k == reqLock && seen[c.ev[i].Obj] {
+		acquire := k == reqLock || k == reqRLock
+		if !ok || acquire && seen[c.ev[i].Obj] {
 			continue
 		}
-		if k == reqLock {
+		if acquire {
 			seen[c.ev[i].Obj] = true
 		}
 		out = append(out, i)
@@ -176,17 +198,19 @@ func (s *cycleSearch) requestsBefore(u untilPos) []int32 {
 	return out
 }
 
-// holdersOf returns the requests made holding lock m exclusively: those
-// inside the exclusive sections of m, at most maxHolders.
-func (s *cycleSearch) holdersOf(m trace.ObjID) []int32 {
-	if hs, ok := s.holders[m]; ok {
+// holdersOf returns the requests made holding lock m exclusively (or in
+// either mode, if anyMode): those inside the sections of m, at most
+// maxHolders.
+func (s *cycleSearch) holdersOf(m trace.ObjID, anyMode bool) []int32 {
+	hk := holdKey{m, anyMode}
+	if hs, ok := s.holders[hk]; ok {
 		return hs
 	}
 	c := s.l.e.c
 	var out []int32
 	for _, h := range s.l.e.lockGoroutines()[m] {
 		for _, sec := range c.cs[gl{h, m}] {
-			if sec.shared {
+			if sec.shared && !anyMode {
 				continue
 			}
 			end := sec.rel
@@ -194,7 +218,7 @@ func (s *cycleSearch) holdersOf(m trace.ObjID) []int32 {
 				end = int32(len(c.byG[h])) + 1 // never released
 			}
 			for p := sec.acq + 1; p < end && len(out) < maxHolders; p++ {
-				if i := c.at(h, p); s.holdsAt(i, m) {
+				if i := c.at(h, p); s.holdsAt(i, m, anyMode) {
 					if _, ok := s.kindOf(i); ok {
 						out = append(out, i)
 					}
@@ -202,19 +226,39 @@ func (s *cycleSearch) holdersOf(m trace.ObjID) []int32 {
 			}
 		}
 	}
-	s.holders[m] = out
+	s.holders[hk] = out
+	return out
+}
+
+// writersOf returns the exclusive Locks of lock m (no TryLock), at most
+// maxHolders: the writers an RLock of m can wait behind.
+func (s *cycleSearch) writersOf(m trace.ObjID) []int32 {
+	if ws, ok := s.writers[m]; ok {
+		return ws
+	}
+	c := s.l.e.c
+	var out []int32
+	for _, h := range s.l.e.lockGoroutines()[m] {
+		for _, sec := range c.cs[gl{h, m}] {
+			if i := c.at(h, sec.acq); !sec.shared && len(out) < maxHolders && c.ev[i].Op == trace.OpLock && !tryLock(s.l.e.t, i) {
+				out = append(out, i)
+			}
+		}
+	}
+	s.writers[m] = out
 	return out
 }
 
 // holdsAt reports whether the goroutine of request i holds lock m
-// exclusively there (an acquire's own lock not counted).
-func (s *cycleSearch) holdsAt(i int32, m trace.ObjID) bool {
+// exclusively there, or in either mode if anyMode (an acquire's own lock
+// not counted).
+func (s *cycleSearch) holdsAt(i int32, m trace.ObjID, anyMode bool) bool {
 	c := s.l.e.c
-	if c.ev[i].Op == trace.OpLock && c.ev[i].Obj == m {
+	if (c.ev[i].Op == trace.OpLock || c.ev[i].Op == trace.OpRLock) && c.ev[i].Obj == m {
 		return false
 	}
 	for _, x := range c.locksets[c.lsOf(i)] {
-		if x.l == m && !x.shared {
+		if x.l == m && (anyMode || !x.shared) {
 			return true
 		}
 	}
@@ -222,19 +266,40 @@ func (s *cycleSearch) holdsAt(i int32, m trace.ObjID) bool {
 }
 
 // closes reports whether request i (the path's last) waits for the
-// start request.
-func (s *cycleSearch) closes(i int32, k reqKind) bool {
+// start request, and whether by a read-behind-writer edge.
+func (s *cycleSearch) closes(i int32, k reqKind) (ok, behind bool) {
 	c := s.l.e.c
-	if k == reqLock {
-		return s.holdsAt(s.start, c.ev[i].Obj)
+	switch k {
+	case reqLock:
+		return s.holdsAt(s.start, c.ev[i].Obj, true), false
+	case reqRLock:
+		if s.holdsAt(s.start, c.ev[i].Obj, false) {
+			return true, false
+		}
+		w := s.start
+		return s.behind(i, w), s.behind(i, w)
 	}
 	g := int32(c.ev[s.start].G)
 	for _, u := range s.waitsFor(i, k) {
 		if u.g == g && c.pos[s.start] < u.p && c.pos[s.start] >= u.p-maxRequestScan+1 {
-			return true
+			return true, false
 		}
 	}
-	return false
+	return false, false
+}
+
+// behind reports whether RLock r can wait behind request w: w is an
+// exclusive Lock of r's lock (no TryLock).
+func (s *cycleSearch) behind(r, w int32) bool {
+	c := s.l.e.c
+	return c.ev[r].Op == trace.OpRLock && c.ev[w].Op == trace.OpLock && c.ev[w].Obj == c.ev[r].Obj && !tryLock(s.l.e.t, w)
+}
+
+// specialNode reports whether request i is a channel operation or a
+// Wait: a cycle through one is none of SPDOffline's.
+func (s *cycleSearch) specialNode(i int32) bool {
+	k, _ := s.kindOf(i)
+	return k == reqChan || k == reqWait
 }
 
 // blockingCycles searches the wait-for graph for cycles that start at a
@@ -242,7 +307,7 @@ func (s *cycleSearch) closes(i int32, k reqKind) bool {
 func (l *chanLayer) blockingCycles() error {
 	e := l.e
 	c := e.c
-	s := &cycleSearch{l: l, holders: map[trace.ObjID][]int32{}, dones: map[trace.ObjID][]int32{},
+	s := &cycleSearch{l: l, holders: map[holdKey][]int32{}, writers: map[trace.ObjID][]int32{}, dones: map[trace.ObjID][]int32{},
 		before: map[untilPos][]int32{}, onPath: map[int32]bool{}}
 	var starts []int32
 	for i := range c.ev {
@@ -250,7 +315,7 @@ func (l *chanLayer) blockingCycles() error {
 		switch c.ev[x].Op {
 		case trace.OpWGDone:
 			s.dones[c.ev[x].Obj] = append(s.dones[c.ev[x].Obj], x)
-		case trace.OpWGWait, trace.OpSend, trace.OpRecv:
+		case trace.OpWGWait, trace.OpSend, trace.OpRecv, trace.OpRLock:
 			if _, ok := s.kindOf(x); ok {
 				starts = append(starts, x)
 			}
@@ -270,6 +335,7 @@ func (l *chanLayer) blockingCycles() error {
 		s.budget = min(s.steps+maxStartSteps, maxCycleSteps)
 		s.path = append(s.path[:0], x)
 		s.onPath[int32(c.ev[x].G)] = true
+		s.special = b2i(s.specialNode(x))
 		s.visit(x)
 		delete(s.onPath, int32(c.ev[x].G))
 		if s.err != nil {
@@ -288,16 +354,23 @@ func (s *cycleSearch) visit(i int32) {
 		return
 	}
 	k, _ := s.kindOf(i)
-	if len(s.path) >= 2 && s.closes(i, k) {
-		s.try()
+	if len(s.path) >= 2 {
+		// A cycle of acquires only, none of them a read behind a
+		// writer, is SPDOffline's (deadlock_spd.go).
+		if ok, behind := s.closes(i, k); ok && (s.special > 0 || behind) {
+			s.try()
+		}
 	}
 	if len(s.path) >= maxBlockingCycle {
 		return
 	}
 	var next []int32
-	if k == reqLock {
-		next = s.holdersOf(c.ev[i].Obj)
-	} else {
+	switch k {
+	case reqLock:
+		next = s.holdersOf(c.ev[i].Obj, true)
+	case reqRLock:
+		next = append(slices.Clip(s.holdersOf(c.ev[i].Obj, false)), s.writersOf(c.ev[i].Obj)...)
+	default:
 		for _, u := range s.waitsFor(i, k) {
 			if !s.onPath[u.g] {
 				next = append(next, s.requestsBefore(u)...)
@@ -310,12 +383,15 @@ func (s *cycleSearch) visit(i int32) {
 			continue
 		}
 		if jk, _ := s.kindOf(j); jk != reqLock && j <= s.start {
-			continue // the cycle is found from its least channel operation or Wait
+			continue // the cycle is found from its least channel operation, Wait or RLock
 		}
+		sp := b2i(s.specialNode(j)) + b2i(s.behind(i, j))
 		s.onPath[g] = true
+		s.special += sp
 		s.path = append(s.path, j)
 		s.visit(j)
 		s.path = s.path[:len(s.path)-1]
+		s.special -= sp
 		delete(s.onPath, g)
 		if s.err != nil {
 			return
@@ -354,6 +430,14 @@ func (s *cycleSearch) try() {
 		l.out = append(l.out, fd)
 		l.proved3[key] = true
 	}
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // shown reports whether a finding of the layer already lists every

@@ -137,3 +137,99 @@ func TestBlockingCycles(t *testing.T) {
 		})
 	}
 }
+
+// rwCycle builds the run of a read/write cycle through RWMutexes a and
+// b: M (the test goroutine) read-locks b and locks a, then lets both go;
+// W locks and unlocks b; R read-locks a, then b (after letting a go
+// first, when fixed), and lets them go. In the schedule where M holds b
+// for reading, R holds a for reading and W's Lock of b waits, R's RLock
+// of b waits behind W, W for M, M for R.
+func rwCycle(t *testing.T, fixed bool) *trace.Trace {
+	t.Helper()
+	b := trace.NewBuilder(trace.Header{Format: "seer"})
+	line := 10
+	stack := func() trace.StackID {
+		line++
+		return b.Stacks().Intern([]trace.Frame{{Func: "example.com/p.TestRW", File: "/src/p/p_test.go", Line: line}})
+	}
+	user := stack()
+	g1 := b.Goroutine(0, 0)
+	m := b.Goroutine(g1, user)
+	w := b.Goroutine(m, user)
+	r := b.Goroutine(m, user)
+	for _, g := range []trace.GoID{m, w, r} {
+		b.SetGoroutine(g, "TestRW", "")
+	}
+	la := b.Object(trace.ObjRWMutex, 0x100, 24, "a")
+	lb := b.Object(trace.ObjRWMutex, 0x200, 24, "b")
+	addr := map[trace.ObjID]uint64{la: 0x100, lb: 0x200}
+	add := func(g trace.GoID, op trace.Op, obj trace.ObjID, peer int32) {
+		sync := trace.SyncKind(0)
+		switch op {
+		case trace.OpLock, trace.OpRLock:
+			sync = trace.SyncAcquire
+		case trace.OpUnlock, trace.OpRUnlock:
+			sync = trace.SyncRelease
+		}
+		b.Add(trace.Event{G: g, Op: op, Obj: obj, Addr: addr[obj], Sync: sync, Peer: peer, Stack: stack()})
+	}
+	add(g1, trace.OpGo, 0, int32(m))
+	add(m, trace.OpStart, 0, int32(g1))
+	add(m, trace.OpGo, 0, int32(w))
+	add(w, trace.OpStart, 0, int32(m))
+	add(m, trace.OpGo, 0, int32(r))
+	add(r, trace.OpStart, 0, int32(m))
+	add(m, trace.OpRLock, lb, 0)
+	add(m, trace.OpLock, la, 0)
+	add(m, trace.OpUnlock, la, 0)
+	add(m, trace.OpRUnlock, lb, 0)
+	add(w, trace.OpLock, lb, 0)
+	add(w, trace.OpUnlock, lb, 0)
+	add(r, trace.OpRLock, la, 0)
+	if fixed {
+		add(r, trace.OpRUnlock, la, 0)
+	}
+	add(r, trace.OpRLock, lb, 0)
+	add(r, trace.OpRUnlock, lb, 0)
+	if !fixed {
+		add(r, trace.OpRUnlock, la, 0)
+	}
+	for _, g := range []trace.GoID{w, r, m} {
+		add(g, trace.OpEnd, 0, 0)
+	}
+	tr, err := b.Trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestBlockingCyclesRWMutex(t *testing.T) {
+	for _, fixed := range []bool{false, true} {
+		tr := rwCycle(t, fixed)
+		res, err := Analyze(context.Background(), tr, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fixed {
+			if len(res.Findings) != 0 {
+				t.Errorf("fixed: findings %+v", res.Findings)
+			}
+			continue
+		}
+		if len(res.Findings) != 1 || res.Findings[0].Kind != KindDeadlock || len(res.Findings[0].Events) != 3 {
+			t.Fatalf("findings %+v, want one deadlock of three goroutines", res.Findings)
+		}
+		f := &res.Findings[0]
+		ops := map[trace.Op]int{}
+		for _, i := range f.Events {
+			ops[tr.Events[i].Op]++
+		}
+		if ops[trace.OpRLock] != 1 || ops[trace.OpLock] != 2 {
+			t.Errorf("blocked events %v, want R's RLock of b and two Locks", f.Events)
+		}
+		if err := CheckWitness(tr, f, Options{}); err != nil {
+			t.Errorf("witness rejected: %v", err)
+		}
+	}
+}

@@ -112,6 +112,10 @@ func CycleSentence(f *Finding, rel func(string) string) string {
 		switch a.Op {
 		case "lock", "rlock":
 			whom = fmt.Sprintf(", which goroutine %d holds", next.Goroutine)
+			if a.Op == "rlock" && next.Op == "lock" && next.Variable == a.Variable {
+				// sync.RWMutex prefers writers
+				whom = fmt.Sprintf(", behind goroutine %d's Lock of it", next.Goroutine)
+			}
 		case "send":
 			whom = fmt.Sprintf(" for goroutine %d to receive", next.Goroutine)
 		case "recv":
