@@ -108,6 +108,12 @@ reader's and did not hang; seer reports the schedule in which the writer
 comes in between. Take the read lock once, and call an unlocked helper
 inside.
 
+The same rule closes cycles through several RWMutexes: a goroutine holds a
+for reading and read-locks b, another holds b for reading and locks a, and
+a third calls b.Lock in between; the first read lock of b then waits
+behind that writer, the writer for the second goroutine's read of b, and
+that goroutine for a.
+
 A sync.Cond can too: a goroutine calls Wait without a loop over the
 condition, and the Signal that woke it in the recorded run can come
 first, before the goroutine takes the lock to wait; the Wait then waits
