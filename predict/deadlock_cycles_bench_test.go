@@ -79,10 +79,33 @@ func gateSynth(pairs, rounds int, after bool) *trace.Trace {
 // BenchmarkBlockingLayerDense times the blocking layer, the engine and
 // its causal cone built before.
 func BenchmarkBlockingLayerDense(b *testing.B) {
-	for _, p := range []struct {
-		pairs, rounds int
-		after         bool
-	}{{64, 64, false}, {256, 64, false}, {1024, 16, false}, {64, 64, true}, {256, 64, true}, {1024, 16, true}} {
+	gateCases(b, []gateCase{{64, 64, false}, {256, 64, false}, {1024, 16, false}, {64, 64, true}, {256, 64, true}, {1024, 16, true}}, func(b *testing.B, tr *trace.Trace, e *engine) {
+		var fs []Finding
+		var st Stage
+		cpu0 := cpuTime()
+		timeEvents(b, len(tr.Events), func() {
+			var err error
+			if fs, st, err = e.blockingLayer(); err != nil {
+				b.Fatal(err)
+			}
+		})
+		b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+		b.ReportMetric(float64(len(fs)), "deadlocks")
+		b.ReportMetric(float64(st.Cycles), "patterns")
+		b.ReportMetric(float64(st.Deadlocks), "tried")
+	})
+}
+
+// gateCase is one trace of gateSynth.
+type gateCase struct {
+	pairs, rounds int
+	after         bool
+}
+
+// gateCases runs bench on each case's trace and engine, its causal cone
+// built.
+func gateCases(b *testing.B, cases []gateCase, bench func(b *testing.B, tr *trace.Trace, e *engine)) {
+	for _, p := range cases {
 		name := fmt.Sprintf("%dpairs-%drounds", p.pairs, p.rounds)
 		if p.after {
 			name += "-after"
@@ -93,19 +116,7 @@ func BenchmarkBlockingLayerDense(b *testing.B) {
 			if err := e.needCone(); err != nil {
 				b.Fatal(err)
 			}
-			var fs []Finding
-			var st Stage
-			cpu0 := cpuTime()
-			timeEvents(b, len(tr.Events), func() {
-				var err error
-				if fs, st, err = e.blockingLayer(); err != nil {
-					b.Fatal(err)
-				}
-			})
-			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
-			b.ReportMetric(float64(len(fs)), "deadlocks")
-			b.ReportMetric(float64(st.Cycles), "patterns")
-			b.ReportMetric(float64(st.Deadlocks), "tried")
+			bench(b, tr, e)
 		})
 	}
 }
@@ -113,33 +124,19 @@ func BenchmarkBlockingLayerDense(b *testing.B) {
 // BenchmarkBlockingCyclesDense times the cycle search alone, its closure
 // budget whole, on BenchmarkBlockingLayerDense's traces.
 func BenchmarkBlockingCyclesDense(b *testing.B) {
-	for _, p := range []struct {
-		pairs, rounds int
-		after         bool
-	}{{64, 64, false}, {1024, 16, false}, {64, 64, true}, {1024, 16, true}} {
-		name := fmt.Sprintf("%dpairs-%drounds", p.pairs, p.rounds)
-		if p.after {
-			name += "-after"
-		}
-		b.Run(name, func(b *testing.B) {
-			tr := gateSynth(p.pairs, p.rounds, p.after)
-			e := testEngine(b, tr)
-			if err := e.needCone(); err != nil {
+	gateCases(b, []gateCase{{64, 64, false}, {1024, 16, false}, {64, 64, true}, {1024, 16, true}}, func(b *testing.B, tr *trace.Trace, e *engine) {
+		co := newChanOps(e.c)
+		var l *chanLayer
+		cpu0 := cpuTime()
+		timeEvents(b, len(tr.Events), func() {
+			l = &chanLayer{e: e, co: co, proved: make(map[patternKey]bool), proved3: make(map[patternKey]bool)}
+			if err := l.blockingCycles(); err != nil {
 				b.Fatal(err)
 			}
-			co := newChanOps(e.c)
-			var l *chanLayer
-			cpu0 := cpuTime()
-			timeEvents(b, len(tr.Events), func() {
-				l = &chanLayer{e: e, co: co, proved: make(map[patternKey]bool), proved3: make(map[patternKey]bool)}
-				if err := l.blockingCycles(); err != nil {
-					b.Fatal(err)
-				}
-			})
-			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
-			b.ReportMetric(float64(len(l.out)), "deadlocks")
-			b.ReportMetric(float64(l.n.patterns), "patterns")
-			b.ReportMetric(float64(l.n.closures), "tried")
 		})
-	}
+		b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+		b.ReportMetric(float64(len(l.out)), "deadlocks")
+		b.ReportMetric(float64(l.n.patterns), "patterns")
+		b.ReportMetric(float64(l.n.closures), "tried")
+	})
 }

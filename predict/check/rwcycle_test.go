@@ -88,14 +88,9 @@ func TestRWMutexCyclePredicted(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := strings.Replace(rwCycleModule, "BOTH", tc.both, 1)
-			rep := recordModule(t, testModule(t, "example.com/rwc", "rwc_test.go", src))
-			passed(t, rep)
-			f, ok := twinFinding(t, rep, tc.want)
+			f, ok := deadlockTwin(t, "example.com/rwc", "rwc_test.go", src, tc.want)
 			if !ok {
 				return
-			}
-			if f.Kind != "deadlock" || !f.Predicted || len(f.Witness) == 0 {
-				t.Fatalf("finding %+v, want a predicted deadlock with a witness", f)
 			}
 			line := func(text string) string { return "rwc_test.go:" + strconv.Itoa(lineOf(src, text)) }
 			want := []string{
