@@ -33,8 +33,9 @@
 // xi, each waits for the next. Cycles of lock edges only are SPDOffline's
 // (deadlock_spd.go): a cycle is tried only if it has a channel
 // operation, a Wait or a read-behind-writer edge. The search starts at
-// a channel operation, a Wait or an RLock, the least-indexed such
-// request of its cycle, so that each cycle is found once: so read/write
+// the least-indexed channel operation or Wait of the cycle, so that each
+// cycle is found once, or for a cycle of acquires only at an RLock that
+// holds another lock, going behind a writer first (readStart): so read/write
 // cycles through several RWMutexes (issue 32, item 2: G1 holds a for
 // reading and read-locks b, G2 holds b for reading and locks a, G3's
 // Lock of b comes between) are found as the channel ones are. A goroutine's requests before an operation are looked
@@ -73,14 +74,16 @@ import (
 
 // maxBlockingCycle bounds the goroutines of a cycle (a pattern key holds
 // that many sites); maxHolders, the requests made holding one lock that
-// the search follows; maxCycleSteps, the nodes the search visits in one
+// the search follows, and maxHolderScan the events of the lock's
+// sections it looks at for them; maxCycleSteps, the nodes the search visits in one
 // run of the layer, and maxStartSteps those it visits from one start, so
 // that a dense part of the graph does not use up the search for the rest.
 const (
 	maxBlockingCycle = 2 * maxCycle
-	maxCycleSteps    = 100000
+	maxCycleSteps    = 30000
 	maxStartSteps    = 1000
 	maxHolders       = 4096
+	maxHolderScan    = 1 << 15
 )
 
 // reqKind is what a request of the wait-for graph waits on.
@@ -92,6 +95,12 @@ const (
 	reqChan                 // an unbuffered send or receive: its partner
 	reqWait                 // a WaitGroup.Wait: the goroutines of its Dones
 )
+
+// kindMemo is kindOf's answer for one event.
+type kindMemo struct {
+	k  reqKind
+	ok bool
+}
 
 // holdKey is a lock and whether a holder of it in shared mode counts.
 type holdKey struct {
@@ -108,6 +117,7 @@ type cycleSearch struct {
 	l       *chanLayer
 	holders map[holdKey][]int32     // memo of holdersOf
 	writers map[trace.ObjID][]int32 // memo of writersOf
+	kinds   map[int32]kindMemo      // memo of kindOf
 	special int                     // the path's channel operations, Waits and read-behind-writer edges
 	dones   map[trace.ObjID][]int32 // per WaitGroup: its Done events
 	before  map[untilPos][]int32    // memo of requestsBefore
@@ -122,6 +132,16 @@ type cycleSearch struct {
 // kindOf returns the kind of request event i, or false if i cannot block
 // in a way the search follows.
 func (s *cycleSearch) kindOf(i int32) (reqKind, bool) {
+	if m, ok := s.kinds[i]; ok {
+		return m.k, m.ok
+	}
+	k, ok := s.kindOfEvent(i)
+	s.kinds[i] = kindMemo{k, ok}
+	return k, ok
+}
+
+// kindOfEvent computes kindOf (it walks the event's stack).
+func (s *cycleSearch) kindOfEvent(i int32) (reqKind, bool) {
 	c, t, co := s.l.e.c, s.l.e.t, s.l.co
 	ev := &c.ev[i]
 	switch ev.Op {
@@ -208,17 +228,19 @@ func (s *cycleSearch) holdersOf(m trace.ObjID, anyMode bool) []int32 {
 	}
 	c := s.l.e.c
 	var out []int32
+	scan := 0
 	for _, h := range s.l.e.lockGoroutines()[m] {
 		for _, sec := range c.cs[gl{h, m}] {
-			if sec.shared && !anyMode {
+			if sec.shared && !anyMode || scan > maxHolderScan {
 				continue
 			}
 			end := sec.rel
 			if end == 0 {
 				end = int32(len(c.byG[h])) + 1 // never released
 			}
-			for p := sec.acq + 1; p < end && len(out) < maxHolders; p++ {
-				if i := c.at(h, p); s.holdsAt(i, m, anyMode) {
+			for p := sec.acq + 1; p < end && len(out) < maxHolders && scan <= maxHolderScan; p++ {
+				scan++
+				if i := c.at(h, p); requestOp(c.ev[i].Op) && s.holdsAt(i, m, anyMode) {
 					if _, ok := s.kindOf(i); ok {
 						out = append(out, i)
 					}
@@ -288,6 +310,27 @@ func (s *cycleSearch) closes(i int32, k reqKind) (ok, behind bool) {
 	return false, false
 }
 
+// readStart reports whether RLock x starts the search for cycles of
+// acquires only (none of them a channel operation or a Wait, whose
+// cycles the search finds from those): x is a request whose goroutine
+// holds another lock, and another goroutine Locks x's lock, which x can
+// wait behind. The cycle is found from each of its RLocks that waits
+// behind a writer; shown keeps one.
+func (s *cycleSearch) readStart(x int32) bool {
+	c := s.l.e.c
+	holds := false
+	for _, h := range c.locksets[c.lsOf(x)] {
+		holds = holds || h.l != c.ev[x].Obj
+	}
+	if !holds || c.observed[c.ev[x].Obj] {
+		return false
+	}
+	if _, ok := s.kindOf(x); !ok {
+		return false
+	}
+	return slices.ContainsFunc(s.writersOf(c.ev[x].Obj), func(w int32) bool { return c.ev[w].G != c.ev[x].G })
+}
+
 // behind reports whether RLock r can wait behind request w: w is an
 // exclusive Lock of r's lock (no TryLock).
 func (s *cycleSearch) behind(r, w int32) bool {
@@ -307,7 +350,7 @@ func (s *cycleSearch) specialNode(i int32) bool {
 func (l *chanLayer) blockingCycles() error {
 	e := l.e
 	c := e.c
-	s := &cycleSearch{l: l, holders: map[holdKey][]int32{}, writers: map[trace.ObjID][]int32{}, dones: map[trace.ObjID][]int32{},
+	s := &cycleSearch{l: l, holders: map[holdKey][]int32{}, writers: map[trace.ObjID][]int32{}, kinds: map[int32]kindMemo{}, dones: map[trace.ObjID][]int32{},
 		before: map[untilPos][]int32{}, onPath: map[int32]bool{}}
 	var starts []int32
 	for i := range c.ev {
@@ -315,8 +358,12 @@ func (l *chanLayer) blockingCycles() error {
 		switch c.ev[x].Op {
 		case trace.OpWGDone:
 			s.dones[c.ev[x].Obj] = append(s.dones[c.ev[x].Obj], x)
-		case trace.OpWGWait, trace.OpSend, trace.OpRecv, trace.OpRLock:
+		case trace.OpWGWait, trace.OpSend, trace.OpRecv:
 			if _, ok := s.kindOf(x); ok {
+				starts = append(starts, x)
+			}
+		case trace.OpRLock:
+			if s.readStart(x) {
 				starts = append(starts, x)
 			}
 		}
@@ -382,8 +429,11 @@ func (s *cycleSearch) visit(i int32) {
 		if s.onPath[g] {
 			continue
 		}
-		if jk, _ := s.kindOf(j); jk != reqLock && j <= s.start {
-			continue // the cycle is found from its least channel operation, Wait or RLock
+		if s.specialNode(j) && (j <= s.start || !s.specialNode(s.start)) {
+			continue // the cycle is found from its least channel operation or Wait
+		}
+		if len(s.path) == 1 && c.ev[s.start].Op == trace.OpRLock && !s.behind(i, j) {
+			continue // from an RLock, the search goes behind a writer first
 		}
 		sp := b2i(s.specialNode(j)) + b2i(s.behind(i, j))
 		s.onPath[g] = true
@@ -430,6 +480,16 @@ func (s *cycleSearch) try() {
 		l.out = append(l.out, fd)
 		l.proved3[key] = true
 	}
+}
+
+// requestOp reports whether op can be a request of the wait-for graph
+// (kindOf says whether it is one).
+func requestOp(op trace.Op) bool {
+	switch op {
+	case trace.OpLock, trace.OpRLock, trace.OpSend, trace.OpRecv, trace.OpWGWait:
+		return true
+	}
+	return false
 }
 
 // b2i is 1 for true, 0 for false.
