@@ -298,8 +298,8 @@ func (s *cycleSearch) closes(i int32, k reqKind) (ok, behind bool) {
 		if s.holdsAt(s.start, c.ev[i].Obj, false) {
 			return true, false
 		}
-		w := s.start
-		return s.behind(i, w), s.behind(i, w)
+		b := s.behind(i, s.start)
+		return b, b
 	}
 	g := int32(c.ev[s.start].G)
 	for _, u := range s.waitsFor(i, k) {
