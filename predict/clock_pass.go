@@ -789,7 +789,7 @@ func (ps *pass) sync(i int, g, p int32) (serialRel *syncVar) {
 		*s = syncVar{clk: ps.cur[g], eps: append(s.eps[:0], centry{g, p}), exact: true, tag: ps.jr.tag(g, len(ps.pend))}
 		ps.own[g] = false
 	case trace.SyncReleaseMerge:
-		s.merge(ps.cur[g], centry{g, p})
+		ps.mergeFold(s, ps.cur[g], centry{g, p}) // clock_fold.go
 		ps.own[g] = false
 	case trace.SyncReleaseAcquire:
 		if mode.serial {

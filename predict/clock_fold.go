@@ -1,0 +1,40 @@
+// This file implements how a pass without a log (the SHB layer's,
+// race_shb.go) bounds what an address's pending release-merges hold
+// (issue 31, item 2: a memory budget for every layer). A syncVar joins
+// its release-merges lazily, at the next acquire, keeping each
+// goroutine's latest (clock_pass.go): a WaitGroup that tens of thousands
+// of goroutines call Done on, each with a clock of thousands of entries,
+// held every one of those clocks until Wait. On pond's trace (issue 31)
+// the SHB pass's pending merges held most of its peak. Once an address
+// has foldPending goroutines' merges pending, the pass joins them into
+// the address's clock at once: a join is associative, commutative and
+// monotone, so the clock the next acquire joins is the same
+// (TestFoldPendingSameSHB), and the merged clocks are free as soon as
+// no goroutine holds them. What it costs is the lazy way's saving, one
+// join a goroutine: a goroutine that merges again after a fold is joined
+// again.
+//
+// A pass with a log does not fold early: its journal (clock_journal.go)
+// joins an address's clock by its tag, which a fold of several clocks
+// clears, and its merges are cheap journal joins.
+
+package predict
+
+// foldPending is how many goroutines' merges an address of a pass
+// without a log holds pending before it joins them (0: never early).
+var foldPending = 64
+
+// foldedEarly, for tests, counts the early folds since the process
+// started.
+var foldedEarly int
+
+// mergeFold records a release-merge into s by the goroutine of ep, whose
+// clock is c, and folds s's pending merges if they are foldPending.
+func (ps *pass) mergeFold(s *syncVar, c vclock, ep centry) {
+	s.merge(c, ep)
+	if ps.jr == nil && foldPending > 0 && len(s.pend) >= foldPending {
+		s.tag = jtag{} // clk is now a join of several
+		s.fold(ps.fsc)
+		foldedEarly++
+	}
+}
