@@ -499,8 +499,10 @@ type pass struct {
 	writes  rankSet // the writes, numbered
 	readers []int32 // per write: reads left that join its clock
 	snap    map[int32]vclock
-	// sf holds the clocks spilled under mode.spill (clock_spill.go).
-	sf *spillFile
+	// sf holds the clocks spilled under mode.spill (clock_spill.go);
+	// snapAt, the snapshots of snap spilled there (clock_spill_snap.go).
+	sf     *spillFile
+	snapAt map[int32]snapSpill
 }
 
 // goSrc is the clock of a go statement and its epoch.
@@ -656,6 +658,9 @@ func (ps *pass) sweep() {
 		for _, w := range ps.snap {
 			hold(w.base)
 		}
+		for _, w := range ps.snapAt {
+			hold(w.base)
+		}
 		for _, l := range ps.rec.last {
 			hold(l.base)
 		}
@@ -719,7 +724,9 @@ func (ps *pass) event(i int) error {
 	}
 	serialRel := ps.sync(i, g, p)
 	if ps.kept(i) {
-		ps.readFrom(i, g)
+		if err := ps.readFrom(i, g); err != nil {
+			return err
+		}
 	}
 	if ps.implied && ps.keptRead(i) {
 		for _, w := range ps.m.writers(int32(i)) {
@@ -811,15 +818,19 @@ func (ps *pass) sync(i int, g, p int32) (serialRel *syncVar) {
 
 // readFrom joins into goroutine g's clock, at read i, the clock of each
 // writer of another goroutine that it does not know yet, and drops a
-// writer's kept clock at its last such read.
-func (ps *pass) readFrom(i int, g int32) {
+// writer's kept clock at its last such read. It fails only if a spilled
+// clock cannot be read back (clock_spill_snap.go).
+func (ps *pass) readFrom(i int, g int32) error {
 	c := ps.c
 	e := &c.ev[i]
 	for _, w := range ps.m.writers(int32(i)) {
 		if w < 0 || c.ev[w].G == e.G {
 			continue
 		}
-		wclk := ps.snap[w]
+		wclk, err := ps.snapClock(w)
+		if err != nil {
+			return err
+		}
 		k := ps.writes.index(w)
 		if ps.readers[k]--; ps.readers[k] == 0 {
 			delete(ps.snap, w)
@@ -830,6 +841,7 @@ func (ps *pass) readFrom(i int, g int32) {
 		}
 		ps.join(g, wclk, centry{wg, c.pos[w]})
 	}
+	return nil
 }
 
 // wanted reports whether sorted ps holds p.

@@ -92,9 +92,6 @@ func (sf *spillFile) close() {
 
 // write writes clock c and returns where it is.
 func (sf *spillFile) write(c vclock) (spillRef, error) {
-	if err := sf.open(); err != nil {
-		return spillRef{}, err
-	}
 	b := sf.buf[:0]
 	prev := int32(0)
 	c.each(func(g, v int32) {
@@ -103,6 +100,28 @@ func (sf *spillFile) write(c vclock) (spillRef, error) {
 		prev = g
 	})
 	sf.buf = b
+	return sf.writeBuf()
+}
+
+// writeEnts writes sorted entries ents and returns where they are.
+func (sf *spillFile) writeEnts(ents []centry) (spillRef, error) {
+	b := sf.buf[:0]
+	prev := int32(0)
+	for _, e := range ents {
+		b = binary.AppendUvarint(b, uint64(e.g-prev))
+		b = binary.AppendUvarint(b, uint64(e.v))
+		prev = e.g
+	}
+	sf.buf = b
+	return sf.writeBuf()
+}
+
+// writeBuf writes sf.buf and returns where it is.
+func (sf *spillFile) writeBuf() (spillRef, error) {
+	if err := sf.open(); err != nil {
+		return spillRef{}, err
+	}
+	b := sf.buf
 	size := regionSize(len(b))
 	var off int64
 	if l := sf.free[size]; len(l) > 0 {
@@ -120,10 +139,20 @@ func (sf *spillFile) write(c vclock) (spillRef, error) {
 // read reads back the clock at r, as a base of its own, and frees its
 // region.
 func (sf *spillFile) read(r spillRef) (vclock, error) {
+	ents, err := sf.readEnts(r)
+	if err != nil || len(ents) == 0 {
+		return vclock{}, err
+	}
+	return vclock{base: &frozen{ents: ents, og: -1}}, nil
+}
+
+// readEnts reads back the entries at r, in a list of their own, and
+// frees its region.
+func (sf *spillFile) readEnts(r spillRef) ([]centry, error) {
 	b := slices.Grow(sf.buf[:0], int(r.n))[:r.n]
 	sf.buf = b
 	if _, err := sf.f.ReadAt(b, r.off); err != nil {
-		return vclock{}, err
+		return nil, err
 	}
 	size := regionSize(int(r.n))
 	sf.free[size] = append(sf.free[size], r.off)
@@ -133,16 +162,13 @@ func (sf *spillFile) read(r spillRef) (vclock, error) {
 		dg, k := binary.Uvarint(b)
 		v, k2 := binary.Uvarint(b[k:])
 		if k <= 0 || k2 <= 0 {
-			return vclock{}, fmt.Errorf("predict: a spilled clock at byte %d is corrupt", r.off)
+			return nil, fmt.Errorf("predict: a spilled clock at byte %d is corrupt", r.off)
 		}
 		b = b[k+k2:]
 		g += int32(dg)
 		ents = append(ents, centry{g, int32(v)})
 	}
-	if len(ents) == 0 {
-		return vclock{}, nil
-	}
-	return vclock{base: &frozen{ents: ents, og: -1}}, nil
+	return ents, nil
 }
 
 // baseBytes returns the bytes of the bases the arena holds, as of its
@@ -163,29 +189,59 @@ func (ps *pass) spillIdle() error {
 	if ps.sf == nil || ps.jr != nil {
 		return nil
 	}
+	// An idle address's clock (s), or a write's snapshot (w, when s is
+	// nil: clock_spill_snap.go), last used at event used.
 	type idle struct {
-		s    *syncVar
-		used int32
+		s       *syncVar
+		w, used int32
+		size    int
 	}
 	var cands []idle
 	held := ps.ar.baseBytes()
 	for _, s := range ps.vars {
 		held += int64(len(s.clk.delta)) * 8
 		if s.at.n == 0 && len(s.pend) == 0 && s.clk.size() >= spillMin {
-			cands = append(cands, idle{s, s.used})
+			cands = append(cands, idle{s: s, used: s.used, size: s.clk.size()})
 		}
+	}
+	// Snapshots share deltas (a goroutine's clock is snapshotted at each
+	// of its writes until a join raises it): each delta counts once.
+	seen := make(map[*centry]bool)
+	for w, clk := range ps.snap {
+		if len(clk.delta) < spillMin {
+			continue
+		}
+		n := len(clk.delta)
+		if p := &clk.delta[0]; !seen[p] {
+			seen[p] = true
+			held += int64(n) * 8
+		} else {
+			n = 0 // its storage is freed only with its last holder
+		}
+		cands = append(cands, idle{w: w, used: w, size: n})
 	}
 	over := held - ps.mode.spill
 	if over <= 0 || len(cands) == 0 {
 		return nil
 	}
-	slices.SortFunc(cands, func(a, b idle) int { return int(a.used - b.used) })
+	slices.SortFunc(cands, func(a, b idle) int {
+		if a.used != b.used {
+			return int(a.used - b.used)
+		}
+		return int(a.w - b.w)
+	})
 	goal := over/2 + 1
 	for _, x := range cands {
 		if goal <= 0 {
 			break
 		}
-		goal -= int64(x.s.clk.size()) * 8
+		goal -= int64(x.size) * 8
+		if x.s == nil {
+			if err := ps.spillSnap(x.w); err != nil {
+				return err
+			}
+			continue
+		}
 		r, err := ps.sf.write(x.s.clk)
 		if err != nil {
 			return err
