@@ -146,9 +146,10 @@ type Options struct {
 
 	// SHBBudget, if positive, bounds the bytes of the clock bases the SHB
 	// layer's passes hold: past it, the clocks of the synchronisation
-	// addresses idle longest are written to a temporary file and read
-	// back at their next use (clock_spill.go). The layer's findings are
-	// the same with or without it.
+	// addresses idle longest, and the deltas of the read-from snapshots
+	// written longest ago, are written to a temporary file and read back
+	// at their next use (clock_spill.go, clock_spill_snap.go). The
+	// layer's findings are the same with or without it.
 	SHBBudget int64
 
 	// given, if set, holds the SHB layer's result on a longer trace

@@ -189,8 +189,10 @@
 //     Tunç and Viswanathan, ASPLOS 2022, taken from the history the pass
 //     logs), and a pass drops an address's clock after the address's
 //     last event and a goroutine's after its last (clock_drop.go); the
-//     SHB passes spill idle addresses' clocks past Options.SHBBudget
-//     (clock_spill.go). The
+//     SHB passes fold an address's pending release-merges once many
+//     goroutines' are pending (clock_fold.go), and spill idle addresses'
+//     clocks and old read-from snapshots past Options.SHBBudget
+//     (clock_spill.go, clock_spill_snap.go). The
 //     passes and the other long loops ask the context every 256 steps
 //     (stop.go), so that a signal stops seer at once.
 //
@@ -381,9 +383,14 @@
 // more than it saves, bench/RESULTS.md) bounds the bases and the
 // addresses' clocks the SHB passes hold; past it, the clocks of the
 // addresses idle longest go to a temporary file and are read back, with
-// the same components, at their address's next use (clock_spill.go), so
-// that the layer proves the same races under any budget
-// (TestSpillSameSHB; the differential test runs it under one byte).
+// the same components, at their address's next use (clock_spill.go), as
+// do the deltas of the read-from snapshots written longest ago, on their
+// bases (clock_spill_snap.go), so that the layer proves the same races
+// under any budget (TestSpillSameSHB; the differential test runs it
+// under one byte). Without a budget, an address's pending release-merges
+// (a WaitGroup that tens of thousands of goroutines call Done on) are
+// folded into its clock once 64 goroutines' are pending, rather than
+// held until the next acquire (clock_fold.go, TestFoldPendingSameSHB).
 //
 // Nor does the SHB layer's time per access follow the number of
 // goroutines that ever touched the location: the groups of goroutines
