@@ -14,11 +14,19 @@
 // join a goroutine: a goroutine that merges again after a fold is joined
 // again.
 //
+// A release-merge that no acquire reads (none follows before the
+// address's clock is replaced by a release, reset by a plain write over
+// an atomic variable, or dropped after its last event) is not kept at
+// all (idleMerges): folded early, the merges into an address that no
+// Wait reads again cost a join each where the lazy way cost nothing.
+//
 // A pass with a log does not fold early: its journal (clock_journal.go)
 // joins an address's clock by its tag, which a fold of several clocks
 // clears, and its merges are cheap journal joins.
 
 package predict
+
+import "github.com/seer-tools/seer/trace"
 
 // foldPending is how many goroutines' merges an address of a pass
 // without a log holds pending before it joins them (0: never early).
@@ -28,13 +36,47 @@ var foldPending = 64
 // started.
 var foldedEarly int
 
-// mergeFold records a release-merge into s by the goroutine of ep, whose
-// clock is c, and folds s's pending merges if they are foldPending.
-func (ps *pass) mergeFold(s *syncVar, c vclock, ep centry) {
+// mergeFold records release-merge i into s by the goroutine of ep,
+// whose clock is c, unless no acquire reads it, and folds s's pending
+// merges if they are foldPending.
+func (ps *pass) mergeFold(i int, s *syncVar, c vclock, ep centry) {
+	if ps.idleMerge.has(int32(i)) {
+		return
+	}
 	s.merge(c, ep)
 	if ps.jr == nil && foldPending > 0 && len(s.pend) >= foldPending {
 		s.tag = jtag{} // clk is now a join of several
 		s.fold(ps.fsc)
 		foldedEarly++
 	}
+}
+
+// idleMerges marks the release-merges of a pass in mode (without a log)
+// that no acquire reads: scanning back, an address is read ahead from an
+// acquire (or a release-acquire, which acquires first) until a release,
+// or a plain write over an atomic variable, replaces its clock. Without
+// dropDead it marks none (TestPassShortcutsSameHistory compares).
+func idleMerges(c *ctp, mode clockMode) bitset {
+	if !dropDead || mode.want == nil {
+		return nil
+	}
+	idle := newBitset(len(c.ev))
+	ahead := make(map[uint64]bool)
+	for i := len(c.ev) - 1; i >= 0; i-- {
+		switch c.passKind(i, mode) {
+		case trace.SyncAcquire, trace.SyncReleaseAcquire:
+			ahead[c.syncAddr(i)] = true
+		case trace.SyncRelease:
+			ahead[c.syncAddr(i)] = false
+		case trace.SyncReleaseMerge:
+			if !ahead[c.syncAddr(i)] {
+				idle.set(int32(i))
+			}
+		}
+		if c.overAtomic.has(int32(i)) {
+			// Reset before the event's own synchronisation.
+			ahead[c.ev[i].Addr] = false
+		}
+	}
+	return idle
 }

@@ -494,6 +494,8 @@ type pass struct {
 	// What the pass drops after an event (clock_drop.go): an address's
 	// clock, a goroutine's.
 	deadVar, deadEnd bitset
+	// idleMerge: the release-merges no acquire reads (clock_fold.go).
+	idleMerge bitset
 	// With read-from, a read joins its writer's clock after the write:
 	// keep that clock from the write until its last such read.
 	writes  rankSet // the writes, numbered
@@ -529,6 +531,7 @@ func newPass(c *ctp, m *memory, mode clockMode) *pass {
 		ps.jr = newJournal(ps.rec.log)
 	}
 	ps.deadVar, ps.deadEnd = deadAfter(c, mode)
+	ps.idleMerge = idleMerges(c, mode)
 	if mode.spill > 0 && mode.want != nil {
 		ps.sf = new(spillFile)
 	}
@@ -796,7 +799,7 @@ func (ps *pass) sync(i int, g, p int32) (serialRel *syncVar) {
 		*s = syncVar{clk: ps.cur[g], eps: append(s.eps[:0], centry{g, p}), exact: true, tag: ps.jr.tag(g, len(ps.pend))}
 		ps.own[g] = false
 	case trace.SyncReleaseMerge:
-		ps.mergeFold(s, ps.cur[g], centry{g, p}) // clock_fold.go
+		ps.mergeFold(i, s, ps.cur[g], centry{g, p}) // clock_fold.go
 		ps.own[g] = false
 	case trace.SyncReleaseAcquire:
 		if mode.serial {
