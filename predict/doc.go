@@ -390,7 +390,8 @@
 // under one byte). Without a budget, an address's pending release-merges
 // (a WaitGroup that tens of thousands of goroutines call Done on) are
 // folded into its clock once 64 goroutines' are pending, rather than
-// held until the next acquire (clock_fold.go, TestFoldPendingSameSHB).
+// held until the next acquire, and a merge that no acquire reads is not
+// kept at all (clock_fold.go, TestFoldPendingSameSHB).
 //
 // Nor does the SHB layer's time per access follow the number of
 // goroutines that ever touched the location: the groups of goroutines
