@@ -187,12 +187,7 @@ func BlockedSentences(f *Finding, rel func(string) string) []string {
 	}
 	var out []string
 	for _, a := range f.Accesses {
-		s := fmt.Sprintf("goroutine %d", a.Goroutine)
-		if len(a.Created) > 0 && strings.HasPrefix(a.Created[0].Func, "testing.") {
-			s += " (the test's own)"
-		} else if fr, ok := firstUser(a.Created); ok {
-			s += fmt.Sprintf(" (created at %s)", position(fr.File, fr.Line, rel))
-		}
+		s := fmt.Sprintf("goroutine %d", a.Goroutine) + createdPhrase(&a, rel)
 		if a.Blocked != "" {
 			s += fmt.Sprintf(" never ended: blocked %s at %s", blockedPhrase(a.Blocked), position(a.File, a.Line, rel))
 		} else {
@@ -213,6 +208,20 @@ func BlockedSentences(f *Finding, rel func(string) string) []string {
 		out = append(out, fmt.Sprintf("%d goroutines of the test stopped there", f.Count))
 	}
 	return out
+}
+
+// createdPhrase says, after "goroutine N", who started a's goroutine:
+// " (the test's own)" for the goroutine the testing package started to
+// run the test, " (created at x.go:21)" for one the program's go
+// statement started, or "" when the run does not say.
+func createdPhrase(a *Access, rel func(string) string) string {
+	if len(a.Created) > 0 && strings.HasPrefix(a.Created[0].Func, "testing.") {
+		return " (the test's own)"
+	}
+	if fr, ok := firstUser(a.Created); ok {
+		return fmt.Sprintf(" (created at %s)", position(fr.File, fr.Line, rel))
+	}
+	return ""
 }
 
 // firstUser returns the first frame of frames in the user's code: the

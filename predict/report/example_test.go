@@ -16,7 +16,8 @@ func audit() *report.Report {
 		Findings: []report.Finding{{
 			Test: "TestAudit", Package: "example.com/bank", Kind: report.KindRace, Predicted: true, Count: 1, Variable: "a.note",
 			Accesses: []report.Access{
-				{File: "/src/bank/bank.go", Line: 21, Column: 2, Op: "write", Goroutine: 9, Event: 3791},
+				{File: "/src/bank/bank.go", Line: 21, Column: 2, Op: "write", Goroutine: 9, Event: 3791,
+					Created: []report.Frame{{Func: "testing.(*T).Run", File: "/usr/local/go/src/testing/testing.go", Line: 2101}}},
 				{File: "/src/bank/bank.go", Line: 35, Column: 9, Op: "read", Goroutine: 10, Event: 3807,
 					Created: []report.Frame{{Func: "example.com/bank.TestAudit", File: "/src/bank/bank_test.go", Line: 15}}},
 			},
@@ -42,7 +43,7 @@ func ExampleText() {
 	r.Render(os.Stdout, audit())
 	// Output:
 	// bank/bank.go:21:2: data race on a.note (predicted, TestAudit)
-	// 	write by goroutine 9 at bank/bank.go:21:2
+	// 	write by goroutine 9 at bank/bank.go:21:2 (the test's own)
 	// 	read by goroutine 10 at bank/bank.go:35:9 (created at bank/bank_test.go:15)
 	// 	witness: 4 steps, ending g10 locks a.mu at bank.go:32; g10 unlocks a.mu at bank.go:34; g9 writes a.note at bank.go:21; g10 reads a.note at bank.go:35
 	// seer: example.com/bank: 1 test (1 passed), 4000 events, 1 finding
@@ -54,7 +55,7 @@ func ExampleWitnessText() {
 	report.WitnessText{Layout: report.LayoutList}.Render(os.Stdout, report.One(&rep.Findings[0]))
 	// Output:
 	// bank.go:21:2: data race on a.note (predicted, TestAudit)
-	// 	write by goroutine 9 at bank.go:21:2
+	// 	write by goroutine 9 at bank.go:21:2 (the test's own)
 	// 	read by goroutine 10 at bank.go:35:9 (created at bank_test.go:15)
 	// 	witness: 4 steps, ending g10 locks a.mu at bank.go:32; g10 unlocks a.mu at bank.go:34; g9 writes a.note at bank.go:21; g10 reads a.note at bank.go:35
 	//

@@ -238,10 +238,7 @@ func FindingText(fp *Finding, rel func(string) string) string {
 		return b.String() // the witness is the recorded run
 	}
 	for _, a := range f.Accesses {
-		fmt.Fprintf(&b, "\n\t%s by goroutine %d at %s", a.Op, a.Goroutine, pos(a))
-		if len(a.Created) > 0 {
-			fmt.Fprintf(&b, " (created at %s:%d)", rel(a.Created[0].File), a.Created[0].Line)
-		}
+		fmt.Fprintf(&b, "\n\t%s by goroutine %d at %s%s", a.Op, a.Goroutine, pos(a), createdPhrase(&a, rel))
 		if inside := libraryFrames(a); inside != "" {
 			fmt.Fprintf(&b, "\n\t\tinside %s", inside)
 		}
