@@ -43,7 +43,10 @@ type riseLog struct {
 	off [][]int32 // per goroutine: rises of keys[g][j] are ents[g][off[g][j]:off[g][j+1]]
 	// o16 holds instead of off[g] the offsets of a goroutine with fewer
 	// than 65,536 rises: where a clock rises once or twice per component
-	// (issue 31's ring), offsets weigh as much as the rises.
+	// (issue 31's ring), offsets weigh as much as the rises. A goroutine
+	// whose every component rose once has neither: the rises of keys[g][j]
+	// are ents[g][j:j+1] (issue 31's pond, where a worker's clock learns
+	// of each of thousands of goroutines once).
 	o16  [][]uint16
 	ents [][]pv
 	// p16 holds instead of ents[g] the rises of a goroutine whose
@@ -55,7 +58,7 @@ type riseLog struct {
 
 // narrowMax bounds the goroutines of a pass whose keys are k16, and the
 // rises of a goroutine whose offsets are o16; tests set it to 0 to read
-// the wide forms.
+// the wide forms (offsets stored even for one rise a component).
 var narrowMax = 1 << 16
 
 // riseRecorder records a pass, to be indexed into a riseLog.
@@ -305,7 +308,10 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 		} else {
 			h.keys[g] = slices.Clone(keys)
 		}
-		if log.n < narrowMax {
+		if len(keys) == log.n && narrowMax > 0 {
+			// One rise a component: the offsets are the keys' indexes
+			// (span), and stored would weigh as much as the rises.
+		} else if log.n < narrowMax {
 			o := make([]uint16, len(off))
 			for j, x := range off {
 				o[j] = uint16(x)
@@ -420,7 +426,10 @@ func (h *riseLog) span(g int32, j int) (lo, hi int32) {
 	if o := h.o16[g]; o != nil {
 		return int32(o[j]), int32(o[j+1])
 	}
-	return h.off[g][j], h.off[g][j+1]
+	if o := h.off[g]; o != nil {
+		return o[j], o[j+1]
+	}
+	return int32(j), int32(j + 1) // one rise a component
 }
 
 // list returns the rises of component keys[g][j].
