@@ -44,11 +44,16 @@ type riseLog struct {
 	// o16 holds instead of off[g] the offsets of a goroutine with fewer
 	// than 65,536 rises: where a clock rises once or twice per component
 	// (issue 31's ring), offsets weigh as much as the rises. A goroutine
-	// whose every component rose once has neither: the rises of keys[g][j]
-	// are ents[g][j:j+1] (issue 31's pond, where a worker's clock learns
-	// of each of thousands of goroutines once).
-	o16  [][]uint16
-	ents [][]pv
+	// most of whose components rose once has neither, but multi[g]: the
+	// rises of keys[g][j] start at j plus the rises beyond one of the
+	// components before it (issue 31's pond, where a worker's clock
+	// learns of each of thousands of goroutines once, of a few more often).
+	o16 [][]uint16
+	// multi holds, for such a goroutine, a pair per component that rose
+	// more than once, in order: its index j in keys[g], and the rises
+	// beyond one of the components up to and including it.
+	multi [][]int32
+	ents  [][]pv
 	// p16 holds instead of ents[g] the rises of a goroutine whose
 	// positions and values all fit in 16 bits, as pos<<16|v (4 bytes a
 	// rise, not 8: thousands of goroutines that all talk to all make tens
@@ -239,7 +244,7 @@ func (l *riseRecorder) rises(g, pos int32, old, cur vclock) {
 // error if cancelled.
 func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*riseLog, error) {
 	ng := len(l.log)
-	h := &riseLog{keys: make([][]int32, ng), k16: make([][]uint16, ng), off: make([][]int32, ng), o16: make([][]uint16, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng)}
+	h := &riseLog{keys: make([][]int32, ng), k16: make([][]uint16, ng), off: make([][]int32, ng), o16: make([][]uint16, ng), multi: make([][]int32, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng)}
 	cnt := make([]int32, ng) // per component: rises, then next slot
 	var xs []kpv             // a goroutine's rises, decoded once
 	var kbuf []int32         // a goroutine's keys, gathered
@@ -308,9 +313,26 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 		} else {
 			h.keys[g] = slices.Clone(keys)
 		}
-		if len(keys) == log.n && narrowMax > 0 {
-			// One rise a component: the offsets are the keys' indexes
-			// (span), and stored would weigh as much as the rises.
+		nm := 0 // components that rose more than once
+		for j := range keys {
+			if off[j+1]-off[j] > 1 {
+				nm++
+			}
+		}
+		if narrowMax > 0 && 4*nm < len(keys) {
+			// Mostly one rise a component: the offsets follow from the
+			// keys' indexes and the few exceptions (span), which weigh
+			// less than offsets that weigh as much as the rises.
+			var m []int32
+			if nm > 0 {
+				m = make([]int32, 0, 2*nm)
+			}
+			for j := range keys {
+				if off[j+1]-off[j] > 1 {
+					m = append(m, int32(j), off[j+1]-int32(j)-1)
+				}
+			}
+			h.multi[g] = m
 		} else if log.n < narrowMax {
 			o := make([]uint16, len(off))
 			for j, x := range off {
@@ -429,7 +451,28 @@ func (h *riseLog) span(g int32, j int) (lo, hi int32) {
 	if o := h.off[g]; o != nil {
 		return o[j], o[j+1]
 	}
-	return int32(j), int32(j + 1) // one rise a component
+	// Mostly one rise a component: t is the number of components before
+	// j that rose more than once, found by binary search in multi.
+	m := h.multi[g]
+	t, n := 0, len(m)/2
+	for t < n {
+		mid := int(uint(t+n) >> 1)
+		if int(m[2*mid]) < j {
+			t = mid + 1
+		} else {
+			n = mid
+		}
+	}
+	before := int32(0) // rises beyond one before j
+	if t > 0 {
+		before = m[2*t-1]
+	}
+	lo = int32(j) + before
+	hi = lo + 1
+	if 2*t < len(m) && int(m[2*t]) == j {
+		hi = int32(j) + 1 + m[2*t+1]
+	}
+	return lo, hi
 }
 
 // list returns the rises of component keys[g][j].
