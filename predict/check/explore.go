@@ -404,10 +404,11 @@ func (ex *explorer) distinct() int { return len(ex.keys) + len(ex.summary.Leaks)
 // leaked registers the goroutines rec left running, and returns how many
 // are new; origin is nil for the first run. In a steered run, a
 // goroutine the run delayed may still be waiting in its delay when its
-// test ends, and one whose last act was a channel operation that
-// completed was on its way out when the run ended (the steering moved
-// the end of the test): neither is counted. A goroutine blocked in a
-// channel operation for good never completes it.
+// test ends, and one whose last act was a receive that completed was on
+// its way out when the run ended (the steering moved the end of the
+// test): neither is counted (a completed send is finishing in any run:
+// leakedBut). A goroutine blocked in a channel operation for good never
+// completes it.
 func (ex *explorer) leaked(rec *record.RecordResult, origin *report.Origin, delayed map[uint64]bool) int {
 	n := 0
 	var skip func(trace.GoID) bool
@@ -421,7 +422,7 @@ func (ex *explorer) leaked(rec *record.RecordResult, origin *report.Origin, dela
 			}
 		}
 		skip = func(g trace.GoID) bool {
-			return delayed[paths[g]] || last[g] == trace.OpSend || last[g] == trace.OpRecv
+			return delayed[paths[g]] || last[g] == trace.OpRecv
 		}
 	}
 	for test, sites := range leakedBut(rec, skip) {
