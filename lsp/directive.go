@@ -16,11 +16,15 @@ import (
 	"github.com/seer-tools/seer/static"
 )
 
-// checkDirectives loads the package in dir (through the shared cache) and
-// replaces the directive diagnostics of its files. It runs in the
+// checkDirectives loads the package in dir (through the shared cache,
+// with the folder's build flags and environment, as a check builds it)
+// and replaces the directive diagnostics of its files. It runs in the
 // background.
 func (s *server) checkDirectives(dir string) {
-	prog, err := s.static.Program(s.ctx, dir, ".")
+	s.mu.Lock()
+	cfg := s.configFor(dir)
+	s.mu.Unlock()
+	prog, err := s.static.ProgramEnvFlags(s.ctx, dir, cfg.Env, cfg.BuildFlags, ".")
 	var diags []static.Diagnostic
 	if err == nil {
 		diags = prog.DirectiveErrors()

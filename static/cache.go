@@ -43,6 +43,14 @@ type cacheEntry struct {
 // the load goes on, for the next request. A failed load is reported to
 // the requests that waited for it, and not kept.
 func (c *Cache) Program(ctx context.Context, dir string, patterns ...string) (*Program, error) {
+	return c.ProgramEnvFlags(ctx, dir, nil, nil, patterns...)
+}
+
+// ProgramEnvFlags is Program for a load with the go command's extra
+// environment and build flags (LoadEnvFlags): a package's files depend on
+// its build tags and GOOS, GOARCH or GOFLAGS, so Programs loaded with
+// different ones are kept apart.
+func (c *Cache) ProgramEnvFlags(ctx context.Context, dir string, env, buildFlags []string, patterns ...string) (*Program, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -53,7 +61,8 @@ func (c *Cache) Program(ctx context.Context, dir string, patterns ...string) (*P
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
-	key := absDir + "\x00" + strings.Join(patterns, "\x00")
+	key := strings.Join([]string{absDir, strings.Join(patterns, "\x01"), strings.Join(env, "\x01"), strings.Join(buildFlags, "\x01")}, "\x00")
+	env, buildFlags = slices.Clone(env), slices.Clone(buildFlags) // the load outlives the call
 	for {
 		c.mu.Lock()
 		if c.entries == nil {
@@ -65,7 +74,7 @@ func (c *Cache) Program(ctx context.Context, dir string, patterns ...string) (*P
 			c.entries[key] = e
 			c.loads++
 			go func() {
-				e.prog, e.err = Load(context.WithoutCancel(ctx), absDir, patterns...)
+				e.prog, e.err = LoadEnvFlags(context.WithoutCancel(ctx), absDir, env, buildFlags, patterns...)
 				if e.err != nil {
 					c.drop(key, e)
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -149,5 +150,44 @@ func TestCache(t *testing.T) {
 	}
 	if c.Loads()-before != 2 {
 		t.Errorf("a failed load was cached")
+	}
+}
+
+// TestCacheBuildFlags: a Program loaded with build tags has the files the
+// tags select, and is not the Program a load without them gave (a check
+// with -tags=integration must not get the untagged package's sources).
+func TestCacheBuildFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads packages")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	dir := writeModule(t)
+	tagged := filepath.Join(dir, "tagged.go")
+	if err := os.WriteFile(tagged, []byte("//go:build integration\n\npackage tiny\n\nfunc Dec() { N-- }\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	var c Cache
+	has := func(p *Program) bool { return slices.Contains(p.Files(), tagged) }
+	plain, err := c.Program(ctx, dir, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if has(plain) {
+		t.Errorf("the untagged load has %s", tagged)
+	}
+	withTag, err := c.ProgramEnvFlags(ctx, dir, nil, []string{"-tags=integration"}, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if withTag == plain || !has(withTag) {
+		t.Errorf("-tags=integration: got the untagged Program (%v) or no %s (files %v)", withTag == plain, tagged, withTag.Files())
+	}
+	again, err := c.ProgramEnvFlags(ctx, dir, nil, []string{"-tags=integration"}, ".")
+	if err != nil || again != withTag {
+		t.Errorf("the same flags loaded again (err %v)", err)
+	}
+	if c.Loads() != 2 {
+		t.Errorf("%d loads, want 2 (one per set of flags)", c.Loads())
 	}
 }

@@ -260,7 +260,7 @@ func (p *prepared) loadSource(ctx context.Context, opts Options) {
 			var prog *static.Program
 			var err error
 			if opts.Static != nil {
-				prog, err = opts.Static.Program(ctx, opts.Dir, p.lp.Path)
+				prog, err = opts.Static.ProgramEnvFlags(ctx, opts.Dir, opts.Env, opts.GoFlags, p.lp.Path)
 			} else {
 				// Loaded here rather than through a Cache, whose loads
 				// outlive their caller: a cancelled check stops its go
