@@ -48,8 +48,11 @@ async function start(): Promise<void> {
   } catch (e) {
     controller.setServerState("stopped");
     const path = vscode.workspace.getConfiguration("seer").get<string>("path") || "seer";
+    // seer.path is a machine setting: a remote window ignores the User
+    // settings' value.
+    const where = vscode.env.remoteName ? " in the Remote settings" : "";
     const choice = await vscode.window.showErrorMessage(
-      `seer: could not start '${path} serve': ${e instanceof Error ? e.message : e}. Install seer (go install github.com/seer-tools/seer/cmd/seer@latest) or set seer.path.`,
+      `seer: could not start '${path} serve': ${e instanceof Error ? e.message : e}. Install seer (go install github.com/seer-tools/seer/cmd/seer@latest) or set seer.path${where}.`,
       "Open Settings",
     );
     if (choice === "Open Settings") {
