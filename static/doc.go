@@ -13,7 +13,9 @@
 //     predicted schedule may let the receive take another send.
 //   - What could complete a select's other cases? Program.SelectCases
 //     lists each case with every place that operates on its channel,
-//     when the channel never escapes (a select that can never proceed).
+//     when the channel never escapes, whether it is made in the select's
+//     function or comes in through a parameter or a capture whose every
+//     origin is known (a select that can never proceed).
 //   - Which functions are transactions? Program.AtomicFuncs lists those
 //     marked //seer:atomic, and Program.DirectiveErrors the directives in
 //     the wrong place.

@@ -282,39 +282,49 @@ func stored(v ssa.Value) ssa.Value {
 		return v
 	}
 	a, ok := u.X.(*ssa.Alloc)
-	if !ok || a.Referrers() == nil {
+	if !ok {
 		return v
+	}
+	if val := allocValue(a); val != nil {
+		return val
+	}
+	return v
+}
+
+// allocValue returns the value one store only ever writes into local
+// variable a, which is otherwise only read, here or by closures; nil if
+// there is no such value.
+func allocValue(a *ssa.Alloc) ssa.Value {
+	if a.Referrers() == nil {
+		return nil
 	}
 	var val ssa.Value
 	for _, r := range *a.Referrers() {
 		switch r := r.(type) {
 		case *ssa.Store:
 			if r.Addr != a || val != nil {
-				return v
+				return nil
 			}
 			val = r.Val
 		case *ssa.UnOp:
 			if r.Op != token.MUL {
-				return v
+				return nil
 			}
 		case *ssa.DebugRef:
 		case *ssa.MakeClosure:
 			// A closure may read the variable, not write it.
 			fn, ok := r.Fn.(*ssa.Function)
 			if !ok || len(fn.FreeVars) != len(r.Bindings) {
-				return v
+				return nil
 			}
 			for k, b := range r.Bindings {
 				if b == a && !readOnly(fn.FreeVars[k]) {
-					return v
+					return nil
 				}
 			}
 		default:
-			return v // its address goes somewhere
+			return nil // its address goes somewhere
 		}
-	}
-	if val == nil {
-		return v
 	}
 	return val
 }

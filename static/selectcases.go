@@ -1,6 +1,6 @@
 // This file implements the static half of a select that can never
-// proceed (issue 32, item 5; predict/leak_selectstuck.go,
-// predict/witness/select.go): the cases of the select on a line, each
+// proceed (issue 32, item 5; predict/deadlock_select.go,
+// predict/leak_selectstuck.go, predict/witness/select.go): the cases of the select on a line, each
 // with every place in the program that could ever be its partner. The
 // trace records only the case a select took; the checker trusts this
 // list, as it trusts RecvValueFree, to see that the other cases cannot
@@ -34,7 +34,9 @@ type SelectCase struct {
 // frame f (in the functions that may have run it, see Functions), when
 // every one of them is known: there is exactly one select on the line,
 // it has no default, and each case's channel is made by make(chan) in
-// the select's function and used, there and wherever it goes, only by
+// the select's function, or comes from known makes through parameters
+// and closures' captures (selectcases_roots.go), and each such channel is
+// used, there and wherever it goes, only by
 // channel operations, len and cap, local variables, closures' captures
 // and arguments of static calls of the program's functions (so that
 // every operation on it is in the list: it is never stored in memory
@@ -67,15 +69,17 @@ func (p *Program) SelectCases(f trace.Frame) ([]SelectCase, bool) {
 	}
 	out := make([]SelectCase, 0, len(sel.States))
 	for _, st := range sel.States {
-		mc := chanRoot(st.Chan)
-		if mc == nil || mc.Parent() != sel.Parent() {
+		roots, ok := p.chanRoots(st.Chan) // selectcases_roots.go
+		if !ok {
 			return nil, false
 		}
 		ops := chanOpSites{p: p}
-		if !ops.follow(mc) {
-			return nil, false
+		for _, mc := range roots {
+			if !ops.follow(mc) {
+				return nil, false
+			}
 		}
-		c := SelectCase{Send: st.Dir == types.SendOnly, Name: chanName(st.Chan, mc), Partners: ops.closes}
+		c := SelectCase{Send: st.Dir == types.SendOnly, Name: chanName(st.Chan, roots[0]), Partners: ops.closes}
 		if c.Send {
 			c.Partners = append(c.Partners, ops.recvs...)
 		} else {

@@ -3,6 +3,7 @@ package static
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/seer-tools/seer/trace"
@@ -17,14 +18,17 @@ func TestSelectCases(t *testing.T) {
 	base := filepath.Base(file)
 	got := map[string][]SelectCase{}
 	for _, l := range lines {
-		frame := trace.Frame{Func: "example.com/seer.data/selectcases." + l.fn, File: file, Line: l.line}
-		cases, ok := p.SelectCases(frame)
+		fn := "example.com/seer.data/selectcases." + l.fn
+		if strings.Contains(l.text, "(closure") {
+			fn += ".func1"
+		}
+		cases, ok := p.SelectCases(trace.Frame{Func: fn, File: file, Line: l.line})
 		if ok != l.want {
 			t.Errorf("%s (line %d): SelectCases = %v, want %v", l.fn, l.line, ok, l.want)
 		}
 		got[l.fn] = cases
 	}
-	if len(lines) < 7 {
+	if len(lines) < 12 {
 		t.Fatalf("found %d marked selects", len(lines))
 	}
 	at := func(lines ...int) []trace.Frame {
@@ -43,6 +47,16 @@ func TestSelectCases(t *testing.T) {
 		{"takenPartner", []SelectCase{{Send: true, Partners: at(11, 17)}, {Partners: nil}}},
 		// <-ch's: the worker's select (its line and its case's); <-quit's: the close in stop.
 		{"closedLater", []SelectCase{{Partners: at(33, 34)}, {Partners: at(39)}}},
+		// Through parameters (the worker's caller passes closedLater's
+		// channels): ch <- 1's partners are closedLater's receive;
+		// <-quit's the close in stop.
+		{"worker", []SelectCase{{Send: true, Partners: at(24, 25)}, {Partners: at(39)}}},
+		// Both calls of loop pass pool's channels: <-jobs's partner is
+		// pool's send, <-quit's its close.
+		{"loop", []SelectCase{{Partners: at(91)}, {Partners: at(92)}}},
+		// Captured: jobs's send in captured; nothing ever completes
+		// <-quit.
+		{"captured", []SelectCase{{Partners: at(116)}, {Partners: nil}}},
 	} {
 		if !slices.EqualFunc(got[tc.fn], tc.want, func(a, b SelectCase) bool {
 			return a.Send == b.Send && slices.Equal(a.Partners, b.Partners)

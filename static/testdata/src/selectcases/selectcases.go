@@ -30,7 +30,7 @@ func closedLater(n int) {
 }
 
 func worker(ch chan<- int, quit <-chan struct{}) {
-	select { // cases:no (the channels are not made here)
+	select { // cases:yes (its one caller's channels, made in closedLater)
 	case ch <- 1:
 	case <-quit:
 	}
@@ -79,5 +79,77 @@ func iface() {
 	_ = x
 	select { // cases:no
 	case <-ch:
+	}
+}
+
+// A worker on channels passed in: every caller's are known.
+func pool() {
+	jobs := make(chan int)
+	quit := make(chan struct{})
+	go loop(jobs, quit)
+	go loop(jobs, quit)
+	jobs <- 1
+	close(quit)
+}
+
+func loop(jobs <-chan int, quit <-chan struct{}) {
+	for {
+		select { // cases:yes (both calls pass pool's channels)
+		case j := <-jobs:
+			_ = j
+		case <-quit:
+			return
+		}
+	}
+}
+
+// A closure on captured channels.
+func captured() {
+	jobs := make(chan int)
+	quit := make(chan struct{})
+	go func() {
+		select { // cases:yes (closure: captures jobs and quit)
+		case <-jobs:
+		case <-quit:
+		}
+	}()
+	jobs <- 1
+}
+
+// One caller passes a channel of unknown origin.
+func mixed() {
+	go sink(make(chan int))
+	go sink(global)
+}
+
+func sink(ch chan int) {
+	done := make(chan int)
+	select { // cases:no (global's uses are not all known)
+	case <-ch:
+	case <-done:
+	}
+}
+
+// Exported: a package not loaded may call it.
+func Exported(ch chan int) {
+	done := make(chan int)
+	select { // cases:no
+	case <-ch:
+	case <-done:
+	}
+}
+
+// Its value escapes: it may be called from anywhere.
+var hook = valued
+
+func callsValued() {
+	go valued(make(chan int))
+}
+
+func valued(ch chan int) {
+	done := make(chan int)
+	select { // cases:no
+	case <-ch:
+	case <-done:
 	}
 }
