@@ -80,7 +80,7 @@ import (
 // (checked here) rather than a lock-order cycle (checkDeadlock): some
 // event is not a lock acquire.
 func (k *Checker) blockingClaim(f *Schedule) bool {
-	if f.Kind != Deadlock {
+	if f.Kind != Deadlock && f.Kind != StuckLeak { // leak_selectstuck.go
 		return false
 	}
 	for _, i := range f.Events {
@@ -146,7 +146,7 @@ func (s *fstate) checkBlocking() error {
 		// be created by a harness goroutine: like those, it must keep off
 		// the objects waited on.
 		unborn := n == 0 && (k.goOf[g] < 0 || ran[t.Events[k.goOf[g]].G] <= k.posOf[k.goOf[g]])
-		if !unborn && !k.harness(gid) {
+		if !unborn && !k.harness(gid) && !s.returned(gid, n) { // leak_selectstuck.go
 			if nx := next(gid); nx >= 0 {
 				return fmt.Errorf("goroutine %d can go on: its next event %d is not listed as blocked", g, nx)
 			}

@@ -389,6 +389,8 @@ func (k *Checker) checkProperty(s *fstate) error {
 		return s.checkLeak()
 	case SelectLeak:
 		return s.checkSelectLeak()
+	case StuckLeak:
+		return s.checkStuckLeak()
 	case NilDeref, IndexOutOfRange:
 		return s.checkNilDeref()
 	case Deadlock:

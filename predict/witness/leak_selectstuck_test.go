@@ -1,0 +1,95 @@
+// This file tests the check of a select's leak (leak_selectstuck.go):
+// a worker's select left waiting for ever while its test returns.
+
+package witness
+
+import (
+	"testing"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// stuckLeak: g1 the harness, g2 the test (its own goroutine, made by the
+// testing package), g3 a goroutine that receives once on c, g4 one that
+// sends once on c, g5 the worker, which sends on c in a select and then
+// receives on c. In the run the worker's send met g3's receive, and g4's
+// send the worker's receive. The test's last event, 8, is the testing
+// package's (no user frame) unless testLast is set; with testEnds, it
+// is the test's end.
+//
+// Events: 0 go g2, 1 start g2, 2 go g3, 3 start g3, 4 go g4, 5 start
+// g4, 6 go g5, 7 start g5, 8 the test's last, 9 g5 send c (release, in
+// the select), 10 g3 recv (acquire), 11 g3 recv (release), 12 g5 send
+// (acquire), 13 g3 end, 14 g4 send (release), 15 g5 recv (acquire), 16
+// g5 recv (release), 17 g4 send (acquire), 18 g4 end, 19 g5 end.
+func stuckLeak(t *testing.T, testLast trace.Op, testUser bool) *trace.Trace {
+	gs := []bgo{{0, "", false}, {1, "TestX", false}, {2, "TestX", false}, {2, "TestX", false}, {2, "TestX", false}}
+	evs := []bev{
+		{1, trace.OpGo, "", 0, 2}, {2, trace.OpStart, "", 0, 1},
+		{2, trace.OpGo, "", 0, 3}, {3, trace.OpStart, "", 0, 2},
+		{2, trace.OpGo, "", 0, 4}, {4, trace.OpStart, "", 0, 2},
+		{2, trace.OpGo, "", 0, 5}, {5, trace.OpStart, "", 0, 2},
+		{2, testLast, "", 0, 0},
+		{5, trace.OpSend, "c", trace.SyncRelease, 0}, {3, trace.OpRecv, "c", trace.SyncAcquire, 9},
+		{3, trace.OpRecv, "c", trace.SyncRelease, 0}, {5, trace.OpSend, "c", trace.SyncAcquire, 0},
+		{3, trace.OpEnd, "", 0, 0},
+		{4, trace.OpSend, "c", trace.SyncRelease, 0}, {5, trace.OpRecv, "c", trace.SyncAcquire, 14},
+		{5, trace.OpRecv, "c", trace.SyncRelease, 0}, {4, trace.OpSend, "c", trace.SyncAcquire, 0},
+		{4, trace.OpEnd, "", 0, 0}, {5, trace.OpEnd, "", 0, 0},
+	}
+	tr := buildTrace(t, gs, evs)
+	tr.Header.GOROOT = "/goroot"
+	tr.Goroutine(2).Create = tr.Stacks.Intern([]trace.Frame{{Func: "testing.(*T).Run", File: "/goroot/src/testing/testing.go", Line: 2101}})
+	if !testUser {
+		tr.Events[8].Stack = tr.Stacks.Intern([]trace.Frame{{Func: "testing.tRunner", File: "/goroot/src/testing/testing.go", Line: 1800}})
+	}
+	tr.Events[9].Stack = tr.Stacks.Intern([]trace.Frame{
+		{Func: "runtime.selectgo", File: "/goroot/src/runtime/select.go", Line: 300},
+		{Func: "example.com/p.worker", File: "/src/p/p_test.go", Line: 12},
+	})
+	return tr
+}
+
+func TestCheckStuckLeak(t *testing.T) {
+	noPartner := func(int32) ([]SelectCase, bool) { return []SelectCase{{}}, true }
+	quitClosedAt := func(line int) func(int32) ([]SelectCase, bool) {
+		return func(int32) ([]SelectCase, bool) {
+			return []SelectCase{{Partners: []trace.Frame{{File: "p_test.go", Line: line}}}}, true
+		}
+	}
+	w := []int{14, 10, 11, 17, 13, 18} // g4's send taken by g3
+	claim := func(kind Kind, prefix int) *Schedule {
+		return &Schedule{Kind: kind, Events: []int{9}, Prefix: prefix, Witness: w}
+	}
+	for _, tc := range []struct {
+		name  string
+		tr    *trace.Trace
+		cases func(int32) ([]SelectCase, bool)
+		s     *Schedule
+		want  string // "" means accepted
+	}{
+		{"the test returned", stuckLeak(t, trace.OpWrite, false), noPartner, claim(StuckLeak, 9), ""},
+		{"the test ended", stuckLeak(t, trace.OpEnd, false), noPartner, claim(StuckLeak, 9), ""},
+		{"as a deadlock, the returned test goes on", stuckLeak(t, trace.OpWrite, false), noPartner, claim(Deadlock, 9), "goroutine 2 has not ended"},
+		{"the test's own code is still to run", stuckLeak(t, trace.OpWrite, true), noPartner, claim(StuckLeak, 8), "goroutine 2 can go on"},
+		{"the test's last act not yet run", stuckLeak(t, trace.OpWrite, false), noPartner, claim(StuckLeak, 8), ""},
+		{"a place that could complete the quit case ran in the schedule", stuckLeak(t, trace.OpWrite, true), quitClosedAt(10), claim(StuckLeak, 9), "may proceed"},
+		{"cases not known", stuckLeak(t, trace.OpWrite, false), func(int32) ([]SelectCase, bool) { return nil, false }, claim(StuckLeak, 9), "not known"},
+		{"not in a select", stuckLeakPlain(t), noPartner, claim(StuckLeak, 9), "not made in a blocking select"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			loc, spans := trace.GroupAccesses(tc.tr.Events)
+			k := NewChecker(tc.tr, loc, spans)
+			k.ValueFree(func(int32) bool { return true })
+			k.SelectCases(tc.cases)
+			wantVerdict(t, k.Check(tc.s), tc.want)
+		})
+	}
+}
+
+// stuckLeakPlain is stuckLeak with the worker's send not in a select.
+func stuckLeakPlain(t *testing.T) *trace.Trace {
+	tr := stuckLeak(t, trace.OpWrite, false)
+	tr.Events[9].Stack = tr.Events[10].Stack
+	return tr
+}
