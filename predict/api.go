@@ -194,7 +194,8 @@ func (o *Options) defaults() Options {
 // sites.
 type Finding struct {
 	// Kind is KindRace, KindAtomicity, KindDeadlock, KindLeak (observed,
-	// from leak_observed.go, or predicted after a select, from leak_select.go) or a
+	// from leak_observed.go, or predicted after a select, from leak_select.go,
+	// or in a select that can never proceed, leak_selectstuck.go) or a
 	// misuse kind (misuse.go: KindSendOnClosed, KindCloseOfClosed,
 	// KindNegativeWaitGroup, KindWaitGroupReuse, KindUnlockOfUnlocked).
 	Kind report.Kind
@@ -217,7 +218,9 @@ type Finding struct {
 	// each requests a lock that the next one's goroutine holds (the last,
 	// one that the first's holds). A predicted leak (leak_select.go): the
 	// sender's send start, the select's receive and, for a timeout, the
-	// time.After call's event.
+	// time.After call's event; for one in a select that can never proceed
+	// (leak_selectstuck.go, Stuck set), the waiting goroutines' next
+	// events, the select's first.
 	Events []int
 
 	// WaitsFor says, for a blocking cycle of deadlock_cycles.go, whom
@@ -419,6 +422,9 @@ func (f *Finding) claim() *witness.Schedule {
 	}
 	if f.Kind == KindLeak && f.Predicted {
 		kind = witness.SelectLeak // a leak after a select (leak_select.go)
+		if len(f.Stuck) > 0 {
+			kind = witness.StuckLeak // a select that can never proceed (leak_selectstuck.go)
+		}
 	}
 	return &witness.Schedule{Kind: kind, Events: f.Events, Prefix: f.Prefix, Stops: f.Stops, Witness: f.Witness}
 }

@@ -536,6 +536,13 @@ func (e *engine) extendCut(cut, limit []int32) bool {
 // file comment). late, if not -1, is a goroutine whose last events run
 // after the cut (in the witness): nothing of the cut comes after them.
 func (e *engine) allBlocked(cut []int32, evs []int32, co *chanOps, late int32) ([]int32, bool) {
+	return e.allBlockedOr(cut, evs, co, late, nil)
+}
+
+// allBlockedOr is allBlocked in which a goroutine for which returned
+// holds counts as the harness's: a test's own goroutine that has
+// returned from the test (leak_selectstuck.go).
+func (e *engine) allBlockedOr(cut []int32, evs []int32, co *chanOps, late int32, returned func(g int32) bool) ([]int32, bool) {
 	c, t := e.c, e.t
 	next := func(g int) int32 {
 		if int(cut[g]) < len(c.byG[g]) {
@@ -554,7 +561,7 @@ func (e *engine) allBlocked(cut []int32, evs []int32, co *chanOps, late int32) (
 			continue
 		}
 		unborn := n == 0 && (c.goEv[g] < 0 || cut[c.ev[c.goEv[g]].G] < c.pos[c.goEv[g]])
-		if unborn || goroutineOfHarness(t, trace.GoID(g)) {
+		if unborn || goroutineOfHarness(t, trace.GoID(g)) || returned != nil && returned(int32(g)) {
 			harness = append(harness, g)
 			continue
 		}

@@ -206,11 +206,17 @@ func (e *engine) partnerWitness(co *chanOps, x, y chanOp) (Finding, bool) {
 		}
 		end[q] = last
 	}
-	waiting, ok := e.allBlocked(end, []int32{x.first}, co, -1)
+	kind := KindLeak
+	waiting, ok := e.leakWaiting(end, x.first, co) // leak_selectstuck.go
+	if !ok {
+		kind = KindDeadlock
+		waiting, ok = e.allBlocked(end, []int32{x.first}, co, -1)
+	}
 	if !ok {
 		return Finding{}, false
 	}
 	fd := c.cutThen(cut, witness, waiting, h, gp)
+	fd.Kind = kind
 	fd.Stuck = e.stuckSelects(waiting) // deadlock_select.go
 	return fd, true
 }

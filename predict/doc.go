@@ -44,7 +44,9 @@
 //     that hung (leak_observed.go);
 //   - KindLeak ("leak"): a goroutine the run left blocked when its test
 //     returned (leak_observed.go), or that another schedule leaves blocked
-//     on a send after a select's other case (leak_select.go);
+//     on a send after a select's other case (leak_select.go), or in a
+//     select that can never proceed while its test returns
+//     (leak_selectstuck.go);
 //   - KindSendOnClosed, KindCloseOfClosed, KindNegativeWaitGroup,
 //     KindWaitGroupReuse and KindUnlockOfUnlocked: an operation that
 //     panics or throws in the real program (misuse.go);
@@ -319,7 +321,14 @@
 // default, is ready and the sender has not begun its send; package
 // static (through Options.SelectLeak) proves that the select is the
 // channel's only receive, so that the sender then waits for ever. The
-// checker's Kind SelectLeak re-checks the trace's half.
+// checker's Kind SelectLeak re-checks the trace's half. A second shape
+// (leak_selectstuck.go) is the taken partner's schedule whose victim
+// waits in a select that can never proceed (deadlock_select.go) while
+// the test's own goroutine has ended or returned (every event of it with
+// a frame of the user's code is in the schedule): a leak, not a
+// deadlock, since the test returns; the checker's Kind StuckLeak
+// re-checks it as a blocking claim in which the returned test goroutine
+// is held to what a harness goroutine is.
 //
 // # Misuse
 //

@@ -128,3 +128,17 @@ func stuck(t *trace.Trace, f *predict.Finding, names *namer) []report.StuckSelec
 	}
 	return out
 }
+
+// stuckName names the channel of event i when f.Stuck lists it (a
+// select's event): the case's channel, named at its partner in the run,
+// since the select's line names none; "" otherwise.
+func stuckName(t *trace.Trace, f *predict.Finding, i int, names *namer) string {
+	for _, s := range f.Stuck {
+		if s.Event == i {
+			if j, ok := runPartner(t, i); ok {
+				return names.object(j, true)
+			}
+		}
+	}
+	return ""
+}

@@ -154,6 +154,9 @@ func waitVerb(op string) string {
 // report and the hover: the select takes its other case, and the send
 // waits for ever.
 func LeakSentence(f *Finding, rel func(string) string) string {
+	if StuckLeak(f) {
+		return stuckLeakSentence(f, rel) // leak_selectstuck.go
+	}
 	if f.Kind != KindLeak || !f.Predicted || len(f.Accesses) < 2 {
 		return ""
 	}

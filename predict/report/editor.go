@@ -455,7 +455,7 @@ func deadlockHover(f *Finding, access func(int) string, short func(string) strin
 
 func leakHover(f *Finding, access func(int) string, short func(string) string) string {
 	if s := LeakSentence(f, short); s != "" {
-		return capitalizeFirst(s) + ".\n\n"
+		return capitalizeFirst(s) + ".\n\n" + stuckLeakHover(f, short) // leak_selectstuck.go
 	}
 	if ObservedBlocking(f) {
 		return blockedHover(f, short)

@@ -218,9 +218,33 @@ the Done channel of a context from elsewhere (a parameter, or one made by
 WithCancel) is not judged: whether it can end first is not in the source
 of the select.
 
+A leak is predicted in a second shape: a worker's select that can never
+proceed while its test returns. In the recorded run the select took a
+case; in a schedule of the same test another goroutine takes that case's
+partner (a second sender on the channel meets its one receiver), and no
+other case can ever be completed: seer lists, from the source, every
+operation in the program that could complete each case (the channels may
+be made in the select's function, or passed in as arguments or captured,
+when every caller is known), and none of them runs again, every goroutine
+that could reach one having ended or waiting for ever. The test's own
+goroutine has returned by then (its test function and Cleanups are done),
+so the worker is left blocked after the test. The finding names the
+select, says who took whose partner and why each case cannot proceed.
+
+	func worker(jobs chan int, quit <-chan struct{}) {
+		select {
+		case jobs <- 1:
+		case <-quit: // nothing ever closes quit
+			return
+		}
+		<-jobs
+	}
+
 Fix: give every goroutine a way to finish: buffer the channel for every
 sender (make(chan T, 1) for the one result), or have the receiver drain
-it, or select on a done channel or a context in the sender too.`
+it, or select on a done channel or a context in the sender too, and close
+the done channel (defer close(quit), or cancel the context) when the test
+is done.`
 
 	explainSendOnClosed = `# send-on-closed: a send that another schedule runs after the close
 

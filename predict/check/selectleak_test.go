@@ -1,0 +1,109 @@
+// This file holds the end-to-end test of issue 32's select that can
+// never proceed, in its leak flavour: a worker, started with the jobs
+// and quit channels as arguments, sends a job to a one-shot taker or
+// gives up on quit, then waits for a reply on jobs; a helper sends on
+// the same channel. In a schedule where the helper's send takes the
+// taker, the worker's select waits for ever while the test returns: a
+// predicted leak from a run in which the select proceeded, with a
+// witness the checker replayed. Its fixed twin closes quit when the
+// test returns, and gives no finding.
+
+package check
+
+import (
+	"bytes"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/seer-tools/seer/predict/internal/sarifcheck"
+	"github.com/seer-tools/seer/predict/report"
+)
+
+// selectLeakSrc: FIX is replaced by the fixed twin's close of quit. The
+// helper's sleep makes the recorded run hand the job over first; the
+// test's sleep lets every goroutine's exit be recorded before it
+// returns. Both order nothing.
+const selectLeakSrc = `package p
+
+import (
+	"testing"
+	"time"
+)
+
+func worker(jobs chan int, quit <-chan struct{}) {
+	select { // select
+	case jobs <- 1:
+	case <-quit:
+		return
+	}
+	<-jobs
+}
+
+func TestHandoff(t *testing.T) {
+	jobs := make(chan int)
+	quit := make(chan struct{})
+	FIX
+	go func() {
+		<-jobs // taker
+	}()
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		jobs <- 2 // helper
+	}()
+	go worker(jobs, quit)
+	time.Sleep(600 * time.Millisecond)
+}
+`
+
+// TestSelectLeakPredicted: the bug is a predicted leak at the worker's
+// select (reached through the arguments of go worker), whose sentences,
+// hover and SARIF name the lost partner on jobs and the quit case no
+// operation completes; the fixed twin, which closes quit, has no finding
+// of any kind.
+func TestSelectLeakPredicted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records tests")
+	}
+	t.Run("bug", func(t *testing.T) {
+		src := strings.Replace(selectLeakSrc, "FIX", "", 1)
+		rep, dir := recordOne(t, src)
+		if len(rep.Findings) != 1 {
+			t.Fatalf("findings %+v, want one leak", rep.Findings)
+		}
+		f := rep.Findings[0]
+		if f.Kind != report.KindLeak || !f.Predicted || len(f.Witness) == 0 || len(f.Accesses) != 1 || len(f.Stuck) != 1 {
+			t.Fatalf("finding %+v, want a predicted leak of one goroutine in a select, with a witness", f)
+		}
+		sel := markedLine(t, src, "// select")
+		if a := f.Accesses[0]; a.Line != sel || a.Variable != "jobs" {
+			t.Errorf("leaked operation on %q at line %d, want the select on jobs at %d", a.Variable, a.Line, sel)
+		}
+		at := "p_test.go:" + strconv.Itoa(sel)
+		why := "its case on jobs taken in the recorded run has lost its partner, and its receive from quit can never complete: no operation in the program could complete it"
+		if s := report.LeakSentence(&f, filepath.Base); !strings.Contains(s, "TestHandoff returns while goroutine") || !strings.Contains(s, "waits for ever in its select at "+at) {
+			t.Errorf("the leak's sentence does not say the test returns while the select waits: %q", s)
+		}
+		if got := report.StuckSentences(&f, filepath.Base); len(got) != 1 || !strings.Contains(got[0], "select at "+at+" can never proceed") || !strings.Contains(got[0], why) {
+			t.Errorf("the finding does not say why the select cannot proceed: %q", got)
+		}
+		if h := report.HoverMarkdown(&f, 0, filepath.Base, func(string, int) string { return "" }); !strings.Contains(h, "left blocked after the test") || !strings.Contains(h, why) {
+			t.Errorf("hover does not tell the leak and why: %q", h)
+		}
+		if text, ok := report.Explain(report.KindLeak); !ok || !strings.Contains(text, "a worker's select that can never") {
+			t.Errorf("-explain leak does not tell a select's leak")
+		}
+		var b bytes.Buffer
+		if err := report.WriteSARIF(&b, rep, report.SARIFOptions{Root: dir}); err != nil {
+			t.Fatal(err)
+		}
+		sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
+		if !strings.Contains(b.String(), `"ruleId": "leak"`) || !strings.Contains(b.String(), "receive from quit can never complete") {
+			t.Errorf("SARIF has no leak result that names the quit case")
+		}
+	})
+	t.Run("fixed", func(t *testing.T) {
+		noFinding(t, strings.Replace(selectLeakSrc, "FIX", "defer close(quit)", 1))
+	})
+}

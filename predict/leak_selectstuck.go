@@ -1,0 +1,132 @@
+// This file implements the leak flavour of a select that can never
+// proceed (issue 32, item 5): a worker left waiting for ever in a select
+// while its test returns. The typical shape, a worker started with its
+// channels as arguments (static.Program.SelectCases follows them to
+// their makes), whose partner another goroutine takes:
+//
+//	func worker(jobs chan int, quit <-chan struct{}) {
+//		select {          // W: the taker took jobs <- 1 in the run
+//		case jobs <- 1:
+//		case <-quit:      // the test never closes quit
+//			return
+//		}
+//		<-jobs            // the helper's value
+//	}
+//
+//	go func() { <-jobs }()  // taker
+//	go func() { jobs <- 2 }() // helper
+//	go worker(jobs, quit)
+//	// the test returns
+//
+// In a schedule where the helper's send meets the taker, W's select has
+// no partner on jobs and none can ever come on quit; the test returns,
+// and W is left blocked: the goroutine leak a Go programmer fixes by
+// closing quit (or using a context) when the test is done.
+//
+// The schedule is the taken partner's (deadlock_partner.go: the
+// sync-preserving closure extended to a fixpoint, the one re-paired
+// rendezvous, the two goroutines' ends). The rule at its end is the
+// blocking claim's (allBlocked, with selectStuck judging each select
+// from static's list of its cases' partners, deadlock_select.go), in
+// which the test's own goroutine (testing.tRunner's) need not wait: it
+// may instead have returned from the test — every event of it with a
+// frame of the user's code, the test function's and its Cleanups', is
+// in the schedule, so that what it still does is the testing package's
+// reporting, with no user code — and is then held to what a harness
+// goroutine is: in the whole run it never operates on an object a
+// waiting goroutine waits on, and (selectStuck) never at a place that
+// could complete a waiting select's other case. Every other goroutine of
+// the test has ended or waits for ever, the select's goroutine first:
+// no goroutine that may still act can reach a partner of any of the
+// select's cases, so it waits for ever after its test returned.
+//
+// The finding is a predicted leak (Kind leak, Predicted), its Events the
+// waiting goroutines' next events (the select's first), Stuck the
+// select's cases; the checker (witness/leak_selectstuck.go, Kind
+// StuckLeak) re-checks the same claim with the same static list. A claim
+// in which the test's own goroutine waits too stays a deadlock: the test
+// never returns.
+//
+// Not covered, as for the deadlock: a goroutine of the test that is
+// neither ended nor waiting for ever (what it does next is not in the
+// trace); a select whose partner in the run was itself in a select.
+
+package predict
+
+import (
+	"strings"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// leakWaiting is allBlocked for the leak flavour (see the file comment):
+// the goroutines waiting for ever after cut, victim x first, when x is
+// made in a select of a goroutine other than its test's own, and that
+// test's own goroutine has ended or returned and does not wait.
+func (e *engine) leakWaiting(cut []int32, x int32, co *chanOps) ([]int32, bool) {
+	c, t := e.c, e.t
+	g := trace.GoID(c.ev[x].G)
+	if !e.selectVictim(x) || testOwn(t, g) {
+		return nil, false
+	}
+	returned := func(h int32) bool { return testOwn(t, trace.GoID(h)) && e.userDone(cut, h) }
+	if !e.testReturned(cut, g) {
+		return nil, false
+	}
+	waiting, ok := e.allBlockedOr(cut, []int32{x}, co, -1, returned)
+	if !ok {
+		return nil, false
+	}
+	for _, w := range waiting {
+		if testOwn(t, trace.GoID(c.ev[w].G)) {
+			return nil, false // the test does not return: a deadlock
+		}
+	}
+	return waiting, true
+}
+
+// testReturned reports whether goroutine g's test has its own goroutine
+// and it has ended or returned after cut.
+func (e *engine) testReturned(cut []int32, g trace.GoID) bool {
+	c, t := e.c, e.t
+	gr := t.Goroutine(g)
+	if gr == nil || gr.Test == "" {
+		return false
+	}
+	own := false
+	for h := 1; h < len(c.byG); h++ {
+		if hr := t.Goroutine(trace.GoID(h)); hr == nil || hr.Test != gr.Test || !testOwn(t, trace.GoID(h)) {
+			continue
+		}
+		own = true
+		if n := cut[h]; !(n > 0 && c.ev[c.at(int32(h), n)].Op == trace.OpEnd) && !e.userDone(cut, int32(h)) {
+			return false
+		}
+	}
+	return own
+}
+
+// userDone reports whether goroutine g's every event with a frame of the
+// user's code is among its first cut[g]: its last such event, found from
+// its end backwards.
+func (e *engine) userDone(cut []int32, g int32) bool {
+	c, t := e.c, e.t
+	for p := int32(len(c.byG[g])); p > cut[g]; p-- {
+		if _, user := trace.UserFrame(t.Stack(t.Events[c.at(g, p)].Stack), t.Header.GOROOT); user {
+			return false
+		}
+	}
+	return true
+}
+
+// testOwn reports whether goroutine g is a test's own goroutine
+// (testing.tRunner's): it belongs to a test, and the testing package
+// created it.
+func testOwn(t *trace.Trace, g trace.GoID) bool {
+	gr := t.Goroutine(g)
+	if gr == nil || gr.Test == "" {
+		return false
+	}
+	create := t.Stack(gr.Create)
+	return len(create) > 0 && strings.HasPrefix(create[0].Func, "testing.")
+}
