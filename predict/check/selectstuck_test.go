@@ -99,12 +99,18 @@ func onePredictedBlock(t *testing.T, rep *report.Report) report.Finding {
 // holds a deadlock result that says phrase.
 func sarifTells(t *testing.T, rep *report.Report, dir, phrase string) {
 	t.Helper()
+	sarifTellsOf(t, rep, dir, report.KindDeadlock, phrase)
+}
+
+// sarifTellsOf is sarifTells for a result of kind.
+func sarifTellsOf(t *testing.T, rep *report.Report, dir string, kind report.Kind, phrase string) {
+	t.Helper()
 	var b bytes.Buffer
 	if err := report.WriteSARIF(&b, rep, report.SARIFOptions{Root: dir}); err != nil {
 		t.Fatal(err)
 	}
 	sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
-	if !strings.Contains(b.String(), `"ruleId": "deadlock"`) || !strings.Contains(b.String(), phrase) {
-		t.Errorf("SARIF has no deadlock result that says %q", phrase)
+	if !strings.Contains(b.String(), `"ruleId": "`+string(kind)+`"`) || !strings.Contains(b.String(), phrase) {
+		t.Errorf("SARIF has no %s result that says %q", kind, phrase)
 	}
 }
