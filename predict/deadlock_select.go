@@ -34,14 +34,16 @@
 //
 // The finding is the taken partner's (Kind deadlock, Predicted): every
 // goroutine of the test that can still act waits for ever, the select's
-// goroutine first. A select goroutine left blocked while the test
-// returns is reported only when every goroutine of the test that has
-// not ended waits too (the blocking claim), as for taken partners.
+// goroutine first. When the select's goroutine is not the test's own and
+// the test's own goroutine has ended or returned in the schedule, every
+// other goroutine of the test ended or waiting for ever, it is a
+// predicted leak instead (leak_selectstuck.go): the test returns.
 //
 // Not covered: selects with a default or a timer case (they always
-// proceed); selects whose channels are not made in the select's own
-// function or escape (Program.SelectCases answers unknown); a select
-// whose partner in the run was itself in a select.
+// proceed); selects whose channels escape or come from a caller that is
+// not known (Program.SelectCases answers unknown; it follows parameters
+// and captures to their makes when every call is known); a select whose
+// partner in the run was itself in a select.
 
 package predict
 
