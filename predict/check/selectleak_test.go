@@ -101,18 +101,11 @@ func TestSelectLeakPredicted(t *testing.T) {
 }
 
 // selectParamsSrc is selectStuckSrc (selectstuck_test.go) with the
-// test's select in a helper that takes the channels as arguments: static
-// analysis follows them to the test's makes (issue 32 item 5's select on
-// channels passed in). CAP is replaced by the jobs channel's capacity
-// argument.
-const selectParamsSrc = `package p
-
-import (
-	"testing"
-	"time"
-)
-
-func hand(jobs chan<- int, quit <-chan struct{}) bool {
+// test's select moved into hand, a helper that takes the channels as
+// arguments: static analysis follows them to the test's makes (issue 32
+// item 5's select on channels passed in).
+var selectParamsSrc = strings.NewReplacer(
+	"func TestHandoff", `func hand(jobs chan<- int, quit <-chan struct{}) bool {
 	select { // select
 	case jobs <- 1:
 		return true
@@ -121,45 +114,23 @@ func hand(jobs chan<- int, quit <-chan struct{}) bool {
 	}
 }
 
-func TestHandoff(t *testing.T) {
-	jobs := make(chan intCAP)
-	quit := make(chan struct{})
-	go func() {
-		<-jobs // taker
-	}()
-	go func() {
-		time.Sleep(300 * time.Millisecond)
-		jobs <- 2 // helper
-	}()
-	if !hand(jobs, quit) {
+func TestHandoff`,
+	`	select { // select
+	case jobs <- 1:
+	case <-quit:
 		return
 	}
-	<-jobs
-	time.Sleep(100 * time.Millisecond) // the helper's exit makes it into the trace
-}
-`
+`, `	if !hand(jobs, quit) {
+		return
+	}
+`).Replace(selectStuckSrc)
 
 // TestSelectParamsPredicted: the test's own goroutine waits for ever in
 // the helper's select, a predicted deadlock whose sentence names the
 // quit case; with a buffered jobs channel there is no finding.
 func TestSelectParamsPredicted(t *testing.T) {
-	if testing.Short() {
-		t.Skip("records tests")
+	if strings.Count(selectParamsSrc, "// select") != 1 || !strings.Contains(selectParamsSrc, "if !hand(jobs, quit)") {
+		t.Fatalf("selectStuckSrc has changed: %s", selectParamsSrc)
 	}
-	t.Run("bug", func(t *testing.T) {
-		src := strings.Replace(selectParamsSrc, "CAP", "", 1)
-		rep, _ := recordOne(t, src)
-		f := onePredictedBlock(t, rep) // selectstuck_test.go
-		sel := markedLine(t, src, "// select")
-		if a := f.Accesses[0]; a.Line != sel {
-			t.Errorf("blocked operation %s at line %d, want the select at %d", a.Op, a.Line, sel)
-		}
-		if got := report.StuckSentences(&f, filepath.Base); len(got) != 1 || !strings.Contains(got[0], "select at p_test.go:"+strconv.Itoa(sel)+" can never proceed") ||
-			!strings.Contains(got[0], "receive from quit can never complete: no operation in the program could complete it") {
-			t.Errorf("the finding does not say why the select cannot proceed: %q", got)
-		}
-	})
-	t.Run("fixed", func(t *testing.T) {
-		noFinding(t, strings.Replace(selectParamsSrc, "CAP", ", 2", 1))
-	})
+	selectStuckPair(t, selectParamsSrc) // selectstuck_test.go
 }
