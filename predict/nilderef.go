@@ -184,73 +184,13 @@ func (e *engine) nilDerefLayer() ([]Finding, Stage, error) {
 
 // nilWitness builds the schedule in which r reads what w stored (see the
 // file comment), in cut (tmp is scratch), and reports whether there is
-// one.
+// one: W's section moved after C's (moveAfter, section_move.go), r seeing
+// w.
 func (e *engine) nilWitness(w, r int32, cut, tmp []int32) (Finding, bool) {
 	c := e.c
-	gw, gr := int32(c.ev[w].G), int32(c.ev[r].G)
-	s0 := c.pos[r]
-	c.heldAt(gr, c.pos[r], func(_ trace.ObjID, s csect) { s0 = min(s0, s.acq) })
-	wEnd, never := c.pos[w], false
-	c.heldAt(gw, c.pos[w], func(_ trace.ObjID, s csect) {
-		if s.rel == 0 {
-			never = true
-		}
-		wEnd = max(wEnd, s.rel)
-	})
-	if never {
-		return Finding{}, false
-	}
-	// W's moved events: plain accesses and lock operations of locks kept
-	// as locks.
-	var acquires []trace.ObjID
-	for p := s0; p < c.pos[r]; p++ {
-		x := &c.ev[c.at(gr, p)]
-		switch x.Op {
-		case trace.OpRead, trace.OpWrite, trace.OpUnlock, trace.OpRUnlock:
-		case trace.OpLock, trace.OpRLock:
-			if c.observed[x.Obj] {
-				return Finding{}, false
-			}
-			acquires = append(acquires, x.Obj)
-		default:
-			return Finding{}, false
-		}
-	}
-	clear(cut)
-	e.coneInto(cut, gw, wEnd)
-	e.coneInto(cut, gr, s0-1)
-	below := func(cut []int32) bool { return cut[gr] < s0 && e.ctx.Err() == nil }
-	for {
-		if !e.closeCut(cut, -1, -1, below) {
-			return Finding{}, false
-		}
-		grew, ok := e.releaseFor(cut, gr, acquires)
-		if !ok {
-			return Finding{}, false
-		}
-		if !grew {
-			break
-		}
-	}
-	if !below(cut) || cut[gr] != s0-1 {
-		return Finding{}, false
-	}
-	// The moved events' causes, but W's own, are in the cut.
-	copy(tmp, cut)
-	e.coneInto(tmp, gr, c.pos[r]-1)
-	for g := range tmp {
-		if int32(g) != gr && tmp[g] > cut[g] {
-			return Finding{}, false
-		}
-	}
-	// Every moved read keeps its writer; r sees w.
-	for p := s0; p < c.pos[r]; p++ {
-		x := c.at(gr, p)
-		if c.ev[x].Op == trace.OpRead && e.keepsWriter(x) && e.writtenAfter(cut, x, gr) {
-			return Finding{}, false
-		}
-	}
-	if e.writtenAfter(cut, w, gr) {
+	gr := int32(c.ev[r].G)
+	s0, ok := e.moveAfter(w, r, cut, tmp)
+	if !ok || e.writtenAfter(cut, w, gr) {
 		return Finding{}, false
 	}
 	for _, x := range e.writesOf(e.m.loc[r], gr) {
@@ -258,83 +198,7 @@ func (e *engine) nilWitness(w, r int32, cut, tmp []int32) (Finding, bool) {
 			return Finding{}, false
 		}
 	}
-	return e.nilFinding(w, r, cut, s0), true
-}
-
-// releaseFor adds to cut the release (with its cone) of every section
-// that another goroutine than g holds open at the cut's end, of a lock
-// that g acquires (acquires) after the cut (shared or not: a reader's
-// section too, which is more than the lock needs). It
-// reports whether cut grew, and false ok when a section is never
-// released.
-func (e *engine) releaseFor(cut []int32, g int32, acquires []trace.ObjID) (grew, ok bool) {
-	c, lg := e.c, e.lockGoroutines()
-	for _, l := range acquires {
-		for _, h := range lg[l] {
-			if h == g || cut[h] == 0 {
-				continue
-			}
-			s, open := c.section(h, l, cut[h])
-			if !open || s.rel != 0 && s.rel <= cut[h] {
-				continue
-			}
-			if s.rel == 0 {
-				return grew, false
-			}
-			e.coneInto(cut, h, s.rel)
-			grew = true
-		}
-	}
-	return grew, true
-}
-
-// writtenAfter reports whether cut holds a write, of a goroutine other
-// than g, to the location of event x that the run made after x.
-func (e *engine) writtenAfter(cut []int32, x, g int32) bool {
-	c := e.c
-	loc := e.m.loc[x]
-	for _, h := range e.writerGoroutines(loc) {
-		if h == g {
-			continue
-		}
-		ws := e.writesOf(loc, h)
-		j, found := slices.BinarySearch(ws, x)
-		if found {
-			j++
-		}
-		if j < len(ws) && c.pos[ws[j]] <= cut[h] {
-			return true
-		}
-	}
-	return false
-}
-
-// nilFinding returns the finding whose schedule is cut in observed order,
-// then r's goroutine's events from position s0 to r.
-func (e *engine) nilFinding(w, r int32, cut []int32, s0 int32) Finding {
-	c := e.c
-	gr := int32(c.ev[r].G)
-	last := int32(-1)
-	for g, n := range cut {
-		if n > 0 {
-			last = max(last, c.byG[g][n-1])
-		}
-	}
-	prefix := int(last) + 1
-	var stops []int
-	for g, n := range cut {
-		if int32(g) == gr || int(n) >= len(c.byG[g]) {
-			continue
-		}
-		if x := c.byG[g][n]; int(x) < prefix {
-			stops = append(stops, int(x))
-		}
-	}
-	slices.Sort(stops)
-	var moved []int
-	for p := s0; p <= c.pos[r]; p++ {
-		moved = append(moved, int(c.at(gr, p)))
-	}
-	return Finding{Kind: KindNilDeref, Predicted: true, Count: 1, Events: []int{int(w), int(r)},
-		Prefix: prefix, Stops: stops, Witness: moved}
+	fd := e.movedFinding(gr, cut, s0, c.pos[r])
+	fd.Kind, fd.Events = KindNilDeref, []int{int(w), int(r)}
+	return fd, true
 }
