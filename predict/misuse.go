@@ -39,6 +39,11 @@
 //     use is not judged (witness.LockKnown): its state is not its
 //     operations'.
 //
+// A send (or a second close) whose goroutine's critical section is open
+// at it and came before the close's section in the run has no such cut:
+// the lock rule puts the send in it. For those, misuse_reorder.go builds
+// the schedule that moves the section after the close's instead.
+//
 // Must-happen-before filters first: a send that must happen before its
 // close, a Done that its group's Adds must precede with nothing to
 // undercut them, a Wait and an Add that must be ordered. Findings are one
@@ -51,7 +56,8 @@
 // Contract: it reports only operations whose closure (the cut above)
 // leaves them their goroutine's next step with the primitive in the
 // failing state; it builds the witness from that cut in observed order
-// (deadlockWitness), with no search.
+// (deadlockWitness), or from the moved section's schedule
+// (misuse_reorder.go), with no search.
 
 package predict
 
@@ -296,6 +302,8 @@ func (m *misuse) channel(closes, sends []int32) error {
 			}
 			if ok {
 				m.emit(KindSendOnClosed, k, []int32{cl, s}, s < cl)
+			} else if err := m.moved(KindSendOnClosed, k, cl, s, closes, sends); err != nil {
+				return err
 			}
 		}
 		for _, c2 := range closes {
@@ -312,6 +320,8 @@ func (m *misuse) channel(closes, sends []int32) error {
 			}
 			if ok {
 				m.emit(KindCloseOfClosed, k, []int32{cl, c2}, c2 < cl)
+			} else if err := m.moved(KindCloseOfClosed, k, cl, c2, closes, sends); err != nil {
+				return err
 			}
 		}
 	}

@@ -49,6 +49,79 @@ g2 w x
 g1 r x
 g1 close c @20
 `, "close-of-closed 10-20"},
+		{"send in a section before the close's section", `
+g1 go g2
+g2 lock mu
+g2 send c @10
+g2 unlock mu
+g1 lock mu
+g1 close c @20
+g1 w closed
+g1 unlock mu
+`, "send-on-closed 20-10 predicted"},
+		{"send in a section that checks the flag first", `
+g1 go g2
+g2 lock mu
+g2 r closed
+g2 send c @10
+g2 unlock mu
+g1 lock mu
+g1 close c @20
+g1 w closed
+g1 unlock mu
+`, ""},
+		{"send in a section after a check outside it", `
+g1 go g2
+g2 r closed
+g2 lock mu
+g2 send c @10
+g2 unlock mu
+g1 lock mu
+g1 close c @20
+g1 w closed
+g1 unlock mu
+`, "send-on-closed 20-10 predicted"},
+		{"send in a section the closer receives before closing", `
+g1 go g2
+g2 lock mu
+g2 send c @10
+g2 unlock mu
+g1 recv c
+g1 lock mu
+g1 close c @20
+g1 unlock mu
+`, ""},
+		{"send in a section that receives first", `
+g1 go g2
+g1 go g3
+g3 send d
+g2 lock mu
+g2 recv d
+g2 send c @10
+g2 unlock mu
+g1 lock mu
+g1 close c @20
+g1 unlock mu
+`, ""},
+		{"send in a section after another send", `
+g1 go g2
+g2 lock mu
+g2 send c @11
+g2 send c @10
+g2 unlock mu
+g1 lock mu
+g1 close c @20
+g1 unlock mu
+`, "send-on-closed 20-11 predicted"},
+		{"two closes in sections", `
+g1 go g2
+g2 lock mu
+g2 close c @10
+g2 unlock mu
+g1 lock mu
+g1 close c @20
+g1 unlock mu
+`, "close-of-closed 10-20; close-of-closed 20-10 predicted"},
 		{"Add after the go statement", `
 g1 go g2
 g1 add wg 1 @10

@@ -25,6 +25,16 @@
 // writers to the end (as for deadlocks): only then is its next step
 // known.
 //
+// A send's (or second close's) schedule may reverse critical sections
+// (predict's misuse_reorder.go): in the run the sender's section came
+// first; the schedule is a prefix of the run that holds the closer's
+// whole section, then a Witness holding the sender's events from its
+// section's acquire up to the send, replayed against the state after the
+// prefix like any Witness. Its reads must see their observed writers too:
+// a sender that reads a closed flag in its section, which the closer's
+// section set after the read in the run, sees another writer there, and
+// the schedule is rejected.
+//
 // A channel is named by its race address (the address chansend reads and
 // closechan writes and releases: one per allocation in a Go recording).
 // A WaitGroup's counter is the sum of its deltas: OpWGAdd's value, -1 for

@@ -33,6 +33,34 @@ g1 r done
 g1 send d
 `
 
+// Events: 0 go g2, 1 start g2, 2 lock mu, 3 read c (send), 4 send c,
+// 5 unlock mu, 6 lock mu, 7 write c (close), 8 close c, 9 write closed,
+// 10 unlock mu: the sender's section came first.
+const sendSectionTrace = `
+g1 go g2
+g2 lock mu
+g2 send c
+g2 unlock mu
+g1 lock mu
+g1 close c
+g1 w closed
+g1 unlock mu
+`
+
+// Events: as sendSectionTrace's, with 3 a read of closed inside the
+// sender's section, before its send (4, 5): the fixed twin.
+const sendCheckedTrace = `
+g1 go g2
+g2 lock mu
+g2 r closed
+g2 send c
+g2 unlock mu
+g1 lock mu
+g1 close c
+g1 w closed
+g1 unlock mu
+`
+
 // Events: 0 go g2, 1 add wg, 2 start g2, 3 done wg, 4 wait wg: the Add
 // comes after the go statement.
 const waitGroupTrace = `
@@ -88,6 +116,14 @@ func TestCheckMisuse(t *testing.T) {
 			&Schedule{Kind: SendOnClosed, Events: []int{6, 2}, Witness: []int{0, 5, 6, 1, 2}}, "read 2 sees writer 5"},
 		{"two closes", sendCloseTrace,
 			&Schedule{Kind: CloseOfClosed, Events: []int{6, 6}, Witness: []int{0, 5, 6}}, "next event"},
+		{"send's section moved after the close's", sendSectionTrace,
+			&Schedule{Kind: SendOnClosed, Events: []int{8, 3}, Prefix: 11, Witness: []int{2}}, ""},
+		{"send's section moved into the close's", sendSectionTrace,
+			&Schedule{Kind: SendOnClosed, Events: []int{8, 3}, Prefix: 10, Witness: []int{2}}, "acquired while held"},
+		{"send's section moved, the send run too", sendSectionTrace,
+			&Schedule{Kind: SendOnClosed, Events: []int{8, 3}, Prefix: 11, Witness: []int{2, 3}}, "read 3 sees writer 7"},
+		{"checked send's section moved after the close's", sendCheckedTrace,
+			&Schedule{Kind: SendOnClosed, Events: []int{9, 4}, Prefix: 12, Witness: []int{2, 3}}, "read 3 sees writer 10"},
 		{"Done before its Add", waitGroupTrace,
 			&Schedule{Kind: NegativeWaitGroup, Events: []int{3}, Witness: []int{0, 2}}, ""},
 		{"Done after its Add", waitGroupTrace,
