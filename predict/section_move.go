@@ -137,11 +137,19 @@ func (e *engine) releaseFor(cut []int32, g int32, acquires []trace.ObjID) (grew,
 	return grew, true
 }
 
+// maxWrittenAfter bounds the writes of one goroutine that writtenAfter
+// looks at; past it, it answers yes.
+const maxWrittenAfter = 256
+
 // writtenAfter reports whether cut holds a write, of a goroutine other
-// than g, to the location of event x that the run made after x.
+// than g, to any byte of event x that the run made after x. A location
+// groups the bytes that chains of overlapping accesses join (a struct
+// zeroed whole is one location), so the bytes are compared: a flag next
+// to the field read is not the field.
 func (e *engine) writtenAfter(cut []int32, x, g int32) bool {
 	c := e.c
 	loc := e.m.loc[x]
+	xe := &c.ev[x]
 	for _, h := range e.writerGoroutines(loc) {
 		if h == g {
 			continue
@@ -151,8 +159,13 @@ func (e *engine) writtenAfter(cut []int32, x, g int32) bool {
 		if found {
 			j++
 		}
-		if j < len(ws) && c.pos[ws[j]] <= cut[h] {
-			return true
+		for k := j; k < len(ws) && c.pos[ws[k]] <= cut[h]; k++ {
+			if k-j >= maxWrittenAfter {
+				return true
+			}
+			if we := &c.ev[ws[k]]; we.Addr < xe.End() && xe.Addr < we.End() {
+				return true
+			}
 		}
 	}
 	return false
