@@ -345,7 +345,8 @@ func below(evs []int32, i int) int {
 // that the schedule leaves out or runs after it. The overtaker is in the
 // window, or in the prefix when the witness leaves a section out instead
 // of moving it (the sound layers' witnesses: a goroutine stopped before a
-// section that the recorded run had run first).
+// section that the recorded run had run first), or when the window runs a
+// section after the prefix's later one (movedLater).
 func reordered(t *trace.Trace, f *predict.Finding, ix *traceIndex, names *namer) []report.Sync {
 	limit := limits(t, f)
 	pos := make(map[int]int, len(f.Witness))
@@ -416,6 +417,9 @@ func reordered(t *trace.Trace, f *predict.Finding, ix *traceIndex, names *namer)
 				overtaken = append(overtaken, i)
 			}
 		}
+		if len(overtaken) == 0 {
+			overtaker, overtaken = movedLater(t, ix.byObj[obj], pos, inPrefix, f.Prefix)
+		}
 		if len(overtaken) > 0 {
 			for _, i := range overtaken {
 				add(i, false)
@@ -424,6 +428,29 @@ func reordered(t *trace.Trace, f *predict.Finding, ix *traceIndex, names *namer)
 		}
 	}
 	return out
+}
+
+// movedLater returns, for a lock whose acquisitions are list, the
+// sections a witness runs later than the recorded run did (its window's
+// acquisitions, at pos, of a goroutine's section moved after another's:
+// predict's section_move.go) and the prefix's last acquisition that the
+// run made after them, which the schedule runs first; none when there is
+// no such section.
+func movedLater(t *trace.Trace, list []int, pos map[int]int, inPrefix func(int) bool, prefix int) (int, []int) {
+	for k := sort.SearchInts(list, prefix) - 1; k >= 0; k-- {
+		y := list[k]
+		if !inPrefix(y) {
+			continue
+		}
+		var moved []int
+		for _, i := range list[:k] {
+			if _, ok := pos[i]; ok && t.Events[i].G != t.Events[y].G {
+				moved = append(moved, i)
+			}
+		}
+		return y, moved
+	}
+	return 0, nil
 }
 
 // runtimeMade reports whether the runtime, not the test, started g: a

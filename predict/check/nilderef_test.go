@@ -10,6 +10,7 @@ package check
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -207,6 +208,9 @@ func TestNilDerefPredicted(t *testing.T) {
 			}
 			if s := report.NilDerefSentence(&f); !strings.Contains(s, "sees nil") || !strings.Contains(s, tc.object) {
 				t.Errorf("%s: sentence %q", tc.test, s)
+			}
+			if len(report.ReorderedSentences(&f, filepath.Base)) == 0 {
+				t.Errorf("%s: no sentence names the reordered critical sections: %+v", tc.test, f.Reordered)
 			}
 		}
 		var b bytes.Buffer
