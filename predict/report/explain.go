@@ -254,6 +254,17 @@ another schedule the close comes first and the send panics with "send on
 closed channel". The typical shape is a Stop or Close method that closes
 a channel while a worker or a caller may still send on it.
 
+The close and the send may both be inside critical sections of one mutex
+(a Close that closes the channel under the mutex a Send takes before it
+sends), so no race is reported: in the recorded run the sender's section
+came first. The witness then runs the closing section first and the
+sender's section after it, the sender's moved events doing what they did
+in the recorded run and every read among them seeing the same write; the
+report names the critical sections it runs in another order. A sender
+that checks a closed flag inside its section, which the closing section
+sets, has no such schedule (its read would see the closing section's
+write) and is not reported.
+
 The finding names the close and the send. Its witness is a schedule of the
 same test, in which every goroutine does what it did in the recorded run
 and every read sees the same write, that runs the close and ends with the
@@ -266,7 +277,9 @@ recovers expects the panic. A predicted send is reported whether or not a
 deferred recover would catch it: the trace does not record defers.
 
 Fix: let only the sender close the channel, or make senders and the closer
-agree through a lock or a done channel that the senders select on.`
+agree through a lock or a done channel that the senders select on (under a
+lock: check the closed flag inside the section that sends, and set it in
+the section that closes).`
 
 	explainCloseOfClosed = `# close-of-closed: a channel closed twice
 
