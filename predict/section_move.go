@@ -73,6 +73,15 @@ func (e *engine) moveAfter(w, r int32, cut, tmp []int32) (int32, bool) {
 			return 0, false
 		}
 	}
+	// A moved read that C's own events up to wEnd, which P holds,
+	// overwrite does not keep its writer: seen before any cut is made
+	// (a sender that checks the closer's flag in its section).
+	for p := s0; p < c.pos[r]; p++ {
+		x := c.at(gr, p)
+		if c.ev[x].Op == trace.OpRead && e.keepsWriter(x) && e.writtenBy(x, gw, wEnd) {
+			return 0, false
+		}
+	}
 	clear(cut)
 	e.coneInto(cut, gw, wEnd)
 	e.coneInto(cut, gr, s0-1)
@@ -147,25 +156,30 @@ const maxWrittenAfter = 256
 // zeroed whole is one location), so the bytes are compared: a flag next
 // to the field read is not the field.
 func (e *engine) writtenAfter(cut []int32, x, g int32) bool {
+	for _, h := range e.writerGoroutines(e.m.loc[x]) {
+		if h != g && e.writtenBy(x, h, cut[h]) {
+			return true
+		}
+	}
+	return false
+}
+
+// writtenBy reports whether goroutine h's first upTo events hold a write
+// to any byte of event x that the run made after x.
+func (e *engine) writtenBy(x, h, upTo int32) bool {
 	c := e.c
-	loc := e.m.loc[x]
 	xe := &c.ev[x]
-	for _, h := range e.writerGoroutines(loc) {
-		if h == g {
-			continue
+	ws := e.writesOf(e.m.loc[x], h)
+	j, found := slices.BinarySearch(ws, x)
+	if found {
+		j++
+	}
+	for k := j; k < len(ws) && c.pos[ws[k]] <= upTo; k++ {
+		if k-j >= maxWrittenAfter {
+			return true
 		}
-		ws := e.writesOf(loc, h)
-		j, found := slices.BinarySearch(ws, x)
-		if found {
-			j++
-		}
-		for k := j; k < len(ws) && c.pos[ws[k]] <= cut[h]; k++ {
-			if k-j >= maxWrittenAfter {
-				return true
-			}
-			if we := &c.ev[ws[k]]; we.Addr < xe.End() && xe.Addr < we.End() {
-				return true
-			}
+		if we := &c.ev[ws[k]]; we.Addr < xe.End() && xe.Addr < we.End() {
+			return true
 		}
 	}
 	return false
