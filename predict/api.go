@@ -28,6 +28,7 @@ const (
 	KindUnlockOfUnlocked  = report.KindUnlockOfUnlocked
 	KindNilDeref          = report.KindNilDeref
 	KindIndexOutOfRange   = report.KindIndexOutOfRange
+	KindNilMapWrite       = report.KindNilMapWrite
 )
 
 // Analyses selectable with Options.Analysis.
@@ -102,11 +103,11 @@ type Options struct {
 	// NilStore and NilUse, if both set, are the static half of a
 	// predicted panic from an order violation (nilderef.go): NilStore
 	// reports whether plain write event write stores nil into a pointer,
-	// an interface or a slice; NilUse how the value plain read event read
-	// returns panics when nil, used by its goroutine right after with no
-	// check between and nothing to recover the panic: KindNilDeref
-	// (dereferenced), KindIndexOutOfRange (a slice indexed), or "" when
-	// not known (package static's Program.NilStore and Program.NilUse).
+	// an interface, a slice or a map; NilUse how the value plain read
+	// event read returns panics when nil, used by its goroutine right
+	// after with no check between and nothing to recover the panic:
+	// KindNilDeref (dereferenced), KindIndexOutOfRange (a slice indexed),
+	// KindNilMapWrite (a map assigned an entry), or "" when not known (package static's Program.NilStore and Program.NilUse).
 	NilStore func(t *trace.Trace, write int) bool
 	NilUse   func(t *trace.Trace, read int) report.Kind
 

@@ -55,7 +55,8 @@
 //     goroutine's store of nil, and whose goroutine then dereferences it
 //     (nilderef.go; given Options.NilStore and NilUse, the static half);
 //     KindIndexOutOfRange ("index-out-of-range") the same with a slice
-//     set to nil and then indexed.
+//     set to nil and then indexed, KindNilMapWrite ("nil-map-write") with
+//     a map set to nil and then assigned an entry.
 //
 // # Files
 //

@@ -12,7 +12,8 @@
 // schedule in which Close's section comes first, the watcher reads nil
 // and dereferences it: the program panics. The same with a slice set to
 // nil and indexed (a nil slice has length 0: index out of range) is
-// KindIndexOutOfRange.
+// KindIndexOutOfRange; with a map set to nil and assigned an entry
+// ("assignment to entry in nil map"), KindNilMapWrite.
 //
 // Two halves make the claim:
 //
@@ -47,7 +48,7 @@
 // Without both options the layer does not run (seer predict reads a trace
 // without its source). The finding (Kind nil-dereference, always
 // Predicted: a run that read the nil panicked and its trace ends there)
-// lists w and r; KindIndexOutOfRange's likewise. The checker (package
+// lists w and r; KindIndexOutOfRange's and KindNilMapWrite's likewise. The checker (package
 // witness, nilderef.go) re-checks the schedule against the serial
 // specifications and that r sees w.
 //
@@ -164,7 +165,7 @@ func (e *engine) nilDerefLayer() ([]Finding, Stage, error) {
 				kind = e.opts.NilUse(t, int(r))
 				useStack[re.Stack] = kind
 			}
-			if kind != KindNilDeref && kind != KindIndexOutOfRange {
+			if kind != KindNilDeref && kind != KindIndexOutOfRange && kind != KindNilMapWrite {
 				continue
 			}
 			tries[key]++

@@ -2,7 +2,8 @@
 // (nilderef.go) on small Go-like traces. The static half is the source's
 // (package static, tested there and end to end in predict/check); here
 // the store of nil is the write on line 20 and the dereferenced read the
-// read on line 10, as the source would say, and the table checks which
+// read on line 10 (a map's read assigned an entry, line 11), as the
+// source would say, and the table checks which
 // orders of critical sections the layer proves, with witnesses the
 // checker accepts (Analyze rejects a finding whose witness it does not),
 // and which it leaves.
@@ -32,6 +33,15 @@ g1 lock mu
 g1 w p @20
 g1 unlock mu
 `, "nil-dereference 20-10 predicted"},
+		{"a map's writer's section first", `
+g1 go g2
+g2 lock mu
+g2 r p @11
+g2 unlock mu
+g1 lock mu
+g1 w p @20
+g1 unlock mu
+`, "nil-map-write 20-11 predicted"},
 		{"no locks", `
 g1 go g2
 g2 r p @10
@@ -102,8 +112,11 @@ g3 unlock mu
 			opts := Options{NoRaces: true, NoAtomicity: true, NoDeadlocks: true, NoMisuse: true,
 				NilStore: func(t *trace.Trace, w int) bool { return line(t, w) == 20 },
 				NilUse: func(t *trace.Trace, r int) report.Kind {
-					if line(t, r) == 10 {
+					switch line(t, r) {
+					case 10:
 						return KindNilDeref
+					case 11:
+						return KindNilMapWrite
 					}
 					return ""
 				}}

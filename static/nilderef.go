@@ -1,10 +1,11 @@
 // This file implements the static half of a predicted panic from an
 // order violation (issue 32, item 6): whether a write on a line stores
-// nil into a pointer, an interface or a slice, and whether the value a
-// read on a line returns is used, with no check between, right after the
-// read in a way that panics when it is nil: dereferenced (a nil pointer
-// dereference) or indexed (a nil slice has length 0: index out of
-// range). The trace records which write a read saw, not the values; these
+// nil into a pointer, an interface, a slice or a map, and whether the
+// value a read on a line returns is used, with no check between, right
+// after the read in a way that panics when it is nil: dereferenced (a nil
+// pointer dereference), indexed (a nil slice has length 0: index out of
+// range) or assigned an entry (a nil map: "assignment to entry in nil
+// map"). The trace records which write a read saw, not the values; these
 // two answers let the predictor (predict/nilderef.go) turn "another
 // schedule lets the read see that write" into "another schedule panics".
 
@@ -32,11 +33,15 @@ const (
 	// NilIndex: indexes a slice (a nil slice has length 0, so every
 	// index is out of range).
 	NilIndex
+	// NilMapWrite: assigns to an entry of a map (a nil map has no entries
+	// to assign: "assignment to entry in nil map"; reading it or deleting
+	// from it does not panic).
+	NilMapWrite
 )
 
 // NilStore reports whether every recorded write on the line of frame f
-// stores the constant nil into a pointer, an interface or a slice (and
-// there is one): "c.conn = nil". A trace's event then writes such a
+// stores the constant nil into a pointer, an interface, a slice or a map
+// (and there is one): "c.conn = nil". A trace's event then writes such a
 // variable's memory, whatever size the race runtime gave it. Unknown
 // means false.
 func (p *Program) NilStore(f trace.Frame) bool {
@@ -67,10 +72,10 @@ func nilConst(v ssa.Value) bool {
 }
 
 // nilable reports whether a value of type t may be a nil that NilUse
-// follows: a pointer, an interface or a slice.
+// follows: a pointer, an interface, a slice or a map.
 func nilable(t types.Type) bool {
 	switch t.Underlying().(type) {
-	case *types.Pointer, *types.Interface, *types.Slice:
+	case *types.Pointer, *types.Interface, *types.Slice, *types.Map:
 		return true
 	}
 	return false
@@ -78,7 +83,7 @@ func nilable(t types.Type) bool {
 
 // NilUse reports what the goroutine does with the value that every
 // recorded read on the line of frame stack[0] loads of a pointer, an
-// interface or a slice (there must be one; the other reads must be of
+// interface, a slice or a map (there must be one; the other reads must be of
 // booleans or numbers, which never read such a variable's memory): the
 // same NilUse for all, made by a later instruction of the read's basic
 // block (so no branch, no nil or length check, lies between), with the
@@ -184,6 +189,10 @@ func uses(in ssa.Instruction, v ssa.Value) NilUse {
 		deref = in.Op == token.MUL && in.X == v
 	case *ssa.Store:
 		deref = in.Addr == v
+	case *ssa.MapUpdate:
+		if in.Map == v {
+			return NilMapWrite
+		}
 	case *ssa.Call:
 		deref = in.Call.IsInvoke() && in.Call.Value == v
 	}

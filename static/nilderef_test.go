@@ -10,7 +10,7 @@ import (
 
 // TestNilUse checks NilStore and NilUse on the lines of
 // testdata/src/nilderef marked "store:yes", "store:no", "use:deref",
-// "use:index" or "use:no".
+// "use:index", "use:mapwrite" or "use:no".
 func TestNilUse(t *testing.T) {
 	p := loadTestdata(t)
 	file := filepath.Join(testdataDir(t), "nilderef", "nilderef.go")
@@ -33,7 +33,10 @@ func TestNilUse(t *testing.T) {
 			}
 			continue
 		}
-		want := map[string]NilUse{"deref": NilDeref, "index": NilIndex, "no": NoNilUse}[parts[1]]
+		want, ok := map[string]NilUse{"deref": NilDeref, "index": NilIndex, "mapwrite": NilMapWrite, "no": NoNilUse}[parts[1]]
+		if !ok {
+			t.Fatalf("line %d: unknown mark %q", line, mark)
+		}
 		if got, _ := p.NilUse([]trace.Frame{frame}); got != want {
 			t.Errorf("%s (line %d): NilUse = %v, want %v", fn, line, got, want)
 		}

@@ -14,7 +14,7 @@ import (
 
 func TestReportNamesAgree(t *testing.T) {
 	for _, k := range []witness.Kind{witness.Race, witness.Atomicity, witness.Deadlock, witness.Leak,
-		witness.SendOnClosed, witness.CloseOfClosed, witness.NegativeWaitGroup, witness.WaitGroupReuse, witness.UnlockOfUnlocked, witness.NilDeref, witness.IndexOutOfRange} {
+		witness.SendOnClosed, witness.CloseOfClosed, witness.NegativeWaitGroup, witness.WaitGroupReuse, witness.UnlockOfUnlocked, witness.NilDeref, witness.IndexOutOfRange, witness.NilMapWrite} {
 		if _, ok := report.ParseKind(string(k)); !ok {
 			t.Errorf("witness kind %q is no report kind", k)
 		}

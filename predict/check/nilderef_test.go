@@ -1,7 +1,7 @@
 // This file holds the end-to-end tests of issue 32's predicted nil
-// dereferences (and indexes of a nil slice): a Close that stores nil into
-// a field under the mutex a watcher takes before it dereferences (indexes)
-// the field. In the recorded runs
+// dereferences (and indexes of a nil slice, and assignments to a nil
+// map): a Close that stores nil into a field under the mutex a watcher
+// takes before it dereferences (indexes, assigns an entry of) the field. In the recorded runs
 // the watcher goes first (Close waits on a sleep, which orders nothing),
 // so nothing panics; seer predicts the panic of the other order. Each
 // has a fixed twin on which seer says nothing.
@@ -172,6 +172,54 @@ func TestBuffer(t *testing.T) {
 		store:      "b.data = nil // store", deref: "return b.data[0] // deref", object: "b.data",
 		kind: report.KindIndexOutOfRange,
 	},
+
+	{
+		// A map set to nil, then assigned an entry: assignment to entry
+		// in nil map. Fixed by a nil check.
+		test: "TestRegistry",
+		src: `package p
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+type registry struct {
+	mu    sync.Mutex
+	names map[string]int
+}
+
+// add registers a name.
+func (r *registry) add(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	WATCH
+}
+
+// Reset drops the names.
+func (r *registry) Reset() {
+	r.mu.Lock()
+	r.names = nil // store
+	r.mu.Unlock()
+}
+
+func TestRegistry(t *testing.T) {
+	r := &registry{names: map[string]int{}}
+	done := make(chan bool)
+	go func() { r.add("a"); done <- true }()
+	WAIT
+	r.Reset()
+	<-done
+}
+`,
+		watch:      "r.names[name] = 1 // deref",
+		fixedWatch: "if r.names == nil {\n\t\treturn\n\t}\n\tr.names[name] = 1 // deref",
+		wait:       "time.Sleep(100 * time.Millisecond)",
+		fixedWait:  "time.Sleep(100 * time.Millisecond)",
+		store:      "r.names = nil // store", deref: "r.names[name] = 1 // deref", object: "r.names",
+		kind: report.KindNilMapWrite,
+	},
 }
 
 func TestNilDerefPredicted(t *testing.T) {
@@ -218,7 +266,7 @@ func TestNilDerefPredicted(t *testing.T) {
 			t.Fatal(err)
 		}
 		sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
-		for _, rule := range []string{`"NilDereference"`, `"IndexOutOfRange"`} {
+		for _, rule := range []string{`"NilDereference"`, `"IndexOutOfRange"`, `"NilMapWrite"`} {
 			if !strings.Contains(b.String(), rule) {
 				t.Errorf("SARIF has no %s rule", rule)
 			}

@@ -121,18 +121,19 @@ func atomicFuncs(prog *static.Program) func(string) bool {
 type nilSource interface {
 	NilStore(f trace.Frame) bool
 	// NilUse says how the value read at stack's first frame panics when
-	// nil (KindNilDeref, KindIndexOutOfRange, or "" when not known), and
+	// nil (KindNilDeref, KindIndexOutOfRange, KindNilMapWrite, or "" when
+	// not known), and
 	// names what is read when that has one name.
 	NilUse(stack []trace.Frame) (kind report.Kind, name string)
 }
 
 // NilStore is static's proof that the writes on the line of f store nil
-// into pointers, interfaces or slices.
+// into pointers, interfaces, slices or maps.
 func (s StaticSource) NilStore(f trace.Frame) bool { return s.Prog.NilStore(f) }
 
-// NilUse is static's proof that a pointer, interface or slice read at
-// stack's first frame is dereferenced or indexed at once, unchecked and
-// unrecovered.
+// NilUse is static's proof that a pointer, interface, slice or map read
+// at stack's first frame is dereferenced, indexed or assigned an entry at
+// once, unchecked and unrecovered.
 func (s StaticSource) NilUse(stack []trace.Frame) (report.Kind, string) {
 	use, name := s.Prog.NilUse(stack)
 	switch use {
@@ -140,6 +141,8 @@ func (s StaticSource) NilUse(stack []trace.Frame) (report.Kind, string) {
 		return report.KindNilDeref, name
 	case static.NilIndex:
 		return report.KindIndexOutOfRange, name
+	case static.NilMapWrite:
+		return report.KindNilMapWrite, name
 	}
 	return "", ""
 }

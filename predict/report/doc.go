@@ -14,8 +14,8 @@
 //   - Kind, with its constants (KindRace, KindAtomicity, KindDeadlock,
 //     KindLeak and the misuse kinds KindSendOnClosed, KindCloseOfClosed,
 //     KindNegativeWaitGroup, KindWaitGroupReuse, KindUnlockOfUnlocked,
-//     and KindNilDeref and KindIndexOutOfRange, predicted panics from
-//     order violations),
+//     and KindNilDeref, KindIndexOutOfRange and KindNilMapWrite,
+//     predicted panics from order violations),
 //     Kinds, ParseKind, Kind.Title and Explain (the -explain text). Each
 //     kind's data is one row of one table (kind.go).
 //   - The sentences: Title, PrefixPhrase, ReorderedSentences,

@@ -39,6 +39,9 @@ const (
 	// KindIndexOutOfRange is the same order violation on a slice: the
 	// goroutine indexes a slice another goroutine set to nil.
 	KindIndexOutOfRange Kind = "index-out-of-range"
+	// KindNilMapWrite is the same order violation on a map: the goroutine
+	// assigns an entry of a map another goroutine set to nil.
+	KindNilMapWrite Kind = "nil-map-write"
 )
 
 // DocURL documents the finding kinds; a kind is an anchor in it.
@@ -113,6 +116,7 @@ func init() {
 			}},
 		{kind: KindNilDeref, title: "nil dereference", rule: "NilDereference", level: "error", word: "violation", ending: nilDerefEnding, hover: nilDerefHover, explain: explainNilDeref},
 		{kind: KindIndexOutOfRange, title: "index of a nil slice", rule: "IndexOutOfRange", level: "error", word: "violation", ending: nilDerefEnding, hover: nilDerefHover, explain: explainIndexOutOfRange},
+		{kind: KindNilMapWrite, title: "write to a nil map", rule: "NilMapWrite", level: "error", word: "violation", ending: nilDerefEnding, hover: nilDerefHover, explain: explainNilMapWrite},
 	}
 }
 

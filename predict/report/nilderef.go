@@ -1,5 +1,6 @@
 // This file implements the report side of a predicted nil dereference
-// and of its slice form, an index out of range (predict's nilderef.go):
+// and of its slice and map forms, an index out of range and a write to a
+// nil map (predict's nilderef.go):
 // their documentation, the sentence that says what their schedule does,
 // their hover and the text report's ending. Their titles and SARIF rules
 // are rows of the kinds table (kind.go).
@@ -56,8 +57,30 @@ Fix: check the length after reading the slice, under the lock; or stop the
 reader before the store; or empty the slice where readers expect it (and
 check for that).`
 
-// NilDerefSentence says what the schedule of a nil dereference or an
-// index of a nil slice does, for the hover: the store's goroutine, the
+const explainNilMapWrite = `# nil-map-write: a map another order of critical sections leaves nil
+
+One goroutine sets a map to nil — a Close or Reset that drops an index or
+a cache — and another goroutine reads the map and assigns an entry of it
+at once, with no nil check. Both may hold the same mutex, so no race is
+reported: in the recorded run the writer's critical section came first
+and saw the live map. In another order of the two critical sections the
+store runs first, the writer sees a nil map, and the program panics with
+"assignment to entry in nil map" (reading a nil map or deleting from it
+does not panic, and is not reported).
+
+The finding, its witness and what the checker and the source prove are
+those of nil-dereference: the store's critical section first, then the
+reader's events from its acquire to the read, which sees the store; the
+source shows that the store writes nil and that the map read is assigned
+an entry right after it with no branch, call or channel operation
+between, and no recover on the reader's stack.
+
+Fix: check the map for nil after reading it, under the lock; or stop the
+writers before the store; or clear the map (clear(m), or a new empty map)
+instead of setting it to nil.`
+
+// NilDerefSentence says what the schedule of a nil dereference, an
+// index of a nil slice or a write to a nil map does, for the hover: the store's goroutine, the
 // read's, and what is read.
 func NilDerefSentence(f *Finding) string {
 	if len(f.Accesses) != 2 {
@@ -65,8 +88,11 @@ func NilDerefSentence(f *Finding) string {
 	}
 	w, r := f.Accesses[0], f.Accesses[1]
 	what, use := "the pointer", "dereferences it"
-	if f.Kind == KindIndexOutOfRange {
+	switch f.Kind {
+	case KindIndexOutOfRange:
 		what, use = "the slice", "indexes it"
+	case KindNilMapWrite:
+		what, use = "the map", "assigns an entry of it"
 	}
 	if r.Variable != "" {
 		what = r.Variable

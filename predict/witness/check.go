@@ -391,7 +391,7 @@ func (k *Checker) checkProperty(s *fstate) error {
 		return s.checkSelectLeak()
 	case StuckLeak:
 		return s.checkStuckLeak()
-	case NilDeref, IndexOutOfRange:
+	case NilDeref, IndexOutOfRange, NilMapWrite:
 		return s.checkNilDeref()
 	case Deadlock:
 		if k.blockingClaim(f) {

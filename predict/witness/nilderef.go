@@ -1,7 +1,8 @@
 // This file implements the check of a predicted nil dereference (Kind
-// NilDeref, issue 32 item 6) and of its slice form (IndexOutOfRange): a
-// schedule in which a goroutine's read of a pointer, interface or slice
-// sees a write that stored nil, where the run's read saw another write.
+// NilDeref, issue 32 item 6) and of its slice and map forms
+// (IndexOutOfRange, NilMapWrite): a schedule in which a goroutine's read
+// of a pointer, interface, slice or map sees a write that stored nil,
+// where the run's read saw another write.
 //
 // Events are w, the write, and r, the read, of another goroutine, on the
 // same bytes (same address and size). The checker re-checks, against the
@@ -37,12 +38,14 @@ import (
 	"github.com/seer-tools/seer/trace"
 )
 
-// NilDeref and IndexOutOfRange: the schedule ends with a read that sees a
-// store of nil (nilderef.go); the claim's static half says the read value
-// is then dereferenced (a pointer, an interface) or indexed (a slice).
+// NilDeref, IndexOutOfRange and NilMapWrite: the schedule ends with a
+// read that sees a store of nil (nilderef.go); the claim's static half
+// says the read value is then dereferenced (a pointer, an interface),
+// indexed (a slice) or assigned an entry (a map).
 const (
 	NilDeref        Kind = "nil-dereference"
 	IndexOutOfRange Kind = "index-out-of-range"
+	NilMapWrite     Kind = "nil-map-write"
 )
 
 // checkNilDeref checks that r, its goroutine's last event, reads what w

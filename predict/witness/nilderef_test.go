@@ -61,6 +61,10 @@ func TestCheckNilDeref(t *testing.T) {
 			&Schedule{Kind: NilDeref, Events: []int{6, 5}, Witness: []int{0, 5, 6, 7, 1, 2, 3}}, "not a plain read"},
 		{"a slice's store of nil first", nilDerefTrace,
 			&Schedule{Kind: IndexOutOfRange, Events: []int{6, 3}, Witness: []int{0, 5, 6, 7, 1, 2, 3}}, ""},
+		{"a map's store of nil first", nilDerefTrace,
+			&Schedule{Kind: NilMapWrite, Events: []int{6, 3}, Witness: []int{0, 5, 6, 7, 1, 2, 3}}, ""},
+		{"a map's read not last", nilDerefTrace,
+			&Schedule{Kind: NilMapWrite, Events: []int{6, 3}, Witness: []int{0, 5, 6, 7, 1, 2, 3, 4}}, "sees writer"},
 		{"one event", nilDerefTrace,
 			&Schedule{Kind: NilDeref, Events: []int{6}, Witness: []int{0, 5, 6, 7, 1, 2, 3}}, "needs a write and a read"},
 	} {

@@ -1,7 +1,7 @@
 // Package nilderef holds the stores of nil and the reads whose values are
-// dereferenced or indexed that TestNilUse judges: a line marked
-// "store:yes" or "store:no" is a write, "use:deref", "use:index" or
-// "use:no" a read.
+// dereferenced, indexed or assigned an entry that TestNilUse judges: a
+// line marked "store:yes" or "store:no" is a write, "use:deref",
+// "use:index", "use:mapwrite" or "use:no" a read.
 package nilderef
 
 import (
@@ -28,7 +28,7 @@ func (w *watcher) close() {
 	w.n = 0           // store:no
 	w.c, w.n = nil, 0 // store:no
 	w.buf = nil       // store:yes
-	w.m = nil         // store:no
+	w.m = nil         // store:yes
 	w.mu.Unlock()
 }
 
@@ -104,4 +104,22 @@ func (w *watcher) checkedFirst() byte {
 
 func (w *watcher) both() (byte, int) {
 	return w.buf[0], w.c.n // use:no
+}
+
+func (w *watcher) put(k, v int) {
+	w.m[k] = v // use:mapwrite
+}
+
+func (w *watcher) get(k int) int {
+	return w.m[k] // use:no
+}
+
+func (w *watcher) drop(k int) {
+	delete(w.m, k) // use:no
+}
+
+func (w *watcher) checkedPut(k, v int) {
+	if m := w.m; m != nil { // use:no
+		m[k] = v
+	}
 }
