@@ -7,7 +7,6 @@
 package predict
 
 import (
-	"context"
 	"testing"
 
 	"github.com/seer-tools/seer/internal/gotext"
@@ -65,18 +64,7 @@ g1 unlock mu
 					e.Addr = q + 8
 				}
 			}
-			res, err := Analyze(context.Background(), tr, Options{NoRaces: true, NoAtomicity: true, NoDeadlocks: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := describe(tr, res.Findings); got != tc.want {
-				t.Errorf("got %q, want %q", got, tc.want)
-			}
-			for i := range res.Findings {
-				if err := CheckWitness(tr, &res.Findings[i], Options{}); err != nil {
-					t.Errorf("witness rejected: %v", err)
-				}
-			}
+			wantMisuse(t, tr, tc.want)
 		})
 	}
 }

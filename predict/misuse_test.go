@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/seer-tools/seer/internal/gotext"
+	"github.com/seer-tools/seer/trace"
 )
 
 func TestMisuse(t *testing.T) {
@@ -218,21 +219,30 @@ g1 unlock mu @21
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Analyze(context.Background(), tr, Options{NoRaces: true, NoAtomicity: true, NoDeadlocks: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := describe(tr, res.Findings); got != tc.want {
-				t.Errorf("got %q, want %q", got, tc.want)
-			}
-			for i := range res.Findings {
-				if err := CheckWitness(tr, &res.Findings[i], Options{}); err != nil {
-					t.Errorf("witness rejected: %v", err)
-				}
-			}
+			res := wantMisuse(t, tr, tc.want)
 			if st := stage(res, "misuse"); strings.Count(tc.want, "-") > 0 && st.MisuseSites == 0 {
 				t.Errorf("misuse row %+v proves nothing", st)
 			}
 		})
 	}
+}
+
+// wantMisuse analyses tr with the misuse layer alone, checks that
+// describe's text of its findings is want and that the checker accepts
+// every witness, and returns the result.
+func wantMisuse(t *testing.T, tr *trace.Trace, want string) *Result {
+	t.Helper()
+	res, err := Analyze(context.Background(), tr, Options{NoRaces: true, NoAtomicity: true, NoDeadlocks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := describe(tr, res.Findings); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	for i := range res.Findings {
+		if err := CheckWitness(tr, &res.Findings[i], Options{}); err != nil {
+			t.Errorf("witness rejected: %v", err)
+		}
+	}
+	return res
 }

@@ -10,12 +10,10 @@
 package check
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/seer-tools/seer/predict/internal/sarifcheck"
 	"github.com/seer-tools/seer/predict/report"
 )
 
@@ -160,25 +158,7 @@ func TestClosedSendPredicted(t *testing.T) {
 				t.Errorf("%s: no sentence names the reordered critical sections: %+v", tc.test, f.Reordered)
 			}
 		}
-		var b bytes.Buffer
-		if err := report.WriteSARIF(&b, rep, report.SARIFOptions{Root: "/"}); err != nil {
-			t.Fatal(err)
-		}
-		sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
-		for _, want := range []string{`"ruleId": "send-on-closed"`, "In the recorded run goroutine"} {
-			if !strings.Contains(b.String(), want) {
-				t.Errorf("SARIF has no %q", want)
-			}
-		}
+		sarifHolds(t, rep, `"ruleId": "send-on-closed"`, "In the recorded run goroutine")
 	})
-	t.Run("fixed", func(t *testing.T) {
-		rep := recordModule(t, testModuleFiles(t, "example.com/p", fixed))
-		passed(t, rep)
-		if len(rep.Tests) != len(closedSendCases) {
-			t.Errorf("tests %+v, want %d", rep.Tests, len(closedSendCases))
-		}
-		if len(rep.Findings) != 0 {
-			t.Fatalf("findings in the fixed twins: %+v", rep.Findings)
-		}
-	})
+	t.Run("fixed", func(t *testing.T) { fixedClean(t, fixed, len(closedSendCases)) })
 }

@@ -261,27 +261,39 @@ func TestNilDerefPredicted(t *testing.T) {
 				t.Errorf("%s: no sentence names the reordered critical sections: %+v", tc.test, f.Reordered)
 			}
 		}
-		var b bytes.Buffer
-		if err := report.WriteSARIF(&b, rep, report.SARIFOptions{Root: "/"}); err != nil {
-			t.Fatal(err)
-		}
-		sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
-		for _, rule := range []string{`"NilDereference"`, `"IndexOutOfRange"`, `"NilMapWrite"`} {
-			if !strings.Contains(b.String(), rule) {
-				t.Errorf("SARIF has no %s rule", rule)
-			}
-		}
+		sarifHolds(t, rep, `"NilDereference"`, `"IndexOutOfRange"`, `"NilMapWrite"`)
 	})
-	t.Run("fixed", func(t *testing.T) {
-		rep := recordModule(t, testModuleFiles(t, "example.com/p", fixed))
-		passed(t, rep)
-		if len(rep.Tests) != len(nilDerefCases) {
-			t.Errorf("tests %+v, want %d", rep.Tests, len(nilDerefCases))
+	t.Run("fixed", func(t *testing.T) { fixedClean(t, fixed, len(nilDerefCases)) })
+}
+
+// sarifHolds checks that rep's SARIF log is valid and holds each of
+// wants.
+func sarifHolds(t *testing.T, rep *report.Report, wants ...string) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := report.WriteSARIF(&b, rep, report.SARIFOptions{Root: "/"}); err != nil {
+		t.Fatal(err)
+	}
+	sarifcheck.Validate(t, sarifcheck.Schema(t), b.Bytes())
+	for _, want := range wants {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("SARIF has no %s", want)
 		}
-		if len(rep.Findings) != 0 {
-			t.Fatalf("findings in the fixed twins: %+v", rep.Findings)
-		}
-	})
+	}
+}
+
+// fixedClean records a module of fixed twins, whose n tests must pass,
+// and checks that seer reports nothing of any kind on them.
+func fixedClean(t *testing.T, files map[string]string, n int) {
+	t.Helper()
+	rep := recordModule(t, testModuleFiles(t, "example.com/p", files))
+	passed(t, rep)
+	if len(rep.Tests) != n {
+		t.Errorf("tests %+v, want %d", rep.Tests, n)
+	}
+	if len(rep.Findings) != 0 {
+		t.Fatalf("findings in the fixed twins: %+v", rep.Findings)
+	}
 }
 
 // recordPassing records a module of files, whose tests must pass, and
