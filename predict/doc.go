@@ -65,8 +65,9 @@
 // clock_*.go the vector clocks, their passes and the record of their
 // rises; candidates.go the candidates and the cheap filters; race_*.go
 // the race layers; solve_*.go the witness's shape and its search;
-// deadlock_*.go, leak_*.go, misuse.go and nilderef.go the layers after
-// the races;
+// deadlock_*.go, leak_*.go, misuse*.go and nilderef.go the layers after
+// the races, section_move.go the schedule that moves a goroutine's
+// critical section after another's, which the last two share;
 // cut.go the lock rule those layers close their cuts under, and key.go
 // the key they deduplicate by; why.go the answer to "why no race";
 // analyze.go the pipeline that runs them, and api.go its types.
@@ -343,7 +344,12 @@
 // kinds re-check the state from the primitives' serial specifications.
 // An observed misuse whose panic the program recovered (its goroutine
 // went on to its end, or the run passed) is not reported
-// (misuse_recovered.go). A close of a closed channel is predicted only in
+// (misuse_recovered.go). A send inside a critical section that the run
+// ran before the closer's (a Send under the mutex Close closes under,
+// with no check of a closed flag inside the section) gets the schedule
+// that moves its section after the closer's (misuse_reorder.go), every
+// moved read keeping its writer, as the nil dereference's does
+// (section_move.go). A close of a closed channel is predicted only in
 // traces that hold both closes: the runtime panics before it records a second one (a run that
 // died of it is reported from the panic's stack, by package check).
 //
