@@ -1,0 +1,254 @@
+// This file tests seer's vector-clock passes and race layers against the
+// naive oracle of naive_oracle_test.go, which shares none of their code:
+// on random traces of every kind of synchronisation (gen_test.go, some
+// with partly overlapping accesses as checkprop_test.go makes them), on
+// the synthetic lock, worker-pool and channel-stress traces
+// (bench_test.go, chanstress_test.go), on issue 31's ring
+// (internal/synth) and on the recorded trace of trace/testdata, it checks
+//
+//   - the passes' before and concurrent answers (clock_pass.go) for
+//     must-happen-before, happens-before and schedulable happens-before,
+//     on every pair of events of a small trace and on sampled pairs of a
+//     larger one;
+//   - the hb and shb baselines (race_baseline.go): the same pairs of
+//     sites, each with the same number of unordered pairs of accesses;
+//   - seer's own analysis: its SHB layer counts the oracle's SHB-unordered
+//     pairs, every pair of sites the oracle finds SHB-unordered is
+//     reported as a race, and a race is marked observed exactly when
+//     the oracle's happens-before leaves it unordered.
+//
+// A filter that drops a race the run itself showed is a bug; this is the
+// differential test against simpler sound relations that must catch it.
+//
+//	go test ./predict -run 'Naive|Oracle'
+//	go test ./predict -run Naive -naive.n 2000   # a larger sweep
+
+package predict
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+
+	synthtrace "github.com/seer-tools/seer/internal/synth"
+	"github.com/seer-tools/seer/trace"
+)
+
+var naiveN = flag.Int("naive.n", 240, "random traces in the naive oracle's differential tests")
+
+// naiveCase is one trace of the differential tests, named for failures.
+type naiveCase struct {
+	name string
+	t    *trace.Trace
+	// seer: also run the whole analysis (small traces: the solver
+	// tries what SHB leaves).
+	seer bool
+}
+
+// naiveCorpus returns the traces the differential tests run on.
+func naiveCorpus(tb testing.TB) []naiveCase {
+	tb.Helper()
+	var out []naiveCase
+	r := rand.New(rand.NewSource(77))
+	for k := 0; k < *naiveN; k++ {
+		p := syncParams(r)
+		p.goroutines += r.Intn(4)
+		p.nestedRead = r.Intn(4) == 0
+		p.tx = r.Intn(4) == 0
+		tr, text := genTrace(r, p)
+		if r.Intn(3) == 0 {
+			mixSizes(r, tr)
+		}
+		out = append(out, naiveCase{name: fmt.Sprintf("random %d:\n%s", k, text), t: tr, seer: len(tr.Events) <= 60})
+	}
+	out = append(out,
+		naiveCase{name: "synth locks", t: synth(synthParams{goroutines: 8, locks: 3, vars: 12, events: 3_000, racy: 0.01, seed: 5})},
+		naiveCase{name: "synth pool", t: synth(synthParams{goroutines: 40, locks: 2, vars: 8, events: 3_000, racy: 0.01, seed: 6, pool: true})},
+		naiveCase{name: "synth chan", t: synthChan(6, 3, 300, 2)},
+	)
+	for _, shape := range [][2]int{{2, 3}, {5, 4}, {30, 3}} {
+		tr, err := synthtrace.Ring(shape[0], shape[1])
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, naiveCase{name: fmt.Sprintf("ring %v", shape), t: tr})
+	}
+	saved, err := trace.ReadFile("../trace/testdata/format/small.v1.seertrace")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out = append(out, naiveCase{name: "recorded small.v1", t: saved, seer: true})
+	return out
+}
+
+// naivePairs returns the pairs of events to ask about: all of a small
+// trace's, else a sample.
+func naivePairs(r *rand.Rand, n int) [][2]int32 {
+	var out [][2]int32
+	if n <= 120 {
+		for a := 0; a < n; a++ {
+			for b := 0; b < n; b++ {
+				if a != b {
+					out = append(out, [2]int32{int32(a), int32(b)})
+				}
+			}
+		}
+		return out
+	}
+	for range 20_000 {
+		a, b := r.Intn(n), r.Intn(n)
+		if a == b {
+			continue
+		}
+		// Half the pairs near each other, where orderings are decided.
+		if r.Intn(2) == 0 {
+			b = min(n-1, a+1+r.Intn(50))
+			if a == b {
+				continue
+			}
+		}
+		out = append(out, [2]int32{int32(a), int32(b)})
+	}
+	return out
+}
+
+// naiveModes are the passes Analyze and the baselines run, with the
+// relation each computes.
+var naiveModes = []struct {
+	rel  naiveRel
+	mode clockMode
+}{
+	{naiveMHB, clockMode{rfCheck: true}}, // Analyze's must-happen-before
+	{naiveMHB, clockMode{}},
+	{naiveHB, clockMode{locks: true}},                          // the hb baseline's
+	{naiveSHB, clockMode{locks: true, serial: true, rf: true}}, // the shb baseline's
+}
+
+// checkNaiveClocks compares the passes' answers with the oracle's on
+// sampled pairs of events; it returns the first difference, or "".
+func checkNaiveClocks(tr *trace.Trace, oracles [3]*naiveClocks, r *rand.Rand) string {
+	c := newCTP(tr)
+	m := newMemory(c)
+	pairs := naivePairs(r, len(tr.Events))
+	for _, md := range naiveModes {
+		clk, err := newClocks(context.Background(), c, m, md.mode)
+		if err != nil {
+			return err.Error()
+		}
+		o := oracles[md.rel]
+		for _, pr := range pairs {
+			a, b := pr[0], pr[1]
+			if got, want := clk.before(a, b), o.before(a, b); got != want {
+				return fmt.Sprintf("%v (pass %+v): before(%d %v, %d %v) = %v, oracle %v", md.rel, md.mode, a, tr.Events[a].Op, b, tr.Events[b].Op, got, want)
+			}
+			if got, want := clk.concurrent(a, b), o.concurrent(a, b); got != want {
+				return fmt.Sprintf("%v (pass %+v): concurrent(%d %v, %d %v) = %v, oracle %v", md.rel, md.mode, a, tr.Events[a].Op, b, tr.Events[b].Op, got, want)
+			}
+		}
+	}
+	return ""
+}
+
+// baselineSites runs a baseline and returns its race findings' counts by
+// pair of sites.
+func baselineSites(tr *trace.Trace, analysis string) (map[naiveSitePair]int64, error) {
+	res, err := Analyze(context.Background(), tr, Options{Analysis: analysis})
+	if err != nil {
+		return nil, err
+	}
+	out := map[naiveSitePair]int64{}
+	for _, f := range res.Findings {
+		if f.Kind == KindRace {
+			out[naiveSites(tr, f.Events[0], f.Events[1])] += int64(f.Count)
+		}
+	}
+	return out, nil
+}
+
+// checkNaiveSeer runs seer's analysis of races and compares it with the
+// oracle's SHB and HB races; shbBudget, if positive, makes the SHB layer
+// spill its clocks.
+func checkNaiveSeer(tr *trace.Trace, hb *naiveClocks, shb naiveRaces, shbBudget int64) string {
+	opts := Options{NoAtomicity: true, NoDeadlocks: true, NoMisuse: true, SolveTimeout: time.Second, SHBBudget: shbBudget}
+	res, err := Analyze(context.Background(), tr, opts)
+	if err != nil {
+		return err.Error()
+	}
+	if st := stage(res, "shb"); st.Races != shb.total {
+		return fmt.Sprintf("the shb layer counts %d unordered pairs, the oracle %d", st.Races, shb.total)
+	}
+	reported := map[naiveSitePair]bool{}
+	for _, f := range res.Findings {
+		if f.Kind != KindRace {
+			continue
+		}
+		a, b := f.Events[0], f.Events[1]
+		if !naiveConflict(&tr.Events[a], &tr.Events[b]) {
+			return fmt.Sprintf("race %d-%d: the accesses do not conflict", a, b)
+		}
+		if observed := hb.concurrent(int32(a), int32(b)); f.Predicted == observed {
+			return fmt.Sprintf("race %d-%d: predicted %v, but the oracle's happens-before leaves it unordered: %v", a, b, f.Predicted, observed)
+		}
+		reported[naiveSites(tr, a, b)] = true
+	}
+	for k := range shb.bySites {
+		if !reported[k] {
+			return fmt.Sprintf("the oracle's SHB race at %v is not reported", k)
+		}
+	}
+	return ""
+}
+
+// The passes order every pair of events as the naive oracle does.
+func TestNaiveOracleClocks(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for _, tc := range naiveCorpus(t) {
+		var oracles [3]*naiveClocks
+		for rel := naiveMHB; rel <= naiveSHB; rel++ {
+			oracles[rel] = newNaiveClocks(tc.t, rel)
+		}
+		if d := checkNaiveClocks(tc.t, oracles, r); d != "" {
+			t.Fatalf("%s\n%s", tc.name, d)
+		}
+	}
+}
+
+// The baselines report the pairs of sites the naive oracle leaves
+// unordered, each with as many pairs of accesses; seer's analysis
+// reports every SHB race of the oracle's.
+func TestNaiveOracleRaces(t *testing.T) {
+	var seerRuns int
+	for k, tc := range naiveCorpus(t) {
+		hb := newNaiveClocks(tc.t, naiveHB)
+		shb := newNaiveClocks(tc.t, naiveSHB)
+		hbR, shbR := hb.races(), shb.races()
+		for _, b := range []struct {
+			analysis string
+			want     naiveRaces
+		}{{AnalysisHB, hbR}, {AnalysisSHB, shbR}} {
+			got, err := baselineSites(tc.t, b.analysis)
+			if err != nil {
+				t.Fatalf("%s\n%v", tc.name, err)
+			}
+			if d := diffSiteCounts(b.want.bySites, got); d != "" {
+				t.Fatalf("%s\nthe %s baseline differs from the oracle: %s", tc.name, b.analysis, d)
+			}
+		}
+		if !tc.seer {
+			continue
+		}
+		seerRuns++
+		// Every fourth with the SHB layer's clocks spilled.
+		budget := int64(0)
+		if k%4 == 0 {
+			budget = 1
+		}
+		if d := checkNaiveSeer(tc.t, hb, shbR, budget); d != "" {
+			t.Fatalf("%s\nseer's analysis (SHB budget %d): %s", tc.name, budget, d)
+		}
+	}
+	t.Logf("%d traces through seer's analysis", seerRuns)
+}
