@@ -7,7 +7,8 @@
 // (internal/synth) and on the recorded trace of trace/testdata, it checks
 //
 //   - the passes' before and concurrent answers (clock_pass.go) for
-//     must-happen-before, happens-before and schedulable happens-before,
+//     must-happen-before, happens-before, schedulable happens-before and
+//     the causal cone,
 //     on every pair of events of a small trace and on sampled pairs of a
 //     larger one;
 //   - the hb and shb baselines (race_baseline.go): the same pairs of
@@ -125,11 +126,12 @@ var naiveModes = []struct {
 	{naiveMHB, clockMode{}},
 	{naiveHB, clockMode{locks: true}},                          // the hb baseline's
 	{naiveSHB, clockMode{locks: true, serial: true, rf: true}}, // the shb baseline's
+	{naiveCone, clockMode{rf: true, acqRises: true}},           // Analyze's cone (no relaxed reads)
 }
 
 // checkNaiveClocks compares the passes' answers with the oracle's on
 // sampled pairs of events; it returns the first difference, or "".
-func checkNaiveClocks(tr *trace.Trace, oracles [3]*naiveClocks, r *rand.Rand) string {
+func checkNaiveClocks(tr *trace.Trace, oracles [4]*naiveClocks, r *rand.Rand) string {
 	c := newCTP(tr)
 	m := newMemory(c)
 	pairs := naivePairs(r, len(tr.Events))
@@ -206,8 +208,8 @@ func checkNaiveSeer(tr *trace.Trace, hb *naiveClocks, shb naiveRaces, shbBudget 
 func TestNaiveOracleClocks(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	for _, tc := range naiveCorpus(t) {
-		var oracles [3]*naiveClocks
-		for rel := naiveMHB; rel <= naiveSHB; rel++ {
+		var oracles [4]*naiveClocks
+		for rel := naiveMHB; rel <= naiveCone; rel++ {
 			oracles[rel] = newNaiveClocks(tc.t, rel)
 		}
 		if d := checkNaiveClocks(tc.t, oracles, r); d != "" {
@@ -221,10 +223,12 @@ func TestNaiveOracleClocks(t *testing.T) {
 // reports every SHB race of the oracle's.
 func TestNaiveOracleRaces(t *testing.T) {
 	var seerRuns int
+	var hbPairs, shbPairs int64
 	for k, tc := range naiveCorpus(t) {
 		hb := newNaiveClocks(tc.t, naiveHB)
 		shb := newNaiveClocks(tc.t, naiveSHB)
 		hbR, shbR := hb.races(), shb.races()
+		hbPairs, shbPairs = hbPairs+hbR.total, shbPairs+shbR.total
 		for _, b := range []struct {
 			analysis string
 			want     naiveRaces
@@ -250,5 +254,5 @@ func TestNaiveOracleRaces(t *testing.T) {
 			t.Fatalf("%s\nseer's analysis (SHB budget %d): %s", tc.name, budget, d)
 		}
 	}
-	t.Logf("%d traces through seer's analysis", seerRuns)
+	t.Logf("%d HB-unordered and %d SHB-unordered pairs of accesses; %d traces through seer's analysis", hbPairs, shbPairs, seerRuns)
 }

@@ -24,7 +24,10 @@
 //     plus an edge from the last write of every byte a read reads to the
 //     read, with each release-acquire event (and each operation on a lock
 //     kept in observed order) acquiring first and then releasing all it
-//     knows.
+//     knows;
+//   - the causal cone (clock_pass.go's doc): must-happen-before plus the
+//     same read-from edges, each release-acquire event releasing its clock
+//     from before its acquire, as in must-happen-before.
 //
 // A clock component g = v means "the first v events of g". The model's
 // own choices are kept as the trace and CTP documents define them: a
@@ -51,12 +54,13 @@ import (
 type naiveRel uint8
 
 const (
-	naiveMHB naiveRel = iota // must-happen-before: locks stay locks
-	naiveHB                  // happens-before, locks in observed order
-	naiveSHB                 // schedulable happens-before
+	naiveMHB  naiveRel = iota // must-happen-before: locks stay locks
+	naiveHB                   // happens-before, locks in observed order
+	naiveSHB                  // schedulable happens-before
+	naiveCone                 // must-happen-before and read-from
 )
 
-func (r naiveRel) String() string { return [...]string{"mhb", "hb", "shb"}[r] }
+func (r naiveRel) String() string { return [...]string{"mhb", "hb", "shb", "cone"}[r] }
 
 // naiveClocks is one relation over a trace: every goroutine's clock after
 // each of its positions.
@@ -118,7 +122,7 @@ func naiveKind(e *trace.Event, rel naiveRel, observed map[trace.ObjID]bool) trac
 		if observed[e.Obj] && rel != naiveHB {
 			return trace.SyncReleaseAcquire
 		}
-		if rel == naiveMHB {
+		if rel == naiveMHB || rel == naiveCone {
 			return trace.SyncNone
 		}
 		switch e.Op {
@@ -251,7 +255,7 @@ func newNaiveClocks(t *trace.Trace, rel naiveRel) *naiveClocks {
 			}
 		}
 		if e.IsMem() {
-			if rel == naiveSHB && naiveReads(e.Op) {
+			if (rel == naiveSHB || rel == naiveCone) && naiveReads(e.Op) {
 				for _, w := range naiveWriters(ev, writes, e) {
 					if ev[w].G != g {
 						naiveJoin(c, o.at[ev[w].G][o.pos[w]])
