@@ -22,7 +22,7 @@
 // differential test against simpler sound relations that must catch it.
 //
 //	go test ./predict -run 'Naive|Oracle'
-//	go test ./predict -run Naive -naive.n 2000   # a larger sweep
+//	go test ./predict -run Naive -naive.n 3000 -naive.seed 5   # a larger sweep
 
 package predict
 
@@ -38,7 +38,10 @@ import (
 	"github.com/seer-tools/seer/trace"
 )
 
-var naiveN = flag.Int("naive.n", 240, "random traces in the naive oracle's differential tests")
+var (
+	naiveN    = flag.Int("naive.n", 240, "random traces in the naive oracle's differential tests")
+	naiveSeed = flag.Int64("naive.seed", 77, "seed of the naive oracle's random traces")
+)
 
 // naiveCase is one trace of the differential tests, named for failures.
 type naiveCase struct {
@@ -53,10 +56,14 @@ type naiveCase struct {
 func naiveCorpus(tb testing.TB) []naiveCase {
 	tb.Helper()
 	var out []naiveCase
-	r := rand.New(rand.NewSource(77))
+	r := rand.New(rand.NewSource(*naiveSeed))
 	for k := 0; k < *naiveN; k++ {
 		p := syncParams(r)
 		p.goroutines += r.Intn(4)
+		if k%8 == 0 { // a few larger ones
+			p.goroutines += r.Intn(10)
+			p.ops += r.Intn(20)
+		}
 		p.nestedRead = r.Intn(4) == 0
 		p.tx = r.Intn(4) == 0
 		tr, text := genTrace(r, p)
@@ -212,8 +219,18 @@ func TestNaiveOracleClocks(t *testing.T) {
 		for rel := naiveMHB; rel <= naiveCone; rel++ {
 			oracles[rel] = newNaiveClocks(tc.t, rel)
 		}
-		if d := checkNaiveClocks(tc.t, oracles, r); d != "" {
-			t.Fatalf("%s\n%s", tc.name, d)
+		// As the passes run, then with every clock dense, then sparse
+		// with a base made at every join (dense_test.go's withJoins).
+		for _, j := range []struct{ on, dense bool }{{false, false}, {true, true}, {true, false}} {
+			var d string
+			if !j.on {
+				d = checkNaiveClocks(tc.t, oracles, r)
+			} else {
+				withJoins(j.dense, true, func() { d = checkNaiveClocks(tc.t, oracles, r) })
+			}
+			if d != "" {
+				t.Fatalf("%s\n(joins forced %v, dense %v) %s", tc.name, j.on, j.dense, d)
+			}
 		}
 	}
 }
