@@ -31,6 +31,8 @@ import (
 	"flag"
 	"fmt"
 	"math/rand"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -186,8 +188,8 @@ func checkNaiveSeer(tr *trace.Trace, hb *naiveClocks, shb naiveRaces, shbBudget 
 	if err != nil {
 		return err.Error()
 	}
-	if st := stage(res, "shb"); st.Races != shb.total {
-		return fmt.Sprintf("the shb layer counts %d unordered pairs, the oracle %d", st.Races, shb.total)
+	if st := stage(res, "shb"); st.Races != shb.total || st.RaceSites != len(shb.bySites) {
+		return fmt.Sprintf("the shb layer counts %d unordered pairs at %d pairs of sites, the oracle %d at %d", st.Races, st.RaceSites, shb.total, len(shb.bySites))
 	}
 	reported := map[naiveSitePair]bool{}
 	for _, f := range res.Findings {
@@ -272,4 +274,98 @@ func TestNaiveOracleRaces(t *testing.T) {
 		}
 	}
 	t.Logf("%d HB-unordered and %d SHB-unordered pairs of accesses; %d traces through seer's analysis", hbPairs, shbPairs, seerRuns)
+}
+
+// The oracle itself, on traces whose races the definitions decide by
+// hand: the pairs of lines each relation leaves unordered, and that the
+// baselines and seer agree.
+func TestNaiveOracleTable(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		hb, shb    string // racing pairs of lines, sorted
+	}{
+		{"read-from orders the second pair (Mathur et al. §2)", `
+T1|w(x)|1
+T1|w(y)|2
+T2|r(y)|3
+T2|r(x)|4`, "1-4 2-3", "2-3"},
+		{"locks in observed order", `
+T1|acq(L)|1
+T1|w(x)|2
+T1|rel(L)|3
+T2|acq(L)|4
+T2|w(x)|5
+T2|rel(L)|6`, "", ""},
+		{"a release replaces, a merge adds", `
+T1|fork(T2)|1
+T1|fork(T3)|2
+T1|fork(T4)|3
+T2|w(x)|4
+T2|sig(S)|5
+T3|w(y)|6
+T3|sig(S)|7
+T4|wait(S)|8
+T4|r(x)|9
+T4|r(y)|10`, "4-9", "4-9"},
+		{"merges since the last release", `
+T1|fork(T2)|1
+T1|fork(T3)|2
+T1|fork(T4)|3
+T2|w(x)|4
+T2|sig(S)|5
+T3|w(y)|6
+T3|merge(S)|7
+T4|wait(S)|8
+T4|r(x)|9
+T4|r(y)|10`, "", ""},
+		{"a read-modify-write releases what it knew before (hb), all it knows (shb)", `
+T1|fork(T2)|1
+T1|fork(T3)|2
+T1|w(x)|3
+T1|ast(a)|4
+T2|armw(a)|5
+T3|ald(a)|6
+T3|r(x)|7`, "3-7", ""},
+		{"a plain write ends an atomic's release chain", `
+T1|fork(T2)|1
+T1|fork(T3)|2
+T1|w(x)|3
+T1|ast(a)|4
+T2|w(a)|5
+T3|ald(a)|6
+T3|r(x)|7`, "3-7 4-5 5-6", "3-7 4-5 5-6"},
+		{"join", `
+T1|fork(T2)|1
+T2|w(x)|2
+T1|join(T2)|3
+T1|w(x)|4`, "", ""},
+	} {
+		tr := parseTrace(t, tc.text)
+		for _, x := range []struct {
+			rel      naiveRel
+			analysis string
+			want     string
+		}{{naiveHB, AnalysisHB, tc.hb}, {naiveSHB, AnalysisSHB, tc.shb}} {
+			races := newNaiveClocks(tr, x.rel).races()
+			var got []string
+			for k := range races.bySites {
+				got = append(got, fmt.Sprintf("%d-%d", k[0].Line, k[1].Line))
+			}
+			slices.Sort(got)
+			if g := strings.Join(got, " "); g != x.want {
+				t.Errorf("%s: the oracle's %v races are %q, want %q", tc.name, x.rel, g, x.want)
+			}
+			base, err := baselineSites(tr, x.analysis)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := diffSiteCounts(races.bySites, base); d != "" {
+				t.Errorf("%s: the %s baseline differs from the oracle: %s", tc.name, x.analysis, d)
+			}
+		}
+		hb := newNaiveClocks(tr, naiveHB)
+		if d := checkNaiveSeer(tr, hb, newNaiveClocks(tr, naiveSHB).races(), 0); d != "" {
+			t.Errorf("%s: seer's analysis: %s", tc.name, d)
+		}
+	}
 }
