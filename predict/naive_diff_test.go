@@ -12,11 +12,14 @@
 //     on every pair of events of a small trace and on sampled pairs of a
 //     larger one;
 //   - the hb and shb baselines (race_baseline.go): the same pairs of
-//     sites, each with the same number of unordered pairs of accesses;
-//   - seer's own analysis: its SHB layer counts the oracle's SHB-unordered
-//     pairs, every pair of sites the oracle finds SHB-unordered is
-//     reported as a race, and a race is marked observed exactly when
-//     the oracle's happens-before leaves it unordered.
+//     sites, each with the same number of unordered pairs of accesses,
+//     and each finding's pair one the oracle leaves unordered;
+//   - seer's own analysis, on the small traces, with the SHB layer's
+//     clocks spilled now and then: its SHB layer counts the oracle's
+//     SHB-unordered pairs and pairs of sites, every pair of sites the
+//     oracle finds SHB-unordered is reported as a race, and a race is
+//     marked observed exactly when the oracle's happens-before leaves it
+//     unordered.
 //
 // A filter that drops a race the run itself showed is a bug; this is the
 // differential test against simpler sound relations that must catch it.
@@ -164,17 +167,23 @@ func checkNaiveClocks(tr *trace.Trace, oracles [4]*naiveClocks, r *rand.Rand) st
 }
 
 // baselineSites runs a baseline and returns its race findings' counts by
-// pair of sites.
-func baselineSites(tr *trace.Trace, analysis string) (map[naiveSitePair]int64, error) {
+// pair of sites. It fails if a finding's pair of accesses is not one that
+// o leaves unordered.
+func baselineSites(tr *trace.Trace, analysis string, o *naiveClocks) (map[naiveSitePair]int64, error) {
 	res, err := Analyze(context.Background(), tr, Options{Analysis: analysis})
 	if err != nil {
 		return nil, err
 	}
 	out := map[naiveSitePair]int64{}
 	for _, f := range res.Findings {
-		if f.Kind == KindRace {
-			out[naiveSites(tr, f.Events[0], f.Events[1])] += int64(f.Count)
+		if f.Kind != KindRace {
+			continue
 		}
+		a, b := f.Events[0], f.Events[1]
+		if !naiveConflict(&tr.Events[a], &tr.Events[b]) || !o.concurrent(int32(a), int32(b)) {
+			return nil, fmt.Errorf("%s finding %d-%d: the oracle's %v finds no race there", analysis, a, b, o.rel)
+		}
+		out[naiveSites(tr, a, b)] += int64(f.Count)
 	}
 	return out, nil
 }
@@ -250,9 +259,10 @@ func TestNaiveOracleRaces(t *testing.T) {
 		hbPairs, shbPairs = hbPairs+hbR.total, shbPairs+shbR.total
 		for _, b := range []struct {
 			analysis string
+			o        *naiveClocks
 			want     naiveRaces
-		}{{AnalysisHB, hbR}, {AnalysisSHB, shbR}} {
-			got, err := baselineSites(tc.t, b.analysis)
+		}{{AnalysisHB, hb, hbR}, {AnalysisSHB, shb, shbR}} {
+			got, err := baselineSites(tc.t, b.analysis, b.o)
 			if err != nil {
 				t.Fatalf("%s\n%v", tc.name, err)
 			}
@@ -264,12 +274,15 @@ func TestNaiveOracleRaces(t *testing.T) {
 			continue
 		}
 		seerRuns++
-		// Every fourth with the SHB layer's clocks spilled.
-		budget := int64(0)
+		// Every fourth with the SHB layer's clocks spilled before every
+		// event (clock_spill_test.go's tinySHBBudget).
+		budget, restore := int64(0), func() {}
 		if k%4 == 0 {
-			budget = 1
+			budget, restore = tinySHBBudget()
 		}
-		if d := checkNaiveSeer(tc.t, hb, shbR, budget); d != "" {
+		d := checkNaiveSeer(tc.t, hb, shbR, budget)
+		restore()
+		if d != "" {
 			t.Fatalf("%s\nseer's analysis (SHB budget %d): %s", tc.name, budget, d)
 		}
 	}
@@ -346,7 +359,8 @@ T1|w(x)|4`, "", ""},
 			analysis string
 			want     string
 		}{{naiveHB, AnalysisHB, tc.hb}, {naiveSHB, AnalysisSHB, tc.shb}} {
-			races := newNaiveClocks(tr, x.rel).races()
+			o := newNaiveClocks(tr, x.rel)
+			races := o.races()
 			var got []string
 			for k := range races.bySites {
 				got = append(got, fmt.Sprintf("%d-%d", k[0].Line, k[1].Line))
@@ -355,7 +369,7 @@ T1|w(x)|4`, "", ""},
 			if g := strings.Join(got, " "); g != x.want {
 				t.Errorf("%s: the oracle's %v races are %q, want %q", tc.name, x.rel, g, x.want)
 			}
-			base, err := baselineSites(tr, x.analysis)
+			base, err := baselineSites(tr, x.analysis, o)
 			if err != nil {
 				t.Fatal(err)
 			}
