@@ -26,6 +26,7 @@
 //
 //	go test ./predict -run 'Naive|Oracle'
 //	go test ./predict -run Naive -naive.n 3000 -naive.seed 5   # a larger sweep
+//	go test ./predict -run Naive -naive.big                    # larger synthetic traces
 
 package predict
 
@@ -46,6 +47,7 @@ import (
 var (
 	naiveN    = flag.Int("naive.n", 240, "random traces in the naive oracle's differential tests")
 	naiveSeed = flag.Int64("naive.seed", 77, "seed of the naive oracle's random traces")
+	naiveBig  = flag.Bool("naive.big", false, "add larger synthetic traces to the naive oracle's differential tests")
 )
 
 // naiveCase is one trace of the differential tests, named for failures.
@@ -88,6 +90,18 @@ func naiveCorpus(tb testing.TB) []naiveCase {
 			tb.Fatal(err)
 		}
 		out = append(out, naiveCase{name: fmt.Sprintf("ring %v", shape), t: tr})
+	}
+	if *naiveBig {
+		tr, err := synthtrace.Ring(200, 4)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out,
+			naiveCase{name: "ring [200 4]", t: tr},
+			naiveCase{name: "synth pool, larger", t: synth(synthParams{goroutines: 300, locks: 4, vars: 32, events: 20_000, racy: 0.002, seed: 7, pool: true})},
+			naiveCase{name: "synth locks, larger", t: synth(synthParams{goroutines: 20, locks: 3, vars: 16, events: 20_000, racy: 0.002, seed: 9})},
+			naiveCase{name: "synth chan, larger", t: synthChan(50, 10, 5_000, 1)},
+		)
 	}
 	saved, err := trace.ReadFile("../trace/testdata/format/small.v1.seertrace")
 	if err != nil {
