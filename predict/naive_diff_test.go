@@ -2,7 +2,8 @@
 // naive oracle of naive_oracle_test.go, which shares none of their code:
 // on random traces of every kind of synchronisation (gen_test.go, some
 // with partly overlapping accesses as checkprop_test.go makes them, some
-// with synchronisation on plain variables' own addresses), on
+// with synchronisation on plain variables' own addresses, some with
+// sync.Once's atomics), on
 // the synthetic lock, worker-pool and channel-stress traces
 // (bench_test.go, chanstress_test.go), on issue 31's ring
 // (internal/synth) and on the recorded trace of trace/testdata, it checks
@@ -80,6 +81,15 @@ func naiveCorpus(tb testing.TB) []naiveCase {
 			mixSizes(r, tr)
 		case 1:
 			aliasSync(r, tr)
+		case 2:
+			// sync.Once's atomics: a check loads, a done stores.
+			for i := range tr.Events {
+				if e := &tr.Events[i]; e.Op == trace.OpAtomicLoad && r.Intn(2) == 0 {
+					e.Op = trace.OpOnceCheck
+				} else if e.Op == trace.OpAtomicStore && r.Intn(2) == 0 {
+					e.Op = trace.OpOnceDone
+				}
+			}
 		}
 		out = append(out, naiveCase{name: fmt.Sprintf("random %d:\n%s", k, text), t: tr, seer: len(tr.Events) <= 60})
 	}
