@@ -355,6 +355,16 @@ func TestNaiveOracleRaces(t *testing.T) {
 	t.Logf("%d HB-unordered and %d SHB-unordered pairs of accesses; %d traces through seer's analysis", hbPairs, shbPairs, seerRuns)
 }
 
+// lines renders the pairs of sites by their lines, e.g. "1-4 2-3".
+func (r naiveRaces) lines() string {
+	var out []string
+	for k := range r.bySites {
+		out = append(out, fmt.Sprintf("%d-%d", k[0].Line, k[1].Line))
+	}
+	slices.Sort(out)
+	return strings.Join(out, " ")
+}
+
 // The oracle itself, on traces whose races the definitions decide by
 // hand: the pairs of lines each relation leaves unordered, and that the
 // baselines and seer agree.
@@ -427,12 +437,7 @@ T1|w(x)|4`, "", ""},
 		}{{naiveHB, AnalysisHB, tc.hb}, {naiveSHB, AnalysisSHB, tc.shb}} {
 			o := newNaiveClocks(tr, x.rel)
 			races := o.races()
-			var got []string
-			for k := range races.bySites {
-				got = append(got, fmt.Sprintf("%d-%d", k[0].Line, k[1].Line))
-			}
-			slices.Sort(got)
-			if g := strings.Join(got, " "); g != x.want {
+			if g := races.lines(); g != x.want {
 				t.Errorf("%s: the oracle's %v races are %q, want %q", tc.name, x.rel, g, x.want)
 			}
 			base, err := baselineSites(tr, x.analysis, o)
@@ -501,12 +506,7 @@ T1|wait(x)|6
 T1|w(y)|7`, "3-7", "", "prefix: acquire 7 synchronises with 4, which the schedule does not run before it"},
 	} {
 		tr := parseTrace(t, tc.text)
-		var got []string
-		for k := range newNaiveClocks(tr, naiveHB).races().bySites {
-			got = append(got, fmt.Sprintf("%d-%d", k[0].Line, k[1].Line))
-		}
-		slices.Sort(got)
-		if g := strings.Join(got, " "); g != tc.naive {
+		if g := newNaiveClocks(tr, naiveHB).races().lines(); g != tc.naive {
 			t.Errorf("%s: the naive oracle's hb races are %q, want %q", tc.name, g, tc.naive)
 		}
 		o := newOracle(tr, false)
