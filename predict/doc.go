@@ -130,7 +130,11 @@
 // sampling: the differential test (race_layers_test.go) checks on thousands of
 // random traces that seer's pairs of sites contain SHB's and those of a
 // brute-force sync-preserving closure, and the oracle test measures what
-// share of all predictable races seer finds on small traces.
+// share of all predictable races seer finds on small traces. The SHB and
+// HB those compare against share the passes' clock code, so a naive oracle
+// that shares none of it (naive_oracle_test.go: dense vector clocks from
+// the definitions) checks the passes' orderings, the baselines' races and
+// the SHB layer's counts (naive_diff_test.go).
 //
 // # The pipeline
 //
