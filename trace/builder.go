@@ -17,6 +17,10 @@ type Builder struct {
 	// observe, if set, is told of each event added (conversion's
 	// running scans, see localScan), in the table, at index i.
 	observe func(i int, e *Event)
+	// full, if set, is called when the event table is full, to grow it
+	// (conversion's tableCap) before append would, by a quarter at a
+	// time and with a copy each time.
+	full func()
 }
 
 // heapLife is a heap object not made yet (see Builder.lives).
@@ -141,6 +145,9 @@ func (b *Builder) setName(id ObjID, name string) {
 
 // Add appends e and returns its index.
 func (b *Builder) Add(e Event) int {
+	if b.full != nil && len(b.t.Events) == cap(b.t.Events) {
+		b.full()
+	}
 	b.t.Events = append(b.t.Events, e)
 	i := len(b.t.Events) - 1
 	if b.observe != nil {
