@@ -4,10 +4,7 @@
 
 package trace
 
-import (
-	"fmt"
-	"unsafe"
-)
+import "fmt"
 
 // A Builder assembles a Trace. The zero value is not usable; call NewBuilder.
 type Builder struct {
@@ -227,8 +224,6 @@ func (b *Builder) AddObject(o Object, name string) ObjID {
 // Grow reserves room for n more events.
 func (b *Builder) Grow(n int) {
 	if n > 0 && cap(b.t.Events)-len(b.t.Events) < n {
-		evs := make([]Event, 0, len(b.t.Events)+n)
-		hugeAdvise(unsafe.Pointer(unsafe.SliceData(evs)), uintptr(cap(evs))*unsafe.Sizeof(Event{}))
-		b.t.Events = append(evs, b.t.Events...)
+		b.t.Events = append(make([]Event, 0, len(b.t.Events)+n), b.t.Events...)
 	}
 }
