@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -82,13 +84,39 @@ func BenchmarkRecordRaceSuite(b *testing.B) {
 
 // BenchmarkConvertRaceSuite converts one recording of the race suite, read
 // after the run (the part of a conversion the run does not hide), and
-// reports events per second:
+// reports events per second and CPU seconds a conversion:
 //
 //	go test -run=NONE -bench=ConvertRaceSuite -benchtime=3x -cpuprofile=cpu.out ./trace
 func BenchmarkConvertRaceSuite(b *testing.B) {
 	skipIfCannotRecord(b)
 	dir := raceSuiteDir(b)
-	bin, res, spool := recordKeepingSpool(b, RecordOptions{Dir: dir, NoFile: true})
+	convertKept(b, RecordOptions{Dir: dir, NoFile: true})
+}
+
+// BenchmarkConvertPackage is BenchmarkConvertRaceSuite for any package:
+// the package pattern $SEER_BENCH_PKG run in the directory $SEER_BENCH_DIR
+// (skipped when unset), recorded once (its tests selected by
+// $SEER_BENCH_RUN) and converted b.N times after the run, at seer's event
+// cap. For the bench module's library suites:
+//
+//	SEER_BENCH_DIR=$PWD/bench SEER_BENCH_PKG=golang.org/x/sync/syncmap \
+//	  go test -run=NONE -bench=ConvertPackage -benchtime=3x ./trace
+func BenchmarkConvertPackage(b *testing.B) {
+	dir, pkg := os.Getenv("SEER_BENCH_DIR"), os.Getenv("SEER_BENCH_PKG")
+	if dir == "" || pkg == "" {
+		b.Skip("SEER_BENCH_DIR and SEER_BENCH_PKG name the package to record")
+	}
+	skipIfCannotRecord(b)
+	convertKept(b, RecordOptions{Dir: dir, Package: pkg, Run: os.Getenv("SEER_BENCH_RUN"), NoFile: true})
+}
+
+// convertKept records once with opts, keeping the spool, and converts it
+// b.N times after the run, reporting events, events per second and CPU
+// seconds a conversion.
+func convertKept(b *testing.B, opts RecordOptions) {
+	bin, res, spool := recordKeepingSpool(b, opts)
+	runtime.GC()
+	before := cpuTime()
 	b.ResetTimer()
 	var events int
 	for i := 0; i < b.N; i++ {
@@ -98,6 +126,18 @@ func BenchmarkConvertRaceSuite(b *testing.B) {
 		}
 		events = len(t.Events) + t.LocalAccesses()
 	}
+	b.StopTimer()
 	b.ReportMetric(float64(events), "events")
 	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	// On a machine shared with other work the wall time says little;
+	// the process's CPU time (the conversion's stages and its collector)
+	// says what the conversion cost.
+	b.ReportMetric((cpuTime()-before).Seconds()/float64(b.N), "cpu-s/op")
+}
+
+// cpuTime is the user and system CPU time the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -4,10 +4,7 @@
 
 package trace
 
-import (
-	"fmt"
-	"unsafe"
-)
+import "fmt"
 
 // A Builder assembles a Trace. The zero value is not usable; call NewBuilder.
 type Builder struct {
@@ -17,6 +14,10 @@ type Builder struct {
 	// observe, if set, is told of each event added (conversion's
 	// running scans, see localScan), in the table, at index i.
 	observe func(i int, e *Event)
+	// full, if set, is called when the event table is full, to grow it
+	// (conversion's tableCap) before append would, by a quarter at a
+	// time and with a copy each time.
+	full func()
 }
 
 // heapLife is a heap object not made yet (see Builder.lives).
@@ -141,6 +142,9 @@ func (b *Builder) setName(id ObjID, name string) {
 
 // Add appends e and returns its index.
 func (b *Builder) Add(e Event) int {
+	if b.full != nil && len(b.t.Events) == cap(b.t.Events) {
+		b.full()
+	}
 	b.t.Events = append(b.t.Events, e)
 	i := len(b.t.Events) - 1
 	if b.observe != nil {
@@ -220,8 +224,6 @@ func (b *Builder) AddObject(o Object, name string) ObjID {
 // Grow reserves room for n more events.
 func (b *Builder) Grow(n int) {
 	if n > 0 && cap(b.t.Events)-len(b.t.Events) < n {
-		evs := make([]Event, 0, len(b.t.Events)+n)
-		hugeAdvise(unsafe.Pointer(unsafe.SliceData(evs)), uintptr(cap(evs))*unsafe.Sizeof(Event{}))
-		b.t.Events = append(evs, b.t.Events...)
+		b.t.Events = append(make([]Event, 0, len(b.t.Events)+n), b.t.Events...)
 	}
 }

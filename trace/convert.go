@@ -41,6 +41,19 @@ func tableCap(have, held, want, limit int) int {
 	return min(2*have, limit)
 }
 
+// growFull returns b's full hook for an event table whose cap is limit.
+// merge's hints stop short of the events the records make, and tableCap
+// takes at most twice the table at a time: a table the hints left full
+// grows as tableCap says, not by append's quarter at a time, which copied
+// syncmap's table nine times after the run and kept the copies' memory
+// in the heap (bench/RESULTS.md).
+func growFull(b *Builder, limit int) func() {
+	return func() {
+		have := cap(b.t.Events)
+		b.Grow(tableCap(have, b.Len(), max(have+1, tableFloor), limit) - b.Len())
+	}
+}
+
 // Convert reads the spool written by a test binary and returns its trace.
 // bin is the test binary (for the names of globals); h is the header to
 // give the trace.
@@ -147,6 +160,7 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 			c.b.Grow(tableCap(have, c.b.Len(), n, limit) - c.b.Len())
 		}
 	}
+	c.b.full = growFull(c.b, limit)
 	// What compactLocal and finish need of every event is gathered as
 	// events are added, while the test runs.
 	var scan *localScan
@@ -216,8 +230,13 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	}
 	t.replayPos = rp
 	switch {
-	case capped && !aborted.Load() && s.overflow == 0:
-		// A whole file of the run's first events, not a damaged one.
+	case capped && !aborted.Load():
+		// A whole file of the run's first events, not a damaged one,
+		// even if the spool filled up later (s.overflow): the walk
+		// never passes the recorder's cut, and every record numbered up
+		// to the cut was kept, so the events up to the cap are whole.
+		// (The spool fills after the cap whenever the test goes on: the
+		// converter stops giving slots back there.)
 		t.Header.Capped = max(kept, 1)
 	case broken || s.overflow > 0:
 		t.Truncated = true

@@ -56,7 +56,7 @@
 // the records in the same order as a single walk would give them after
 // the run (TestLiveConversion holds the two to the same bytes); the lookups the conversion
 // makes for every event (goroutine, stack, allocation, global) have memos
-// in front of their maps, and the event table asks for huge pages. A
+// in front of their maps. A
 // goroutine's stack is its function entries (the shadow stack) plus, for
 // synchronisation and atomics, the frame-pointer chain that the recorder's
 // trampolines capture, since package sync and the runtime have no entries.

@@ -377,6 +377,22 @@ func TestRecordMaxEvents(t *testing.T) {
 		t.Errorf("spool of 40 chunks: truncated %v, cut %v, %d events of %d", res.Trace.Truncated, res.Cut, res.Events, all.Events)
 	}
 
+	// The cap reached before a spool of 40 chunks fills (as the test
+	// goes on past the cap, the converter gives no more slots back):
+	// the trace is the whole prefix up to the cap, not a damaged one.
+	opts.MaxEvents = 2000
+	res, err = Record(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if capped := res.Trace.Header.Capped; res.Trace.Truncated || !res.Cut || capped < 2000 || capped > 2100 {
+		t.Errorf("capped at 2000 before a spool of 40 chunks filled: truncated %v, cut %v, capped at %d; want capped at about 2000, not truncated", res.Trace.Truncated, res.Cut, capped)
+	}
+	back, err = ReadFile(res.Path)
+	if err != nil || back.Truncated || back.Header.Capped != res.Trace.Header.Capped {
+		t.Errorf("reading it back: %v, truncated %v, capped %d", err, back.Truncated, back.Header.Capped)
+	}
+
 	// NoFile: the trace stays in memory and no file is written.
 	opts.Env, opts.NoFile, opts.Output = nil, true, filepath.Join(dir, "never.trace")
 	res, err = Record(context.Background(), opts)

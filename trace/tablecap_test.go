@@ -2,7 +2,10 @@
 
 package trace
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestTableCap(t *testing.T) {
 	const limit = 14_000_000 + 1024
@@ -26,5 +29,26 @@ func TestTableCap(t *testing.T) {
 		if got := tableCap(c.have, c.held, c.want, limit); got <= c.have {
 			t.Errorf("%s: tableCap(%d, %d, %d) = %d does not grow", c.name, c.have, c.held, c.want, got)
 		}
+	}
+}
+
+// TestTableGrowsByTableCap holds an event table that the conversion's
+// hints left full to tableCap's steps: doubling, then the cap at once
+// past a quarter of it, and never append's quarter at a time.
+func TestTableGrowsByTableCap(t *testing.T) {
+	const limit = 1_000_000
+	b := NewBuilder(Header{})
+	g := b.Goroutine(0, 0)
+	b.full = growFull(b, limit)
+	var caps []int
+	for range limit {
+		b.Add(Event{G: g, Op: OpRead, Size: 1})
+		if c := cap(b.t.Events); len(caps) == 0 || c != caps[len(caps)-1] {
+			caps = append(caps, c)
+		}
+	}
+	want := []int{tableFloor, 2 * tableFloor, 4 * tableFloor, limit}
+	if !slices.Equal(caps, want) {
+		t.Errorf("the table's capacities were %v, want %v", caps, want)
 	}
 }
