@@ -173,7 +173,11 @@ func (e *engine) buildMHB() error {
 		return nil
 	}
 	var err error
-	e.mhb, err = newClocks(e.ctx, e.c, e.m, clockMode{rfCheck: true, relaxed: e.relaxed, budget: e.opts.HistoryBudget})
+	mode := clockMode{rfCheck: true, relaxed: e.relaxed, budget: e.opts.HistoryBudget}
+	if useChains {
+		mode.chains = newChainMap(e.c) // clock_chain.go
+	}
+	e.mhb, err = newClocks(e.ctx, e.c, e.m, mode)
 	return err
 }
 
@@ -182,7 +186,7 @@ func (e *engine) buildMHB() error {
 // once a candidate has survived the filters, as most runs have none.
 // Callers go through needCone.
 func (e *engine) buildCone() (*clocks, error) {
-	if e.mhb != nil && e.mhb.rfImplied {
+	if e.mhb != nil && e.mhb.rfImplied && !e.mhb.h.chained() {
 		// Every read the cone keeps already knows its writer in
 		// must-happen-before (data handed over only through channels,
 		// say): the cone's pass would join nothing more, and its clocks

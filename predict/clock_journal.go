@@ -58,7 +58,11 @@ type jtag struct{ g, n int32 }
 // A journal indexes the groups of a pass's log by goroutine: where each
 // starts and at which position, so that the groups from a position on
 // can be read without decoding the log from its start.
+//
+// Logs, tags and sources are a goroutine's, with its positions, in a pass
+// with chains too (clock_chain.go): ch turns an epoch into a position.
 type journal struct {
+	ch  *chainMap
 	log []kpvLog // the pass's (riseRecorder.log)
 	pos [][]int32
 	at  [][]jref
@@ -92,17 +96,21 @@ func (x jsrc) ep() int32   { return x.nb>>1 - x.nb&1 }
 // positions up to need-1) and the epoch. None for a join of several
 // releasers' epochs or of an untagged clock.
 func (j *journal) source(t jtag, eps []centry) jsrc {
-	if j == nil || t.n <= 0 || len(eps) != 1 || eps[0].g != t.g {
+	if j == nil || t.n <= 0 || len(eps) != 1 || eps[0].g != j.ch.chainOf(t.g) {
 		return jsrc{}
 	}
-	need := eps[0].v
+	ep := eps[0].v
+	if j.ch != nil {
+		ep -= j.ch.base[t.g]
+	}
+	need := ep
 	if t.n >= 2 {
 		need = max(need, j.pos[t.g][t.n-2]+1)
 	}
-	if need-eps[0].v > 1 || need >= 1<<30 {
+	if need-ep > 1 || need >= 1<<30 {
 		return jsrc{}
 	}
-	return jsrc{t.g, need<<1 | (need - eps[0].v)}
+	return jsrc{t.g, need<<1 | (need - ep)}
 }
 
 func newJournal(log []kpvLog) *journal {
@@ -210,7 +218,7 @@ func (j *journal) since(t jtag, v int32, limit int, self int32, known func(jsrc)
 		}
 		if x := src[q]; known != nil && known(x) {
 			if x.g == self {
-				out = append(out, centry{x.g, x.ep()})
+				out = append(out, j.ch.ep(x.g, x.ep()))
 			}
 			continue
 		}
@@ -249,12 +257,18 @@ func (j *journal) since(t jtag, v int32, limit int, self int32, known func(jsrc)
 // hold already, with treePrune, or of those since g last heard of it),
 // else whole (after folding its pending merges in).
 func (ps *pass) acquire(g int32, s *syncVar) {
+	if ps.ch != nil {
+		ps.ch.noteAcquired(g, s.eps)
+		for _, p := range s.pend {
+			ps.ch.noteAcquired(g, []centry{p.ep})
+		}
+	}
 	if t := s.tag; t.n > 0 && len(s.pend) == 0 {
 		from := ps.jr.source(t, s.eps)
 		var rs []centry
 		ok := true
 		if t.g != g {
-			v := ps.get(g, t.g)
+			v := ps.knowsOf(g, t.g)
 			switch {
 			case treePrune:
 				rs, ok = ps.jr.since(t, v, s.clk.size(), g, func(x jsrc) bool { return ps.holds(g, x) })
@@ -290,8 +304,8 @@ func (ps *pass) holds(g int32, x jsrc) bool {
 	case x.nb <= 0:
 		return false // no source
 	case x.g == g:
-		return x.need() <= ps.sc.pos
+		return x.need() <= ps.gpos
 	default:
-		return ps.get(g, x.g) >= x.need()
+		return ps.knowsOf(g, x.g) >= x.need()
 	}
 }

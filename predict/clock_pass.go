@@ -81,6 +81,10 @@ type clockMode struct {
 	// holds: past it at a sweep, the clocks of the addresses idle
 	// longest go to a file (clock_spill.go). Only without a log.
 	spill int64
+	// chains, if not nil, makes the pass's components chains of
+	// goroutines (clock_chain.go), which it decides as it goes and
+	// records there.
+	chains *chainMap
 }
 
 // A historyBudgetError is a pass stopped because its history's log
@@ -102,7 +106,7 @@ func (e *historyBudgetError) Error() string {
 // of its positions, as a history (clock_rises.go).
 type clocks struct {
 	c   *ctp
-	h   *riseLog
+	h   *riseLog    // its chains, if any, in h.ch
 	acq *eventRises // with clockMode.acqRises
 	// rfImplied, with clockMode.rfCheck: the read-from of every read the
 	// cone keeps is already implied, so that the cone's pass would join
@@ -446,6 +450,7 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 	if err != nil {
 		return nil, err
 	}
+	h.ch = mode.chains
 	return &clocks{c: c, h: h, acq: acq, rfImplied: implied}, nil
 }
 
@@ -458,6 +463,10 @@ type pass struct {
 	mode clockMode
 	ng   int
 	rec  *riseRecorder
+	// ch is mode.chains; gpos, the position of the current event in its
+	// goroutine (sc.pos is its component value).
+	ch   *chainMap
+	gpos int32
 	cur  []vclock
 	// own[g]: nobody else holds cur[g]'s delta, which joins may then
 	// update in place (clock_vc.go's joinOwn). Storing the clock anywhere
@@ -525,10 +534,12 @@ func newPass(c *ctp, m *memory, mode clockMode) *pass {
 		implied: mode.rfCheck && !mode.rf,
 		goClk:   make([]goSrc, ng),
 		vars:    make(map[uint64]*syncVar),
+		ch:      mode.chains,
 	}
 	if ps.sc.wantRises {
 		ps.slot = make([]int32, ng)
 		ps.jr = newJournal(ps.rec.log)
+		ps.jr.ch = ps.ch
 	}
 	ps.deadVar, ps.deadEnd = deadAfter(c, mode)
 	ps.idleMerge = idleMerges(c, mode)
@@ -563,7 +574,16 @@ func (ps *pass) join(g int32, src vclock, extras ...centry) {
 // one that raised anything (clock_journal.go).
 func (ps *pass) joinFrom(g int32, from jsrc, src vclock, extras ...centry) {
 	sc, ng := ps.sc, ps.ng
-	sc.self = g
+	sc.self, sc.selfBase = g, 0
+	if ch := ps.ch; ch != nil {
+		sc.self, sc.selfBase = ch.of[g], ch.base[g]
+		if ps.gpos == ch.n[g] {
+			// A base made at a goroutine's last event is not tagged:
+			// knowing its successor's first event on the chain does
+			// not mean holding what it acquired at its last.
+			sc.self = -2
+		}
+	}
 	if ps.dn[g] == nil && ps.dense >= ng {
 		if n := ps.cur[g].size(); denseMin == 0 || n >= denseMin && 4*n >= ng {
 			d := make([]int32, ng)
@@ -634,6 +654,13 @@ func (ps *pass) get(g, k int32) int32 {
 	return ps.cur[g].get(k)
 }
 
+// knowsOf returns how many events of goroutine u goroutine g's clock
+// knows, before g's current event: the one translation of a component
+// of a pass with chains (clock_chain.go) while it runs.
+func (ps *pass) knowsOf(g, u int32) int32 {
+	return ps.ch.count(ps.ch.value(g, ps.gpos-1, u, ps.get(g, ps.ch.chainOf(u))), u)
+}
+
 // knownWriter reports whether goroutine g's clock, at read r, already
 // knows r's writer w with all w's goroutine knew after it: a clock that
 // knows an event has joined one that holds its goroutine's up to it; not
@@ -641,7 +668,7 @@ func (ps *pass) get(g, k int32) int32 {
 // read-modify-write releases its clock from before its acquire).
 func (ps *pass) knownWriter(g, w int32) bool {
 	c := ps.c
-	v := ps.get(g, int32(c.ev[w].G))
+	v := ps.knowsOf(g, int32(c.ev[w].G))
 	return v > c.pos[w] || (v == c.pos[w] && !isRead(c.ev[w].Op) && !c.syncKind(int(w)).Acquires())
 }
 
@@ -685,9 +712,14 @@ func (ps *pass) event(i int) error {
 	e := &c.ev[i]
 	g := int32(e.G)
 	p := c.pos[i]
-	ps.sc.pos = p
 	if p == 1 && c.goEv[g] >= 0 && c.goEv[g] < int32(i) {
-		// The go statement happens before the whole goroutine.
+		// The go statement happens before the whole goroutine, which
+		// may continue the chain of one that has ended before it.
+		gs := &ps.goClk[g]
+		ps.ch.start(c, g, int32(c.ev[c.goEv[g]].G), gs.clk, int32(i))
+	}
+	ps.gpos, ps.sc.pos = p, ps.ch.ep(g, p).v
+	if p == 1 && c.goEv[g] >= 0 && c.goEv[g] < int32(i) {
 		gs := &ps.goClk[g]
 		ps.joinFrom(g, ps.jr.source(gs.tag, []centry{gs.ep}), gs.clk, gs.ep)
 		// Read once: its base is free for the arena's next sweep.
@@ -704,14 +736,16 @@ func (ps *pass) event(i int) error {
 	switch e.Op {
 	case trace.OpGo:
 		if k := e.Peer; k > 0 && int(k) < ps.ng {
-			ps.goClk[k] = goSrc{ps.cur[g], centry{g, p}, ps.jr.tag(g, len(ps.pend))}
+			ps.goClk[k] = goSrc{ps.cur[g], ps.ch.ep(g, p), ps.jr.tag(g, len(ps.pend))}
 			ps.own[g] = false
 		}
 	case trace.OpJoin:
 		if j := c.joinSrc(int32(i)); j >= 0 {
 			k := int32(c.ev[j].G)
 			ps.own[k] = false // the result may share cur[k]'s delta
-			ps.join(g, ps.cur[k], centry{k, c.pos[j]})
+			ep := ps.ch.ep(k, c.pos[j])
+			ps.ch.noteAcquired(g, []centry{ep})
+			ps.join(g, ps.cur[k], ep)
 		}
 	}
 	if c.overAtomic.has(int32(i)) {
@@ -741,7 +775,7 @@ func (ps *pass) event(i int) error {
 	}
 	if serialRel != nil {
 		// No join follows: the clock is the log's after this event.
-		*serialRel = syncVar{clk: ps.cur[g], eps: append(serialRel.eps[:0], centry{g, p}), exact: true, tag: ps.jr.tagAfter(g, len(ps.pend))}
+		*serialRel = syncVar{clk: ps.cur[g], eps: append(serialRel.eps[:0], ps.ch.ep(g, p)), exact: true, tag: ps.jr.tagAfter(g, len(ps.pend))}
 		ps.own[g] = false
 	}
 	if ps.readers != nil && isWrite(e.Op) && ps.readers[ps.writes.index(int32(i))] > 0 {
@@ -757,6 +791,7 @@ func (ps *pass) event(i int) error {
 			if err != nil {
 				return err
 			}
+			h.ch = ps.ch
 			return &historyBudgetError{At: i + 1, Budget: mode.budget,
 				Prefix: &clocks{c: c, h: h, rfImplied: ps.implied}}
 		}
@@ -796,10 +831,10 @@ func (ps *pass) sync(i int, g, p int32) (serialRel *syncVar) {
 	case trace.SyncRelease:
 		// s's epochs are its own (fold and joins copy them): their
 		// storage is reused.
-		*s = syncVar{clk: ps.cur[g], eps: append(s.eps[:0], centry{g, p}), exact: true, tag: ps.jr.tag(g, len(ps.pend))}
+		*s = syncVar{clk: ps.cur[g], eps: append(s.eps[:0], ps.ch.ep(g, p)), exact: true, tag: ps.jr.tag(g, len(ps.pend))}
 		ps.own[g] = false
 	case trace.SyncReleaseMerge:
-		ps.mergeFold(i, s, ps.cur[g], centry{g, p}) // clock_fold.go
+		ps.mergeFold(i, s, ps.cur[g], ps.ch.ep(g, p)) // clock_fold.go
 		ps.own[g] = false
 	case trace.SyncReleaseAcquire:
 		if mode.serial {
@@ -810,7 +845,7 @@ func (ps *pass) sync(i int, g, p int32) (serialRel *syncVar) {
 			return s
 		}
 		old := *s
-		*s = syncVar{clk: ps.cur[g], eps: []centry{{g, p}}, exact: true, tag: ps.jr.tag(g, len(ps.pend))}
+		*s = syncVar{clk: ps.cur[g], eps: []centry{ps.ch.ep(g, p)}, exact: true, tag: ps.jr.tag(g, len(ps.pend))}
 		ps.own[g] = false
 		if !old.known(ps.cur[g], ps.dn[g]) {
 			ps.acquire(g, &old)
@@ -842,7 +877,9 @@ func (ps *pass) readFrom(i int, g int32) error {
 		if ps.knownWriter(g, w) {
 			continue
 		}
-		ps.join(g, wclk, centry{wg, c.pos[w]})
+		ep := ps.ch.ep(wg, c.pos[w])
+		ps.ch.noteAcquired(g, []centry{ep})
+		ps.join(g, wclk, ep)
 	}
 	return nil
 }
@@ -860,7 +897,7 @@ func (h *clocks) knows(g, p, k int32) int32 {
 	if g == k {
 		return p
 	}
-	return h.h.get(g, p, k)
+	return h.h.get(g, p, k) // translated from chains there
 }
 
 // before reports whether event a happens before event b (a ≠ b).

@@ -59,6 +59,10 @@ type riseLog struct {
 	// rise, not 8: thousands of goroutines that all talk to all make tens
 	// of millions of rises, each of them short).
 	p16 [][]uint32
+	// ch, if not nil, are the pass's chains (clock_chain.go): its
+	// components are chains, which get, each and cursor translate to
+	// goroutines; the other readers read components as they are.
+	ch *chainMap
 }
 
 // narrowMax bounds the goroutines of a pass whose keys are k16, and the
@@ -435,6 +439,12 @@ func (ks keyList) find(k int32) (int, bool) {
 
 // rises returns the rises of component k of goroutine g's clock.
 func (h *riseLog) rises(g, k int32) riseList {
+	h.noChains()
+	return h.componentRises(g, k)
+}
+
+// componentRises is rises for a history with chains too.
+func (h *riseLog) componentRises(g, k int32) riseList {
 	j, ok := h.keysOf(g).find(k)
 	if !ok {
 		return riseList{}
@@ -545,9 +555,19 @@ func valueAt(rs []pv, p int32) int32 {
 // size returns how many components goroutine g's clock ever has.
 func (h *riseLog) size(g int32) int { return h.keysOf(g).len() }
 
-// get returns component k of goroutine g's clock after its first p
-// events.
+// get returns how many events of goroutine k goroutine g's clock knows
+// after its first p events: its component k, or with chains, that of k's
+// chain, translated.
 func (h *riseLog) get(g, p, k int32) int32 {
+	if ch := h.ch; ch != nil {
+		return ch.count(ch.value(g, p, k, h.component(g, p, ch.of[k])), k)
+	}
+	return h.component(g, p, k)
+}
+
+// component returns component k of goroutine g's clock after its first
+// p events.
+func (h *riseLog) component(g, p, k int32) int32 {
 	j, ok := h.keysOf(g).find(k)
 	if !ok {
 		return 0
@@ -555,9 +575,30 @@ func (h *riseLog) get(g, p, k int32) int32 {
 	return h.list(g, j).valueAt(p)
 }
 
-// each calls f for every non-zero component of goroutine g's clock after
-// its first p events, in goroutine order.
+// each calls f for every goroutine k of which goroutine g's clock after
+// its first p events knows v > 0 events, in goroutine order without
+// chains; with chains, for every goroutine but g, a chain's in its order.
 func (h *riseLog) each(g, p int32, f func(k, v int32)) {
+	ch := h.ch
+	if ch == nil {
+		h.eachComponent(g, p, f)
+		return
+	}
+	own := false
+	h.eachComponent(g, p, func(x, v int32) {
+		if x == ch.of[g] {
+			own, v = true, ch.value(g, p, g, v)
+		}
+		ch.eachOf(x, v, g, f)
+	})
+	if x := ch.of[g]; !own && x != g {
+		ch.eachOf(x, ch.value(g, p, g, 0), g, f)
+	}
+}
+
+// eachComponent calls f for every non-zero component of goroutine g's
+// clock after its first p events, in order.
+func (h *riseLog) eachComponent(g, p int32, f func(k, v int32)) {
 	p16, ks := h.p16[g], h.keysOf(g)
 	for j := range ks.len() {
 		k := ks.at(j)
@@ -594,6 +635,7 @@ func (h *riseLog) lastIn(p16 []uint32, g, hi int32) int32 {
 // clock is below it, and a step costs a load per component rather than a
 // binary search.
 func (h *riseLog) eachAbove(g, p int32, floor []int32, f func(k, v int32)) {
+	h.noChains()
 	p16, ks := h.p16[g], h.keysOf(g)
 	for j := range ks.len() {
 		k := ks.at(j)
@@ -610,6 +652,7 @@ func (h *riseLog) eachAbove(g, p int32, floor []int32, f func(k, v int32)) {
 // eachRisesMarked calls f with the rises of every component k of
 // goroutine g's clock that has mark[k], in goroutine order.
 func (h *riseLog) eachRisesMarked(g int32, mark []bool, f func(k int32, rs riseList)) {
+	h.noChains()
 	ks := h.keysOf(g)
 	for j := range ks.len() {
 		if k := ks.at(j); mark[k] {
@@ -632,6 +675,15 @@ func firstAboveIn(rs []pv, v int32) int32 {
 	return rs[j].pos
 }
 
+// noChains panics for a history with chains that made a difference: its
+// components are not goroutines (clock_chain.go), and only get, each
+// and cursor translate them.
+func (h *riseLog) noChains() {
+	if h.ch != nil && h.ch.handoffs > 0 {
+		panic("predict: a history over chains read by component")
+	}
+}
+
 // riseCursor reads one component's rises at positions that never
 // decrease, as a sweep over a goroutine's events asks them (candidates.go):
 // each read moves forward from the last one, galloping, so that a sweep
@@ -639,15 +691,33 @@ func firstAboveIn(rs []pv, v int32) int32 {
 type riseCursor struct {
 	r riseList
 	j int // rises before j are at or before the last position read
+	// With chains: g and k of cursor, translated (chainMap.count).
+	ch   *chainMap
+	g, k int32
 }
 
-// cursor returns a cursor over the rises of component k of goroutine g's
-// clock.
-func (h *riseLog) cursor(g, k int32) riseCursor { return riseCursor{r: h.rises(g, k)} }
+// cursor returns a cursor over how many events of goroutine k goroutine
+// g's clock knows (get, read in order).
+func (h *riseLog) cursor(g, k int32) riseCursor {
+	if h.ch != nil {
+		return riseCursor{r: h.componentRises(g, h.ch.of[k]), ch: h.ch, g: g, k: k}
+	}
+	return riseCursor{r: h.componentRises(g, k)}
+}
 
-// valueAt returns the component's value at position p, which is no less
-// than the last position read.
+// valueAt returns the count of the cursor's goroutine known at position
+// p, which is no less than the last position read.
 func (c *riseCursor) valueAt(p int32) int32 {
+	v := c.componentAt(p)
+	if c.ch != nil {
+		return c.ch.count(c.ch.value(c.g, p, c.k, v), c.k)
+	}
+	return v
+}
+
+// componentAt returns the component's value at position p, which is no
+// less than the last position read.
+func (c *riseCursor) componentAt(p int32) int32 {
 	if c.r.p16 != nil {
 		rs := c.r.p16
 		if p >= 1<<16-1 {
@@ -695,3 +765,8 @@ func gallop(n, j int, below func(i int) bool) int {
 	}
 	return lo
 }
+
+// chained reports whether the history's components are chains that some
+// goroutine continued (clock_chain.go): then only get, each and cursor
+// read it.
+func (h *riseLog) chained() bool { return h.ch != nil && h.ch.handoffs > 0 }

@@ -147,6 +147,10 @@ type joinScratch struct {
 	// them (frozen.og), and bases are judged by their tags (knowsBase).
 	tagged    bool
 	self, pos int32
+	// selfBase: the receiver's own bases are those tagged self at pos
+	// selfBase or later (a pass with chains, clock_chain.go: earlier ones
+	// are those of the goroutines before it on its chain).
+	selfBase int32
 }
 
 // knows reports whether receiver c, whose components d mirrors if it is
@@ -155,7 +159,7 @@ func (sc *joinScratch) knows(c vclock, d []int32, b *frozen) bool {
 	if !sc.tagged {
 		return dominates(c.base, b)
 	}
-	return knowsBase(c, d, sc.self, b)
+	return knowsBase(c, d, sc.self, sc.selfBase, b)
 }
 
 // knowsBase reports whether clock c of goroutine self (-1 for no
@@ -172,13 +176,13 @@ func (sc *joinScratch) knows(c vclock, d []int32, b *frozen) bool {
 // looked for only a few bases down c's ancestry: a failed search of all
 // 256 cost a pointer chase each, at nearly every join of a clock that
 // flattens at every other join.
-func knowsBase(c vclock, d []int32, self int32, b *frozen) bool {
+func knowsBase(c vclock, d []int32, self, selfBase int32, b *frozen) bool {
 	if b == nil {
 		return true
 	}
 	depth := 256
 	if b.og >= 0 {
-		if b.og == self {
+		if b.og == self && b.op >= selfBase {
 			return true
 		}
 		if d != nil {

@@ -36,6 +36,10 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 	f := newSHBFinds(c, m)
 	mode := clockMode{locks: true, serial: true, rf: true, relaxed: e.relaxed, spill: e.opts.SHBBudget}
 	mode.want, mode.visit = map[int32][]int32{}, f.visit
+	if useChains {
+		f.ch = newChainMap(c)
+		mode.chains = f.ch
+	}
 	if _, err := newClocks(e.ctx, c, m, mode); err != nil {
 		return Stage{}, err
 	}
@@ -59,6 +63,11 @@ func (e *engine) shbLayer(proofs map[siteKey]*proof, order *[]siteKey) (Stage, e
 		want[g] = slices.Compact(ps)
 	}
 	mode.want, mode.visit = want, nil
+	if useChains {
+		// The same chains again (the pass decides them alike), in a
+		// map of its own for the history's translation.
+		mode.chains = newChainMap(c)
+	}
 	shb, err := newClocks(e.ctx, c, m, mode)
 	if err != nil {
 		return Stage{}, err

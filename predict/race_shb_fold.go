@@ -56,6 +56,7 @@ type shbFinds struct {
 	c     *ctp
 	m     *memory
 	tab   *shbTable
+	ch    *chainMap // the pass's chains, if any
 	bests map[siteKey]*shbBest
 	keys  []siteKey
 	total int64
@@ -89,14 +90,24 @@ type shbAccess struct {
 	mask       uint32 // its words (wordMask)
 	cur        vclock
 	d          []int32
+	ch         *chainMap // the pass's chains, if any (clock_chain.go)
+	pos        int32     // its position in goroutine g
 }
 
-// knows returns the last event of goroutine h that x's clock knows.
+// knows returns the last event of goroutine h that x's clock knows: its
+// component, or that of h's chain, translated.
 func (x *shbAccess) knows(h int32) int32 {
+	k := x.ch.chainOf(h)
+	var v int32
 	if x.d != nil {
-		return x.d[h]
+		v = x.d[k]
+	} else {
+		v = x.cur.get(k)
 	}
-	return x.cur.get(h)
+	if x.ch == nil {
+		return v
+	}
+	return x.ch.count(x.ch.value(x.g, x.pos-1, h, v), h)
 }
 
 // scan checks x against the entries of group gr, whose goroutine's
@@ -146,7 +157,7 @@ func (f *shbFinds) visit(i int32, cur vclock, d []int32) {
 	}
 	ev := &c.ev[i]
 	x := shbAccess{i: i, g: int32(ev.G), site: c.site(i), w: isWrite(ev.Op), at: ev.Op.IsAtomic(),
-		mask: wordMask(ev.Addr, ev.Size), cur: cur, d: d}
+		mask: wordMask(ev.Addr, ev.Size), cur: cur, d: d, ch: f.ch, pos: c.pos[i]}
 	l := m.loc[i]
 	f.fold, f.bagged, f.bags = f.fold[:0], f.bagged[:0], f.bags[:0]
 	own := f.check(&x, &t.loc[l], true)
