@@ -15,12 +15,16 @@
 // per short-lived child (fifty thousand), and now learns one for all its
 // children.
 //
-// "Every event anyone can know": a goroutine's last event is its exit
-// (OpEnd), which releases nothing; unless a join (OpJoin) waits for it,
-// no clock but the goroutine's own ever learns it, and it need not be
-// known for B to continue the chain. A clock that knows some of B's events
-// then knows every event of A but the exit, in both views: the count
-// known (chainMap.count) is exact.
+// "Every event anyone can know": a clock other than A's learns of A's
+// events only from what A publishes (a release of any kind, a go
+// statement, a write whose clock a read joins) or from a join (OpJoin)
+// that waits for A. Without a join, no clock but A's ever knows more of
+// A than its last publishing event (lastPub): A's exit, and what A did
+// after its last release (pond's workers return after a WaitGroup's Done
+// and an unlock), need not be known for B to continue the chain. A clock
+// that knows some of B's events then knows exactly A's events up to that
+// one, in both views: the count known (chainMap.count) is exact, though
+// the chain is not totally ordered by the relation.
 //
 // What a pass answers about goroutine h's k-th event goes through one
 // translation (chainMap.count, riseLog's get, each and cursor in
@@ -64,6 +68,9 @@ type chainMap struct {
 	cand   [][chainCands]int32
 	candAt []uint8
 	joined bitset
+	// lastPub: per goroutine, the position of its last event that
+	// publishes its clock in the pass (pass.publishes); set by the pass.
+	lastPub []int32
 	// handoffs counts the goroutines that continue a chain.
 	handoffs int
 }
@@ -168,14 +175,13 @@ func (m *chainMap) noteAcquired(g int32, eps []centry) {
 }
 
 // need returns how many of goroutine a's events a clock must know for a
-// goroutine it starts to continue a's chain: all of them, but for a last
-// event that is an exit no join waits for (no clock but a's learns it).
-func (m *chainMap) need(c *ctp, a int32) int32 {
-	n := m.n[a]
-	if n > 0 && !m.joined.has(a) && c.ev[m.last[a]].Op == trace.OpEnd {
-		return n - 1
+// goroutine it starts to continue a's chain: those up to the last that
+// publishes its clock, unless a join waits for a (which learns them all).
+func (m *chainMap) need(a int32) int32 {
+	if m.joined.has(a) {
+		return m.n[a]
 	}
-	return n
+	return m.lastPub[a]
 }
 
 // start decides the chain of goroutine b at its first event i, whose go
@@ -183,7 +189,7 @@ func (m *chainMap) need(c *ctp, a int32) int32 {
 // parent: b continues a chain that parent acquired from lately whose last
 // goroutine has ended and whose events gc knows (need), else keeps its
 // own.
-func (m *chainMap) start(c *ctp, b, parent int32, gc vclock, i int32) {
+func (m *chainMap) start(b, parent int32, gc vclock, i int32) {
 	if m == nil {
 		return
 	}
@@ -195,7 +201,7 @@ func (m *chainMap) start(c *ctp, b, parent int32, gc vclock, i int32) {
 		if a == b || m.last[a] >= i {
 			continue // not ended
 		}
-		need := m.need(c, a)
+		need := m.need(a)
 		if !chainsUnchecked && gc.get(x) < m.base[a]+need {
 			continue
 		}

@@ -32,7 +32,7 @@ type spawnParams struct {
 }
 
 // spawnTrace returns a random run of a program whose goroutines start
-// children: each may signal its parent it is done (a release on a done
+// children: each (but a few) may signal its parent it is done (a release on a done
 // object of its own or a merge into a shared WaitGroup), sometimes with
 // more events after, and then end (or not, when the run is cut); a
 // parent may wait for the signal (an acquire) or join the child, and
@@ -44,14 +44,14 @@ func spawnTrace(r *rand.Rand, p spawnParams) *trace.Trace {
 		arg  int
 	}
 	type prog struct {
-		ops             []sop
-		wg, after, ends bool // signals by a merge into the WaitGroup; events after the signal; an exit event
+		ops                     []sop
+		wg, after, ends, silent bool // signals by a merge into the WaitGroup; events after the signal; an exit event; no signal
 	}
 	var progs []*prog
 	var gen func(depth int) int
 	gen = func(depth int) int {
 		id := len(progs)
-		pr := &prog{wg: r.Intn(3) == 0, after: r.Intn(4) == 0, ends: r.Intn(10) < 9}
+		pr := &prog{wg: r.Intn(3) == 0, after: r.Intn(4) == 0, ends: r.Intn(10) < 9, silent: !p.pond && r.Intn(6) == 0}
 		progs = append(progs, pr)
 		n := 1 + r.Intn(p.ops)
 		type later struct {
@@ -91,7 +91,7 @@ func spawnTrace(r *rand.Rand, p spawnParams) *trace.Trace {
 				case p.pond && depth == 0:
 					cp.wg = true
 					waits = append(waits, later{at, sop{'d', c}})
-				case w < 3:
+				case w < 3 && !cp.silent:
 					waits = append(waits, later{at, sop{'d', c}})
 				case w < 4 && cp.ends:
 					waits = append(waits, later{at, sop{'j', c}})
@@ -156,7 +156,7 @@ func spawnTrace(r *rand.Rand, p spawnParams) *trace.Trace {
 		}
 		if pc[g] == len(pr.ops) {
 			switch {
-			case g > 0 && !signalled[g]:
+			case g > 0 && !signalled[g] && !pr.silent:
 				o, a := doneObj(g)
 				if pr.wg {
 					add(g, trace.Event{Op: trace.OpReleaseMerge, Obj: o, Addr: a, Sync: trace.SyncReleaseMerge})

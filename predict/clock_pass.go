@@ -560,7 +560,34 @@ func newPass(c *ctp, m *memory, mode clockMode) *pass {
 			}
 		}
 	}
+	if ps.ch != nil {
+		lp := make([]int32, ng)
+		for i := range c.ev {
+			if ps.publishes(i) {
+				lp[c.ev[i].G] = c.pos[i]
+			}
+		}
+		ps.ch.lastPub = lp
+	}
 	return ps
+}
+
+// publishes reports whether event i stores its goroutine's clock (or
+// epoch) where another goroutine's clock may join it in this pass: a
+// release of any kind, a go statement, a write whose clock a read joins
+// (read-from). A join (OpJoin) joins the whole clock: chainMap.need
+// counts on it apart.
+func (ps *pass) publishes(i int) bool {
+	c := ps.c
+	switch c.passKind(i, ps.mode) {
+	case trace.SyncRelease, trace.SyncReleaseMerge, trace.SyncReleaseAcquire:
+		return true
+	}
+	e := &c.ev[i]
+	if e.Op == trace.OpGo {
+		return true
+	}
+	return ps.readers != nil && isWrite(e.Op) && ps.readers[ps.writes.index(int32(i))] > 0
 }
 
 // join joins src and extras into goroutine g's clock, through its dense
@@ -716,7 +743,7 @@ func (ps *pass) event(i int) error {
 		// The go statement happens before the whole goroutine, which
 		// may continue the chain of one that has ended before it.
 		gs := &ps.goClk[g]
-		ps.ch.start(c, g, int32(c.ev[c.goEv[g]].G), gs.clk, int32(i))
+		ps.ch.start(g, int32(c.ev[c.goEv[g]].G), gs.clk, int32(i))
 	}
 	ps.gpos, ps.sc.pos = p, ps.ch.ep(g, p).v
 	if p == 1 && c.goEv[g] >= 0 && c.goEv[g] < int32(i) {
