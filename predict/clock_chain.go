@@ -42,6 +42,10 @@ import "github.com/seer-tools/seer/trace"
 // from, for its children to continue (chainMap.start).
 const chainCands = 4
 
+// chainFree is how many of the chains whose last goroutine ended most
+// recently a start looks at besides its parent's (chainMap.free).
+const chainFree = 256
+
 // useChains turns chains on for the passes that take them; tests turn it
 // off to compare. chainsUnchecked, for tests only, lets a goroutine
 // continue a chain without the ordering check: unsound, and the
@@ -68,6 +72,11 @@ type chainMap struct {
 	cand   [][chainCands]int32
 	candAt []uint8
 	joined bitset
+	// free: the chains whose last goroutine has ended, in the order they
+	// ended, that no goroutine continues yet: on pond, the goroutine that
+	// starts a worker learns of one that ended before it through the
+	// pool's mutex, mostly from a third goroutine's release, not its own.
+	free []int32
 	// lastPub: per goroutine, the position of its last event that
 	// publishes its clock in the pass (pass.publishes); set by the pass.
 	lastPub []int32
@@ -184,33 +193,63 @@ func (m *chainMap) need(a int32) int32 {
 	return m.lastPub[a]
 }
 
+// ended notes that goroutine g's last event has been replayed: its
+// chain is free for a goroutine that starts knowing it (start).
+func (m *chainMap) ended(g int32) {
+	if m == nil {
+		return
+	}
+	m.free = append(m.free, m.of[g])
+}
+
 // start decides the chain of goroutine b at its first event i, whose go
 // statement's clock is gc (in chain components), made by goroutine
-// parent: b continues a chain that parent acquired from lately whose last
-// goroutine has ended and whose events gc knows (need), else keeps its
-// own.
+// parent: b continues a chain that parent acquired from lately, or one
+// that was freed lately, whose last goroutine has ended and whose events
+// gc knows (need), else keeps its own.
 func (m *chainMap) start(b, parent int32, gc vclock, i int32) {
 	if m == nil {
 		return
 	}
 	for k, x := range m.cand[parent] {
-		if x < 0 {
-			continue
+		if m.take(b, x, gc, i) {
+			m.cand[parent][k] = -1
+			return
 		}
-		a := m.tail[x]
-		if a == b || m.last[a] >= i {
-			continue // not ended
-		}
-		need := m.need(a)
-		if !chainsUnchecked && gc.get(x) < m.base[a]+need {
-			continue
-		}
-		m.of[b], m.base[b] = x, m.base[a]+m.n[a]
-		m.known[a], m.next[a], m.tail[x] = need, b, b
-		m.handoffs++
-		m.cand[parent][k] = -1
-		return
 	}
+	for k := len(m.free) - 1; k >= 0 && k >= len(m.free)-chainFree; k-- { // the most recent first
+		if m.take(b, m.free[k], gc, i) {
+			return
+		}
+	}
+}
+
+// take makes goroutine b, at its first event i, continue chain x if
+// its last goroutine has ended and gc, the clock b starts with, knows
+// what it needs of it.
+func (m *chainMap) take(b, x int32, gc vclock, i int32) bool {
+	if x < 0 {
+		return false
+	}
+	a := m.tail[x]
+	if a == b || m.last[a] >= i {
+		return false // not ended
+	}
+	need := m.need(a)
+	if !chainsUnchecked && gc.get(x) < m.base[a]+need {
+		return false
+	}
+	m.of[b], m.base[b] = x, m.base[a]+m.n[a]
+	m.known[a], m.next[a], m.tail[x] = need, b, b
+	m.handoffs++
+	// No longer free: from the most recent, where a start looks.
+	for k := len(m.free) - 1; k >= 0; k-- {
+		if m.free[k] == x {
+			m.free = append(m.free[:k], m.free[k+1:]...)
+			break
+		}
+	}
+	return true
 }
 
 // members calls f for the goroutines of chain x in order, while it

@@ -16,7 +16,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"os"
 	"reflect"
+	"strconv"
 	"testing"
 
 	synthtrace "github.com/seer-tools/seer/internal/synth"
@@ -441,6 +443,50 @@ func TestChainsSameFindings(t *testing.T) {
 		}
 		if !reflect.DeepEqual(ref.Stats.Stages, got.Stats.Stages) {
 			t.Fatalf("trace %d: the funnel differs:\n%+v\nwith chains:\n%+v", it, ref.Stats.Stages, got.Stats.Stages)
+		}
+	}
+}
+
+// BenchmarkPassChains times the must-happen-before and SHB passes with
+// chains and without on a saved trace: SEER_CHAINS_TRACE names it,
+// SEER_CHAINS_EVENTS (if set) keeps only its first events (pond's trace
+// from issue 31, whose whole analysis takes minutes). It reports how many
+// goroutines continued a chain.
+func BenchmarkPassChains(b *testing.B) {
+	path := os.Getenv("SEER_CHAINS_TRACE")
+	if path == "" {
+		b.Skip("SEER_CHAINS_TRACE names no trace")
+	}
+	tr, err := trace.ReadFile(path)
+	if tr == nil {
+		b.Fatal(err)
+	}
+	if n, err := strconv.Atoi(os.Getenv("SEER_CHAINS_EVENTS")); err == nil && n < len(tr.Events) {
+		tr.Events = tr.Events[:n]
+	}
+	c := newCTP(tr)
+	m := newMemory(c)
+	for _, pm := range []struct {
+		name string
+		mode clockMode
+	}{{"mhb", clockMode{rfCheck: true}}, {"shb", clockMode{locks: true, serial: true, rf: true, want: map[int32][]int32{}}}} {
+		for _, on := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/chains=%v", pm.name, on), func(b *testing.B) {
+				handoffs := 0
+				for range b.N {
+					mode := pm.mode
+					if on {
+						mode.chains = newChainMap(c)
+					}
+					if _, err := newClocks(context.Background(), c, m, mode); err != nil {
+						b.Fatal(err)
+					}
+					if on {
+						handoffs = mode.chains.handoffs
+					}
+				}
+				b.ReportMetric(float64(handoffs), "handoffs")
+			})
 		}
 	}
 }

@@ -825,6 +825,9 @@ func (ps *pass) event(i int) error {
 	} else if wanted(mode.want[g], p) {
 		ps.rec.record(g, p, ps.cur[g])
 	}
+	if ps.ch != nil && ps.ch.last[g] == int32(i) {
+		ps.ch.ended(g)
+	}
 	// What is never read again goes (clock_drop.go).
 	if ps.deadVar.has(int32(i)) {
 		a, _ := c.varOf(i, *mode)
