@@ -385,14 +385,27 @@ func chainDiff(tr *trace.Trace) (string, int) {
 
 // Every pass answers alike with chains and without, and goroutines do
 // continue chains on these traces.
+// Besides the default joins, with a base made at every join, judged by
+// its tag (clock_vc.go's knowsBase: a goroutine's own bases are not its
+// predecessors' on its chain), sparse and through dense mirrors.
 func TestChainsSameAnswers(t *testing.T) {
 	handoffs := 0
-	for it, tr := range chainTraces(t) {
+	traces := chainTraces(t)
+	for it, tr := range traces {
 		diff, n := chainDiff(tr)
 		if diff != "" {
 			t.Fatalf("trace %d (%d events): %s", it, len(tr.Events), diff)
 		}
 		handoffs += n
+		if len(tr.Events) > 20_000 {
+			continue
+		}
+		for _, dense := range []bool{false, true} {
+			withJoins(dense, true, func() { diff, _ = chainDiff(tr) })
+			if diff != "" {
+				t.Fatalf("trace %d (%d events), a base at every join, dense %v: %s", it, len(tr.Events), dense, diff)
+			}
+		}
 	}
 	if handoffs < 1000 {
 		t.Fatalf("%d goroutines continued a chain: the chains went untested", handoffs)
