@@ -431,13 +431,14 @@ func TestChainsUncheckedDiffer(t *testing.T) {
 }
 
 // Analyze finds the same with chains and without: every finding, its
-// witness and the funnel's counts.
+// witness and the funnel's counts, and so do the baselines (happens-before
+// and SHB as ThreadSanitizer and Mathur et al. compute them).
 func TestChainsSameFindings(t *testing.T) {
 	traces := chainTraces(t)
-	analyze := func(tr *trace.Trace, chains bool) *Result {
+	analyze := func(tr *trace.Trace, chains bool, analysis string) *Result {
 		defer func(u bool) { useChains = u }(useChains)
 		useChains = chains
-		res, err := Analyze(context.Background(), tr, Options{})
+		res, err := Analyze(context.Background(), tr, Options{Analysis: analysis})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -450,12 +451,14 @@ func TestChainsSameFindings(t *testing.T) {
 		if len(tr.Events) > 20_000 {
 			continue // the shared lock trace: long to analyze twice
 		}
-		ref, got := analyze(tr, false), analyze(tr, true)
-		if !reflect.DeepEqual(ref.Findings, got.Findings) {
-			t.Fatalf("trace %d: %d findings, with chains %d:\n%v\nwith chains:\n%v", it, len(ref.Findings), len(got.Findings), ref.Findings, got.Findings)
-		}
-		if !reflect.DeepEqual(ref.Stats.Stages, got.Stats.Stages) {
-			t.Fatalf("trace %d: the funnel differs:\n%+v\nwith chains:\n%+v", it, ref.Stats.Stages, got.Stats.Stages)
+		for _, an := range []string{AnalysisSeer, AnalysisHB, AnalysisSHB} {
+			ref, got := analyze(tr, false, an), analyze(tr, true, an)
+			if !reflect.DeepEqual(ref.Findings, got.Findings) {
+				t.Fatalf("trace %d, %s: %d findings, with chains %d:\n%v\nwith chains:\n%v", it, an, len(ref.Findings), len(got.Findings), ref.Findings, got.Findings)
+			}
+			if !reflect.DeepEqual(ref.Stats.Stages, got.Stats.Stages) {
+				t.Fatalf("trace %d, %s: the funnel differs:\n%+v\nwith chains:\n%+v", it, an, ref.Stats.Stages, got.Stats.Stages)
+			}
 		}
 	}
 }

@@ -24,6 +24,9 @@ func baseline(ctx context.Context, c *ctp, m *memory, o *Options, res *Result) e
 	start := time.Now()
 	shb := o.Analysis == AnalysisSHB
 	mode := clockMode{locks: true, serial: shb, rf: shb}
+	if useChains {
+		mode.chains = newChainMap(c) // clock_chain.go
+	}
 	clk, err := newClocks(ctx, c, m, mode)
 	if err != nil {
 		return err
