@@ -31,7 +31,7 @@ func (c *ctp) passKind(i int, mode clockMode) trace.SyncKind {
 // clock (ctp.go's buildSync).
 func (c *ctp) varOf(i int, mode clockMode) (uint64, bool) {
 	if c.overAtomic.has(int32(i)) {
-		return c.ev[i].Addr, true
+		return atomicVar(c.ev[i].Addr), true
 	}
 	if c.passKind(i, mode) != trace.SyncNone {
 		return c.syncAddr(i), true

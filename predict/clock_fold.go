@@ -75,7 +75,7 @@ func idleMerges(c *ctp, mode clockMode) bitset {
 		}
 		if c.overAtomic.has(int32(i)) {
 			// Reset before the event's own synchronisation.
-			ahead[c.ev[i].Addr] = false
+			ahead[atomicVar(c.ev[i].Addr)] = false
 		}
 	}
 	return idle

@@ -779,7 +779,7 @@ func (ps *pass) event(i int) error {
 		// A plain write over an atomic variable (see buildSync in
 		// ctp.go): the next atomic load reads it, and acquires no
 		// release.
-		*ps.v(e.Addr) = syncVar{exact: true}
+		*ps.v(atomicVar(e.Addr)) = syncVar{exact: true}
 	}
 	if ps.sf != nil && c.passKind(i, *mode) != trace.SyncNone {
 		if err := ps.unspill(ps.v(c.syncAddr(i)), i); err != nil {

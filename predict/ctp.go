@@ -174,14 +174,28 @@ func lockSync(op trace.Op) trace.SyncKind {
 }
 
 // syncAddr is the address that event i synchronises on. Observed locks
-// synchronise on their object.
+// synchronise on their object, atomics on atomicVar of their address.
 func (c *ctp) syncAddr(i int) uint64 {
 	e := &c.ev[i]
 	if e.Op.IsLock() {
 		return uint64(e.Obj) | 1<<63
 	}
+	if e.Op.IsAtomic() {
+		return atomicVar(e.Addr)
+	}
 	return e.Addr
 }
+
+// atomicVar is the key of the synchronisation of the atomic variable at
+// addr, kept apart from the runtime's generic releases and acquires on
+// the same address, as the specification (package witness) keeps them:
+// an atomic store does not end a chain of annotations there, and an
+// atomic load acquires only atomics. Sharing one chain, as
+// ThreadSanitizer does, ordered a load after an annotation the spec does
+// not (a race missed), and let an atomic store hide a release an acquire
+// must come after (a witness the checker rejected, failing the analysis):
+// predict's TestNaiveOracleMixedAddress.
+func atomicVar(addr uint64) uint64 { return addr | 1<<62 }
 
 // newCTP builds the CTP of t.
 func newCTP(t *trace.Trace) *ctp { return newCTPObserved(t, nil) }
@@ -276,7 +290,7 @@ func (c *ctp) buildSync() {
 				// it after the write where the value matters). The
 				// passes that keep their own synchronisation state
 				// (clock_pass.go, race_observed.go) read the same from overAtomic.
-				if s := st[e.Addr]; s != nil && s.rel >= 0 && c.ev[s.rel].Op.IsAtomic() {
+				if s := st[atomicVar(e.Addr)]; s != nil && s.rel >= 0 {
 					s.rel, s.merges, s.view = -1, nil, -1
 					if c.overAtomic == nil {
 						c.overAtomic = newBitset(len(c.ev))

@@ -145,10 +145,15 @@ func naiveKind(e *trace.Event, rel naiveRel, observed map[trace.ObjID]bool) trac
 	return e.Sync
 }
 
-// naiveAddr is the address e synchronises on: a lock's object, else Addr.
+// naiveAddr is the address e synchronises on: a lock's object; an atomic's
+// address, in a space of its own (the specification keeps atomics apart
+// from the generic annotations on the same address); else Addr.
 func naiveAddr(e *trace.Event) uint64 {
 	if e.Op.IsLock() {
 		return uint64(e.Obj) | 1<<63
+	}
+	if e.Op.IsAtomic() {
+		return e.Addr | 1<<62
 	}
 	return e.Addr
 }
@@ -223,9 +228,9 @@ func newNaiveClocks(t *trace.Trace, rel naiveRel) *naiveClocks {
 			}
 		}
 		a := naiveAddr(e)
-		if e.Op == trace.OpWrite && atomicRel[e.Addr] {
-			delete(vars, e.Addr)
-			atomicRel[e.Addr] = false
+		if av := e.Addr | 1<<62; e.Op == trace.OpWrite && atomicRel[av] {
+			delete(vars, av)
+			atomicRel[av] = false
 		}
 		if k := naiveKind(e, naiveMHB, observed); k == trace.SyncRelease || k == trace.SyncReleaseAcquire {
 			atomicRel[a] = e.Op.IsAtomic()

@@ -65,7 +65,7 @@ func hbBefore(c *ctp, qs []hbQuery) uint64 {
 			}
 		}
 		if c.overAtomic.has(i) {
-			vars[e.Addr] = 0 // a plain write over an atomic (see buildSync)
+			vars[atomicVar(e.Addr)] = 0 // a plain write over an atomic (see buildSync)
 		}
 		k := c.syncKind(int(i))
 		if e.Op.IsLock() {
