@@ -30,7 +30,7 @@
 // event: an acquire of a lock held in a conflicting mode; the first
 // event of a send or receive on an unbuffered channel that the cut has
 // not closed and whose partner operation is not some goroutine's next
-// event; a WaitGroup.Wait whose counter is above zero. This
+// event; a send on a full buffer, a receive on an empty one; a WaitGroup.Wait whose counter is above zero. This
 // is the maximal causal model's claim (Şerbănuţă, Chen and Roşu, RV
 // 2012): the cut in observed order is a feasible schedule, every read in
 // it sees its observed writer (so each goroutine's next event is the
@@ -48,14 +48,18 @@
 //
 // The channel may be buffered when o is a receive: its partner is then
 // the send whose value it took (the event's Peer), and the receive waits
-// when the buffer is empty at the end of the cut, as many receives as
-// sends run. That count is exact only for a channel each of whose
-// operations is one release-acquire of a buffer slot (non-empty
-// elements: witness.OneEventOps); others are not judged.
+// when the buffer is empty at the end of the cut. A buffered channel is
+// judged by the checker's model (witness.BufChans, bufchan.go): its
+// slots' objects grouped by allocation, its capacity the period of its
+// sends' slots, the cut's sends and receives the run's first ones, so
+// that the buffer holds the cut's sends less its receives; a send waits
+// on a full buffer (deadlock_cycles.go finds those cycles), a receive on
+// an empty one. Channels the model does not judge (zero-sized elements,
+// slots outside a heap allocation the recording found) are not claimed.
 //
 // Not covered (the claim would not be sound, or the checker cannot yet
-// check it): sends on buffered channels (whether the buffer is full
-// depends on a capacity the run does not record), selects; leaks (a
+// check it): sends on buffered channels whose run does not show the
+// capacity (its sends never wrap round the buffer), selects; leaks (a
 // goroutine blocked for ever while the test returns: leak_select.go
 // predicts one shape).
 //
@@ -97,8 +101,13 @@ type chanOps struct {
 	// channel of non-empty elements, whose buffer holds the sends less
 	// the receives.
 	buffered map[trace.ObjID]bool
-	conds    map[trace.ObjID][]int32 // per sync.Cond: its events, in order
-	ops      map[int32]trace.Op      // the op of each channel event
+	// bufs: per slot object, the buffered channel the model judges
+	// (witness.BufChans: the serial specification the checker holds
+	// claims to), and orphans the closes of channels it cannot name.
+	bufs    map[trace.ObjID]*witness.BufChan
+	orphans []int32
+	conds   map[trace.ObjID][]int32 // per sync.Cond: its events, in order
+	ops     map[int32]trace.Op      // the op of each channel event
 }
 
 func newChanOps(c *ctp) *chanOps {
@@ -127,6 +136,7 @@ func newChanOps(c *ctp) *chanOps {
 		}
 		co.buffered[ch] = !co.unbuffered[ch] && witness.OneEventOps(c.t, evs)
 	}
+	co.bufs, co.orphans = witness.BufChans(c.t, co.evs)
 	return co
 }
 
@@ -319,24 +329,6 @@ func bufferedPartner(c *ctp, o int32) (int32, int32) {
 		return -1, -1
 	}
 	return int32(s.G), ev.Peer
-}
-
-// bufferEmpty reports whether buffered channel ch holds no value at the
-// end of cut: as many of its receives as sends are in it.
-func (c *ctp) bufferEmpty(co *chanOps, cut []int32, ch trace.ObjID) bool {
-	n := 0
-	for _, x := range co.evs[ch] {
-		if cut[c.ev[x].G] < c.pos[x] {
-			continue
-		}
-		switch c.ev[x].Op {
-		case trace.OpSend:
-			n++
-		case trace.OpRecv:
-			n--
-		}
-	}
-	return n == 0
 }
 
 // lastAcquireBefore returns goroutine g's latest exclusive acquire of
@@ -584,8 +576,15 @@ func (e *engine) allBlockedOr(cut []int32, evs []int32, co *chanOps, late int32,
 				return nil, false
 			}
 		case trace.OpSend, trace.OpRecv:
-			emptyBuffer := ev.Op == trace.OpRecv && co.buffered[ev.Obj] && c.bufferEmpty(co, cut, ev.Obj)
-			if !(ev.Op == trace.OpRecv && co.neverSent(ev.Obj)) && !emptyBuffer && (!co.unbuffered[ev.Obj] || !c.opStart(i)) {
+			bc := co.bufs[ev.Obj]
+			switch {
+			case ev.Op == trace.OpRecv && co.neverSent(ev.Obj):
+			case bc != nil:
+				// A send on a full buffer, a receive on an empty one.
+				if bc.Blocked(ev.Op, func(x int32) bool { return cut[c.ev[x].G] >= c.pos[x] }, co.orphans) != "" {
+					return nil, false
+				}
+			case !co.unbuffered[ev.Obj] || !c.opStart(i):
 				return nil, false
 			}
 			for _, x := range co.evs[ev.Obj] {
@@ -594,7 +593,8 @@ func (e *engine) allBlockedOr(cut []int32, evs []int32, co *chanOps, late int32,
 				}
 			}
 			for _, j := range waiting {
-				if j != i && c.ev[j].Obj == ev.Obj && c.ev[j].Op != ev.Op && (c.ev[j].Op == trace.OpSend || c.ev[j].Op == trace.OpRecv) {
+				same := c.ev[j].Obj == ev.Obj || bc != nil && co.bufs[c.ev[j].Obj] == bc
+				if j != i && same && c.ev[j].Op != ev.Op && (c.ev[j].Op == trace.OpSend || c.ev[j].Op == trace.OpRecv) {
 					return nil, false // its partner is ready
 				}
 			}

@@ -1,6 +1,7 @@
 // This file implements blocking cycles of any length (issue 32, item 4,
 // and item 2's read/write cycles): cycles through lock and read-lock
-// acquires, unbuffered channel operations and WaitGroup.Wait calls
+// acquires, channel operations (buffered ones included) and
+// WaitGroup.Wait calls
 // across any number of goroutines, the general
 // form of the shapes deadlock_channel.go (a lock held across a channel
 // operation, two or three goroutines) and deadlock_waitgroup.go (a Wait
@@ -26,7 +27,15 @@
 //     operation (the channel-partner edge);
 //   - a WaitGroup.Wait waits for every Done of its group: its edges go to
 //     the requests of each other goroutine R that makes a Done, before
-//     R's last Done (the WaitGroup edge).
+//     R's last Done (the WaitGroup edge);
+//   - a send on a buffered channel, not in a select, waits on a full
+//     buffer for any receiver, a receive on an empty one for any sender
+//     (the buffer edge): its edges go to the requests of each other
+//     goroutine before each of its first maxBufOps receives (sends) from
+//     the one that made room for the send in the run (whose value the
+//     receive took) on (bufWaitsFor). The buffer is the checker's ring
+//     model (witness.BufChans): a send is a request only on a channel
+//     whose run shows its capacity.
 //
 // A cycle x1 → x2 → … → xk → x1 through distinct goroutines is a
 // candidate deadlock: in a schedule that runs each goroutine up to its
@@ -55,7 +64,7 @@
 //
 // Not covered: a recursive RLock (recursiveRLocks, deadlock_rwmutex.go:
 // its goroutine's own read section is not a holder here), Cond.Wait (its
-// wake-up is not a partner the run names), selects, buffered channels; cycles of
+// wake-up is not a partner the run names), selects; cycles of
 // more than maxBlockingCycle goroutines; past maxStartSteps steps from one
 // start, or maxCycleSteps in all, the rest of the graph is not searched.
 //
@@ -94,7 +103,12 @@ const (
 	reqRLock                // a shared acquire: the lock's exclusive holder, or a writer that waits
 	reqChan                 // an unbuffered send or receive: its partner
 	reqWait                 // a WaitGroup.Wait: the goroutines of its Dones
+	reqBuf                  // a send or receive on a buffered channel: the goroutines of its receives or sends
 )
+
+// maxBufOps bounds, per goroutine, the operations on a buffered channel
+// whose requests a buffered request waits for.
+const maxBufOps = 4
 
 // kindMemo is kindOf's answer for one event.
 type kindMemo struct {
@@ -121,6 +135,7 @@ type cycleSearch struct {
 	special int                     // the path's channel operations, Waits and read-behind-writer edges
 	dones   map[trace.ObjID][]int32 // per WaitGroup: its Done events
 	before  map[untilPos][]int32    // memo of requestsBefore
+	bufWait map[int32][]untilPos    // memo of bufWaitsFor
 	path    []int32
 	onPath  map[int32]bool // goroutines on the path
 	start   int32
@@ -150,6 +165,10 @@ func (s *cycleSearch) kindOfEvent(i int32) (reqKind, bool) {
 	case trace.OpRLock:
 		return reqRLock, !c.observed[ev.Obj] && !tryLock(t, i)
 	case trace.OpSend, trace.OpRecv:
+		if bc := co.bufs[ev.Obj]; bc != nil {
+			// A send can wait only on a buffer whose capacity the run shows.
+			return reqBuf, (ev.Op == trace.OpRecv || bc.Cap > 0) && !inSelect(t, i)
+		}
 		return reqChan, co.unbuffered[ev.Obj] && ev.Sync != trace.SyncNone && c.opStart(i) && !inSelect(t, i)
 	case trace.OpWGWait:
 		return reqWait, true
@@ -170,6 +189,8 @@ func (s *cycleSearch) waitsFor(i int32, k reqKind) []untilPos {
 				return []untilPos{{r, c.pos[rOp]}}
 			}
 		}
+	case reqBuf:
+		return s.bufWaitsFor(i)
 	case reqWait:
 		last := map[int32]int32{}
 		var gs []int32
@@ -342,7 +363,7 @@ func (s *cycleSearch) behind(r, w int32) bool {
 // Wait: a cycle through one is none of SPDOffline's.
 func (s *cycleSearch) specialNode(i int32) bool {
 	k, _ := s.kindOf(i)
-	return k == reqChan || k == reqWait
+	return k == reqChan || k == reqWait || k == reqBuf
 }
 
 // blockingCycles searches the wait-for graph for cycles that start at a
@@ -351,7 +372,7 @@ func (l *chanLayer) blockingCycles() error {
 	e := l.e
 	c := e.c
 	s := &cycleSearch{l: l, holders: map[holdKey][]int32{}, writers: map[trace.ObjID][]int32{}, kinds: map[int32]kindMemo{}, dones: map[trace.ObjID][]int32{},
-		before: map[untilPos][]int32{}, onPath: map[int32]bool{}}
+		before: map[untilPos][]int32{}, bufWait: map[int32][]untilPos{}, onPath: map[int32]bool{}}
 	var starts []int32
 	for i := range c.ev {
 		x := int32(i)
@@ -422,6 +443,14 @@ func (s *cycleSearch) visit(i int32) {
 			if !s.onPath[u.g] {
 				next = append(next, s.requestsBefore(u)...)
 			}
+		}
+		if k == reqBuf { // a goroutine's operations share requests
+			seen := map[int32]bool{}
+			next = slices.DeleteFunc(next, func(j int32) bool {
+				dup := seen[j]
+				seen[j] = true
+				return dup
+			})
 		}
 	}
 	for _, j := range next {
@@ -509,4 +538,39 @@ func (l *chanLayer) shown(evs []int32) bool {
 		}
 	}
 	return false
+}
+
+// bufWaitsFor returns whom request i, the k-th send or receive of a
+// buffered channel, waits for: a send on a full buffer waits for a
+// receive, from the one that made room for it in the run (the
+// (k-cap)-th) on; a receive on an empty buffer for a send, from the one
+// whose value it took (the k-th) on. Each other goroutine of such an
+// operation is waited for up to each of its first maxBufOps of them,
+// among the maxRequestScan operations from there.
+func (s *cycleSearch) bufWaitsFor(i int32) []untilPos {
+	if w, ok := s.bufWait[i]; ok {
+		return w
+	}
+	c := s.l.e.c
+	bc := s.l.co.bufs[c.ev[i].Obj]
+	own, other, from := bc.Sends, bc.Recvs, 0
+	if c.ev[i].Op == trace.OpRecv {
+		own, other = bc.Recvs, bc.Sends
+	}
+	k, _ := slices.BinarySearch(own, i)
+	from = k
+	if c.ev[i].Op == trace.OpSend {
+		from = max(0, k-bc.Cap)
+	}
+	g := c.ev[i].G
+	n := map[trace.GoID]int{}
+	var out []untilPos
+	for _, x := range other[min(from, len(other)):min(from+maxRequestScan, len(other))] {
+		if r := c.ev[x].G; r != g && n[r] < maxBufOps {
+			n[r]++
+			out = append(out, untilPos{int32(r), c.pos[x]})
+		}
+	}
+	s.bufWait[i] = out
+	return out
 }

@@ -21,7 +21,12 @@ import (
 // go lock L_{(i+1) mod k}; then every S_i takes L_i and sends on C_i,
 // which R_i receives, and S_i lets L_i go after the send, or before it
 // when i is in unlockFirst. Each event has a site of its own.
-func pipelineRing(t *testing.T, k int, unlockFirst map[int]bool) *trace.Trace {
+//
+// With buffered, each C_i has a buffer of one value (its one slot in a
+// heap allocation of its own): S_i sends twice and R_i receives twice,
+// each operation one release-acquire of the slot, and in the cycle S_i
+// waits at its second send, on a full buffer.
+func pipelineRing(t *testing.T, k int, unlockFirst map[int]bool, buffered bool) *trace.Trace {
 	t.Helper()
 	b := trace.NewBuilder(trace.Header{Format: "seer"})
 	line := 10
@@ -45,8 +50,12 @@ func pipelineRing(t *testing.T, k int, unlockFirst map[int]bool) *trace.Trace {
 	var locks, chans []trace.ObjID
 	for i := range k {
 		m := b.Object(trace.ObjMutex, uint64(0x100+16*i), 8, fmt.Sprintf("L%d", i))
-		c := b.Object(trace.ObjChan, uint64(0x1000+16*i), 8, fmt.Sprintf("C%d", i))
-		addr[m], addr[c] = uint64(0x100+16*i), uint64(0x1000+16*i)
+		ca := uint64(0x1000 + 16*i)
+		if buffered {
+			ca = trace.LifeAddr(uint64(i+1), 0x60)
+		}
+		c := b.Object(trace.ObjChan, ca, 8, fmt.Sprintf("C%d", i))
+		addr[m], addr[c] = uint64(0x100+16*i), ca
 		locks, chans = append(locks, m), append(chans, c)
 		for _, gs := range []*[]trace.GoID{&s, &r} {
 			g := b.Goroutine(g2, user)
@@ -67,10 +76,17 @@ func pipelineRing(t *testing.T, k int, unlockFirst map[int]bool) *trace.Trace {
 		if unlockFirst[i] {
 			add(s[i], trace.OpUnlock, locks[i], trace.SyncRelease, 0)
 		}
-		send := add(s[i], trace.OpSend, chans[i], trace.SyncRelease, 0)
-		add(r[i], trace.OpRecv, chans[i], trace.SyncAcquire, send)
-		add(r[i], trace.OpRecv, chans[i], trace.SyncRelease, 0)
-		add(s[i], trace.OpSend, chans[i], trace.SyncAcquire, 0)
+		if buffered {
+			for range 2 {
+				send := add(s[i], trace.OpSend, chans[i], trace.SyncReleaseAcquire, 0)
+				add(r[i], trace.OpRecv, chans[i], trace.SyncReleaseAcquire, send)
+			}
+		} else {
+			send := add(s[i], trace.OpSend, chans[i], trace.SyncRelease, 0)
+			add(r[i], trace.OpRecv, chans[i], trace.SyncAcquire, send)
+			add(r[i], trace.OpRecv, chans[i], trace.SyncRelease, 0)
+			add(s[i], trace.OpSend, chans[i], trace.SyncAcquire, 0)
+		}
 		if !unlockFirst[i] {
 			add(s[i], trace.OpUnlock, locks[i], trace.SyncRelease, 0)
 		}
@@ -88,17 +104,23 @@ func TestBlockingCycles(t *testing.T) {
 	for _, tc := range []struct {
 		k           int
 		unlockFirst map[int]bool
+		buffered    bool
 		want        bool
 	}{
-		{2, nil, true},
-		{3, nil, true},
-		{4, nil, true},
-		{3, map[int]bool{1: true}, false},
-		{4, map[int]bool{3: true}, false},
-		{maxBlockingCycle/2 + 1, nil, false}, // beyond the search's bound
+		{2, nil, false, true},
+		{3, nil, false, true},
+		{4, nil, false, true},
+		{3, map[int]bool{1: true}, false, false},
+		{4, map[int]bool{3: true}, false, false},
+		{maxBlockingCycle/2 + 1, nil, false, false}, // beyond the search's bound
+		// Sends on full buffers (item 4's buffered channels).
+		{1, nil, true, true},
+		{2, nil, true, true},
+		{3, nil, true, true},
+		{3, map[int]bool{2: true}, true, false},
 	} {
-		t.Run(fmt.Sprintf("k=%d unlockFirst=%v", tc.k, tc.unlockFirst), func(t *testing.T) {
-			tr := pipelineRing(t, tc.k, tc.unlockFirst)
+		t.Run(fmt.Sprintf("k=%d unlockFirst=%v buffered=%v", tc.k, tc.unlockFirst, tc.buffered), func(t *testing.T) {
+			tr := pipelineRing(t, tc.k, tc.unlockFirst, tc.buffered)
 			res, err := Analyze(context.Background(), tr, Options{})
 			if err != nil {
 				t.Fatal(err)

@@ -291,7 +291,9 @@
 // ended, does not yet exist, is the harness's or the runtime's and never
 // touches what is waited on, or waits at its next event under the serial
 // specifications (a lock held in a conflicting mode; an unbuffered
-// channel, not closed, whose partner operation is nobody's next event).
+// channel, not closed, whose partner operation is nobody's next event;
+// a buffered one full for a send, empty for a receive, by the checker's
+// ring model, witness.BufChans).
 // Within the maximal
 // causal model that state has no way out: the test never returns. The
 // checker re-checks it as a blocking claim (witness/blocking.go). The

@@ -61,7 +61,8 @@
 // synchronisation and atomics, the frame-pointer chain that the recorder's
 // trampolines capture, since package sync and the runtime have no entries.
 // Heap memory is renamed by allocation lifetime, so memory the allocator
-// reuses is never mistaken for shared. classify.go turns acquire and release
+// reuses is never mistaken for shared (HeapLife tells an address's life,
+// life.go: a buffered channel's slots share one). classify.go turns acquire and release
 // on addresses back into Go operations (Mutex, RWMutex, channels, WaitGroup,
 // Cond, Once, atomics) from the call stack at which they were made, so that
 // the analyses reason about locks as locks; an annotation that matches no

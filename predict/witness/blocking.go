@@ -55,17 +55,22 @@
 // unbuffered channel that is not closed, every send and receive is two
 // events of its goroutine in a row.
 //
-// A receive on a buffered channel (every operation of it one
-// release-acquire, OneEventOps) is blocked when its buffer is empty after
-// the schedule: as many receives as sends ran.
+// A send or receive on a buffered channel (every operation of it one
+// release-acquire of a slot, OneEventOps) is judged by the ring model of
+// bufchan.go (BufChans): the schedule's operations on the channel must
+// be the run's first ones, and then a receive is blocked when the buffer
+// is empty after the schedule (as many receives as sends ran), a send
+// when it is full (the sends less the receives are the capacity that
+// the run's sends show by wrapping round the slots), and no close of
+// the channel is in the schedule.
 //
 // A select's event is claimed blocked only when the caller lists its
 // other cases (select.go).
 //
-// What is not claimed blocked: other selects, non-blocking operations, sends
-// on buffered channels (whether the buffer is full depends on a capacity
-// the run does not record); a schedule that leaves such a goroutine
-// waiting is rejected.
+// What is not claimed blocked: other selects, non-blocking operations,
+// sends on buffered channels whose capacity the run does not show, and
+// operations on channels the ring model does not judge; a schedule that
+// leaves such a goroutine waiting is rejected.
 
 package witness
 
@@ -215,11 +220,11 @@ func (s *fstate) blocked(i int32, ran []int32, next func(trace.GoID) int32, list
 	case trace.OpSend, trace.OpRecv:
 		if e.Op == trace.OpRecv && k.neverSent(e.Obj) {
 			// Empty whatever its capacity: only a close ends the wait.
-		} else if e.Op == trace.OpRecv && !k.unbuffered(e.Obj) && OneEventOps(t, k.chanEvents(e.Obj)) {
-			// A buffered channel: the receive waits if the buffer is
-			// empty, the schedule's sends all received.
-			if n := k.buffered(e.Obj, ran); n != 0 {
-				return fmt.Errorf("event %d: the buffer of channel %d holds %d values at the end of the schedule", i, e.Obj, n)
+		} else if bc := k.bufChan(e.Obj); bc != nil {
+			// A buffered channel (bufchan.go): a send waits on a full
+			// buffer, a receive on an empty one.
+			if why := bc.Blocked(e.Op, k.inSchedule(ran), k.orphans); why != "" {
+				return fmt.Errorf("event %d: %s", i, why)
 			}
 		} else if !k.unbuffered(e.Obj) {
 			return fmt.Errorf("event %d: the run does not show channel %d to be unbuffered", i, e.Obj)
@@ -236,7 +241,7 @@ func (s *fstate) blocked(i int32, ran []int32, next func(trace.GoID) int32, list
 			want = trace.OpSend
 		}
 		for _, j := range listed {
-			if o := &t.Events[j]; o.Obj == e.Obj && o.Op == want {
+			if o := &t.Events[j]; o.Op == want && (o.Obj == e.Obj || k.bufChan(o.Obj) != nil && k.bufChan(o.Obj) == k.bufChan(e.Obj)) {
 				return fmt.Errorf("event %d: event %d is its partner, ready", i, j)
 			}
 		}
@@ -339,24 +344,23 @@ func OneEventOps(t *trace.Trace, evs []int32) bool {
 	return n > 0
 }
 
-// buffered returns how many values buffered channel c holds after the
-// schedule (ran: each goroutine's events in it): its sends in it less
-// its receives.
-func (k *Checker) buffered(c trace.ObjID, ran []int32) int {
-	n := 0
-	for _, x := range k.chanEvents(c) {
-		e := &k.t.Events[x]
-		if int(e.G) <= 0 || int(e.G) >= k.ng || ran[e.G] <= k.posOf[x] {
-			continue
-		}
-		switch e.Op {
-		case trace.OpSend:
-			n++
-		case trace.OpRecv:
-			n--
-		}
+// bufChan returns the buffered channel whose slot object c is, or nil
+// if the model does not judge it (bufchan.go; computed once per checker).
+func (k *Checker) bufChan(c trace.ObjID) *BufChan {
+	k.bufsOnce.Do(func() {
+		k.chanEvents(0)
+		k.bufs, k.orphans = BufChans(k.t, k.chans)
+	})
+	return k.bufs[c]
+}
+
+// inSchedule returns whether an event is in the schedule (ran: each
+// goroutine's events in it).
+func (k *Checker) inSchedule(ran []int32) func(x int32) bool {
+	return func(x int32) bool {
+		g := k.t.Events[x].G
+		return int(g) > 0 && int(g) < k.ng && ran[g] > k.posOf[x]
 	}
-	return n
 }
 
 // unbuffered reports whether the run shows channel c to be unbuffered:

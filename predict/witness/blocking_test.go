@@ -6,6 +6,8 @@
 package witness
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/seer-tools/seer/trace"
@@ -45,6 +47,8 @@ func buildTrace(t *testing.T, gs []bgo, evs []bev) *trace.Trace {
 		b.SetGoroutine(id, g.test, "")
 	}
 	objs := map[string]trace.ObjID{}
+	addrs := map[trace.ObjID]uint64{}
+	lives := map[string]uint64{}
 	for _, e := range evs {
 		var obj trace.ObjID
 		if e.obj != "" {
@@ -53,11 +57,29 @@ func buildTrace(t *testing.T, gs []bgo, evs []bev) *trace.Trace {
 				if e.obj[0] == 'm' {
 					kind = trace.ObjMutex
 				}
-				objs[e.obj] = b.Object(kind, uint64(0x1000+0x100*len(objs)), 8, e.obj)
+				addr := uint64(0x1000 + 0x100*len(objs))
+				if kind == trace.ObjChan {
+					// A channel lives in the heap, slot k of "c#k" after
+					// its header, in c's allocation.
+					name, slot, _ := strings.Cut(e.obj, "#")
+					if _, ok := lives[name]; !ok {
+						lives[name] = uint64(len(lives) + 1)
+					}
+					k, _ := strconv.Atoi(slot)
+					addr = trace.LifeAddr(lives[name], 0x60+8*uint64(k))
+				}
+				objs[e.obj] = b.Object(kind, addr, 8, e.obj)
+				if kind == trace.ObjChan {
+					addrs[objs[e.obj]] = addr
+				}
 			}
 			obj = objs[e.obj]
 		}
-		b.Add(trace.Event{G: e.g, Op: e.op, Obj: obj, Addr: uint64(obj) * 0x100, Sync: e.sync, Peer: e.peer, Stack: user})
+		addr := uint64(obj) * 0x100
+		if a, ok := addrs[obj]; ok {
+			addr = a
+		}
+		b.Add(trace.Event{G: e.g, Op: e.op, Obj: obj, Addr: addr, Sync: e.sync, Peer: e.peer, Stack: user})
 	}
 	tr, err := b.Trace()
 	if err != nil {
@@ -334,6 +356,75 @@ func TestCheckBlockingBuffered(t *testing.T) {
 		{"the value is in the buffer", tr, claim([]int{8, 10}, 0, 1, 2, 3, 4, 5, 6, 7), "holds 1 values"},
 		{"the sender is not blocked", tr, claim([]int{8}, 0, 1, 2, 3, 7), "goroutine 3 can go on"},
 		{"zero-sized elements", ztr, claim([]int{9, 4}, 0, 1, 2, 3, 8), "not show channel"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			loc, spans := trace.GroupAccesses(tc.t.Events)
+			err := NewChecker(tc.t, loc, spans).Check(tc.s)
+			wantVerdict(t, err, tc.want)
+		})
+	}
+}
+
+// TestCheckBlockingBufferedRing: sends on a full buffer and receives on
+// an empty one, the buffer judged as a ring (bufchan.go).
+//
+// full: g2 takes m and sends twice on c, of capacity 1 (7, then 9 when
+// g3's receive 8 makes room), lets m go (10); g3 took m first (4, 5) and
+// receives twice (8, 11). Claimed: g2 holds m at its second send with
+// the buffer full, g3 waits for m.
+//
+// ring: c has two slots; g3 sends on slot 0 (6), g4 on slot 1 (7), g2
+// receives both (8, 9), g3 sends on slot 0 again (10), g2 receives it
+// (11). A schedule of g4's send alone runs a send that is not the
+// channel's first: in it g2's receive 8 takes g4's value from slot 1.
+func TestCheckBlockingBufferedRing(t *testing.T) {
+	full := buildTrace(t, []bgo{{0, "", false}, {1, "TestX", false}, {2, "TestX", false}}, []bev{
+		{1, trace.OpGo, "", 0, 2}, {2, trace.OpStart, "", 0, 1},
+		{2, trace.OpGo, "", 0, 3}, {3, trace.OpStart, "", 0, 2},
+		{3, trace.OpLock, "m", trace.SyncAcquire, 0}, {3, trace.OpUnlock, "m", trace.SyncRelease, 0},
+		{2, trace.OpLock, "m", trace.SyncAcquire, 0},
+		{2, trace.OpSend, "c", trace.SyncReleaseAcquire, 0},
+		{3, trace.OpRecv, "c", trace.SyncReleaseAcquire, 7},
+		{2, trace.OpSend, "c", trace.SyncReleaseAcquire, 0},
+		{2, trace.OpUnlock, "m", trace.SyncRelease, 0},
+		{3, trace.OpRecv, "c", trace.SyncReleaseAcquire, 9},
+		{2, trace.OpEnd, "", 0, 0}, {3, trace.OpEnd, "", 0, 0},
+	})
+	// The same with one send: the run does not show the capacity.
+	once := buildTrace(t, []bgo{{0, "", false}, {1, "TestX", false}, {2, "TestX", false}}, []bev{
+		{1, trace.OpGo, "", 0, 2}, {2, trace.OpStart, "", 0, 1},
+		{2, trace.OpGo, "", 0, 3}, {3, trace.OpStart, "", 0, 2},
+		{3, trace.OpLock, "m", trace.SyncAcquire, 0}, {3, trace.OpUnlock, "m", trace.SyncRelease, 0},
+		{2, trace.OpLock, "m", trace.SyncAcquire, 0},
+		{2, trace.OpSend, "c", trace.SyncReleaseAcquire, 0},
+		{2, trace.OpUnlock, "m", trace.SyncRelease, 0},
+		{3, trace.OpRecv, "c", trace.SyncReleaseAcquire, 7},
+		{2, trace.OpEnd, "", 0, 0}, {3, trace.OpEnd, "", 0, 0},
+	})
+	ring := buildTrace(t, []bgo{{0, "", false}, {1, "TestX", false}, {2, "TestX", false}, {2, "TestX", false}}, []bev{
+		{1, trace.OpGo, "", 0, 2}, {2, trace.OpStart, "", 0, 1},
+		{2, trace.OpGo, "", 0, 3}, {3, trace.OpStart, "", 0, 2},
+		{2, trace.OpGo, "", 0, 4}, {4, trace.OpStart, "", 0, 2},
+		{3, trace.OpSend, "c#0", trace.SyncReleaseAcquire, 0},
+		{4, trace.OpSend, "c#1", trace.SyncReleaseAcquire, 0},
+		{2, trace.OpRecv, "c#0", trace.SyncReleaseAcquire, 6},
+		{2, trace.OpRecv, "c#1", trace.SyncReleaseAcquire, 7},
+		{3, trace.OpSend, "c#0", trace.SyncReleaseAcquire, 0},
+		{2, trace.OpRecv, "c#0", trace.SyncReleaseAcquire, 10},
+		{3, trace.OpEnd, "", 0, 0}, {4, trace.OpEnd, "", 0, 0}, {2, trace.OpEnd, "", 0, 0},
+	})
+	claim := func(evs []int, w ...int) *Schedule { return &Schedule{Kind: Deadlock, Events: evs, Witness: w} }
+	for _, tc := range []struct {
+		name string
+		t    *trace.Trace
+		s    *Schedule
+		want string // "" means accepted
+	}{
+		{"full buffer, the receiver waits for the lock", full, claim([]int{9, 4}, 0, 1, 2, 3, 6, 7), ""},
+		{"the buffer has room", full, claim([]int{7, 4}, 0, 1, 2, 3, 6), "has room"},
+		{"capacity not shown", once, claim([]int{7, 4}, 0, 1, 2, 3, 6), "not show the channel's capacity"},
+		{"a later send alone", ring, claim([]int{8, 6}, 0, 1, 2, 3, 4, 5, 7), "not the run's first"},
+		{"the receive's value in the other slot", ring, claim([]int{9, 10}, 0, 1, 2, 3, 4, 5, 6, 7, 8), "holds 1 values"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			loc, spans := trace.GroupAccesses(tc.t.Events)

@@ -4,7 +4,8 @@
 // is feasible for the program that recorded a trace, and whether it shows
 // the property claimed (a data race, an atomicity violation, a
 // lock-order deadlock, goroutines all blocked on locks, unbuffered
-// channels, WaitGroups and Conds (blocking.go; a read lock behind a
+// channels, buffered ones (full or empty: the ring model of bufchan.go,
+// BufChans, which predict judges by too), WaitGroups and Conds (blocking.go; a read lock behind a
 // waiting writer: rwmutex.go), goroutines the run left blocked, a send left
 // without its only receiver by a select's other case (leak.go), a
 // select that can never proceed left waiting while its test returns

@@ -79,6 +79,9 @@ type Checker struct {
 	chansOnce sync.Once
 	conds     map[trace.ObjID][]int32 // per sync.Cond: its signals and broadcasts
 	condsOnce sync.Once
+	bufs      map[trace.ObjID]*BufChan // per slot: its buffered channel (bufchan.go)
+	orphans   []int32                  // closes of unknown channels (BufChans)
+	bufsOnce  sync.Once
 }
 
 // NewChecker replays t once. loc and spans must be
