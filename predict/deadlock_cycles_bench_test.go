@@ -9,6 +9,10 @@
 // In the "after" variant the receivers take the lock after they
 // receive: the fixed two-goroutine shape has no candidate there and
 // leaves the closure budget to the cycle search, whose graph is as dense.
+// In the "buffered" variant each channel has a buffer of one value, in a
+// heap allocation of its own, every send and receive one release-acquire
+// of its slot: every send is a request of the cycle search on a full
+// buffer (witness.BufChans), as dense.
 //
 //	go test -run XXX -bench BlockingLayerDense -benchtime 1x ./predict
 
@@ -24,7 +28,7 @@ import (
 // gateSynth builds the trace: pairs sender/receiver goroutines, rounds
 // rendezvous each, every sender holding the global lock g across its
 // send, every receiver taking g before it receives.
-func gateSynth(pairs, rounds int, after bool) *trace.Trace {
+func gateSynth(pairs, rounds int, after, buffered bool) *trace.Trace {
 	b := trace.NewBuilder(trace.Header{Format: "synthetic"})
 	st := b.Stacks()
 	stack := func(line int) trace.StackID {
@@ -37,7 +41,7 @@ func gateSynth(pairs, rounds int, after bool) *trace.Trace {
 	var s, r []trace.GoID
 	var chans []trace.ObjID
 	for i := range pairs {
-		c := b.Object(trace.ObjChan, uint64(0x1000+16*i), 8, "")
+		c := b.Object(trace.ObjChan, chanAddr(i, buffered), 8, "")
 		chans = append(chans, c)
 		for _, gs := range []*[]trace.GoID{&s, &r} {
 			x := b.Goroutine(main, sGo)
@@ -49,7 +53,7 @@ func gateSynth(pairs, rounds int, after bool) *trace.Trace {
 	}
 	for range rounds {
 		for i := range pairs {
-			caddr := uint64(0x1000 + 16*i)
+			caddr := chanAddr(i, buffered)
 			rsection := func() {
 				b.Add(trace.Event{G: r[i], Op: trace.OpLock, Obj: g, Addr: 0x100, Sync: trace.SyncAcquire, Stack: sRLock})
 				b.Add(trace.Event{G: r[i], Op: trace.OpUnlock, Obj: g, Addr: 0x100, Sync: trace.SyncRelease, Stack: sRUnlock})
@@ -59,10 +63,15 @@ func gateSynth(pairs, rounds int, after bool) *trace.Trace {
 			}
 			b.Add(trace.Event{G: s[i], Op: trace.OpLock, Obj: g, Addr: 0x100, Sync: trace.SyncAcquire, Stack: sLock})
 			send := int32(b.Len())
-			b.Add(trace.Event{G: s[i], Op: trace.OpSend, Obj: chans[i], Addr: caddr, Sync: trace.SyncRelease, Stack: sSend})
-			b.Add(trace.Event{G: r[i], Op: trace.OpRecv, Obj: chans[i], Addr: caddr, Sync: trace.SyncAcquire, Peer: send, Stack: sRecv})
-			b.Add(trace.Event{G: r[i], Op: trace.OpRecv, Obj: chans[i], Addr: caddr, Sync: trace.SyncRelease, Stack: sRecv})
-			b.Add(trace.Event{G: s[i], Op: trace.OpSend, Obj: chans[i], Addr: caddr, Sync: trace.SyncAcquire, Stack: sSend})
+			if buffered {
+				b.Add(trace.Event{G: s[i], Op: trace.OpSend, Obj: chans[i], Addr: caddr, Sync: trace.SyncReleaseAcquire, Stack: sSend})
+				b.Add(trace.Event{G: r[i], Op: trace.OpRecv, Obj: chans[i], Addr: caddr, Sync: trace.SyncReleaseAcquire, Peer: send, Stack: sRecv})
+			} else {
+				b.Add(trace.Event{G: s[i], Op: trace.OpSend, Obj: chans[i], Addr: caddr, Sync: trace.SyncRelease, Stack: sSend})
+				b.Add(trace.Event{G: r[i], Op: trace.OpRecv, Obj: chans[i], Addr: caddr, Sync: trace.SyncAcquire, Peer: send, Stack: sRecv})
+				b.Add(trace.Event{G: r[i], Op: trace.OpRecv, Obj: chans[i], Addr: caddr, Sync: trace.SyncRelease, Stack: sRecv})
+				b.Add(trace.Event{G: s[i], Op: trace.OpSend, Obj: chans[i], Addr: caddr, Sync: trace.SyncAcquire, Stack: sSend})
+			}
 			b.Add(trace.Event{G: s[i], Op: trace.OpUnlock, Obj: g, Addr: 0x100, Sync: trace.SyncRelease, Stack: sUnlock})
 			if after {
 				rsection()
@@ -76,10 +85,20 @@ func gateSynth(pairs, rounds int, after bool) *trace.Trace {
 	return t
 }
 
+// chanAddr is the address of pair i's channel: for a buffered one, its
+// one slot, after the header of its heap allocation.
+func chanAddr(i int, buffered bool) uint64 {
+	if buffered {
+		return trace.LifeAddr(uint64(i+1), 0x60)
+	}
+	return uint64(0x1000 + 16*i)
+}
+
 // BenchmarkBlockingLayerDense times the blocking layer, the engine and
 // its causal cone built before.
 func BenchmarkBlockingLayerDense(b *testing.B) {
-	gateCases(b, []gateCase{{64, 64, false}, {256, 64, false}, {1024, 16, false}, {64, 64, true}, {256, 64, true}, {1024, 16, true}}, func(b *testing.B, tr *trace.Trace, e *engine) {
+	gateCases(b, []gateCase{{64, 64, false, false}, {256, 64, false, false}, {1024, 16, false, false}, {64, 64, true, false}, {256, 64, true, false}, {1024, 16, true, false},
+		{64, 64, false, true}, {1024, 16, false, true}}, func(b *testing.B, tr *trace.Trace, e *engine) {
 		var fs []Finding
 		var st Stage
 		cpu0 := cpuTime()
@@ -98,8 +117,8 @@ func BenchmarkBlockingLayerDense(b *testing.B) {
 
 // gateCase is one trace of gateSynth.
 type gateCase struct {
-	pairs, rounds int
-	after         bool
+	pairs, rounds   int
+	after, buffered bool
 }
 
 // gateCases runs bench on each case's trace and engine, its causal cone
@@ -110,8 +129,11 @@ func gateCases(b *testing.B, cases []gateCase, bench func(b *testing.B, tr *trac
 		if p.after {
 			name += "-after"
 		}
+		if p.buffered {
+			name += "-buffered"
+		}
 		b.Run(name, func(b *testing.B) {
-			tr := gateSynth(p.pairs, p.rounds, p.after)
+			tr := gateSynth(p.pairs, p.rounds, p.after, p.buffered)
 			e := testEngine(b, tr)
 			if err := e.needCone(); err != nil {
 				b.Fatal(err)
@@ -124,7 +146,7 @@ func gateCases(b *testing.B, cases []gateCase, bench func(b *testing.B, tr *trac
 // BenchmarkBlockingCyclesDense times the cycle search alone, its closure
 // budget whole, on BenchmarkBlockingLayerDense's traces.
 func BenchmarkBlockingCyclesDense(b *testing.B) {
-	gateCases(b, []gateCase{{64, 64, false}, {1024, 16, false}, {64, 64, true}, {1024, 16, true}}, func(b *testing.B, tr *trace.Trace, e *engine) {
+	gateCases(b, []gateCase{{64, 64, false, false}, {1024, 16, false, false}, {64, 64, true, false}, {1024, 16, true, false}, {64, 64, false, true}, {1024, 16, false, true}}, func(b *testing.B, tr *trace.Trace, e *engine) {
 		co := newChanOps(e.c)
 		var l *chanLayer
 		cpu0 := cpuTime()
