@@ -64,9 +64,11 @@
 //
 // Not covered: a recursive RLock (recursiveRLocks, deadlock_rwmutex.go:
 // its goroutine's own read section is not a holder here), Cond.Wait (its
-// wake-up is not a partner the run names), selects; cycles of
-// more than maxBlockingCycle goroutines; past maxStartSteps steps from one
-// start, or maxCycleSteps in all, the rest of the graph is not searched.
+// wake-up is not a partner the run names), selects; past maxStartSteps
+// steps from one start, or maxCycleSteps in all, the rest of the graph is
+// not searched. A cycle may go through any number of goroutines (its
+// length is bounded only by those budgets): one of more than a pattern
+// key's sites (2*maxCycle) is keyed by its sites in full (longKey).
 //
 // Contract: as blockingWitness's: only cuts closed under the lock rule
 // and extended to a fixpoint at whose end every goroutine that can still
@@ -76,23 +78,22 @@
 package predict
 
 import (
+	"encoding/binary"
 	"slices"
 
 	"github.com/seer-tools/seer/trace"
 )
 
-// maxBlockingCycle bounds the goroutines of a cycle (a pattern key holds
-// that many sites); maxHolders, the requests made holding one lock that
+// maxHolders bounds the requests made holding one lock that
 // the search follows, and maxHolderScan the events of the lock's
 // sections it looks at for them; maxCycleSteps, the nodes the search visits in one
 // run of the layer, and maxStartSteps those it visits from one start, so
 // that a dense part of the graph does not use up the search for the rest.
 const (
-	maxBlockingCycle = 2 * maxCycle
-	maxCycleSteps    = 30000
-	maxStartSteps    = 1000
-	maxHolders       = 4096
-	maxHolderScan    = 1 << 15
+	maxCycleSteps = 30000
+	maxStartSteps = 1000
+	maxHolders    = 4096
+	maxHolderScan = 1 << 15
 )
 
 // reqKind is what a request of the wait-for graph waits on.
@@ -135,13 +136,16 @@ type cycleSearch struct {
 	special int                     // the path's channel operations, Waits and read-behind-writer edges
 	dones   map[trace.ObjID][]int32 // per WaitGroup: its Done events
 	before  map[untilPos][]int32    // memo of requestsBefore
-	bufWait map[int32][]untilPos    // memo of bufWaitsFor
-	path    []int32
-	onPath  map[int32]bool // goroutines on the path
-	start   int32
-	steps   int // nodes visited in all
-	budget  int // the step count at which the search from start stops
-	err     error
+	// provedLong: the cycles proved of more sites than a pattern key
+	// holds, by longKey.
+	provedLong map[string]bool
+	bufWait    map[int32][]untilPos // memo of bufWaitsFor
+	path       []int32
+	onPath     map[int32]bool // goroutines on the path
+	start      int32
+	steps      int // nodes visited in all
+	budget     int // the step count at which the search from start stops
+	err        error
 }
 
 // kindOf returns the kind of request event i, or false if i cannot block
@@ -372,7 +376,7 @@ func (l *chanLayer) blockingCycles() error {
 	e := l.e
 	c := e.c
 	s := &cycleSearch{l: l, holders: map[holdKey][]int32{}, writers: map[trace.ObjID][]int32{}, kinds: map[int32]kindMemo{}, dones: map[trace.ObjID][]int32{},
-		before: map[untilPos][]int32{}, bufWait: map[int32][]untilPos{}, onPath: map[int32]bool{}}
+		before: map[untilPos][]int32{}, bufWait: map[int32][]untilPos{}, onPath: map[int32]bool{}, provedLong: map[string]bool{}}
 	var starts []int32
 	for i := range c.ev {
 		x := int32(i)
@@ -428,9 +432,6 @@ func (s *cycleSearch) visit(i int32) {
 		if ok, behind := s.closes(i, k); ok && (s.special > 0 || behind) {
 			s.try()
 		}
-	}
-	if len(s.path) >= maxBlockingCycle {
-		return
 	}
 	var next []int32
 	switch k {
@@ -488,8 +489,14 @@ func (s *cycleSearch) try() {
 	for j, i := range evs {
 		sites[j] = c.site(i)
 	}
-	key := newPatternKey(KindDeadlock, sites...)
-	if l.proved3[key] || l.proved[key] || l.shown(evs) {
+	var key patternKey
+	long := ""
+	if len(sites) <= len(key.sites) {
+		key = newPatternKey(KindDeadlock, sites...)
+	} else {
+		long = longKey(sites)
+	}
+	if long == "" && (l.proved3[key] || l.proved[key]) || long != "" && s.provedLong[long] || l.shown(evs) {
 		return
 	}
 	l.n.patterns++
@@ -507,7 +514,11 @@ func (s *cycleSearch) try() {
 			fd.WaitsFor = append(fd.WaitsFor, (j+1)%len(evs))
 		}
 		l.out = append(l.out, fd)
-		l.proved3[key] = true
+		if long != "" {
+			s.provedLong[long] = true
+		} else {
+			l.proved3[key] = true
+		}
 	}
 }
 
@@ -573,4 +584,14 @@ func (s *cycleSearch) bufWaitsFor(i int32) []untilPos {
 	}
 	s.bufWait[i] = out
 	return out
+}
+
+// longKey names a cycle of more sites than a pattern key holds by all of
+// them, in cycle order.
+func longKey(sites []int32) string {
+	b := make([]byte, 0, 4*len(sites))
+	for _, x := range sites {
+		b = binary.LittleEndian.AppendUint32(b, uint32(x))
+	}
+	return string(b)
 }

@@ -1,10 +1,10 @@
 // This file tests the search for blocking cycles of any length
 // (deadlock_cycles.go) on built traces: rings of k pipelines, each
 // sender holding its lock across an unbuffered send whose receiver first
-// takes the next pipeline's lock, are proved for every k the search
-// covers (2k goroutines), the witness accepted by the checker; a ring
-// with one sender that unlocks first, and a ring longer than
-// maxBlockingCycle goroutines, are not reported.
+// takes the next pipeline's lock, are proved for every k (2k goroutines:
+// up to 32, past the sites a pattern key holds), and so are rings whose
+// senders wait on full buffers, the witness accepted by the checker; a
+// ring with one sender that unlocks first is not reported.
 
 package predict
 
@@ -112,7 +112,10 @@ func TestBlockingCycles(t *testing.T) {
 		{4, nil, false, true},
 		{3, map[int]bool{1: true}, false, false},
 		{4, map[int]bool{3: true}, false, false},
-		{maxBlockingCycle/2 + 1, nil, false, false}, // beyond the search's bound
+		// Longer than a pattern key's sites (longKey).
+		{maxCycle + 1, nil, false, true},
+		{16, nil, false, true},
+		{16, map[int]bool{9: true}, false, false},
 		// Sends on full buffers (item 4's buffered channels).
 		{1, nil, true, true},
 		{2, nil, true, true},
