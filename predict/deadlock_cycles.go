@@ -1,7 +1,7 @@
 // This file implements blocking cycles of any length (issue 32, item 4,
 // and item 2's read/write cycles): cycles through lock and read-lock
-// acquires, channel operations (buffered ones included) and
-// WaitGroup.Wait calls
+// acquires, channel operations (buffered ones included), WaitGroup.Wait
+// and Cond.Wait calls
 // across any number of goroutines, the general
 // form of the shapes deadlock_channel.go (a lock held across a channel
 // operation, two or three goroutines) and deadlock_waitgroup.go (a Wait
@@ -35,7 +35,14 @@
 //     the one that made room for the send in the run (whose value the
 //     receive took) on (bufWaitsFor). The buffer is the checker's ring
 //     model (witness.BufChans): a send is a request only on a channel
-//     whose run shows its capacity.
+//     whose run shows its capacity;
+//   - a Cond.Wait (its wake-up event, the request: its goroutine has
+//     registered, Wait's unlock done, and holds its other locks) waits
+//     for a Signal or Broadcast that comes after the waiter took the
+//     Cond's lock to wait: its edges go to the requests of each other
+//     goroutine R before R's first such signal (the Cond edge). A signal
+//     before it stays before the Wait registered, and wakes nothing
+//     (allBlocked, witness's condBlocked).
 //
 // A cycle x1 → x2 → … → xk → x1 through distinct goroutines is a
 // candidate deadlock: in a schedule that runs each goroutine up to its
@@ -63,8 +70,7 @@
 // engine's internal error (analyze.go, checkAll), never a report.
 //
 // Not covered: a recursive RLock (recursiveRLocks, deadlock_rwmutex.go:
-// its goroutine's own read section is not a holder here), Cond.Wait (its
-// wake-up is not a partner the run names), selects; past maxStartSteps
+// its goroutine's own read section is not a holder here), selects; past maxStartSteps
 // steps from one start, or maxCycleSteps in all, the rest of the graph is
 // not searched. A cycle may go through any number of goroutines (its
 // length is bounded only by those budgets): one of more than a pattern
@@ -105,6 +111,7 @@ const (
 	reqChan                 // an unbuffered send or receive: its partner
 	reqWait                 // a WaitGroup.Wait: the goroutines of its Dones
 	reqBuf                  // a send or receive on a buffered channel: the goroutines of its receives or sends
+	reqCond                 // a Cond.Wait (its wake-up event): the goroutines that signal after it registered
 )
 
 // maxBufOps bounds, per goroutine, the operations on a buffered channel
@@ -176,6 +183,8 @@ func (s *cycleSearch) kindOfEvent(i int32) (reqKind, bool) {
 		return reqChan, co.unbuffered[ev.Obj] && ev.Sync != trace.SyncNone && c.opStart(i) && !inSelect(t, i)
 	case trace.OpWGWait:
 		return reqWait, true
+	case trace.OpCondWait:
+		return reqCond, s.l.e.condSection(i) >= 0
 	}
 	return 0, false
 }
@@ -195,6 +204,20 @@ func (s *cycleSearch) waitsFor(i int32, k reqKind) []untilPos {
 		}
 	case reqBuf:
 		return s.bufWaitsFor(i)
+	case reqCond:
+		// Each other goroutine that signals or broadcasts the Cond after
+		// the waiter took the lock to wait, up to its first such signal:
+		// one before stays before the waiter registered (allBlocked).
+		a := s.l.e.condSection(i)
+		var out []untilPos
+		for _, x := range s.l.co.conds[c.ev[i].Obj] {
+			op, r := c.ev[x].Op, int32(c.ev[x].G)
+			if x > a && r != g && (op == trace.OpCondSignal || op == trace.OpCondBroadcast) &&
+				!slices.ContainsFunc(out, func(u untilPos) bool { return u.g == r }) {
+				out = append(out, untilPos{r, c.pos[x]})
+			}
+		}
+		return out
 	case reqWait:
 		last := map[int32]int32{}
 		var gs []int32
@@ -367,7 +390,7 @@ func (s *cycleSearch) behind(r, w int32) bool {
 // Wait: a cycle through one is none of SPDOffline's.
 func (s *cycleSearch) specialNode(i int32) bool {
 	k, _ := s.kindOf(i)
-	return k == reqChan || k == reqWait || k == reqBuf
+	return k == reqChan || k == reqWait || k == reqBuf || k == reqCond
 }
 
 // blockingCycles searches the wait-for graph for cycles that start at a
@@ -383,7 +406,7 @@ func (l *chanLayer) blockingCycles() error {
 		switch c.ev[x].Op {
 		case trace.OpWGDone:
 			s.dones[c.ev[x].Obj] = append(s.dones[c.ev[x].Obj], x)
-		case trace.OpWGWait, trace.OpSend, trace.OpRecv:
+		case trace.OpWGWait, trace.OpSend, trace.OpRecv, trace.OpCondWait:
 			if _, ok := s.kindOf(x); ok {
 				starts = append(starts, x)
 			}
@@ -526,7 +549,7 @@ func (s *cycleSearch) try() {
 // (kindOf says whether it is one).
 func requestOp(op trace.Op) bool {
 	switch op {
-	case trace.OpLock, trace.OpRLock, trace.OpSend, trace.OpRecv, trace.OpWGWait:
+	case trace.OpLock, trace.OpRLock, trace.OpSend, trace.OpRecv, trace.OpWGWait, trace.OpCondWait:
 		return true
 	}
 	return false

@@ -258,3 +258,111 @@ func TestBlockingCyclesRWMutex(t *testing.T) {
 		}
 	}
 }
+
+// condCycle builds the run of a cycle through a Cond.Wait: S (started
+// by the test goroutine W) takes and lets go of lock outer; W takes
+// outer (and, when fixed, lets it go), takes mu, reads the condition
+// and waits on the Cond (Wait's unlock of mu); S takes mu, writes the
+// condition, signals and lets mu go; W wakes, relocks mu, reads the
+// condition, lets mu and outer go. In the schedule where W waits
+// holding outer, S waits for outer and never signals.
+func condCycle(t *testing.T, fixed bool) *trace.Trace {
+	t.Helper()
+	b := trace.NewBuilder(trace.Header{Format: "seer", GOROOT: "/goroot"})
+	line := 10
+	stack := func() trace.StackID {
+		line++
+		return b.Stacks().Intern([]trace.Frame{{Func: "example.com/p.TestCond", File: "/src/p/p_test.go", Line: line}})
+	}
+	user := stack()
+	wait := b.Stacks().Intern([]trace.Frame{{Func: "sync.(*Cond).Wait", File: "/goroot/src/sync/cond.go", Line: 71},
+		{Func: "example.com/p.TestCond", File: "/src/p/p_test.go", Line: 5}})
+	g1 := b.Goroutine(0, 0)
+	w := b.Goroutine(g1, user)
+	s := b.Goroutine(w, user)
+	b.SetGoroutine(w, "TestCond", "")
+	b.SetGoroutine(s, "TestCond", "")
+	outer := b.Object(trace.ObjMutex, 0x100, 8, "outer")
+	mu := b.Object(trace.ObjMutex, 0x200, 8, "mu")
+	cd := b.Object(trace.ObjCond, 0x300, 8, "cond")
+	addr := map[trace.ObjID]uint64{outer: 0x100, mu: 0x200, cd: 0x300}
+	add := func(g trace.GoID, op trace.Op, obj trace.ObjID, st trace.StackID) {
+		sync := trace.SyncKind(0)
+		switch op {
+		case trace.OpLock, trace.OpCondWait:
+			sync = trace.SyncAcquire
+		case trace.OpUnlock:
+			sync = trace.SyncRelease
+		case trace.OpCondSignal:
+			sync = trace.SyncReleaseMerge
+		}
+		if st == 0 {
+			st = stack()
+		}
+		b.Add(trace.Event{G: g, Op: op, Obj: obj, Addr: addr[obj], Sync: sync, Stack: st})
+	}
+	b.Add(trace.Event{G: g1, Op: trace.OpGo, Peer: int32(w), Stack: user})
+	b.Add(trace.Event{G: w, Op: trace.OpStart, Peer: int32(g1)})
+	b.Add(trace.Event{G: w, Op: trace.OpGo, Peer: int32(s), Stack: user})
+	b.Add(trace.Event{G: s, Op: trace.OpStart, Peer: int32(w)})
+	add(s, trace.OpLock, outer, 0)
+	add(s, trace.OpUnlock, outer, 0)
+	add(w, trace.OpLock, outer, 0)
+	if fixed {
+		add(w, trace.OpUnlock, outer, 0)
+	}
+	ready := func(g trace.GoID, op trace.Op) { // the condition, in a loop of W's
+		b.Add(trace.Event{G: g, Op: op, Addr: 0x400, Size: 1, Stack: stack()})
+	}
+	add(w, trace.OpLock, mu, 0)
+	ready(w, trace.OpRead)
+	add(w, trace.OpUnlock, mu, wait)
+	add(s, trace.OpLock, mu, 0)
+	ready(s, trace.OpWrite)
+	add(s, trace.OpCondSignal, cd, 0)
+	add(s, trace.OpUnlock, mu, 0)
+	add(w, trace.OpCondWait, cd, wait)
+	add(w, trace.OpLock, mu, wait)
+	ready(w, trace.OpRead)
+	add(w, trace.OpUnlock, mu, 0)
+	if !fixed {
+		add(w, trace.OpUnlock, outer, 0)
+	}
+	b.Add(trace.Event{G: s, Op: trace.OpEnd})
+	b.Add(trace.Event{G: w, Op: trace.OpEnd})
+	tr, err := b.Trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestBlockingCyclesCond(t *testing.T) {
+	for _, fixed := range []bool{false, true} {
+		tr := condCycle(t, fixed)
+		res, err := Analyze(context.Background(), tr, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fixed {
+			if len(res.Findings) != 0 {
+				t.Errorf("fixed: findings %+v", res.Findings)
+			}
+			continue
+		}
+		if len(res.Findings) != 1 || res.Findings[0].Kind != KindDeadlock || len(res.Findings[0].Events) != 2 {
+			t.Fatalf("findings %+v, want one deadlock of two goroutines", res.Findings)
+		}
+		f := &res.Findings[0]
+		ops := map[trace.Op]int{}
+		for _, i := range f.Events {
+			ops[tr.Events[i].Op]++
+		}
+		if ops[trace.OpCondWait] != 1 || ops[trace.OpLock] != 1 || len(f.WaitsFor) != 2 {
+			t.Errorf("blocked events %v (waits for %v), want W's Wait and S's Lock of outer in a cycle", f.Events, f.WaitsFor)
+		}
+		if err := CheckWitness(tr, f, Options{}); err != nil {
+			t.Errorf("witness rejected: %v", err)
+		}
+	}
+}

@@ -122,6 +122,8 @@ func CycleSentence(f *Finding, rel func(string) string) string {
 			whom = fmt.Sprintf(" for goroutine %d to send", next.Goroutine)
 		case "wait":
 			whom = fmt.Sprintf(" for a Done of goroutine %d", next.Goroutine)
+		case "cond-wait":
+			whom = fmt.Sprintf(" for a Signal or Broadcast of goroutine %d", next.Goroutine)
 		default:
 			whom = fmt.Sprintf(" for goroutine %d", next.Goroutine)
 		}
@@ -146,6 +148,8 @@ func waitVerb(op string) string {
 		return "receive from"
 	case "wait":
 		return "see the counter reach zero on"
+	case "cond-wait":
+		return "be woken on"
 	}
 	return op
 }

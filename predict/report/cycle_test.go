@@ -34,6 +34,8 @@ func TestCycleSentence(t *testing.T) {
 			f.Accesses[2].Op, f.Accesses[2].Variable = "lock", "rw"
 		},
 			"goroutine 7 waits to send on out at p_test.go:15 for goroutine 8 to receive; goroutine 8 waits to read-lock rw at :22, behind goroutine 9's Lock of it; goroutine 9 waits to lock rw at :30, which goroutine 7 holds: each waits for the next, a cycle of 3 goroutines"},
+		{"a Cond.Wait", func(f *Finding) { f.Accesses[2].Op, f.Accesses[2].Variable = "cond-wait", "cond" },
+			"goroutine 7 waits to send on out at p_test.go:15 for goroutine 8 to receive; goroutine 8 waits to lock mu at :22, which goroutine 9 holds; goroutine 9 waits to be woken on cond at :30 for a Signal or Broadcast of goroutine 7: each waits for the next, a cycle of 3 goroutines"},
 		{"no waits-for", func(f *Finding) {
 			for k := range f.Accesses {
 				f.Accesses[k].WaitsFor = 0
