@@ -1,7 +1,7 @@
 // This file implements blocking cycles of any length (issue 32, item 4,
 // and item 2's read/write cycles): cycles through lock and read-lock
-// acquires, channel operations (buffered ones included), WaitGroup.Wait
-// and Cond.Wait calls
+// acquires, channel operations (buffered ones and selects included),
+// WaitGroup.Wait and Cond.Wait calls
 // across any number of goroutines, the general
 // form of the shapes deadlock_channel.go (a lock held across a channel
 // operation, two or three goroutines) and deadlock_waitgroup.go (a Wait
@@ -21,14 +21,14 @@
 //     exclusive Lock of m that waits: sync.RWMutex prefers writers, so a
 //     read lock waits behind a writer that waits (the read-behind-writer
 //     edge; deadlock_rwmutex.go quotes the specification);
-//   - the first event of a send or receive on an unbuffered channel, not
-//     in a select, waits for its partner in the run, goroutine R, to
-//     reach its own operation: its edges go to R's requests before that
-//     operation (the channel-partner edge);
+//   - the first event of a send or receive on an unbuffered channel
+//     waits for its partner in the run, goroutine R, to reach its own
+//     operation: its edges go to R's requests before that operation (the
+//     channel-partner edge);
 //   - a WaitGroup.Wait waits for every Done of its group: its edges go to
 //     the requests of each other goroutine R that makes a Done, before
 //     R's last Done (the WaitGroup edge);
-//   - a send on a buffered channel, not in a select, waits on a full
+//   - a send on a buffered channel waits on a full
 //     buffer for any receiver, a receive on an empty one for any sender
 //     (the buffer edge): its edges go to the requests of each other
 //     goroutine before each of its first maxBufOps receives (sends) from
@@ -43,6 +43,18 @@
 //     goroutine R before R's first such signal (the Cond edge). A signal
 //     before it stays before the Wait registered, and wakes nothing
 //     (allBlocked, witness's condBlocked).
+//
+// A channel operation made in a blocking select (runtime.selectgo) is a
+// request too when static analysis lists the select's other cases
+// (Options.SelectCases; selectKnown): the trace holds only the case the
+// select took, whose partner the request waits for as above, and a
+// select waits only when every case does, so the claim holds only if,
+// at the end of the cut, no other case can proceed either: no operation
+// that could complete one has run, is a waiting goroutine's next, or
+// belongs to a goroutine that may still act (selectStuck,
+// deadlock_select.go; the checker's witness/select.go). The finding
+// lists the select's other cases (Finding.Stuck) for the report to say
+// why none proceeds.
 //
 // A cycle x1 → x2 → … → xk → x1 through distinct goroutines is a
 // candidate deadlock: in a schedule that runs each goroutine up to its
@@ -70,7 +82,11 @@
 // engine's internal error (analyze.go, checkAll), never a report.
 //
 // Not covered: a recursive RLock (recursiveRLocks, deadlock_rwmutex.go:
-// its goroutine's own read section is not a holder here), selects; past maxStartSteps
+// its goroutine's own read section is not a holder here); a select whose
+// cases static analysis cannot list, or non-blocking (a default); a
+// cycle that goes through a select's other case (the request waits for
+// its taken case's partner only: the others must be blocked apart from
+// the cycle); past maxStartSteps
 // steps from one start, or maxCycleSteps in all, the rest of the graph is
 // not searched. A cycle may go through any number of goroutines (its
 // length is bounded only by those budgets): one of more than a pattern
@@ -178,9 +194,9 @@ func (s *cycleSearch) kindOfEvent(i int32) (reqKind, bool) {
 	case trace.OpSend, trace.OpRecv:
 		if bc := co.bufs[ev.Obj]; bc != nil {
 			// A send can wait only on a buffer whose capacity the run shows.
-			return reqBuf, (ev.Op == trace.OpRecv || bc.Cap > 0) && !inSelect(t, i)
+			return reqBuf, (ev.Op == trace.OpRecv || bc.Cap > 0) && s.selectKnown(i)
 		}
-		return reqChan, co.unbuffered[ev.Obj] && ev.Sync != trace.SyncNone && c.opStart(i) && !inSelect(t, i)
+		return reqChan, co.unbuffered[ev.Obj] && ev.Sync != trace.SyncNone && c.opStart(i) && s.selectKnown(i)
 	case trace.OpWGWait:
 		return reqWait, true
 	case trace.OpCondWait:
@@ -536,6 +552,13 @@ func (s *cycleSearch) try() {
 		for j := range evs { // Events begin with evs, in cycle order
 			fd.WaitsFor = append(fd.WaitsFor, (j+1)%len(evs))
 		}
+		if e.opts.SelectCases != nil {
+			waiting := make([]int32, len(fd.Events))
+			for j, x := range fd.Events {
+				waiting[j] = int32(x)
+			}
+			fd.Stuck = e.stuckSelects(waiting) // deadlock_select.go: why no other case proceeds
+		}
 		l.out = append(l.out, fd)
 		if long != "" {
 			s.provedLong[long] = true
@@ -617,4 +640,22 @@ func longKey(sites []int32) string {
 		b = binary.LittleEndian.AppendUint32(b, uint32(x))
 	}
 	return string(b)
+}
+
+// selectKnown reports whether channel event i is made outside a select,
+// or in a blocking select whose other cases static analysis lists
+// (Options.SelectCases): the request is then its taken case's, whose
+// partner it waits for as a plain operation's, and allBlocked and the
+// checker see that no other case can proceed (selectStuck,
+// deadlock_select.go; witness/select.go).
+func (s *cycleSearch) selectKnown(i int32) bool {
+	e := s.l.e
+	if !inSelect(e.t, i) {
+		return true
+	}
+	if !e.selectVictim(i) {
+		return false
+	}
+	_, ok := e.opts.SelectCases(e.t, int(i))
+	return ok
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/seer-tools/seer/predict/witness"
 	"github.com/seer-tools/seer/trace"
 )
 
@@ -364,5 +365,112 @@ func TestBlockingCyclesCond(t *testing.T) {
 		if err := CheckWitness(tr, f, Options{}); err != nil {
 			t.Errorf("witness rejected: %v", err)
 		}
+	}
+}
+
+// selectCycle builds the run of a cycle through a select: R (started by
+// the test goroutine G, as is Q) takes and lets go of lock m, then
+// receives on C; G takes m and, in a select (runtime.selectgo), sends on
+// C, lets m go. Q closes channel quit at line 99 after G's select, when
+// closer. In the schedule where G holds m in the select, R waits for m;
+// the select is stuck if no case but its send can proceed.
+func selectCycle(t *testing.T, closer bool) *trace.Trace {
+	t.Helper()
+	b := trace.NewBuilder(trace.Header{Format: "seer", GOROOT: "/goroot"})
+	line := 10
+	stack := func() trace.StackID {
+		line++
+		return b.Stacks().Intern([]trace.Frame{{Func: "example.com/p.TestSel", File: "/src/p/p_test.go", Line: line}})
+	}
+	user := stack()
+	sel := b.Stacks().Intern([]trace.Frame{{Func: "runtime.selectgo", File: "/goroot/src/runtime/select.go", Line: 527},
+		{Func: "example.com/p.TestSel", File: "/src/p/p_test.go", Line: 50}})
+	g1 := b.Goroutine(0, 0)
+	g := b.Goroutine(g1, user)
+	r := b.Goroutine(g, user)
+	q := b.Goroutine(g, user)
+	for _, x := range []trace.GoID{g, r, q} {
+		b.SetGoroutine(x, "TestSel", "")
+	}
+	m := b.Object(trace.ObjMutex, 0x100, 8, "m")
+	ch := b.Object(trace.ObjChan, 0x200, 8, "C")
+	quit := b.Object(trace.ObjChan, 0x300, 8, "quit")
+	add := func(x trace.GoID, op trace.Op, obj trace.ObjID, addr uint64, sync trace.SyncKind, st trace.StackID) int32 {
+		i := int32(b.Len())
+		if st == 0 {
+			st = stack()
+		}
+		b.Add(trace.Event{G: x, Op: op, Obj: obj, Addr: addr, Sync: sync, Stack: st})
+		return i
+	}
+	b.Add(trace.Event{G: g1, Op: trace.OpGo, Peer: int32(g), Stack: user})
+	b.Add(trace.Event{G: g, Op: trace.OpStart, Peer: int32(g1)})
+	for _, x := range []trace.GoID{r, q} {
+		b.Add(trace.Event{G: g, Op: trace.OpGo, Peer: int32(x), Stack: user})
+		b.Add(trace.Event{G: x, Op: trace.OpStart, Peer: int32(g)})
+	}
+	add(r, trace.OpLock, m, 0x100, trace.SyncAcquire, 0)
+	add(r, trace.OpUnlock, m, 0x100, trace.SyncRelease, 0)
+	add(g, trace.OpLock, m, 0x100, trace.SyncAcquire, 0)
+	send := add(g, trace.OpSend, ch, 0x200, trace.SyncRelease, sel)
+	b.Add(trace.Event{G: r, Op: trace.OpRecv, Obj: ch, Addr: 0x200, Sync: trace.SyncAcquire, Peer: send, Stack: stack()})
+	add(r, trace.OpRecv, ch, 0x200, trace.SyncRelease, 0)
+	add(g, trace.OpSend, ch, 0x200, trace.SyncAcquire, sel)
+	add(g, trace.OpUnlock, m, 0x100, trace.SyncRelease, 0)
+	if closer {
+		add(q, trace.OpClose, quit, 0x300, trace.SyncRelease, b.Stacks().Intern([]trace.Frame{{Func: "example.com/p.TestSel.func2", File: "/src/p/p_test.go", Line: 99}}))
+	}
+	for _, x := range []trace.GoID{r, q, g} {
+		b.Add(trace.Event{G: x, Op: trace.OpEnd})
+	}
+	tr, err := b.Trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestBlockingCyclesSelect(t *testing.T) {
+	// The select's other case receives from quit, which only a close at
+	// p_test.go:99 could complete.
+	cases := func(*trace.Trace, int) ([]witness.SelectCase, bool) {
+		return []witness.SelectCase{{Name: "quit", Partners: []trace.Frame{{File: "p_test.go", Line: 99}}}}, true
+	}
+	unknown := func(*trace.Trace, int) ([]witness.SelectCase, bool) { return nil, false }
+	for _, tc := range []struct {
+		name   string
+		closer bool
+		cases  func(*trace.Trace, int) ([]witness.SelectCase, bool)
+		want   bool
+	}{
+		{"no case can proceed", false, cases, true},
+		{"quit is closed by a goroutine that can act", true, cases, false},
+		{"the select's cases are not known", false, unknown, false},
+		{"no static analysis", false, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := selectCycle(t, tc.closer)
+			opts := Options{SelectCases: tc.cases}
+			res, err := Analyze(context.Background(), tr, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.want {
+				if len(res.Findings) != 0 {
+					t.Errorf("findings %+v, want none", res.Findings)
+				}
+				return
+			}
+			if len(res.Findings) != 1 || res.Findings[0].Kind != KindDeadlock || len(res.Findings[0].Events) != 2 {
+				t.Fatalf("findings %+v, want one deadlock of two goroutines", res.Findings)
+			}
+			f := &res.Findings[0]
+			if tr.Events[f.Events[0]].Op != trace.OpSend || len(f.WaitsFor) != 2 || len(f.Stuck) != 1 || f.Stuck[0].Event != f.Events[0] {
+				t.Errorf("finding %+v, want the select's send first, in a cycle, its other cases told", f)
+			}
+			if err := CheckWitness(tr, f, opts); err != nil {
+				t.Errorf("witness rejected: %v", err)
+			}
+		})
 	}
 }
