@@ -365,42 +365,41 @@ func TestCheckBlockingBuffered(t *testing.T) {
 	}
 }
 
+// bufRun: g3 takes m and lets it go (4, 5); g2 takes m (6) and sends on
+// c, of capacity 1 (7); if twice, g3's receive (8) makes room for g2's
+// second send (9), g2 lets m go (10) and g3 receives again (11);
+// otherwise g2 lets m go (8) and g3 receives (9). Sent once, the run
+// does not show the capacity.
+func bufRun(t *testing.T, twice bool) *trace.Trace {
+	evs := []bev{
+		{1, trace.OpGo, "", 0, 2}, {2, trace.OpStart, "", 0, 1},
+		{2, trace.OpGo, "", 0, 3}, {3, trace.OpStart, "", 0, 2},
+		{3, trace.OpLock, "m", trace.SyncAcquire, 0}, {3, trace.OpUnlock, "m", trace.SyncRelease, 0},
+		{2, trace.OpLock, "m", trace.SyncAcquire, 0},
+		{2, trace.OpSend, "c", trace.SyncReleaseAcquire, 0},
+	}
+	if twice {
+		evs = append(evs, bev{3, trace.OpRecv, "c", trace.SyncReleaseAcquire, 7}, bev{2, trace.OpSend, "c", trace.SyncReleaseAcquire, 0},
+			bev{2, trace.OpUnlock, "m", trace.SyncRelease, 0}, bev{3, trace.OpRecv, "c", trace.SyncReleaseAcquire, 9})
+	} else {
+		evs = append(evs, bev{2, trace.OpUnlock, "m", trace.SyncRelease, 0}, bev{3, trace.OpRecv, "c", trace.SyncReleaseAcquire, 7})
+	}
+	evs = append(evs, bev{2, trace.OpEnd, "", 0, 0}, bev{3, trace.OpEnd, "", 0, 0})
+	return buildTrace(t, []bgo{{0, "", false}, {1, "TestX", false}, {2, "TestX", false}}, evs)
+}
+
 // TestCheckBlockingBufferedRing: sends on a full buffer and receives on
 // an empty one, the buffer judged as a ring (bufchan.go).
 //
-// full: g2 takes m and sends twice on c, of capacity 1 (7, then 9 when
-// g3's receive 8 makes room), lets m go (10); g3 took m first (4, 5) and
-// receives twice (8, 11). Claimed: g2 holds m at its second send with
-// the buffer full, g3 waits for m.
+// full: bufRun's, sending twice. Claimed: g2 holds m at its second send
+// with the buffer full, g3 waits for m.
 //
 // ring: c has two slots; g3 sends on slot 0 (6), g4 on slot 1 (7), g2
 // receives both (8, 9), g3 sends on slot 0 again (10), g2 receives it
 // (11). A schedule of g4's send alone runs a send that is not the
 // channel's first: in it g2's receive 8 takes g4's value from slot 1.
 func TestCheckBlockingBufferedRing(t *testing.T) {
-	full := buildTrace(t, []bgo{{0, "", false}, {1, "TestX", false}, {2, "TestX", false}}, []bev{
-		{1, trace.OpGo, "", 0, 2}, {2, trace.OpStart, "", 0, 1},
-		{2, trace.OpGo, "", 0, 3}, {3, trace.OpStart, "", 0, 2},
-		{3, trace.OpLock, "m", trace.SyncAcquire, 0}, {3, trace.OpUnlock, "m", trace.SyncRelease, 0},
-		{2, trace.OpLock, "m", trace.SyncAcquire, 0},
-		{2, trace.OpSend, "c", trace.SyncReleaseAcquire, 0},
-		{3, trace.OpRecv, "c", trace.SyncReleaseAcquire, 7},
-		{2, trace.OpSend, "c", trace.SyncReleaseAcquire, 0},
-		{2, trace.OpUnlock, "m", trace.SyncRelease, 0},
-		{3, trace.OpRecv, "c", trace.SyncReleaseAcquire, 9},
-		{2, trace.OpEnd, "", 0, 0}, {3, trace.OpEnd, "", 0, 0},
-	})
-	// The same with one send: the run does not show the capacity.
-	once := buildTrace(t, []bgo{{0, "", false}, {1, "TestX", false}, {2, "TestX", false}}, []bev{
-		{1, trace.OpGo, "", 0, 2}, {2, trace.OpStart, "", 0, 1},
-		{2, trace.OpGo, "", 0, 3}, {3, trace.OpStart, "", 0, 2},
-		{3, trace.OpLock, "m", trace.SyncAcquire, 0}, {3, trace.OpUnlock, "m", trace.SyncRelease, 0},
-		{2, trace.OpLock, "m", trace.SyncAcquire, 0},
-		{2, trace.OpSend, "c", trace.SyncReleaseAcquire, 0},
-		{2, trace.OpUnlock, "m", trace.SyncRelease, 0},
-		{3, trace.OpRecv, "c", trace.SyncReleaseAcquire, 7},
-		{2, trace.OpEnd, "", 0, 0}, {3, trace.OpEnd, "", 0, 0},
-	})
+	full, once := bufRun(t, true), bufRun(t, false)
 	ring := buildTrace(t, []bgo{{0, "", false}, {1, "TestX", false}, {2, "TestX", false}, {2, "TestX", false}}, []bev{
 		{1, trace.OpGo, "", 0, 2}, {2, trace.OpStart, "", 0, 1},
 		{2, trace.OpGo, "", 0, 3}, {3, trace.OpStart, "", 0, 2},
