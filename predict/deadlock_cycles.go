@@ -162,6 +162,7 @@ type cycleSearch struct {
 	// provedLong: the cycles proved of more sites than a pattern key
 	// holds, by longKey.
 	provedLong map[string]bool
+	selects    map[int32]bool       // per site of a select's event: selectKnown
 	bufWait    map[int32][]untilPos // memo of bufWaitsFor
 	path       []int32
 	onPath     map[int32]bool // goroutines on the path
@@ -415,7 +416,7 @@ func (l *chanLayer) blockingCycles() error {
 	e := l.e
 	c := e.c
 	s := &cycleSearch{l: l, holders: map[holdKey][]int32{}, writers: map[trace.ObjID][]int32{}, kinds: map[int32]kindMemo{}, dones: map[trace.ObjID][]int32{},
-		before: map[untilPos][]int32{}, bufWait: map[int32][]untilPos{}, onPath: map[int32]bool{}, provedLong: map[string]bool{}}
+		before: map[untilPos][]int32{}, bufWait: map[int32][]untilPos{}, onPath: map[int32]bool{}, provedLong: map[string]bool{}, selects: map[int32]bool{}}
 	var starts []int32
 	for i := range c.ev {
 		x := int32(i)
@@ -648,14 +649,22 @@ func longKey(sites []int32) string {
 // partner it waits for as a plain operation's, and allBlocked and the
 // checker see that no other case can proceed (selectStuck,
 // deadlock_select.go; witness/select.go).
+//
+// The answer is asked once per site (selects): it only picks the
+// candidates, since allBlocked asks again for the event itself.
 func (s *cycleSearch) selectKnown(i int32) bool {
 	e := s.l.e
 	if !inSelect(e.t, i) {
 		return true
 	}
-	if !e.selectVictim(i) {
-		return false
+	site := e.c.site(i)
+	if ok, seen := s.selects[site]; seen {
+		return ok
 	}
-	_, ok := e.opts.SelectCases(e.t, int(i))
+	ok := e.selectVictim(i)
+	if ok {
+		_, ok = e.opts.SelectCases(e.t, int(i))
+	}
+	s.selects[site] = ok
 	return ok
 }
