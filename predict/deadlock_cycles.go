@@ -162,8 +162,9 @@ type cycleSearch struct {
 	// provedLong: the cycles proved of more sites than a pattern key
 	// holds, by longKey.
 	provedLong map[string]bool
-	selects    map[int32]bool       // per site of a select's event: selectKnown
-	bufWait    map[int32][]untilPos // memo of bufWaitsFor
+	selects    map[int32]bool         // per site of a select's event: selectKnown
+	inSel      map[trace.StackID]bool // per stack: inSelect
+	bufWait    map[int32][]untilPos   // memo of bufWaitsFor
 	path       []int32
 	onPath     map[int32]bool // goroutines on the path
 	start      int32
@@ -416,7 +417,7 @@ func (l *chanLayer) blockingCycles() error {
 	e := l.e
 	c := e.c
 	s := &cycleSearch{l: l, holders: map[holdKey][]int32{}, writers: map[trace.ObjID][]int32{}, kinds: map[int32]kindMemo{}, dones: map[trace.ObjID][]int32{},
-		before: map[untilPos][]int32{}, bufWait: map[int32][]untilPos{}, onPath: map[int32]bool{}, provedLong: map[string]bool{}, selects: map[int32]bool{}}
+		before: map[untilPos][]int32{}, bufWait: map[int32][]untilPos{}, onPath: map[int32]bool{}, provedLong: map[string]bool{}, selects: map[int32]bool{}, inSel: map[trace.StackID]bool{}}
 	var starts []int32
 	for i := range c.ev {
 		x := int32(i)
@@ -424,7 +425,7 @@ func (l *chanLayer) blockingCycles() error {
 		case trace.OpWGDone:
 			s.dones[c.ev[x].Obj] = append(s.dones[c.ev[x].Obj], x)
 		case trace.OpWGWait, trace.OpSend, trace.OpRecv, trace.OpCondWait:
-			if _, ok := s.kindOf(x); ok {
+			if _, ok := s.kindOfEvent(x); ok { // not kept: most starts are visited once
 				starts = append(starts, x)
 			}
 		case trace.OpRLock:
@@ -654,7 +655,13 @@ func longKey(sites []int32) string {
 // candidates, since allBlocked asks again for the event itself.
 func (s *cycleSearch) selectKnown(i int32) bool {
 	e := s.l.e
-	if !inSelect(e.t, i) {
+	st := e.t.Events[i].Stack
+	sel, seen := s.inSel[st]
+	if !seen {
+		sel = inSelect(e.t, i)
+		s.inSel[st] = sel
+	}
+	if !sel {
 		return true
 	}
 	site := e.c.site(i)
