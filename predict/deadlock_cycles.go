@@ -88,9 +88,9 @@
 // its taken case's partner only: the others must be blocked apart from
 // the cycle); past maxStartSteps
 // steps from one start, or maxCycleSteps in all, the rest of the graph is
-// not searched. A cycle may go through any number of goroutines (its
-// length is bounded only by those budgets): one of more than a pattern
-// key's sites (2*maxCycle) is keyed by its sites in full (longKey).
+// not searched; cycles of more than maxBlockingCycle goroutines. A
+// cycle of more goroutines than a pattern key has sites (2*maxCycle) is
+// keyed by its sites in full (longKey).
 //
 // Contract: as blockingWitness's: only cuts closed under the lock rule
 // and extended to a fixpoint at whose end every goroutine that can still
@@ -106,16 +106,20 @@ import (
 	"github.com/seer-tools/seer/trace"
 )
 
-// maxHolders bounds the requests made holding one lock that
+// maxBlockingCycle bounds the goroutines of a cycle: trying one compares
+// every pair of its requests (must-happen-before, a common lock), and
+// without the bound a dense graph's paths run as deep as the step
+// budget; maxHolders bounds the requests made holding one lock that
 // the search follows, and maxHolderScan the events of the lock's
 // sections it looks at for them; maxCycleSteps, the nodes the search visits in one
 // run of the layer, and maxStartSteps those it visits from one start, so
 // that a dense part of the graph does not use up the search for the rest.
 const (
-	maxCycleSteps = 30000
-	maxStartSteps = 1000
-	maxHolders    = 4096
-	maxHolderScan = 1 << 15
+	maxBlockingCycle = 64
+	maxCycleSteps    = 30000
+	maxStartSteps    = 1000
+	maxHolders       = 4096
+	maxHolderScan    = 1 << 15
 )
 
 // reqKind is what a request of the wait-for graph waits on.
@@ -473,6 +477,9 @@ func (s *cycleSearch) visit(i int32) {
 		if ok, behind := s.closes(i, k); ok && (s.special > 0 || behind) {
 			s.try()
 		}
+	}
+	if len(s.path) >= maxBlockingCycle {
+		return
 	}
 	var next []int32
 	switch k {

@@ -1,10 +1,12 @@
 // This file tests the search for blocking cycles of any length
 // (deadlock_cycles.go) on built traces: rings of k pipelines, each
 // sender holding its lock across an unbuffered send whose receiver first
-// takes the next pipeline's lock, are proved for every k (2k goroutines:
-// up to 32, past the sites a pattern key holds), and so are rings whose
-// senders wait on full buffers, the witness accepted by the checker; a
-// ring with one sender that unlocks first is not reported.
+// takes the next pipeline's lock, are proved for every k the search
+// covers (2k goroutines: up to maxBlockingCycle, past the sites a pattern
+// key holds), and so are rings whose senders wait on full buffers, the
+// witness accepted by the checker; a ring with one sender that unlocks
+// first, and one longer than maxBlockingCycle goroutines, are not
+// reported.
 
 package predict
 
@@ -117,6 +119,7 @@ func TestBlockingCycles(t *testing.T) {
 		{maxCycle + 1, nil, false, true},
 		{16, nil, false, true},
 		{16, map[int]bool{9: true}, false, false},
+		{33, nil, false, false}, // 66 goroutines, beyond maxBlockingCycle
 		// Sends on full buffers (item 4's buffered channels).
 		{1, nil, true, true},
 		{2, nil, true, true},
