@@ -174,10 +174,12 @@ func runSuite(ctx context.Context, s suites.Suite, seer, scratch string) harness
 	if s.Skip != "" {
 		common = append(common, "-skip", s.Skip)
 	}
+	// -count=1 on both sides: each round records and analyses again,
+	// rather than answering from seer's cache (or go test's).
 	res.GoTest = harness.Side{Tool: "go test -race", Dir: dir,
 		Command: append(append([]string{"go", "test", "-race", "-count=1"}, common...), pkgs...)}
 	res.Seer = harness.Side{Tool: "seer check", Dir: dir, Env: []string{"SEER_TIMING=1"},
-		Command: append(append([]string{seer, "check", "-json"}, common...), pkgs...)}
+		Command: append(append([]string{seer, "check", "-json", "-count=1"}, common...), pkgs...)}
 	sides := []*harness.Side{&res.GoTest, &res.Seer}
 	notes := []func(m harness.Measurement) string{
 		func(m harness.Measurement) string { return harness.GoTestNote(append(m.Stdout, m.Stderr...)) },
