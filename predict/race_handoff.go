@@ -1,0 +1,296 @@
+// This file implements the check that lets Analyze skip the SHB layer's
+// pass (race_shb.go) on a trace whose shared data is only ever handed
+// over by one synchronisation: every pair of conflicting accesses of two
+// goroutines is ordered by a single edge of the fixed synchronisation
+// (go → start, join, or a release the later goroutine acquires before its
+// access: a channel operation, an atomic, a WaitGroup) with the earlier
+// access before the edge's release in program order. The channel stress
+// suites are such traces: producers hand heap messages to consumers over
+// channels, and there the SHB pass, a vector-clock pass over the whole
+// trace with clocks of a thousand goroutines, was most of the analysis
+// (bench/RESULTS.md, "stress-chan-3m: the SHB pass skipped").
+//
+// Soundness. Such an edge is one of must-happen-before's (clock_pass.go:
+// the CTP's fixed synchronisation), and must-happen-before is contained in
+// schedulable happens-before, which adds locks and read-from to it (UCG
+// paper §5; soundness-of-predictive-analyses §6.4-6.5): a pair ordered by
+// one is ordered by the other. The SHB layer reports only conflicting
+// pairs that SHB leaves unordered, so on such a trace it reports none,
+// and its funnel row is zero races at zero sites: the row the check puts
+// in its place. The check is conservative where the passes differ: lock
+// operations (which SHB orders and must-happen-before does not) make no
+// edge and cut the edges through their address, so a pair only a lock
+// orders makes the check fail and the pass run; a conflict is taken
+// location-wide (any two accesses of one location, one a write, not both
+// atomic), a superset of the SHB table's word masks. An edge is taken
+// only where both passes' clocks carry it: from the last release that
+// overwrote the address's clock (Release, ReleaseAcquire) or a merge
+// since, to an acquire (Acquire, ReleaseAcquire) of another goroutine.
+// TestHandoffSkipSound checks the claim against the SHB pass on random
+// traces.
+
+package predict
+
+import (
+	"context"
+	"slices"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// handoffWork bounds the check's work per event of the trace (edges
+// made at acquires, pairs of accesses compared): past it the check gives
+// up and the SHB pass runs, so that a trace with hot locations or
+// addresses many goroutines release to costs the check a few passes over
+// the events, not a square of them.
+const handoffWork = 8
+
+// hop is a one-edge ordering into a goroutine: after its first recv
+// events it knows the first src events of the edge's source goroutine
+// (the most over its edges so far).
+type hop struct{ recv, src int32 }
+
+// handoffs holds every one-edge ordering of a trace, per pair of
+// goroutines (handoffKey), in the receiver's program order.
+type handoffs struct {
+	ng   int
+	hops map[uint64][]hop
+}
+
+func handoffKey(to, from int32) uint64 { return uint64(uint32(to))<<32 | uint64(uint32(from)) }
+
+// add records that goroutine to, from its recv-th event on, knows the
+// first src events of goroutine from.
+func (h *handoffs) add(to, from, recv, src int32) {
+	if to == from {
+		return
+	}
+	k := handoffKey(to, from)
+	hs := h.hops[k]
+	if n := len(hs); n > 0 {
+		if hs[n-1].src >= src {
+			return // known already
+		}
+		if hs[n-1].recv == recv {
+			hs[n-1].src = src
+			return
+		}
+	}
+	h.hops[k] = append(hs, hop{recv, src})
+}
+
+// knows returns how many events of goroutine from goroutine to knows of
+// by one edge after its first p events.
+func (h *handoffs) knows(to, p, from int32) int32 {
+	hs := h.hops[handoffKey(to, from)]
+	n, _ := slices.BinarySearchFunc(hs, p+1, func(x hop, p int32) int {
+		if x.recv < p {
+			return -1
+		}
+		if x.recv > p {
+			return 1
+		}
+		return 0
+	})
+	if n == 0 {
+		return 0
+	}
+	return hs[n-1].src
+}
+
+// handoffEdges makes the one-edge orderings of c's fixed
+// synchronisation. ok is false if they took more than budget units of
+// work.
+func handoffEdges(ctx context.Context, c *ctp, budget int) (h *handoffs, ok bool, err error) {
+	h = &handoffs{ng: len(c.byG), hops: make(map[uint64][]hop)}
+	// The go statement happens before the whole goroutine (its clock
+	// before its first event knows it: recv 0).
+	for g, evs := range c.byG {
+		if len(evs) > 0 && c.goEv[g] >= 0 && c.goEv[g] < evs[0] {
+			p := c.goEv[g]
+			h.add(int32(g), int32(c.ev[p].G), 0, c.pos[p])
+		}
+	}
+	// Per address, the releases its clock holds since the last one that
+	// overwrote it: the latest of each goroutine.
+	pending := make(map[uint64][]centry)
+	for i := range c.ev {
+		if i&stopEvery == 0 && ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
+		e := &c.ev[i]
+		g, p := int32(e.G), c.pos[i]
+		if e.Op == trace.OpJoin {
+			if j := c.joinSrc(int32(i)); j >= 0 {
+				h.add(g, int32(c.ev[j].G), p, c.pos[j])
+			}
+		}
+		if c.overAtomic.has(int32(i)) {
+			delete(pending, e.Addr) // the pass resets its clock
+		}
+		if e.Op.IsLock() {
+			// The passes differ here (locks stay locks in one, are
+			// release/acquire in the other): no edge goes through the
+			// address.
+			delete(pending, c.syncAddr(i))
+			continue
+		}
+		k := c.syncKind(i)
+		if k == trace.SyncNone {
+			continue
+		}
+		a := c.syncAddr(i)
+		rel := pending[a]
+		if k == trace.SyncAcquire || k == trace.SyncReleaseAcquire {
+			if budget -= len(rel); budget < 0 {
+				return nil, false, nil
+			}
+			for _, r := range rel {
+				h.add(g, r.g, p, r.v)
+			}
+		}
+		switch k {
+		case trace.SyncRelease, trace.SyncReleaseAcquire:
+			pending[a] = append(rel[:0], centry{g, p})
+		case trace.SyncReleaseMerge:
+			if at := slices.IndexFunc(rel, func(r centry) bool { return r.g == g }); at >= 0 {
+				rel[at].v = p
+			} else {
+				pending[a] = append(rel, centry{g, p})
+			}
+		}
+	}
+	return h, true, nil
+}
+
+// handedOver reports whether every two conflicting accesses of different
+// goroutines in c (location-wide: one a write, not both atomic) are
+// ordered by one edge of the fixed synchronisation (handoffEdges): then
+// the SHB layer has nothing to report (see the file comment). It gives up
+// (false) past handoffWork units of work per event.
+func handedOver(ctx context.Context, c *ctp, m *memory) (bool, error) {
+	budget := handoffWork*len(c.ev) + 1<<16
+	h, ok, err := handoffEdges(ctx, c, budget)
+	if !ok || err != nil {
+		return false, err
+	}
+	for _, hs := range h.hops {
+		budget -= len(hs)
+	}
+	// The shared accesses by location, in trace order within each (a
+	// counting sort, as accessClasses makes them).
+	nl := len(m.locs)
+	start := make([]int32, nl+1)
+	for i := range c.ev {
+		if m.shared(int32(i)) {
+			start[m.loc[i]+1]++
+		}
+	}
+	for l := 0; l < nl; l++ {
+		start[l+1] += start[l]
+	}
+	byL := make([]int32, start[nl])
+	next := slices.Clone(start[:nl])
+	for i := range c.ev {
+		if m.shared(int32(i)) {
+			l := m.loc[i]
+			byL[next[l]] = int32(i)
+			next[l]++
+		}
+	}
+	next = nil
+	// Each location's accesses are checked against the latest earlier
+	// access of each goroutine, kind and words (the SHB table's
+	// wordMask): the edges into a goroutine only grow along its program
+	// order, so that access is the hardest of its kind to know.
+	var reads, writes latestAccesses
+	for l := 0; l < nl; l++ {
+		if l&stopEvery == 0 && ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		reads.reset()
+		writes.reset()
+		for _, i := range byL[start[l]:start[l+1]] {
+			e := &c.ev[i]
+			x := lastAccess{g: int32(e.G), p: c.pos[i], mask: wordMask(e.Addr, e.Size), atomic: e.Op.IsAtomic()}
+			w := isWrite(e.Op)
+			if budget -= len(writes.ents); w {
+				budget -= len(reads.ents)
+			}
+			if budget < 0 || !writes.known(h, x) || w && !reads.known(h, x) {
+				return false, nil
+			}
+			if w {
+				writes.put(x)
+			} else {
+				reads.put(x)
+			}
+		}
+	}
+	return true, nil
+}
+
+// lastAccess is the latest access to a location of a goroutine, kind
+// and words.
+type lastAccess struct {
+	g, p   int32
+	mask   uint32
+	atomic bool
+}
+
+type lastKey struct {
+	g      int32
+	mask   uint32
+	atomic bool
+}
+
+// latestAccesses holds the latest reads (or writes) of one location, one
+// per goroutine, atomicity and words, found by a scan while they are few
+// and by an index once they are many.
+type latestAccesses struct {
+	ents []lastAccess
+	at   map[lastKey]int
+}
+
+const latestScanUpTo = 16
+
+func (ls *latestAccesses) reset() { ls.ents, ls.at = ls.ents[:0], nil }
+
+// put makes x the latest of its goroutine, atomicity and words.
+func (ls *latestAccesses) put(x lastAccess) {
+	k := lastKey{x.g, x.mask, x.atomic}
+	if ls.at != nil {
+		if j, ok := ls.at[k]; ok {
+			ls.ents[j].p = x.p
+			return
+		}
+		ls.at[k] = len(ls.ents)
+		ls.ents = append(ls.ents, x)
+		return
+	}
+	for j := range ls.ents {
+		if y := &ls.ents[j]; y.g == x.g && y.mask == x.mask && y.atomic == x.atomic {
+			y.p = x.p
+			return
+		}
+	}
+	ls.ents = append(ls.ents, x)
+	if len(ls.ents) > latestScanUpTo {
+		ls.at = make(map[lastKey]int, 2*len(ls.ents))
+		for j, y := range ls.ents {
+			ls.at[lastKey{y.g, y.mask, y.atomic}] = j
+		}
+	}
+}
+
+// known reports whether x's goroutine knows, by one edge, every access
+// of ls of another goroutine that x conflicts with (the caller has
+// chosen ls by x's kind: the writes for a read, both for a write).
+func (ls *latestAccesses) known(h *handoffs, x lastAccess) bool {
+	for _, y := range ls.ents {
+		if y.g != x.g && !(x.atomic && y.atomic) && x.mask&y.mask != 0 && h.knows(x.g, x.p-1, y.g) < y.p {
+			return false
+		}
+	}
+	return true
+}

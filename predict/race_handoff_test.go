@@ -1,0 +1,322 @@
+// This file tests the check that skips the SHB layer's pass
+// (race_handoff.go): where it holds, the SHB layer and the
+// must-happen-before filter find no race, and Analyze reports the same
+// with the skip as without it.
+
+package predict
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	synthtrace "github.com/seer-tools/seer/internal/synth"
+	"github.com/seer-tools/seer/trace"
+)
+
+// handoffTraces returns the traces the skip's tests share: random ones
+// of every kind of synchronisation, some with few accesses to shared
+// data so that the check holds on part of them, and the channel and ring
+// traces it is made for.
+func handoffTraces(t *testing.T) []*trace.Trace {
+	traces := randomTraces(41, 600, func(r *rand.Rand, i int) genParams {
+		p := syncParams(r)
+		if i%2 == 0 {
+			// Few goroutines and accesses, no locks: often handed over.
+			p.goroutines, p.vars, p.locks, p.ops = 2+r.Intn(2), 1, 0, 2+r.Intn(4)
+		}
+		return p
+	}, true)
+	r := rand.New(rand.NewSource(43))
+	for range 600 {
+		tr, err := buildTrace(genHandoff(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		traces = append(traces, tr)
+	}
+	for seed := int64(1); seed <= 4; seed++ {
+		traces = append(traces, synthChan(20+int(seed)*7, 3+int(seed), 400*int(seed), seed))
+	}
+	for _, shape := range [][2]int{{2, 3}, {30, 6}} {
+		tr, err := synthtrace.Ring(shape[0], shape[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		traces = append(traces, tr)
+	}
+	return traces
+}
+
+// genHandoff returns a random trace in the test notation in which
+// goroutines mostly hand data over: a write then a signal (a release, a
+// merge, a release-acquire or an atomic store) on one of a few
+// addresses, and on another goroutine an acquire of one of them then an
+// access. Some accesses go without, some signals are overwritten, some
+// accesses sit in critical sections: about half the traces are handed
+// over, and the rest race or are ordered otherwise.
+func genHandoff(r *rand.Rand) string {
+	ng := 2 + r.Intn(3)
+	var lines []string
+	add := func(g int, op, arg string) {
+		lines = append(lines, fmt.Sprintf("T%d|%s(%s)|%d", g, op, arg, len(lines)+1))
+	}
+	for g := 2; g <= ng; g++ {
+		add(1, "fork", fmt.Sprintf("T%d", g))
+	}
+	vars, sigs := 1+r.Intn(2), 1+r.Intn(2)
+	acc := func(g int) {
+		v := fmt.Sprintf("v%d", r.Intn(vars))
+		if r.Intn(8) == 0 {
+			v = "A" // plain, beside the atomics
+		}
+		add(g, []string{"r", "w"}[r.Intn(2)], v)
+	}
+	for n := 2 + r.Intn(7); n > 0; n-- {
+		g := 1 + r.Intn(ng)
+		s := fmt.Sprintf("S%d", r.Intn(sigs))
+		switch x := r.Intn(20); {
+		case x < 8: // hand over
+			acc(g)
+			if r.Intn(6) == 0 {
+				add(g, "ast", "A")
+			} else {
+				add(g, []string{"sig", "sig", "merge", "relacq"}[r.Intn(4)], s)
+			}
+		case x < 16: // take over
+			if r.Intn(6) == 0 {
+				add(g, "ald", "A")
+			} else {
+				add(g, []string{"wait", "wait", "relacq"}[r.Intn(3)], s)
+			}
+			acc(g)
+		case x < 18: // an access alone
+			acc(g)
+		default: // a critical section
+			add(g, "acq", "L")
+			acc(g)
+			add(g, "rel", "L")
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// Where the check holds, the SHB layer proves nothing and counts no
+// unordered pair, and the must-happen-before filter leaves no race
+// candidate: the row the skip puts in the SHB layer's place is the one
+// it would have made.
+func TestHandoffSkipSound(t *testing.T) {
+	held := 0
+	for n, tr := range handoffTraces(t) {
+		c := newCTP(tr)
+		m := newMemory(c)
+		ok, err := handedOver(context.Background(), c, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			continue
+		}
+		held++
+		o := Options{}
+		o = o.defaults()
+		e, err := prePass(context.Background(), tr, c, m, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proofs := map[siteKey]*proof{}
+		var order []siteKey
+		st, err := e.shbLayer(proofs, &order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Races != 0 || len(order) != 0 {
+			t.Errorf("trace %d (%d events): every conflicting pair handed over, but the SHB layer counts %d unordered pairs and proves %d site pairs", n, len(tr.Events), st.Races, len(order))
+		}
+		cs, err := findCandidates(context.Background(), c, m, e.mhb, &o, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cs.f.mhb[0] != 0 {
+			t.Errorf("trace %d: every conflicting pair handed over, but %d race candidates pass must-happen-before", n, cs.f.mhb[0])
+		}
+	}
+	t.Logf("the check held on %d traces", held)
+	if held < 80 {
+		t.Errorf("the check held on only %d traces: too few to test the skip", held)
+	}
+}
+
+// Analyze finds the same with the skip as without it: findings, and the
+// funnel's rows but for their times.
+func TestHandoffSkipSameFindings(t *testing.T) {
+	defer func(s bool) { handoffSkip = s }(handoffSkip)
+	for n, tr := range handoffTraces(t) {
+		o := Options{CriticalSectionsAsTransactions: n%2 == 1}
+		var got [2]string
+		for k, skip := range []bool{false, true} {
+			handoffSkip = skip
+			res, err := Analyze(context.Background(), tr, o)
+			if err != nil {
+				t.Fatalf("trace %d, skip %v: %v", n, skip, err)
+			}
+			got[k] = analyzeSummary(res)
+		}
+		if got[0] != got[1] {
+			t.Errorf("trace %d: without the skip\n%s\nwith it\n%s", n, got[0], got[1])
+		}
+	}
+}
+
+// analyzeSummary is what TestHandoffSkipSameFindings compares of a
+// result: every finding's kind, events and whether the run showed it,
+// and the funnel's rows without their times.
+func analyzeSummary(res *Result) string {
+	s := ""
+	for _, f := range res.Findings {
+		s += fmt.Sprintf("%s %v predicted=%v count=%d\n", f.Kind, f.Events, f.Predicted, f.Count)
+	}
+	for _, st := range res.Stats.Stages {
+		st.Time = 0
+		s += fmt.Sprintf("%+v\n", st)
+	}
+	return s
+}
+
+// The check fails wherever one edge does not order a conflicting pair,
+// races or not, and holds where one does.
+func TestHandoffCases(t *testing.T) {
+	cases := []struct {
+		name   string
+		text   string
+		handed bool // the check holds
+		race   bool // Analyze reports a race
+	}{
+		{"handed over by a signal", `T1|fork(T2)|1
+T1|w(x)|2
+T1|sig(S)|3
+T2|wait(S)|4
+T2|r(x)|5`, true, false},
+		{"the signal overwritten before the wait", `T1|fork(T2)|1
+T1|fork(T3)|2
+T1|w(x)|3
+T1|sig(S)|4
+T3|sig(S)|5
+T2|wait(S)|6
+T2|r(x)|7`, false, true},
+		{"the wait before the signal", `T1|fork(T2)|1
+T1|w(x)|2
+T2|wait(S)|3
+T1|sig(S)|4
+T2|r(x)|5`, false, true},
+		{"written after the go statement", `T1|fork(T2)|1
+T1|w(x)|2
+T2|r(x)|3`, false, true},
+		{"written before the go statement", `T1|w(x)|1
+T1|fork(T2)|2
+T2|r(x)|3`, true, false},
+		{"read after a join", `T1|fork(T2)|1
+T2|w(x)|2
+T1|join(T2)|3
+T1|r(x)|4`, true, false},
+		{"merges kept until the wait", `T1|fork(T2)|1
+T1|fork(T3)|2
+T2|w(x)|3
+T2|merge(S)|4
+T3|merge(S)|5
+T1|wait(S)|6
+T1|r(x)|7`, true, false},
+		{"a release-acquire replaces the merges", `T1|fork(T2)|1
+T1|fork(T3)|2
+T3|w(x)|3
+T3|merge(S)|4
+T2|relacq(S)|5
+T1|wait(S)|6
+T1|r(x)|7`, false, false},
+		{"an atomic load judged before its own acquire", `T1|fork(T2)|1
+T1|w(A)|2
+T1|ast(A)|3
+T2|ald(A)|4`, false, true},
+		{"ordered by a lock only", `T1|fork(T2)|1
+T1|acq(L)|2
+T1|w(x)|3
+T1|rel(L)|4
+T2|acq(L)|5
+T2|r(x)|6
+T2|rel(L)|7`, false, false},
+		{"a lock between signal and wait", `T1|fork(T2)|1
+T1|w(x)|2
+T1|sig(S)|3
+T1|acq(L)|4
+T1|rel(L)|5
+T2|wait(S)|6
+T2|r(x)|7`, true, false},
+	}
+	defer func(s bool) { handoffSkip = s }(handoffSkip)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := parseTrace(t, tc.text)
+			c := newCTP(tr)
+			ok, err := handedOver(context.Background(), c, newMemory(c))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok != tc.handed {
+				t.Errorf("handed over: %v, want %v", ok, tc.handed)
+			}
+			for _, skip := range []bool{false, true} {
+				handoffSkip = skip
+				res, err := Analyze(context.Background(), tr, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				race := false
+				for _, f := range res.Findings {
+					race = race || f.Kind == KindRace
+				}
+				if race != tc.race {
+					t.Errorf("skip %v: race reported %v, want %v", skip, race, tc.race)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkHandoff times the check beside the SHB layer it lets Analyze
+// skip, on a channel trace where it holds and on a lock trace and a
+// racy RAPID-style trace where it fails (what it costs then, on top):
+//
+//	go test -run XXX -bench Handoff ./predict
+func BenchmarkHandoff(b *testing.B) {
+	for _, s := range []struct {
+		name string
+		tr   *trace.Trace
+	}{
+		{"chan-1000g", synthChan(1000, 100, 50_000, 1)},
+		{"locks-20g", synth(synthParams{goroutines: 20, locks: 3, vars: 16, events: 200_000, racy: 0.002, seed: 9})},
+		{"rapid-8t", readSTD(b, rapidSTD(8, 200_000, 1))},
+	} {
+		c := newCTP(s.tr)
+		m := newMemory(c)
+		b.Run(s.name+"/check", func(b *testing.B) {
+			for range b.N {
+				if _, err := handedOver(context.Background(), c, m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(s.name+"/shb", func(b *testing.B) {
+			e, err := relevance(context.Background(), s.tr, c, m, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for range b.N {
+				if _, err := e.shbLayer(map[siteKey]*proof{}, new([]siteKey)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
