@@ -226,25 +226,7 @@ func (cs *candidates) sweep(ctx context.Context, c *ctp, mhb *clocks, opts *Opti
 // what the classes and the lockset filter took on a channel stress test.
 func accessClasses(c *ctp, m *memory) ([]aclass, map[int32][]int32) {
 	nl := len(m.locs)
-	start := make([]int32, nl+1)
-	for i := range c.ev {
-		if m.shared(int32(i)) {
-			start[m.loc[i]+1]++
-		}
-	}
-	for l := 0; l < nl; l++ {
-		start[l+1] += start[l]
-	}
-	byL := make([]int32, start[nl]) // the shared accesses, by location
-	next := slices.Clone(start[:nl])
-	for i := range c.ev {
-		if m.shared(int32(i)) {
-			l := m.loc[i]
-			byL[next[l]] = int32(i)
-			next[l]++
-		}
-	}
-	next = nil
+	start, byL := sharedByLocation(c, m)
 	// Each location's classes, numbered by location for now; first[i]
 	// is 1 + the class first accessed at event i, or 0.
 	type local struct {
@@ -327,6 +309,32 @@ func accessClasses(c *ctp, m *memory) ([]aclass, map[int32][]int32) {
 		byLoc[cl[id].loc] = append(byLoc[cl[id].loc], int32(id))
 	}
 	return cl, byLoc
+}
+
+// sharedByLocation returns the accesses to shared locations sorted by
+// location, stable in trace order (a counting sort): location l's are
+// byL[start[l]:start[l+1]].
+func sharedByLocation(c *ctp, m *memory) (start, byL []int32) {
+	nl := len(m.locs)
+	start = make([]int32, nl+1)
+	for i := range c.ev {
+		if m.shared(int32(i)) {
+			start[m.loc[i]+1]++
+		}
+	}
+	for l := 0; l < nl; l++ {
+		start[l+1] += start[l]
+	}
+	byL = make([]int32, start[nl])
+	next := slices.Clone(start[:nl])
+	for i := range c.ev {
+		if m.shared(int32(i)) {
+			l := m.loc[i]
+			byL[next[l]] = int32(i)
+			next[l]++
+		}
+	}
+	return start, byL
 }
 
 // atomItem is a pair of local accesses and a class of remote ones that

@@ -177,28 +177,8 @@ func handedOver(ctx context.Context, c *ctp, m *memory) (bool, error) {
 	for _, hs := range h.hops {
 		budget -= len(hs)
 	}
-	// The shared accesses by location, in trace order within each (a
-	// counting sort, as accessClasses makes them).
 	nl := len(m.locs)
-	start := make([]int32, nl+1)
-	for i := range c.ev {
-		if m.shared(int32(i)) {
-			start[m.loc[i]+1]++
-		}
-	}
-	for l := 0; l < nl; l++ {
-		start[l+1] += start[l]
-	}
-	byL := make([]int32, start[nl])
-	next := slices.Clone(start[:nl])
-	for i := range c.ev {
-		if m.shared(int32(i)) {
-			l := m.loc[i]
-			byL[next[l]] = int32(i)
-			next[l]++
-		}
-	}
-	next = nil
+	start, byL := sharedByLocation(c, m)
 	// Each location's accesses are checked against the latest earlier
 	// access of each goroutine, kind and words (the SHB table's
 	// wordMask): the edges into a goroutine only grow along its program
