@@ -132,7 +132,9 @@ func (a *analysis) classes() {
 // only the must-happen-before clocks and the cone: they start once that
 // pass is done, on an engine copy of their own, and their findings and
 // rows join in the order sideLayers lists. When the SHB layer runs alone,
-// startSHB returns its error.
+// startSHB returns its error. The SHB layer's pass is skipped where every
+// conflicting pair is ordered by one edge of the fixed synchronisation
+// (skipSHB, race_handoff.go): it would find nothing there.
 func (a *analysis) startSHB() error {
 	a.proofs = make(map[siteKey]*proof)
 	a.cls = &classesOnce{}

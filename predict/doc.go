@@ -112,7 +112,10 @@
 //     every pair of sites SHB leaves unordered is found with its closest
 //     pair. The witness is the pair's SHB-downward closure in observed
 //     order, then the pair. These races are observed: the run's own
-//     happens-before, which SHB contains, leaves them unordered too;
+//     happens-before, which SHB contains, leaves them unordered too.
+//     Its pass is skipped on a trace whose every conflicting pair one
+//     edge of the fixed synchronisation orders (a channel operation, an
+//     atomic, go, join: race_handoff.go), where it could find nothing;
 //   - sync-preserving races (Mathur, Pavlogiannis and Viswanathan, POPL
 //     2021): the causal cone closed under "of two acquires of a lock in
 //     the set, the earlier one's release is too"; the witness keeps the
