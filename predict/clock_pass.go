@@ -423,6 +423,11 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			runtime.GC()
 		}
 		if err := ps.event(i); err != nil {
+			if hb, ok := err.(*historyBudgetError); ok {
+				rec, implied := ps.rec, ps.implied
+				ps = nil // the pass's clocks: dead before the prefix's index is made
+				return nil, hb.indexPrefix(ctx, c, rec, implied, mode.chains)
+			}
 			return nil, err
 		}
 	}
@@ -812,15 +817,7 @@ func (ps *pass) event(i int) error {
 	if mode.want == nil {
 		ps.flush(g, p)
 		if mode.budget > 0 && ps.rec.size > mode.budget {
-			// What was logged is the history of the trace's
-			// first i+1 events.
-			h, err := ps.rec.index(ps.ctx, nil, c)
-			if err != nil {
-				return err
-			}
-			h.ch = ps.ch
-			return &historyBudgetError{At: i + 1, Budget: mode.budget,
-				Prefix: &clocks{c: c, h: h, rfImplied: ps.implied}}
+			return &historyBudgetError{At: i + 1, Budget: mode.budget} // newClocks indexes the prefix (history_cut.go)
 		}
 	} else if wanted(mode.want[g], p) {
 		ps.rec.record(g, p, ps.cur[g])
