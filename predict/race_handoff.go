@@ -4,25 +4,31 @@
 // goroutines is ordered by a single edge of the fixed synchronisation
 // (go → start, join, or a release the later goroutine acquires before its
 // access: a channel operation, an atomic, a WaitGroup) with the earlier
-// access before the edge's release in program order. The channel stress
-// suites are such traces: producers hand heap messages to consumers over
-// channels, and there the SHB pass, a vector-clock pass over the whole
-// trace with clocks of a thousand goroutines, was most of the analysis
-// (bench/RESULTS.md, "stress-chan-3m: the SHB pass skipped").
+// access before the edge's release in program order, the edge going into
+// the later access's goroutine or into an ancestor of it before the go
+// statement that led to it (a go statement passes on all its goroutine
+// knew). The channel stress suites are such traces: producers hand heap
+// messages to consumers over channels, and there the SHB pass, a
+// vector-clock pass over the whole trace with clocks of a thousand
+// goroutines, was most of the analysis (bench/RESULTS.md, "stress-chan-3m:
+// the SHB pass skipped"); so is the ring suite, whose short-lived
+// goroutines hand a slot back to their parent, which starts the next.
 //
 // Soundness. Such an edge is one of must-happen-before's (clock_pass.go:
 // the CTP's fixed synchronisation), and must-happen-before is contained in
 // schedulable happens-before, which adds locks and read-from to it (UCG
 // paper §5; soundness-of-predictive-analyses §6.4-6.5): a pair ordered by
-// one is ordered by the other. The SHB layer reports only conflicting
+// one is ordered by the other. The go statement joins the parent's whole
+// clock into the child's in both, so what an ancestor knew at it the
+// child knows. The SHB layer reports only conflicting
 // pairs that SHB leaves unordered, so on such a trace it reports none,
 // and its funnel row is zero races at zero sites: the row the check puts
 // in its place. The check is conservative where the passes differ: lock
 // operations (which SHB orders and must-happen-before does not) make no
 // edge and cut the edges through their address, so a pair only a lock
-// orders makes the check fail and the pass run; a conflict is taken
-// location-wide (any two accesses of one location, one a write, not both
-// atomic), a superset of the SHB table's word masks. An edge is taken
+// orders makes the check fail and the pass run; a conflict is taken as
+// the SHB table takes it (two accesses of one location whose words, by
+// wordMask, overlap: one a write, not both atomic). An edge is taken
 // only where both passes' clocks carry it: from the last release that
 // overwrote the address's clock (Release, ReleaseAcquire) or a merge
 // since, to an acquire (Acquire, ReleaseAcquire) of another goroutine.
@@ -51,11 +57,18 @@ const handoffWork = 8
 type hop struct{ recv, src int32 }
 
 // handoffs holds every one-edge ordering of a trace, per pair of
-// goroutines (handoffKey), in the receiver's program order.
+// goroutines (handoffKey), in the receiver's program order, and each
+// goroutine's parent and the position of the go statement there (-1,
+// 0 without): a goroutine starts knowing what its parent knew then.
 type handoffs struct {
-	ng   int
-	hops map[uint64][]hop
+	ng     int
+	hops   map[uint64][]hop
+	parent []int32
+	goPos  []int32
 }
+
+// inheritDepth bounds how many go statements up knowsAtLeast looks.
+const inheritDepth = 8
 
 func handoffKey(to, from int32) uint64 { return uint64(uint32(to))<<32 | uint64(uint32(from)) }
 
@@ -77,6 +90,22 @@ func (h *handoffs) add(to, from, recv, src int32) {
 		}
 	}
 	h.hops[k] = append(hs, hop{recv, src})
+}
+
+// knowsAtLeast reports whether goroutine to knows the first n events of
+// goroutine from after its own first p events, by one edge into it or
+// into an ancestor before the go statement that led to it: the go
+// statement passes on all the parent knew (clock_pass.go's goClk).
+func (h *handoffs) knowsAtLeast(to, p, from, n int32) bool {
+	for d := 0; ; d++ {
+		if h.knows(to, p, from) >= n {
+			return true
+		}
+		if d == inheritDepth || h.parent[to] < 0 {
+			return false
+		}
+		to, p = h.parent[to], h.goPos[to]
+	}
 }
 
 // knows returns how many events of goroutine from goroutine to knows of
@@ -102,13 +131,16 @@ func (h *handoffs) knows(to, p, from int32) int32 {
 // synchronisation. ok is false if they took more than budget units of
 // work.
 func handoffEdges(ctx context.Context, c *ctp, budget int) (h *handoffs, ok bool, err error) {
-	h = &handoffs{ng: len(c.byG), hops: make(map[uint64][]hop)}
+	ng := len(c.byG)
+	h = &handoffs{ng: ng, hops: make(map[uint64][]hop), parent: make([]int32, ng), goPos: make([]int32, ng)}
 	// The go statement happens before the whole goroutine (its clock
 	// before its first event knows it: recv 0).
 	for g, evs := range c.byG {
+		h.parent[g] = -1
 		if len(evs) > 0 && c.goEv[g] >= 0 && c.goEv[g] < evs[0] {
 			p := c.goEv[g]
 			h.add(int32(g), int32(c.ev[p].G), 0, c.pos[p])
+			h.parent[g], h.goPos[g] = int32(c.ev[p].G), c.pos[p]
 		}
 	}
 	// Per address, the releases its clock holds since the last one that
@@ -164,8 +196,9 @@ func handoffEdges(ctx context.Context, c *ctp, budget int) (h *handoffs, ok bool
 }
 
 // handedOver reports whether every two conflicting accesses of different
-// goroutines in c (location-wide: one a write, not both atomic) are
-// ordered by one edge of the fixed synchronisation (handoffEdges): then
+// goroutines in c (of overlapping words: one a write, not both atomic)
+// are ordered by one edge of the fixed synchronisation (handoffEdges,
+// knowsAtLeast): then
 // the SHB layer has nothing to report (see the file comment). It gives up
 // (false) past handoffWork units of work per event.
 func handedOver(ctx context.Context, c *ctp, m *memory) (bool, error) {
@@ -263,12 +296,12 @@ func (ls *latestAccesses) put(x lastAccess) {
 	}
 }
 
-// known reports whether x's goroutine knows, by one edge, every access
+// known reports whether x's goroutine knows, by one edge (knowsAtLeast), every access
 // of ls of another goroutine that x conflicts with (the caller has
 // chosen ls by x's kind: the writes for a read, both for a write).
 func (ls *latestAccesses) known(h *handoffs, x lastAccess) bool {
 	for _, y := range ls.ents {
-		if y.g != x.g && !(x.atomic && y.atomic) && x.mask&y.mask != 0 && h.knows(x.g, x.p-1, y.g) < y.p {
+		if y.g != x.g && !(x.atomic && y.atomic) && x.mask&y.mask != 0 && !h.knowsAtLeast(x.g, x.p-1, y.g, y.p) {
 			return false
 		}
 	}

@@ -55,17 +55,19 @@ func handoffTraces(t *testing.T) []*trace.Trace {
 // merge, a release-acquire or an atomic store) on one of a few
 // addresses, and on another goroutine an acquire of one of them then an
 // access. Some accesses go without, some signals are overwritten, some
-// accesses sit in critical sections: about half the traces are handed
-// over, and the rest race or are ordered otherwise.
+// accesses sit in critical sections: some traces are handed over, and
+// the rest race or are ordered otherwise.
 func genHandoff(r *rand.Rand) string {
 	ng := 2 + r.Intn(3)
 	var lines []string
 	add := func(g int, op, arg string) {
 		lines = append(lines, fmt.Sprintf("T%d|%s(%s)|%d", g, op, arg, len(lines)+1))
 	}
-	for g := 2; g <= ng; g++ {
-		add(1, "fork", fmt.Sprintf("T%d", g))
-	}
+	// T2 starts at once; the others when a started goroutine forks them,
+	// between the steps, so that some start knowing what their parent
+	// was handed.
+	add(1, "fork", "T2")
+	started := 2
 	vars, sigs := 1+r.Intn(2), 1+r.Intn(2)
 	acc := func(g int) {
 		v := fmt.Sprintf("v%d", r.Intn(vars))
@@ -75,7 +77,11 @@ func genHandoff(r *rand.Rand) string {
 		add(g, []string{"r", "w"}[r.Intn(2)], v)
 	}
 	for n := 2 + r.Intn(7); n > 0; n-- {
-		g := 1 + r.Intn(ng)
+		if started < ng && r.Intn(3) == 0 {
+			started++
+			add(1+r.Intn(started-1), "fork", fmt.Sprintf("T%d", started))
+		}
+		g := 1 + r.Intn(started)
 		s := fmt.Sprintf("S%d", r.Intn(sigs))
 		switch x := r.Intn(20); {
 		case x < 8: // hand over
@@ -221,6 +227,18 @@ T2|r(x)|3`, true, false},
 T2|w(x)|2
 T1|join(T2)|3
 T1|r(x)|4`, true, false},
+		{"handed to the parent before the go statement", `T1|fork(T2)|1
+T2|w(x)|2
+T2|sig(S)|3
+T1|wait(S)|4
+T1|fork(T3)|5
+T3|r(x)|6`, true, false},
+		{"handed to the parent after the go statement", `T1|fork(T2)|1
+T2|w(x)|2
+T2|sig(S)|3
+T1|fork(T3)|4
+T1|wait(S)|5
+T3|r(x)|6`, false, true},
 		{"merges kept until the wait", `T1|fork(T2)|1
 T1|fork(T3)|2
 T2|w(x)|3
