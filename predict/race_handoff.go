@@ -158,7 +158,7 @@ func handoffEdges(ctx context.Context, c *ctp, budget int) (h *handoffs, ok bool
 			}
 		}
 		if c.overAtomic.has(int32(i)) {
-			delete(pending, e.Addr) // the pass resets its clock
+			delete(pending, atomicVar(e.Addr)) // the pass resets the atomic variable's clock
 		}
 		if e.Op.IsLock() {
 			// The passes differ here (locks stay locks in one, are

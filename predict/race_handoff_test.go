@@ -155,6 +155,34 @@ func TestHandoffSkipSound(t *testing.T) {
 	}
 }
 
+// Every one-edge ordering the check makes is one the must-happen-before
+// pass computes: the check's model of the passes' synchronisation
+// (which addresses, which kinds overwrite, merge or acquire) is theirs.
+func TestHandoffEdgesInMHB(t *testing.T) {
+	for n, tr := range handoffTraces(t) {
+		c := newCTP(tr)
+		m := newMemory(c)
+		h, ok, err := handoffEdges(context.Background(), c, 1<<30)
+		if err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		o := Options{}
+		o = o.defaults()
+		e, err := prePass(context.Background(), tr, c, m, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, hs := range h.hops {
+			to, from := int32(k>>32), int32(uint32(k))
+			for _, x := range hs {
+				if got := e.mhb.knows(to, x.recv, from); got < x.src {
+					t.Fatalf("trace %d: the check has goroutine %d know %d events of %d after its first %d; must-happen-before, %d", n, to, x.src, from, x.recv, got)
+				}
+			}
+		}
+	}
+}
+
 // Analyze finds the same with the skip as without it: findings, and the
 // funnel's rows but for their times.
 func TestHandoffSkipSameFindings(t *testing.T) {
