@@ -8,8 +8,8 @@
 // BufChans, which predict judges by too), WaitGroups and Conds (blocking.go; a read lock behind a
 // waiting writer: rwmutex.go), goroutines the run left blocked, a send left
 // without its only receiver by a select's other case (leak.go), a
-// select that can never proceed left waiting while its test returns
-// (leak_selectstuck.go, Kind StuckLeak), a
+// send, receive or select whose partner another goroutine took, left
+// waiting while its test returns (leak_selectstuck.go, Kind StuckLeak), a
 // misuse that panics (misuse.go), or a read that sees a store of nil,
 // its critical section moved after the store's: a nil dereference or an
 // index out of range (nilderef.go)). A rendezvous on an unbuffered

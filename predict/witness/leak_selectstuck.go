@@ -1,11 +1,12 @@
-// This file implements the check of a select's leak (Kind StuckLeak,
-// issue 32, item 5): a schedule after which a goroutine waits for ever
-// in a select while its test has returned.
+// This file implements the check of a taken partner's leak (Kind
+// StuckLeak, issue 32, items 1 and 5): a schedule after which a
+// goroutine waits for ever, on a send or receive or in a select, while
+// its test has returned.
 //
 // The claim is a blocking claim (blocking.go), its Events the next
-// events of the goroutines left waiting, the first made in a blocking
-// select whose other cases the caller lists (select.go), with one
-// change: the test's own goroutine (testing.tRunner's: it belongs to a
+// events of the goroutines left waiting, the first a channel operation:
+// a plain send or receive, or one made in a blocking select whose other
+// cases the caller lists (select.go), with one change: the test's own goroutine (testing.tRunner's: it belongs to a
 // test and the testing package created it) need not be listed or have
 // ended; it may have returned from the test. It has when every one of
 // its events with a frame of the user's code is in the schedule: the
@@ -16,8 +17,9 @@
 // complete a listed select's other case). The checker re-checks, besides
 // the blocking claim:
 //
-//   - the first listed event was made in a blocking select
-//     (runtime.selectgo);
+//   - the first listed event is a send or receive (blocking.go judges
+//     a plain one, and one made in a blocking select, runtime.selectgo,
+//     with its other cases);
 //   - no listed goroutine is a test's own: the test does not wait;
 //   - the first listed goroutine's test has its own goroutine, and it
 //     has ended or returned in the schedule.
@@ -32,18 +34,19 @@ import (
 )
 
 // StuckLeak: the schedule leaves goroutines waiting for ever, the first
-// in a select, after their test returned (leak_selectstuck.go).
+// on a channel operation (plain or in a select), after their test
+// returned (leak_selectstuck.go).
 const StuckLeak Kind = "stuck-leak"
 
 // checkStuckLeak checks a StuckLeak claim (see the file comment).
 func (s *fstate) checkStuckLeak() error {
 	k, t, f := s.k, s.k.t, s.f
 	if len(f.Events) == 0 || f.Events[0] < 0 || f.Events[0] >= k.n {
-		return fmt.Errorf("a select's leak needs the select's event")
+		return fmt.Errorf("a taken partner's leak needs the victim's event")
 	}
 	first := &t.Events[f.Events[0]]
-	if !inSelectgo(t, first) {
-		return fmt.Errorf("event %d was not made in a blocking select", f.Events[0])
+	if first.Op != trace.OpSend && first.Op != trace.OpRecv {
+		return fmt.Errorf("event %d (%s) is not a channel operation", f.Events[0], first.Op)
 	}
 	if err := s.checkBlocking(); err != nil {
 		return err

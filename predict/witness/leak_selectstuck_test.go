@@ -75,7 +75,11 @@ func TestCheckStuckLeak(t *testing.T) {
 		{"the test's last act not yet run", stuckLeak(t, trace.OpWrite, false), noPartner, claim(StuckLeak, 8), ""},
 		{"a place that could complete the quit case ran in the schedule", stuckLeak(t, trace.OpWrite, true), quitClosedAt(10), claim(StuckLeak, 9), "may proceed"},
 		{"cases not known", stuckLeak(t, trace.OpWrite, false), func(int32) ([]SelectCase, bool) { return nil, false }, claim(StuckLeak, 9), "not known"},
-		{"not in a select", stuckLeakPlain(t), noPartner, claim(StuckLeak, 9), "not made in a blocking select"},
+		// issue 32 item 1's leak flavour: the worker's plain send.
+		{"a plain send the test returned from", stuckLeakPlain(t, false), noPartner, claim(StuckLeak, 9), ""},
+		{"a plain send, the test's own code still to run", stuckLeakPlain(t, true), noPartner, claim(StuckLeak, 8), "goroutine 2 can go on"},
+		{"a plain send as a deadlock, the returned test goes on", stuckLeakPlain(t, false), noPartner, claim(Deadlock, 9), "goroutine 2 has not ended"},
+		{"the victim is no channel operation", stuckLeakPlain(t, false), noPartner, &Schedule{Kind: StuckLeak, Events: []int{13}, Prefix: 9, Witness: w}, "not a channel operation"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			loc, spans := trace.GroupAccesses(tc.tr.Events)
@@ -87,9 +91,11 @@ func TestCheckStuckLeak(t *testing.T) {
 	}
 }
 
-// stuckLeakPlain is stuckLeak with the worker's send not in a select.
-func stuckLeakPlain(t *testing.T) *trace.Trace {
-	tr := stuckLeak(t, trace.OpWrite, false)
-	tr.Events[9].Stack = tr.Events[10].Stack
+// stuckLeakPlain is stuckLeak with the worker's send not in a select
+// (issue 32 item 1: the worker hands its result to a one-shot taker,
+// then waits on the same channel for the next job).
+func stuckLeakPlain(t *testing.T, testUser bool) *trace.Trace {
+	tr := stuckLeak(t, trace.OpWrite, testUser)
+	tr.Events[9].Stack = tr.Stacks.Intern([]trace.Frame{{Func: "example.com/p.worker", File: "/src/p/p_test.go", Line: 12}})
 	return tr
 }
