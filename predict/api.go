@@ -196,7 +196,7 @@ func (o *Options) defaults() Options {
 type Finding struct {
 	// Kind is KindRace, KindAtomicity, KindDeadlock, KindLeak (observed,
 	// from leak_observed.go, or predicted after a select, from leak_select.go,
-	// or in a select that can never proceed, leak_selectstuck.go) or a
+	// or left waiting for ever while its test returns, leak_selectstuck.go) or a
 	// misuse kind (misuse.go: KindSendOnClosed, KindCloseOfClosed,
 	// KindNegativeWaitGroup, KindWaitGroupReuse, KindUnlockOfUnlocked).
 	Kind report.Kind
@@ -219,9 +219,9 @@ type Finding struct {
 	// each requests a lock that the next one's goroutine holds (the last,
 	// one that the first's holds). A predicted leak (leak_select.go): the
 	// sender's send start, the select's receive and, for a timeout, the
-	// time.After call's event; for one in a select that can never proceed
-	// (leak_selectstuck.go, Stuck set), the waiting goroutines' next
-	// events, the select's first.
+	// time.After call's event; for one left waiting while its test returns
+	// (leak_selectstuck.go, TestReturns set), the waiting goroutines' next
+	// events, the victim's first.
 	Events []int
 
 	// WaitsFor says, for a blocking cycle of deadlock_cycles.go, whom
@@ -262,6 +262,11 @@ type Finding struct {
 	// made in a select (deadlock_select.go), that event and the select's
 	// other cases, for the report to say why none can proceed.
 	Stuck []StuckSelect
+
+	// TestReturns marks a blocking claim's leak flavour
+	// (leak_selectstuck.go): Events wait for ever while their test's own
+	// goroutine has ended or returned.
+	TestReturns bool
 }
 
 // A StuckSelect is a select a goroutine waits in for ever: the event of
@@ -423,8 +428,8 @@ func (f *Finding) claim() *witness.Schedule {
 	}
 	if f.Kind == KindLeak && f.Predicted {
 		kind = witness.SelectLeak // a leak after a select (leak_select.go)
-		if len(f.Stuck) > 0 {
-			kind = witness.StuckLeak // a select that can never proceed (leak_selectstuck.go)
+		if f.TestReturns {
+			kind = witness.StuckLeak // left waiting while the test returns (leak_selectstuck.go)
 		}
 	}
 	return &witness.Schedule{Kind: kind, Events: f.Events, Prefix: f.Prefix, Stops: f.Stops, Witness: f.Witness}

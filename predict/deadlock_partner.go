@@ -44,9 +44,9 @@
 // goroutine (an acquire, a read of shared memory, a channel operation);
 // a goroutine left blocked while the test returns is reported only when
 // every goroutine of the test that has not ended waits for ever too, as
-// a deadlock (the blocking claim), or, when the victim waits in a select
-// and the test's own goroutine has ended or returned, as a predicted
-// leak (leak_selectstuck.go).
+// a deadlock (the blocking claim), or, when the victim is not the test's
+// own goroutine and the test's own goroutine has ended or returned, as a
+// predicted leak (leak_selectstuck.go).
 //
 // Contract: it reports only schedules whose cut is closed under the lock
 // rule and extended to a fixpoint, followed by the one re-paired
@@ -218,7 +218,7 @@ func (e *engine) partnerWitness(co *chanOps, x, y chanOp) (Finding, bool) {
 		return Finding{}, false
 	}
 	fd := c.cutThen(cut, witness, waiting, h, gp)
-	fd.Kind = kind
+	fd.Kind, fd.TestReturns = kind, kind == KindLeak
 	fd.Stuck = e.stuckSelects(waiting) // deadlock_select.go
 	return fd, true
 }

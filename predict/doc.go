@@ -44,8 +44,9 @@
 //     that hung (leak_observed.go);
 //   - KindLeak ("leak"): a goroutine the run left blocked when its test
 //     returned (leak_observed.go), or that another schedule leaves blocked
-//     on a send after a select's other case (leak_select.go), or in a
-//     select that can never proceed while its test returns
+//     on a send after a select's other case (leak_select.go), or on a
+//     send or receive whose partner another goroutine took, or in a
+//     select that can never proceed, while its test returns
 //     (leak_selectstuck.go);
 //   - KindSendOnClosed, KindCloseOfClosed, KindNegativeWaitGroup,
 //     KindWaitGroupReuse and KindUnlockOfUnlocked: an operation that
@@ -337,8 +338,10 @@
 // static (through Options.SelectLeak) proves that the select is the
 // channel's only receive, so that the sender then waits for ever. The
 // checker's Kind SelectLeak re-checks the trace's half. A second shape
-// (leak_selectstuck.go) is the taken partner's schedule whose victim
-// waits in a select that can never proceed (deadlock_select.go) while
+// (leak_selectstuck.go) is the taken partner's schedule whose victim,
+// not the test's own goroutine, waits on a plain send or receive
+// (deadlock_partner.go) or in a select that can never proceed
+// (deadlock_select.go) while
 // the test's own goroutine has ended or returned (every event of it with
 // a frame of the user's code is in the schedule): a leak, not a
 // deadlock, since the test returns; the checker's Kind StuckLeak

@@ -1,34 +1,47 @@
-// This file implements the leak flavour of a select that can never
-// proceed (issue 32, item 5): a worker left waiting for ever in a select
-// while its test returns. The typical shape, a worker started with its
-// channels as arguments (static.Program.SelectCases follows them to
-// their makes), whose partner another goroutine takes:
+// This file implements the leak flavour of a taken channel partner
+// (issue 32, items 1 and 5): a worker left waiting for ever, on a plain
+// send or receive whose partner another goroutine took, or in a select
+// that can never proceed, while its test returns. The plain shape, a
+// worker that hands its result to a collector that reads one value, and
+// then waits on the same channel for its next job:
+//
+//	func worker(jobs chan int) {
+//		jobs <- 1 // W: the collector took it in the run
+//		<-jobs    // the dispatcher's job
+//	}
+//
+//	go func() { <-jobs }()    // collector
+//	go func() { jobs <- 2 }() // dispatcher
+//	go worker(jobs)
+//	// the test returns
+//
+// In a schedule where the dispatcher's send meets the collector, W's
+// send has no partner left; the test returns, and W is left blocked: the
+// goroutine leak a Go programmer fixes by buffering the channel for every
+// sender (or selecting on a context the test cancels). The select shape
+// is the same worker whose send is a select's case:
 //
 //	func worker(jobs chan int, quit <-chan struct{}) {
-//		select {          // W: the taker took jobs <- 1 in the run
+//		select {          // W: the collector took jobs <- 1 in the run
 //		case jobs <- 1:
 //		case <-quit:      // the test never closes quit
 //			return
 //		}
-//		<-jobs            // the helper's value
+//		<-jobs            // the dispatcher's value
 //	}
 //
-//	go func() { <-jobs }()  // taker
-//	go func() { jobs <- 2 }() // helper
-//	go worker(jobs, quit)
-//	// the test returns
-//
-// In a schedule where the helper's send meets the taker, W's select has
-// no partner on jobs and none can ever come on quit; the test returns,
-// and W is left blocked: the goroutine leak a Go programmer fixes by
-// closing quit (or using a context) when the test is done.
+// (static.Program.SelectCases follows its channels to their makes
+// through the arguments of go worker): with no partner on jobs, and none
+// that can ever come on quit, it waits for ever after its test returned,
+// fixed by closing quit (or cancelling a context) when the test is done.
 //
 // The schedule is the taken partner's (deadlock_partner.go: the
 // sync-preserving closure extended to a fixpoint, the one re-paired
 // rendezvous, the two goroutines' ends). The rule at its end is the
 // blocking claim's (allBlocked, with selectStuck judging each select
-// from static's list of its cases' partners, deadlock_select.go), in
-// which the test's own goroutine (testing.tRunner's) need not wait: it
+// from static's list of its cases' partners, deadlock_select.go), for a
+// victim that is not the test's own goroutine, in which the test's own
+// goroutine (testing.tRunner's) need not wait: it
 // may instead have returned from the test — every event of it with a
 // frame of the user's code, the test function's and its Cleanups', is
 // in the schedule, so that what it still does is the testing package's
@@ -36,20 +49,27 @@
 // goroutine is: in the whole run it never operates on an object a
 // waiting goroutine waits on, and (selectStuck) never at a place that
 // could complete a waiting select's other case. Every other goroutine of
-// the test has ended or waits for ever, the select's goroutine first:
-// no goroutine that may still act can reach a partner of any of the
-// select's cases, so it waits for ever after its test returned.
+// the test has ended or waits for ever, the victim's goroutine first:
+// no goroutine that may still act can reach a partner of its operation
+// (of any of the select's cases), so it waits for ever after its test
+// returned.
 //
-// The finding is a predicted leak (Kind leak, Predicted), its Events the
-// waiting goroutines' next events (the select's first), Stuck the
-// select's cases; the checker (witness/leak_selectstuck.go, Kind
-// StuckLeak) re-checks the same claim with the same static list. A claim
-// in which the test's own goroutine waits too stays a deadlock: the test
-// never returns.
+// The finding is a predicted leak (Kind leak, Predicted, TestReturns),
+// its Events the waiting goroutines' next events (the victim's first),
+// Stuck the cases of the selects among them; the checker
+// (witness/leak_selectstuck.go, Kind StuckLeak) re-checks the same claim
+// with the same static list. A claim in which the test's own goroutine
+// waits too, or whose victim is the test's own, stays a deadlock: the
+// test never returns.
 //
 // Not covered, as for the deadlock: a goroutine of the test that is
 // neither ended nor waiting for ever (what it does next is not in the
-// trace); a select whose partner in the run was itself in a select.
+// trace); a partner in the run that was itself in a select; a test's own
+// goroutine that is the collector or the dispatcher (its end after the
+// rendezvous is the testing package's, which locks and sends: not a
+// tailStep), or that ever operates on the channel its worker waits on
+// (a returned test goroutine is held to the harness's rule, over the
+// whole run).
 
 package predict
 
@@ -60,13 +80,14 @@ import (
 )
 
 // leakWaiting is allBlocked for the leak flavour (see the file comment):
-// the goroutines waiting for ever after cut, victim x first, when x is
-// made in a select of a goroutine other than its test's own, and that
-// test's own goroutine has ended or returned and does not wait.
+// the goroutines waiting for ever after cut, victim x first (a plain
+// send or receive, or one made in a select), when x's goroutine is not
+// its test's own, and that test's own goroutine has ended or returned
+// and does not wait.
 func (e *engine) leakWaiting(cut []int32, x int32, co *chanOps) ([]int32, bool) {
 	c, t := e.c, e.t
 	g := trace.GoID(c.ev[x].G)
-	if !e.selectVictim(x) || testOwn(t, g) {
+	if testOwn(t, g) {
 		return nil, false
 	}
 	returned := func(h int32) bool { return testOwn(t, trace.GoID(h)) && e.userDone(cut, h) }

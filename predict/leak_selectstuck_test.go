@@ -1,8 +1,9 @@
-// This file tests the leak flavour of a select that can never proceed
-// (leak_selectstuck.go) on the built run of deadlock_select_test.go: the
-// same schedule is a predicted leak when the test's own goroutine ends
-// in it while the select waits, and stays a deadlock when the select is
-// the test's own goroutine's.
+// This file tests the leak flavour of a taken partner
+// (leak_selectstuck.go) on the built runs of deadlock_partner_test.go
+// and deadlock_select_test.go: the same schedule is a predicted leak when
+// the test's own goroutine ends in it while the victim's send (plain or
+// in a select) waits, and stays a deadlock when the victim is the test's
+// own goroutine.
 
 package predict
 
@@ -18,18 +19,25 @@ import (
 func TestSelectLeakFlavour(t *testing.T) {
 	valueFree := func(tr *trace.Trace, recv int) bool { return tr.Site(&tr.Events[recv]).Line == 12 }
 	noPartner := func(*trace.Trace, int) ([]witness.SelectCase, bool) { return []witness.SelectCase{{}}, true }
+	plainRun := func(t *testing.T) *trace.Trace { return takenPartnerRun(t, false, false, 0) } // deadlock_partner_test.go
 	for _, tc := range []struct {
-		name string
-		own  trace.GoID // the goroutine the testing package made
-		want report.Kind
+		name  string
+		run   func(*testing.T) *trace.Trace
+		own   trace.GoID // the goroutine the testing package made
+		want  report.Kind
+		stuck int // selects the finding lists
 	}{
 		// g3 takes the helper's value and ends; the select's g2 waits.
-		{"the test's own goroutine ends", 3, KindLeak},
-		{"the test's own goroutine waits in the select", 2, KindDeadlock},
-		{"the test has no goroutine of its own", 0, KindDeadlock},
+		{"the test's own goroutine ends", selectRun, 3, KindLeak, 1}, // deadlock_select_test.go
+		{"the test's own goroutine waits in the select", selectRun, 2, KindDeadlock, 1},
+		{"the test has no goroutine of its own", selectRun, 0, KindDeadlock, 1},
+		// Issue 32 item 1: g2's plain send waits while the test returns.
+		{"a plain send, the test's own goroutine ends", plainRun, 3, KindLeak, 0},
+		{"a plain send of the test's own goroutine", plainRun, 2, KindDeadlock, 0},
+		{"a plain send, the test has no goroutine of its own", plainRun, 0, KindDeadlock, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := selectRun(t) // deadlock_select_test.go
+			tr := tc.run(t)
 			if tc.own != 0 {
 				tr.Goroutine(tc.own).Create = tr.Stacks.Intern([]trace.Frame{{Func: "testing.(*T).Run", File: "/goroot/src/testing/testing.go", Line: 2101}})
 			}
@@ -42,8 +50,8 @@ func TestSelectLeakFlavour(t *testing.T) {
 				t.Fatalf("findings %+v, want one", res.Findings)
 			}
 			f := res.Findings[0]
-			if f.Kind != tc.want || !f.Predicted || len(f.Stuck) != 1 || len(f.Events) != 1 || tr.Events[f.Events[0]].G != 2 {
-				t.Fatalf("finding %+v, want a predicted %s of the select's goroutine 2", f, tc.want)
+			if f.Kind != tc.want || !f.Predicted || len(f.Stuck) != tc.stuck || len(f.Events) != 1 || tr.Events[f.Events[0]].G != 2 || f.TestReturns != (tc.want == KindLeak) {
+				t.Fatalf("finding %+v, want a predicted %s of goroutine 2", f, tc.want)
 			}
 			if err := CheckWitness(tr, &f, opts); err != nil {
 				t.Errorf("witness rejected: %v", err)

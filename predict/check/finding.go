@@ -78,14 +78,14 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 		if f.Kind.IsMisuse() {
 			a.Op = misuseOp(t, i)
 			a.Variable = names.misuseObject(i, site) // the channel, WaitGroup or mutex
-		} else if f.Kind == predict.KindLeak && f.Predicted && len(f.Stuck) == 0 {
+		} else if f.Kind == predict.KindLeak && f.Predicted && !f.TestReturns {
 			a.Op = leakOp(t, i)
 			if a.Op == "send" || a.Op == "select" {
 				a.Variable = names.misuseObject(i, site) // the channel
 			}
 		} else if name := t.ObjectName(e.Obj); name != "" {
 			a.Variable = shortName(name)
-		} else if f.Kind == predict.KindDeadlock || len(f.Stuck) > 0 {
+		} else if f.Kind == predict.KindDeadlock || f.TestReturns {
 			a.Variable = names.object(i, true) // the lock, as the source names it
 			if n := stuckName(t, f, i, names); n != "" {
 				a.Variable = n // a select's: its case's channel (selectcases.go)

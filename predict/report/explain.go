@@ -218,18 +218,34 @@ the Done channel of a context from elsewhere (a parameter, or one made by
 WithCancel) is not judged: whether it can end first is not in the source
 of the select.
 
-A leak is predicted in a second shape: a worker's select that can never
-proceed while its test returns. In the recorded run the select took a
-case; in a schedule of the same test another goroutine takes that case's
-partner (a second sender on the channel meets its one receiver), and no
+A leak is predicted in a second shape: a worker's send or receive whose
+partner another goroutine takes while its test returns. In the recorded
+run the worker's operation met a partner on an unbuffered channel with
+several senders or receivers; in a schedule of the same test another
+goroutine's operation meets that partner first (a second sender meets a
+receiver that reads one value and exits), and nothing is left to
+complete the worker's: every goroutine that could has ended or waits for
+ever. The receive that takes another value must be one whose value
+decides nothing, as seer proves from the source (it is discarded, or of
+a zero-sized type). The test's own goroutine has returned by then (its
+test function and Cleanups are done), so the worker is left blocked
+after the test. The finding names the operation and says who took whose
+partner.
+
+	func worker(jobs chan int) {
+		jobs <- 1 // the collector reads one value: the dispatcher's may come first
+		<-jobs    // the dispatcher's job
+	}
+
+The same holds of a worker's select that can never proceed while its
+test returns. In the recorded run the select took a case; in a schedule
+of the same test another goroutine takes that case's partner, and no
 other case can ever be completed: seer lists, from the source, every
 operation in the program that could complete each case (the channels may
 be made in the select's function, or passed in as arguments or captured,
 when every caller is known), and none of them runs again, every goroutine
-that could reach one having ended or waiting for ever. The test's own
-goroutine has returned by then (its test function and Cleanups are done),
-so the worker is left blocked after the test. The finding names the
-select, says who took whose partner and why each case cannot proceed.
+that could reach one having ended or waiting for ever. The finding names
+the select, says who took whose partner and why each case cannot proceed.
 
 	func worker(jobs chan int, quit <-chan struct{}) {
 		select {

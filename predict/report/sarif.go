@@ -342,7 +342,11 @@ func (s *sarifWriter) codeFlow(f *Finding) (sarifCodeFlow, bool) {
 		fmt.Fprintf(&msg, "%s, then ", prefix)
 	}
 	fmt.Fprintf(&msg, "%s, numbered by executionOrder (steps outside source files are not shown).", plural(len(f.Witness), "step"))
-	for _, sentence := range append(RepairedSentences(f, s.rel), ReorderedSentences(f, s.rel)...) {
+	sentences := append(RepairedSentences(f, s.rel), ReorderedSentences(f, s.rel)...)
+	if leak := LeakSentence(f, s.rel); leak != "" {
+		sentences = append([]string{leak}, sentences...) // what a predicted leak's schedule does
+	}
+	for _, sentence := range sentences {
 		fmt.Fprintf(&msg, " %s.", capitalize(sentence))
 	}
 	flow := sarifCodeFlow{Message: sarifText{Text: msg.String()}}
