@@ -1,7 +1,8 @@
 // This file holds the end-to-end test of issue 32's taken channel
 // partner in its leak flavour, on a plain send: a worker hands its result
-// to a collector that reads one value and exits, then waits on the same
-// channel for its next job, which a dispatcher sends. In a schedule where
+// to a collector that reads one value and exits (the taker), then waits
+// on the same channel for its next job, which a dispatcher (the helper)
+// sends. In a schedule where
 // the dispatcher's send takes the collector, the worker's send has no
 // partner left and waits for ever while the test returns: a predicted
 // leak from a run in which nothing leaked, with a witness the checker
@@ -19,35 +20,19 @@ import (
 	"github.com/seer-tools/seer/predict/report"
 )
 
-// plainLeakSrc: CAP is replaced by the fixed twin's buffer. The
-// dispatcher's sleep makes the recorded run hand the result over first;
-// the test's sleep lets every goroutine's exit be recorded before it
-// returns. Both order nothing.
-const plainLeakSrc = `package p
-
-import (
-	"testing"
-	"time"
-)
-
-func worker(jobs chan int) {
-	jobs <- 1 // result
-	<-jobs
-}
-
-func TestHandoff(t *testing.T) {
-	jobs := make(chan intCAP)
-	go func() {
-		<-jobs // collector
-	}()
-	go func() {
-		time.Sleep(300 * time.Millisecond)
-		jobs <- 2 // dispatcher
-	}()
-	go worker(jobs)
-	time.Sleep(600 * time.Millisecond)
-}
-`
+// plainLeakSrc is selectLeakSrc (selectleak_test.go) with the worker's
+// select made a plain send, the same worker with no quit case: CAP is
+// replaced by the fixed twin's buffer. The dispatcher's (helper's) sleep
+// makes the recorded run hand the result over first; the test's sleep
+// lets every goroutine's exit be recorded before it returns. Both order
+// nothing.
+var plainLeakSrc = strings.NewReplacer(
+	"func worker(jobs chan int, quit <-chan struct{}) {\n\tselect { // select\n\tcase jobs <- 1:\n\tcase <-quit:\n\t\treturn\n\t}\n",
+	"func worker(jobs chan int) {\n\tjobs <- 1 // result\n",
+	"\tquit := make(chan struct{})\n\tFIX\n", "",
+	"jobs := make(chan int)", "jobs := make(chan intCAP)",
+	"go worker(jobs, quit)", "go worker(jobs)",
+).Replace(selectLeakSrc)
 
 // TestPlainLeakPredicted: the bug is a predicted leak at the worker's
 // send, whose sentence, hover and SARIF say the test returns while it
@@ -56,24 +41,16 @@ func TestPlainLeakPredicted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records tests")
 	}
+	if strings.Contains(plainLeakSrc, "quit") || !strings.Contains(plainLeakSrc, "jobs <- 1 // result") || !strings.Contains(plainLeakSrc, "CAP") {
+		t.Fatalf("selectLeakSrc has changed: %s", plainLeakSrc)
+	}
 	t.Run("bug", func(t *testing.T) {
 		src := strings.Replace(plainLeakSrc, "CAP", "", 1)
-		rep, dir := recordOne(t, src)
-		if len(rep.Findings) != 1 {
-			t.Fatalf("findings %+v, want one leak", rep.Findings)
-		}
-		f := rep.Findings[0]
-		if f.Kind != report.KindLeak || !f.Predicted || len(f.Witness) == 0 || len(f.Accesses) != 1 || len(f.Stuck) != 0 {
-			t.Fatalf("finding %+v, want a predicted leak of one goroutine's send, with a witness", f)
+		f, rep, dir := oneStuckLeak(t, src, "// result", 0, "waits for ever to send on jobs at ")
+		if a := f.Accesses[0]; a.Op != "send" {
+			t.Errorf("leaked operation %s, want the send", a.Op)
 		}
 		send := markedLine(t, src, "// result")
-		if a := f.Accesses[0]; a.Line != send || a.Op != "send" || a.Variable != "jobs" {
-			t.Errorf("leaked operation %s on %q at line %d, want the send on jobs at %d", a.Op, a.Variable, a.Line, send)
-		}
-		at := "p_test.go:" + strconv.Itoa(send)
-		if s := report.LeakSentence(&f, filepath.Base); !strings.Contains(s, "TestHandoff returns while goroutine") || !strings.Contains(s, "waits for ever to send on jobs at "+at) {
-			t.Errorf("the leak's sentence does not say the test returns while the send waits: %q", s)
-		}
 		took := "takes it first, and goroutine " + strconv.Itoa(f.Accesses[0].Goroutine) + "'s send is left waiting"
 		if got := report.RepairedSentences(&f, filepath.Base); len(got) != 1 || !strings.Contains(got[0], "'s send at :"+strconv.Itoa(send)) || !strings.Contains(got[0], took) {
 			t.Errorf("the finding does not say who took the send's partner: %q", got)
@@ -89,4 +66,30 @@ func TestPlainLeakPredicted(t *testing.T) {
 	t.Run("fixed", func(t *testing.T) {
 		noFinding(t, strings.Replace(plainLeakSrc, "CAP", ", 2", 1))
 	})
+}
+
+// oneStuckLeak records src and returns its only finding, which must be a
+// taken partner's predicted leak with a witness (leak_selectstuck.go):
+// one goroutine's operation on jobs at the line of src marked by mark,
+// stuck the selects it lists, whose sentence says that TestHandoff
+// returns while it waits, in the words of waits followed by its place.
+func oneStuckLeak(t *testing.T, src, mark string, stuck int, waits string) (report.Finding, *report.Report, string) {
+	t.Helper()
+	rep, dir := recordOne(t, src)
+	if len(rep.Findings) != 1 {
+		t.Fatalf("findings %+v, want one leak", rep.Findings)
+	}
+	f := rep.Findings[0]
+	if f.Kind != report.KindLeak || !f.Predicted || len(f.Witness) == 0 || len(f.Accesses) != 1 || len(f.Stuck) != stuck {
+		t.Fatalf("finding %+v, want a predicted leak of one goroutine with %d selects, with a witness", f, stuck)
+	}
+	line := markedLine(t, src, mark)
+	if a := f.Accesses[0]; a.Line != line || a.Variable != "jobs" {
+		t.Errorf("leaked operation on %q at line %d, want one on jobs at %d", a.Variable, a.Line, line)
+	}
+	at := "p_test.go:" + strconv.Itoa(line)
+	if s := report.LeakSentence(&f, filepath.Base); !strings.Contains(s, "TestHandoff returns while goroutine") || !strings.Contains(s, waits+at) {
+		t.Errorf("the leak's sentence does not say the test returns while %s%s: %q", waits, at, s)
+	}
+	return f, rep, dir
 }

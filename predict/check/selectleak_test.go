@@ -67,23 +67,9 @@ func TestSelectLeakPredicted(t *testing.T) {
 	}
 	t.Run("bug", func(t *testing.T) {
 		src := strings.Replace(selectLeakSrc, "FIX", "", 1)
-		rep, dir := recordOne(t, src)
-		if len(rep.Findings) != 1 {
-			t.Fatalf("findings %+v, want one leak", rep.Findings)
-		}
-		f := rep.Findings[0]
-		if f.Kind != report.KindLeak || !f.Predicted || len(f.Witness) == 0 || len(f.Accesses) != 1 || len(f.Stuck) != 1 {
-			t.Fatalf("finding %+v, want a predicted leak of one goroutine in a select, with a witness", f)
-		}
-		sel := markedLine(t, src, "// select")
-		if a := f.Accesses[0]; a.Line != sel || a.Variable != "jobs" {
-			t.Errorf("leaked operation on %q at line %d, want the select on jobs at %d", a.Variable, a.Line, sel)
-		}
-		at := "p_test.go:" + strconv.Itoa(sel)
+		f, rep, dir := oneStuckLeak(t, src, "// select", 1, "waits for ever in its select at ") // plainleak_test.go
+		at := "p_test.go:" + strconv.Itoa(markedLine(t, src, "// select"))
 		why := "its case on jobs taken in the recorded run has lost its partner, and its receive from quit can never complete: no operation in the program could complete it"
-		if s := report.LeakSentence(&f, filepath.Base); !strings.Contains(s, "TestHandoff returns while goroutine") || !strings.Contains(s, "waits for ever in its select at "+at) {
-			t.Errorf("the leak's sentence does not say the test returns while the select waits: %q", s)
-		}
 		if got := report.StuckSentences(&f, filepath.Base); len(got) != 1 || !strings.Contains(got[0], "select at "+at+" can never proceed") || !strings.Contains(got[0], why) {
 			t.Errorf("the finding does not say why the select cannot proceed: %q", got)
 		}
