@@ -17,9 +17,21 @@ import (
 )
 
 func TestSelectLeakFlavour(t *testing.T) {
-	valueFree := func(tr *trace.Trace, recv int) bool { return tr.Site(&tr.Events[recv]).Line == 12 }
+	valueFree := func(tr *trace.Trace, recv int) bool { l := tr.Site(&tr.Events[recv]).Line; return l == 12 || l == 16 } // the worker's, or recvRun's helper's
 	noPartner := func(*trace.Trace, int) ([]witness.SelectCase, bool) { return []witness.SelectCase{{}}, true }
 	plainRun := func(t *testing.T) *trace.Trace { return takenPartnerRun(t, false, false, 0) } // deadlock_partner_test.go
+	recvRun := func(t *testing.T) *trace.Trace {                                               // plainRun with every send a receive and every receive a send
+		tr := plainRun(t)
+		for i := range tr.Events {
+			switch e := &tr.Events[i]; e.Op {
+			case trace.OpSend:
+				e.Op = trace.OpRecv
+			case trace.OpRecv:
+				e.Op = trace.OpSend
+			}
+		}
+		return tr
+	}
 	for _, tc := range []struct {
 		name  string
 		run   func(*testing.T) *trace.Trace
@@ -35,6 +47,9 @@ func TestSelectLeakFlavour(t *testing.T) {
 		{"a plain send, the test's own goroutine ends", plainRun, 3, KindLeak, 0},
 		{"a plain send of the test's own goroutine", plainRun, 2, KindDeadlock, 0},
 		{"a plain send, the test has no goroutine of its own", plainRun, 0, KindDeadlock, 0},
+		// g2's receive, whose one-shot sender g3 the helper's receive takes.
+		{"a plain receive, the test's own goroutine ends", recvRun, 3, KindLeak, 0},
+		{"a plain receive of the test's own goroutine", recvRun, 2, KindDeadlock, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := tc.run(t)

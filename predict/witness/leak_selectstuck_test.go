@@ -79,6 +79,8 @@ func TestCheckStuckLeak(t *testing.T) {
 		{"a plain send the test returned from", stuckLeakPlain(t, false), noPartner, claim(StuckLeak, 9), ""},
 		{"a plain send, the test's own code still to run", stuckLeakPlain(t, true), noPartner, claim(StuckLeak, 8), "goroutine 2 can go on"},
 		{"a plain send as a deadlock, the returned test goes on", stuckLeakPlain(t, false), noPartner, claim(Deadlock, 9), "goroutine 2 has not ended"},
+		{"a plain receive the test returned from", flipped(stuckLeakPlain(t, false)), noPartner, claim(StuckLeak, 9), ""},
+		{"a plain receive, the test's own code still to run", flipped(stuckLeakPlain(t, true)), noPartner, claim(StuckLeak, 8), "goroutine 2 can go on"},
 		{"the victim is no channel operation", stuckLeakPlain(t, false), noPartner, &Schedule{Kind: StuckLeak, Events: []int{13}, Prefix: 9, Witness: w}, "not a channel operation"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,5 +99,22 @@ func TestCheckStuckLeak(t *testing.T) {
 func stuckLeakPlain(t *testing.T, testUser bool) *trace.Trace {
 	tr := stuckLeak(t, trace.OpWrite, testUser)
 	tr.Events[9].Stack = tr.Stacks.Intern([]trace.Frame{{Func: "example.com/p.worker", File: "/src/p/p_test.go", Line: 12}})
+	return tr
+}
+
+// flipped turns every send of tr into a receive and every receive into a
+// send: a rendezvous's four events are the same whichever side sends. Of
+// stuckLeakPlain it makes the worker receive a job from a one-shot
+// sender, then send its reply on the same channel; another goroutine's
+// receive takes the sender first.
+func flipped(tr *trace.Trace) *trace.Trace {
+	for i := range tr.Events {
+		switch e := &tr.Events[i]; e.Op {
+		case trace.OpSend:
+			e.Op = trace.OpRecv
+		case trace.OpRecv:
+			e.Op = trace.OpSend
+		}
+	}
 	return tr
 }
