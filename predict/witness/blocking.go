@@ -157,7 +157,7 @@ func (s *fstate) checkBlocking() error {
 			}
 			return fmt.Errorf("goroutine %d has not ended, and the run does not say what it waits for", g)
 		}
-		for _, x := range k.gEv[k.gOff[g]:k.gOff[g+1]] {
+		for _, x := range k.gEv[k.gOff[g]+s.since(gid, n) : k.gOff[g+1]] {
 			if e := &t.Events[x]; e.Obj != 0 && waited[e.Obj] && !e.Op.IsAccess() {
 				return fmt.Errorf("goroutine %d (not the test's, or not yet created) operates on object %d that a blocked goroutine waits on (event %d)", g, e.Obj, x)
 			}

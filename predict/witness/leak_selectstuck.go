@@ -12,8 +12,9 @@
 // its events with a frame of the user's code is in the schedule: the
 // test function and its Cleanups are done, and what it still does is
 // the testing package's own. It is then held to what a harness goroutine
-// is held to (in the whole run it never operates on an object a listed
-// event waits on; select.go: it never operates at a place that could
+// is held to, but for what it did in the schedule, which is done (after
+// the schedule it never operates on an object a listed event waits on;
+// select.go: in the whole run it never operates at a place that could
 // complete a listed select's other case). The checker re-checks, besides
 // the blocking claim:
 //
@@ -82,6 +83,18 @@ func (s *fstate) checkStuckLeak() error {
 // (see the file comment); false for every other claim.
 func (s *fstate) returned(g trace.GoID, n int32) bool {
 	return s.f.Kind == StuckLeak && s.k.testOwn(g) && s.userDone(g, n)
+}
+
+// since returns from which of goroutine g's events, n of which ran in
+// the schedule, it must keep off the objects waited on (blocking.go): a
+// returned test goroutine's acts in the schedule are done, and what it
+// still does is the testing package's; any other goroutine's, over the
+// whole run.
+func (s *fstate) since(g trace.GoID, n int32) int32 {
+	if s.returned(g, n) {
+		return n
+	}
+	return 0
 }
 
 // userDone reports whether none of goroutine g's events after its first

@@ -81,6 +81,11 @@ func TestCheckStuckLeak(t *testing.T) {
 		{"a plain send as a deadlock, the returned test goes on", stuckLeakPlain(t, false), noPartner, claim(Deadlock, 9), "goroutine 2 has not ended"},
 		{"a plain receive the test returned from", flipped(stuckLeakPlain(t, false)), noPartner, claim(StuckLeak, 9), ""},
 		{"a plain receive, the test's own code still to run", flipped(stuckLeakPlain(t, true)), noPartner, claim(StuckLeak, 8), "goroutine 2 can go on"},
+		// The helper g4 is a test's own goroutine too, which returns after
+		// its send (its last act the testing package's): it used c in the
+		// schedule, and keeps off it after.
+		{"a returned test goroutine used the channel in the schedule", testHelper(t, trace.OpWrite), noPartner, &Schedule{Kind: StuckLeak, Events: []int{9}, Prefix: 9, Witness: w[:5]}, ""},
+		{"a returned test goroutine uses the channel after it", testHelper(t, trace.OpClose), noPartner, &Schedule{Kind: StuckLeak, Events: []int{9}, Prefix: 9, Witness: w[:5]}, "operates on object"},
 		{"the victim is no channel operation", stuckLeakPlain(t, false), noPartner, &Schedule{Kind: StuckLeak, Events: []int{13}, Prefix: 9, Witness: w}, "not a channel operation"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -99,6 +104,20 @@ func TestCheckStuckLeak(t *testing.T) {
 func stuckLeakPlain(t *testing.T, testUser bool) *trace.Trace {
 	tr := stuckLeak(t, trace.OpWrite, testUser)
 	tr.Events[9].Stack = tr.Stacks.Intern([]trace.Frame{{Func: "example.com/p.worker", File: "/src/p/p_test.go", Line: 12}})
+	return tr
+}
+
+// testHelper is stuckLeakPlain whose sending helper g4 is a test's own
+// goroutine (of a subtest, say), whose last act, made by the testing
+// package, is op (on c if a close) rather than its end.
+func testHelper(t *testing.T, op trace.Op) *trace.Trace {
+	tr := stuckLeakPlain(t, false)
+	tr.Goroutine(4).Create = tr.Goroutine(2).Create
+	last := &tr.Events[18]
+	last.Op, last.Stack = op, tr.Events[8].Stack
+	if op == trace.OpClose {
+		last.Obj = tr.Events[9].Obj
+	}
 	return tr
 }
 
