@@ -27,7 +27,9 @@
 // whichever it was in the run). Then H and Gp run to their end, which may
 // hold only steps that need nothing of another goroutine (tailStep:
 // reads of memory no other goroutine writes, writes, WaitGroup.Done,
-// unlocks, the exit). At the end, every
+// unlocks, the exit), or a test's own goroutine to its last event of the
+// user's code, which only the leak flavour accepts (tailEnd,
+// leak_selectstuck.go). At the end, every
 // goroutine that can still act must wait for ever, G at X first
 // (allBlocked): the claim of the channel deadlocks, which the checker's
 // blocking.go re-checks.
@@ -189,22 +191,19 @@ func (e *engine) partnerWitness(co *chanOps, x, y chanOp) (Finding, bool) {
 	}
 	witness := []int{int(a), int(b), int(c.at(gb, c.pos[b]+1)), int(c.at(ga, c.pos[a]+1))}
 	end := append([]int32(nil), cut...)
-	// Then H and Gp run to their exits, touching only their own memory.
+	// Then H and Gp run to their exits, touching only their own memory,
+	// or a test's own goroutine until it has returned (leak_selectstuck.go).
 	for _, q := range []int32{h, gp} {
 		first := c.pos[y.first]
 		if q == gp {
 			first = c.pos[x.partner]
 		}
-		last := int32(len(c.byG[q]))
-		if c.ev[c.at(q, last)].Op != trace.OpEnd {
+		last := e.tailEnd(q, first+1)
+		if last < 0 {
 			return Finding{}, false
 		}
 		for p := first + 2; p <= last; p++ {
-			i := c.at(q, p)
-			if !e.tailStep(i) {
-				return Finding{}, false
-			}
-			witness = append(witness, int(i))
+			witness = append(witness, int(c.at(q, p)))
 		}
 		end[q] = last
 	}
@@ -221,6 +220,41 @@ func (e *engine) partnerWitness(co *chanOps, x, y chanOp) (Finding, bool) {
 	fd.Kind, fd.TestReturns = kind, kind == KindLeak
 	fd.Stuck = e.stuckSelects(waiting) // deadlock_select.go
 	return fd, true
+}
+
+// tailEnd returns how many events goroutine q runs in the witness, its
+// events after the first done ones all tail steps: all of them, to its
+// exit; or, when that fails and q is a test's own goroutine, up to its
+// last event with a frame of the user's code (it has then returned from
+// the test, which only the leak flavour, leak_selectstuck.go, accepts).
+// -1 when neither.
+func (e *engine) tailEnd(q, done int32) int32 {
+	c := e.c
+	steps := func(last int32) bool {
+		for p := done + 1; p <= last; p++ {
+			if !e.tailStep(c.at(q, p)) {
+				return false
+			}
+		}
+		return true
+	}
+	last := int32(len(c.byG[q]))
+	if c.ev[c.at(q, last)].Op == trace.OpEnd && steps(last) {
+		return last
+	}
+	if !testOwn(e.t, trace.GoID(q)) {
+		return -1
+	}
+	t := e.t
+	for ; last > done; last-- {
+		if _, user := trace.UserFrame(t.Stack(t.Events[c.at(q, last)].Stack), t.Header.GOROOT); user {
+			break
+		}
+	}
+	if !steps(last) {
+		return -1
+	}
+	return last
 }
 
 // tailStep reports whether event i may run, after a re-paired

@@ -46,9 +46,20 @@
 // frame of the user's code, the test function's and its Cleanups', is
 // in the schedule, so that what it still does is the testing package's
 // reporting, with no user code — and is then held to what a harness
-// goroutine is: in the whole run it never operates on an object a
-// waiting goroutine waits on, and (selectStuck) never at a place that
-// could complete a waiting select's other case. Every other goroutine of
+// goroutine is, but for what it did in the schedule, which is done:
+// after the schedule it never operates on an object a waiting goroutine
+// waits on, and (selectStuck, over the whole run) never at a place that
+// could complete a waiting select's other case. So the test's own
+// goroutine may be the re-paired collector or dispatcher (H or Gp of
+// deadlock_partner.go), which then runs to its last event with a frame
+// of the user's code rather than to its exit (tailEnd): the result
+// channel read once by the first of many,
+//
+//	go worker(jobs)                            // jobs <- 1; <-jobs
+//	go func() { jobs <- 2 }()                  // dispatcher
+//	<-jobs                                     // the first result
+//
+// whose witness gives the test the dispatcher's value. Every other goroutine of
 // the test has ended or waits for ever, the victim's goroutine first:
 // no goroutine that may still act can reach a partner of its operation
 // (of any of the select's cases), so it waits for ever after its test
@@ -65,11 +76,8 @@
 // Not covered, as for the deadlock: a goroutine of the test that is
 // neither ended nor waiting for ever (what it does next is not in the
 // trace); a partner in the run that was itself in a select; a test's own
-// goroutine that is the collector or the dispatcher (its end after the
-// rendezvous is the testing package's, which locks and sends: not a
-// tailStep), or that ever operates on the channel its worker waits on
-// (a returned test goroutine is held to the harness's rule, over the
-// whole run).
+// goroutine whose user code after the rendezvous is more than tail steps
+// (it uses a value it read, or waits on another goroutine).
 
 package predict
 

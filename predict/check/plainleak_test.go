@@ -93,3 +93,35 @@ func oneStuckLeak(t *testing.T, src, mark string, stuck int, waits string) (repo
 	}
 	return f, rep, dir
 }
+
+// firstResultSrc is plainLeakSrc whose test is the collector: it reads
+// the first value on jobs and discards it (the result channel read once
+// by the first of many), while the worker and the dispatcher send on it.
+var firstResultSrc = strings.NewReplacer(
+	"\tgo func() {\n\t\t<-jobs // taker\n\t}()\n", "",
+	"\ttime.Sleep(600 * time.Millisecond)\n", "\t<-jobs // the first result\n\ttime.Sleep(600 * time.Millisecond)\n",
+).Replace(plainLeakSrc)
+
+// TestFirstResultLeakPredicted: the test's own goroutine, which read the
+// worker's result in the run, takes the dispatcher's value in the
+// witness and returns, its receive done: the worker's send is a
+// predicted leak; with the channel buffered for both, no finding.
+func TestFirstResultLeakPredicted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records tests")
+	}
+	if strings.Contains(firstResultSrc, "// taker") || !strings.Contains(firstResultSrc, "<-jobs // the first result") {
+		t.Fatalf("plainLeakSrc has changed: %s", firstResultSrc)
+	}
+	t.Run("bug", func(t *testing.T) {
+		src := strings.Replace(firstResultSrc, "CAP", "", 1)
+		f, _, _ := oneStuckLeak(t, src, "// result", 0, "waits for ever to send on jobs at ")
+		took := "goroutine " + strconv.Itoa(f.Accesses[0].Goroutine) + "'s send is left waiting"
+		if got := report.RepairedSentences(&f, filepath.Base); len(got) != 1 || !strings.Contains(got[0], took) {
+			t.Errorf("the finding does not say who took the send's partner: %q", got)
+		}
+	})
+	t.Run("fixed", func(t *testing.T) {
+		noFinding(t, strings.Replace(firstResultSrc, "CAP", ", 2", 1))
+	})
+}

@@ -223,8 +223,9 @@ partner another goroutine takes while its test returns. In the recorded
 run the worker's operation met a partner on an unbuffered channel with
 several senders or receivers; in a schedule of the same test another
 goroutine's operation meets that partner first (a second sender meets a
-receiver that reads one value and exits), and nothing is left to
-complete the worker's: every goroutine that could has ended or waits for
+receiver that reads one value and exits, or the test itself, which reads
+the first of many results and returns), and nothing is left to complete
+the worker's: every goroutine that could has ended or waits for
 ever. The receive that takes another value must be one whose value
 decides nothing, as seer proves from the source (it is discarded, or of
 a zero-sized type). The test's own goroutine has returned by then (its
