@@ -1,13 +1,12 @@
-// This file holds the end-to-end test of issue 32's taken channel
+// This file holds the end-to-end tests of issue 32's taken channel
 // partner in its leak flavour, on a plain send: a worker hands its result
-// to a collector that reads one value and exits (the taker), then waits
-// on the same channel for its next job, which a dispatcher (the helper)
-// sends. In a schedule where
-// the dispatcher's send takes the collector, the worker's send has no
-// partner left and waits for ever while the test returns: a predicted
-// leak from a run in which nothing leaked, with a witness the checker
-// replayed. Its fixed twin buffers the channel for both values, and
-// gives no finding of any kind.
+// to a collector that reads one value (the taker, or the test itself),
+// then waits on the same channel for its next job, which a dispatcher
+// (the helper) sends. In a schedule where the dispatcher's send takes the
+// collector, the worker's send has no partner left and waits for ever
+// while the test returns: a predicted leak from a run in which nothing
+// leaked, with a witness the checker replayed. Each fixed twin buffers
+// the channel for both values, and gives no finding of any kind.
 
 package check
 
@@ -34,38 +33,58 @@ var plainLeakSrc = strings.NewReplacer(
 	"go worker(jobs, quit)", "go worker(jobs)",
 ).Replace(selectLeakSrc)
 
+// firstResultSrc is plainLeakSrc whose test is the collector: it reads
+// the first value on jobs and discards it (the result channel read once
+// by the first of many), while the worker and the dispatcher send on it.
+var firstResultSrc = strings.NewReplacer(
+	"\tgo func() {\n\t\t<-jobs // taker\n\t}()\n", "",
+	"\ttime.Sleep(600 * time.Millisecond)\n", "\t<-jobs // the first result\n\ttime.Sleep(600 * time.Millisecond)\n",
+).Replace(plainLeakSrc)
+
 // TestPlainLeakPredicted: the bug is a predicted leak at the worker's
 // send, whose sentence, hover and SARIF say the test returns while it
-// waits and who took its partner; the fixed twin has no finding.
+// waits and who took its partner: a collector goroutine, or the test's
+// own goroutine, which read the worker's result in the run and takes the
+// dispatcher's value in the witness, then returns, its receive done (the
+// result channel read once by the first of many). Each fixed twin, the
+// channel buffered for both values, has no finding of any kind.
 func TestPlainLeakPredicted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records tests")
 	}
-	if strings.Contains(plainLeakSrc, "quit") || !strings.Contains(plainLeakSrc, "jobs <- 1 // result") || !strings.Contains(plainLeakSrc, "CAP") {
+	if strings.Contains(plainLeakSrc, "quit") || !strings.Contains(plainLeakSrc, "jobs <- 1 // result") || !strings.Contains(plainLeakSrc, "CAP") ||
+		strings.Contains(firstResultSrc, "// taker") || !strings.Contains(firstResultSrc, "<-jobs // the first result") {
 		t.Fatalf("selectLeakSrc has changed: %s", plainLeakSrc)
 	}
-	t.Run("bug", func(t *testing.T) {
-		src := strings.Replace(plainLeakSrc, "CAP", "", 1)
-		f, rep, dir := oneStuckLeak(t, src, "// result", 0, "waits for ever to send on jobs at ")
-		if a := f.Accesses[0]; a.Op != "send" {
-			t.Errorf("leaked operation %s, want the send", a.Op)
-		}
-		send := markedLine(t, src, "// result")
-		took := "takes it first, and goroutine " + strconv.Itoa(f.Accesses[0].Goroutine) + "'s send is left waiting"
-		if got := report.RepairedSentences(&f, filepath.Base); len(got) != 1 || !strings.Contains(got[0], "'s send at :"+strconv.Itoa(send)) || !strings.Contains(got[0], took) {
-			t.Errorf("the finding does not say who took the send's partner: %q", got)
-		}
-		if h := report.HoverMarkdown(&f, 0, filepath.Base, func(string, int) string { return "" }); !strings.Contains(h, "left blocked after the test") || !strings.Contains(h, took) {
-			t.Errorf("hover does not tell the leak and who took the partner: %q", h)
-		}
-		if text, ok := report.Explain(report.KindLeak); !ok || !strings.Contains(text, "a worker's send or receive") {
-			t.Errorf("-explain leak does not tell a plain operation's leak")
-		}
-		sarifTellsOf(t, rep, dir, report.KindLeak, "waits for ever to send on jobs") // selectstuck_test.go
-	})
-	t.Run("fixed", func(t *testing.T) {
-		noFinding(t, strings.Replace(plainLeakSrc, "CAP", ", 2", 1))
-	})
+	for _, tc := range []struct{ name, src string }{
+		{"a collector", plainLeakSrc},
+		{"the test collects the first result", firstResultSrc},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Run("bug", func(t *testing.T) {
+				src := strings.Replace(tc.src, "CAP", "", 1)
+				f, rep, dir := oneStuckLeak(t, src, "// result", 0, "waits for ever to send on jobs at ")
+				if a := f.Accesses[0]; a.Op != "send" {
+					t.Errorf("leaked operation %s, want the send", a.Op)
+				}
+				send := markedLine(t, src, "// result")
+				took := "takes it first, and goroutine " + strconv.Itoa(f.Accesses[0].Goroutine) + "'s send is left waiting"
+				if got := report.RepairedSentences(&f, filepath.Base); len(got) != 1 || !strings.Contains(got[0], "'s send at :"+strconv.Itoa(send)) || !strings.Contains(got[0], took) {
+					t.Errorf("the finding does not say who took the send's partner: %q", got)
+				}
+				if h := report.HoverMarkdown(&f, 0, filepath.Base, func(string, int) string { return "" }); !strings.Contains(h, "left blocked after the test") || !strings.Contains(h, took) {
+					t.Errorf("hover does not tell the leak and who took the partner: %q", h)
+				}
+				if text, ok := report.Explain(report.KindLeak); !ok || !strings.Contains(text, "a worker's send or receive") {
+					t.Errorf("-explain leak does not tell a plain operation's leak")
+				}
+				sarifTellsOf(t, rep, dir, report.KindLeak, "waits for ever to send on jobs") // selectstuck_test.go
+			})
+			t.Run("fixed", func(t *testing.T) {
+				noFinding(t, strings.Replace(tc.src, "CAP", ", 2", 1))
+			})
+		})
+	}
 }
 
 // oneStuckLeak records src and returns its only finding, which must be a
@@ -92,36 +111,4 @@ func oneStuckLeak(t *testing.T, src, mark string, stuck int, waits string) (repo
 		t.Errorf("the leak's sentence does not say the test returns while %s%s: %q", waits, at, s)
 	}
 	return f, rep, dir
-}
-
-// firstResultSrc is plainLeakSrc whose test is the collector: it reads
-// the first value on jobs and discards it (the result channel read once
-// by the first of many), while the worker and the dispatcher send on it.
-var firstResultSrc = strings.NewReplacer(
-	"\tgo func() {\n\t\t<-jobs // taker\n\t}()\n", "",
-	"\ttime.Sleep(600 * time.Millisecond)\n", "\t<-jobs // the first result\n\ttime.Sleep(600 * time.Millisecond)\n",
-).Replace(plainLeakSrc)
-
-// TestFirstResultLeakPredicted: the test's own goroutine, which read the
-// worker's result in the run, takes the dispatcher's value in the
-// witness and returns, its receive done: the worker's send is a
-// predicted leak; with the channel buffered for both, no finding.
-func TestFirstResultLeakPredicted(t *testing.T) {
-	if testing.Short() {
-		t.Skip("records tests")
-	}
-	if strings.Contains(firstResultSrc, "// taker") || !strings.Contains(firstResultSrc, "<-jobs // the first result") {
-		t.Fatalf("plainLeakSrc has changed: %s", firstResultSrc)
-	}
-	t.Run("bug", func(t *testing.T) {
-		src := strings.Replace(firstResultSrc, "CAP", "", 1)
-		f, _, _ := oneStuckLeak(t, src, "// result", 0, "waits for ever to send on jobs at ")
-		took := "goroutine " + strconv.Itoa(f.Accesses[0].Goroutine) + "'s send is left waiting"
-		if got := report.RepairedSentences(&f, filepath.Base); len(got) != 1 || !strings.Contains(got[0], took) {
-			t.Errorf("the finding does not say who took the send's partner: %q", got)
-		}
-	})
-	t.Run("fixed", func(t *testing.T) {
-		noFinding(t, strings.Replace(firstResultSrc, "CAP", ", 2", 1))
-	})
 }
