@@ -245,13 +245,7 @@ func (e *engine) tailEnd(q, done int32) int32 {
 	if !testOwn(e.t, trace.GoID(q)) {
 		return -1
 	}
-	t := e.t
-	for ; last > done; last-- {
-		if _, user := trace.UserFrame(t.Stack(t.Events[c.at(q, last)].Stack), t.Header.GOROOT); user {
-			break
-		}
-	}
-	if !steps(last) {
+	if last = e.lastUser(q, done); !steps(last) { // leak_selectstuck.go
 		return -1
 	}
 	return last

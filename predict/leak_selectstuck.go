@@ -136,16 +136,20 @@ func (e *engine) testReturned(cut []int32, g trace.GoID) bool {
 }
 
 // userDone reports whether goroutine g's every event with a frame of the
-// user's code is among its first cut[g]: its last such event, found from
-// its end backwards.
-func (e *engine) userDone(cut []int32, g int32) bool {
+// user's code is among its first cut[g].
+func (e *engine) userDone(cut []int32, g int32) bool { return e.lastUser(g, cut[g]) == cut[g] }
+
+// lastUser returns the position of goroutine g's last event with a frame
+// of the user's code, found from its end backwards, or floor when none
+// comes after its first floor events.
+func (e *engine) lastUser(g, floor int32) int32 {
 	c, t := e.c, e.t
-	for p := int32(len(c.byG[g])); p > cut[g]; p-- {
+	for p := int32(len(c.byG[g])); p > floor; p-- {
 		if _, user := trace.UserFrame(t.Stack(t.Events[c.at(g, p)].Stack), t.Header.GOROOT); user {
-			return false
+			return p
 		}
 	}
-	return true
+	return floor
 }
 
 // testOwn reports whether goroutine g is a test's own goroutine
