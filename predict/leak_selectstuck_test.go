@@ -20,7 +20,24 @@ func TestSelectLeakFlavour(t *testing.T) {
 	valueFree := func(tr *trace.Trace, recv int) bool { l := tr.Site(&tr.Events[recv]).Line; return l == 12 || l == 16 } // the worker's, or recvRun's helper's
 	noPartner := func(*trace.Trace, int) ([]witness.SelectCase, bool) { return []witness.SelectCase{{}}, true }
 	plainRun := func(t *testing.T) *trace.Trace { return takenPartnerRun(t, false, false, 0) } // deadlock_partner_test.go
-	recvRun := func(t *testing.T) *trace.Trace {                                               // plainRun with every send a receive and every receive a send
+	helperOwnRun := func(t *testing.T) *trace.Trace {                                          // the worker ends with wg.Done; the helper's end becomes a Wait on wg
+		tr := takenPartnerRun(t, false, false, trace.OpWGDone)
+		tr.Header.GOROOT = "/goroot"
+		var wg trace.ObjID
+		for i := range tr.Events {
+			if e := &tr.Events[i]; e.Op == trace.OpWGDone {
+				wg = e.Obj
+			}
+		}
+		for i := range tr.Events {
+			if e := &tr.Events[i]; e.G == 4 && e.Op == trace.OpEnd {
+				e.Op, e.Obj = trace.OpWGWait, wg
+				e.Stack = tr.Stacks.Intern([]trace.Frame{{Func: "testing.tRunner", File: "/goroot/src/testing/testing.go", Line: 1800}})
+			}
+		}
+		return tr
+	}
+	recvRun := func(t *testing.T) *trace.Trace { // plainRun with every send a receive and every receive a send
 		tr := plainRun(t)
 		for i := range tr.Events {
 			switch e := &tr.Events[i]; e.Op {
@@ -47,6 +64,9 @@ func TestSelectLeakFlavour(t *testing.T) {
 		{"a plain send, the test's own goroutine ends", plainRun, 3, KindLeak, 0},
 		{"a plain send of the test's own goroutine", plainRun, 2, KindDeadlock, 0},
 		{"a plain send, the test has no goroutine of its own", plainRun, 0, KindDeadlock, 0},
+		// The helper g4 is the test's own goroutine, whose last act is the
+		// testing package's (a WaitGroup.Wait): it returns after its send.
+		{"a plain send, the test's own goroutine the helper, returns", helperOwnRun, 4, KindLeak, 0},
 		// g2's receive, whose one-shot sender g3 the helper's receive takes.
 		{"a plain receive, the test's own goroutine ends", recvRun, 3, KindLeak, 0},
 		{"a plain receive of the test's own goroutine", recvRun, 2, KindDeadlock, 0},
