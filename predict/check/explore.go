@@ -212,11 +212,15 @@ func (ex *explorer) runSeed(i int) uint64 { return mix(ex.summary.Seed + uint64(
 // newRunRand is run i's source of choices.
 func newRunRand(seed uint64, i int) *rand.Rand { return rand.New(rand.NewPCG(seed, uint64(i))) }
 
-// findingKey names a finding across runs: its kind, test and sites.
+// findingKey names a finding across runs: its kind, test and sites
+// (file and line), as the engine names it within a run (predict's doc,
+// "Findings"): which of the accesses on a line read or wrote is the
+// run's pair, not the bug's (an n++ raced is a write and a read in one
+// run, two writes in another).
 func findingKey(f *report.Finding) string {
 	sites := make([]string, len(f.Accesses))
 	for i, a := range f.Accesses {
-		sites[i] = fmt.Sprintf("%s:%d:%s", a.File, a.Line, a.Op)
+		sites[i] = fmt.Sprintf("%s:%d", a.File, a.Line)
 	}
 	sort.Strings(sites)
 	return string(f.Kind) + "|" + f.Test + "|" + strings.Join(sites, "|")

@@ -45,8 +45,12 @@ func TestUniteFindings(t *testing.T) {
 		return report.Finding{Package: "p", Test: "TestA", Kind: "race", Predicted: predicted, Count: count,
 			Accesses: []report.Access{{File: "a.go", Line: line, Op: "write"}, {File: "a.go", Line: 9, Op: "read"}}}
 	}
-	got := uniteFindings([]report.Finding{race(3, true, 1), race(4, true, 2), race(3, false, 5), race(3, true, 1)})
-	want := []report.Finding{race(3, false, 7), race(4, true, 2)}
+	// The same lines with other operations (two writes of an n++ in one
+	// run, a write and a read in another) are the same finding.
+	writes := race(3, true, 4)
+	writes.Accesses = []report.Access{{File: "a.go", Line: 9, Op: "write"}, {File: "a.go", Line: 3, Op: "write"}}
+	got := uniteFindings([]report.Finding{race(3, true, 1), race(4, true, 2), race(3, false, 5), race(3, true, 1), writes})
+	want := []report.Finding{race(3, false, 11), race(4, true, 2)}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("united %+v,\nwant %+v", got, want)
 	}
