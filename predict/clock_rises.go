@@ -59,6 +59,15 @@ type riseLog struct {
 	// rise, not 8: thousands of goroutines that all talk to all make tens
 	// of millions of rises, each of them short).
 	p16 [][]uint32
+	// wide and wideAt hold the exceptions of a goroutine whose rises
+	// mostly fit p16 but for a few components' (issue 31's pond, where a
+	// worker's clock learns of thousands of goroutines once each, and of
+	// the few long-lived ones' hundreds of thousands of events): p16[g]
+	// holds the rises of the components that fit, wide[g] those of the
+	// rest, in order, and wideAt[g] a pair per wide component: its index
+	// j in keys[g], and the wide rises up to and including it.
+	wide   [][]pv
+	wideAt [][]int32
 	// ch, if not nil, are the pass's chains (clock_chain.go): its
 	// components are chains, which get, each and cursor translate to
 	// goroutines; the other readers read components as they are.
@@ -67,8 +76,14 @@ type riseLog struct {
 
 // narrowMax bounds the goroutines of a pass whose keys are k16, and the
 // rises of a goroutine whose offsets are o16; tests set it to 0 to read
-// the wide forms (offsets stored even for one rise a component).
+// the wide forms (offsets stored even for one rise a component, no
+// goroutine's rises split between p16 and wide).
 var narrowMax = 1 << 16
+
+// packMax bounds the positions and values of the rises packed in p16:
+// 1<<16, what 16 bits hold; tests lower it so that small traces have
+// goroutines whose rises split between p16 and wide.
+var packMax int32 = 1 << 16
 
 // riseRecorder records a pass, to be indexed into a riseLog.
 type riseRecorder struct {
@@ -248,8 +263,9 @@ func (l *riseRecorder) rises(g, pos int32, old, cur vclock) {
 // error if cancelled.
 func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*riseLog, error) {
 	ng := len(l.log)
-	h := &riseLog{keys: make([][]int32, ng), k16: make([][]uint16, ng), off: make([][]int32, ng), o16: make([][]uint16, ng), multi: make([][]int32, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng)}
+	h := &riseLog{keys: make([][]int32, ng), k16: make([][]uint16, ng), off: make([][]int32, ng), o16: make([][]uint16, ng), multi: make([][]int32, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng), wide: make([][]pv, ng), wideAt: make([][]int32, ng)}
 	cnt := make([]int32, ng) // per component: rises, then next slot
+	top := make([]int32, ng) // per component: the largest position or value of its rises
 	var xs []kpv             // a goroutine's rises, decoded once
 	var kbuf []int32         // a goroutine's keys, gathered
 	for g := range l.log {
@@ -265,13 +281,14 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 			acq.fromLog(c, int32(g), xs)
 		}
 		keys := kbuf[:0]
-		top := int32(0) // the largest position or value
+		gtop := int32(0) // the largest position or value
 		for _, x := range xs {
 			if cnt[x.k] == 0 {
 				keys = append(keys, x.k)
 			}
 			cnt[x.k]++
-			top = max(top, x.pos, x.v)
+			top[x.k] = max(top[x.k], x.pos, x.v)
+			gtop = max(gtop, x.pos, x.v)
 		}
 		if 16*len(keys) > ng {
 			// Dense: one scan of the counts beats sorting.
@@ -286,19 +303,57 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 		}
 		kbuf = keys // copied below, at their size
 		off := make([]int32, len(keys)+1)
+		nw, cw := int32(0), 0 // rises and components that do not fit p16
 		for j, k := range keys {
 			off[j+1] = off[j] + cnt[k]
-			cnt[k] = off[j]
+			if top[k] >= packMax {
+				nw += cnt[k]
+				cw++
+			}
 		}
-		if top < 1<<16 {
-			p16 := make([]uint32, log.n)
+		switch n := int32(log.n); {
+		case gtop < packMax:
+			for j, k := range keys {
+				cnt[k] = off[j]
+			}
+			p16 := make([]uint32, n)
 			for _, x := range xs {
 				p16[cnt[x.k]] = uint32(x.pos)<<16 | uint32(x.v)
 				cnt[x.k]++
 			}
 			h.p16[g] = p16
-		} else {
-			ents := make([]pv, log.n)
+		case narrowMax > 0 && 4*(n-nw)+8*nw+8*int32(cw) < 8*n:
+			// A few components do not fit: their rises go to wide,
+			// the rest are packed (each list keeps its place in
+			// either, which span's offsets less the other's rises
+			// before it give).
+			wideAt := make([]int32, 0, 2*cw)
+			nn := int32(0) // narrow rises before keys[j]
+			for j, k := range keys {
+				c := off[j+1] - off[j]
+				if top[k] >= packMax {
+					cnt[k] = off[j] - nn
+					wideAt = append(wideAt, int32(j), off[j+1]-nn)
+				} else {
+					cnt[k] = nn
+					nn += c
+				}
+			}
+			p16, wide := make([]uint32, n-nw), make([]pv, nw)
+			for _, x := range xs {
+				if top[x.k] >= packMax {
+					wide[cnt[x.k]] = pv{x.pos, x.v}
+				} else {
+					p16[cnt[x.k]] = uint32(x.pos)<<16 | uint32(x.v)
+				}
+				cnt[x.k]++
+			}
+			h.p16[g], h.wide[g], h.wideAt[g] = p16, wide, wideAt
+		default:
+			for j, k := range keys {
+				cnt[k] = off[j]
+			}
+			ents := make([]pv, n)
 			for _, x := range xs {
 				ents[cnt[x.k]] = pv{x.pos, x.v}
 				cnt[x.k]++
@@ -306,7 +361,7 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 			h.ents[g] = ents
 		}
 		for _, k := range keys {
-			cnt[k] = 0
+			cnt[k], top[k] = 0, 0
 		}
 		if ng <= narrowMax {
 			k := make([]uint16, len(keys))
@@ -374,6 +429,17 @@ func (r riseList) at(q int) pv {
 		return pv{int32(r.p16[q] >> 16), int32(r.p16[q] & 0xffff)}
 	}
 	return r.ents[q]
+}
+
+// last returns the value of the last rise, the largest (0 if none).
+func (r riseList) last() int32 {
+	if r.p16 != nil {
+		return int32(r.p16[len(r.p16)-1] & 0xffff)
+	}
+	if len(r.ents) == 0 {
+		return 0
+	}
+	return r.ents[len(r.ents)-1].v
 }
 
 // valueAt returns the component's value at position p: the value of the
@@ -489,9 +555,36 @@ func (h *riseLog) span(g int32, j int) (lo, hi int32) {
 func (h *riseLog) list(g int32, j int) riseList {
 	lo, hi := h.span(g, j)
 	if p := h.p16[g]; p != nil {
+		if w := h.wideAt[g]; w != nil {
+			return h.mixed(g, j, lo, hi, w, p)
+		}
 		return riseList{p16: p[lo:hi]}
 	}
 	return riseList{ents: h.ents[g][lo:hi]}
+}
+
+// mixed returns the rises of component keys[g][j], at [lo, hi) of all of
+// goroutine g's, whose wide components are as wideAt says: a wide one's
+// start in wide[g] is the wide rises before it, a packed one's in p16 its
+// start less them.
+func (h *riseLog) mixed(g int32, j int, lo, hi int32, wideAt []int32, p16 []uint32) riseList {
+	t, n := 0, len(wideAt)/2
+	for t < n {
+		mid := int(uint(t+n) >> 1)
+		if int(wideAt[2*mid]) < j {
+			t = mid + 1
+		} else {
+			n = mid
+		}
+	}
+	before := int32(0) // wide rises before j
+	if t > 0 {
+		before = wideAt[2*t-1]
+	}
+	if 2*t < len(wideAt) && int(wideAt[2*t]) == j {
+		return riseList{ents: h.wide[g][before : before+hi-lo]}
+	}
+	return riseList{p16: p16[lo-before : hi-before]}
 }
 
 // valueAt16 is valueAt for packed rises.
@@ -600,6 +693,14 @@ func (h *riseLog) each(g, p int32, f func(k, v int32)) {
 // clock after its first p events, in order.
 func (h *riseLog) eachComponent(g, p int32, f func(k, v int32)) {
 	p16, ks := h.p16[g], h.keysOf(g)
+	if h.wideAt[g] != nil {
+		for j := range ks.len() {
+			if v := h.list(g, j).valueAt(p); v > 0 {
+				f(ks.at(j), v)
+			}
+		}
+		return
+	}
 	for j := range ks.len() {
 		k := ks.at(j)
 		lo, hi := h.span(g, j)
@@ -637,6 +738,17 @@ func (h *riseLog) lastIn(p16 []uint32, g, hi int32) int32 {
 func (h *riseLog) eachAbove(g, p int32, floor []int32, f func(k, v int32)) {
 	h.noChains()
 	p16, ks := h.p16[g], h.keysOf(g)
+	if h.wideAt[g] != nil {
+		for j := range ks.len() {
+			k := ks.at(j)
+			if r := h.list(g, j); r.last() > floor[k] {
+				if v := r.valueAt(p); v > floor[k] {
+					f(k, v)
+				}
+			}
+		}
+		return
+	}
 	for j := range ks.len() {
 		k := ks.at(j)
 		lo, hi := h.span(g, j)

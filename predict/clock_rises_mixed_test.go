@@ -1,0 +1,114 @@
+// This file tests the history's mixed form (clock_rises.go's wide and
+// wideAt: a goroutine whose rises mostly fit 16 bits keeps the few
+// components that do not apart) against the wide form: with packMax
+// lowered so that small traces split, every reader (get, each, cursors,
+// eachAbove, eachRisesMarked, firstAbove) answers the same.
+
+package predict
+
+import (
+	"context"
+	"math/rand"
+	"reflect"
+	"testing"
+
+	synthtrace "github.com/seer-tools/seer/internal/synth"
+)
+
+func TestRiseLogMixedSameAsWide(t *testing.T) {
+	mixedG, wholeG := 0, 0 // goroutines split between p16 and wide; wholly wide beside them
+	traces := randomTraces(37, 100, func(r *rand.Rand, i int) genParams {
+		p := syncParams(r)
+		p.goroutines += r.Intn(8)
+		return p
+	}, true)
+	ring, err := synthtrace.Ring(30, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	traces = append(traces, ring)
+	rng := rand.New(rand.NewSource(37))
+	for it, tr := range traces {
+		c := newCTP(tr)
+		m := newMemory(c)
+		for _, pm := range []int32{3, 6, 12} {
+			var wide, mixed *clocks
+			func() {
+				defer func(n int) { narrowMax = n }(narrowMax)
+				narrowMax = 0
+				wide, _ = newClocks(context.Background(), c, m, clockMode{})
+			}()
+			func() {
+				defer func(n int32) { packMax = n }(packMax)
+				packMax = pm
+				mixed, _ = newClocks(context.Background(), c, m, clockMode{})
+			}()
+			ng := int32(len(c.byG))
+			for g := range ng {
+				if mixed.h.wideAt[g] != nil {
+					mixedG++
+				} else if mixed.h.ents[g] != nil {
+					wholeG++
+				}
+				if wide.h.wideAt[g] != nil {
+					t.Fatalf("trace %d: goroutine %d's wide history is split", it, g)
+				}
+				n := int32(len(c.byG[g]))
+				curW, curM := make([]riseCursor, ng), make([]riseCursor, ng)
+				for k := range ng {
+					curW[k], curM[k] = wide.h.cursor(g, k), mixed.h.cursor(g, k)
+				}
+				for p := int32(0); p <= n; p++ {
+					for k := range ng {
+						if a, b := wide.h.get(g, p, k), mixed.h.get(g, p, k); a != b {
+							t.Fatalf("trace %d, packMax %d: g%d after %d knows g%d: wide %d, mixed %d", it, pm, g, p, k, a, b)
+						}
+						if a, b := curW[k].valueAt(p), curM[k].valueAt(p); a != b {
+							t.Fatalf("trace %d, packMax %d: g%d's cursor at %d over g%d: wide %d, mixed %d", it, pm, g, p, k, a, b)
+						}
+					}
+					var a, b []centry
+					wide.h.each(g, p, func(k, v int32) { a = append(a, centry{k, v}) })
+					mixed.h.each(g, p, func(k, v int32) { b = append(b, centry{k, v}) })
+					if !reflect.DeepEqual(a, b) {
+						t.Fatalf("trace %d, packMax %d: g%d after %d: wide clock %v, mixed %v", it, pm, g, p, a, b)
+					}
+					floor := make([]int32, ng)
+					for k := range floor {
+						floor[k] = int32(rng.Intn(4))
+					}
+					a, b = nil, nil
+					wide.h.eachAbove(g, p, floor, func(k, v int32) { a = append(a, centry{k, v}) })
+					mixed.h.eachAbove(g, p, floor, func(k, v int32) { b = append(b, centry{k, v}) })
+					if !reflect.DeepEqual(a, b) {
+						t.Fatalf("trace %d, packMax %d: g%d after %d above %v: wide %v, mixed %v", it, pm, g, p, floor, a, b)
+					}
+				}
+				mark := make([]bool, ng)
+				for k := range mark {
+					mark[k] = rng.Intn(2) == 0
+				}
+				type firsts struct {
+					k     int32
+					first []int32
+				}
+				read := func(h *riseLog) (out []firsts) {
+					h.eachRisesMarked(g, mark, func(k int32, rs riseList) {
+						f := firsts{k: k}
+						for v := int32(0); v <= rs.last()+1; v++ {
+							f.first = append(f.first, rs.firstAbove(v))
+						}
+						out = append(out, f)
+					})
+					return out
+				}
+				if a, b := read(wide.h), read(mixed.h); !reflect.DeepEqual(a, b) {
+					t.Fatalf("trace %d, packMax %d: g%d's marked rises: wide %v, mixed %v", it, pm, g, a, b)
+				}
+			}
+		}
+	}
+	if mixedG == 0 || wholeG == 0 {
+		t.Fatalf("%d goroutines' histories split, %d wholly wide: the forms went untested", mixedG, wholeG)
+	}
+}
