@@ -5,7 +5,9 @@
 // each event, only the components that rose, as its joins report them
 // (clock_vc.go's joinOwn: no whole clocks are compared again); the history
 // is then indexed per (g, k). The log is varint-coded, the rises at one
-// position in one group (about 3 bytes a rise rather than 12). A pass
+// position in one group (about 3 bytes a rise rather than 12); indexed, a
+// rise takes 4 bytes where its position and value fit 16 bits, and a
+// goroutine keeps apart the few components whose rises do not. A pass
 // that keeps only some states (clock_pass.go's want) compares the clocks it
 // records, keeping a private copy of each delta.
 //
@@ -59,19 +61,26 @@ type riseLog struct {
 	// rise, not 8: thousands of goroutines that all talk to all make tens
 	// of millions of rises, each of them short).
 	p16 [][]uint32
-	// wide and wideAt hold the exceptions of a goroutine whose rises
-	// mostly fit p16 but for a few components' (issue 31's pond, where a
-	// worker's clock learns of thousands of goroutines once each, and of
-	// the few long-lived ones' hundreds of thousands of events): p16[g]
-	// holds the rises of the components that fit, wide[g] those of the
-	// rest, in order, and wideAt[g] a pair per wide component: its index
-	// j in keys[g], and the wide rises up to and including it.
-	wide   [][]pv
-	wideAt [][]int32
+	// wide holds the exceptions of a goroutine whose rises mostly fit
+	// p16 but for a few components' (issue 31's pond, where a worker's
+	// clock learns of thousands of goroutines once each, and of the few
+	// long-lived ones' hundreds of thousands of events): p16[g] holds the
+	// rises of the components that fit, wide[g] those of the rest (a
+	// pointer: most goroutines have none).
+	wide []*wideRises
 	// ch, if not nil, are the pass's chains (clock_chain.go): its
 	// components are chains, which get, each and cursor translate to
 	// goroutines; the other readers read components as they are.
 	ch *chainMap
+}
+
+// wideRises are the rises of a goroutine's components that do not fit
+// p16, in order, and at a pair per such component: its index j in the
+// goroutine's keys, and the rises of these components up to and
+// including it.
+type wideRises struct {
+	at   []int32
+	ents []pv
 }
 
 // narrowMax bounds the goroutines of a pass whose keys are k16, and the
@@ -263,7 +272,7 @@ func (l *riseRecorder) rises(g, pos int32, old, cur vclock) {
 // error if cancelled.
 func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*riseLog, error) {
 	ng := len(l.log)
-	h := &riseLog{keys: make([][]int32, ng), k16: make([][]uint16, ng), off: make([][]int32, ng), o16: make([][]uint16, ng), multi: make([][]int32, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng), wide: make([][]pv, ng), wideAt: make([][]int32, ng)}
+	h := &riseLog{keys: make([][]int32, ng), k16: make([][]uint16, ng), off: make([][]int32, ng), o16: make([][]uint16, ng), multi: make([][]int32, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng), wide: make([]*wideRises, ng)}
 	cnt := make([]int32, ng) // per component: rises, then next slot
 	top := make([]int32, ng) // per component: the largest position or value of its rises
 	var xs []kpv             // a goroutine's rises, decoded once
@@ -348,7 +357,7 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 				}
 				cnt[x.k]++
 			}
-			h.p16[g], h.wide[g], h.wideAt[g] = p16, wide, wideAt
+			h.p16[g], h.wide[g] = p16, &wideRises{at: wideAt, ents: wide}
 		default:
 			for j, k := range keys {
 				cnt[k] = off[j]
@@ -555,19 +564,20 @@ func (h *riseLog) span(g int32, j int) (lo, hi int32) {
 func (h *riseLog) list(g int32, j int) riseList {
 	lo, hi := h.span(g, j)
 	if p := h.p16[g]; p != nil {
-		if w := h.wideAt[g]; w != nil {
-			return h.mixed(g, j, lo, hi, w, p)
+		if w := h.wide[g]; w != nil {
+			return w.mixed(j, lo, hi, p)
 		}
 		return riseList{p16: p[lo:hi]}
 	}
 	return riseList{ents: h.ents[g][lo:hi]}
 }
 
-// mixed returns the rises of component keys[g][j], at [lo, hi) of all of
-// goroutine g's, whose wide components are as wideAt says: a wide one's
-// start in wide[g] is the wide rises before it, a packed one's in p16 its
+// mixed returns the rises of the goroutine's component keys[j], at
+// [lo, hi) of all its rises, which are p16's and w's: a wide component's
+// start in w.ents is the wide rises before it, a packed one's in p16 its
 // start less them.
-func (h *riseLog) mixed(g int32, j int, lo, hi int32, wideAt []int32, p16 []uint32) riseList {
+func (w *wideRises) mixed(j int, lo, hi int32, p16 []uint32) riseList {
+	wideAt := w.at
 	t, n := 0, len(wideAt)/2
 	for t < n {
 		mid := int(uint(t+n) >> 1)
@@ -582,7 +592,7 @@ func (h *riseLog) mixed(g int32, j int, lo, hi int32, wideAt []int32, p16 []uint
 		before = wideAt[2*t-1]
 	}
 	if 2*t < len(wideAt) && int(wideAt[2*t]) == j {
-		return riseList{ents: h.wide[g][before : before+hi-lo]}
+		return riseList{ents: w.ents[before : before+hi-lo]}
 	}
 	return riseList{p16: p16[lo-before : hi-before]}
 }
@@ -693,7 +703,7 @@ func (h *riseLog) each(g, p int32, f func(k, v int32)) {
 // clock after its first p events, in order.
 func (h *riseLog) eachComponent(g, p int32, f func(k, v int32)) {
 	p16, ks := h.p16[g], h.keysOf(g)
-	if h.wideAt[g] != nil {
+	if h.wide[g] != nil {
 		for j := range ks.len() {
 			if v := h.list(g, j).valueAt(p); v > 0 {
 				f(ks.at(j), v)
@@ -738,7 +748,7 @@ func (h *riseLog) lastIn(p16 []uint32, g, hi int32) int32 {
 func (h *riseLog) eachAbove(g, p int32, floor []int32, f func(k, v int32)) {
 	h.noChains()
 	p16, ks := h.p16[g], h.keysOf(g)
-	if h.wideAt[g] != nil {
+	if h.wide[g] != nil {
 		for j := range ks.len() {
 			k := ks.at(j)
 			if r := h.list(g, j); r.last() > floor[k] {

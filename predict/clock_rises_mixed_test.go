@@ -1,8 +1,8 @@
-// This file tests the history's mixed form (clock_rises.go's wide and
-// wideAt: a goroutine whose rises mostly fit 16 bits keeps the few
-// components that do not apart) against the wide form: with packMax
-// lowered so that small traces split, every reader (get, each, cursors,
-// eachAbove, eachRisesMarked, firstAbove) answers the same.
+// This file tests the history's mixed form (clock_rises.go's wide: a
+// goroutine whose rises mostly fit 16 bits keeps the few components that
+// do not apart) against the wide form: with packMax lowered so that
+// small traces split, every reader (get, each, cursors, eachAbove,
+// eachRisesMarked, firstAbove) answers the same.
 
 package predict
 
@@ -45,12 +45,12 @@ func TestRiseLogMixedSameAsWide(t *testing.T) {
 			}()
 			ng := int32(len(c.byG))
 			for g := range ng {
-				if mixed.h.wideAt[g] != nil {
+				if mixed.h.wide[g] != nil {
 					mixedG++
 				} else if mixed.h.ents[g] != nil {
 					wholeG++
 				}
-				if wide.h.wideAt[g] != nil {
+				if wide.h.wide[g] != nil {
 					t.Fatalf("trace %d: goroutine %d's wide history is split", it, g)
 				}
 				n := int32(len(c.byG[g]))
