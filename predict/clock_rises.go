@@ -539,7 +539,20 @@ func (h *riseLog) span(g int32, j int) (lo, hi int32) {
 	// Mostly one rise a component: t is the number of components before
 	// j that rose more than once, found by binary search in multi.
 	m := h.multi[g]
-	t, n := 0, len(m)/2
+	t, before := pairsBefore(m, j) // before: rises beyond one before j
+	lo = int32(j) + before
+	hi = lo + 1
+	if 2*t < len(m) && int(m[2*t]) == j {
+		hi = int32(j) + 1 + m[2*t+1]
+	}
+	return lo, hi
+}
+
+// pairsBefore returns, of the pairs (index, running total) in m, sorted
+// by index (riseLog.multi, wideRises.at), how many have an index below j,
+// t, found by binary search, and the total of the last of them (0 if none).
+func pairsBefore(m []int32, j int) (t int, total int32) {
+	n := len(m) / 2
 	for t < n {
 		mid := int(uint(t+n) >> 1)
 		if int(m[2*mid]) < j {
@@ -548,16 +561,10 @@ func (h *riseLog) span(g int32, j int) (lo, hi int32) {
 			n = mid
 		}
 	}
-	before := int32(0) // rises beyond one before j
 	if t > 0 {
-		before = m[2*t-1]
+		total = m[2*t-1]
 	}
-	lo = int32(j) + before
-	hi = lo + 1
-	if 2*t < len(m) && int(m[2*t]) == j {
-		hi = int32(j) + 1 + m[2*t+1]
-	}
-	return lo, hi
+	return t, total
 }
 
 // list returns the rises of component keys[g][j].
@@ -578,19 +585,7 @@ func (h *riseLog) list(g int32, j int) riseList {
 // start less them.
 func (w *wideRises) mixed(j int, lo, hi int32, p16 []uint32) riseList {
 	wideAt := w.at
-	t, n := 0, len(wideAt)/2
-	for t < n {
-		mid := int(uint(t+n) >> 1)
-		if int(wideAt[2*mid]) < j {
-			t = mid + 1
-		} else {
-			n = mid
-		}
-	}
-	before := int32(0) // wide rises before j
-	if t > 0 {
-		before = wideAt[2*t-1]
-	}
+	t, before := pairsBefore(wideAt, j) // before: wide rises before j
 	if 2*t < len(wideAt) && int(wideAt[2*t]) == j {
 		return riseList{ents: w.ents[before : before+hi-lo]}
 	}

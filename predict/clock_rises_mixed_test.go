@@ -8,6 +8,7 @@ package predict
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"reflect"
 	"testing"
@@ -59,25 +60,18 @@ func TestRiseLogMixedSameAsWide(t *testing.T) {
 					curW[k], curM[k] = wide.h.cursor(g, k), mixed.h.cursor(g, k)
 				}
 				for p := int32(0); p <= n; p++ {
+					what := fmt.Sprintf("trace %d, packMax %d", it, pm)
+					sameClockAt(t, what, wide.h, mixed.h, g, p, ng)
 					for k := range ng {
-						if a, b := wide.h.get(g, p, k), mixed.h.get(g, p, k); a != b {
-							t.Fatalf("trace %d, packMax %d: g%d after %d knows g%d: wide %d, mixed %d", it, pm, g, p, k, a, b)
-						}
 						if a, b := curW[k].valueAt(p), curM[k].valueAt(p); a != b {
-							t.Fatalf("trace %d, packMax %d: g%d's cursor at %d over g%d: wide %d, mixed %d", it, pm, g, p, k, a, b)
+							t.Fatalf("%s: g%d's cursor at %d over g%d: wide %d, mixed %d", what, g, p, k, a, b)
 						}
-					}
-					var a, b []centry
-					wide.h.each(g, p, func(k, v int32) { a = append(a, centry{k, v}) })
-					mixed.h.each(g, p, func(k, v int32) { b = append(b, centry{k, v}) })
-					if !reflect.DeepEqual(a, b) {
-						t.Fatalf("trace %d, packMax %d: g%d after %d: wide clock %v, mixed %v", it, pm, g, p, a, b)
 					}
 					floor := make([]int32, ng)
 					for k := range floor {
 						floor[k] = int32(rng.Intn(4))
 					}
-					a, b = nil, nil
+					var a, b []centry
 					wide.h.eachAbove(g, p, floor, func(k, v int32) { a = append(a, centry{k, v}) })
 					mixed.h.eachAbove(g, p, floor, func(k, v int32) { b = append(b, centry{k, v}) })
 					if !reflect.DeepEqual(a, b) {
@@ -110,5 +104,23 @@ func TestRiseLogMixedSameAsWide(t *testing.T) {
 	}
 	if mixedG == 0 || wholeG == 0 {
 		t.Fatalf("%d goroutines' histories split, %d wholly wide: the forms went untested", mixedG, wholeG)
+	}
+}
+
+// sameClockAt fails t unless histories a (wide) and b read the same
+// clock of goroutine g after its first p events, component by component
+// and whole.
+func sameClockAt(t *testing.T, what string, a, b *riseLog, g, p, ng int32) {
+	t.Helper()
+	for k := range ng {
+		if x, y := a.get(g, p, k), b.get(g, p, k); x != y {
+			t.Fatalf("%s: g%d after %d knows g%d: wide %d, other %d", what, g, p, k, x, y)
+		}
+	}
+	var x, y []centry
+	a.each(g, p, func(k, v int32) { x = append(x, centry{k, v}) })
+	b.each(g, p, func(k, v int32) { y = append(y, centry{k, v}) })
+	if !reflect.DeepEqual(x, y) {
+		t.Fatalf("%s: g%d after %d: wide clock %v, other %v", what, g, p, x, y)
 	}
 }

@@ -15,6 +15,7 @@ package predict
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"reflect"
 	"testing"
@@ -144,17 +145,7 @@ func TestRiseLogNarrowSameAsWide(t *testing.T) {
 			for g := range c.byG {
 				g := int32(g)
 				for p := int32(0); p <= int32(len(c.byG[g])); p++ {
-					for k := int32(0); k < int32(len(c.byG)); k++ {
-						if a, b := wide.h.get(g, p, k), narrow.h.get(g, p, k); a != b {
-							t.Fatalf("trace %d, mode %+v: g%d after %d knows g%d: wide %d, narrow %d", it, mode, g, p, k, a, b)
-						}
-					}
-					var a, b []centry
-					wide.h.each(g, p, func(k, v int32) { a = append(a, centry{k, v}) })
-					narrow.h.each(g, p, func(k, v int32) { b = append(b, centry{k, v}) })
-					if !reflect.DeepEqual(a, b) {
-						t.Fatalf("trace %d, mode %+v: g%d after %d: wide clock %v, narrow %v", it, mode, g, p, a, b)
-					}
+					sameClockAt(t, fmt.Sprintf("trace %d, mode %+v (narrow)", it, mode), wide.h, narrow.h, g, p, int32(len(c.byG)))
 				}
 			}
 			if !reflect.DeepEqual(wide.acq, narrow.acq) {
