@@ -548,6 +548,40 @@ func (h *riseLog) span(g int32, j int) (lo, hi int32) {
 	return lo, hi
 }
 
+// eachList calls f with the rises of every component keys[g][j] of a
+// goroutine whose history is split (wide[g] not nil), in order: each
+// span starts where the last one ended and the places in multi and
+// wide.at move forward, so that a whole clock costs no search.
+func (h *riseLog) eachList(g int32, f func(j int, r riseList)) {
+	p16, w := h.p16[g], h.wide[g]
+	o16, off, m := h.o16[g], h.off[g], h.multi[g]
+	tm, tw := 0, 0                   // the next pairs of multi and w.at
+	lo, before := int32(0), int32(0) // keys[j]'s rises start at lo of all, after before wide ones
+	for j := range h.keysOf(g).len() {
+		var hi int32
+		switch {
+		case o16 != nil:
+			hi = int32(o16[j+1])
+		case off != nil:
+			hi = off[j+1]
+		default:
+			hi = lo + 1
+			if 2*tm < len(m) && int(m[2*tm]) == j {
+				hi = int32(j) + 1 + m[2*tm+1]
+				tm++
+			}
+		}
+		if 2*tw < len(w.at) && int(w.at[2*tw]) == j {
+			f(j, riseList{ents: w.ents[before : before+hi-lo]})
+			before = w.at[2*tw+1]
+			tw++
+		} else {
+			f(j, riseList{p16: p16[lo-before : hi-before]})
+		}
+		lo = hi
+	}
+}
+
 // pairsBefore returns, of the pairs (index, running total) in m, sorted
 // by index (riseLog.multi, wideRises.at), how many have an index below j,
 // t, found by binary search, and the total of the last of them (0 if none).
@@ -699,11 +733,11 @@ func (h *riseLog) each(g, p int32, f func(k, v int32)) {
 func (h *riseLog) eachComponent(g, p int32, f func(k, v int32)) {
 	p16, ks := h.p16[g], h.keysOf(g)
 	if h.wide[g] != nil {
-		for j := range ks.len() {
-			if v := h.list(g, j).valueAt(p); v > 0 {
+		h.eachList(g, func(j int, r riseList) {
+			if v := r.valueAt(p); v > 0 {
 				f(ks.at(j), v)
 			}
-		}
+		})
 		return
 	}
 	for j := range ks.len() {
@@ -744,14 +778,14 @@ func (h *riseLog) eachAbove(g, p int32, floor []int32, f func(k, v int32)) {
 	h.noChains()
 	p16, ks := h.p16[g], h.keysOf(g)
 	if h.wide[g] != nil {
-		for j := range ks.len() {
+		h.eachList(g, func(j int, r riseList) {
 			k := ks.at(j)
-			if r := h.list(g, j); r.last() > floor[k] {
+			if r.last() > floor[k] {
 				if v := r.valueAt(p); v > floor[k] {
 					f(k, v)
 				}
 			}
-		}
+		})
 		return
 	}
 	for j := range ks.len() {
