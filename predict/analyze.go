@@ -186,7 +186,7 @@ func (e *engine) buildMHB() error {
 // once a candidate has survived the filters, as most runs have none.
 // Callers go through needCone.
 func (e *engine) buildCone() (*clocks, error) {
-	if e.mhb != nil && e.mhb.rfImplied && !e.mhb.h.chained() {
+	if e.mhb != nil && e.mhb.rfImplied {
 		// Every read the cone keeps already knows its writer in
 		// must-happen-before (data handed over only through channels,
 		// say): the cone's pass would join nothing more, and its clocks
@@ -194,7 +194,11 @@ func (e *engine) buildCone() (*clocks, error) {
 		// which that pass did not keep, are read back from its history.
 		return &clocks{c: e.c, h: e.mhb.h, acq: risesFromLog(e.c, e.mhb.h)}, nil
 	}
-	return newClocks(e.ctx, e.c, e.m, clockMode{rf: true, relaxed: e.relaxed, acqRises: true})
+	mode := clockMode{rf: true, relaxed: e.relaxed, acqRises: true}
+	if useChains {
+		mode.chains = newChainMap(e.c) // clock_chain.go, read through clock_chain_cone.go
+	}
+	return newClocks(e.ctx, e.c, e.m, mode)
 }
 
 // concurrentPassesBelow is the number of events below which Analyze runs

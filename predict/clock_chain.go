@@ -28,11 +28,17 @@
 //
 // What a pass answers about goroutine h's k-th event goes through one
 // translation (chainMap.count, riseLog's get, each and cursor in
-// clock_rises.go): a component value v of h's chain counts h's events
+// clock_rises.go, and the cone's closures' readers built on them in
+// clock_chain_cone.go): a component value v of h's chain counts h's events
 // as v minus h's base, bounded by h's events, or as what its successor
 // started knowing of h once v is past them. Goroutine ids stay what
 // every other part of seer names; only a pass's components are chains.
-// The differential test is clock_chain_test.go.
+// The causal cone's pass counts per chain too: its relation has the
+// read-from of the reads a witness keeps, and a write such a read joins
+// publishes (pass.publishes), so a goroutine continues a chain there only
+// when its go statement knows every write of the ended one that a kept
+// read of another goroutine joins. The differential test is
+// clock_chain_test.go.
 
 package predict
 
@@ -48,11 +54,14 @@ const chainFree = 256
 
 // useChains turns chains on for the passes that take them; tests turn it
 // off to compare. chainsUnchecked, for tests only, lets a goroutine
-// continue a chain without the ordering check: unsound, and the
-// differential test must see it.
+// continue a chain without the ordering check, and chainsSilentWrites
+// takes a write whose clock a read joins for one that publishes nothing
+// (the cone's and SHB's read-from): both unsound, and the differential
+// test must see them.
 var (
-	useChains       = true
-	chainsUnchecked = false
+	useChains          = true
+	chainsUnchecked    = false
+	chainsSilentWrites = false
 )
 
 // chainMap is a pass's chains: per goroutine, its chain and its place

@@ -7,7 +7,8 @@
 // every pass answers every query alike: how much of each goroutine each
 // clock knows at each position (get, each, a cursor), before and
 // concurrent on every pair of events, the clocks the SHB layer judges
-// accesses by, and Analyze's findings. With the ordering check turned
+// accesses by, the causal cone's closures and barriers (coneDiff), and
+// Analyze's findings. With the ordering check turned
 // off (chainsUnchecked) the answers must differ on some trace.
 
 package predict
@@ -18,6 +19,7 @@ import (
 	"math/rand"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -276,7 +278,7 @@ func chainTraces(tb testing.TB) []*trace.Trace {
 // chainModes are the relations the passes compute: must-happen-before
 // (the analysis's, with its read-from check), observed happens-before,
 // SHB, and the cone's.
-var chainModes = []clockMode{{rfCheck: true}, {locks: true}, {locks: true, serial: true, rf: true}, {rf: true}}
+var chainModes = []clockMode{{rfCheck: true}, {locks: true}, {locks: true, serial: true, rf: true}, {rf: true, acqRises: true}}
 
 // chainDiff compares, on trace tr, each pass with chains against the pass
 // over goroutines, and returns the first difference, or "" and how many
@@ -305,6 +307,23 @@ func chainDiff(tr *trace.Trace) (string, int) {
 		step, gstep := int32(1), 1
 		if len(c.ev) > 3000 {
 			step, gstep = 7, 3
+		}
+		// The cone's closures over the pass, first: what a broken rule
+		// for the cone's chains shows (TestChainsConeRule) (and over must-happen-before's
+		// history when read-from is implied, as buildCone takes it).
+		if mode.acqRises {
+			if d := coneDiff(c, ref, got, step, gstep); d != "" {
+				return fmt.Sprintf("mode %+v: %s", mode, d), 0
+			}
+		}
+		if mode.rfCheck && got.rfImplied {
+			cone, err := newClocks(ctx, c, m, clockMode{rf: true, acqRises: true})
+			if err != nil {
+				return err.Error(), 0
+			}
+			if d := coneDiff(c, cone, &clocks{c: c, h: got.h, acq: risesFromLog(c, got.h)}, step, gstep); d != "" {
+				return fmt.Sprintf("must-happen-before's history as the cone's: %s", d), 0
+			}
 		}
 		for g := 0; g < len(c.byG); g += gstep {
 			g := int32(g)
@@ -383,6 +402,84 @@ func chainDiff(tr *trace.Trace) (string, int) {
 	return "", handoffs
 }
 
+// coneDiff compares the readers of the cone's closures (solve_plan.go's
+// closeInto and settle) on got, a pass with chains, against ref, the same
+// relation's pass over goroutines: the cut closed from every position
+// (every step-th of every gstep-th goroutine) and from random sequences
+// of positions, and the first position of each clock that knows more of
+// a goroutine than each count (rises and eachRisesMarked). It returns the
+// first difference, or "".
+func coneDiff(c *ctp, ref, got *clocks, step int32, gstep int) string {
+	e := &engine{c: c}
+	ng := len(c.byG)
+	a, b := make([]int32, ng), make([]int32, ng)
+	for g := 0; g < ng; g += gstep {
+		for p := int32(0); p <= int32(len(c.byG[g])); p += step {
+			clear(a)
+			clear(b)
+			e.closeInto(ref, a, int32(g), p)
+			e.closeInto(got, b, int32(g), p)
+			if !slices.Equal(a, b) {
+				return fmt.Sprintf("the cone of g%d's first %d events: %v, with chains %v", g, p, a, b)
+			}
+		}
+	}
+	r := rand.New(rand.NewSource(int64(len(c.ev))))
+	for try := 0; try < 20; try++ {
+		clear(a)
+		clear(b)
+		for n := 1 + r.Intn(4); n > 0; n-- {
+			g := int32(r.Intn(ng))
+			p := int32(r.Intn(len(c.byG[g]) + 1))
+			e.closeInto(ref, a, g, p)
+			e.closeInto(got, b, g, p)
+			if !slices.Equal(a, b) {
+				return fmt.Sprintf("try %d: the cone after g%d's first %d events: %v, with chains %v", try, g, p, a, b)
+			}
+		}
+	}
+	// firsts lists, per goroutine k that g's clock ever knows of, the
+	// first position that knows more than each count of k.
+	firsts := func(k int32, rs knowsList) []int32 {
+		var out []int32
+		for v := int32(0); v < int32(len(c.byG[k])); v++ {
+			out = append(out, rs.firstAbove(v))
+		}
+		return out
+	}
+	mark := make([]bool, ng)
+	for k := range mark {
+		mark[k] = true
+	}
+	for g := 0; g < ng; g += gstep {
+		g := int32(g)
+		x, y := map[int32][]int32{}, map[int32][]int32{}
+		for k := int32(0); int(k) < ng; k++ {
+			if k == g {
+				continue
+			}
+			fx, fy := firsts(k, ref.h.rises(g, k)), firsts(k, got.h.rises(g, k))
+			if !slices.Equal(fx, fy) {
+				return fmt.Sprintf("the first positions of g%d knowing more of g%d: %v, with chains %v", g, k, fx, fy)
+			}
+		}
+		for _, w := range []struct {
+			h   *clocks
+			out map[int32][]int32
+		}{{ref, x}, {got, y}} {
+			w.h.h.eachRisesMarked(g, mark, func(k int32, rs knowsList) {
+				if f := firsts(k, rs); k != g && len(f) > 0 && f[0] >= 0 {
+					w.out[k] = f
+				}
+			})
+		}
+		if !reflect.DeepEqual(x, y) {
+			return fmt.Sprintf("the marked rises of g%d: %v, with chains %v", g, x, y)
+		}
+	}
+	return ""
+}
+
 // Every pass answers alike with chains and without, and goroutines do
 // continue chains on these traces.
 // Besides the default joins, with a base made at every join, judged by
@@ -428,6 +525,45 @@ func TestChainsUncheckedDiffer(t *testing.T) {
 		}
 	}
 	t.Fatal("chains without the ordering check answered alike on every trace")
+}
+
+// The cone's closures see a broken chain rule by themselves: without the
+// ordering check, or with a write that a kept read joins taken for one
+// that publishes nothing, a goroutine continues a chain whose last
+// goroutine's events the cone's relation does not all order before it,
+// and some cut differs from the one over goroutines.
+func TestChainsConeRule(t *testing.T) {
+	for _, broken := range []struct {
+		name string
+		knob *bool
+	}{{"unchecked", &chainsUnchecked}, {"silent writes", &chainsSilentWrites}} {
+		t.Run(broken.name, func(t *testing.T) {
+			defer func() { *broken.knob = false }()
+			*broken.knob = true
+			for it, tr := range chainTraces(t) {
+				if len(tr.Events) > 3000 {
+					continue
+				}
+				c := newCTP(tr)
+				m := newMemory(c)
+				mode := clockMode{rf: true, acqRises: true}
+				ref, err := newClocks(context.Background(), c, m, mode)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mode.chains = newChainMap(c)
+				got, err := newClocks(context.Background(), c, m, mode)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := coneDiff(c, ref, got, 1, 1); d != "" {
+					t.Logf("trace %d: %s", it, d)
+					return
+				}
+			}
+			t.Fatal("the cone's closures answered alike on every trace with the rule broken")
+		})
+	}
 }
 
 // Analyze finds the same with chains and without: every finding, its

@@ -592,7 +592,7 @@ func (ps *pass) publishes(i int) bool {
 	if e.Op == trace.OpGo {
 		return true
 	}
-	return ps.readers != nil && isWrite(e.Op) && ps.readers[ps.writes.index(int32(i))] > 0
+	return ps.readers != nil && !chainsSilentWrites && isWrite(e.Op) && ps.readers[ps.writes.index(int32(i))] > 0
 }
 
 // join joins src and extras into goroutine g's clock, through its dense

@@ -70,7 +70,8 @@ type riseLog struct {
 	wide []*wideRises
 	// ch, if not nil, are the pass's chains (clock_chain.go): its
 	// components are chains, which get, each and cursor translate to
-	// goroutines; the other readers read components as they are.
+	// goroutines, and the cone's readers through them
+	// (clock_chain_cone.go).
 	ch *chainMap
 }
 
@@ -512,11 +513,9 @@ func (ks keyList) find(k int32) (int, bool) {
 	return slices.BinarySearch(ks.k32, k)
 }
 
-// rises returns the rises of component k of goroutine g's clock.
-func (h *riseLog) rises(g, k int32) riseList {
-	h.noChains()
-	return h.componentRises(g, k)
-}
+// rises returns how many events of goroutine k goroutine g's clock
+// knows, by position of g (translated from chains: clock_chain_cone.go).
+func (h *riseLog) rises(g, k int32) knowsList { return h.knowsRises(g, k) }
 
 // componentRises is rises for a history with chains too.
 func (h *riseLog) componentRises(g, k int32) riseList {
@@ -775,7 +774,10 @@ func (h *riseLog) lastIn(p16 []uint32, g, hi int32) int32 {
 // clock is below it, and a step costs a load per component rather than a
 // binary search.
 func (h *riseLog) eachAbove(g, p int32, floor []int32, f func(k, v int32)) {
-	h.noChains()
+	if h.chained() {
+		h.eachAboveChains(g, p, floor, f) // clock_chain_cone.go
+		return
+	}
 	p16, ks := h.p16[g], h.keysOf(g)
 	if h.wide[g] != nil {
 		h.eachList(g, func(j int, r riseList) {
@@ -800,14 +802,19 @@ func (h *riseLog) eachAbove(g, p int32, floor []int32, f func(k, v int32)) {
 	}
 }
 
-// eachRisesMarked calls f with the rises of every component k of
-// goroutine g's clock that has mark[k], in goroutine order.
-func (h *riseLog) eachRisesMarked(g int32, mark []bool, f func(k int32, rs riseList)) {
-	h.noChains()
+// eachRisesMarked calls f with how many events of goroutine k goroutine
+// g's clock knows, by position, for every k with mark[k] it ever knows
+// of: in goroutine order without chains, with chains in a chain's
+// (clock_chain_cone.go).
+func (h *riseLog) eachRisesMarked(g int32, mark []bool, f func(k int32, rs knowsList)) {
+	if h.chained() {
+		h.eachKnowsMarked(g, mark, f)
+		return
+	}
 	ks := h.keysOf(g)
 	for j := range ks.len() {
 		if k := ks.at(j); mark[k] {
-			f(k, h.list(g, j))
+			f(k, knowsList{r: h.list(g, j)})
 		}
 	}
 }
@@ -824,15 +831,6 @@ func firstAboveIn(rs []pv, v int32) int32 {
 		return -1
 	}
 	return rs[j].pos
-}
-
-// noChains panics for a history with chains that made a difference: its
-// components are not goroutines (clock_chain.go), and only get, each
-// and cursor translate them.
-func (h *riseLog) noChains() {
-	if h.ch != nil && h.ch.handoffs > 0 {
-		panic("predict: a history over chains read by component")
-	}
 }
 
 // riseCursor reads one component's rises at positions that never
@@ -918,6 +916,6 @@ func gallop(n, j int, below func(i int) bool) int {
 }
 
 // chained reports whether the history's components are chains that some
-// goroutine continued (clock_chain.go): then only get, each and cursor
-// read it.
+// goroutine continued (clock_chain.go): then get, each and cursor
+// translate them, and the readers of clock_chain_cone.go through those.
 func (h *riseLog) chained() bool { return h.ch != nil && h.ch.handoffs > 0 }

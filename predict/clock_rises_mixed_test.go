@@ -87,7 +87,7 @@ func TestRiseLogMixedSameAsWide(t *testing.T) {
 					first []int32
 				}
 				read := func(h *riseLog) (out []firsts) {
-					h.eachRisesMarked(g, mark, func(k int32, rs riseList) {
+					h.eachRisesMarked(g, mark, func(k int32, rs knowsList) {
 						f := firsts{k: k}
 						for v := int32(0); v <= rs.last()+1; v++ {
 							f.first = append(f.first, rs.firstAbove(v))

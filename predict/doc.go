@@ -205,10 +205,12 @@
 //     goroutines' are pending (clock_fold.go), and spill idle addresses'
 //     clocks and old read-from snapshots past Options.SHBBudget
 //     (clock_spill.go, clock_spill_snap.go). The must-happen-before and
-//     SHB passes count events per chain of goroutines, not per goroutine
-//     (clock_chain.go): a goroutine that starts knowing all an ended one
-//     published continues its component, and riseLog's get, each and
-//     cursor translate a chain's count back to goroutines. The
+//     SHB passes and the causal cone's count events per chain of
+//     goroutines, not per goroutine (clock_chain.go): a goroutine that
+//     starts knowing all an ended one published continues its component,
+//     and riseLog's get, each and cursor translate a chain's count back
+//     to goroutines (the cone's closures read through them:
+//     clock_chain_cone.go). The
 //     passes and the other long loops ask the context every 256 steps
 //     (stop.go), so that a signal stops seer at once.
 //

@@ -183,15 +183,21 @@ func naivePairs(r *rand.Rand, n int) [][2]int32 {
 
 // naiveModes are the passes Analyze and the baselines run, with the
 // relation each computes.
+// Those marked chains count per chain of goroutines (clock_chain.go), as
+// Analyze's run.
 var naiveModes = []struct {
-	rel  naiveRel
-	mode clockMode
+	rel    naiveRel
+	mode   clockMode
+	chains bool
 }{
-	{naiveMHB, clockMode{rfCheck: true}}, // Analyze's must-happen-before
-	{naiveMHB, clockMode{}},
-	{naiveHB, clockMode{locks: true}},                          // the hb baseline's
-	{naiveSHB, clockMode{locks: true, serial: true, rf: true}}, // the shb baseline's
-	{naiveCone, clockMode{rf: true, acqRises: true}},           // Analyze's cone (no relaxed reads)
+	{naiveMHB, clockMode{rfCheck: true}, false}, // Analyze's must-happen-before
+	{naiveMHB, clockMode{rfCheck: true}, true},
+	{naiveMHB, clockMode{}, false},
+	{naiveHB, clockMode{locks: true}, false},                          // the hb baseline's
+	{naiveSHB, clockMode{locks: true, serial: true, rf: true}, false}, // the shb baseline's
+	{naiveSHB, clockMode{locks: true, serial: true, rf: true}, true},
+	{naiveCone, clockMode{rf: true, acqRises: true}, false}, // Analyze's cone (no relaxed reads)
+	{naiveCone, clockMode{rf: true, acqRises: true}, true},
 }
 
 // checkNaiveClocks compares the passes' answers with the oracle's on
@@ -201,7 +207,11 @@ func checkNaiveClocks(tr *trace.Trace, oracles [4]*naiveClocks, r *rand.Rand) st
 	m := newMemory(c)
 	pairs := naivePairs(r, len(tr.Events))
 	for _, md := range naiveModes {
-		clk, err := newClocks(context.Background(), c, m, md.mode)
+		mode := md.mode
+		if md.chains {
+			mode.chains = newChainMap(c)
+		}
+		clk, err := newClocks(context.Background(), c, m, mode)
 		if err != nil {
 			return err.Error()
 		}

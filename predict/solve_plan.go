@@ -68,9 +68,12 @@ func (e *engine) closeInto(h *clocks, cut []int32, g, p int32) {
 		}
 		e.dec = h.acq.at(e.dec, e.c.at(g, p))
 		for _, r := range e.dec {
-			if r.v > cut[r.g] {
-				raise(r.g, r.v)
-			}
+			// Components: with chains, translated (clock_chain_cone.go).
+			h.h.eachKnown(r.g, r.v, func(k, v int32) {
+				if v > cut[k] {
+					raise(k, v)
+				}
+			})
 		}
 	}
 }
@@ -330,7 +333,7 @@ func (e *engine) settle(p *plan, active []int32) {
 			// The first position of k that knows more of j than j's
 			// prefix: an edge crosses iff it is at or before bk.
 			minq := bk + 1
-			look := func(j int32, rs riseList) {
+			look := func(j int32, rs knowsList) {
 				if j == k || rs.valueAt(bk) <= p.bar[j] {
 					return // k's prefix needs nothing of j's suffix
 				}
