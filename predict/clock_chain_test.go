@@ -599,7 +599,7 @@ func TestChainsSameFindings(t *testing.T) {
 	}
 }
 
-// BenchmarkPassChains times the must-happen-before and SHB passes with
+// BenchmarkPassChains times the must-happen-before, SHB and cone passes with
 // chains and without on a saved trace: SEER_CHAINS_TRACE names it,
 // SEER_CHAINS_EVENTS (if set) keeps only its first events (pond's trace
 // from issue 31, whose whole analysis takes minutes). It reports how many
@@ -621,7 +621,8 @@ func BenchmarkPassChains(b *testing.B) {
 	for _, pm := range []struct {
 		name string
 		mode clockMode
-	}{{"mhb", clockMode{rfCheck: true}}, {"shb", clockMode{locks: true, serial: true, rf: true, want: map[int32][]int32{}}}} {
+	}{{"mhb", clockMode{rfCheck: true}}, {"shb", clockMode{locks: true, serial: true, rf: true, want: map[int32][]int32{}}},
+		{"cone", clockMode{rf: true, acqRises: true}}} {
 		for _, on := range []bool{false, true} {
 			b.Run(fmt.Sprintf("%s/chains=%v", pm.name, on), func(b *testing.B) {
 				handoffs := 0
