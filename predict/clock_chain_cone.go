@@ -13,13 +13,58 @@ package predict
 
 // eachAboveChains is eachAbove for a history over chains: every goroutine
 // k of which goroutine g's clock after its first p events knows more
-// than floor[k] events, translated (each).
+// than floor[k] events, translated as each translates. Values up to
+// the events of a chain's first goroutine x count x's events alone (its
+// base is 0), so a component whose last rise is at most floor[x] (and
+// x's events) is passed over without a search, as eachAbove passes over
+// a component; otherwise the chain's members are each compared with
+// their floor.
 func (h *riseLog) eachAboveChains(g, p int32, floor []int32, f func(k, v int32)) {
-	h.each(g, p, func(k, v int32) {
-		if v > floor[k] {
-			f(k, v)
+	ch := h.ch
+	own := false
+	h.lists(g, func(x int32, r riseList) {
+		switch {
+		case x == ch.of[g]:
+			own = true
+			ch.eachAboveOf(x, ch.value(g, p, g, r.valueAt(p)), g, floor, f)
+		case r.last() <= min(floor[x], ch.n[x]):
+		default:
+			if v := r.valueAt(p); v > 0 {
+				ch.eachAboveOf(x, v, g, floor, f)
+			}
 		}
 	})
+	if x := ch.of[g]; !own && x != g {
+		ch.eachAboveOf(x, ch.value(g, p, g, 0), g, floor, f)
+	}
+}
+
+// eachAboveOf calls f(h, n) for every goroutine h of chain x but skip of
+// which a clock whose component for x is v knows n > floor[h] events:
+// eachOf with a floor, in one loop (a closure's clocks know thousands of
+// goroutines).
+func (m *chainMap) eachAboveOf(x, v, skip int32, floor []int32, f func(h, n int32)) {
+	for h := x; h >= 0 && m.base[h] < v; h = m.next[h] {
+		if h == skip {
+			continue
+		}
+		if n := m.count(v, h); n > floor[h] {
+			f(h, n)
+		}
+	}
+}
+
+// lists calls f with every component x of goroutine g's clock and its
+// rises, in order, walking the history's spans once.
+func (h *riseLog) lists(g int32, f func(x int32, r riseList)) {
+	ks := h.keysOf(g)
+	if h.wide[g] != nil {
+		h.eachList(g, func(j int, r riseList) { f(ks.at(j), r) })
+		return
+	}
+	for j := range ks.len() {
+		f(ks.at(j), h.list(g, j))
+	}
 }
 
 // eachKnown calls f(k, n) for every goroutine k of which a clock whose
@@ -74,6 +119,24 @@ func (x knowsList) firstAbove(v int32) int32 {
 	if x.ch == nil {
 		return x.r.firstAbove(v)
 	}
+	if x.ch.of[x.k] != x.ch.of[x.g] {
+		// The count changes only at the component's rises: the first
+		// whose translation is above v.
+		n := x.r.len()
+		q := 0
+		for hi := n; q < hi; {
+			m := int(uint(q+hi) >> 1)
+			if r := x.r.at(m); x.ch.count(x.ch.value(x.g, r.pos, x.k, r.v), x.k) > v {
+				hi = m
+			} else {
+				q = m + 1
+			}
+		}
+		if q == n {
+			return -1
+		}
+		return x.r.at(q).pos
+	}
 	lo, hi := int32(0), x.n+1 // the answer is in [lo, hi]; hi: none
 	for lo < hi {
 		m := lo + (hi-lo)/2
@@ -92,26 +155,23 @@ func (x knowsList) firstAbove(v int32) int32 {
 // eachKnowsMarked is eachRisesMarked for a history over chains: f is
 // called for the members k with mark[k] of every chain goroutine g's
 // clock has a component of, and of g's own chain, k's counts translated
-// (knowsRises). A member that the clock never knows of reads 0 throughout.
+// (knowsList). A member that the clock never knows of reads 0 throughout.
 func (h *riseLog) eachKnowsMarked(g int32, mark []bool, f func(k int32, rs knowsList)) {
 	ch := h.ch
-	visit := func(x int32) {
-		ch.members(x, func(k int32) bool {
+	visit := func(x int32, r riseList) {
+		for k := x; k >= 0; k = ch.next[k] {
 			if mark[k] {
-				f(k, h.knowsRises(g, k))
+				f(k, knowsList{r: r, ch: ch, g: g, k: k, n: ch.n[g]})
 			}
-			return true
-		})
+		}
 	}
-	ks := h.keysOf(g)
 	own := false
-	for j := range ks.len() {
-		x := ks.at(j)
+	h.lists(g, func(x int32, r riseList) {
 		own = own || x == ch.of[g]
-		visit(x)
-	}
+		visit(x, r)
+	})
 	if !own {
-		visit(ch.of[g])
+		visit(ch.of[g], riseList{})
 	}
 }
 
