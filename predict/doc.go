@@ -160,7 +160,7 @@
 //     is kept in observed order instead, which is sound.
 //
 //  2. Pre-passes (trace.GroupAccesses, memory.go, relevance.go, clock_pass.go, clock_vc.go,
-//     clock_arena.go, clock_rises.go): accesses are grouped into locations (an
+//     clock_arena.go, clock_rises.go, history_cut.go): accesses are grouped into locations (an
 //     open-addressing table: real runs touch millions of addresses; the
 //     grouping needs the events alone, so it runs on a second goroutine
 //     while the CTP is built);
