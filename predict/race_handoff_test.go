@@ -141,6 +141,13 @@ func TestHandoffSkipSound(t *testing.T) {
 		if st.Races != 0 || len(order) != 0 {
 			t.Errorf("trace %d (%d events): every conflicting pair handed over, but the SHB layer counts %d unordered pairs and proves %d site pairs", n, len(tr.Events), st.Races, len(order))
 		}
+		// The independent oracle (naive_oracle_test.go) agrees: neither
+		// the run's own happens-before nor SHB leaves a pair unordered.
+		for _, rel := range []naiveRel{naiveHB, naiveSHB} {
+			if g := newNaiveClocks(tr, rel).races().lines(); g != "" {
+				t.Errorf("trace %d: every conflicting pair handed over, but the naive oracle's relation %d leaves %s", n, rel, g)
+			}
+		}
 		cs, err := findCandidates(context.Background(), c, m, e.mhb, &o, false, nil)
 		if err != nil {
 			t.Fatal(err)
