@@ -81,6 +81,9 @@ type pkg struct {
 
 	captureOnce sync.Once
 	capture     *captureFacts
+
+	calleesOnce sync.Once
+	callees     *callees // see callIndex
 }
 
 // A file is one Go source file of an analysed package.

@@ -169,27 +169,55 @@ func (p *Program) callSites(fn *ssa.Function) ([]*ssa.CallCommon, bool) {
 	if q == nil {
 		return nil, false
 	}
-	var out []*ssa.CallCommon
-	ok = true
-	q.eachFunc(func(f *ssa.Function) {
-		for _, b := range f.Blocks {
-			for _, in := range b.Instrs {
-				var rands [8]*ssa.Value
-				for _, x := range in.Operands(rands[:0]) {
-					if _, dbg := in.(*ssa.DebugRef); dbg || x == nil || *x != fn {
+	calls := q.callIndex()
+	if calls.asValue[fn] {
+		return nil, false // fn as a value: it may be called anywhere
+	}
+	out := calls.sites[fn]
+	return out, len(out) > 0
+}
+
+// callees indexes how a package's bodies name its functions: the calls
+// that name each as their callee, and the functions named any other way
+// (as a value, which could reach any caller).
+type callees struct {
+	sites   map[*ssa.Function][]*ssa.CallCommon
+	asValue map[*ssa.Function]bool
+}
+
+// callIndex returns q's callees, built on first use with one pass over
+// the package's bodies (callSites asks once per select whose channel
+// comes in as a parameter).
+func (q *pkg) callIndex() *callees {
+	q.calleesOnce.Do(func() {
+		c := &callees{sites: map[*ssa.Function][]*ssa.CallCommon{}, asValue: map[*ssa.Function]bool{}}
+		q.eachFunc(func(f *ssa.Function) {
+			for _, b := range f.Blocks {
+				for _, in := range b.Instrs {
+					if _, dbg := in.(*ssa.DebugRef); dbg {
 						continue
 					}
-					c, isCall := in.(ssa.CallInstruction)
-					if !isCall || c.Common().Value != fn || x != &c.Common().Value {
-						ok = false // fn as a value: it may be called anywhere
-						continue
+					var rands [8]*ssa.Value
+					for _, x := range in.Operands(rands[:0]) {
+						if x == nil {
+							continue
+						}
+						g, ok := (*x).(*ssa.Function)
+						if !ok {
+							continue
+						}
+						if call, isCall := in.(ssa.CallInstruction); isCall && call.Common().Value == g && x == &call.Common().Value {
+							c.sites[g] = append(c.sites[g], call.Common())
+						} else {
+							c.asValue[g] = true
+						}
 					}
-					out = append(out, c.Common())
 				}
 			}
-		}
+		})
+		q.callees = c
 	})
-	return out, ok && len(out) > 0
+	return q.callees
 }
 
 // literalCalls returns the calls of function literal fn: its value, or
