@@ -206,8 +206,11 @@ func mix(x uint64) uint64 {
 	return max(x, 1)
 }
 
-// runSeed is run i's seed.
-func (ex *explorer) runSeed(i int) uint64 { return mix(ex.summary.Seed + uint64(i)) }
+// runSeed is run i's seed. The exploration's seed is mixed before i is
+// added, so that neighbouring seeds (a benchmark's trials, a user's
+// -explore-seed 1 then 2) share no run: mix(s+i) gave seed s+1's run i
+// seed s's run i+1.
+func (ex *explorer) runSeed(i int) uint64 { return mix(mix(ex.summary.Seed) + uint64(i)) }
 
 // newRunRand is run i's source of choices.
 func newRunRand(seed uint64, i int) *rand.Rand { return rand.New(rand.NewPCG(seed, uint64(i))) }

@@ -7,6 +7,7 @@ package check
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -219,5 +220,25 @@ func TestExploreNearMiss(t *testing.T) {
 	passed(t, rep)
 	if len(rep.Findings) != 0 || len(rep.Explore[0].Runs) == 0 {
 		t.Errorf("fixed twins: findings %+v after %d runs, want none after some", rep.Findings, len(rep.Explore[0].Runs))
+	}
+}
+
+// TestRunSeedsApart: explorations from neighbouring seeds share no run's
+// seed (they did when run i's seed was mix(seed+i)).
+func TestRunSeedsApart(t *testing.T) {
+	seen := map[uint64]string{}
+	for seed := uint64(1); seed <= 50; seed++ {
+		ex := newExplorer(Options{ExploreSeed: seed}, "", "")
+		for i := 1; i <= 50; i++ {
+			s := ex.runSeed(i)
+			if s == 0 {
+				t.Fatalf("seed %d run %d: seed 0", seed, i)
+			}
+			at := fmt.Sprintf("seed %d run %d", seed, i)
+			if prev, ok := seen[s]; ok {
+				t.Fatalf("%s has the seed of %s", at, prev)
+			}
+			seen[s] = at
+		}
 	}
 }
