@@ -25,7 +25,9 @@ import (
 const newGo = "go1.27.3"
 
 // mapsTest races a map read in a helper (the Go 1.27 runtime reports it
-// from inside mapaccess1) against a write of another key.
+// from inside mapaccess1) against a write of another key, and a map read's
+// struct key (which the runtime reads as a range on the caller's behalf)
+// against a write of the key variable.
 const mapsTest = `package bank
 
 import (
@@ -43,6 +45,18 @@ func TestMap(t *testing.T) {
 	wg.Add(2)
 	go func() { defer wg.Done(); m[2] = 2 }()
 	go func() { defer wg.Done(); _ = get(m) }()
+	wg.Wait()
+}
+
+type pair struct{ a, b int }
+
+func TestMapKey(t *testing.T) {
+	m := map[pair]int{{1, 2}: 3}
+	k := pair{1, 2}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); k.a = 5 }()
+	_ = m[k]
 	wg.Wait()
 }
 `
@@ -147,6 +161,7 @@ func TestCheckEachGo(t *testing.T) {
 			for _, k := range []string{
 				"a.note write@bank.go:21:2 read@bank.go:35:9 (predicted true)",
 				"m[k] write@maps_test.go:16:31 read@maps_test.go:9:9 (predicted false)",
+				"m[k] write@maps_test.go:28:31 read@maps_test.go:29:2 (predicted false)",
 			} {
 				if !found[k] {
 					t.Errorf("no race %q among %v\nstderr:\n%s", k, found, stderr)

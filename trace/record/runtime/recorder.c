@@ -1519,6 +1519,7 @@ static int in_runtime(uptr pc) {
 }
 
 static uint32_t walk_frames(uptr *bp, uptr *pcs, uint32_t max);
+static int lost_frames(struct gctx *thr, uptr callpc, uptr *bp, uptr *lost);
 
 // MAX_LOST_FRAMES bounds the runtime frames between an access's callpc
 // and the instrumented code that called into the runtime.
@@ -1536,21 +1537,7 @@ static uint32_t walk_frames(uptr *bp, uptr *pcs, uint32_t max);
 // would be in the runtime only, where no finding is reported.
 static void access_pc(struct gctx *thr, uint64_t kind, uptr addr, uptr callpc, uptr pc, uptr *bp) {
 	uptr lost[MAX_LOST_FRAMES];
-	int nlost = 0;
-	if (thr && !thr->system && callback && in_runtime(callpc)) {
-		uptr pcs[MAX_SYNC_PCS];
-		uint32_t n = walk_frames(bp, pcs, MAX_SYNC_PCS);
-		uint32_t i = 0;
-		while (i < n && i < 4 && pcs[i] != callpc)
-			i++;
-		for (i++; i < n && nlost < MAX_LOST_FRAMES; i++) {
-			lost[nlost++] = pcs[i];
-			if (!in_runtime(pcs[i]))
-				break;
-		}
-		if (nlost > 0 && in_runtime(lost[nlost - 1]))
-			nlost = 0; // no instrumented caller within reach: as tsan does
-	}
+	int nlost = lost_frames(thr, callpc, bp, lost);
 	for (int i = nlost - 1; i >= 0; i--)
 		func_enter_rec(thr, lost[i], 1);
 	func_enter_rec(thr, callpc, 1);
@@ -1558,6 +1545,33 @@ static void access_pc(struct gctx *thr, uint64_t kind, uptr addr, uptr callpc, u
 	__tsan_func_exit(thr);
 	for (int i = 0; i < nlost; i++)
 		__tsan_func_exit(thr);
+}
+
+// lost_frames stores in lost the return addresses between callpc, a
+// return address in the runtime, and the first instrumented caller above
+// it, innermost first, read from the Go frame-pointer chain at bp, and
+// returns how many (0 when callpc is not in the runtime, is not among the
+// chain's first frames, or no instrumented caller is within reach: then
+// the access stays in the runtime, as tsan has it).
+static int lost_frames(struct gctx *thr, uptr callpc, uptr *bp, uptr *lost) {
+	if (!thr || thr->system || !callback || !in_runtime(callpc))
+		return 0;
+	uptr pcs[MAX_SYNC_PCS];
+	uint32_t n = walk_frames(bp, pcs, MAX_SYNC_PCS);
+	uint32_t i = 0;
+	while (i < n && i < MAX_LOST_FRAMES + 2 && pcs[i] != callpc)
+		i++;
+	if (i >= n || pcs[i] != callpc)
+		return 0;
+	int nlost = 0;
+	for (i++; i < n && nlost < MAX_LOST_FRAMES; i++) {
+		lost[nlost++] = pcs[i];
+		if (!in_runtime(pcs[i]))
+			break;
+	}
+	if (nlost > 0 && in_runtime(lost[nlost - 1]))
+		return 0;
+	return nlost;
 }
 
 void seer_read_pc(struct gctx *thr, void *addr, void *callpc, void *pc, uptr *bp) {
@@ -1568,11 +1582,46 @@ void seer_write_pc(struct gctx *thr, void *addr, void *callpc, void *pc, uptr *b
 	access_pc(thr, R_WRITE, (uptr)addr, (uptr)callpc, (uptr)pc, bp);
 }
 
-void __tsan_read_range(struct gctx *thr, void *addr, uptr size, void *pc) {
-	mem_access_range(thr, R_READ_RANGE, (uptr)addr, size, (uptr)pc);
+// access_range records a range access. The runtime reports one on a
+// caller's behalf (racereadrangepc: a struct or array key, element or
+// value the runtime copies) by entering callpc itself (racefuncenter) and
+// then reporting the range at its own pc; when that callpc is in the
+// runtime too (Go 1.27's mapaccess1 calling mapaccess2, as in access_pc),
+// the instrumented caller's frame is lost. thr's last record is then that
+// entry: it is taken back and made again above the lost frames, and
+// after the access the stack is left as the runtime's exit expects. (An
+// entry that ended its chunk is not looked for: the access then stays in
+// the runtime.)
+static void access_range(struct gctx *thr, uint64_t kind, uptr addr, uptr size, uptr pc, uptr *bp) {
+	uptr lost[MAX_LOST_FRAMES];
+	int nlost = 0;
+	uptr callpc = 0;
+	if (size && thr && thr->chunk && thr->used >= 8) {
+		uint64_t last = *(uint64_t *)(thr->chunk + CHUNK_HDR + thr->used - 8);
+		callpc = (uptr)(last >> 8);
+		if ((last & 0xff) == R_ENTER && !(callpc & ENTER_SYNTH) && in_runtime(pc))
+			nlost = lost_frames(thr, callpc, bp, lost);
+	}
+	if (nlost == 0) {
+		mem_access_range(thr, kind, addr, size, pc);
+		return;
+	}
+	__tsan_func_exit(thr);
+	for (int i = nlost - 1; i >= 0; i--)
+		func_enter_rec(thr, lost[i], 1);
+	func_enter_rec(thr, callpc, 1);
+	mem_access_range(thr, kind, addr, size, pc);
+	__tsan_func_exit(thr);
+	for (int i = 0; i < nlost; i++)
+		__tsan_func_exit(thr);
+	func_enter_rec(thr, callpc, 1);
 }
-void __tsan_write_range(struct gctx *thr, void *addr, uptr size, void *pc) {
-	mem_access_range(thr, R_WRITE_RANGE, (uptr)addr, size, (uptr)pc);
+
+void seer_read_range(struct gctx *thr, void *addr, uptr size, void *pc, uptr *bp) {
+	access_range(thr, R_READ_RANGE, (uptr)addr, size, (uptr)pc, bp);
+}
+void seer_write_range(struct gctx *thr, void *addr, uptr size, void *pc, uptr *bp) {
+	access_range(thr, R_WRITE_RANGE, (uptr)addr, size, (uptr)pc, bp);
 }
 
 // ---- synchronisation ----
@@ -1904,10 +1953,12 @@ CAS_FUNC(64, uint64_t, 16, 24)
 		".size " #name ", .-" #name "\n");
 #endif
 
-// __tsan_read_pc and __tsan_write_pc pass the Go frame pointer too (see
-// access_pc).
+// __tsan_read_pc, __tsan_write_pc and the range accesses pass the Go
+// frame pointer too (see access_pc, access_range).
 TRAMPOLINE5(__tsan_read_pc, seer_read_pc)
 TRAMPOLINE5(__tsan_write_pc, seer_write_pc)
+TRAMPOLINE5(__tsan_read_range, seer_read_range)
+TRAMPOLINE5(__tsan_write_range, seer_write_range)
 
 #define ATOMIC_TRAMPOLINES(bits)                                                       \
 	TRAMPOLINE5(__tsan_go_atomic##bits##_load, seer_atomic##bits##_load)             \
