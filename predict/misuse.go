@@ -435,6 +435,7 @@ func (m *misuse) waitGroup(evs []int32) error {
 			add[i] = m.wgd[j]
 		}
 	}
+	covered := 0 // donesCovered's answer, once a Done passes the filter: 1 yes, -1 no
 	for _, d := range evs {
 		if c.ev[d].Op != trace.OpWGDone {
 			continue
@@ -456,7 +457,19 @@ func (m *misuse) waitGroup(evs []int32) error {
 				may++
 			}
 		}
-		if must-may >= 1 || !m.try(k) {
+		if must-may >= 1 {
+			continue
+		}
+		if covered == 0 {
+			covered = -1
+			if wgCover && m.donesCovered(evs) { // misuse_wgcover.go
+				covered = 1
+			}
+		}
+		if covered == 1 {
+			break // no schedule takes the counter below zero
+		}
+		if !m.try(k) {
 			continue
 		}
 		ok, err := m.closure(nil, []int32{d})
