@@ -360,6 +360,10 @@
 // primitive's state (the close in the cut, the counter summed over the
 // cut, the lock's operations in it) makes it fail. The checker's misuse
 // kinds re-check the state from the primitives' serial specifications.
+// No Done of a WaitGroup is tried when every Done can be paired with its
+// own unit of an Add that must happen before it (misuse_wgcover.go: the
+// Add-before-go idiom), since then no schedule takes the counter below
+// zero.
 // An observed misuse whose panic the program recovered (its goroutine
 // went on to its end, or the run passed) is not reported
 // (misuse_recovered.go). A send inside a critical section that the run

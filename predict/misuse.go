@@ -46,12 +46,14 @@
 //
 // Must-happen-before filters first: a send that must happen before its
 // close, a Done that its group's Adds must precede with nothing to
-// undercut them, a Wait and an Add that must be ordered. Findings are one
-// per pattern of sites; Predicted is false when the recorded run itself
-// reached op in the failing state (the send started after the close, the
-// Wait returned before the Add, the unlock found the lock free: the trace
-// ends there when the program died of it). The checker (package witness,
-// misuse.go) re-checks each with the primitives' serial specifications.
+// undercut them, any Done of a group whose every Done has a unit of an
+// Add of its own that must precede it (misuse_wgcover.go), a Wait and an
+// Add that must be ordered. Findings are one per pattern of sites;
+// Predicted is false when the recorded run itself reached op in the
+// failing state (the send started after the close, the Wait returned
+// before the Add, the unlock found the lock free: the trace ends there
+// when the program died of it). The checker (package witness, misuse.go)
+// re-checks each with the primitives' serial specifications.
 //
 // Contract: it reports only operations whose closure (the cut above)
 // leaves them their goroutine's next step with the primitive in the
