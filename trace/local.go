@@ -145,6 +145,7 @@ type localScan struct {
 	user      []int8  // per stack id: 1 if it has a user frame, -1 if not, 0 not yet known
 	stacks    *StackTable
 	goroot    string
+	lives     *lifeWords // the words of shared lives, once sharedLives has run (local_lives.go)
 }
 
 func newLocalScan(stacks *StackTable, goroot string) *localScan {
@@ -198,6 +199,9 @@ func (s *localScan) observe(i int, e *Event) {
 // sharedLives adds to the owners the words of the lives that more than
 // one goroutine touched, which only the whole trace tells.
 func (s *localScan) sharedLives(t *Trace) {
+	if denseLives {
+		s.lives = newLifeWords(t, s.lifeOwner, 2*len(t.Events)+1<<16)
+	}
 	for i := range t.Events {
 		e := &t.Events[i]
 		if e.Addr < lifeBase || s.lifeOwner[(e.Addr-lifeBase)>>lifeShift] != multiOwner {
@@ -207,7 +211,9 @@ func (s *localScan) sharedLives(t *Trace) {
 		if !e.Op.IsAccess() {
 			owner = multiOwner
 		}
-		s.o.touch(owner, e.Addr, e.Size)
+		if s.lives == nil || !s.lives.touch(owner, e.Addr, e.Size) {
+			s.o.touch(owner, e.Addr, e.Size)
+		}
 	}
 }
 
@@ -222,11 +228,14 @@ func compactLocal(t *Trace, rp []uint32, scan *localScan) (int, []uint32) {
 		}
 	}
 	scan.sharedLives(t)
-	lifeOwner, o := scan.lifeOwner, scan.o
+	lifeOwner, o, lives := scan.lifeOwner, scan.o, scan.lives
 	local := func(e *Event) bool {
 		if e.Addr >= lifeBase {
 			if v := lifeOwner[(e.Addr-lifeBase)>>lifeShift]; v != multiOwner {
 				return true // v is e.G: the life is its own
+			}
+			if local, dense := lives.local(uint32(e.G), e.Addr, e.Size); dense {
+				return local
 			}
 		}
 		return o.local(uint32(e.G), e.Addr, e.Size)
