@@ -62,9 +62,68 @@ type hop struct{ recv, src int32 }
 // 0 without): a goroutine starts knowing what its parent knew then.
 type handoffs struct {
 	ng     int
-	hops   map[uint64][]hop
+	hops   [][]hop // by pair: where at or byKey says
+	at     []int32 // to*ng+from -> 1 + the pair's index in hops, 0 none; nil past denseHopPairs
+	byKey  map[uint64]int32
 	parent []int32
 	goPos  []int32
+}
+
+// denseHopPairs bounds the pairs of goroutines (ng*ng) for which
+// handoffs finds a pair's hops by a table indexed by the pair (4 bytes a
+// pair), not by a map: the check looks a pair up at every acquire and
+// access, and with a thousand goroutines the map's lookups were a
+// quarter of its time (bench/RESULTS.md, "stress-chan-3m: the owners of
+// shared lives"). A variable for the tests, which run both ways.
+var denseHopPairs = 1 << 22
+
+func newHandoffs(ng int) *handoffs {
+	h := &handoffs{ng: ng, parent: make([]int32, ng), goPos: make([]int32, ng)}
+	if ng*ng <= denseHopPairs {
+		h.at = make([]int32, ng*ng)
+	} else {
+		h.byKey = make(map[uint64]int32)
+	}
+	return h
+}
+
+// pair returns the index in hops of the pair (to, from), or -1; with
+// create, a new pair's.
+func (h *handoffs) pair(to, from int32, create bool) int32 {
+	var k uint64
+	var n int32
+	if h.at != nil {
+		n = h.at[int(to)*h.ng+int(from)]
+	} else {
+		k = handoffKey(to, from)
+		n = h.byKey[k]
+	}
+	if n > 0 || !create {
+		return n - 1
+	}
+	h.hops = append(h.hops, nil)
+	n = int32(len(h.hops))
+	if h.at != nil {
+		h.at[int(to)*h.ng+int(from)] = n
+	} else {
+		h.byKey[k] = n
+	}
+	return n - 1
+}
+
+// pairs calls f with each pair of goroutines that has hops, and them.
+func (h *handoffs) pairs(f func(to, from int32, hs []hop)) {
+	if h.at != nil {
+		for k, n := range h.at {
+			if n > 0 {
+				f(int32(k/h.ng), int32(k%h.ng), h.hops[n-1])
+			}
+		}
+		return
+	}
+	for k, n := range h.byKey {
+		f(int32(k>>32), int32(uint32(k)), h.hops[n-1])
+	}
 }
 
 // inheritDepth bounds how many go statements up knowsAtLeast looks.
@@ -78,18 +137,18 @@ func (h *handoffs) add(to, from, recv, src int32) {
 	if to == from {
 		return
 	}
-	k := handoffKey(to, from)
-	hs := h.hops[k]
-	if n := len(hs); n > 0 {
-		if hs[n-1].src >= src {
+	hs := &h.hops[h.pair(to, from, true)]
+	if n := len(*hs); n > 0 {
+		last := &(*hs)[n-1]
+		if last.src >= src {
 			return // known already
 		}
-		if hs[n-1].recv == recv {
-			hs[n-1].src = src
+		if last.recv == recv {
+			last.src = src
 			return
 		}
 	}
-	h.hops[k] = append(hs, hop{recv, src})
+	*hs = append(*hs, hop{recv, src})
 }
 
 // knowsAtLeast reports whether goroutine to knows the first n events of
@@ -111,7 +170,11 @@ func (h *handoffs) knowsAtLeast(to, p, from, n int32) bool {
 // knows returns how many events of goroutine from goroutine to knows of
 // by one edge after its first p events.
 func (h *handoffs) knows(to, p, from int32) int32 {
-	hs := h.hops[handoffKey(to, from)]
+	k := h.pair(to, from, false)
+	if k < 0 {
+		return 0
+	}
+	hs := h.hops[k]
 	n, _ := slices.BinarySearchFunc(hs, p+1, func(x hop, p int32) int {
 		if x.recv < p {
 			return -1
@@ -132,7 +195,7 @@ func (h *handoffs) knows(to, p, from int32) int32 {
 // work.
 func handoffEdges(ctx context.Context, c *ctp, budget int) (h *handoffs, ok bool, err error) {
 	ng := len(c.byG)
-	h = &handoffs{ng: ng, hops: make(map[uint64][]hop), parent: make([]int32, ng), goPos: make([]int32, ng)}
+	h = newHandoffs(ng)
 	// The go statement happens before the whole goroutine (its clock
 	// before its first event knows it: recv 0).
 	for g, evs := range c.byG {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -179,14 +180,13 @@ func TestHandoffEdgesInMHB(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for k, hs := range h.hops {
-			to, from := int32(k>>32), int32(uint32(k))
+		h.pairs(func(to, from int32, hs []hop) {
 			for _, x := range hs {
 				if got := e.mhb.knows(to, x.recv, from); got < x.src {
 					t.Fatalf("trace %d: the check has goroutine %d know %d events of %d after its first %d; must-happen-before, %d", n, to, x.src, from, x.recv, got)
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -371,5 +371,39 @@ func BenchmarkHandoff(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// The check's one-edge orderings and verdict are the same with a pair's
+// hops found by the dense table as by the map (denseHopPairs).
+func TestHandoffIndexSame(t *testing.T) {
+	defer func(n int) { denseHopPairs = n }(denseHopPairs)
+	for n, tr := range handoffTraces(t) {
+		c := newCTP(tr)
+		m := newMemory(c)
+		var got [2]string
+		for k, pairs := range []int{0, 1 << 22} {
+			denseHopPairs = pairs
+			h, ok, err := handoffEdges(context.Background(), c, 1<<30)
+			if err != nil || !ok {
+				t.Fatal(ok, err)
+			}
+			if dense := h.at != nil; dense != (k == 1) {
+				t.Fatalf("trace %d: denseHopPairs %d: dense table %v", n, pairs, dense)
+			}
+			var lines []string
+			h.pairs(func(to, from int32, hs []hop) {
+				lines = append(lines, fmt.Sprint(to, from, hs))
+			})
+			slices.Sort(lines)
+			held, err := handedOver(context.Background(), c, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[k] = fmt.Sprint(held, lines)
+		}
+		if got[0] != got[1] {
+			t.Fatalf("trace %d: by the map %s, by the table %s", n, got[0], got[1])
+		}
 	}
 }
