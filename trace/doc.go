@@ -82,6 +82,9 @@
 // the lives the allocator has ended (handed their memory out again), so
 // that the event table holds what the trace will keep plus the lives
 // still running, not every event of the run; the trace is the same.
+// local_lives.go keeps the owners of the words of the lives that several
+// goroutines touched in one dense array, life by life, rather than in
+// local.go's hash table of words (the same answers).
 // record.RecordOptions.KeepLocal keeps every event; record.RecordResult.Events and
 // Trace.Local count the left-out ones. The table keeps its array, whose
 // emptied tail is given back to the kernel (shrinkEvents): a copy would
