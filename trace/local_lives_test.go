@@ -79,7 +79,7 @@ func randomLifeTrace(r *rand.Rand) *Trace {
 		case 3:
 			e.Op = OpWrite
 		}
-		off := uint64(r.Intn(96)) // the first two pages' worth of words are kept small
+		off := uint64(r.Intn(96)) // within 12 words: dense, unless spread below
 		switch r.Intn(20) {
 		case 0:
 			off = uint64(r.Intn(1200)) // spread past lifeSpanWords
