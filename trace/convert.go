@@ -189,10 +189,10 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	defer unwatch()
 	full := func() bool { return aborted.Load() || maxEvents > 0 && c.b.Len()+c.dropped >= maxEvents }
 	broken := s.merge(c.enter, c.exit, c.visit, grow, full)
-	kept := 0 // the events the recording kept when it stopped at the cap
-	if full() {
+	kept := c.b.Len() + c.dropped // the events the recording kept, if it was cut
+	atCap := full()
+	if atCap {
 		broken, capped = true, true
-		kept = c.b.Len() + c.dropped
 	}
 	for _, g := range c.gs {
 		if g.id != 0 && !g.ended {
@@ -230,6 +230,13 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	}
 	t.replayPos = rp
 	switch {
+	case !atCap && !broken && s.overflow > 0 && !aborted.Load():
+		// The spool (or its allocation region) filled before the cap:
+		// the recorder cut the run where it did (cut_here), and the
+		// walk stopped there, so the file holds a whole prefix of the
+		// run, as at the cap.
+		t.Header.Capped = max(kept, 1)
+		capped = true
 	case capped && !aborted.Load():
 		// A whole file of the run's first events, not a damaged one,
 		// even if the spool filled up later (s.overflow): the walk

@@ -99,9 +99,9 @@
 // format.go, writer.go and reader.go define the versioned binary trace
 // file (a few bytes per event on real traces: bench/RESULTS.md); a truncated or damaged
 // file reads back as every complete event before the damage, with
-// Trace.Truncated set; a recording that stopped at seer's event cap while
-// the run went on is a whole file of the run's first events, with
-// Header.Capped set. A file is read twice, first to count its events,
+// Trace.Truncated set; a recording that stopped at seer's event cap (or
+// its spool filled) while the run went on is a whole file of the run's
+// first events, with Header.Capped set. A file is read twice, first to count its events,
 // so that they are decoded into one table of their number. Object names
 // are kept apart from the objects (Trace.Names), so that the table of
 // millions of objects holds no pointer for the collector to scan. std.go reads and writes RAPID's STD text format.

@@ -367,14 +367,19 @@ func TestRecordMaxEvents(t *testing.T) {
 	}
 
 	// A spool of 40 chunks (320 KiB) fills up: the recorder notes where,
-	// and the trace is the prefix before it.
+	// and the trace is the prefix before it, a whole file as at the cap
+	// (it was written as truncated, which seer predict calls damaged).
 	opts.Env = []string{"SEER_SPOOL_CHUNKS=40"}
 	res, err = Record(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Trace.Truncated || !res.Cut || res.Events == 0 || res.Events >= all.Events {
-		t.Errorf("spool of 40 chunks: truncated %v, cut %v, %d events of %d", res.Trace.Truncated, res.Cut, res.Events, all.Events)
+	if capped := res.Trace.Header.Capped; res.Trace.Truncated || !res.Cut || res.Events == 0 || res.Events >= all.Events || capped == 0 {
+		t.Errorf("spool of 40 chunks: truncated %v, cut %v, capped at %d, %d events of %d; want cut, capped, not truncated", res.Trace.Truncated, res.Cut, capped, res.Events, all.Events)
+	}
+	back, err = ReadFile(res.Path)
+	if err != nil || back.Truncated || back.Header.Capped != res.Trace.Header.Capped || len(back.Events) != len(res.Trace.Events) {
+		t.Errorf("reading the spool-full trace back: %v, truncated %v, capped %d, %d events", err, back.Truncated, back.Header.Capped, len(back.Events))
 	}
 
 	// The cap reached before a spool of 40 chunks fills (as the test

@@ -441,7 +441,7 @@ func runPredict(c *command, args []string) int {
 		errorf(c, "%v: analysing those %d events", err, len(t.Events))
 	}
 	if t.Header.Capped > 0 {
-		errorf(c, "%s holds the first %d events of its run: the recording stopped at seer's event cap while the run went on; the findings are those of that part of the run", c.flags.Arg(0), t.Header.Capped)
+		errorf(c, "%s holds the first %d events of its run: the recording stopped at seer's event cap (or its spool filled) while the run went on; the findings are those of that part of the run", c.flags.Arg(0), t.Header.Capped)
 	}
 	ctx := withStopSignals()
 	defer ctx.stop()

@@ -187,7 +187,7 @@ func runTrace(c *command, args []string) int {
 		fmt.Fprintf(os.Stderr, "seer trace: %s is truncated: showing its %d complete events\n", fs.Arg(0), len(t.Events))
 	}
 	if t.Header.Capped > 0 {
-		fmt.Fprintf(os.Stderr, "seer trace: %s holds the first %d events of its run: the recording stopped at seer's event cap\n", fs.Arg(0), t.Header.Capped)
+		fmt.Fprintf(os.Stderr, "seer trace: %s holds the first %d events of its run: the recording stopped at seer's event cap (or its spool filled)\n", fs.Arg(0), t.Header.Capped)
 	}
 	switch args[0] {
 	case "dump":

@@ -513,11 +513,12 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 		res.Panic = panicked
 	}
 	res.Hang, res.Left = scan.hang.result(goIDs), scan.left.result(goIDs)
-	// Cut too when the spool filled up before the event cap (records
-	// larger than the spool's sizing assumed): the trace is as cut, and
-	// silence would pass a partial analysis off as a whole one. A run
-	// that ended otherwise (panic, kill) is truncated for its own reason,
-	// which its outcome says.
+	// A spool that filled up before the event cap (more goroutines, or
+	// larger records, than its sizing assumed) cuts the run as the cap
+	// does (capped). Cut too when a passing or failing run's trace is
+	// truncated (a malformed record): silence would pass a partial
+	// analysis off as a whole one. A run that ended otherwise (panic,
+	// kill) is truncated for its own reason, which its outcome says.
 	res.Cut = capped || t.Header.Capped > 0 ||
 		t.Truncated && (outcome.Result == "pass" || outcome.Result == "fail")
 	return res, nil
