@@ -236,6 +236,10 @@ func collect(t *trace.Trace) {
 // witness schedule that CheckWitness accepts; a witness it rejects is a
 // bug in seer and makes Analyze return an error. Analyze returns ctx's
 // error if ctx is cancelled.
+//
+// When the history is cut (Stats.HistoryCut), t holds only the events
+// before the cut while they are analysed (Trace.Park): nothing else may
+// read t while Analyze runs. It is whole again when Analyze returns.
 func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error) {
 	if t == nil {
 		return nil, errors.New("predict: nil trace")
@@ -304,6 +308,10 @@ type fullTrace struct {
 	observed map[trace.ObjID]bool // the CTP's observed locks
 }
 
+// parkTail says whether analyzePrefix parks the events past the cut
+// while the prefix is analysed (Trace.Park); tests turn it off to compare.
+var parkTail = true
+
 // analyzePrefix finishes Analyze when the must-happen-before pass's
 // history outgrew Options.HistoryBudget at event at: every later layer
 // runs on the trace's first at events, a run of the program in its own
@@ -311,8 +319,10 @@ type fullTrace struct {
 // SHB layer's findings on the whole trace, shb, are reported as they are;
 // the prefix's analysis skips their pairs of sites. SHB keeps no history,
 // so no race it proves is lost to the budget: what the report can lack is
-// only what a deeper layer would have proved after event at.
-func analyzePrefix(ctx context.Context, full fullTrace, o Options, hb *historyBudgetError, shb []Finding, start time.Time) (*Result, error) {
+// only what a deeper layer would have proved after event at. The SHB
+// findings' witnesses are checked first, on the whole trace; the events
+// after at are then parked in a file until the prefix's analysis ends.
+func analyzePrefix(ctx context.Context, full fullTrace, o Options, hb *historyBudgetError, shb []Finding, start time.Time) (res *Result, err error) {
 	t, at := full.t, hb.At
 	sub := o
 	sub.HistoryBudget = 0 // the prefix's history is the one that was made
@@ -322,10 +332,9 @@ func analyzePrefix(ctx context.Context, full fullTrace, o Options, hb *historyBu
 		ev := shb[i].Events
 		sub.given.sites = append(sub.given.sites, [2]trace.Frame{t.Site(&t.Events[ev[0]]), t.Site(&t.Events[ev[1]])})
 	}
-	res, err := Analyze(ctx, t.Prefix(at), sub)
-	if err != nil {
-		return nil, err
-	}
+	// The SHB findings' witnesses are checked on the whole trace first:
+	// then nothing reads the events past the cut until Analyze returns,
+	// and they are parked (Trace.Park) while the prefix is analysed.
 	t0 := time.Now()
 	if len(shb) > 0 {
 		chk := witness.NewChecker(t, full.loc, full.spans)
@@ -336,8 +345,25 @@ func analyzePrefix(ctx context.Context, full fullTrace, o Options, hb *historyBu
 			return nil, err
 		}
 	}
+	checked := time.Since(t0)
+	full.loc, full.spans = nil, nil
+	var parked *trace.Parked
+	if parkTail {
+		if parked, err = t.Park(at); err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		if rerr := parked.Restore(); rerr != nil && err == nil {
+			res, err = nil, fmt.Errorf("predict: reading back the trace's events after the cut: %w", rerr)
+		}
+	}()
+	res, err = Analyze(ctx, t.Prefix(at), sub)
+	if err != nil {
+		return nil, err
+	}
 	st := &res.Stats
-	st.Check += time.Since(t0)
+	st.Check += checked
 	st.Events, st.Goroutines = full.stats.Events, full.stats.Goroutines
 	st.Locations, st.SharedLocations = full.stats.Locations, full.stats.SharedLocations
 	st.HistoryCut = at

@@ -11,6 +11,9 @@ import (
 	"unsafe"
 )
 
+// discards says that discard gives pages back (Trace.Park needs it).
+const discards = true
+
 // discard gives the kernel back the whole pages inside the n bytes at p
 // (madvise MADV_DONTNEED) and reports whether it did: they read as zeros
 // from then on, and take no memory until written. The caller must hold
