@@ -174,6 +174,7 @@ func (e *engine) buildMHB() error {
 	}
 	var err error
 	mode := clockMode{rfCheck: true, relaxed: e.relaxed, budget: e.opts.HistoryBudget}
+	mode.arena = e.opts.arena
 	if useChains {
 		mode.chains = newChainMap(e.c) // clock_chain.go
 	}
@@ -194,6 +195,10 @@ func (e *engine) buildCone() (*clocks, error) {
 		// which that pass did not keep, are read back from its history.
 		return &clocks{c: e.c, h: e.mhb.h, acq: risesFromLog(e.c, e.mhb.h)}, nil
 	}
+	// The cone's history is made and read beside must-happen-before's,
+	// of which the later layers read a few states: the pages of its
+	// arena go back to the kernel (clock_rises_file.go).
+	e.opts.arena.drop()
 	mode := clockMode{rf: true, relaxed: e.relaxed, acqRises: true}
 	if useChains {
 		mode.chains = newChainMap(e.c) // clock_chain.go, read through clock_chain_cone.go
@@ -245,6 +250,23 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error)
 		return nil, errors.New("predict: nil trace")
 	}
 	a := &analysis{ctx: ctx, o: opts.defaults(), t: t, start: time.Now()}
+	own := a.o.arena == nil && a.o.Analysis == AnalysisSeer && len(t.Events) >= arenaMinEvents
+	if own {
+		a.o.arena = new(riseArena) // clock_rises_file.go
+	}
+	res, err := a.run()
+	if a.o.arena != nil && a.waitSide != nil {
+		a.waitSide() // after an error the side layers may still read the history
+	}
+	if own {
+		a.o.arena.free()
+	}
+	return res, err
+}
+
+// run is Analyze's analysis, its phases in order.
+func (a *analysis) run() (*Result, error) {
+	ctx, t := a.ctx, a.t
 	a.res = &Result{Stats: Stats{Analysis: a.o.Analysis, Events: len(t.Events), Goroutines: t.NumGoroutines()}}
 	a.prePass()
 	switch a.o.Analysis {

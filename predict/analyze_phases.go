@@ -255,7 +255,8 @@ func (a *analysis) sweep() error {
 	if err := cs.sweep(a.ctx, a.c, a.e.mhb, &a.o, func(k siteKey) bool { return a.proofs[k] != nil }); err != nil {
 		return err
 	}
-	collect(a.t) // the candidates' sweep's temporaries
+	collect(a.t)       // the candidates' sweep's temporaries
+	a.o.arena.redrop() // what the sweep read back while the cone was made
 	f := &cs.f
 	stage := func(name string, k int, r, at int64, d time.Duration) {
 		a.res.Stats.Stages = append(a.res.Stats.Stages, Stage{Name: name, Races: r, Atomicity: at,

@@ -157,6 +157,9 @@ type Options struct {
 	// (analyzePrefix): Analyze does not run that layer, and the later
 	// ones skip its pairs of sites.
 	given *givenSHB
+	// arena, if set, holds the must-happen-before history
+	// (clock_rises_file.go); the Analyze call that made it frees it.
+	arena *riseArena
 }
 
 // givenSHB is the SHB layer's result on a trace of which Analyze is given

@@ -85,6 +85,9 @@ type clockMode struct {
 	// goroutines (clock_chain.go), which it decides as it goes and
 	// records there.
 	chains *chainMap
+	// arena, if not nil, holds the history's index
+	// (clock_rises_file.go).
+	arena *riseArena
 }
 
 // A historyBudgetError is a pass stopped because its history's log
@@ -541,6 +544,7 @@ func newPass(c *ctp, m *memory, mode clockMode) *pass {
 		vars:    make(map[uint64]*syncVar),
 		ch:      mode.chains,
 	}
+	ps.rec.ar = mode.arena
 	if ps.sc.wantRises {
 		ps.slot = make([]int32, ng)
 		ps.jr = newJournal(ps.rec.log)

@@ -101,6 +101,9 @@ type riseRecorder struct {
 	log  []kpvLog // per goroutine: rises, in order of position
 	last []vclock // per goroutine: the clock last recorded, its delta a copy
 	buf  []centry // scratch
+	// ar, if not nil, holds the index's rises and keys
+	// (clock_rises_file.go).
+	ar *riseArena
 }
 
 // kpvLog is a goroutine's log of rises, append-only and read in order:
@@ -326,7 +329,7 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 			for j, k := range keys {
 				cnt[k] = off[j]
 			}
-			p16 := make([]uint32, n)
+			p16 := l.ar.u32(int(n))
 			for _, x := range xs {
 				p16[cnt[x.k]] = uint32(x.pos)<<16 | uint32(x.v)
 				cnt[x.k]++
@@ -349,7 +352,7 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 					nn += c
 				}
 			}
-			p16, wide := make([]uint32, n-nw), make([]pv, nw)
+			p16, wide := l.ar.u32(int(n-nw)), l.ar.pvs(int(nw))
 			for _, x := range xs {
 				if top[x.k] >= packMax {
 					wide[cnt[x.k]] = pv{x.pos, x.v}
@@ -363,7 +366,7 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 			for j, k := range keys {
 				cnt[k] = off[j]
 			}
-			ents := make([]pv, n)
+			ents := l.ar.pvs(int(n))
 			for _, x := range xs {
 				ents[cnt[x.k]] = pv{x.pos, x.v}
 				cnt[x.k]++
@@ -374,13 +377,14 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 			cnt[k], top[k] = 0, 0
 		}
 		if ng <= narrowMax {
-			k := make([]uint16, len(keys))
+			k := l.ar.u16(len(keys))
 			for j, x := range keys {
 				k[j] = uint16(x)
 			}
 			h.k16[g] = k
 		} else {
-			h.keys[g] = slices.Clone(keys)
+			h.keys[g] = l.ar.i32(len(keys))
+			copy(h.keys[g], keys)
 		}
 		nm := 0 // components that rose more than once
 		for j := range keys {
@@ -414,6 +418,7 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 		l.log[g] = kpvLog{}
 	}
 	l.last = nil
+	l.ar.drop() // read back as it is read (clock_rises_file.go)
 	return h, nil
 }
 

@@ -204,7 +204,14 @@
 //     SHB passes fold an address's pending release-merges once many
 //     goroutines' are pending (clock_fold.go), and spill idle addresses'
 //     clocks and old read-from snapshots past Options.SHBBudget
-//     (clock_spill.go, clock_spill_snap.go). The must-happen-before and
+//     (clock_spill.go, clock_spill_snap.go). On a trace of a quarter of
+//     a million events or more, must-happen-before's history is made in
+//     a temporary file mapped into memory, whose pages go back to the
+//     kernel as it is made and when the cone is built, a reader faulting
+//     back what it reads (clock_rises_file.go); when the history's budget
+//     cuts the trace, the events after the cut wait in a file while the
+//     prefix is analysed (analyzePrefix, trace.Trace.Park). The
+//     must-happen-before and
 //     SHB passes and the causal cone's count events per chain of
 //     goroutines, not per goroutine (clock_chain.go): a goroutine that
 //     starts knowing all an ended one published continues its component,

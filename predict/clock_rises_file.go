@@ -1,0 +1,131 @@
+// This file implements the file-backed storage of a must-happen-before
+// history (issue 31, item 2: seer's process within -maxmem). The rises
+// and keys of the history (clock_rises.go's riseLog: p16, ents, wide,
+// k16, keys) are carved out of a temporary file mapped shared into memory
+// (riseArena; the file is clock_spill.go's, unlinked as soon as it is
+// made), rather than out of the heap. The history is immutable once
+// indexed, and read from both the main goroutine and the side layers',
+// so no reader has to know where it is: as the index is made, when it is
+// done, and when the causal cone is built (engine.buildCone), the arena
+// gives its pages back to the kernel (drop), and a reader faults back in,
+// from the file, only the pages it reads. On issue 31's pond trace the history was 334 MB of the
+// analysis's peak, beside the cone's, and the misuse layer and the
+// witness encoder then read some 330 of its clock states
+// (bench/RESULTS.md, "pond's peak: who keeps the two histories alive at
+// once").
+//
+// The arena lives as long as the Analyze call that made it (riseArena.free
+// unmaps it when every goroutine of that call has returned), and only the
+// must-happen-before pass of a trace of arenaMinEvents events or more
+// uses one: elsewhere a history is heap memory as before.
+
+package predict
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// arenaMinEvents is the fewest events of a trace whose must-happen-before
+// history is kept in a riseArena; tests lower it.
+var arenaMinEvents = 1 << 18
+
+// arenaChunk is the size of the arena's mappings: allocations larger
+// than a quarter of it get one of their own.
+const arenaChunk = 32 << 20
+
+// riseArena is file-backed memory for histories (see the file's
+// comment). A nil *riseArena allocates from the heap.
+type riseArena struct {
+	sf      spillFile
+	size    int64    // the file's size
+	maps    [][]byte // the mappings, in the file's order
+	cur     []byte   // what is left of the last chunk
+	dropped atomic.Bool
+	failed  bool // a mapping failed: the rest is heap memory
+}
+
+// alloc returns n bytes, 8-aligned, zeroed (fresh pages of the file),
+// or nil if the arena cannot map them.
+func (a *riseArena) alloc(n int) []byte {
+	if a == nil || a.failed || n == 0 {
+		return nil
+	}
+	n = (n + 7) &^ 7
+	if n > len(a.cur) {
+		size := arenaChunk
+		if n > arenaChunk/4 {
+			size = (n + 4095) &^ 4095
+		}
+		// What the index wrote so far is read only later, if at all:
+		// its pages go back before it takes more (drop is safe
+		// whenever: the data stays in the file).
+		for _, m := range a.maps {
+			dropPages(m)
+		}
+		m, err := a.mapMore(size)
+		if err != nil {
+			a.failed = true
+			return nil
+		}
+		if size != arenaChunk {
+			return m[:n:n]
+		}
+		a.cur = m
+	}
+	b := a.cur[:n:n]
+	a.cur = a.cur[n:]
+	return b
+}
+
+// u32 returns n uint32s from the arena, or from the heap.
+func (a *riseArena) u32(n int) []uint32 {
+	if b := a.alloc(4 * n); b != nil {
+		return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	}
+	return make([]uint32, n)
+}
+
+// u16 returns n uint16s from the arena, or from the heap.
+func (a *riseArena) u16(n int) []uint16 {
+	if b := a.alloc(2 * n); b != nil {
+		return unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	}
+	return make([]uint16, n)
+}
+
+// i32 returns n int32s from the arena, or from the heap.
+func (a *riseArena) i32(n int) []int32 {
+	if b := a.alloc(4 * n); b != nil {
+		return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	}
+	return make([]int32, n)
+}
+
+// pvs returns n rises from the arena, or from the heap.
+func (a *riseArena) pvs(n int) []pv {
+	if b := a.alloc(8 * n); b != nil {
+		return unsafe.Slice((*pv)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	}
+	return make([]pv, n)
+}
+
+// drop gives the arena's pages back to the kernel: they stay in the file,
+// and a read faults them back in. It is safe while others read.
+func (a *riseArena) drop() {
+	if a == nil {
+		return
+	}
+	a.dropped.Store(true)
+	for _, m := range a.maps {
+		dropPages(m)
+	}
+}
+
+// redrop drops the pages again if they were dropped once: what a reader
+// faulted back in since.
+func (a *riseArena) redrop() {
+	if a != nil && a.dropped.Load() {
+		a.drop()
+	}
+}
