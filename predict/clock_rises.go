@@ -418,7 +418,6 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 		l.log[g] = kpvLog{}
 	}
 	l.last = nil
-	l.ar.drop() // read back as it is read (clock_rises_file.go)
 	return h, nil
 }
 

@@ -5,8 +5,9 @@
 // (riseArena; the file is clock_spill.go's, unlinked as soon as it is
 // made), rather than out of the heap. The history is immutable once
 // indexed, and read from both the main goroutine and the side layers',
-// so no reader has to know where it is: as the index is made, when it is
-// done, and when the causal cone is built (engine.buildCone), the arena
+// so no reader has to know where it is: as the index is made, when a
+// history cut by its budget is done (indexPrefix), and when the causal
+// cone is built (engine.buildCone), the arena
 // gives its pages back to the kernel (drop), and a reader faults back in,
 // from the file, only the pages it reads. On issue 31's pond trace the history was 334 MB of the
 // analysis's peak, beside the cone's, and the misuse layer and the

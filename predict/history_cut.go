@@ -25,6 +25,10 @@ func (e *historyBudgetError) indexPrefix(ctx context.Context, c *ctp, rec *riseR
 	if err != nil {
 		return err
 	}
+	// Read only once the whole trace's analysis is gone and the
+	// prefix's pre-passes are done: its pages wait in the file
+	// (clock_rises_file.go).
+	rec.ar.drop()
 	h.ch = ch
 	e.Prefix = &clocks{c: c, h: h, rfImplied: implied}
 	return e
