@@ -329,7 +329,7 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 			for j, k := range keys {
 				cnt[k] = off[j]
 			}
-			p16 := l.ar.u32(int(n))
+			p16 := arenaSlice[uint32](l.ar, int(n))
 			for _, x := range xs {
 				p16[cnt[x.k]] = uint32(x.pos)<<16 | uint32(x.v)
 				cnt[x.k]++
@@ -352,7 +352,7 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 					nn += c
 				}
 			}
-			p16, wide := l.ar.u32(int(n-nw)), l.ar.pvs(int(nw))
+			p16, wide := arenaSlice[uint32](l.ar, int(n-nw)), arenaSlice[pv](l.ar, int(nw))
 			for _, x := range xs {
 				if top[x.k] >= packMax {
 					wide[cnt[x.k]] = pv{x.pos, x.v}
@@ -366,7 +366,7 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 			for j, k := range keys {
 				cnt[k] = off[j]
 			}
-			ents := l.ar.pvs(int(n))
+			ents := arenaSlice[pv](l.ar, int(n))
 			for _, x := range xs {
 				ents[cnt[x.k]] = pv{x.pos, x.v}
 				cnt[x.k]++
@@ -377,13 +377,13 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 			cnt[k], top[k] = 0, 0
 		}
 		if ng <= narrowMax {
-			k := l.ar.u16(len(keys))
+			k := arenaSlice[uint16](l.ar, len(keys))
 			for j, x := range keys {
 				k[j] = uint16(x)
 			}
 			h.k16[g] = k
 		} else {
-			h.keys[g] = l.ar.i32(len(keys))
+			h.keys[g] = arenaSlice[int32](l.ar, len(keys))
 			copy(h.keys[g], keys)
 		}
 		nm := 0 // components that rose more than once

@@ -79,36 +79,14 @@ func (a *riseArena) alloc(n int) []byte {
 	return b
 }
 
-// u32 returns n uint32s from the arena, or from the heap.
-func (a *riseArena) u32(n int) []uint32 {
-	if b := a.alloc(4 * n); b != nil {
-		return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), n)
+// arenaSlice returns n zero values of T from arena a, or from the heap
+// (a nil arena, or one that cannot map them). T holds no pointers.
+func arenaSlice[T uint16 | uint32 | int32 | pv](a *riseArena, n int) []T {
+	var z T
+	if b := a.alloc(n * int(unsafe.Sizeof(z))); b != nil {
+		return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
 	}
-	return make([]uint32, n)
-}
-
-// u16 returns n uint16s from the arena, or from the heap.
-func (a *riseArena) u16(n int) []uint16 {
-	if b := a.alloc(2 * n); b != nil {
-		return unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(b))), n)
-	}
-	return make([]uint16, n)
-}
-
-// i32 returns n int32s from the arena, or from the heap.
-func (a *riseArena) i32(n int) []int32 {
-	if b := a.alloc(4 * n); b != nil {
-		return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(b))), n)
-	}
-	return make([]int32, n)
-}
-
-// pvs returns n rises from the arena, or from the heap.
-func (a *riseArena) pvs(n int) []pv {
-	if b := a.alloc(8 * n); b != nil {
-		return unsafe.Slice((*pv)(unsafe.Pointer(unsafe.SliceData(b))), n)
-	}
-	return make([]pv, n)
+	return make([]T, n)
 }
 
 // drop gives the arena's pages back to the kernel: they stay in the file,

@@ -10,23 +10,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"reflect"
 	"testing"
-
-	synthtrace "github.com/seer-tools/seer/internal/synth"
 )
 
 func TestRiseArenaSameAsHeap(t *testing.T) {
-	traces := randomTraces(41, 60, func(r *rand.Rand, i int) genParams {
-		p := syncParams(r)
-		p.goroutines += r.Intn(8)
-		return p
-	}, true)
-	ring, err := synthtrace.Ring(30, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	traces = append(traces, ring)
+	traces := historyTraces(t, 41, 60)
 	rng := rand.New(rand.NewSource(41))
 	mapped := 0
 	for it, tr := range traces {
@@ -72,28 +60,7 @@ func TestRiseArenaSameAsHeap(t *testing.T) {
 			ng := int32(len(c.byG))
 			for g := range ng {
 				n := int32(len(c.byG[g]))
-				curH, curF := make([]riseCursor, ng), make([]riseCursor, ng)
-				for k := range ng {
-					curH[k], curF[k] = heap.h.cursor(g, k), file.h.cursor(g, k)
-				}
-				for p := int32(0); p <= n; p++ {
-					sameClockAt(t, what, heap.h, file.h, g, p, ng)
-					for k := range ng {
-						if a, b := curH[k].valueAt(p), curF[k].valueAt(p); a != b {
-							t.Fatalf("%s: g%d's cursor at %d over g%d: heap %d, file %d", what, g, p, k, a, b)
-						}
-					}
-					floor := make([]int32, ng)
-					for k := range floor {
-						floor[k] = int32(rng.Intn(4))
-					}
-					var a, b []centry
-					heap.h.eachAbove(g, p, floor, func(k, v int32) { a = append(a, centry{k, v}) })
-					file.h.eachAbove(g, p, floor, func(k, v int32) { b = append(b, centry{k, v}) })
-					if !reflect.DeepEqual(a, b) {
-						t.Fatalf("%s: g%d after %d above %v: heap %v, file %v", what, g, p, floor, a, b)
-					}
-				}
+				sameReaders(t, what, heap.h, file.h, g, n, ng, rng)
 				if p := n / 2; g%3 == 0 {
 					ar.drop() // given back while it is read
 					sameClockAt(t, what+", dropped again", heap.h, file.h, g, p, ng)

@@ -14,20 +14,12 @@ import (
 	"testing"
 
 	synthtrace "github.com/seer-tools/seer/internal/synth"
+	"github.com/seer-tools/seer/trace"
 )
 
 func TestRiseLogMixedSameAsWide(t *testing.T) {
 	mixedG, wholeG := 0, 0 // goroutines split between p16 and wide; wholly wide beside them
-	traces := randomTraces(37, 100, func(r *rand.Rand, i int) genParams {
-		p := syncParams(r)
-		p.goroutines += r.Intn(8)
-		return p
-	}, true)
-	ring, err := synthtrace.Ring(30, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	traces = append(traces, ring)
+	traces := historyTraces(t, 37, 100)
 	rng := rand.New(rand.NewSource(37))
 	for it, tr := range traces {
 		c := newCTP(tr)
@@ -54,30 +46,8 @@ func TestRiseLogMixedSameAsWide(t *testing.T) {
 				if wide.h.wide[g] != nil {
 					t.Fatalf("trace %d: goroutine %d's wide history is split", it, g)
 				}
-				n := int32(len(c.byG[g]))
-				curW, curM := make([]riseCursor, ng), make([]riseCursor, ng)
-				for k := range ng {
-					curW[k], curM[k] = wide.h.cursor(g, k), mixed.h.cursor(g, k)
-				}
-				for p := int32(0); p <= n; p++ {
-					what := fmt.Sprintf("trace %d, packMax %d", it, pm)
-					sameClockAt(t, what, wide.h, mixed.h, g, p, ng)
-					for k := range ng {
-						if a, b := curW[k].valueAt(p), curM[k].valueAt(p); a != b {
-							t.Fatalf("%s: g%d's cursor at %d over g%d: wide %d, mixed %d", what, g, p, k, a, b)
-						}
-					}
-					floor := make([]int32, ng)
-					for k := range floor {
-						floor[k] = int32(rng.Intn(4))
-					}
-					var a, b []centry
-					wide.h.eachAbove(g, p, floor, func(k, v int32) { a = append(a, centry{k, v}) })
-					mixed.h.eachAbove(g, p, floor, func(k, v int32) { b = append(b, centry{k, v}) })
-					if !reflect.DeepEqual(a, b) {
-						t.Fatalf("trace %d, packMax %d: g%d after %d above %v: wide %v, mixed %v", it, pm, g, p, floor, a, b)
-					}
-				}
+				what := fmt.Sprintf("trace %d, packMax %d", it, pm)
+				sameReaders(t, what, wide.h, mixed.h, g, int32(len(c.byG[g])), ng, rng)
 				mark := make([]bool, ng)
 				for k := range mark {
 					mark[k] = rng.Intn(2) == 0
@@ -123,4 +93,51 @@ func sameClockAt(t *testing.T, what string, a, b *riseLog, g, p, ng int32) {
 	if !reflect.DeepEqual(x, y) {
 		t.Fatalf("%s: g%d after %d: wide clock %v, other %v", what, g, p, x, y)
 	}
+}
+
+// sameReaders fails t unless histories a (the reference) and b answer
+// every reader of goroutine g's clock the same at each of its n+1
+// positions: get and each (sameClockAt), a cursor over each component,
+// and eachAbove over a random floor.
+func sameReaders(t *testing.T, what string, a, b *riseLog, g, n, ng int32, rng *rand.Rand) {
+	t.Helper()
+	curA, curB := make([]riseCursor, ng), make([]riseCursor, ng)
+	for k := range ng {
+		curA[k], curB[k] = a.cursor(g, k), b.cursor(g, k)
+	}
+	for p := int32(0); p <= n; p++ {
+		sameClockAt(t, what, a, b, g, p, ng)
+		for k := range ng {
+			if x, y := curA[k].valueAt(p), curB[k].valueAt(p); x != y {
+				t.Fatalf("%s: g%d's cursor at %d over g%d: reference %d, other %d", what, g, p, k, x, y)
+			}
+		}
+		floor := make([]int32, ng)
+		for k := range floor {
+			floor[k] = int32(rng.Intn(4))
+		}
+		var x, y []centry
+		a.eachAbove(g, p, floor, func(k, v int32) { x = append(x, centry{k, v}) })
+		b.eachAbove(g, p, floor, func(k, v int32) { y = append(y, centry{k, v}) })
+		if !reflect.DeepEqual(x, y) {
+			t.Fatalf("%s: g%d after %d above %v: reference %v, other %v", what, g, p, floor, x, y)
+		}
+	}
+}
+
+// historyTraces returns n random traces of up to a dozen goroutines that
+// synchronise, from seed, and a ring of 30 goroutines: histories of every
+// form.
+func historyTraces(t *testing.T, seed int64, n int) []*trace.Trace {
+	t.Helper()
+	traces := randomTraces(seed, n, func(r *rand.Rand, i int) genParams {
+		p := syncParams(r)
+		p.goroutines += r.Intn(8)
+		return p
+	}, true)
+	ring, err := synthtrace.Ring(30, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(traces, ring)
 }
