@@ -64,6 +64,6 @@ func (a *Account) Withdraw(n int) bool {
 
 // fraudCheck asks a (slow) fraud service about a withdrawal.
 func fraudCheck(n int) bool {
-	time.Sleep(20 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond)
 	return n < 1000
 }

@@ -22,10 +22,14 @@ func TestAudit(t *testing.T) {
 	}
 }
 
-// TestWithdraw makes two withdrawals that both fit. They overlap: the
+// TestWithdraw makes two withdrawals that both fit. They overlap (the
+// second starts 5 ms in, the first one's fraud check takes 100 ms): the
 // second checks the balance while the first waits for its fraud check.
 // With a smaller balance, both checks would still pass and the account
-// would be overdrawn.
+// would be overdrawn. (If the second started only after the first had
+// ended, its check would read the first's write, and no schedule that
+// keeps what each read saw puts it back between the first's check and
+// act: the fraud check's length is the margin for a loaded machine.)
 func TestWithdraw(t *testing.T) {
 	a := &Account{balance: 100}
 	done := make(chan bool)
