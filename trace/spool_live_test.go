@@ -2,15 +2,11 @@ package trace
 
 import (
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 )
 
 // TestLiveWatermark checks the live reader against writers that keep to
@@ -34,35 +30,15 @@ func TestLiveWatermark(t *testing.T) {
 
 func testLiveWatermark(t *testing.T, recycle bool) {
 	const (
-		chunkBytes  = 8192
-		mallocBytes = 1 << 20
-		maxChunks   = 4096
-		tableOff    = 4096 + mallocBytes
-		ringOff     = tableOff + maxChunks*4
-		ringSlots   = 1024
-		chunksOff   = ringOff + ringSlots*4
-		writers     = 6
-		records     = 6000
+		chunkBytes = spoolChunkBytes
+		maxChunks  = 4096
+		ringSlots  = 1024
+		writers    = 6
+		records    = 6000
 	)
-	path := filepath.Join(t.TempDir(), "spool")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(chunksOff + maxChunks*chunkBytes); err != nil {
-		t.Fatal(err)
-	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, chunksOff+maxChunks*chunkBytes, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Munmap(data)
-	u64 := func(off uint64) *uint64 { return (*uint64)(unsafe.Pointer(&data[off])) }
-	u32 := func(off uint64) *uint32 { return (*uint32)(unsafe.Pointer(&data[off])) }
-	*u32(8), *u32(12) = spoolVersion, chunkBytes
-	*u64(16), *u64(24), *u64(hdrMaxChunks) = chunksOff, mallocBytes, maxChunks
-	*u64(hdrTableOff), *u64(hdrRingOff), *u64(hdrRingSlots) = tableOff, ringOff, ringSlots
+	ts := newTestSpool(t, maxChunks, ringSlots)
+	path, u64, u32 := ts.path, ts.u64, ts.u32
+	tableOff, ringOff, chunksOff := ts.tableOff, ts.ringOff, ts.chunksOff
 
 	ended := make(chan struct{})
 	type result struct {
@@ -89,7 +65,7 @@ func testLiveWatermark(t *testing.T, recycle bool) {
 		got <- r
 	}()
 	time.Sleep(time.Millisecond)
-	atomic.StoreUint64(u64(0), spoolMagic)
+	ts.start()
 
 	linger := func(r *rand.Rand) {
 		switch r.IntN(64) {
