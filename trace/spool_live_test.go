@@ -37,8 +37,7 @@ func testLiveWatermark(t *testing.T, recycle bool) {
 		records    = 6000
 	)
 	ts := newTestSpool(t, maxChunks, ringSlots)
-	path, u64, u32 := ts.path, ts.u64, ts.u32
-	tableOff, ringOff, chunksOff := ts.tableOff, ts.ringOff, ts.chunksOff
+	path, u64 := ts.path, ts.u64
 
 	ended := make(chan struct{})
 	type result struct {
@@ -76,52 +75,18 @@ func testLiveWatermark(t *testing.T, recycle bool) {
 		}
 	}
 	var lastCursor atomic.Uint64 // the highest number of a goroutine record
-	var reused atomic.Int64      // chunks written to a slot given back
-	// takeSlot is recorder.c's take_slot: 1 + a slot given back, or 0.
-	takeSlot := func() uint64 {
-		for h := atomic.LoadUint64(u64(hdrRingHead)); h < atomic.LoadUint64(u64(hdrRingTail)); h = atomic.LoadUint64(u64(hdrRingHead)) {
-			v := atomic.LoadUint32(u32(ringOff + h%ringSlots*4))
-			if atomic.CompareAndSwapUint64(u64(hdrRingHead), h, h+1) {
-				return uint64(v)
-			}
-		}
-		return 0
-	}
-	var allocs sync.Map // alloc record numbers
+	var allocs sync.Map          // alloc record numbers
 	var wg sync.WaitGroup
 	for g := uint32(1); g <= writers; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(uint64(g), 7))
-			var chunk, used uint64
-			have := false
+			w := ts.goroutine(g)
 			write := func(kind uint8, words ...uint64) {
-				n := 8 * uint64(1+len(words))
-				if !have || used+n > chunkBytes-chunkHdr {
-					i := atomic.AddUint64(u64(hdrNextChunk), 1) - 1
-					slot := takeSlot()
-					if slot != 0 {
-						slot--
-						reused.Add(1)
-					} else {
-						slot = atomic.AddUint64(u64(hdrNextSlot), 1) - 1
-					}
-					chunk, used, have = chunksOff+slot*chunkBytes, 0, true
-					atomic.StoreUint32(u32(chunk+4), 0)
-					atomic.StoreUint32(u32(chunk), g)
-					atomic.StoreUint32(u32(tableOff+4*i), uint32(slot+1))
-				}
-				atomic.StoreUint32(u32(chunk+4), uint32(used)|usedBusy) // reserve
-				seq := atomic.AddUint64(u64(hdrSeq), 1)
+				seq := w.begin(kind, words...)
 				linger(r)
-				rec := chunk + chunkHdr + used
-				*u64(rec) = seq<<8 | uint64(kind)
-				for k, w := range words {
-					*u64(rec + 8 + 8*uint64(k)) = w
-				}
-				used += n
-				atomic.StoreUint32(u32(chunk+4), uint32(used)) // commit
+				w.commit(len(words))
 				for {
 					last := lastCursor.Load()
 					if seq <= last || lastCursor.CompareAndSwap(last, seq) {
@@ -165,7 +130,7 @@ func testLiveWatermark(t *testing.T, recycle bool) {
 	}
 	close(ended)
 	r := <-got
-	if recycle && reused.Load() == 0 {
+	if recycle && ts.reused.Load() == 0 {
 		t.Errorf("no chunk was written to a slot given back")
 	}
 	if !recycle && atomic.LoadUint64(u64(hdrRingTail)) != 0 {

@@ -17,11 +17,12 @@ import (
 )
 
 // A testSpool is a spool file laid out as recorder.c lays it out, mapped
-// writable, for tests to write as the recorder would.
+// writable, for tests to write as the recorder would (testG).
 type testSpool struct {
 	path                                  string
 	data                                  []byte
 	chunksOff, tableOff, ringOff, ringLen uint64
+	reused                                atomic.Int64 // chunks written to a slot given back
 }
 
 // newTestSpool creates a spool of maxChunks chunks and a free ring of
@@ -56,32 +57,58 @@ func (ts *testSpool) u32(off uint64) *uint32 { return (*uint32)(unsafe.Pointer(&
 // start writes the magic: the recorder is open.
 func (ts *testSpool) start() { atomic.StoreUint64(ts.u64(0), spoolMagic) }
 
-// A testChunk writes one goroutine's records to a chunk of its own, as
-// recorder.c's reserve and commit do.
-type testChunk struct {
-	ts   *testSpool
-	off  uint64 // the chunk's place in the spool
-	used uint64
+// takeSlot is recorder.c's take_slot: 1 + a slot given back, or 0.
+func (ts *testSpool) takeSlot() uint64 {
+	for h := atomic.LoadUint64(ts.u64(hdrRingHead)); h < atomic.LoadUint64(ts.u64(hdrRingTail)); h = atomic.LoadUint64(ts.u64(hdrRingHead)) {
+		v := atomic.LoadUint32(ts.u32(ts.ringOff + h%ts.ringLen*4))
+		if atomic.CompareAndSwapUint64(ts.u64(hdrRingHead), h, h+1) {
+			return uint64(v)
+		}
+	}
+	return 0
 }
 
-// chunk hands out the next chunk, in a fresh slot, to goroutine gid.
-func (ts *testSpool) chunk(gid uint32) *testChunk {
+// A testG writes one goroutine's records, as recorder.c's reserve and
+// commit do, each chunk in a slot given back if there is one, else in a
+// fresh one (new_chunk).
+type testG struct {
+	ts   *testSpool
+	gid  uint32
+	off  uint64 // the chunk's place in the spool, if have
+	used uint64
+	have bool
+}
+
+func (ts *testSpool) goroutine(gid uint32) *testG { return &testG{ts: ts, gid: gid} }
+
+// room makes room for n bytes of records, in a new chunk if need be.
+func (g *testG) room(n uint64) {
+	ts := g.ts
+	if g.have && g.used+n <= spoolChunkBytes-chunkHdr {
+		return
+	}
 	i := atomic.AddUint64(ts.u64(hdrNextChunk), 1) - 1
-	slot := atomic.AddUint64(ts.u64(hdrNextSlot), 1) - 1
-	c := &testChunk{ts: ts, off: ts.chunksOff + slot*spoolChunkBytes}
-	atomic.StoreUint32(ts.u32(c.off), gid)
+	slot := ts.takeSlot()
+	if slot != 0 {
+		slot--
+		ts.reused.Add(1)
+	} else {
+		slot = atomic.AddUint64(ts.u64(hdrNextSlot), 1) - 1
+	}
+	g.off, g.used, g.have = ts.chunksOff+slot*spoolChunkBytes, 0, true
+	atomic.StoreUint32(ts.u32(g.off+4), 0)
+	atomic.StoreUint32(ts.u32(g.off), g.gid)
 	atomic.StoreUint32(ts.u32(ts.tableOff+4*i), uint32(slot+1))
-	return c
 }
 
 // begin reserves room for a record, busy, takes its sequence number and
-// writes words after the first word, which is the number and kind; it
-// returns the number.
-func (c *testChunk) begin(kind uint8, words ...uint64) uint64 {
-	ts := c.ts
-	atomic.StoreUint32(ts.u32(c.off+4), uint32(c.used)|usedBusy)
+// writes it, the kind and words after them; it returns the number.
+func (g *testG) begin(kind uint8, words ...uint64) uint64 {
+	ts := g.ts
+	g.room(8 * uint64(1+len(words)))
+	atomic.StoreUint32(ts.u32(g.off+4), uint32(g.used)|usedBusy)
 	seq := atomic.AddUint64(ts.u64(hdrSeq), 1)
-	rec := c.off + chunkHdr + c.used
+	rec := g.off + chunkHdr + g.used
 	*ts.u64(rec) = seq<<8 | uint64(kind)
 	for k, w := range words {
 		*ts.u64(rec + 8 + 8*uint64(k)) = w
@@ -90,22 +117,22 @@ func (c *testChunk) begin(kind uint8, words ...uint64) uint64 {
 }
 
 // commit publishes the record begun, of words after its first.
-func (c *testChunk) commit(words int) {
-	c.used += 8 * uint64(1+words)
-	atomic.StoreUint32(c.ts.u32(c.off+4), uint32(c.used))
+func (g *testG) commit(words int) {
+	g.used += 8 * uint64(1+words)
+	atomic.StoreUint32(g.ts.u32(g.off+4), uint32(g.used))
 }
 
 // write begins and commits a record, and returns its number.
-func (c *testChunk) write(kind uint8, words ...uint64) uint64 {
-	seq := c.begin(kind, words...)
-	c.commit(len(words))
+func (g *testG) write(kind uint8, words ...uint64) uint64 {
+	seq := g.begin(kind, words...)
+	g.commit(len(words))
 	return seq
 }
 
 // pend marks the record begun pending: an atomic that took effect
 // (recorder.c's atomic_pending).
-func (c *testChunk) pend() {
-	atomic.StoreUint32(c.ts.u32(c.off+4), uint32(c.used)|usedBusy|usedPend)
+func (g *testG) pend() {
+	atomic.StoreUint32(g.ts.u32(g.off+4), uint32(g.used)|usedBusy|usedPend)
 }
 
 // atomicWords are an atomic record's words after its first: address,
@@ -135,7 +162,7 @@ func TestSpoolPendingAtEnd(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ts := newTestSpool(t, 1024, 1024)
 			ts.start()
-			g1, g2, g3, g4 := ts.chunk(1), ts.chunk(2), ts.chunk(3), ts.chunk(4)
+			g1, g2, g3, g4 := ts.goroutine(1), ts.goroutine(2), ts.goroutine(3), ts.goroutine(4)
 			want := []uint64{
 				g1.write(rWrite, y, 0x99<<8|8),
 				g1.begin(rAtomic, atomicWords(x, aCAS, 1, 0)...),
