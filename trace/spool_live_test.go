@@ -18,15 +18,7 @@ import (
 // (recorder.c's "Recycling"), the writers also write new chunks to the
 // slots the reader gives back: a slot given back before every record in
 // it was read would lose or garble records.
-func TestLiveWatermark(t *testing.T) {
-	for _, recycle := range []bool{false, true} {
-		name := "keep"
-		if recycle {
-			name = "recycle"
-		}
-		t.Run(name, func(t *testing.T) { testLiveWatermark(t, recycle) })
-	}
-}
+func TestLiveWatermark(t *testing.T) { recycleBoth(t, testLiveWatermark) }
 
 func testLiveWatermark(t *testing.T, recycle bool) {
 	const (

@@ -22,13 +22,17 @@ import (
 // with its end record, and all of them in sequence order: a slot given
 // back while its goroutine still wrote to it, or a chunk copied out before
 // its last records, would lose them.
-func TestLiveShortLived(t *testing.T) {
+func TestLiveShortLived(t *testing.T) { recycleBoth(t, testLiveShortLived) }
+
+// recycleBoth runs test as a subtest without recycling (keep), then with
+// (recycle).
+func recycleBoth(t *testing.T, test func(t *testing.T, recycle bool)) {
 	for _, recycle := range []bool{false, true} {
 		name := "keep"
 		if recycle {
 			name = "recycle"
 		}
-		t.Run(name, func(t *testing.T) { testLiveShortLived(t, recycle) })
+		t.Run(name, func(t *testing.T) { test(t, recycle) })
 	}
 }
 
