@@ -49,7 +49,11 @@
 // It runs while the test runs: the reader (spool.go) passes a sequence
 // number on only once every record numbered below it is committed, which
 // the recorder's busy marks let it tell (recorder.c, "Reading while
-// recording"), and until the test ends its stages run at the lowest CPU
+// recording"); an atomic that took effect but whose record the test
+// process never committed (it ended while the thread was descheduled
+// there) is read from the words its pending mark says are written, so
+// that no value read is left without the store that wrote it. Until the
+// test ends the reader's stages run at the lowest CPU
 // priority, on cores the test leaves idle. Decoding and ordering the
 // records runs on a goroutine of its own, and the allocation map on
 // another (allocs.go), a few batches ahead of the conversion, which sees

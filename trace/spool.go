@@ -60,7 +60,7 @@ const (
 
 const (
 	spoolMagic   = 0x4c4f4f5052454553
-	spoolVersion = 4
+	spoolVersion = 5
 	chunkHdr     = 8
 
 	spoolChunkBytes = 8192 // recorder.c's CHUNK_BYTES
@@ -68,6 +68,8 @@ const (
 	symGID     = ^uint32(0) // recorder.c's SYM_GID: a symbol chunk
 	symLast    = 1 << 31    // recorder.c's SYM_LAST
 	usedBusy   = 1 << 31    // recorder.c's USED_BUSY
+	usedPend   = 1 << 30    // recorder.c's USED_PENDING
+	maxAtomPCs = 4          // recorder.c's MAX_ATOMIC_PCS
 	rAllocBusy = 20         // recorder.c's R_ALLOC_BUSY
 
 	// Offsets of the header's words (recorder.c's struct spool_header)
@@ -373,10 +375,34 @@ func (s *spool) slotOf(i uint64) (uint64, bool) {
 }
 
 // used returns the committed bytes of records of the chunk in slot i, and
-// whether a record is being written to it.
+// whether a record is being written to it. Once the test process is gone,
+// an atomic it left pending (recorder.c's "Reading while recording")
+// counts as committed: it took effect, and other goroutines may have seen
+// it.
 func (s *spool) used(i uint64) (uint64, bool) {
 	u := s.load32(s.chunksOff + i*s.chunkBytes + 4)
-	return min(uint64(u&^usedBusy), s.chunkBytes-chunkHdr), u&usedBusy != 0
+	n := min(uint64(u&^(usedBusy|usedPend)), s.chunkBytes-chunkHdr)
+	if u&usedPend != 0 && s.gone() {
+		n += s.pendingBytes(i, n)
+	}
+	return n, u&usedBusy != 0
+}
+
+// pendingBytes returns the length of the pending atomic record at byte at
+// of the chunk in slot i, or 0 if it is not one: the recorder wrote its
+// words and its frames up to their count (recorder.c's atomic_pending).
+func (s *spool) pendingBytes(i, at uint64) uint64 {
+	room := s.chunkBytes - chunkHdr
+	if at+48 > room {
+		return 0
+	}
+	r := s.records(i, at, at+48)
+	le := binary.LittleEndian
+	n := le.Uint64(r[40:])
+	if uint8(le.Uint64(r)) != rAtomic || n < 1 || n > maxAtomPCs || at+48+8*n > room {
+		return 0
+	}
+	return 48 + 8*n
 }
 
 // records returns the records of the chunk in slot i from byte from to

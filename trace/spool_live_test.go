@@ -2,15 +2,11 @@ package trace
 
 import (
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 )
 
 // TestLiveWatermark checks the live reader against writers that keep to
@@ -22,47 +18,18 @@ import (
 // (recorder.c's "Recycling"), the writers also write new chunks to the
 // slots the reader gives back: a slot given back before every record in
 // it was read would lose or garble records.
-func TestLiveWatermark(t *testing.T) {
-	for _, recycle := range []bool{false, true} {
-		name := "keep"
-		if recycle {
-			name = "recycle"
-		}
-		t.Run(name, func(t *testing.T) { testLiveWatermark(t, recycle) })
-	}
-}
+func TestLiveWatermark(t *testing.T) { recycleBoth(t, testLiveWatermark) }
 
 func testLiveWatermark(t *testing.T, recycle bool) {
 	const (
-		chunkBytes  = 8192
-		mallocBytes = 1 << 20
-		maxChunks   = 4096
-		tableOff    = 4096 + mallocBytes
-		ringOff     = tableOff + maxChunks*4
-		ringSlots   = 1024
-		chunksOff   = ringOff + ringSlots*4
-		writers     = 6
-		records     = 6000
+		chunkBytes = spoolChunkBytes
+		maxChunks  = 4096
+		ringSlots  = 1024
+		writers    = 6
+		records    = 6000
 	)
-	path := filepath.Join(t.TempDir(), "spool")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(chunksOff + maxChunks*chunkBytes); err != nil {
-		t.Fatal(err)
-	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, chunksOff+maxChunks*chunkBytes, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Munmap(data)
-	u64 := func(off uint64) *uint64 { return (*uint64)(unsafe.Pointer(&data[off])) }
-	u32 := func(off uint64) *uint32 { return (*uint32)(unsafe.Pointer(&data[off])) }
-	*u32(8), *u32(12) = spoolVersion, chunkBytes
-	*u64(16), *u64(24), *u64(hdrMaxChunks) = chunksOff, mallocBytes, maxChunks
-	*u64(hdrTableOff), *u64(hdrRingOff), *u64(hdrRingSlots) = tableOff, ringOff, ringSlots
+	ts := newTestSpool(t, maxChunks, ringSlots)
+	path, u64 := ts.path, ts.u64
 
 	ended := make(chan struct{})
 	type result struct {
@@ -89,7 +56,7 @@ func testLiveWatermark(t *testing.T, recycle bool) {
 		got <- r
 	}()
 	time.Sleep(time.Millisecond)
-	atomic.StoreUint64(u64(0), spoolMagic)
+	ts.start()
 
 	linger := func(r *rand.Rand) {
 		switch r.IntN(64) {
@@ -100,52 +67,18 @@ func testLiveWatermark(t *testing.T, recycle bool) {
 		}
 	}
 	var lastCursor atomic.Uint64 // the highest number of a goroutine record
-	var reused atomic.Int64      // chunks written to a slot given back
-	// takeSlot is recorder.c's take_slot: 1 + a slot given back, or 0.
-	takeSlot := func() uint64 {
-		for h := atomic.LoadUint64(u64(hdrRingHead)); h < atomic.LoadUint64(u64(hdrRingTail)); h = atomic.LoadUint64(u64(hdrRingHead)) {
-			v := atomic.LoadUint32(u32(ringOff + h%ringSlots*4))
-			if atomic.CompareAndSwapUint64(u64(hdrRingHead), h, h+1) {
-				return uint64(v)
-			}
-		}
-		return 0
-	}
-	var allocs sync.Map // alloc record numbers
+	var allocs sync.Map          // alloc record numbers
 	var wg sync.WaitGroup
 	for g := uint32(1); g <= writers; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(uint64(g), 7))
-			var chunk, used uint64
-			have := false
+			w := ts.goroutine(g)
 			write := func(kind uint8, words ...uint64) {
-				n := 8 * uint64(1+len(words))
-				if !have || used+n > chunkBytes-chunkHdr {
-					i := atomic.AddUint64(u64(hdrNextChunk), 1) - 1
-					slot := takeSlot()
-					if slot != 0 {
-						slot--
-						reused.Add(1)
-					} else {
-						slot = atomic.AddUint64(u64(hdrNextSlot), 1) - 1
-					}
-					chunk, used, have = chunksOff+slot*chunkBytes, 0, true
-					atomic.StoreUint32(u32(chunk+4), 0)
-					atomic.StoreUint32(u32(chunk), g)
-					atomic.StoreUint32(u32(tableOff+4*i), uint32(slot+1))
-				}
-				atomic.StoreUint32(u32(chunk+4), uint32(used)|usedBusy) // reserve
-				seq := atomic.AddUint64(u64(hdrSeq), 1)
+				seq := w.begin(kind, words...)
 				linger(r)
-				rec := chunk + chunkHdr + used
-				*u64(rec) = seq<<8 | uint64(kind)
-				for k, w := range words {
-					*u64(rec + 8 + 8*uint64(k)) = w
-				}
-				used += n
-				atomic.StoreUint32(u32(chunk+4), uint32(used)) // commit
+				w.commit(len(words))
 				for {
 					last := lastCursor.Load()
 					if seq <= last || lastCursor.CompareAndSwap(last, seq) {
@@ -189,7 +122,7 @@ func testLiveWatermark(t *testing.T, recycle bool) {
 	}
 	close(ended)
 	r := <-got
-	if recycle && reused.Load() == 0 {
+	if recycle && ts.reused.Load() == 0 {
 		t.Errorf("no chunk was written to a slot given back")
 	}
 	if !recycle && atomic.LoadUint64(u64(hdrRingTail)) != 0 {

@@ -264,11 +264,6 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 // compilers and remove its work directory before it is killed.
 const goGrace = 5 * time.Second
 
-// recycleSpool says whether a live conversion gives the recorder back the
-// spool slots of the chunks it has read (trace.LiveOptions.Recycle). Off:
-// it lost a goroutine's last records (see Record).
-const recycleSpool = false
-
 // Shadow returns the shadow GOROOT the binary was built against, whose
 // files its symbols name.
 func (b *Binary) Shadow() string { return b.tc.Shadow }
@@ -446,15 +441,10 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 			Replayable: opts.Replayable || opts.Replay != nil || opts.Explore != nil,
 			KeepLocal:  opts.KeepLocal,
 			Ended:      ended,
-			// Not recycling spool slots (recycleSpool): with it, under
-			// load, a goroutine's last records were lost from the trace
-			// (Go's race suite's TestNoRaceAtomicCASLoadInt32 lost its
-			// goroutine's CAS and end, and a race it does not have was
-			// reported). Back on when the drain is mended.
-			Recycle:   recycleSpool && opts.KeepSpool == "",
-			Abort:     abort,
-			GoIDs:     &goIDs,
-			Converted: count,
+			Recycle:    opts.KeepSpool == "",
+			Abort:      abort,
+			GoIDs:      &goIDs,
+			Converted:  count,
 		})
 	}()
 	converting := func() converted {

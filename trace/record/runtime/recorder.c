@@ -71,6 +71,23 @@
 // it cannot see yet may be under C. Symbol chunks have gid SYM_GID; gid 0
 // is a chunk whose header is not written yet.
 //
+// A record still busy when the process is gone was never finished: the
+// process exited (or was killed) while its thread was between the busy
+// mark and the commit, often descheduled there. Its operation is lost with
+// it, which is harmless for every record but an atomic's: the other hooks
+// record before their operation takes effect, or after an acquire that
+// nothing else sees, but an atomic store, read-modify-write or successful
+// compare-and-swap is done, and seen by the atomics that take its
+// address's lock next, before its record is written. (Go's race suite's
+// TestNoRaceAtomicCASLoadInt32 lost its goroutine's compare-and-swap so,
+// when the test ended while the goroutine's thread was descheduled, and
+// the converted run showed a load of a value no store had written, and a
+// race the test does not have.) So such an atomic writes its record's
+// first words, its caller pc as its only frame, and marks the used word
+// USED_PENDING, before it lets go of the address's lock (atomic_pending): a
+// reader that finds the mark after the process is gone takes that
+// record, without the rest of its frames.
+//
 // # Stacks
 //
 // Plain accesses carry the pc of the access; __tsan_func_enter/exit records
@@ -97,7 +114,7 @@
 typedef uintptr_t uptr;
 
 #define SPOOL_MAGIC 0x4c4f4f5052454553ULL /* "SEERPOOL" */
-#define SPOOL_VERSION 4
+#define SPOOL_VERSION 5
 #define HEADER_BYTES 4096ULL
 #define MALLOC_BYTES (4ULL << 30)
 #define CHUNK_BYTES 8192ULL
@@ -114,6 +131,7 @@ _Static_assert(TABLE_BYTES / 4 >= MAX_CHUNKS, "the chunk table holds an entry fo
 #define MAX_ATOMIC_PCS 4
 #define SYM_GID 0xffffffffu     /* the gid of symbol chunks */
 #define USED_BUSY 0x80000000u   /* in a chunk's used word: a record is being written */
+#define USED_PENDING 0x40000000u /* with USED_BUSY: it is an atomic that took effect (see "Reading while recording") */
 
 enum {
 	R_ENTER = 1,        // pc<<8 (pc | ENTER_SYNTH for __tsan_read_pc's and __tsan_write_pc's)
@@ -373,8 +391,9 @@ static inline uint64_t *reserve(struct gctx *g, uint32_t n) {
 
 // hold makes g's chunk room for the largest atomic record, busy, before
 // the atomic takes its sequence number: atomics take it under their
-// address's lock, before atomic_record reserves.
-static inline void hold(struct gctx *g) { reserve(g, 6 + MAX_ATOMIC_PCS); }
+// address's lock, before atomic_record reserves. It returns the room, or
+// NULL.
+static inline uint64_t *hold(struct gctx *g) { return reserve(g, 6 + MAX_ATOMIC_PCS); }
 
 static inline void commit(struct gctx *g, uint32_t n) {
 	g->used += n * 8;
@@ -1794,14 +1813,43 @@ TRAMPOLINE(__tsan_release_acquire, seer_release_acquire)
 
 static inline volatile int *alock(uptr addr) { return &atomic_locks[(addr >> 3) & 4095]; }
 
-static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t flags, uint32_t size, uptr addr,
-			  uint64_t value, uint64_t old, uptr cpc, uptr *bp) {
-	if (thr && thr->ignore)
+// atomic_words writes an atomic record's words up to its caller pc, as
+// its only frame.
+static inline void atomic_words(struct gctx *thr, uint64_t *w, uint64_t seq, uint32_t op, uint32_t flags, uint32_t size,
+				uptr addr, uint64_t value, uint64_t old, uptr cpc) {
+	if (thr->ignore)
 		flags |= AF_NOSYNC;
+	w[0] = (seq << 8) | R_ATOMIC;
+	w[1] = addr;
+	w[2] = ((uint64_t)op << 16) | (flags << 8) | size;
+	w[3] = value;
+	w[4] = old;
+	w[5] = 1;
+	w[6] = cpc;
+}
+
+// atomic_pending is called, under the address's lock, by an atomic that took
+// effect, with the room hold made: it writes the record's first words there
+// and marks it pending (see "Reading while recording"), and returns the
+// room, or NULL if there is none.
+static inline uint64_t *atomic_pending(struct gctx *thr, uint64_t *w, uint64_t seq, uint32_t op, uint32_t flags, uint32_t size,
+				uptr addr, uint64_t value, uint64_t old, uptr cpc) {
+	if (!w)
+		return NULL;
+	atomic_words(thr, w, seq, op, flags, size, addr, value, old, cpc);
+	__atomic_store_n((uint32_t *)(thr->chunk + 4), thr->used | USED_BUSY | USED_PENDING, __ATOMIC_RELEASE);
+	return w;
+}
+
+// atomic_record records an atomic, in held, the room atomic_pending marked, if not
+// NULL: its words are there, and the rest of its frames go after them
+// before their count says so.
+static void atomic_record(struct gctx *thr, uint64_t *held, uint64_t seq, uint32_t op, uint32_t flags, uint32_t size,
+			  uptr addr, uint64_t value, uint64_t old, uptr cpc, uptr *bp) {
 	uptr pcs[MAX_ATOMIC_PCS];
 	pcs[0] = cpc;
 	uint32_t n = 1 + walk_frames(bp, pcs + 1, MAX_ATOMIC_PCS - 1);
-	uint64_t *w = reserve(thr, 6 + n);
+	uint64_t *w = held ? held : reserve(thr, 6 + n);
 	if (!w) {
 		rp_op(thr, RP_ATOMIC);
 		ex_op(thr, RP_ATOMIC);
@@ -1809,14 +1857,11 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 	}
 	for (uint32_t i = 0; i < n; i++)
 		sym(thr, pcs[i]);
-	w[0] = (seq << 8) | R_ATOMIC;
-	w[1] = addr;
-	w[2] = ((uint64_t)op << 16) | (flags << 8) | size;
-	w[3] = value;
-	w[4] = old;
-	w[5] = n;
-	for (uint32_t i = 0; i < n; i++)
+	if (!held)
+		atomic_words(thr, w, seq, op, flags, size, addr, value, old, cpc);
+	for (uint32_t i = 1; i < n; i++)
 		w[6 + i] = pcs[i];
+	__atomic_store_n(&w[5], n, __ATOMIC_RELEASE);
 	commit(thr, 6 + n);
 	rp_op(thr, RP_ATOMIC);
 	ex_op(thr, RP_ATOMIC);
@@ -1827,7 +1872,8 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 #define ATOMIC_FUNCS(bits, T, RET)                                                                       \
 	void seer_atomic##bits##_load(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {           \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC); ex_atomic(thr); hold(thr);                                                                   \
+		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
+		(void)hold(thr);                                                                         \
 		T *p = ARG(T *, 0);                                                                      \
 		volatile int *l = alock((uptr)p);                                                        \
 		spin_lock(l);                                                                            \
@@ -1835,71 +1881,81 @@ static void atomic_record(struct gctx *thr, uint64_t seq, uint32_t op, uint32_t 
 		uint64_t s = next_seq();                                                                 \
 		spin_unlock(l);                                                                          \
 		ARG(T, 8) = v;                                                                           \
-		atomic_record(thr, s, A_LOAD, 0, sizeof(T), (uptr)p, v, 0, cpc, bp);                         \
+		atomic_record(thr, NULL, s, A_LOAD, 0, sizeof(T), (uptr)p, v, 0, cpc, bp);               \
 	}                                                                                                \
 	void seer_atomic##bits##_store(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {          \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC); ex_atomic(thr); hold(thr);                                                                   \
+		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
+		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T v = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
 		spin_lock(l);                                                                            \
 		T old = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                     \
 		uint64_t s = next_seq();                                                                 \
+		w = atomic_pending(thr, w, s, A_STORE, 0, sizeof(T), (uptr)p, v, old, cpc);              \
 		spin_unlock(l);                                                                          \
-		atomic_record(thr, s, A_STORE, 0, sizeof(T), (uptr)p, v, old, cpc, bp);                      \
+		atomic_record(thr, w, s, A_STORE, 0, sizeof(T), (uptr)p, v, old, cpc, bp);               \
 	}                                                                                                \
 	void seer_atomic##bits##_exchange(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {       \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC); ex_atomic(thr); hold(thr);                                                                   \
+		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
+		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T v = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
 		spin_lock(l);                                                                            \
 		T old = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                     \
 		uint64_t s = next_seq();                                                                 \
+		w = atomic_pending(thr, w, s, A_SWAP, 0, sizeof(T), (uptr)p, v, old, cpc);               \
 		spin_unlock(l);                                                                          \
 		ARG(T, RET) = old;                                                                       \
-		atomic_record(thr, s, A_SWAP, 0, sizeof(T), (uptr)p, v, old, cpc, bp);                       \
+		atomic_record(thr, w, s, A_SWAP, 0, sizeof(T), (uptr)p, v, old, cpc, bp);                \
 	}                                                                                                \
 	void seer_atomic##bits##_fetch_add(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {      \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC); ex_atomic(thr); hold(thr);                                                                   \
+		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
+		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T d = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
 		spin_lock(l);                                                                            \
 		T old = __atomic_fetch_add(p, d, __ATOMIC_SEQ_CST);                                      \
 		uint64_t s = next_seq();                                                                 \
+		w = atomic_pending(thr, w, s, A_ADD, 0, sizeof(T), (uptr)p, (T)(old + d), old, cpc);     \
 		spin_unlock(l);                                                                          \
 		ARG(T, RET) = old;                                                                       \
-		atomic_record(thr, s, A_ADD, 0, sizeof(T), (uptr)p, (T)(old + d), old, cpc, bp);             \
+		atomic_record(thr, w, s, A_ADD, 0, sizeof(T), (uptr)p, (T)(old + d), old, cpc, bp);      \
 	}                                                                                                \
 	void seer_atomic##bits##_fetch_and(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {      \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC); ex_atomic(thr); hold(thr);                                                                   \
+		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
+		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T m = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
 		spin_lock(l);                                                                            \
 		T old = __atomic_fetch_and(p, m, __ATOMIC_SEQ_CST);                                      \
 		uint64_t s = next_seq();                                                                 \
+		w = atomic_pending(thr, w, s, A_AND, 0, sizeof(T), (uptr)p, (T)(old & m), old, cpc);     \
 		spin_unlock(l);                                                                          \
 		ARG(T, RET) = old;                                                                       \
-		atomic_record(thr, s, A_AND, 0, sizeof(T), (uptr)p, (T)(old & m), old, cpc, bp);             \
+		atomic_record(thr, w, s, A_AND, 0, sizeof(T), (uptr)p, (T)(old & m), old, cpc, bp);      \
 	}                                                                                                \
 	void seer_atomic##bits##_fetch_or(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {       \
 		(void)pc;                                                                                \
-		rp_pre(thr, RP_ATOMIC); ex_atomic(thr); hold(thr);                                                                   \
+		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
+		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T m = ARG(T, 8);                                                                         \
 		volatile int *l = alock((uptr)p);                                                        \
 		spin_lock(l);                                                                            \
 		T old = __atomic_fetch_or(p, m, __ATOMIC_SEQ_CST);                                       \
 		uint64_t s = next_seq();                                                                 \
+		w = atomic_pending(thr, w, s, A_OR, 0, sizeof(T), (uptr)p, (T)(old | m), old, cpc);      \
 		spin_unlock(l);                                                                          \
 		ARG(T, RET) = old;                                                                       \
-		atomic_record(thr, s, A_OR, 0, sizeof(T), (uptr)p, (T)(old | m), old, cpc, bp);              \
+		atomic_record(thr, w, s, A_OR, 0, sizeof(T), (uptr)p, (T)(old | m), old, cpc, bp);       \
 	}
 
 // 32-bit: operand at +8, result at +16 (CAS: old +8, new +12, result +16).
@@ -1910,7 +1966,8 @@ ATOMIC_FUNCS(64, uint64_t, 16)
 #define CAS_FUNC(bits, T, NEW, RES)                                                                       \
 	void seer_atomic##bits##_compare_exchange(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) { \
 		(void)pc;                                                                                 \
-		rp_pre(thr, RP_ATOMIC); ex_atomic(thr); hold(thr);                                                                    \
+		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                   \
+		uint64_t *w = hold(thr);                                                                  \
 		T *p = ARG(T *, 0);                                                                       \
 		T expect = ARG(T, 8);                                                                     \
 		T desired = ARG(T, NEW);                                                                  \
@@ -1919,12 +1976,14 @@ ATOMIC_FUNCS(64, uint64_t, 16)
 		spin_lock(l);                                                                             \
 		int ok = __atomic_compare_exchange_n(p, &cur, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
 		uint64_t s = next_seq();                                                                  \
+		if (ok)                                                                                   \
+			w = atomic_pending(thr, w, s, A_CAS, 0, sizeof(T), (uptr)p, desired, expect, cpc);       \
 		spin_unlock(l);                                                                           \
 		ARG(uint8_t, RES) = ok;                                                                   \
 		if (ok)                                                                                   \
-			atomic_record(thr, s, A_CAS, 0, sizeof(T), (uptr)p, desired, expect, cpc, bp);        \
+			atomic_record(thr, w, s, A_CAS, 0, sizeof(T), (uptr)p, desired, expect, cpc, bp);        \
 		else                                                                                      \
-			atomic_record(thr, s, A_CAS, AF_FAILED, sizeof(T), (uptr)p, cur, cur, cpc, bp);       \
+			atomic_record(thr, NULL, s, A_CAS, AF_FAILED, sizeof(T), (uptr)p, cur, cur, cpc, bp);    \
 	}
 
 CAS_FUNC(32, uint32_t, 12, 16)
