@@ -516,13 +516,12 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 
 // recycleSpool says whether a live conversion gives the recorder back the
 // spool slots of the chunks it has read (trace.LiveOptions.Recycle). Off:
-// since the records it was blamed for losing turned out to be an atomic
-// the process's exit caught before its commit (now read from its pending
-// mark), recycling measured no CPU gain on stress-tls's recorded test
-// (0.96 of off's, 0.43-1.93) or whole seer check (1.03), and the test
-// process's peak RSS rose from 37 to 78-138 MB, as a chunk written into
-// a recycled slot is never counted finished and its region never given
-// back (bench/RESULTS.md).
+// the records it was blamed for losing were an atomic the process's exit
+// caught before its commit (now read from its pending mark), and with
+// that mended recycling measured no CPU gain on the recorded test while
+// raising its peak memory, as a chunk written into a recycled slot is
+// never counted finished and its region never given back (bench/RESULTS.md,
+// "spool").
 const recycleSpool = false
 
 // liveEvents calls live with count every liveEvery until ended is closed.
