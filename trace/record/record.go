@@ -521,7 +521,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 // that mended recycling measured no CPU gain on the recorded test while
 // raising its peak memory, as a chunk written into a recycled slot is
 // never counted finished and its region never given back (bench/RESULTS.md,
-// "spool").
+// "the lost atomic records, and what spool recycling gives back").
 const recycleSpool = false
 
 // liveEvents calls live with count every liveEvery until ended is closed.
