@@ -15,7 +15,9 @@
 // acquire's releases, and for each lock at most one open section, the
 // last. The table of latest accesses it checks each access against is
 // race_shb_table.go; the check, which batches what an access knows so
-// that its cost does not grow with the goroutines, race_shb_fold.go.
+// that its cost does not grow with the goroutines, race_shb_fold.go,
+// and keeps the open groups of a crowded location in bags,
+// race_shb_open.go.
 
 package predict
 

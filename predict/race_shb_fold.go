@@ -65,10 +65,14 @@ type shbFinds struct {
 	// and the places of the bags at the top
 	bagged []shbGroup
 	bags   []int32
+	// the open groups of other goroutines at a crowded top, to be put in
+	// open bags (race_shb_open.go)
+	opened []shbGroup
 	// checked counts the nodes the accesses looked at: the layer's work,
 	// which the batches keep from growing with the goroutines.
 	checked int64
 	scanned int64 // and the entries of the groups they scanned
+	opens   int   // open groups put in open bags
 }
 
 func newSHBFinds(c *ctp, m *memory) *shbFinds {
@@ -159,16 +163,22 @@ func (f *shbFinds) visit(i int32, cur vclock, d []int32) {
 	x := shbAccess{i: i, g: int32(ev.G), site: c.site(i), w: isWrite(ev.Op), at: ev.Op.IsAtomic(),
 		mask: wordMask(ev.Addr, ev.Size), cur: cur, d: d, ch: f.ch, pos: c.pos[i]}
 	l := m.loc[i]
-	f.fold, f.bagged, f.bags = f.fold[:0], f.bagged[:0], f.bags[:0]
+	f.fold, f.bagged, f.bags, f.opened = f.fold[:0], f.bagged[:0], f.bags[:0], f.opened[:0]
+	t.unbag(l, x.g)
 	own := f.check(&x, &t.loc[l], true)
+	f.checkOpen(&x, l)
 	// Batched and bagged before record, which may compact the pools: the
-	// nodes in f.fold and f.bagged are in no run until then, so that a
-	// compaction would not move what they point to.
+	// nodes in f.fold, f.bagged and f.opened are in no run until then, so
+	// that a compaction would not move what they point to. The open ones
+	// are bagged after checkOpen, which checked them at the top already.
 	if len(f.fold) > 0 {
 		f.batch(l, &x)
 	}
 	for k := range f.bagged {
 		f.bag(l, &f.bagged[k])
+	}
+	if len(f.opened) > 0 {
+		f.bagOpen(l, &x)
 	}
 	t.record(l, x.g, own, i, c.pos[i], x.site, x.w, x.at)
 	t.retire(l, i)
@@ -180,10 +190,13 @@ func (f *shbFinds) visit(i int32, cur vclock, d []int32) {
 // f.fold. In the top run of a location (top), it moves the closed groups
 // it does not know into f.bagged, and notes where the bags are in
 // f.bags; it returns the place there of x's goroutine's group, or -1.
+// At a top of shbOpenAt nodes or more, it moves the open groups of other
+// goroutines into f.opened (race_shb_open.go).
 func (f *shbFinds) check(x *shbAccess, r *span, top bool) int {
 	t := f.tab
 	own := -1
 	kept := r.off
+	crowded := top && r.n >= int32(shbOpenAt)
 	f.checked += int64(r.n)
 	for k := r.off; k < r.off+r.n; k++ {
 		gr := &t.groups[k]
@@ -233,6 +246,8 @@ func (f *shbFinds) check(x *shbAccess, r *span, top bool) int {
 			f.fold = append(f.fold, *gr)
 		case bag:
 			f.bagged = append(f.bagged, *gr)
+		case crowded && !gr.batch && !gr.closed && gr.g != x.g:
+			f.opened = append(f.opened, *gr)
 		default:
 			if kept != k {
 				t.groups[kept] = *gr

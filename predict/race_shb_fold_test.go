@@ -164,6 +164,97 @@ func poolTrace(p poolParams) *trace.Trace {
 	return tr
 }
 
+// workerParams shape workerTrace.
+type workerParams struct {
+	workers, tasks int     // long-lived workers, and the tasks each runs
+	racy           float64 // the share of tasks that write the statistic without the lock
+	seed           int64
+}
+
+// workerTrace is a pool of long-lived workers, ants's way: main fills
+// in the pool (one write of its four words, which makes them one
+// location), starts the workers, and waits for them (a WaitGroup). Each
+// worker runs its tasks one after another, and for each adds to the
+// running count and reads it back atomically (word 0), reads the
+// settings (word 1), loads the state atomically (word 3), takes a spin
+// lock by CAS (a word of its own) and the mutex it stands for, and
+// reads and writes the queue under them; some tasks write the statistic
+// (word 2) without the lock (the races), and some read it. Every
+// worker's group of the pool stays open until its last task.
+func workerTrace(p workerParams) *trace.Trace {
+	r, b, stack := synthStart(p.seed, "synth.workers", "/synth/workers.go")
+	const (
+		pool  = 0x100000 // running, settings, statistic, state
+		spin  = 0x100100
+		queue = 0x100200
+		mu    = 0x200000
+		wgAt  = 0x300000
+	)
+	muObj := b.Object(trace.ObjMutex, mu, 8, "")
+	wg := b.Object(trace.ObjWaitGroup, wgAt, 8, "")
+	main := b.Goroutine(0, 0)
+	b.Add(trace.Event{Op: trace.OpWrite, G: main, Addr: pool, Size: 32, Stack: stack(1)})
+	type worker struct {
+		g    trace.GoID
+		prog []trace.Event
+	}
+	var live []*worker
+	for range p.workers {
+		g := b.Goroutine(main, stack(2))
+		b.Add(trace.Event{Op: trace.OpGo, G: main, Peer: int32(g), Stack: stack(2)})
+		w := &worker{g: g, prog: []trace.Event{{Op: trace.OpStart, G: g, Peer: int32(main), Stack: stack(2)}}}
+		for range p.tasks {
+			w.prog = append(w.prog,
+				trace.Event{Op: trace.OpAtomicRMW, G: g, Addr: pool, Size: 4, Stack: stack(10)},
+				trace.Event{Op: trace.OpRead, G: g, Addr: pool + 8, Size: 8, Stack: stack(11)},
+				trace.Event{Op: trace.OpAtomicLoad, G: g, Addr: pool + 24, Size: 4, Stack: stack(12)},
+				trace.Event{Op: trace.OpAtomicRMW, G: g, Addr: spin, Size: 4, Stack: stack(13)},
+				trace.Event{Op: trace.OpLock, G: g, Obj: muObj, Addr: mu, Sync: trace.SyncAcquire, Stack: stack(14)},
+				trace.Event{Op: trace.OpRead, G: g, Addr: queue, Size: 8, Stack: stack(15)},
+				trace.Event{Op: trace.OpWrite, G: g, Addr: queue, Size: 8, Stack: stack(16)},
+				trace.Event{Op: trace.OpUnlock, G: g, Obj: muObj, Addr: mu, Sync: trace.SyncRelease, Stack: stack(17)},
+				trace.Event{Op: trace.OpAtomicStore, G: g, Addr: spin, Size: 4, Stack: stack(18)})
+			if r.Float64() < p.racy {
+				w.prog = append(w.prog, trace.Event{Op: trace.OpWrite, G: g, Addr: pool + 16, Size: 8, Stack: stack(20 + r.Intn(3))})
+			}
+			if r.Intn(8) == 0 {
+				w.prog = append(w.prog, trace.Event{Op: trace.OpRead, G: g, Addr: pool + 16, Size: 8, Stack: stack(25)})
+			}
+			w.prog = append(w.prog, trace.Event{Op: trace.OpAtomicLoad, G: g, Addr: pool, Size: 4, Stack: stack(26)})
+		}
+		w.prog = append(w.prog,
+			trace.Event{Op: trace.OpWGDone, G: g, Obj: wg, Addr: wgAt, Sync: trace.SyncReleaseMerge, Stack: stack(27)},
+			trace.Event{Op: trace.OpEnd, G: g, Stack: stack(28)})
+		live = append(live, w)
+	}
+	held := false // the mutex
+	for len(live) > 0 {
+		k := r.Intn(len(live))
+		w := live[k]
+		e := w.prog[0]
+		switch e.Op {
+		case trace.OpLock:
+			if held {
+				continue
+			}
+			held = true
+		case trace.OpUnlock:
+			held = false
+		}
+		b.Add(e)
+		if w.prog = w.prog[1:]; len(w.prog) == 0 {
+			live = append(live[:k], live[k+1:]...)
+		}
+	}
+	b.Add(trace.Event{Op: trace.OpWGWait, G: main, Obj: wg, Addr: wgAt, Sync: trace.SyncAcquire, Stack: stack(3)})
+	b.Add(trace.Event{Op: trace.OpRead, G: main, Addr: pool + 16, Size: 8, Stack: stack(4)})
+	tr, err := b.Trace()
+	if err != nil {
+		panic(err)
+	}
+	return tr
+}
+
 // shbFindsOf runs the SHB layer's first pass over tr with the batched
 // check, or the flat one.
 func shbFindsOf(tb testing.TB, tr *trace.Trace, flat bool) *shbFinds {
@@ -181,20 +272,26 @@ func shbFindsOf(tb testing.TB, tr *trace.Trace, flat bool) *shbFinds {
 	return f
 }
 
+// The open bags (race_shb_open.go) are compared at every size of a
+// location's top (shbOpenAt 0), at the default, and never made; the
+// workers' traces must also save most of the work at the default.
 func TestSHBBatchesLikeFlat(t *testing.T) {
 	type tc struct {
 		name string
 		tr   *trace.Trace
 		// many: thousands of goroutines per location, where the batches
-		// must save most of the work.
-		many bool
+		// must save most of the work; workers: hundreds of long-lived
+		// goroutines per location, where the open bags must.
+		many, workers bool
 	}
 	var tests []tc
 	for seed := int64(1); seed <= 3; seed++ {
 		tests = append(tests,
-			tc{"pool", poolTrace(poolParams{tasks: 3000, live: 8, waitEvery: 100, racy: 0.01, seed: seed}), true},
-			tc{"pool-wide", poolTrace(poolParams{tasks: 2000, live: 200, waitEvery: 500, racy: 0.05, seed: seed}), true},
-			tc{"pool-nowait", poolTrace(poolParams{tasks: 1000, live: 4, waitEvery: 1 << 30, racy: 0.02, seed: seed}), false})
+			tc{name: "pool", tr: poolTrace(poolParams{tasks: 3000, live: 8, waitEvery: 100, racy: 0.01, seed: seed}), many: true},
+			tc{name: "pool-wide", tr: poolTrace(poolParams{tasks: 2000, live: 200, waitEvery: 500, racy: 0.05, seed: seed}), many: true},
+			tc{name: "pool-nowait", tr: poolTrace(poolParams{tasks: 1000, live: 4, waitEvery: 1 << 30, racy: 0.02, seed: seed})},
+			tc{name: "workers", tr: workerTrace(workerParams{workers: 300, tasks: 12, racy: 0.01, seed: seed}), workers: true},
+			tc{name: "workers-few", tr: workerTrace(workerParams{workers: 40, tasks: 30, racy: 0.05, seed: seed})})
 	}
 	for k, tr := range randomTraces(41, 80, func(r *rand.Rand, _ int) genParams {
 		return genParams{goroutines: 2 + r.Intn(12), vars: 1 + r.Intn(4), locks: r.Intn(3), sigs: r.Intn(4),
@@ -202,26 +299,38 @@ func TestSHBBatchesLikeFlat(t *testing.T) {
 	}, true) {
 		tests = append(tests, tc{name: "random" + string(rune('a'+k%26)), tr: tr})
 	}
-	pairs := 0
-	for k, tc := range tests {
-		got, want := shbFindsOf(t, tc.tr, false), shbFindsOf(t, tc.tr, true)
-		if got.total != want.total || !reflect.DeepEqual(got.keys, want.keys) {
-			t.Fatalf("trace %d (%s): batched found %d pairs at %d pairs of sites, flat %d at %d (or in another order)",
-				k, tc.name, got.total, len(got.keys), want.total, len(want.keys))
-		}
-		for _, key := range want.keys {
-			if g, w := *got.bests[key], *want.bests[key]; g != w {
-				t.Fatalf("trace %d (%s): pair of sites %v: batched %+v, flat %+v", k, tc.name, key, g, w)
+	defer func(n int) { shbOpenAt = n }(shbOpenAt)
+	for _, at := range []int{0, shbOpenAt, 1 << 30} {
+		shbOpenAt = at
+		pairs, opened := 0, 0
+		for k, tc := range tests {
+			got, want := shbFindsOf(t, tc.tr, false), shbFindsOf(t, tc.tr, true)
+			if got.total != want.total || !reflect.DeepEqual(got.keys, want.keys) {
+				t.Fatalf("open bags at %d, trace %d (%s): batched found %d pairs at %d pairs of sites, flat %d at %d (or in another order)",
+					at, k, tc.name, got.total, len(got.keys), want.total, len(want.keys))
+			}
+			for _, key := range want.keys {
+				if g, w := *got.bests[key], *want.bests[key]; g != w {
+					t.Fatalf("open bags at %d, trace %d (%s): pair of sites %v: batched %+v, flat %+v", at, k, tc.name, key, g, w)
+				}
+			}
+			pairs += len(want.keys)
+			opened += got.opens
+			if tc.many && 10*got.checked > want.checked {
+				t.Errorf("open bags at %d, trace %d (%s): the batched check looked at %d nodes, the flat one at %d groups: not a tenth",
+					at, k, tc.name, got.checked, want.checked)
+			}
+			if tc.workers && at < 1<<30 && 4*got.checked > want.checked {
+				t.Errorf("open bags at %d, trace %d (%s): the batched check looked at %d nodes, the flat one at %d groups: not a quarter",
+					at, k, tc.name, got.checked, want.checked)
 			}
 		}
-		pairs += len(want.keys)
-		if tc.many && 10*got.checked > want.checked {
-			t.Errorf("trace %d (%s): the batched check looked at %d nodes, the flat one at %d groups: not a tenth",
-				k, tc.name, got.checked, want.checked)
+		if pairs == 0 {
+			t.Fatal("no pair of sites races: the test says nothing")
 		}
-	}
-	if pairs == 0 {
-		t.Fatal("no pair of sites races: the test says nothing")
+		if (opened == 0) != (at == 1<<30) {
+			t.Errorf("open bags at %d: %d groups put in open bags", at, opened)
+		}
 	}
 }
 

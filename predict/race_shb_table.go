@@ -188,6 +188,13 @@ type shbTable struct {
 	// access to its location: its group closes there.
 	lastOf bitset
 	seq    int32 // groups made so far
+	// The open bags (race_shb_open.go): per location, 1 + its set's
+	// index in opens, or 0; the sets given back; and where each bagged
+	// group is, by location and goroutine.
+	open     []int32
+	opens    [][]shbOpenBag
+	openFree []int32
+	openAt   map[uint64]shbOpenSlot
 }
 
 // shbIndexAt is the number of entries from which a group indexes them,
@@ -201,7 +208,8 @@ var (
 
 func newSHBTable(c *ctp, m *memory) *shbTable {
 	return &shbTable{c: c, m: m, loc: make([]span, len(m.locs)), last: trace.LastAccesses(m.loc, len(m.locs)),
-		index: make(map[uint64]int32), lastOf: lastPerGoroutine(c, m)}
+		index: make(map[uint64]int32), lastOf: lastPerGoroutine(c, m),
+		open: make([]int32, len(m.locs)), openAt: make(map[uint64]shbOpenSlot)}
 }
 
 // lastPerGoroutine marks every goroutine's last shared access to each
@@ -353,6 +361,7 @@ func (t *shbTable) retire(l, i int32) {
 func (t *shbTable) drop(l int32) {
 	t.dropRun(l, t.loc[l])
 	t.loc[l] = span{}
+	t.dropOpen(l)
 }
 
 // dropRun frees the nodes of run r of location l's groups and batches.
@@ -363,21 +372,26 @@ func (t *shbTable) dropRun(l int32, r span) {
 			t.dropRun(l, gr.ents)
 			continue
 		}
-		for j := range t.entries(gr) {
-			a := &t.entries(gr)[j]
-			if gr.indexed {
-				if key := t.keyOf(l, a); t.index[key] == int32(j) {
-					delete(t.index, key)
-				}
-			}
-			if a.poss >= 0 {
-				t.poss[a.poss] = nil
-				t.freePoss = append(t.freePoss, a.poss)
-			}
-		}
-		t.deadE += int(gr.ents.cap)
+		t.dropEntries(l, gr)
 	}
 	t.deadG += int(r.cap)
+}
+
+// dropEntries frees group gr's entries, their index keys and positions.
+func (t *shbTable) dropEntries(l int32, gr *shbGroup) {
+	for j := range t.entries(gr) {
+		a := &t.entries(gr)[j]
+		if gr.indexed {
+			if key := t.keyOf(l, a); t.index[key] == int32(j) {
+				delete(t.index, key)
+			}
+		}
+		if a.poss >= 0 {
+			t.poss[a.poss] = nil
+			t.freePoss = append(t.freePoss, a.poss)
+		}
+	}
+	t.deadE += int(gr.ents.cap)
 }
 
 // compact copies the runs in use into new pools, for each pool a quarter
@@ -386,21 +400,30 @@ func (t *shbTable) dropRun(l int32, r span) {
 func (t *shbTable) compact() {
 	if t.deadE > shbCompactAt && 4*t.deadE > len(t.ents) {
 		pool := make([]shbEntry, 0, len(t.ents)-t.deadE+len(t.ents)/8)
+		moveGroup := func(gr *shbGroup) {
+			off := int32(len(pool))
+			pool = append(pool, t.ents[gr.ents.off:gr.ents.off+gr.ents.cap]...)
+			gr.ents.off = off
+		}
 		var move func(r span)
 		move = func(r span) {
 			for k := r.off; k < r.off+r.n; k++ {
-				gr := &t.groups[k]
-				if gr.batch {
+				if gr := &t.groups[k]; gr.batch {
 					move(gr.ents)
-					continue
+				} else {
+					moveGroup(gr)
 				}
-				off := int32(len(pool))
-				pool = append(pool, t.ents[gr.ents.off:gr.ents.off+gr.ents.cap]...)
-				gr.ents.off = off
 			}
 		}
 		for l := range t.loc {
 			move(t.loc[l])
+		}
+		for _, bags := range t.opens {
+			for k := range bags {
+				for j := range bags[k].groups {
+					moveGroup(&bags[k].groups[j])
+				}
+			}
 		}
 		t.ents, t.deadE = pool, 0
 	}
