@@ -88,11 +88,7 @@ func poolTrace(p poolParams) *trace.Trace {
 	b.Add(trace.Event{Op: trace.OpWrite, G: main, Addr: config, Size: 8, Stack: stack(2)})
 	b.Add(trace.Event{Op: trace.OpGo, G: main, Peer: int32(coll), Stack: stack(1)})
 	b.Add(trace.Event{Op: trace.OpStart, G: coll, Peer: int32(main), Stack: stack(1)})
-	type task struct {
-		g    trace.GoID
-		prog []trace.Event
-	}
-	var live []*task
+	var live []*synthProg
 	held := false // the mutex
 	started := 0
 	for started < p.tasks || len(live) > 0 {
@@ -105,7 +101,7 @@ func poolTrace(p poolParams) *trace.Trace {
 			g := b.Goroutine(main, stack(6))
 			b.Add(trace.Event{Op: trace.OpGo, G: main, Peer: int32(g), Stack: stack(6)})
 			started++
-			t := &task{g: g}
+			t := &synthProg{}
 			t.prog = append(t.prog,
 				trace.Event{Op: trace.OpStart, G: g, Peer: int32(main), Stack: stack(6)},
 				trace.Event{Op: trace.OpRead, G: g, Addr: config, Size: 8, Stack: stack(10)},
@@ -138,22 +134,7 @@ func poolTrace(p poolParams) *trace.Trace {
 		if len(live) == 0 {
 			continue
 		}
-		k := r.Intn(len(live))
-		t := live[k]
-		e := t.prog[0]
-		switch e.Op {
-		case trace.OpLock:
-			if held {
-				continue
-			}
-			held = true
-		case trace.OpUnlock:
-			held = false
-		}
-		b.Add(e)
-		if t.prog = t.prog[1:]; len(t.prog) == 0 {
-			live = append(live[:k], live[k+1:]...)
-		}
+		live = stepProgs(r, b, live, &held)
 	}
 	b.Add(trace.Event{Op: trace.OpWGWait, G: main, Obj: wg, Addr: wgAddr, Sync: trace.SyncAcquire, Stack: stack(3)})
 	b.Add(trace.Event{Op: trace.OpRead, G: main, Addr: stat, Size: 8, Stack: stack(40)})
@@ -162,6 +143,32 @@ func poolTrace(p poolParams) *trace.Trace {
 		panic(err)
 	}
 	return tr
+}
+
+// synthProg is what a synthetic goroutine has left to do.
+type synthProg struct{ prog []trace.Event }
+
+// stepProgs adds the next event of a random one of live, unless it is a
+// Lock of the one mutex, held (by *held), and returns live without it if
+// it is done.
+func stepProgs(r *rand.Rand, b *trace.Builder, live []*synthProg, held *bool) []*synthProg {
+	k := r.Intn(len(live))
+	t := live[k]
+	e := t.prog[0]
+	switch e.Op {
+	case trace.OpLock:
+		if *held {
+			return live
+		}
+		*held = true
+	case trace.OpUnlock:
+		*held = false
+	}
+	b.Add(e)
+	if t.prog = t.prog[1:]; len(t.prog) == 0 {
+		live = append(live[:k], live[k+1:]...)
+	}
+	return live
 }
 
 // workerParams shape workerTrace.
@@ -194,15 +201,11 @@ func workerTrace(p workerParams) *trace.Trace {
 	wg := b.Object(trace.ObjWaitGroup, wgAt, 8, "")
 	main := b.Goroutine(0, 0)
 	b.Add(trace.Event{Op: trace.OpWrite, G: main, Addr: pool, Size: 32, Stack: stack(1)})
-	type worker struct {
-		g    trace.GoID
-		prog []trace.Event
-	}
-	var live []*worker
+	var live []*synthProg
 	for range p.workers {
 		g := b.Goroutine(main, stack(2))
 		b.Add(trace.Event{Op: trace.OpGo, G: main, Peer: int32(g), Stack: stack(2)})
-		w := &worker{g: g, prog: []trace.Event{{Op: trace.OpStart, G: g, Peer: int32(main), Stack: stack(2)}}}
+		w := &synthProg{prog: []trace.Event{{Op: trace.OpStart, G: g, Peer: int32(main), Stack: stack(2)}}}
 		for range p.tasks {
 			w.prog = append(w.prog,
 				trace.Event{Op: trace.OpAtomicRMW, G: g, Addr: pool, Size: 4, Stack: stack(10)},
@@ -229,22 +232,7 @@ func workerTrace(p workerParams) *trace.Trace {
 	}
 	held := false // the mutex
 	for len(live) > 0 {
-		k := r.Intn(len(live))
-		w := live[k]
-		e := w.prog[0]
-		switch e.Op {
-		case trace.OpLock:
-			if held {
-				continue
-			}
-			held = true
-		case trace.OpUnlock:
-			held = false
-		}
-		b.Add(e)
-		if w.prog = w.prog[1:]; len(w.prog) == 0 {
-			live = append(live[:k], live[k+1:]...)
-		}
+		live = stepProgs(r, b, live, &held)
 	}
 	b.Add(trace.Event{Op: trace.OpWGWait, G: main, Obj: wg, Addr: wgAt, Sync: trace.SyncAcquire, Stack: stack(3)})
 	b.Add(trace.Event{Op: trace.OpRead, G: main, Addr: pool + 16, Size: 8, Stack: stack(4)})
