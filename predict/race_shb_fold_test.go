@@ -370,3 +370,28 @@ func BenchmarkSHBPool(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSHBWorkers times the SHB layer's first pass over a pool of
+// 1,000 long-lived workers with open bags (race_shb_open.go) and
+// without, and counts the nodes their accesses looked at.
+//
+//	go test -run XXX -bench SHBWorkers ./predict
+func BenchmarkSHBWorkers(b *testing.B) {
+	tr := workerTrace(workerParams{workers: 1000, tasks: 20, racy: 0.002, seed: 1})
+	defer func(n int) { shbOpenAt = n }(shbOpenAt)
+	for _, at := range []int{shbOpenAt, 1 << 30} {
+		name := "open-bags"
+		if at == 1<<30 {
+			name = "no-open-bags"
+		}
+		b.Run(name, func(b *testing.B) {
+			shbOpenAt = at
+			var f *shbFinds
+			for range b.N {
+				f = shbFindsOf(b, tr, false)
+			}
+			b.ReportMetric(float64(len(tr.Events)), "events")
+			b.ReportMetric(float64(f.checked), "nodes-looked-at")
+		})
+	}
+}
