@@ -325,13 +325,20 @@ func TestSHBBatchesLikeFlat(t *testing.T) {
 // The batches and bags are dropped with their location, at its last
 // access, like the groups (TestSHBTableDrops): after a whole trace the
 // table holds nothing, and the pools' room left behind is all of them.
+// So are the open bags (race_shb_open.go), with their table of places.
 func TestSHBBatchesDrop(t *testing.T) {
+	defer func(n int) { shbOpenAt = n }(shbOpenAt)
+	shbOpenAt = 0
 	for seed := int64(1); seed <= 2; seed++ {
 		f := shbFindsOf(t, poolTrace(poolParams{tasks: 500, live: 50, waitEvery: 60, racy: 0.05, seed: seed}), false)
 		tab := f.tab
 		if tab.deadG != len(tab.groups) || tab.deadE != len(tab.ents) || len(tab.index) != 0 {
 			t.Errorf("seed %d: left behind %d of %d nodes, %d of %d entries, %d index keys",
 				seed, tab.deadG, len(tab.groups), tab.deadE, len(tab.ents), len(tab.index))
+		}
+		if len(tab.opens) != 0 || len(tab.openAt) != 0 || tab.open.count() != 0 || f.opens == 0 {
+			t.Errorf("seed %d: %d open groups bagged, %d locations' open bags and %d places left behind, %d marked",
+				seed, f.opens, len(tab.opens), len(tab.openAt), tab.open.count())
 		}
 		batches, bags := 0, 0
 		for _, gr := range tab.groups {

@@ -53,16 +53,16 @@ func openKey(l, g int32) uint64 { return uint64(uint32(l))<<32 | uint64(uint32(g
 
 // openBags returns location l's open bags, or nil.
 func (t *shbTable) openBags(l int32) []shbOpenBag {
-	if k := t.open[l]; k > 0 {
-		return t.opens[k-1]
+	if !t.open.has(l) {
+		return nil
 	}
-	return nil
+	return t.opens[l]
 }
 
 // unbag moves goroutine g's open group of location l, if it is in a
 // bag, back to the top of l's run, where g's access finds it.
 func (t *shbTable) unbag(l, g int32) {
-	if t.open[l] == 0 {
+	if !t.open.has(l) {
 		return
 	}
 	key := openKey(l, g)
@@ -71,7 +71,7 @@ func (t *shbTable) unbag(l, g int32) {
 		return
 	}
 	delete(t.openAt, key)
-	b := &t.opens[t.open[l]-1][s.bag]
+	b := &t.opens[l][s.bag]
 	gr := b.groups[s.at]
 	if last := int32(len(b.groups) - 1); s.at != last {
 		b.groups[s.at] = b.groups[last]
@@ -116,26 +116,18 @@ func (x *shbAccess) knowsGuard(g, pos int32) bool {
 // the top, into location l's open bags for their masks, made if need be.
 func (f *shbFinds) bagOpen(l int32, x *shbAccess) {
 	t := f.tab
-	if t.open[l] == 0 {
-		if n := len(t.openFree); n > 0 {
-			t.open[l] = t.openFree[n-1]
-			t.openFree = t.openFree[:n-1]
-		} else {
-			t.opens = append(t.opens, nil)
-			t.open[l] = int32(len(t.opens))
-		}
-	}
-	bags := &t.opens[t.open[l]-1]
+	t.open.set(l)
+	bags := t.opens[l]
 	f.opens += len(f.opened)
 	for _, gr := range f.opened {
 		k := 0
-		for k < len(*bags) && (*bags)[k].masks != gr.masks {
+		for k < len(bags) && bags[k].masks != gr.masks {
 			k++
 		}
-		if k == len(*bags) {
-			*bags = append(*bags, shbOpenBag{masks: gr.masks, guardG: -1})
+		if k == len(bags) {
+			bags = append(bags, shbOpenBag{masks: gr.masks, guardG: -1})
 		}
-		b := &(*bags)[k]
+		b := &bags[k]
 		if x.knowsGuard(b.guardG, b.guardPos) && x.knowsGuard(gr.g, gr.maxPos) {
 			b.guardG, b.guardPos = x.g, x.pos // x knows the bag's groups and gr
 		} else {
@@ -144,15 +136,16 @@ func (f *shbFinds) bagOpen(l int32, x *shbAccess) {
 		t.openAt[openKey(l, gr.g)] = shbOpenSlot{bag: int32(k), at: int32(len(b.groups))}
 		b.groups = append(b.groups, gr)
 	}
+	t.opens[l] = bags
 }
 
 // dropOpen frees location l's open bags, their groups' entries and
 // their places in the table.
 func (t *shbTable) dropOpen(l int32) {
-	if t.open[l] == 0 {
+	if !t.open.has(l) {
 		return
 	}
-	bags := t.opens[t.open[l]-1]
+	bags := t.opens[l]
 	for k := range bags {
 		for j := range bags[k].groups {
 			gr := &bags[k].groups[j]
@@ -160,7 +153,6 @@ func (t *shbTable) dropOpen(l int32) {
 			delete(t.openAt, openKey(l, gr.g))
 		}
 	}
-	t.opens[t.open[l]-1] = bags[:0]
-	t.openFree = append(t.openFree, t.open[l])
-	t.open[l] = 0
+	delete(t.opens, l)
+	t.open.clear(l)
 }

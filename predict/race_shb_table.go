@@ -188,13 +188,12 @@ type shbTable struct {
 	// access to its location: its group closes there.
 	lastOf bitset
 	seq    int32 // groups made so far
-	// The open bags (race_shb_open.go): per location, 1 + its set's
-	// index in opens, or 0; the sets given back; and where each bagged
-	// group is, by location and goroutine.
-	open     []int32
-	opens    [][]shbOpenBag
-	openFree []int32
-	openAt   map[uint64]shbOpenSlot
+	// The open bags (race_shb_open.go): which locations have them (a
+	// bit, not a word, per location: a run may use millions), their
+	// bags, and where each bagged group is, by location and goroutine.
+	open   bitset
+	opens  map[int32][]shbOpenBag
+	openAt map[uint64]shbOpenSlot
 }
 
 // shbIndexAt is the number of entries from which a group indexes them,
@@ -209,7 +208,7 @@ var (
 func newSHBTable(c *ctp, m *memory) *shbTable {
 	return &shbTable{c: c, m: m, loc: make([]span, len(m.locs)), last: trace.LastAccesses(m.loc, len(m.locs)),
 		index: make(map[uint64]int32), lastOf: lastPerGoroutine(c, m),
-		open: make([]int32, len(m.locs)), openAt: make(map[uint64]shbOpenSlot)}
+		open: newBitset(len(m.locs)), opens: make(map[int32][]shbOpenBag), openAt: make(map[uint64]shbOpenSlot)}
 }
 
 // lastPerGoroutine marks every goroutine's last shared access to each
