@@ -18,11 +18,16 @@
 // location and goroutine to the group's place finds the own group, which
 // goes back to the top before the check, and a bag whose masks cannot
 // conflict with the access holds nothing the access must scan (the masks
-// of a group cover every entry of it, as shbMasks says). The check of
-// the groups that may conflict is the one race_shb_fold.go makes of an
-// open group at the top, so the pairs found, their closest pairs and
-// counts are the same (the differential test, race_shb_fold_test.go,
-// compares with the check of every group).
+// of a group cover every entry of it, as shbMasks says). A bag whose
+// groups an access knew all of, up to their latest entries, is guarded by
+// that access as a batch is (the transitivity of FastTrack's epochs,
+// Flanagan and Freund, PLDI 2009, §3, as race_shb_fold.go uses it): a
+// later access that knows the guard passes over the bag, which the
+// accesses of the pool's lock-protected fields, each ordered after the
+// last, do. The check of the groups that may conflict is the one
+// race_shb_fold.go makes of an open group at the top, so the pairs
+// found, their closest pairs and counts are the same (the differential
+// test, race_shb_fold_test.go, compares with the check of every group).
 
 package predict
 
