@@ -6,7 +6,9 @@
 // kernel (discard); Parked.Restore reads them back into the same memory.
 // On issue 31's pond trace the analysis cut at 2.44M of 10M events, and
 // the 7.6M events after the cut were 231 MB of the analysis's peak
-// (bench/RESULTS.md).
+// (bench/RESULTS.md). Trace.ParkValues parks the values alone, the same
+// way, while passes that read none of them replay the whole trace
+// (predict's SHB and must-happen-before passes).
 
 package trace
 
@@ -18,7 +20,8 @@ import (
 	"unsafe"
 )
 
-// Parked is the parked tail of a trace (Trace.Park).
+// Parked is the parked tail of a trace (Trace.Park), or its parked values
+// (Trace.ParkValues).
 type Parked struct {
 	t         *Trace
 	f         *os.File
@@ -36,10 +39,30 @@ type Parked struct {
 // (discard). Nothing may read t's tables past their lengths while they
 // are parked: the pages read as zeros.
 func (t *Trace) Park(n int) (*Parked, error) {
-	if !discards || n < 0 || n >= len(t.Events) {
+	if n < 0 || n >= len(t.Events) {
 		return nil, nil
 	}
 	k, _ := slices.BinarySearchFunc(t.Values, n, func(v EventValue, n int) int { return v.Event - n })
+	return t.park(n, k)
+}
+
+// ParkValues gives back the memory of t's values, which it writes to a
+// temporary file, until Restore: t.Values is empty meanwhile, and
+// t.Value answers zero for every event, so nothing may read the values
+// while they are parked. The events stay. It returns nil (and leaves t
+// whole) when t has no values or the system cannot give pages back.
+func (t *Trace) ParkValues() (*Parked, error) {
+	if len(t.Values) == 0 {
+		return nil, nil
+	}
+	return t.park(len(t.Events), 0)
+}
+
+// park parks the events from n on and the values from k on.
+func (t *Trace) park(n, k int) (*Parked, error) {
+	if !discards {
+		return nil, nil
+	}
 	p := &Parked{t: t, events: t.Events, values: t.Values, replayPos: t.replayPos, n: n, k: k}
 	f, err := os.CreateTemp("", "seer-park-*")
 	if err != nil {
@@ -59,7 +82,9 @@ func (t *Trace) Park(n int) (*Parked, error) {
 	for _, b := range p.tails() {
 		discard(unsafe.Pointer(unsafe.SliceData(b)), uintptr(len(b)))
 	}
-	t.Events = t.Events[:n:n]
+	if n < len(t.Events) {
+		t.Events = t.Events[:n:n]
+	}
 	t.Values = t.Values[:k:k]
 	if len(t.replayPos) > n {
 		t.replayPos = t.replayPos[:n:n]

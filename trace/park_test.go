@@ -1,5 +1,6 @@
 // This file tests Trace.Park: a parked trace is its prefix, the memory
-// of its tail is given back, and Restore makes it whole again.
+// of its tail is given back, and Restore makes it whole again; and
+// Trace.ParkValues, the same for the values alone.
 
 package trace
 
@@ -74,5 +75,63 @@ func TestPark(t *testing.T) {
 				t.Fatalf("a second Restore: %v", err)
 			}
 		})
+	}
+}
+
+func TestParkValues(t *testing.T) {
+	const n = 20000
+	mk := func() *Trace {
+		tr := &Trace{}
+		for i := 0; i < n; i++ {
+			tr.Events = append(tr.Events, Event{Addr: uint64(i) * 8, G: GoID(1 + i%7), Obj: ObjID(i % 13), Size: 8, Op: OpWrite})
+			tr.replayPos = append(tr.replayPos, uint32(i)*3+1)
+			if i%2 == 0 {
+				tr.Values = append(tr.Values, EventValue{Event: i, Value: uint64(i) + 1, Old: uint64(i)})
+			}
+		}
+		return tr
+	}
+	tr, want := mk(), mk()
+	vals := tr.Values
+	p, err := tr.ParkValues()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if (p != nil) != discards {
+		t.Fatalf("parked %v, want %v", p != nil, discards)
+	}
+	if p != nil {
+		if len(tr.Values) != 0 {
+			t.Fatalf("parked: %d values left", len(tr.Values))
+		}
+		if v, old := tr.Value(10); v != 0 || old != 0 {
+			t.Fatalf("parked: event 10's value %d, old %d; want none", v, old)
+		}
+		zero := 0
+		for _, v := range vals {
+			if v == (EventValue{}) {
+				zero++
+			}
+		}
+		if zero < len(vals)/2 {
+			t.Fatalf("%d of the %d parked values read as zeros: their pages were not given back", zero, len(vals))
+		}
+	}
+	if !slices.Equal(tr.Events, want.Events) || !slices.Equal(tr.replayPos, want.replayPos) {
+		t.Fatalf("parking the values changed the events or replay positions")
+	}
+	if err := p.Restore(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tr.Events, want.Events) || !slices.Equal(tr.Values, want.Values) || !slices.Equal(tr.replayPos, want.replayPos) {
+		t.Fatalf("restored: %d events, %d values, %d replay positions, not the trace's %d, %d, %d (or other contents)",
+			len(tr.Events), len(tr.Values), len(tr.replayPos), len(want.Events), len(want.Values), len(want.replayPos))
+	}
+	if v, old := tr.Value(10); v != 11 || old != 10 {
+		t.Fatalf("restored: event 10's value %d, old %d; want 11, 10", v, old)
+	}
+	empty := &Trace{Events: want.Events}
+	if p, err := empty.ParkValues(); p != nil || err != nil {
+		t.Fatalf("a trace without values: parked %v, %v", p != nil, err)
 	}
 }
