@@ -243,18 +243,27 @@ func collect(t *trace.Trace) {
 // error if ctx is cancelled.
 //
 // When the history is cut (Stats.HistoryCut), t holds only the events
-// before the cut while they are analysed (Trace.Park): nothing else may
-// read t while Analyze runs. It is whole again when Analyze returns.
-func Analyze(ctx context.Context, t *trace.Trace, opts Options) (*Result, error) {
+// before the cut while they are analysed (Trace.Park), and a trace of
+// concurrentPassesBelow events or more has no values while its first
+// passes run (Trace.ParkValues): nothing else may read t while Analyze
+// runs. It is whole again when Analyze returns.
+func Analyze(ctx context.Context, t *trace.Trace, opts Options) (res *Result, err error) {
 	if t == nil {
 		return nil, errors.New("predict: nil trace")
 	}
 	a := &analysis{ctx: ctx, o: opts.defaults(), t: t, start: time.Now()}
+	// The values parked while the whole trace's passes run are back by
+	// then (mustHappenBefore), but for an error or a panic before.
+	defer func() {
+		if rerr := a.restoreValues(); rerr != nil && err == nil {
+			res, err = nil, rerr
+		}
+	}()
 	own := a.o.arena == nil && a.o.Analysis == AnalysisSeer && len(t.Events) >= arenaMinEvents
 	if own {
 		a.o.arena = new(riseArena) // clock_rises_file.go
 	}
-	res, err := a.run()
+	res, err = a.run()
 	if a.o.arena != nil && a.waitSide != nil {
 		a.waitSide() // after an error the side layers may still read the history
 	}

@@ -65,6 +65,10 @@ type analysis struct {
 	// nSHB counts the findings of the SHB layer, first among the
 	// findings: observed by construction (witnesses, observed).
 	nSHB int
+
+	// values holds the trace's values while the whole trace's passes
+	// run (analyze_values.go).
+	values *trace.Parked
 }
 
 // classesOnce makes the candidates' access classes once.
@@ -141,6 +145,9 @@ func (a *analysis) startSHB() error {
 	a.waitSHB = func() {}
 	a.waitSide = func() {}
 	a.concurrent = len(a.t.Events) < concurrentPassesBelow
+	if err := a.parkValuesForPasses(); err != nil {
+		return err
+	}
 	if a.o.given != nil {
 		// The SHB layer ran on the whole trace, of which t is a prefix:
 		// its pairs of sites are proved (analyzePrefix reports them).
@@ -205,6 +212,9 @@ func (a *analysis) skipSHB() (bool, error) {
 // layer. A *historyBudgetError is returned with the SHB layer done.
 func (a *analysis) mustHappenBefore() error {
 	mhbErr := a.e.buildMHB()
+	if err := a.restoreValues(); err != nil {
+		return err
+	}
 	if hb := (*historyBudgetError)(nil); errors.As(mhbErr, &hb) {
 		a.waitSHB()
 		if a.shbErr != nil {

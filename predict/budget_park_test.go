@@ -1,7 +1,8 @@
 // This file tests the parking of the events past the history's cut
-// (analyzePrefix, Trace.Park) and the file-backed must-happen-before
-// history (clock_rises_file.go): the analysis finds the same with and
-// without them, and leaves the trace as it found it.
+// (analyzePrefix, Trace.Park), of a large trace's values while its first
+// passes run (analyze_values.go, Trace.ParkValues), and the file-backed
+// must-happen-before history (clock_rises_file.go): the analysis finds
+// the same with and without them, and leaves the trace as it found it.
 
 package predict
 
@@ -9,8 +10,12 @@ import (
 	"context"
 	"math/rand"
 	"reflect"
+	"runtime"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/seer-tools/seer/internal/gotext"
 )
 
 func TestHistoryBudgetParked(t *testing.T) {
@@ -53,5 +58,96 @@ func TestHistoryBudgetParked(t *testing.T) {
 	t.Logf("%d analyses cut", cut)
 	if cut < 10 {
 		t.Fatalf("only %d analyses cut their history: the test says little", cut)
+	}
+}
+
+// A large trace's values are parked while the whole trace's first passes
+// run (analyze_values.go), and back before the layers that read them: the
+// WaitGroup findings, which the run's counters decide, are the same with
+// the passes run as on a large trace (sequential, values parked) and
+// without parking, and the trace's values are whole after Analyze.
+func TestValuesParked(t *testing.T) {
+	defer func(n int, p bool) { concurrentPassesBelow, parkValues = n, p }(concurrentPassesBelow, parkValues)
+	concurrentPassesBelow = 0 // every trace is large
+	for _, tc := range []struct{ name, trace, want string }{
+		{"an extra Done", `
+g1 add wg 1 @10
+g1 go g2
+g1 add wg 1 @11
+g1 go g3
+g2 done wg @20
+g2 done wg @21
+g3 w x @30
+g1 wait wg @40
+`, "negative-waitgroup 21 predicted"},
+		{"Add inside the goroutine", `
+g1 go g2
+g2 add wg 1 @10
+g2 done wg @20
+g1 wait wg @30
+`, "waitgroup-reuse 30-10 predicted"},
+		{"Add at one inside the goroutine", `
+g1 add wg 1 @5
+g1 go g2
+g2 add wg 1 @10
+g2 done wg @20
+g2 done wg @21
+g1 wait wg @30
+`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := gotext.Build(tc.trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			values := slices.Clone(tr.Values)
+			if len(values) == 0 {
+				t.Fatal("the trace has no values: the test says nothing")
+			}
+			// The passes' phases by hand: the values are away while the
+			// SHB layer's and must-happen-before's passes run, and back
+			// after.
+			parkValues = true
+			o := Options{}
+			a := &analysis{ctx: context.Background(), o: o.defaults(), t: tr, start: time.Now()}
+			a.res = &Result{}
+			a.prePass()
+			if a.e, err = relevance(a.ctx, tr, a.c, a.m, a.o); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.startSHB(); err != nil {
+				t.Fatal(err)
+			}
+			canPark := runtime.GOOS == "linux" // trace's discard
+			if parked := a.values != nil; parked != (len(tr.Values) == 0) || parked != canPark {
+				t.Fatalf("before must-happen-before's pass: parked %v with %d values; the system can park: %v", parked, len(tr.Values), canPark)
+			}
+			if err := a.mustHappenBefore(); err != nil {
+				t.Fatal(err)
+			}
+			if a.values != nil || !slices.Equal(tr.Values, values) {
+				t.Fatalf("after must-happen-before's pass: %d values, not the trace's %d (or other contents)", len(tr.Values), len(values))
+			}
+			a.waitSide()
+			for _, park := range []bool{true, false} {
+				parkValues = park
+				res, err := Analyze(context.Background(), tr, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var misuse []Finding
+				for _, f := range res.Findings {
+					if f.Kind == KindNegativeWaitGroup || f.Kind == KindWaitGroupReuse {
+						misuse = append(misuse, f)
+					}
+				}
+				if got := describe(tr, misuse); got != tc.want {
+					t.Errorf("values parked %v: got %q, want %q", park, got, tc.want)
+				}
+				if !slices.Equal(tr.Values, values) {
+					t.Fatalf("values parked %v: after Analyze %d values, not the trace's %d (or other contents)", park, len(tr.Values), len(values))
+				}
+			}
+		})
 	}
 }

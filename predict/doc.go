@@ -210,8 +210,10 @@
 //     kernel as it is made and when the cone is built, a reader faulting
 //     back what it reads (clock_rises_file.go); when the history's budget
 //     cuts the trace, the events after the cut wait in a file while the
-//     prefix is analysed (analyzePrefix, trace.Trace.Park). The
-//     must-happen-before and
+//     prefix is analysed (analyzePrefix, trace.Trace.Park), and a large
+//     trace's values wait in one while the whole trace's SHB and
+//     must-happen-before passes run, which read none (analyze_values.go,
+//     trace.Trace.ParkValues). The must-happen-before and
 //     SHB passes and the causal cone's count events per chain of
 //     goroutines, not per goroutine (clock_chain.go): a goroutine that
 //     starts knowing all an ended one published continues its component,
