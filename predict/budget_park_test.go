@@ -63,37 +63,43 @@ func TestHistoryBudgetParked(t *testing.T) {
 
 // A large trace's values are parked while the whole trace's first passes
 // run (analyze_values.go), and back before the layers that read them: the
-// WaitGroup findings, which the run's counters decide, are the same with
-// the passes run as on a large trace (sequential, values parked) and
+// findings, the WaitGroup ones decided by the Adds' deltas, are the same
+// with the passes run as on a large trace (sequential, values parked) and
 // without parking, and the trace's values are whole after Analyze.
 func TestValuesParked(t *testing.T) {
 	defer func(n int, p bool) { concurrentPassesBelow, parkValues = n, p }(concurrentPassesBelow, parkValues)
 	concurrentPassesBelow = 0 // every trace is large
 	for _, tc := range []struct{ name, trace, want string }{
-		{"an extra Done", `
-g1 add wg 1 @10
+		{"Add of two, three Dones", `
+g1 add wg 2 @10
 g1 go g2
-g1 add wg 1 @11
 g1 go g3
 g2 done wg @20
-g2 done wg @21
-g3 w x @30
-g1 wait wg @40
-`, "negative-waitgroup 21 predicted"},
-		{"Add inside the goroutine", `
-g1 go g2
-g2 add wg 1 @10
-g2 done wg @20
+g3 done wg @21
+g3 done wg @22
 g1 wait wg @30
-`, "waitgroup-reuse 30-10 predicted"},
-		{"Add at one inside the goroutine", `
-g1 add wg 1 @5
+`, "negative-waitgroup 20 predicted; negative-waitgroup 22"},
+		{"Add of three in a goroutine, Wait before its last Done", `
 g1 go g2
-g2 add wg 1 @10
+g1 go g3
+g2 add wg 3 @10
 g2 done wg @20
-g2 done wg @21
+g3 done wg @21
 g1 wait wg @30
-`, ""},
+g2 done wg @23
+`, "waitgroup-reuse 30-10 predicted; negative-waitgroup 21 predicted"},
+		{"Adds of two and one, a race beside", `
+g1 add wg 2 @5
+g1 go g2
+g2 w y @8
+g2 done wg @20
+g1 r y @9
+g1 add wg 1 @6
+g1 go g3
+g3 done wg @21
+g2 done wg @22
+g1 wait wg @30
+`, "race 8-9"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr, err := gotext.Build(tc.trace)
@@ -135,13 +141,7 @@ g1 wait wg @30
 				if err != nil {
 					t.Fatal(err)
 				}
-				var misuse []Finding
-				for _, f := range res.Findings {
-					if f.Kind == KindNegativeWaitGroup || f.Kind == KindWaitGroupReuse {
-						misuse = append(misuse, f)
-					}
-				}
-				if got := describe(tr, misuse); got != tc.want {
+				if got := describe(tr, res.Findings); got != tc.want {
 					t.Errorf("values parked %v: got %q, want %q", park, got, tc.want)
 				}
 				if !slices.Equal(tr.Values, values) {
