@@ -230,11 +230,13 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	}
 	t.replayPos = rp
 	switch {
-	case !atCap && !broken && s.overflow > 0 && !aborted.Load():
+	case !atCap && !s.malformed && (s.overflow > 0 || s.cut != 0) && !aborted.Load():
 		// The spool (or its allocation region) filled before the cap:
 		// the recorder cut the run where it did (cut_here), and the
-		// walk stopped there, so the file holds a whole prefix of the
-		// run, as at the cap.
+		// walk stopped there (merge says broken when a record numbered
+		// past the cut made it stop: one written by a goroutine that
+		// had room left), so the file holds a whole prefix of the run,
+		// as at the cap.
 		t.Header.Capped = max(kept, 1)
 		capped = true
 	case capped && !aborted.Load():

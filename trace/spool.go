@@ -155,6 +155,8 @@ type spool struct {
 	partial   map[uint64][]Frame   // pc -> its frames read so far, before its last
 	final     bool                 // the process is gone and every chunk was discovered
 	overflow  uint64               // records the recorder could not keep (walk sets it)
+	cut       uint64               // the recorder's cut (recorder.c cut_here), or 0 (walk sets it)
+	malformed bool                 // a goroutine's stream held a malformed record (walk sets it)
 }
 
 type foundChunk struct {
@@ -1031,7 +1033,9 @@ func (s *spool) walk(enter func(gid uint32, pc uint64), exit func(gid uint32), s
 		stopped, broken = w.loop(live, slot, grow, stop, idle)
 		return stopped
 	})
+	s.cut = w.cut
 	for _, c := range w.cursors {
+		s.malformed = s.malformed || c.broken
 		broken = broken || c.broken
 	}
 	return broken
