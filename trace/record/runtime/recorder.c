@@ -31,7 +31,8 @@
 // can merge goroutines back into the order things happened; for
 // synchronisation that order is the real one, because the runtime calls us
 // inside its own critical sections, and for atomics because we perform the
-// operation and take the number under one per-address lock.
+// operation and take the number under one per-address lock (a load checks
+// the lock's version instead: see "atomics").
 //
 // # Recycling
 //
@@ -224,7 +225,7 @@ static uint64_t *seq_ptr = &seq_counter; // hdr->seq once the spool is open
 static uint32_t gid_counter __attribute__((aligned(64)));
 static volatile int sym_lock __attribute__((aligned(64)));
 static struct gctx sym_ctx; // symbol chunks (gid SYM_GID)
-static volatile int atomic_locks[4096] __attribute__((aligned(64)));
+static uint32_t atomic_locks[4096] __attribute__((aligned(64))); // versions (see "atomics")
 static uint64_t *seen_pcs; // open-addressing set of symbolised pcs
 #define SEEN_BITS 22
 #define SEEN_SIZE (1ULL << SEEN_BITS)
@@ -1809,9 +1810,40 @@ TRAMPOLINE(__tsan_release_acquire, seer_release_acquire)
 // function's argument block: the address at offset 0, operands and results
 // after it (see runtime/race_amd64.s, racecallatomic). We perform the
 // operation and take its sequence number under one per-address lock, so the
-// recorded order of atomics on an address is their real order.
+// recorded order of atomics on an address is their real order; a load
+// checks the lock instead of taking it (below).
+//
+// An address's lock is a version, as a seqlock's (Boehm, "Can Seqlocks Get
+// Along With Programming Language Memory Models?", MSPC'12, section 3):
+// even while free, odd while an atomic that may change memory (a store,
+// a read-modify-write, a compare-and-swap) holds it, and two more after
+// each. A load takes no lock: it reads the version, the value and its
+// sequence number, then the version again, and keeps them if the version
+// was even and has not changed, else tries again. All are sequentially
+// consistent, so a load kept read no value of an atomic that held the
+// lock between its two reads: its number falls between the numbers of
+// the atomics on the address in their real order, as if it had held the
+// lock, and a value it read was stored, and its record written or marked
+// pending (atomic_pending), before the lock was let go. What it saves:
+// loads of one hot address (a sync.Map's root) no longer write the lock's
+// cache line, nor wait for each other (bench/RESULTS.md, "syncmap's
+// recorded test"). A number taken by a try that failed is never
+// recorded; the reader never waits for a number, only for busy chunks.
 
-static inline volatile int *alock(uptr addr) { return &atomic_locks[(addr >> 3) & 4095]; }
+static inline uint32_t *alock(uptr addr) { return &atomic_locks[(addr >> 3) & 4095]; }
+
+// alock_take takes l for an atomic that may change memory and returns
+// the odd version it holds it at.
+static inline uint32_t alock_take(uint32_t *l) {
+	for (;;) {
+		uint32_t v = __atomic_load_n(l, __ATOMIC_RELAXED);
+		if (!(v & 1) && __atomic_compare_exchange_n(l, &v, v + 1, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+			return v + 1;
+		cpu_relax();
+	}
+}
+
+static inline void alock_give(uint32_t *l, uint32_t v) { __atomic_store_n(l, v + 1, __ATOMIC_SEQ_CST); }
 
 // atomic_words writes an atomic record's words up to its caller pc, as
 // its only frame.
@@ -1875,11 +1907,20 @@ static void atomic_record(struct gctx *thr, uint64_t *held, uint64_t seq, uint32
 		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
 		(void)hold(thr);                                                                         \
 		T *p = ARG(T *, 0);                                                                      \
-		volatile int *l = alock((uptr)p);                                                        \
-		spin_lock(l);                                                                            \
-		T v = __atomic_load_n(p, __ATOMIC_SEQ_CST);                                              \
-		uint64_t s = next_seq();                                                                 \
-		spin_unlock(l);                                                                          \
+		uint32_t *l = alock((uptr)p);                                                            \
+		T v;                                                                                     \
+		uint64_t s;                                                                              \
+		for (;;) {                                                                               \
+			uint32_t ver = __atomic_load_n(l, __ATOMIC_SEQ_CST);                             \
+			if (ver & 1) {                                                                   \
+				cpu_relax();                                                             \
+				continue;                                                                \
+			}                                                                                \
+			v = __atomic_load_n(p, __ATOMIC_SEQ_CST);                                        \
+			s = next_seq();                                                                  \
+			if (__atomic_load_n(l, __ATOMIC_SEQ_CST) == ver)                                 \
+				break;                                                                   \
+		}                                                                                        \
 		ARG(T, 8) = v;                                                                           \
 		atomic_record(thr, NULL, s, A_LOAD, 0, sizeof(T), (uptr)p, v, 0, cpc, bp);               \
 	}                                                                                                \
@@ -1889,12 +1930,12 @@ static void atomic_record(struct gctx *thr, uint64_t *held, uint64_t seq, uint32
 		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T v = ARG(T, 8);                                                                         \
-		volatile int *l = alock((uptr)p);                                                        \
-		spin_lock(l);                                                                            \
+		uint32_t *l = alock((uptr)p);                                                            \
+		uint32_t lv = alock_take(l);                                                             \
 		T old = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                     \
 		uint64_t s = next_seq();                                                                 \
 		w = atomic_pending(thr, w, s, A_STORE, 0, sizeof(T), (uptr)p, v, old, cpc);              \
-		spin_unlock(l);                                                                          \
+		alock_give(l, lv);                                                                       \
 		atomic_record(thr, w, s, A_STORE, 0, sizeof(T), (uptr)p, v, old, cpc, bp);               \
 	}                                                                                                \
 	void seer_atomic##bits##_exchange(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {       \
@@ -1903,12 +1944,12 @@ static void atomic_record(struct gctx *thr, uint64_t *held, uint64_t seq, uint32
 		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T v = ARG(T, 8);                                                                         \
-		volatile int *l = alock((uptr)p);                                                        \
-		spin_lock(l);                                                                            \
+		uint32_t *l = alock((uptr)p);                                                            \
+		uint32_t lv = alock_take(l);                                                             \
 		T old = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                     \
 		uint64_t s = next_seq();                                                                 \
 		w = atomic_pending(thr, w, s, A_SWAP, 0, sizeof(T), (uptr)p, v, old, cpc);               \
-		spin_unlock(l);                                                                          \
+		alock_give(l, lv);                                                                       \
 		ARG(T, RET) = old;                                                                       \
 		atomic_record(thr, w, s, A_SWAP, 0, sizeof(T), (uptr)p, v, old, cpc, bp);                \
 	}                                                                                                \
@@ -1918,12 +1959,12 @@ static void atomic_record(struct gctx *thr, uint64_t *held, uint64_t seq, uint32
 		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T d = ARG(T, 8);                                                                         \
-		volatile int *l = alock((uptr)p);                                                        \
-		spin_lock(l);                                                                            \
+		uint32_t *l = alock((uptr)p);                                                            \
+		uint32_t lv = alock_take(l);                                                             \
 		T old = __atomic_fetch_add(p, d, __ATOMIC_SEQ_CST);                                      \
 		uint64_t s = next_seq();                                                                 \
 		w = atomic_pending(thr, w, s, A_ADD, 0, sizeof(T), (uptr)p, (T)(old + d), old, cpc);     \
-		spin_unlock(l);                                                                          \
+		alock_give(l, lv);                                                                       \
 		ARG(T, RET) = old;                                                                       \
 		atomic_record(thr, w, s, A_ADD, 0, sizeof(T), (uptr)p, (T)(old + d), old, cpc, bp);      \
 	}                                                                                                \
@@ -1933,12 +1974,12 @@ static void atomic_record(struct gctx *thr, uint64_t *held, uint64_t seq, uint32
 		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T m = ARG(T, 8);                                                                         \
-		volatile int *l = alock((uptr)p);                                                        \
-		spin_lock(l);                                                                            \
+		uint32_t *l = alock((uptr)p);                                                            \
+		uint32_t lv = alock_take(l);                                                             \
 		T old = __atomic_fetch_and(p, m, __ATOMIC_SEQ_CST);                                      \
 		uint64_t s = next_seq();                                                                 \
 		w = atomic_pending(thr, w, s, A_AND, 0, sizeof(T), (uptr)p, (T)(old & m), old, cpc);     \
-		spin_unlock(l);                                                                          \
+		alock_give(l, lv);                                                                       \
 		ARG(T, RET) = old;                                                                       \
 		atomic_record(thr, w, s, A_AND, 0, sizeof(T), (uptr)p, (T)(old & m), old, cpc, bp);      \
 	}                                                                                                \
@@ -1948,12 +1989,12 @@ static void atomic_record(struct gctx *thr, uint64_t *held, uint64_t seq, uint32
 		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T m = ARG(T, 8);                                                                         \
-		volatile int *l = alock((uptr)p);                                                        \
-		spin_lock(l);                                                                            \
+		uint32_t *l = alock((uptr)p);                                                            \
+		uint32_t lv = alock_take(l);                                                             \
 		T old = __atomic_fetch_or(p, m, __ATOMIC_SEQ_CST);                                       \
 		uint64_t s = next_seq();                                                                 \
 		w = atomic_pending(thr, w, s, A_OR, 0, sizeof(T), (uptr)p, (T)(old | m), old, cpc);      \
-		spin_unlock(l);                                                                          \
+		alock_give(l, lv);                                                                       \
 		ARG(T, RET) = old;                                                                       \
 		atomic_record(thr, w, s, A_OR, 0, sizeof(T), (uptr)p, (T)(old | m), old, cpc, bp);       \
 	}
@@ -1972,13 +2013,13 @@ ATOMIC_FUNCS(64, uint64_t, 16)
 		T expect = ARG(T, 8);                                                                     \
 		T desired = ARG(T, NEW);                                                                  \
 		T cur = expect;                                                                           \
-		volatile int *l = alock((uptr)p);                                                         \
-		spin_lock(l);                                                                             \
+		uint32_t *l = alock((uptr)p);                                                             \
+		uint32_t lv = alock_take(l);                                                              \
 		int ok = __atomic_compare_exchange_n(p, &cur, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
 		uint64_t s = next_seq();                                                                  \
 		if (ok)                                                                                   \
 			w = atomic_pending(thr, w, s, A_CAS, 0, sizeof(T), (uptr)p, desired, expect, cpc);       \
-		spin_unlock(l);                                                                           \
+		alock_give(l, lv);                                                                        \
 		ARG(uint8_t, RES) = ok;                                                                   \
 		if (ok)                                                                                   \
 			atomic_record(thr, w, s, A_CAS, 0, sizeof(T), (uptr)p, desired, expect, cpc, bp);        \
