@@ -447,7 +447,10 @@
 // those it does not know into a bag of groups that touch the same words
 // the same ways, which a later access passes over when it cannot conflict
 // with them (race_shb_fold.go; TestSHBBatchesLikeFlat checks it against
-// the check of every group on pools of thousands of goroutines).
+// the check of every group on pools of thousands of goroutines). At a
+// location crowded with long-lived goroutines that will touch it again
+// (a pool's workers), their open groups wait in bags by masks too,
+// guarded like batches (race_shb_open.go).
 //
 // # Soundness first
 //

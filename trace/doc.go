@@ -94,6 +94,12 @@
 // emptied tail is given back to the kernel (shrinkEvents): a copy would
 // hold the events twice, and that moment would be the run's peak.
 //
+// park.go parks what an analysis will not read for a while (Trace.Park:
+// the events past a prefix; Trace.ParkValues: the values), written to an
+// unlinked temporary file with their pages given back to the kernel, and
+// read back in place by Parked.Restore (discard_linux.go gives the pages
+// back).
+//
 // Every goroutine is attributed to the test whose testing.tRunner frame
 // its stack shows, or to its creator's test; the testing harness's own
 // goroutines belong to no test.
