@@ -498,6 +498,10 @@ var (
 	// flattenDelta is how long a delta may grow, beyond a quarter of
 	// its base, before a join folds it into a new base (flattens).
 	flattenDelta = 32
+	// flattenFirst lets joinDense flatten without merging its delta when
+	// either list alone is past flattens' bound; tests turn it off to
+	// compare.
+	flattenFirst = true
 )
 
 // flattens reports whether a clock with a delta of n entries over a base
@@ -562,6 +566,18 @@ func joinDense(sc *joinScratch, c vclock, own bool, d []int32, src vclock, extra
 	if len(add) == 0 {
 		return c, false, own
 	}
+	bl := 0
+	if c.base != nil {
+		bl = len(c.base.ents)
+	}
+	if flattenFirst && flattens(max(len(c.delta), len(add)), bl) {
+		// The merged delta would hold at least as many entries as either
+		// list, so the join would fold it into a new base; that base is
+		// read from d alone, which already holds c ⊔ src ⊔ extras, so the
+		// merge is skipped (its bound on the base's size, the sum of the
+		// lists, is at least the merge's).
+		return flattenDense(sc, c.base, bl+len(c.delta)+len(add), d), true, false
+	}
 	var nd []centry
 	fresh := false
 	if own && cap(c.delta)-len(c.delta) >= len(add) {
@@ -571,12 +587,8 @@ func joinDense(sc *joinScratch, c vclock, own bool, d []int32, src vclock, extra
 		fresh = true
 	}
 	out := vclock{base: c.base, delta: nd}
-	bl := 0
-	if out.base != nil {
-		bl = len(out.base.ents)
-	}
 	if flattens(len(out.delta), bl) {
-		return flattenDense(sc, out, d), true, false
+		return flattenDense(sc, out.base, bl+len(out.delta), d), true, false
 	}
 	return out, true, own || fresh
 }
@@ -592,14 +604,10 @@ func raiseDense(out []centry, d []int32, ents []centry) []centry {
 	return out
 }
 
-// flattenDense is flattenFor for a clock c that d mirrors: the new base
-// is d's non-zero components, read in one pass over d rather than by
-// merging c's base and delta.
-func flattenDense(sc *joinScratch, c vclock, d []int32) vclock {
-	n := len(c.delta)
-	if c.base != nil {
-		n += len(c.base.ents)
-	}
+// flattenDense is flattenFor for a clock that d mirrors, on base prev and
+// of at most n components: the new base is d's non-zero components, read
+// in one pass over d rather than by merging the clock's base and delta.
+func flattenDense(sc *joinScratch, prev *frozen, n int, d []int32) vclock {
 	// A delta's entries raise its base's, mostly: the sum may exceed
 	// every goroutine (by up to a quarter, see flattens), and d holds
 	// one entry per goroutine at most.
@@ -615,7 +623,7 @@ func flattenDense(sc *joinScratch, c vclock, d []int32) vclock {
 			ents = append(ents, centry{int32(g), v})
 		}
 	}
-	f := &frozen{ents: ents, prev: c.base, og: -1}
+	f := &frozen{ents: ents, prev: prev, og: -1}
 	if sc.arena != nil {
 		sc.arena.add(f)
 	}
