@@ -21,12 +21,7 @@ func TestJoinDenseFlattenFirstSame(t *testing.T) {
 		flattenDelta = fd
 		pool := []vclock{{}}
 		for step := 0; step < 8000; step++ {
-			a := pool[r.Intn(len(pool))]
-			b := pool[r.Intn(len(pool))]
-			var extras []centry
-			for k := r.Intn(4); k > 0; k-- {
-				extras = append(extras, centry{int32(r.Intn(ng)), int32(1 + r.Intn(1000))})
-			}
+			a, b, extras := randomJoin(r, pool, ng) // dense_test.go
 			own := r.Intn(2) == 0
 			type out struct {
 				c            vclock

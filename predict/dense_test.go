@@ -20,12 +20,7 @@ func TestJoinDense(t *testing.T) {
 	const ng = 300
 	pool := []vclock{{}}
 	for step := 0; step < 20000; step++ {
-		a := pool[r.Intn(len(pool))]
-		b := pool[r.Intn(len(pool))]
-		var extras []centry
-		for k := r.Intn(4); k > 0; k-- {
-			extras = append(extras, centry{int32(r.Intn(ng)), int32(1 + r.Intn(1000))})
-		}
+		a, b, extras := randomJoin(r, pool, ng)
 		ref := &joinScratch{wantRises: true}
 		want, _, _ := joinOwn(ref, a, false, b, extras...)
 		d := make([]int32, ng)
@@ -53,6 +48,16 @@ func TestJoinDense(t *testing.T) {
 			pool = pool[len(pool)-64:]
 		}
 	}
+}
+
+// randomJoin picks a receiver and a source from pool and up to three
+// epochs of goroutines below ng to join besides.
+func randomJoin(r *rand.Rand, pool []vclock, ng int) (a, b vclock, extras []centry) {
+	a, b = pool[r.Intn(len(pool))], pool[r.Intn(len(pool))]
+	for k := r.Intn(4); k > 0; k-- {
+		extras = append(extras, centry{int32(r.Intn(ng)), int32(1 + r.Intn(1000))})
+	}
+	return a, b, extras
 }
 
 // withJoins runs f with the passes joining every clock densely (or never)
