@@ -29,6 +29,7 @@ type Parked struct {
 	values    []EventValue // the same
 	replayPos []uint32     // the same
 	n, k      int          // events and values kept
+	values0   bool         // made by ParkValues (the trace's Value panics until Restore)
 }
 
 // Park makes t the trace of its first n events, as Prefix(n) would be,
@@ -48,14 +49,18 @@ func (t *Trace) Park(n int) (*Parked, error) {
 
 // ParkValues gives back the memory of t's values, which it writes to a
 // temporary file, until Restore: t.Values is empty meanwhile, and
-// t.Value answers zero for every event, so nothing may read the values
-// while they are parked. The events stay. It returns nil (and leaves t
+// t.Value panics, so that a reader the caller overlooked fails rather
+// than read zeros. The events stay. It returns nil (and leaves t
 // whole) when t has no values or the system cannot give pages back.
 func (t *Trace) ParkValues() (*Parked, error) {
 	if len(t.Values) == 0 {
 		return nil, nil
 	}
-	return t.park(len(t.Events), 0)
+	p, err := t.park(len(t.Events), 0)
+	if p != nil {
+		t.valuesParked, p.values0 = true, true
+	}
+	return p, err
 }
 
 // park parks the events from n on and the values from k on.
@@ -130,5 +135,8 @@ func (p *Parked) Restore() error {
 		off += int64(len(b))
 	}
 	p.t.Events, p.t.Values, p.t.replayPos = p.events, p.values, p.replayPos
+	if p.values0 {
+		p.t.valuesParked = false
+	}
 	return nil
 }

@@ -104,9 +104,14 @@ func TestParkValues(t *testing.T) {
 		if len(tr.Values) != 0 {
 			t.Fatalf("parked: %d values left", len(tr.Values))
 		}
-		if v, old := tr.Value(10); v != 0 || old != 0 {
-			t.Fatalf("parked: event 10's value %d, old %d; want none", v, old)
-		}
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Fatalf("parked: Value answered instead of panicking")
+				}
+			}()
+			tr.Value(10)
+		}()
 		zero := 0
 		for _, v := range vals {
 			if v == (EventValue{}) {

@@ -41,6 +41,9 @@ type Trace struct {
 	Local []int
 
 	replayPos []uint32 // see ReplayPos (replay.go); nil unless recorded to replay
+	// valuesParked is set while ParkValues holds the values (park.go):
+	// Value panics then rather than answer zero.
+	valuesParked bool
 }
 
 // Prefix returns the trace of t's first n events: the run as it was up
@@ -178,6 +181,9 @@ func (f Frame) String() string {
 // Value returns the values carried by event i (see EventValue): zero for
 // events without any.
 func (t *Trace) Value(i int) (value, old uint64) {
+	if t.valuesParked {
+		panic("trace: Value read while the trace's values are parked (Trace.ParkValues)")
+	}
 	k := sort.Search(len(t.Values), func(k int) bool { return t.Values[k].Event >= i })
 	if k < len(t.Values) && t.Values[k].Event == i {
 		return t.Values[k].Value, t.Values[k].Old
