@@ -133,8 +133,10 @@ type Progress struct {
 // A Source refines findings with what the program's source says. Package
 // static implements it; nil means line-level positions and object names.
 type Source interface {
-	// Refine fills in Column/EndLine/EndColumn and Variable of an access.
-	Refine(a *report.Access, write bool)
+	// Refine fills in Column/EndLine/EndColumn and Variable of an access
+	// that touched size bytes (0 when not known): of several accesses of
+	// the kind on the line, the size picks the one whose type has it.
+	Refine(a *report.Access, write bool, size int64)
 	// ReadFlow reports whether the value read at frame f cannot affect
 	// control flow (irrelevant), and the sites of the writes the value may
 	// be stored by. predict closes this over read-from (a read whose

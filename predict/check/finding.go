@@ -95,7 +95,7 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 			a.Holds = heldBefore(t, i, names)
 		}
 		if src != nil && !std {
-			src.Refine(&a, e.Op == trace.OpWrite)
+			src.Refine(&a, e.Op == trace.OpWrite, rangeSize(e))
 			if (f.Kind == predict.KindNilDeref || f.Kind == predict.KindIndexOutOfRange || f.Kind == predict.KindNilMapWrite) && e.Op == trace.OpRead {
 				if _, name := nilUseOf(t, i, src); name != "" {
 					a.Variable = name // the pointer or slice, not what it points to

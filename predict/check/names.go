@@ -117,7 +117,7 @@ func (n *namer) fromSource(e *trace.Event, o *trace.Object, frames []trace.Frame
 			return ""
 		}
 		a := report.Access{File: site.File, Line: site.Line, Stack: toFrames(frames)}
-		n.src.Refine(&a, e.Op == trace.OpWrite)
+		n.src.Refine(&a, e.Op == trace.OpWrite, rangeSize(e))
 		return a.Variable
 	case trace.OpSend, trace.OpRecv, trace.OpClose:
 		return n.channelAt(site, e.Op)

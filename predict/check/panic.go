@@ -57,7 +57,7 @@ func observedCloseOfClosed(rec *record.RecordResult, src Source) []report.Findin
 	}
 	a := report.Access{File: site.File, Line: site.Line, Op: "close", Goroutine: panickedGoroutine(t, site, rec.Panic), Stack: toFrames(stack), Event: -1}
 	if src != nil && t.Header.Format != "std" {
-		src.Refine(&a, false)
+		src.Refine(&a, false, 0)
 	}
 	if len(out.Accesses) > 0 && out.Accesses[0].Variable != "" {
 		a.Variable = out.Accesses[0].Variable

@@ -16,7 +16,7 @@ type StaticSource struct {
 
 // Refine gives a an exact range and a recognisable name when the access can
 // be found on its line, else the whole line.
-func (s StaticSource) Refine(a *report.Access, write bool) {
+func (s StaticSource) Refine(a *report.Access, write bool, size int64) {
 	var f trace.Frame
 	for _, fr := range a.Stack {
 		if fr.File == a.File && fr.Line == a.Line {
@@ -27,7 +27,7 @@ func (s StaticSource) Refine(a *report.Access, write bool) {
 	if f.File == "" {
 		return
 	}
-	site, ok := s.Prog.Access(f, write, static.AccessHint{Name: a.Variable})
+	site, ok := s.Prog.Access(f, write, static.AccessHint{Size: size, Name: a.Variable})
 	if !ok {
 		site, ok = s.Prog.LineSite(f)
 		if !ok {
@@ -94,12 +94,24 @@ func recvValueFree(src valueSource) func(t *trace.Trace, recv int) bool {
 	}
 }
 
+// rangeSize is the size hint of access e for Source.Refine: the bytes of a
+// range access (racereadrange and racewriterange, which the runtime and
+// the compiler use for structs, arrays and a map's key), else 0. A single
+// access's record says 1 byte whatever the variable's type (raceread and
+// racewrite carry no size), which would pick a one-byte candidate.
+func rangeSize(e *trace.Event) int64 {
+	if e.Size > 1 {
+		return int64(e.Size)
+	}
+	return 0
+}
+
 // refineWith refines the accesses of findings through src.
 func refineWith(src Source, findings []report.Finding) {
 	for i := range findings {
 		f := &findings[i]
 		for j := range f.Accesses {
-			src.Refine(&f.Accesses[j], f.Accesses[j].Op == "write")
+			src.Refine(&f.Accesses[j], f.Accesses[j].Op == "write", 0) // go test -race's report has no sizes
 		}
 		if len(f.Accesses) > 0 && f.Accesses[0].Variable != "" {
 			f.Variable = f.Accesses[0].Variable

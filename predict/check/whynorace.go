@@ -229,7 +229,7 @@ func orderedOf(t *trace.Trace, o *predict.Ordering, src Source, names *namer) re
 			a.Variable = shortName(name)
 		}
 		if src != nil {
-			src.Refine(&a, e.Op == trace.OpWrite)
+			src.Refine(&a, e.Op == trace.OpWrite, rangeSize(e))
 		}
 		if a.Variable != "" {
 			names.known[i] = a.Variable
