@@ -1736,6 +1736,11 @@ static void sync_record(struct gctx *thr, uint64_t kind, uptr addr, uptr *bp, up
 		for (uint32_t i = 0; i < n2; i++)
 			w[3 + n + i] = own[i];
 		commit(thr, 3 + n + n2);
+	} else if (spool && __atomic_load_n(&stopped, __ATOMIC_RELAXED)) {
+		// Past the cut nothing is recorded, but the hang watcher
+		// (hangwatch.go.in) still takes an unchanged counter for "no
+		// goroutine released another": the operation advances it.
+		next_seq();
 	}
 	if (!behalf) {
 		rp_op(thr, RP_OP);
