@@ -81,7 +81,10 @@
 // each goroutine's last event and last event in user code: no sound
 // relation orders or reports anything through them, and on real test
 // suites they are most of the events (nearly all of Go's race suite's:
-// bench/RESULTS.md). Heap objects are made only for the lives the trace keeps.
+// bench/RESULTS.md). So are the accesses of a heap life that go statements
+// hand over, each goroutine that takes it over started after the last
+// event of the one before on it (local_handoff.go): go statements and
+// program order order them all. Heap objects are made only for the lives the trace keeps.
 // While converting, settle.go already leaves out the local accesses of
 // the lives the allocator has ended (handed their memory out again), so
 // that the event table holds what the trace will keep plus the lives

@@ -38,3 +38,6 @@ func SpoolChunksOff(path string) (got, assumed uint64, err error) {
 	defer s.close()
 	return s.chunksOff, spoolChunksOff, nil
 }
+
+// ForkOrder is forkOrder (local_handoff_test.go), for local_test.go.
+var ForkOrder = forkOrder

@@ -26,6 +26,11 @@
 // and atomics mark their words as shared: never left out themselves, they
 // keep the plain accesses to their memory.
 //
+// A heap life that go statements hand from goroutine to goroutine (each
+// new owner started, through its ancestors, by a go statement of the one
+// before, after that one's last event on the life) is taken as local too:
+// local_handoff.go says why no finding depends on its accesses either.
+//
 // Two events of each goroutine stay whatever they are: its last, and its
 // last with a frame of the user's code. The observed-blocking analysis
 // (predict.ObservedBlocked) reads them: where a goroutine was when the run
@@ -139,7 +144,9 @@ func CompactLocal(t *Trace) int {
 // user frame. Conversion feeds it each event as it adds it, while the
 // test still runs, so that little of the compaction is left for after.
 type localScan struct {
-	lifeOwner []uint32
+	lifeOwner []uint32 // per life: the goroutine whose it is (own or handed over, local_handoff.go), or multiOwner
+	lifeLast  []uint32 // per life: its owner's count (goTree) at its last event on the life
+	tree      goTree
 	o         *owners // memory outside heap lives
 	last      []int32 // per goroutine g: its last event (2g) and last with a user frame (2g+1), or -1
 	user      []int8  // per stack id: 1 if it has a user frame, -1 if not, 0 not yet known
@@ -155,6 +162,7 @@ func newLocalScan(stacks *StackTable, goroot string) *localScan {
 // observe notes event i.
 func (s *localScan) observe(i int, e *Event) {
 	g := int(e.G)
+	n := s.tree.note(g, e)
 	for len(s.last) <= 2*g+1 {
 		s.last = append(s.last, -1)
 	}
@@ -180,12 +188,15 @@ func (s *localScan) observe(i int, e *Event) {
 	if e.Addr >= lifeBase {
 		l := (e.Addr - lifeBase) >> lifeShift
 		for uint64(len(s.lifeOwner)) <= l {
-			s.lifeOwner = append(s.lifeOwner, make([]uint32, len(s.lifeOwner)+1024)...)
+			k := len(s.lifeOwner) + 1024
+			s.lifeOwner = append(s.lifeOwner, make([]uint32, k)...)
+			s.lifeLast = append(s.lifeLast, make([]uint32, k)...)
 		}
-		switch s.lifeOwner[l] {
-		case 0:
-			s.lifeOwner[l] = owner
-		case owner:
+		switch v := s.lifeOwner[l]; {
+		case v == 0, v == owner:
+			s.lifeOwner[l], s.lifeLast[l] = owner, n
+		case handoffLives && v != multiOwner && owner != multiOwner && s.tree.handedTo(v, owner, s.lifeLast[l]):
+			s.lifeOwner[l], s.lifeLast[l] = owner, n // handed over by a go statement
 		default:
 			s.lifeOwner[l] = multiOwner
 		}
@@ -232,7 +243,7 @@ func compactLocal(t *Trace, rp []uint32, scan *localScan) (int, []uint32) {
 	local := func(e *Event) bool {
 		if e.Addr >= lifeBase {
 			if v := lifeOwner[(e.Addr-lifeBase)>>lifeShift]; v != multiOwner {
-				return true // v is e.G: the life is its own
+				return true // the life is e.G's own, or handed over by go statements (local_handoff.go)
 			}
 			if local, dense := lives.local(uint32(e.G), e.Addr, e.Size); dense {
 				return local
