@@ -314,6 +314,7 @@ type converter struct {
 	covered  map[uint32]map[GoID]int // acquire-all points: per spool goroutine, events of each goroutine already acquired
 	fingos   uint64                  // acquire-all points so far
 	chains   map[chainKey]chainStack // see chainStack
+	chainMem chainMemo               // in front of chains (chain_memo.go)
 	rp       *convReplay             // replay positions, if kept (replay.go)
 	// atomicClasses is atomicClassOf's memo, by stack id (0: not known).
 	atomicClasses []uint8
@@ -503,7 +504,11 @@ func (c *converter) chainStack(g *convGoroutine, pcs []uint64) (StackID, []Frame
 	if cacheable {
 		key.id, key.top, key.n = c.top(g), top, uint8(len(pcs))
 		copy(key.pcs[:], pcs)
+		if v, ok := c.chainMem.get(&key); ok {
+			return v.id, v.frames
+		}
 		if v, ok := c.chains[key]; ok {
+			c.chainMem.put(&key, v)
 			return v.id, v.frames
 		}
 	}
@@ -513,6 +518,7 @@ func (c *converter) chainStack(g *convGoroutine, pcs []uint64) (StackID, []Frame
 			c.chains = make(map[chainKey]chainStack)
 		}
 		c.chains[key] = chainStack{id, frames}
+		c.chainMem.put(&key, chainStack{id, frames})
 	}
 	return id, frames
 }
