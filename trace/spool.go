@@ -721,8 +721,31 @@ func (c *cursor) advance() {
 	}
 }
 
-// decode decodes the record advance found into e.
-func (c *cursor) decode(e *rawEvent) {
+// pcArena hands out the pcs slices of decoded records (rawEvent.pcs)
+// from chunks shared by many records, rather than an allocation each: a
+// spinning test makes millions of atomics, and their slices were a fifth
+// of the decoding stage's time (bench/RESULTS.md, "syncmap: lives handed
+// over by a go statement"). A chunk is never written again once handed
+// out, and each slice's capacity is its length, so an append to one never
+// reaches the next; the conversion keeps no slice past its record's visit,
+// so a chunk lives about as long as the batches that name it.
+type pcArena []uint64
+
+// pcArenaChunk is the pcs a chunk holds.
+const pcArenaChunk = 4096
+
+// take returns a slice of n pcs of its own.
+func (a *pcArena) take(n int) []uint64 {
+	if n > cap(*a)-len(*a) {
+		*a = make([]uint64, 0, max(pcArenaChunk, n))
+	}
+	k := len(*a)
+	*a = (*a)[:k+n]
+	return (*a)[k : k+n : k+n]
+}
+
+// decode decodes the record advance found into e, its pcs from arena.
+func (c *cursor) decode(e *rawEvent, arena *pcArena) {
 	le := binary.LittleEndian
 	r := c.records(c.at, c.off)
 	w0 := le.Uint64(r)
@@ -740,7 +763,7 @@ func (c *cursor) decode(e *rawEvent) {
 		w2 := le.Uint64(r[16:])
 		e.behalf = w2>>32 != 0
 		n := int(uint32(w2))
-		e.pcs = make([]uint64, n)
+		e.pcs = arena.take(n)
 		for i := range e.pcs {
 			e.pcs[i] = le.Uint64(r[24+8*i:])
 		}
@@ -752,7 +775,7 @@ func (c *cursor) decode(e *rawEvent) {
 		w2 := le.Uint64(r[16:])
 		e.aop, e.aflags, e.size = uint8(w2>>16), uint8(w2>>8), w2&0xff
 		e.value, e.old = le.Uint64(r[24:]), le.Uint64(r[32:])
-		e.pcs = make([]uint64, uint32(le.Uint64(r[40:])))
+		e.pcs = arena.take(int(uint32(le.Uint64(r[40:]))))
 		for i := range e.pcs {
 			e.pcs[i] = le.Uint64(r[48+8*i:])
 		}
@@ -1001,6 +1024,7 @@ type walker struct {
 	chunks  uint64 // goroutine chunks found (hint)
 	visited int    // sequenced records passed on
 	hinted  int
+	pcs     pcArena // the decoded records' pcs
 
 	allocs []allocRec // allocation records not yet visited, in sequence order
 	mnext  uint64     // allocation records looked at
@@ -1270,7 +1294,7 @@ func (w *walker) emit(slot func() *rawEvent, stop, yield func() bool) (cut bool)
 			ai++
 		}
 		ev := slot()
-		c.decode(ev)
+		c.decode(ev, &w.pcs)
 		ev.step = step
 		w.visited++
 		c.advance()
