@@ -242,8 +242,9 @@ func (l *riseRecorder) record(g, pos int32, cur vclock) {
 	old := l.last[g]
 	l.rises(g, pos, old, cur)
 	// A copy of the delta, in the storage of the one it replaces (read
-	// by now): the pass may update cur's delta in place.
-	l.last[g] = vclock{base: cur.base, delta: append(old.delta[:0], cur.delta...)}
+	// by now): the pass may update cur's delta in place. The middle
+	// layer is never updated (clock_layer.go).
+	l.last[g] = vclock{base: cur.base, mid: cur.mid, delta: append(old.delta[:0], cur.delta...)}
 }
 
 // logRises logs rises, the components of goroutine g's clock that rose
@@ -258,8 +259,8 @@ func (l *riseRecorder) logRises(g, pos int32, rises []centry) int {
 // rises logs the components of cur that exceed old's.
 func (l *riseRecorder) rises(g, pos int32, old, cur vclock) {
 	var rs []centry
-	if old.base == cur.base {
-		// The bases agree: only delta entries can differ.
+	if old.base == cur.base && old.mid == cur.mid {
+		// The bases and layers agree: only delta entries can differ.
 		rs = keepAbove(l.buf[:0], cur.delta, old.delta)
 	} else {
 		rs = risesOver(l.buf[:0], old, cur)

@@ -199,25 +199,28 @@ func (ps *pass) spillIdle() error {
 	var cands []idle
 	held := ps.ar.baseBytes()
 	for _, s := range ps.vars {
-		held += int64(len(s.clk.delta)) * 8
+		held += int64(s.clk.over()) * 8
 		if s.at.n == 0 && len(s.pend) == 0 && s.clk.size() >= spillMin {
 			cands = append(cands, idle{s: s, used: s.used, size: s.clk.size()})
 		}
 	}
 	// Snapshots share deltas (a goroutine's clock is snapshotted at each
-	// of its writes until a join raises it): each delta counts once.
+	// of its writes until a join raises it) and middle layers (a delta
+	// kept as one, clock_layer.go): each list counts once, its storage
+	// freed only with its last holder.
 	seen := make(map[*centry]bool)
 	for w, clk := range ps.snap {
-		if len(clk.delta) < spillMin {
+		if clk.over() < spillMin {
 			continue
 		}
-		n := len(clk.delta)
-		if p := &clk.delta[0]; !seen[p] {
-			seen[p] = true
-			held += int64(n) * 8
-		} else {
-			n = 0 // its storage is freed only with its last holder
+		n := 0
+		for _, l := range [2][]centry{clk.midEnts(), clk.delta} {
+			if len(l) > 0 && !seen[&l[0]] {
+				seen[&l[0]] = true
+				n += len(l)
+			}
 		}
+		held += int64(n) * 8
 		cands = append(cands, idle{w: w, used: w, size: n})
 	}
 	over := held - ps.mode.spill

@@ -6,7 +6,8 @@
 // those clocks' deltas were most of what the SHB pass held once its
 // pending merges were folded (clock_fold.go). The snapshots written
 // longest ago go to the spill file with the addresses' clocks, and come
-// back at their next read. Only the delta is written: the base stays in
+// back at their next read. Only the delta (merged with the middle layer,
+// clock_layer.go) is written: the base stays in
 // memory (the arena's sweeps keep it), shared with the clocks that still
 // hold it, so a snapshot comes back with the same base and the same
 // components, and the pass computes the same clocks (TestSpillSameSHB).
@@ -26,7 +27,11 @@ var spilledSnaps int
 // spillSnap writes out the delta of write w's snapshot.
 func (ps *pass) spillSnap(w int32) error {
 	clk := ps.snap[w]
-	r, err := ps.sf.writeEnts(clk.delta)
+	ents := clk.delta
+	if clk.mid != nil { // clock_layer.go
+		ents = clk.overTo(nil)
+	}
+	r, err := ps.sf.writeEnts(ents)
 	if err != nil {
 		return err
 	}

@@ -40,9 +40,11 @@ type frozen struct {
 }
 
 // vclock is a persistent vector clock. The zero value is the empty clock.
-// Delta entries are sorted by goroutine and each exceeds the base's entry.
+// Delta entries are sorted by goroutine and each exceeds the base's entry
+// and the middle layer's (clock_layer.go), whose entries exceed the base's.
 type vclock struct {
 	base  *frozen
+	mid   *layer
 	delta []centry
 }
 
@@ -67,6 +69,11 @@ func (c vclock) get(g int32) int32 {
 	if v := lookup(c.delta, g); v != 0 {
 		return v
 	}
+	if c.mid != nil {
+		if v := lookup(c.mid.ents, g); v != 0 {
+			return v
+		}
+	}
 	if c.base == nil {
 		return 0
 	}
@@ -76,7 +83,7 @@ func (c vclock) get(g int32) int32 {
 // size returns the number of stored entries (an upper bound on the
 // number of non-zero components).
 func (c vclock) size() int {
-	n := len(c.delta)
+	n := c.over()
 	if c.base != nil {
 		n += len(c.base.ents)
 	}
@@ -85,6 +92,12 @@ func (c vclock) size() int {
 
 // each calls f for every non-zero component of c, in goroutine order.
 func (c vclock) each(f func(g, v int32)) {
+	if c.mid != nil {
+		for _, e := range c.allTo(nil) {
+			f(e.g, e.v)
+		}
+		return
+	}
 	var b []centry
 	if c.base != nil {
 		b = c.base.ents
@@ -207,22 +220,30 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 	cand = cand[:0]
 	switch {
 	case sc.knows(c, nil, src.base):
-		cand = append(cand, src.delta...)
+		if src.mid != nil && src.mid != c.mid { // c holds its own layer
+			cand = src.overTo(cand)
+		} else {
+			cand = append(cand, src.delta...)
+		}
 		sameDelta = true
 	case c.base == nil || dominates(src.base, c.base):
-		// Adopt src's base: the result is src ⊔ c.delta ⊔ extras.
-		nc := vclock{base: src.base, delta: src.delta}
-		cand = append(cand, c.delta...)
-		c = nc
+		// Adopt src's base: the result is src ⊔ c's layer and delta ⊔
+		// extras.
+		if c.mid != nil && c.mid != src.mid {
+			cand = c.overTo(cand)
+		} else {
+			cand = append(cand, c.delta...)
+		}
+		c = src
 	default:
 		// Unrelated bases: keep the larger and fold the other in.
 		small, large := c, src
 		if len(src.base.ents) < len(c.base.ents) {
 			small, large = src, c
 		}
-		cand = mergeMaxTo(cand, small.base.ents, small.delta)
-		if len(large.delta) > 0 {
-			cand, tmp = mergeMaxTo(tmp[:0], cand, large.delta), cand
+		cand = small.allTo(cand)
+		if large.over() > 0 {
+			cand, tmp = merge3To(tmp[:0], cand, large.midEnts(), large.delta), cand
 		}
 		c = vclock{base: large.base}
 	}
@@ -251,30 +272,27 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 	}
 	// Keep only the entries that raise c.
 	add := keepAbove(sc.add[:0], cand, c.delta)
+	if c.mid != nil {
+		add = keepAbove(add[:0], add, c.mid.ents)
+	}
 	if c.base != nil {
 		add = keepAbove(add[:0], add, c.base.ents)
 	}
 	sc.cand, sc.tmp, sc.add = cand[:0], tmp[:0], add[:0] // kept for the next join
 	if sc.wantRises && c.base == orig.base {
-		// Before orig's delta may be updated in place.
+		// Before orig's delta may be updated in place. (c is orig, or
+		// orig's base alone with orig's layer and delta in cand.)
 		sc.rises = keepAbove(sc.rises[:0], add, orig.delta)
+		if orig.mid != nil && orig.mid != c.mid {
+			sc.rises = keepAbove(sc.rises[:0], sc.rises, orig.mid.ents)
+		}
 	}
 	out := c
 	changed := c.base != orig.base // re-based: conservatively "changed"
 	fresh := false
 	if len(add) > 0 {
-		var nd []centry
-		if own && sameDelta && cap(c.delta)-len(c.delta) >= len(add) {
-			nd = mergeMaxInPlace(c.delta, add)
-		} else {
-			// A new slice (add is not empty). Its size class may leave
-			// room to grow in place; more slack costs more than it
-			// saves, as clocks are shared (released, snapshotted) about
-			// as often as they grow.
-			nd = mergeMaxTo(make([]centry, 0, len(c.delta)+len(add)), c.delta, add)
-			fresh = true
-		}
-		out, changed = vclock{base: c.base, delta: nd}, true
+		out, fresh = c.grown(own && sameDelta, add) // clock_layer.go
+		changed = true
 	} else if !changed {
 		out = orig
 	}
@@ -288,7 +306,7 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 	if out.base != nil {
 		bl = len(out.base.ents)
 	}
-	if flattens(len(out.delta), bl) {
+	if flattens(out.over(), bl) {
 		return out.flattenFor(sc), true, false
 	}
 	return out, true, own && sameDelta || fresh
@@ -297,12 +315,11 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 // risesOver appends to r the components of out (orig joined with
 // something, on another base) that exceed orig's.
 func risesOver(r []centry, orig, out vclock) []centry {
-	if out.base != nil {
-		r = mergeMaxTo(r, out.base.ents, out.delta)
-	} else {
-		r = append(r, out.delta...)
-	}
+	r = out.allTo(r)
 	r = keepAbove(r[:0], r, orig.delta)
+	if orig.mid != nil {
+		r = keepAbove(r[:0], r, orig.mid.ents)
+	}
 	if orig.base != nil {
 		r = keepAbove(r[:0], r, orig.base.ents)
 	}
@@ -401,7 +418,7 @@ func mergeMaxInPlace(a, b []centry) []centry {
 // flatten folds the delta into a new base that records it dominates the
 // old one, made in a if it is not nil.
 func (c vclock) flatten(a *baseArena) vclock {
-	n := len(c.delta)
+	n := c.over()
 	if c.base != nil {
 		n += len(c.base.ents)
 	}
@@ -411,11 +428,7 @@ func (c vclock) flatten(a *baseArena) vclock {
 	} else {
 		ents = make([]centry, 0, n) // one allocation, exactly sized
 	}
-	if c.base != nil {
-		ents = mergeMaxTo(ents, c.base.ents, c.delta)
-	} else {
-		ents = append(ents, c.delta...)
-	}
+	ents = c.allTo(ents)
 	f := &frozen{ents: ents, prev: c.base, og: -1}
 	if a != nil {
 		a.add(f)
@@ -538,15 +551,21 @@ func joinDense(sc *joinScratch, c vclock, own bool, d []int32, src vclock, extra
 	// entry exceeds its base's), so that add is sorted, one entry a
 	// goroutine. Each scan is a loop without a merge's branches.
 	add := raiseDense(sc.add[:0], d, b)
-	if more := raiseDense(sc.tmp[:0], d, src.delta); len(more) > 0 {
-		sc.tmp = more
-		if len(add) == 0 {
-			add = append(add, more...)
-		} else {
-			merged := mergeMaxTo(sc.cand[:0], add, more)
-			sc.cand, add = add, merged
+	raise := func(ents []centry) {
+		if more := raiseDense(sc.tmp[:0], d, ents); len(more) > 0 {
+			sc.tmp = more
+			if len(add) == 0 {
+				add = append(add, more...)
+			} else {
+				merged := mergeMaxTo(sc.cand[:0], add, more)
+				sc.cand, add = add, merged
+			}
 		}
 	}
+	if src.mid != nil && src.mid != c.mid { // c holds its own layer
+		raise(src.mid.ents)
+	}
+	raise(src.delta)
 	for _, e := range extras { // a few epochs
 		if e.v <= d[e.g] {
 			continue
@@ -570,25 +589,18 @@ func joinDense(sc *joinScratch, c vclock, own bool, d []int32, src vclock, extra
 	if c.base != nil {
 		bl = len(c.base.ents)
 	}
-	if flattenFirst && flattens(max(len(c.delta), len(add)), bl) {
-		// The merged delta would hold at least as many entries as either
-		// list, so the join would fold it into a new base; that base is
-		// read from d alone, which already holds c ⊔ src ⊔ extras, so the
-		// merge is skipped (its bound on the base's size, the sum of the
-		// lists, is at least the merge's).
-		return flattenDense(sc, c.base, bl+len(c.delta)+len(add), d), true, false
+	if flattenFirst && flattens(max(len(c.midEnts()), len(c.delta), len(add)), bl) {
+		// The merged layer and delta would hold at least as many entries
+		// as any of the lists (however grown splits them), so the join
+		// would fold them into a new base; that base is read from d
+		// alone, which already holds c ⊔ src ⊔ extras, so the merge is
+		// skipped (its bound on the base's size, the sum of the lists,
+		// is at least the merge's).
+		return flattenDense(sc, c.base, bl+c.over()+len(add), d), true, false
 	}
-	var nd []centry
-	fresh := false
-	if own && cap(c.delta)-len(c.delta) >= len(add) {
-		nd = mergeMaxInPlace(c.delta, add)
-	} else {
-		nd = mergeMaxTo(make([]centry, 0, len(c.delta)+len(add)), c.delta, add)
-		fresh = true
-	}
-	out := vclock{base: c.base, delta: nd}
-	if flattens(len(out.delta), bl) {
-		return flattenDense(sc, out.base, bl+len(out.delta), d), true, false
+	out, fresh := c.grown(own, add) // clock_layer.go
+	if flattens(out.over(), bl) {
+		return flattenDense(sc, out.base, bl+out.over(), d), true, false
 	}
 	return out, true, own || fresh
 }
