@@ -17,7 +17,9 @@
 // the components that rose (what a clock history records, clock_rises.go),
 // found on the way: against the receiver's delta alone when its base is
 // kept, which is most joins. Sorted lists are compared by galloping
-// search when one is much shorter (keepAbove).
+// search when one is much shorter (keepAbove). A join that may not update
+// a long delta in place keeps it as a middle layer between base and delta
+// rather than copying it (clock_layer.go).
 
 package predict
 

@@ -160,7 +160,7 @@
 //     is kept in observed order instead, which is sound.
 //
 //  2. Pre-passes (trace.GroupAccesses, memory.go, relevance.go, clock_pass.go, clock_vc.go,
-//     clock_arena.go, clock_rises.go, history_cut.go): accesses are grouped into locations (an
+//     clock_layer.go, clock_arena.go, clock_rises.go, history_cut.go): accesses are grouped into locations (an
 //     open-addressing table: real runs touch millions of addresses; the
 //     grouping needs the events alone, so it runs on a second goroutine
 //     while the CTP is built);
@@ -173,7 +173,9 @@
 //     left out). The second runs only once a candidate survives the filters
 //     of step 3: most runs have none, and it costs more than the first
 //     (every read of a shared location joins its writer's clock). The
-//     replays use persistent sparse clocks, a shared base and a small delta;
+//     replays use persistent sparse clocks, a shared base and a small delta
+//     (a long delta that a stored clock shares is kept as a middle layer
+//     rather than copied when the goroutine's clock next grows);
 //     a join is skipped when the receiver already knows the event
 //     (FastTrack's epochs), and release-merges are joined lazily, one per
 //     goroutine. What is kept is each clock's history as the rises of its
