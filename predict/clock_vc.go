@@ -222,7 +222,7 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 	cand = cand[:0]
 	switch {
 	case sc.knows(c, nil, src.base):
-		if src.mid != nil && src.mid != c.mid { // c holds its own layer
+		if src.mid != nil && src.mid != c.mid { // a layer c may not hold
 			cand = src.overTo(cand)
 		} else {
 			cand = append(cand, src.delta...)
@@ -564,7 +564,7 @@ func joinDense(sc *joinScratch, c vclock, own bool, d []int32, src vclock, extra
 			}
 		}
 	}
-	if src.mid != nil && src.mid != c.mid { // c holds its own layer
+	if src.mid != nil && src.mid != c.mid { // a layer c may not hold
 		raise(src.mid.ents)
 	}
 	raise(src.delta)
