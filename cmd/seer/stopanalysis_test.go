@@ -1,7 +1,7 @@
 // This file tests that a long analysis stops at once when seer is told
 // to (issue 31): seer predict on a generated trace of many goroutines
 // (internal/synth's ring, the issue's case), signalled at several points
-// of its analysis, exits within a second with 128+n and leaves
+// of its analysis, exits within two seconds with 128+n and leaves
 // nothing in TMPDIR.
 
 package main
@@ -20,9 +20,11 @@ import (
 	"github.com/seer-tools/seer/trace"
 )
 
-// stopWithin is how long seer may take to stop after the first signal
-// (the issue asks for a second or two; seer takes a few tenths).
-const stopWithin = time.Second
+// stopWithin is how long seer may take to stop after the first signal:
+// the issue asks for a second or two. seer takes a few tenths on an idle
+// machine, but a run of the whole suite beside other work (load 12 on two
+// cores) once took 1.03 s, its few tenths of CPU spread over the wait.
+const stopWithin = 2 * time.Second
 
 func TestStopDuringAnalysis(t *testing.T) {
 	if testing.Short() {
