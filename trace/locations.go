@@ -5,8 +5,9 @@
 // writer of every byte of a location. It decides no feasibility question.
 //
 // A recorded test touches millions of addresses (Go's race suite does:
-// bench/RESULTS.md) and copies of megabytes, so the
-// grouping uses an open-addressing table instead of Go maps, and the last
+// bench/RESULTS.md) and copies of megabytes, so the grouping uses an
+// open-addressing table instead of Go maps (and, for the bytes of small
+// heap lives, a dense array by life: locations_lives.go), and the last
 // writers are kept per page: a page that one write covered entirely is one
 // number, so that a 16 MB copy costs one step per page rather than per
 // byte.
@@ -94,9 +95,10 @@ func GroupAccesses(ev []Event) (loc []int32, spans []Span) {
 	var ckey [cacheSize]uint64 // address+1
 	var cval [cacheSize]uint32
 	tbl := newAddrTable()
+	lives := newGroupLives(ev) // small heap lives: locations_lives.go
 	for i := range ev {
 		e := &ev[i]
-		if !e.IsMem() {
+		if !e.IsMem() || lives.note(e.Addr, e.Size) {
 			continue
 		}
 		h := (e.Addr >> 3) & (cacheSize - 1)
@@ -118,8 +120,13 @@ func GroupAccesses(ev []Event) (loc []int32, spans []Span) {
 	slices.Sort(addrs)
 	// At most one span an address: sized once, the millions of spans of
 	// Go's race suite are not copied by append's doublings.
-	spans = make([]Span, 0, len(addrs))
+	spans = make([]Span, 0, len(addrs)+lives.starts())
+	nextLife := 0 // the dense lives go in between by life number
 	for _, a := range addrs {
+		if a >= lifeBase {
+			l, _ := lifeByte(a)
+			spans = lives.spansTo(spans, &nextLife, int(min(l, math.MaxInt32)))
+		}
 		v := tbl.ref(a)
 		end := a + uint64(*v)
 		if k := len(spans); k > 0 && a < spans[k-1].Hi {
@@ -129,12 +136,17 @@ func GroupAccesses(ev []Event) (loc []int32, spans []Span) {
 		}
 		*v = uint32(len(spans) - 1)
 	}
+	spans = lives.spansTo(spans, &nextLife, math.MaxInt32)
 	addrs = nil
 	ckey = [cacheSize]uint64{}
 	for i := range ev {
 		e := &ev[i]
 		if !e.IsMem() {
 			loc[i] = -1
+			continue
+		}
+		if l, ok := lives.loc(e.Addr); ok {
+			loc[i] = l
 			continue
 		}
 		h := (e.Addr >> 3) & (cacheSize - 1)

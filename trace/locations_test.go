@@ -30,46 +30,54 @@ func TestGroupAccesses(t *testing.T) {
 			ev = append(ev, e)
 		}
 		loc, spans := GroupAccesses(ev)
-		// Brute force: union overlapping accesses.
-		parent := make([]int, len(ev))
-		for i := range parent {
-			parent[i] = i
+		checkGroups(t, ev, loc, spans)
+	}
+}
+
+// checkGroups checks GroupAccesses's answer for ev against brute force:
+// the locations are the connected runs of overlapping accesses, in
+// address order.
+func checkGroups(t *testing.T, ev []Event, loc []int32, spans []Span) {
+	t.Helper()
+	// Brute force: union overlapping accesses.
+	parent := make([]int, len(ev))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		if parent[i] != i {
+			parent[i] = find(parent[i])
 		}
-		var find func(int) int
-		find = func(i int) int {
-			if parent[i] != i {
-				parent[i] = find(parent[i])
-			}
-			return parent[i]
-		}
-		for i := range ev {
-			for j := range ev {
-				if ev[i].IsMem() && ev[j].IsMem() && ev[i].Overlaps(&ev[j]) {
-					parent[find(i)] = find(j)
-				}
-			}
-		}
-		for i := range ev {
-			if !ev[i].IsMem() {
-				if loc[i] != -1 {
-					t.Fatalf("non-access %d has location %d", i, loc[i])
-				}
-				continue
-			}
-			s := spans[loc[i]]
-			if ev[i].Addr < s.Lo || ev[i].End() > s.Hi {
-				t.Fatalf("access %d [%d,%d) outside its location [%d,%d)", i, ev[i].Addr, ev[i].End(), s.Lo, s.Hi)
-			}
-			for j := range ev {
-				if ev[j].IsMem() && (find(i) == find(j)) != (loc[i] == loc[j]) {
-					t.Fatalf("accesses %d and %d: same run %v, same location %v", i, j, find(i) == find(j), loc[i] == loc[j])
-				}
+		return parent[i]
+	}
+	for i := range ev {
+		for j := range ev {
+			if ev[i].IsMem() && ev[j].IsMem() && ev[i].Overlaps(&ev[j]) {
+				parent[find(i)] = find(j)
 			}
 		}
-		for k := 1; k < len(spans); k++ {
-			if spans[k].Lo < spans[k-1].Hi {
-				t.Fatalf("locations overlap: %v", spans)
+	}
+	for i := range ev {
+		if !ev[i].IsMem() {
+			if loc[i] != -1 {
+				t.Fatalf("non-access %d has location %d", i, loc[i])
 			}
+			continue
+		}
+		s := spans[loc[i]]
+		if ev[i].Addr < s.Lo || ev[i].End() > s.Hi {
+			t.Fatalf("access %d [%d,%d) outside its location [%d,%d)", i, ev[i].Addr, ev[i].End(), s.Lo, s.Hi)
+		}
+		for j := range ev {
+			if ev[j].IsMem() && (find(i) == find(j)) != (loc[i] == loc[j]) {
+				t.Fatalf("accesses %d and %d: same run %v, same location %v", i, j, find(i) == find(j), loc[i] == loc[j])
+			}
+		}
+	}
+	for k := 1; k < len(spans); k++ {
+		if spans[k].Lo < spans[k-1].Hi {
+			t.Fatalf("locations overlap: %v", spans)
 		}
 	}
 }
