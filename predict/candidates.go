@@ -316,15 +316,7 @@ func accessClasses(c *ctp, m *memory) ([]aclass, map[int32][]int32) {
 // byL[start[l]:start[l+1]].
 func sharedByLocation(c *ctp, m *memory) (start, byL []int32) {
 	nl := len(m.locs)
-	start = make([]int32, nl+1)
-	for i := range c.ev {
-		if m.shared(int32(i)) {
-			start[m.loc[i]+1]++
-		}
-	}
-	for l := 0; l < nl; l++ {
-		start[l+1] += start[l]
-	}
+	start = sharedStarts(c, m)
 	byL = make([]int32, start[nl])
 	next := slices.Clone(start[:nl])
 	for i := range c.ev {
@@ -335,6 +327,22 @@ func sharedByLocation(c *ctp, m *memory) (start, byL []int32) {
 		}
 	}
 	return start, byL
+}
+
+// sharedStarts returns where each location's shared accesses start in
+// a list of them by location (sharedByLocation's start).
+func sharedStarts(c *ctp, m *memory) []int32 {
+	nl := len(m.locs)
+	start := make([]int32, nl+1)
+	for i := range c.ev {
+		if m.shared(int32(i)) {
+			start[m.loc[i]+1]++
+		}
+	}
+	for l := 0; l < nl; l++ {
+		start[l+1] += start[l]
+	}
+	return start
 }
 
 // atomItem is a pair of local accesses and a class of remote ones that

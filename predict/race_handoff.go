@@ -274,7 +274,7 @@ func handedOver(ctx context.Context, c *ctp, m *memory) (bool, error) {
 		budget -= len(hs)
 	}
 	nl := len(m.locs)
-	start, byL := sharedByLocation(c, m)
+	start, byL := handoffAccesses(c, m)
 	// Each location's accesses are checked against the latest earlier
 	// access of each goroutine, kind and words (the SHB table's
 	// wordMask): the edges into a goroutine only grow along its program
@@ -286,10 +286,9 @@ func handedOver(ctx context.Context, c *ctp, m *memory) (bool, error) {
 		}
 		reads.reset()
 		writes.reset()
-		for _, i := range byL[start[l]:start[l+1]] {
-			e := &c.ev[i]
-			x := lastAccess{g: int32(e.G), p: c.pos[i], mask: wordMask(e.Addr, e.Size), atomic: e.Op.IsAtomic()}
-			w := isWrite(e.Op)
+		for j := range byL[start[l]:start[l+1]] {
+			a := &byL[start[l]+int32(j)]
+			x, w := a.last(), a.write
 			if budget -= len(writes.ents); w {
 				budget -= len(reads.ents)
 			}
