@@ -182,10 +182,16 @@ const pageSize = 256
 
 // WriterMap holds the last writer of every byte of the locations it
 // tracks (-1: the initial value).
+//
+// A pass tracks each location from its first access to its last, and a
+// channel stress test has a location a message, 1.28M of them: the
+// tracked locations are a slice by location number, not a map, and a
+// forgotten location of one page keeps its storage (the page and its
+// bytes) for the next one tracked, instead of three allocations a
+// location (bench/RESULTS.md, "stress-chan-3m: GroupAccesses by life").
 type WriterMap struct {
-	locs  map[int32]*wloc
-	last  int32 // cache: the location looked up last
-	lastP *wloc
+	locs []*wloc // by location; nil: not tracked
+	free []*wloc // forgotten small locations, for Track
 }
 
 type wloc struct {
@@ -194,27 +200,46 @@ type wloc struct {
 }
 
 // wpage is the last writers of up to pageSize bytes: w for all of them if
-// d is nil, else d per byte.
+// d is empty, else d per byte (a reused page keeps d's capacity).
 type wpage struct {
 	w int32
 	d []int32
 }
 
+// freeLocs bounds the forgotten locations Forget keeps for Track: of one
+// page each (most locations; a larger one's pages are not kept).
+const freeLocs = 1 << 12
+
 // NewWriterMap returns a map that tracks no location.
-func NewWriterMap() *WriterMap { return &WriterMap{locs: make(map[int32]*wloc), last: -1} }
+func NewWriterMap() *WriterMap { return &WriterMap{} }
 
 // Track makes location l, the bytes of s, tracked (all bytes initial).
 func (m *WriterMap) Track(l int32, s Span) {
 	if m.get(l) != nil {
-		return // (get's cache answers a pass's repeated calls)
+		return
 	}
-	ps := make([]wpage, (s.Hi-s.Lo+pageSize-1)/pageSize)
-	for i := range ps {
-		ps[i].w = -1
+	if l < 0 {
+		panic("trace: WriterMap.Track of a negative location")
 	}
-	x := &wloc{s, ps}
+	if n := int(l) + 1; n > len(m.locs) {
+		if n > cap(m.locs) { // (past len, the slice's elements are nil)
+			m.locs = append(m.locs[:cap(m.locs)], make([]*wloc, max(n, 2*cap(m.locs), 64)-cap(m.locs))...)
+		}
+		m.locs = m.locs[:n]
+	}
+	n := int((s.Hi - s.Lo + pageSize - 1) / pageSize)
+	var x *wloc
+	if k := len(m.free); k > 0 && n == 1 {
+		x, m.free = m.free[k-1], m.free[:k-1]
+		x.Span = s
+		x.pages[0].w, x.pages[0].d = -1, x.pages[0].d[:0]
+	} else {
+		x = &wloc{s, make([]wpage, n)}
+		for i := range x.pages {
+			x.pages[i].w = -1
+		}
+	}
 	m.locs[l] = x
-	m.last, m.lastP = l, x // get may have cached l untracked
 }
 
 // Forget stops tracking location l. A pass that tracks each location
@@ -223,20 +248,22 @@ func (m *WriterMap) Track(l int32, s Span) {
 // test's locations, byte-written, took hundreds of megabytes tracked at
 // once (bench/RESULTS.md, "Figures once in comments").
 func (m *WriterMap) Forget(l int32) {
-	delete(m.locs, l)
-	if m.last == l {
-		m.last, m.lastP = -1, nil
+	x := m.get(l)
+	if x == nil {
+		return
+	}
+	m.locs[l] = nil
+	if len(x.pages) == 1 && len(m.free) < freeLocs {
+		m.free = append(m.free, x)
 	}
 }
 
 // get returns tracked location l, or nil.
 func (m *WriterMap) get(l int32) *wloc {
-	if l == m.last {
-		return m.lastP
+	if l < 0 || int(l) >= len(m.locs) {
+		return nil
 	}
-	p := m.locs[l]
-	m.last, m.lastP = l, p
-	return p
+	return m.locs[l]
 }
 
 // Tracked reports whether location l is tracked.
@@ -254,8 +281,12 @@ func (m *WriterMap) Write(l int32, a uint64, size uint32, w int32) {
 			p.w, p.d = w, nil
 			continue
 		}
-		if p.d == nil {
-			p.d = make([]int32, phi-plo)
+		if len(p.d) == 0 {
+			if n := int(phi - plo); cap(p.d) >= n {
+				p.d = p.d[:n]
+			} else {
+				p.d = make([]int32, n)
+			}
 			for i := range p.d {
 				p.d[i] = p.w
 			}
@@ -285,7 +316,7 @@ func (m *WriterMap) Read(l int32, a uint64, size uint32, f func(lo, hi uint64, w
 		plo := x.Lo + uint64(k)*pageSize
 		phi := min(plo+pageSize, x.Hi)
 		lo, hi := max(a, plo), min(end, phi)
-		if p.d == nil {
+		if len(p.d) == 0 {
 			emit(lo, p.w)
 			continue
 		}

@@ -137,6 +137,75 @@ func TestWriterMap(t *testing.T) {
 	}
 }
 
+// TestWriterMapLocations tracks, writes, reads and forgets many
+// locations of different sizes at once, so that a forgotten location's
+// storage is taken by another (Track's reuse): each reads as a map per
+// byte of its own says, every byte initial once tracked again.
+func TestWriterMapLocations(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	reused := 0
+	for it := 0; it < 100; it++ {
+		const nl = 12
+		var spans [nl]Span
+		for l := range spans {
+			lo := uint64(l) << 16
+			spans[l] = Span{lo, lo + uint64(1+r.Intn(2*pageSize))}
+		}
+		wm := NewWriterMap()
+		want := make([]map[uint64]int32, nl)
+		for op := 0; op < 400; op++ {
+			l := int32(r.Intn(nl))
+			s := spans[l]
+			if want[l] == nil {
+				if wm.Tracked(l) {
+					t.Fatalf("location %d tracked before Track", l)
+				}
+				reused += min(len(wm.free), 1)
+				wm.Track(l, s)
+				want[l] = map[uint64]int32{}
+			}
+			a := s.Lo + uint64(r.Intn(int(s.Hi-s.Lo)))
+			size := uint32(1 + r.Intn(int(s.Hi-a)))
+			switch r.Intn(8) {
+			case 0:
+				wm.Forget(l)
+				if wm.Tracked(l) {
+					t.Fatalf("location %d tracked after Forget", l)
+				}
+				want[l] = nil
+			case 1, 2, 3:
+				if r.Intn(4) == 0 {
+					a, size = s.Lo, uint32(s.Hi-s.Lo)
+				}
+				wm.Write(l, a, size, int32(op))
+				for b := a; b < a+uint64(size); b++ {
+					want[l][b] = int32(op)
+				}
+			default:
+				next := a
+				wm.Read(l, a, size, func(lo, hi uint64, w int32) {
+					for b := lo; b < hi; b++ {
+						x, ok := want[l][b]
+						if !ok {
+							x = -1
+						}
+						if x != w {
+							t.Fatalf("location %d byte %d: writer %d, want %d", l, b, w, x)
+						}
+					}
+					next = hi
+				})
+				if next != a+uint64(size) {
+					t.Fatalf("runs end at %d, want %d", next, a+uint64(size))
+				}
+			}
+		}
+	}
+	if reused == 0 {
+		t.Fatal("no location took a forgotten one's storage: the test checks too little")
+	}
+}
+
 func TestLastAccesses(t *testing.T) {
 	got := LastAccesses([]int32{0, -1, 2, 0, 2, -1}, 4)
 	if want := []int32{3, -1, 4, -1}; !slices.Equal(got, want) {
