@@ -273,32 +273,32 @@ func handedOver(ctx context.Context, c *ctp, m *memory) (bool, error) {
 	for _, hs := range h.hops {
 		budget -= len(hs)
 	}
-	nl := len(m.locs)
-	start, byL := handoffAccesses(c, m)
+	runs := newHandoffChunks(c, m) // race_handoff_accesses.go
 	// Each location's accesses are checked against the latest earlier
 	// access of each goroutine, kind and words (the SHB table's
 	// wordMask): the edges into a goroutine only grow along its program
 	// order, so that access is the hardest of its kind to know.
 	var reads, writes latestAccesses
-	for l := 0; l < nl; l++ {
-		if l&stopEvery == 0 && ctx.Err() != nil {
-			return false, ctx.Err()
-		}
-		reads.reset()
-		writes.reset()
-		for j := range byL[start[l]:start[l+1]] {
-			a := &byL[start[l]+int32(j)]
-			x, w := a.last(), a.write
-			if budget -= len(writes.ents); w {
-				budget -= len(reads.ents)
+	for runs.nextRun() {
+		for l := runs.l0; l < runs.l1; l++ {
+			if l&stopEvery == 0 && ctx.Err() != nil {
+				return false, ctx.Err()
 			}
-			if budget < 0 || !writes.known(h, x) || w && !reads.known(h, x) {
-				return false, nil
-			}
-			if w {
-				writes.put(x)
-			} else {
-				reads.put(x)
+			reads.reset()
+			writes.reset()
+			for j, acc := 0, runs.of(l); j < len(acc); j++ {
+				x, w := acc[j].last(), acc[j].write
+				if budget -= len(writes.ents); w {
+					budget -= len(reads.ents)
+				}
+				if budget < 0 || !writes.known(h, x) || w && !reads.known(h, x) {
+					return false, nil
+				}
+				if w {
+					writes.put(x)
+				} else {
+					reads.put(x)
+				}
 			}
 		}
 	}
