@@ -116,7 +116,8 @@
 //     happens-before, which SHB contains, leaves them unordered too.
 //     Its pass is skipped on a trace whose every conflicting pair one
 //     edge of the fixed synchronisation orders (a channel operation, an
-//     atomic, go, join: race_handoff.go), where it could find nothing;
+//     atomic, go, join: race_handoff.go; the accesses it reads,
+//     race_handoff_accesses.go), where it could find nothing;
 //   - sync-preserving races (Mathur, Pavlogiannis and Viswanathan, POPL
 //     2021): the causal cone closed under "of two acquires of a lock in
 //     the set, the earlier one's release is too"; the witness keeps the

@@ -92,6 +92,11 @@
 // local_lives.go keeps the owners of the words of the lives that several
 // goroutines touched in one dense array, life by life, rather than in
 // local.go's hash table of words (the same answers).
+// locations.go groups a trace's accesses into locations (GroupAccesses)
+// and keeps the last writer of their bytes (WriterMap), for predict and
+// the witness checker alike; locations_lives.go keeps the bytes of small
+// heap lives in one dense array, life by life, rather than in its hash
+// table of addresses (the same locations).
 // record.RecordOptions.KeepLocal keeps every event; record.RecordResult.Events and
 // Trace.Local count the left-out ones. The table keeps its array, whose
 // emptied tail is given back to the kernel (shrinkEvents): a copy would
