@@ -101,6 +101,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -109,6 +112,7 @@
 #include <sys/mman.h>
 #include <sched.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -283,10 +287,29 @@ static inline void spin_unlock(volatile int *l) { __atomic_store_n(l, 0, __ATOMI
 #define MADV_POPULATE_WRITE 23
 #endif
 
-static void populate(uint8_t *from, uint64_t off, uint64_t limit) {
-	if (off % POPULATE_BYTES != 0 || off + POPULATE_BYTES > limit)
+// An area of the spool that is faulted in region by region ahead of its
+// writers: the chunk slots, and the allocation records.
+struct area {
+	uint8_t *base;
+	uint64_t limit; // its bytes
+	uint64_t done;  // the helper has faulted in its regions up to here
+};
+static struct area chunk_area, malloc_area;
+static int ahead_on; // the helper runs (see "Faulting in ahead")
+
+static void ahead_wake(void);
+
+// populate faults in the region of a at off, which a writer is about to
+// need, unless the helper has.
+static void populate(struct area *a, uint64_t off) {
+	if (off % POPULATE_BYTES != 0 || off + POPULATE_BYTES > a->limit)
 		return;
-	madvise(from + off, POPULATE_BYTES, MADV_POPULATE_WRITE); // best effort
+	if (ahead_on) {
+		ahead_wake();
+		if (__atomic_load_n(&a->done, __ATOMIC_ACQUIRE) >= off + POPULATE_BYTES)
+			return;
+	}
+	madvise(a->base + off, POPULATE_BYTES, MADV_POPULATE_WRITE); // best effort
 }
 
 // A process that writes a spool of a gigabyte should not hold it: the
@@ -316,6 +339,88 @@ static void malloc_done(uint64_t i) {
 	uint64_t r = i / RELEASE_MALLOCS;
 	if (__atomic_add_fetch(&mallocs_done[r], 1, __ATOMIC_ACQ_REL) == RELEASE_MALLOCS)
 		madvise(spool + HEADER_BYTES + r * 3 * POPULATE_BYTES, 3 * POPULATE_BYTES, MADV_DONTNEED);
+}
+
+// ---- faulting in ahead ----
+//
+// A fresh page of the spool costs the kernel a page of the file, zeroed,
+// and the file system's bookkeeping, and the writer that first touches it
+// waits for all that: on TLS handshakes and Go's race suite it was the
+// larger part of the recorded test's own time, twice what the records
+// themselves cost (bench/RESULTS.md, branch rec), and a test that times
+// its own steps (yamux's 25 ms stream-open timeout) fails under recording
+// where it passes under the race detector. So a helper thread, started
+// with the spool, faults in the regions of each area up to AHEAD_BYTES
+// past its writers (the last fresh slot handed out, the last allocation
+// record), on a core the test leaves idle, and a writer that crosses into
+// a region finds its pages mapped. The writers wake the helper as they
+// cross; a region the helper has not done yet (it fell behind) the writer
+// faults in itself, as it did without it. Faulting in changes no byte of
+// the file, so the helper never has to agree with the writers about a
+// page, only about how far to go. It never calls into Go, and every
+// signal is blocked in it, so that the runtime's signals go to its own
+// threads. Like ThreadSanitizer's background thread, it is the race
+// runtime's own.
+#define AHEAD_BYTES (8ULL << 20)
+
+static uint32_t ahead_word __attribute__((aligned(64))); // futex: bumped by writers crossing a region
+
+static void ahead_wake(void) {
+	__atomic_add_fetch(&ahead_word, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &ahead_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+// ahead_step faults in the next region of a, if its writers, with used
+// bytes written, are less than AHEAD_BYTES behind it, and says whether it
+// did. Regions the writers have entered they faulted in themselves, with
+// the one after.
+static int ahead_step(struct area *a, uint64_t used) {
+	uint64_t entered = used ? ((used - 1) / POPULATE_BYTES + 1) * POPULATE_BYTES : 0;
+	uint64_t next = a->done > entered ? a->done : entered;
+	if (next >= used + AHEAD_BYTES || next + POPULATE_BYTES > a->limit)
+		return 0;
+	madvise(a->base + next, POPULATE_BYTES, MADV_POPULATE_WRITE);
+	__atomic_store_n(&a->done, next + POPULATE_BYTES, __ATOMIC_RELEASE);
+	return 1;
+}
+
+static void *ahead_main(void *unused) {
+	(void)unused;
+	for (;;) {
+		uint32_t w = __atomic_load_n(&ahead_word, __ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&stopped, __ATOMIC_RELAXED))
+			return NULL; // cut: nothing more is written but symbols
+		uint64_t slots = __atomic_load_n(&hdr->next_slot, __ATOMIC_RELAXED);
+		uint64_t mallocs = __atomic_load_n(&hdr->next_malloc, __ATOMIC_RELAXED);
+		int did = ahead_step(&malloc_area, mallocs * 24);
+		did |= ahead_step(&chunk_area, slots * CHUNK_BYTES);
+		if (!did) {
+			// Until a writer crosses into a region; the timeout only
+			// bounds a wake-up lost to a writer that crossed before
+			// this looked.
+			struct timespec ts = {0, 50 * 1000 * 1000};
+			syscall(SYS_futex, &ahead_word, FUTEX_WAIT_PRIVATE, w, &ts, NULL, 0);
+		}
+	}
+}
+
+// start_ahead starts the helper, with every signal blocked.
+static void start_ahead(void) {
+	chunk_area = (struct area){spool + CHUNKS_OFF, max_chunks * CHUNK_BYTES, POPULATE_BYTES};
+	malloc_area = (struct area){spool + HEADER_BYTES, MALLOC_BYTES, POPULATE_BYTES};
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_attr_t attr;
+	if (pthread_attr_init(&attr) != 0)
+		return;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 64 << 10);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_t t;
+	if (pthread_create(&t, &attr, ahead_main, NULL) == 0)
+		ahead_on = 1;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
 }
 
 // take_slot returns 1 + a slot from the free ring, or 0 if it is empty.
@@ -360,7 +465,7 @@ static uint8_t *new_chunk(struct gctx *g) {
 		slot = __atomic_fetch_add(&hdr->next_slot, 1, __ATOMIC_RELAXED);
 		uint64_t off = slot * CHUNK_BYTES;
 		if (off % POPULATE_BYTES == 0)
-			populate(spool + CHUNKS_OFF, off + POPULATE_BYTES, SPOOL_BYTES - CHUNKS_OFF);
+			populate(&chunk_area, off + POPULATE_BYTES);
 	}
 	uint8_t *c = spool + CHUNKS_OFF + slot * CHUNK_BYTES;
 	((uint32_t *)c)[1] = 0;
@@ -563,6 +668,7 @@ static void open_spool(void) {
 	madvise(spool + CHUNKS_OFF, POPULATE_BYTES, MADV_POPULATE_WRITE);
 	madvise(spool + HEADER_BYTES, POPULATE_BYTES, MADV_POPULATE_WRITE);
 	hdr = (struct spool_header *)m;
+	start_ahead();
 	hdr->version = SPOOL_VERSION;
 	hdr->chunk_bytes = CHUNK_BYTES;
 	hdr->chunks_off = CHUNKS_OFF;
@@ -1399,7 +1505,7 @@ static void alloc_record(uint64_t kind, uptr p, uptr sz) {
 		return;
 	}
 	if ((i * 24) % POPULATE_BYTES < 24)
-		populate(spool + HEADER_BYTES, (i * 24) / POPULATE_BYTES * POPULATE_BYTES + POPULATE_BYTES, MALLOC_BYTES);
+		populate(&malloc_area, (i * 24) / POPULATE_BYTES * POPULATE_BYTES + POPULATE_BYTES);
 	uint64_t *w = (uint64_t *)(spool + HEADER_BYTES + i * 24);
 	// In the making, for a live reader: stored before the sequence number
 	// is taken, so a reader that has seen the number sees the mark.
