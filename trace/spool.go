@@ -40,6 +40,16 @@ const (
 	rMalloc         = 16
 	rFree           = 17
 	rFingo          = 19
+	// An access of size 1 in two words (recorder.c's "Plain accesses in
+	// two words"): seq<<24 | (pc&0xffff)<<8 | kind, addr | (pc>>16)<<47.
+	rRead2  = 21
+	rWrite2 = 22
+)
+
+// Fields of rRead2 and rWrite2 records.
+const (
+	seq2Shift = 24
+	addr2Bits = 47
 )
 
 // Atomic operations and flags of rAtomic records.
@@ -60,7 +70,7 @@ const (
 
 const (
 	spoolMagic   = 0x4c4f4f5052454553
-	spoolVersion = 5
+	spoolVersion = 6
 	chunkHdr     = 8
 
 	spoolChunkBytes = 8192 // recorder.c's CHUNK_BYTES
@@ -684,6 +694,8 @@ func (c *cursor) advance() {
 			continue
 		case rRead, rWrite:
 			need = 24
+		case rRead2, rWrite2:
+			need = 16
 		case rReadRange, rWriteRange:
 			need = 32
 		case rAcquire, rRelease, rReleaseMerge, rReleaseAcquire:
@@ -711,6 +723,9 @@ func (c *cursor) advance() {
 			return
 		}
 		c.at, c.seq = c.off, w0>>8
+		if kind == rRead2 || kind == rWrite2 {
+			c.seq = w0 >> seq2Shift
+		}
 		c.off += uint64(need)
 		if kind == rEnd {
 			c.done = true
@@ -756,6 +771,14 @@ func (c *cursor) decode(e *rawEvent, arena *pcArena) {
 		e.addr = le.Uint64(r[8:])
 		w2 := le.Uint64(r[16:])
 		e.pc, e.size = w2>>8, w2&0xff
+	case rRead2, rWrite2:
+		// The same event as the three-word record's.
+		e.kind, e.seq = rRead, w0>>seq2Shift
+		if kind == rWrite2 {
+			e.kind = rWrite
+		}
+		w1 := le.Uint64(r[8:])
+		e.addr, e.pc, e.size = w1&(1<<addr2Bits-1), w0>>8&0xffff|w1>>addr2Bits<<16, 1
 	case rReadRange, rWriteRange:
 		e.addr, e.size, e.pc = le.Uint64(r[8:]), le.Uint64(r[16:]), le.Uint64(r[24:])
 	case rAcquire, rRelease, rReleaseMerge, rReleaseAcquire:
