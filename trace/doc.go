@@ -19,7 +19,10 @@
 // of each 2 MiB of finished chunks as it goes (they stay in the file), so
 // the test process does not hold its spool in memory. Fresh pages of the
 // file cost the test more than writing them, so seer faults the spool's
-// first pages in while the test starts (PrepareSpool), and the live
+// first pages in while the test starts (PrepareSpool), a helper thread of
+// the recorder's faults in the regions ahead of its writers (recorder.c's
+// "Faulting in ahead"), plain accesses take two words where they fit
+// (R_READ2, R_WRITE2), and the live
 // converter copies each finished chunk out and gives its slot back for the
 // recorder to write again (spool_drain.go, recorder.c's "Recycling").
 // internal/gocmd's
