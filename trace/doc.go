@@ -22,11 +22,12 @@
 // first pages in while the test starts (PrepareSpool), a helper thread of
 // the recorder's faults in the regions ahead of its writers (recorder.c's
 // "Faulting in ahead"), plain accesses take two words where they fit
-// (R_READ2, R_WRITE2), and the live
-// converter copies each finished chunk out and gives its slot back for the
-// recorder to write again (spool_drain.go, recorder.c's "Recycling").
-// internal/gocmd's
-// PrepareToolchain compiles the recorder
+// (R_READ2, R_WRITE2). The live converter can copy each finished chunk
+// out and give its slot back for the recorder to write again
+// (spool_drain.go, recorder.c's "Recycling"), but trace/record leaves that
+// off (record.go's recycleSpool): a chunk written into a recycled slot is
+// never counted finished, so its region is never given back.
+// internal/gocmd's PrepareToolchain compiles the recorder
 // with the system C compiler on first use and keeps a shadow GOROOT (links
 // to the real one, the race .syso replaced, sync/cond.go annotated) and a
 // GOCACHE of its own under the user cache directory: the user's tree,
