@@ -281,11 +281,13 @@ func (a *analysis) sweep() error {
 	return nil
 }
 
-// coneLayers makes the causal cone if a pair of sites is left open, and
-// runs the layers that build witnesses from it: sync-preserving, then
-// reversal.
+// coneLayers makes the causal cone if a pair of sites is left open (once
+// refuteByReadFrom has dropped those it orders), and runs the layers that
+// build witnesses from it: sync-preserving, then reversal.
 func (a *analysis) coneLayers() error {
 	e, cs := a.e, a.cs
+	e.refuteByReadFrom(cs, a.proofs)
+
 	open := 0 // site pairs no layer has proved yet
 	for _, k := range cs.order {
 		if a.proofs[k] == nil {

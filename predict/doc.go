@@ -70,7 +70,9 @@
 // the races, section_move.go the schedule that moves a goroutine's
 // critical section after another's, which the last two share;
 // cut.go the lock rule those layers close their cuts under, and key.go
-// the key they deduplicate by; why.go the answer to "why no race";
+// the key they deduplicate by; cone_readfrom.go the read-from filter that
+// drops race and waitgroup-reuse candidates the cone would refuse,
+// before the cone is made; why.go the answer to "why no race";
 // analyze.go the pipeline that runs them, and api.go its types.
 //
 // # Background

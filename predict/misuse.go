@@ -48,7 +48,8 @@
 // close, a Done that its group's Adds must precede with nothing to
 // undercut them, any Done of a group whose every Done has a unit of an
 // Add of its own that must precede it (misuse_wgcover.go), a Wait and an
-// Add that must be ordered. Findings are one per pattern of sites;
+// Add that must be ordered, or that one kept read-from edge orders
+// (cone_readfrom.go). Findings are one per pattern of sites;
 // Predicted is false when the recorded run itself reached op in the
 // failing state (the send started after the close, the Wait returned
 // before the Add, the unlock found the lock free: the trace ends there
@@ -502,7 +503,13 @@ func (m *misuse) waitGroup(evs []int32) error {
 		}
 		for _, a := range adds {
 			k := m.key(KindWaitGroupReuse, w, a)
-			if c.ev[a].G == c.ev[w].G || !m.look(k) || m.mustBefore(a, w) || m.mustBefore(w, a) || !m.try(k) {
+			if c.ev[a].G == c.ev[w].G || !m.look(k) || m.mustBefore(a, w) || m.mustBefore(w, a) {
+				continue
+			}
+			if m.e.readFromOrdered(a, w) {
+				continue // a read one needs saw a write the other follows (cone_readfrom.go)
+			}
+			if !m.try(k) {
 				continue
 			}
 			next := []int32{w, a}
