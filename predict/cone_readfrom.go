@@ -49,7 +49,7 @@ var readFromFilter = true
 
 // maxReadFromWalk bounds the events of y's goroutine that readFromBefore
 // walks back over for one pair.
-const maxReadFromWalk = 1 << 12
+const maxReadFromWalk = 1 << 10
 
 // readFromBefore reports whether every schedule that runs y's goroutine
 // up to y (y excluded) runs x, through one read-from edge that the
