@@ -136,6 +136,9 @@ func (l *chanLayer) takenPartners(chans []trace.ObjID) error {
 				}
 				tried[key]++
 				n.patterns++
+				if !e.partnerTails(x, y) {
+					continue // no witness whatever the cut: no closure, no cone
+				}
 				if n.closures >= maxBlockingTries {
 					return nil
 				}
@@ -220,6 +223,19 @@ func (e *engine) partnerWitness(co *chanOps, x, y chanOp) (Finding, bool) {
 	fd.Kind, fd.TestReturns = kind, kind == KindLeak
 	fd.Stuck = e.stuckSelects(waiting) // deadlock_select.go
 	return fd, true
+}
+
+// partnerTails reports whether H, after Y, and Gp, after X's partner,
+// each have the end that partnerWitness runs (tailEnd): a question of
+// their own events, not of the cut, asked before the closure so that a
+// candidate that fails it costs neither a closure nor the causal cone
+// (whose pass over the whole trace groupcache's TestNoDedup made for two
+// such candidates alone: its goroutine that sends to both receivers
+// sends again after the first send).
+func (e *engine) partnerTails(x, y chanOp) bool {
+	c := e.c
+	h, gp := int32(c.ev[y.first].G), int32(c.ev[x.partner].G)
+	return e.tailEnd(h, c.pos[y.first]+1) >= 0 && e.tailEnd(gp, c.pos[x.partner]+1) >= 0
 }
 
 // tailEnd returns how many events goroutine q runs in the witness, its

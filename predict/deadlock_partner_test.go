@@ -106,18 +106,25 @@ func TestTakenPartnerLayer(t *testing.T) {
 		tail   trace.Op
 		free   func(*trace.Trace, int) bool
 		want   bool
+		// closures is the blocking row's count: a worker whose end needs
+		// another goroutine is refused before its closure
+		// (partnerTails), so that it costs no causal cone.
+		closures int64
 	}{
-		{"the helper takes the worker", false, false, 0, worker, true},
-		{"the worker arrived second in the run", false, true, 0, worker, true},
-		{"the worker ends with wg.Done", false, false, trace.OpWGDone, worker, true},
-		{"the worker reads what the test wrote: not judged", false, false, trace.OpRead, worker, false},
-		{"the worker uses its value", false, false, 0, func(*trace.Trace, int) bool { return false }, false},
-		{"no source", false, false, 0, nil, false},
-		{"the helper starts after the send", true, false, 0, worker, false},
+		{"the helper takes the worker", false, false, 0, worker, true, 2},
+		{"the worker arrived second in the run", false, true, 0, worker, true, 2},
+		{"the worker ends with wg.Done", false, false, trace.OpWGDone, worker, true, 2},
+		{"the worker reads what the test wrote: not judged", false, false, trace.OpRead, worker, false, 0},
+		{"the worker uses its value", false, false, 0, func(*trace.Trace, int) bool { return false }, false, 0},
+		{"no source", false, false, 0, nil, false, 0},
+		{"the helper starts after the send", true, false, 0, worker, false, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := takenPartnerRun(t, tc.late, tc.second, tc.tail)
 			opts := Options{RecvValueFree: tc.free}
+			if st := stage(analyze(t, tr, opts), "blocking"); st.Deadlocks != tc.closures {
+				t.Errorf("blocking row: %d closures, want %d", st.Deadlocks, tc.closures)
+			}
 			f, ok := testSendBlocked(t, tr, opts, tc.want)
 			if !ok {
 				return
