@@ -65,15 +65,22 @@ func TestReadFromFilterReuse(t *testing.T) {
 			if tc.before {
 				a, b = b, a
 			}
-			tr, err := gotext.Build(fmt.Sprintf(singleflightRun, a, b))
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := wantMisuse(t, tr, tc.want)
-			if st := stage(res, "misuse"); st.Misuse != tc.tried {
-				t.Errorf("misuse row tried %d candidates, want %d", st.Misuse, tc.tried)
-			}
+			wantMisuseTried(t, fmt.Sprintf(singleflightRun, a, b), tc.want, tc.tried)
 		})
+	}
+}
+
+// wantMisuseTried builds text (gotext's notation) and checks its misuse
+// findings (wantMisuse) and how many candidates the misuse row tried.
+func wantMisuseTried(t *testing.T, text, want string, tried int64) {
+	t.Helper()
+	tr, err := gotext.Build(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := wantMisuse(t, tr, want)
+	if st := stage(res, "misuse"); st.Misuse != tried {
+		t.Errorf("misuse row tried %d candidates, want %d", st.Misuse, tried)
 	}
 }
 

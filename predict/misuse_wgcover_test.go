@@ -70,16 +70,7 @@ g2 done wg @20
 g1 wait wg @30
 `, "negative-waitgroup 20 predicted", 1},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tr, err := gotext.Build(tc.trace)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := wantMisuse(t, tr, tc.want)
-			if st := stage(res, "misuse"); st.Misuse != tc.tried {
-				t.Errorf("misuse row tried %d candidates, want %d", st.Misuse, tc.tried)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantMisuseTried(t, tc.trace, tc.want, tc.tried) })
 	}
 }
 
