@@ -84,7 +84,8 @@ func historySites(c *ctp, fs []Finding) map[[3]int32]int {
 
 // The baselines find the same pairs of sites, with the same counts of
 // unordered pairs of accesses, and the same funnel rows as the history
-// and sweep did, with and without chains; each pair of events they report
+// and sweep did, with and without chains, spilling clocks before every
+// event or not (clock_spill.go); each pair of events they report
 // is one the relation leaves unordered (by the history's clocks).
 func TestBaselineLikeHistory(t *testing.T) {
 	traces := randomTraces(41, 150, func(r *rand.Rand, _ int) genParams {
@@ -96,12 +97,20 @@ func TestBaselineLikeHistory(t *testing.T) {
 	}
 	defer func(u bool) { useChains = u }(useChains)
 	sites := 0
-	for _, chains := range []bool{false, true} {
+	for _, v := range [][2]bool{{false, false}, {true, false}, {false, true}} {
+		chains, spill := v[0], v[1]
 		useChains = chains
+		o := Options{}
+		if spill {
+			var restore func()
+			o.SHBBudget, restore = tinySHBBudget() // clock_spill_test.go
+			defer restore()
+		}
 		for _, an := range []string{AnalysisHB, AnalysisSHB} {
+			o.Analysis = an
 			for k, tr := range traces {
-				name := fmt.Sprintf("%s chains=%v trace %d", an, chains, k)
-				got, want, clk, c := baselineRun(t, tr, Options{Analysis: an})
+				name := fmt.Sprintf("%s chains=%v spill=%v trace %d", an, chains, spill, k)
+				got, want, clk, c := baselineRun(t, tr, o)
 				gs, ws := historySites(c, got.Findings), historySites(c, want.Findings)
 				if !maps.Equal(gs, ws) {
 					t.Fatalf("%s: sites and counts %v, the history's sweep %v", name, gs, ws)
