@@ -490,12 +490,16 @@
 // in observed order) or "shb" (Mathur, Kini and Viswanathan's schedulable
 // happens-before, which adds read-from) instead; they report every pair
 // their relation leaves unordered, without witnesses, to compare against.
-// HB is sound only for the first race of a run; SHB for all. The shb
-// baseline sweeps pairs of access classes with the pass's history, a
-// different computation from the SHB layer's, which makes it the
-// reference of the differential test; both keep read-modify-write chains
-// transitive and observed locks in their total order (clock_pass.go's serial
-// mode), without which SHB reports pairs no witness can show.
+// HB is sound only for the first race of a run; SHB for all. Both check
+// each access during one pass against the SHB layer's table of latest
+// accesses (race_shb_table.go) and keep no clock history, so that they
+// stay within the memory the SHB layer needs; the tests' reference for
+// them and for the SHB layer is the way they were computed before, a
+// sweep of pairs of access classes over the pass's whole history
+// (race_baseline_test.go). The shb baseline and the SHB layer keep
+// read-modify-write chains transitive and observed locks in their total
+// order (clock_pass.go's serial mode), without which SHB reports pairs no
+// witness can show.
 //
 // # Findings
 //

@@ -73,6 +73,21 @@ func baselineRun(t *testing.T, tr *trace.Trace, o Options) (got, want *Result, c
 	return got, want, clk, a.c
 }
 
+// historyBaseline runs the history's baseline of analysis an on tr: the
+// reference that computes the relation's races apart from the SHB
+// layer's table.
+func historyBaseline(t *testing.T, tr *trace.Trace, an string) *Result {
+	t.Helper()
+	o := Options{Analysis: an}
+	a := &analysis{ctx: context.Background(), o: o.defaults(), t: tr, start: time.Now()}
+	a.res = &Result{}
+	a.prePass()
+	if _, err := baselineHistory(a.ctx, a.c, a.m, &a.o, a.res); err != nil {
+		t.Fatal(err)
+	}
+	return a.res
+}
+
 // historySites maps each race finding's pair of sites to its count.
 func historySites(c *ctp, fs []Finding) map[[3]int32]int {
 	out := map[[3]int32]int{}

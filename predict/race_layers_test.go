@@ -366,7 +366,7 @@ func TestSHBLayerProvesSHBSites(t *testing.T) {
 			t.Fatal("no shb stage")
 		}
 		want := 0
-		base := analyze(t, tc.tr, Options{Analysis: AnalysisSHB})
+		base := historyBaseline(t, tc.tr, AnalysisSHB) // race_baseline_test.go: not the layer's table
 		for _, f := range base.Findings {
 			if f.Kind == KindRace {
 				want++
