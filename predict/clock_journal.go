@@ -68,6 +68,9 @@ type journal struct {
 	at  [][]jref
 	src [][]jsrc
 	buf []centry
+	// back skips the tries of receivers whose tries keep failing
+	// (clock_journal_backoff.go).
+	back backoff
 }
 
 // jref is where a group starts: chunk (len(full) for cur) and offset.
@@ -270,10 +273,14 @@ func (ps *pass) acquire(g int32, s *syncVar) {
 		if t.g != g {
 			v := ps.knowsOf(g, t.g)
 			switch {
+			case ps.jr.back.skipping(g, ps.ng): // clock_journal_backoff.go
+				ok = false
 			case treePrune:
 				rs, ok = ps.jr.since(t, v, s.clk.size(), g, func(x jsrc) bool { return ps.holds(g, x) })
+				ps.jr.back.tried(g, ok)
 			case v > 0:
 				rs, ok = ps.jr.since(t, v, s.clk.size(), -1, nil)
+				ps.jr.back.tried(g, ok)
 			default:
 				ok = false
 			}

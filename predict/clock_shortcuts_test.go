@@ -49,10 +49,20 @@ func TestPassShortcutsSameHistory(t *testing.T) {
 	// visits records the clock each event is judged by (clockMode.visit).
 	type visits [][]centry
 	// shortcuts: none, the journal's joins without passing over the
-	// groups a receiver holds (treePrune) and clocks dropped, or all.
+	// groups a receiver holds (treePrune) and clocks dropped, all but
+	// the journal's back-off (clock_journal_backoff.go), or all.
+	skips := 0
+	defer func(f func()) { onJournalSkip = f }(onJournalSkip)
+	onJournalSkip = func() { skips++ }
 	pass := func(c *ctp, m *memory, mode clockMode, shortcuts int, dense bool) (*clocks, visits) {
-		defer func(j, d, p bool) { journalJoins, dropDead, treePrune = j, d, p }(journalJoins, dropDead, treePrune)
+		defer func(j, d, p bool, b uint8) {
+			journalJoins, dropDead, treePrune, journalBackoffCap = j, d, p, b
+		}(journalJoins, dropDead, treePrune, journalBackoffCap)
 		journalJoins, dropDead, treePrune = shortcuts > 0, shortcuts > 0, shortcuts > 1
+		journalBackoffCap = 0
+		if shortcuts > 2 {
+			journalBackoffCap = 3
+		}
 		var vs visits
 		if mode.want != nil {
 			mode.want = map[int32][]int32{}
@@ -89,7 +99,7 @@ func TestPassShortcutsSameHistory(t *testing.T) {
 		for _, mode := range modes {
 			for _, dense := range []bool{false, true} {
 				ref, refv := pass(c, m, mode, 0, dense)
-				for sh := 1; sh <= 2; sh++ {
+				for sh := 1; sh <= 3; sh++ {
 					got, gotv := pass(c, m, mode, sh, dense)
 					if !reflect.DeepEqual(ref.h, got.h) {
 						t.Fatalf("trace %d (%d events), mode %+v, dense %v, shortcuts %d: the history differs", it, len(tr.Events), mode, dense, sh)
@@ -103,6 +113,9 @@ func TestPassShortcutsSameHistory(t *testing.T) {
 				}
 			}
 		}
+	}
+	if skips == 0 {
+		t.Fatal("the journal's back-off skipped no try: the traces do not test it")
 	}
 }
 

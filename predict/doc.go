@@ -204,7 +204,8 @@
 //     the rises that came from a releaser the receiver already knows
 //     (clock_journal.go: the idea of tree clocks, Mathur, Pavlogiannis,
 //     Tunç and Viswanathan, ASPLOS 2022, taken from the history the pass
-//     logs), and a pass drops an address's clock after the address's
+//     logs; a receiver whose tries keep failing skips a few,
+//     clock_journal_backoff.go), and a pass drops an address's clock after the address's
 //     last event and a goroutine's after its last (clock_drop.go); the
 //     SHB passes fold an address's pending release-merges once many
 //     goroutines' are pending (clock_fold.go), and spill idle addresses'
