@@ -5,13 +5,24 @@
 // and without:
 //
 //	go test -run XXX -bench PassPrune -benchtime 3x ./predict
+//
+// and, on a recorded trace, with the journal's back-off
+// (clock_journal_backoff.go) and without, the pass as seer predict runs
+// it under its default -maxmem (the history's budget a tenth of 1 GiB):
+//
+//	SEER_BENCH_TRACE=T go test -run XXX -bench JournalBackoff -benchtime 2x ./predict
 
 package predict
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	synthtrace "github.com/seer-tools/seer/internal/synth"
 	"github.com/seer-tools/seer/trace"
@@ -41,4 +52,49 @@ func BenchmarkPassPrune(b *testing.B) {
 			})
 		}
 	}
+}
+
+func BenchmarkJournalBackoff(b *testing.B) {
+	path := os.Getenv("SEER_BENCH_TRACE")
+	if path == "" {
+		b.Skip("SEER_BENCH_TRACE names no trace")
+	}
+	tr, err := trace.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := newCTP(tr)
+	m := newMemory(c)
+	// In turn, three times: the machine's speed drifts.
+	for range 3 {
+		for _, cap := range []uint8{0, journalBackoffCap} {
+			runtime.GC()
+			b.Run(fmt.Sprintf("cap=%d", cap), func(b *testing.B) {
+				defer func(c uint8) { journalBackoffCap = c }(journalBackoffCap)
+				journalBackoffCap = cap
+				cpu0 := processCPU()
+				for range b.N {
+					mode := clockMode{rfCheck: true, budget: 1 << 30 / 10}
+					if useChains {
+						mode.chains = newChainMap(c)
+					}
+					_, err := newClocks(context.Background(), c, m, mode)
+					if hb := (*historyBudgetError)(nil); err != nil && !errors.As(err, &hb) {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			})
+		}
+	}
+}
+
+// processCPU is the user and system CPU time the process has used, on
+// all its threads (the collector's too).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
