@@ -170,6 +170,10 @@ func candidateClasses(ctx context.Context, c *ctp, m *memory, opts *Options, noL
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
+			if ids := byLoc[l]; len(ids) > groupClassesAbove {
+				races = locksetByGroups(c, cs, cl, ids, noLockset, races) // candidates_groups.go
+				continue
+			}
 			pairs = conflictPairs(pairs[:0], cl, byLoc[l])
 			for _, p := range pairs {
 				if raceLockset(c, cs, &cl[p[0]], &cl[p[1]], noLockset) {
