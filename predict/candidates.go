@@ -514,6 +514,8 @@ func atomicity(ctx context.Context, c *ctp, m *memory, cs *candidates, cl []acla
 		guards = lockGuards(c, m)
 	}
 	seen := make(map[[2]int32]bool)
+	groups := make(map[int32][]classGroup) // crowded locations' (candidates_groups.go)
+	var passing []int32
 	for ti, tx := range txs {
 		if ti&0xff == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -555,6 +557,22 @@ func atomicity(ctx context.Context, c *ctp, m *memory, cs *candidates, cl []acla
 				continue
 			}
 			seen[[2]int32{prev, i}] = true
+			if ids := byLoc[l]; len(ids) > groupClassesAbove {
+				gs, ok := groups[l]
+				if !ok {
+					gs = classGroups(cl, ids)
+					groups[l] = gs
+				}
+				passing = passing[:0]
+				for k := range gs {
+					passing = atomicityGroup(c, cs, prev, i, cl, &gs[k], passing)
+				}
+				slices.Sort(passing) // byLoc's order, as below
+				for _, id := range passing {
+					items = append(items, atomItem{prev, i, id})
+				}
+				continue
+			}
 			for _, id := range byLoc[l] {
 				if atomicityLockset(c, cs, prev, i, &cl[id]) {
 					items = append(items, atomItem{prev, i, id})
@@ -636,20 +654,30 @@ func atomicityLockset(c *ctp, cs *candidates, c1, c2 int32, R *aclass) bool {
 	n := int64(len(R.evs))
 	cs.f.total[1] += n
 	cs.f.site(0, 1, key)
+	if atomicityLocked(c, c1, c2, R.ls) {
+		return false
+	}
+	cs.f.lockset[1] += n
+	cs.f.site(1, 1, key)
+	return true
+}
+
+// atomicityLocked reports whether a lock that c1's goroutine holds from
+// before c1 to c2 excludes a remote access with lockset ls.
+func atomicityLocked(c *ctp, c1, c2, ls int32) bool {
+	g := int32(c.ev[c1].G)
 	for _, h := range c.locksets[c.lsOf(c2)] {
 		s, ok := c.section(g, h.l, c.pos[c2])
 		if !ok || s.acq > c.pos[c1] {
 			continue
 		}
-		for _, y := range c.locksets[R.ls] {
+		for _, y := range c.locksets[ls] {
 			if y.l == h.l && !(y.shared && h.shared) {
-				return false
+				return true
 			}
 		}
 	}
-	cs.f.lockset[1] += n
-	cs.f.site(1, 1, key)
-	return true
+	return false
 }
 
 // atomicitySweep counts the triples that must-happen-before allows and

@@ -14,7 +14,9 @@
 // (Σ over goroutines), and lists class pairs only for a group pair that
 // the filter lets through. The funnel's counts, sites and the list of
 // race pairs are conflictPairs's and raceLockset's, in the same order
-// (TestLocksetGroupsSame).
+// (TestLocksetGroupsSame). The atomicity patterns' lockset stage goes by
+// the same groups for the remote access of a pair of a transaction
+// (atomicityGroup; TestAtomicityGroupsSame).
 
 package predict
 
@@ -119,4 +121,64 @@ func groupPairCount(cl []aclass, gx, gy []int32, same bool) int64 {
 		both += byG[cl[b].g] * e
 	}
 	return sx*sy - both
+}
+
+// A classGroup is a group of one location's classes that differ only by
+// goroutine, with the sums atomicityGroup counts with.
+type classGroup struct {
+	ids []int32         // ascending
+	sum int64           // accesses of all its classes
+	byG map[int32]int64 // accesses of its classes of each goroutine
+}
+
+// classGroups groups the classes ids (one location's, ascending).
+func classGroups(cl []aclass, ids []int32) []classGroup {
+	index := make(map[classGroupKey]int)
+	var gs []classGroup
+	for _, id := range ids {
+		a := &cl[id]
+		k := classGroupKey{site: a.site, ls: a.ls, write: a.write, atomic: a.atomic, addr: a.addr, size: a.size}
+		i, ok := index[k]
+		if !ok {
+			i = len(gs)
+			index[k] = i
+			gs = append(gs, classGroup{byG: make(map[int32]int64)})
+		}
+		e := int64(len(a.evs))
+		gs[i].ids = append(gs[i].ids, id)
+		gs[i].sum += e
+		gs[i].byG[a.g] += e
+	}
+	return gs
+}
+
+// atomicityGroup is atomicityLockset for every class of group G as the
+// remote access R of the pair (c1, c2): it counts the funnel's rows as
+// atomicityLockset does class by class, and appends to passing the
+// classes the lockset filter lets through.
+func atomicityGroup(c *ctp, cs *candidates, c1, c2 int32, cl []aclass, G *classGroup, passing []int32) []int32 {
+	R := &cl[G.ids[0]]
+	e1, e2 := &c.ev[c1], &c.ev[c2]
+	g := int32(e1.G)
+	n := G.sum - G.byG[g] // R.g == g is no candidate
+	if n == 0 || !overlap(e1.Addr, e1.Size, R.addr, R.size) || !overlap(R.addr, R.size, e2.Addr, e2.Size) {
+		return passing
+	}
+	if !unserializable(isWrite(e1.Op), R.write, isWrite(e2.Op)) {
+		return passing
+	}
+	key := siteKey{kind: 'a', s: [3]int32{c.site(c1), R.site, c.site(c2)}}
+	cs.f.total[1] += n
+	cs.f.site(0, 1, key)
+	if atomicityLocked(c, c1, c2, R.ls) {
+		return passing
+	}
+	cs.f.lockset[1] += n
+	cs.f.site(1, 1, key)
+	for _, id := range G.ids {
+		if cl[id].g != g {
+			passing = append(passing, id)
+		}
+	}
+	return passing
 }

@@ -4,6 +4,7 @@
 package predict
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"reflect"
@@ -131,5 +132,37 @@ func TestLocksetGroupsSameFindings(t *testing.T) {
 		if a != b {
 			t.Fatalf("trace %d: findings by groups %q, pair by pair %q", i, a, b)
 		}
+	}
+}
+
+// The atomicity patterns' lockset stage by groups against class by class,
+// with critical sections as transactions: the same triples, funnel and
+// race pairs.
+func TestAtomicityGroupsSame(t *testing.T) {
+	r := rand.New(rand.NewSource(33))
+	defer func(v int) { groupClassesAbove = v }(groupClassesAbove)
+	atoms, grouped := 0, 0
+	for i := 0; i < 150; i++ {
+		text := sharedSiteTrace(r, 2+r.Intn(30), 1+r.Intn(8))
+		tr := parseTrace(t, text)
+		opts := &Options{CriticalSectionsAsTransactions: true}
+		run := func(above int) *candidates {
+			groupClassesAbove = above
+			c := newCTP(tr)
+			cs, err := candidateClasses(context.Background(), c, newMemory(c), opts, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return cs
+		}
+		got, want := run(0), run(1<<30)
+		if !reflect.DeepEqual(got.atoms, want.atoms) || !reflect.DeepEqual(got.racePairs, want.racePairs) || !reflect.DeepEqual(got.f, want.f) {
+			t.Fatalf("trace %d: by groups %v %v %+v, class by class %v %v %+v\n%s", i, got.atoms, got.racePairs, got.f, want.atoms, want.racePairs, want.f, text)
+		}
+		atoms += len(want.atoms)
+		grouped += int(want.f.total[1] - want.f.lockset[1])
+	}
+	if atoms == 0 || grouped == 0 {
+		t.Fatalf("triples past lockset %d, dropped %d: the test says nothing", atoms, grouped)
 	}
 }
