@@ -403,17 +403,26 @@ func conflictPairs(out [][2]int32, cl []aclass, ids []int32) [][2]int32 {
 // conflict reports whether two classes' accesses conflict: of different
 // goroutines, one of them a write, not both atomic, overlapping.
 func conflict(A, B *aclass) bool {
-	return A.g != B.g && (A.write || B.write) && !(A.atomic && B.atomic) && overlap(A.addr, A.size, B.addr, B.size)
+	return A.g != B.g && conflictShape(A, B)
+}
+
+// conflictShape is conflict but for the goroutines: one a write, not both
+// atomic, overlapping.
+func conflictShape(A, B *aclass) bool {
+	return (A.write || B.write) && !(A.atomic && B.atomic) && overlap(A.addr, A.size, B.addr, B.size)
 }
 
 // raceLockset counts the conflicting pairs between two classes and
 // reports whether the lockset filter lets them through.
 func raceLockset(c *ctp, cs *candidates, A, B *aclass, noLockset bool) bool {
-	if !conflict(A, B) {
-		return false
-	}
+	return conflict(A, B) && raceFunnel(c, cs, A, B, int64(len(A.evs))*int64(len(B.evs)), noLockset)
+}
+
+// raceFunnel is raceLockset past the conflict check, for n pairs of
+// accesses of classes like A and B (two classes, or two groups of them:
+// candidates_groups.go).
+func raceFunnel(c *ctp, cs *candidates, A, B *aclass, n int64, noLockset bool) bool {
 	key := siteKey{kind: 'r', s: sitePair(A.site, B.site)}
-	n := int64(len(A.evs)) * int64(len(B.evs))
 	cs.f.total[0] += n
 	cs.f.site(0, 0, key)
 	if !noLockset && c.lockConflict(A.ls, B.ls) {
@@ -642,16 +651,21 @@ func sectionGuards(guards []trace.ObjID, lock trace.ObjID) bool {
 // reports whether the lockset filter lets them through: a lock held from
 // c1 to c2 excludes remote accesses that hold it.
 func atomicityLockset(c *ctp, cs *candidates, c1, c2 int32, R *aclass) bool {
+	return R.g != int32(c.ev[c1].G) && atomicityFunnel(c, cs, c1, c2, R, int64(len(R.evs)))
+}
+
+// atomicityFunnel is atomicityLockset but for R's goroutine, for n triples
+// whose remote access has R's site, kind, lockset and bytes (a class, or a
+// group of them: candidates_groups.go).
+func atomicityFunnel(c *ctp, cs *candidates, c1, c2 int32, R *aclass, n int64) bool {
 	e1, e2 := &c.ev[c1], &c.ev[c2]
-	g := int32(e1.G)
-	if R.g == g || !overlap(e1.Addr, e1.Size, R.addr, R.size) || !overlap(R.addr, R.size, e2.Addr, e2.Size) {
+	if !overlap(e1.Addr, e1.Size, R.addr, R.size) || !overlap(R.addr, R.size, e2.Addr, e2.Size) {
 		return false
 	}
 	if !unserializable(isWrite(e1.Op), R.write, isWrite(e2.Op)) {
 		return false
 	}
 	key := siteKey{kind: 'a', s: [3]int32{c.site(c1), R.site, c.site(c2)}}
-	n := int64(len(R.evs))
 	cs.f.total[1] += n
 	cs.f.site(0, 1, key)
 	if atomicityLocked(c, c1, c2, R.ls) {

@@ -39,49 +39,30 @@ type classGroupKey struct {
 // through (all of them with noLockset), and counts the funnel's first two
 // rows, as conflictPairs and raceLockset do pair by pair.
 func locksetByGroups(c *ctp, cs *candidates, cl []aclass, ids []int32, noLockset bool, races [][2]int32) [][2]int32 {
-	index := make(map[classGroupKey]int)
-	var groups [][]int32
-	for _, id := range ids {
-		a := &cl[id]
-		k := classGroupKey{site: a.site, ls: a.ls, write: a.write, atomic: a.atomic, addr: a.addr, size: a.size}
-		i, ok := index[k]
-		if !ok {
-			i = len(groups)
-			index[k] = i
-			groups = append(groups, nil)
-		}
-		groups[i] = append(groups[i], id)
-	}
+	groups := classGroups(cl, ids)
 	start := len(races)
 	for x := range groups {
-		X := &cl[groups[x][0]]
+		GX := &groups[x]
+		X := &cl[GX.ids[0]]
 		for y := x; y < len(groups); y++ {
-			Y := &cl[groups[y][0]]
-			if !(X.write || Y.write) || X.atomic && Y.atomic || !overlap(X.addr, X.size, Y.addr, Y.size) {
+			GY := &groups[y]
+			Y := &cl[GY.ids[0]]
+			if !conflictShape(X, Y) {
 				continue
 			}
-			n := groupPairCount(cl, groups[x], groups[y], x == y)
-			if n == 0 {
-				continue // every pair is of one goroutine
+			n := groupPairCount(GX, GY, x == y)
+			if n == 0 || !raceFunnel(c, cs, X, Y, n, noLockset) {
+				continue // every pair is of one goroutine, or the locks exclude them
 			}
-			key := siteKey{kind: 'r', s: sitePair(X.site, Y.site)}
-			cs.f.total[0] += n
-			cs.f.site(0, 0, key)
-			if !noLockset && c.lockConflict(X.ls, Y.ls) {
-				continue
-			}
-			cs.f.lockset[0] += n
-			cs.f.site(1, 0, key)
-			for i, a := range groups[x] {
-				bs := groups[y]
+			for i, a := range GX.ids {
+				bs := GY.ids
 				if x == y {
 					bs = bs[i+1:]
 				}
 				for _, b := range bs {
-					if cl[a].g == cl[b].g {
-						continue
+					if cl[a].g != cl[b].g {
+						races = append(races, [2]int32{min(a, b), max(a, b)})
 					}
-					races = append(races, [2]int32{min(a, b), max(a, b)})
 				}
 			}
 		}
@@ -98,29 +79,23 @@ func locksetByGroups(c *ctp, cs *candidates, cl []aclass, ids []int32, noLockset
 // groupPairCount returns the number of pairs of accesses of different
 // goroutines between the classes of groups gx and gy (the same group when
 // same: each unordered pair of its classes once).
-func groupPairCount(cl []aclass, gx, gy []int32, same bool) int64 {
-	byG := make(map[int32]int64, len(gx))
-	var sx int64
-	for _, a := range gx {
-		e := int64(len(cl[a].evs))
-		sx += e
-		byG[cl[a].g] += e
-	}
+func groupPairCount(gx, gy *classGroup, same bool) int64 {
 	if same {
 		// (S² - Σ_g S_g²) / 2: the unordered pairs less those of one goroutine.
 		var sq int64
-		for _, s := range byG {
+		for _, s := range gx.byG {
 			sq += s * s
 		}
-		return (sx*sx - sq) / 2
+		return (gx.sum*gx.sum - sq) / 2
 	}
-	var sy, both int64
-	for _, b := range gy {
-		e := int64(len(cl[b].evs))
-		sy += e
-		both += byG[cl[b].g] * e
+	if len(gy.byG) < len(gx.byG) {
+		gx, gy = gy, gx
 	}
-	return sx*sy - both
+	var both int64
+	for g, s := range gx.byG {
+		both += s * gy.byG[g]
+	}
+	return gx.sum*gy.sum - both
 }
 
 // A classGroup is a group of one location's classes that differ only by
@@ -157,24 +132,11 @@ func classGroups(cl []aclass, ids []int32) []classGroup {
 // atomicityLockset does class by class, and appends to passing the
 // classes the lockset filter lets through.
 func atomicityGroup(c *ctp, cs *candidates, c1, c2 int32, cl []aclass, G *classGroup, passing []int32) []int32 {
-	R := &cl[G.ids[0]]
-	e1, e2 := &c.ev[c1], &c.ev[c2]
-	g := int32(e1.G)
+	g := int32(c.ev[c1].G)
 	n := G.sum - G.byG[g] // R.g == g is no candidate
-	if n == 0 || !overlap(e1.Addr, e1.Size, R.addr, R.size) || !overlap(R.addr, R.size, e2.Addr, e2.Size) {
+	if n == 0 || !atomicityFunnel(c, cs, c1, c2, &cl[G.ids[0]], n) {
 		return passing
 	}
-	if !unserializable(isWrite(e1.Op), R.write, isWrite(e2.Op)) {
-		return passing
-	}
-	key := siteKey{kind: 'a', s: [3]int32{c.site(c1), R.site, c.site(c2)}}
-	cs.f.total[1] += n
-	cs.f.site(0, 1, key)
-	if atomicityLocked(c, c1, c2, R.ls) {
-		return passing
-	}
-	cs.f.lockset[1] += n
-	cs.f.site(1, 1, key)
 	for _, id := range G.ids {
 		if cl[id].g != g {
 			passing = append(passing, id)
