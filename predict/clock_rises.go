@@ -131,14 +131,42 @@ func (l *kpvLog) add(pos int32, rs []centry) int {
 	// need two bytes each, and the gaps between the few that rise at
 	// once one.
 	sorted := true
-	for j := 1; j < len(rs) && sorted; j++ {
-		sorted = rs[j].g > rs[j-1].g
+	top := uint32(rs[0].g) | uint32(rs[0].v) // bounds every component and value
+	for j := 1; j < len(rs); j++ {
+		sorted = sorted && rs[j].g > rs[j-1].g
+		top |= uint32(rs[j].g) | uint32(rs[j].v)
 	}
 	d := uint32(pos - l.last)
 	hdr := uint32(len(rs)) << 1
 	if sorted {
 		hdr |= 1
 	}
+	// The group is written in one pass where the chunk has room for its
+	// longest encoding (a difference of components is at most the
+	// larger); else its exact size, counted first, says whether it
+	// starts a new chunk.
+	if room := cap(l.cur) - len(l.cur); room < uvarintLen(d)+uvarintLen(hdr)+2*uvarintLen(top)*len(rs) {
+		if size := groupSize(d, hdr, rs, sorted); room < size {
+			if l.cur != nil {
+				l.full = append(l.full, l.cur)
+			}
+			// Chunks grow with the log, by a quarter of it, up to 256 KiB
+			// (or one group): the last one's room is what the log wastes
+			// (thousands of goroutines' logs, each with its last chunk).
+			l.cur = make([]byte, 0, max(size, min(max(64, l.size/4), 1<<18)))
+		}
+	}
+	at := len(l.cur)
+	size := putGroup(l.cur[at:cap(l.cur)], d, hdr, rs, sorted)
+	l.cur = l.cur[:at+size]
+	l.last = pos
+	l.n += len(rs)
+	l.size += size
+	return size
+}
+
+// groupSize returns the bytes putGroup writes for a group.
+func groupSize(d, hdr uint32, rs []centry, sorted bool) int {
 	size := uvarintLen(d) + uvarintLen(hdr)
 	prev := int32(0)
 	for _, r := range rs {
@@ -148,31 +176,45 @@ func (l *kpvLog) add(pos int32, rs []centry) int {
 		}
 		size += uvarintLen(uint32(k)) + uvarintLen(uint32(r.v))
 	}
-	if cap(l.cur)-len(l.cur) < size {
-		if l.cur != nil {
-			l.full = append(l.full, l.cur)
-		}
-		// Chunks grow with the log, by a quarter of it, up to 256 KiB
-		// (or one group): the last one's room is what the log wastes
-		// (thousands of goroutines' logs, each with its last chunk).
-		l.cur = make([]byte, 0, max(size, min(max(64, l.size/4), 1<<18)))
-	}
-	b := binary.AppendUvarint(l.cur, uint64(d))
-	b = binary.AppendUvarint(b, uint64(hdr))
-	prev = 0
+	return size
+}
+
+// putGroup writes a group of the log at the start of b, which has room
+// for it: d, the position since the previous group, hdr, then
+// component (or difference, if sorted) and value of each rise, each a
+// uvarint as binary.AppendUvarint codes it. It returns the bytes written.
+func putGroup(b []byte, d, hdr uint32, rs []centry, sorted bool) int {
+	i := putUv(b, 0, d)
+	i = putUv(b, i, hdr)
+	prev := int32(0)
 	for _, r := range rs {
 		k := r.g
 		if sorted {
 			k, prev = r.g-prev, r.g
 		}
-		b = binary.AppendUvarint(b, uint64(uint32(k)))
-		b = binary.AppendUvarint(b, uint64(uint32(r.v)))
+		i = putUv(b, i, uint32(k))
+		i = putUv(b, i, uint32(r.v))
 	}
-	l.cur = b
-	l.last = pos
-	l.n += len(rs)
-	l.size += size
-	return size
+	return i
+}
+
+// putUv writes x as a uvarint at b[i:] and returns the index after it.
+func putUv(b []byte, i int, x uint32) int {
+	if x < 1<<14 { // one or two bytes, the usual: without the loop
+		if x < 0x80 {
+			b[i] = byte(x)
+			return i + 1
+		}
+		b[i], b[i+1] = byte(x)|0x80, byte(x>>7)
+		return i + 2
+	}
+	for x >= 0x80 {
+		b[i] = byte(x) | 0x80
+		x >>= 7
+		i++
+	}
+	b[i] = byte(x)
+	return i + 1
 }
 
 // uvAt decodes the uvarint at b[i:], returning it and the index after
