@@ -107,12 +107,15 @@ type chanOps struct {
 	bufs    map[trace.ObjID]*witness.BufChan
 	orphans []int32
 	conds   map[trace.ObjID][]int32 // per sync.Cond: its events, in order
-	ops     map[int32]trace.Op      // the op of each channel event
+	ev      []trace.Event           // the CTP's events, whose ops op reads
 }
+
+// op returns the op of channel event x.
+func (co *chanOps) op(x int32) trace.Op { return co.ev[x].Op }
 
 func newChanOps(c *ctp) *chanOps {
 	co := &chanOps{evs: make(map[trace.ObjID][]int32), unbuffered: make(map[trace.ObjID]bool), buffered: make(map[trace.ObjID]bool),
-		conds: make(map[trace.ObjID][]int32), ops: make(map[int32]trace.Op)}
+		conds: make(map[trace.ObjID][]int32), ev: c.ev}
 	for i := range c.ev {
 		e := &c.ev[i]
 		switch e.Op {
@@ -121,7 +124,6 @@ func newChanOps(c *ctp) *chanOps {
 		}
 		if e.Obj != 0 && (e.Op == trace.OpSend || e.Op == trace.OpRecv || e.Op == trace.OpClose) && e.Sync != trace.SyncNone {
 			co.evs[e.Obj] = append(co.evs[e.Obj], int32(i))
-			co.ops[int32(i)] = e.Op
 		}
 	}
 	for ch, evs := range co.evs {
@@ -142,7 +144,7 @@ func newChanOps(c *ctp) *chanOps {
 
 // neverSent reports whether no goroutine of the run sends on channel ch.
 func (co *chanOps) neverSent(ch trace.ObjID) bool {
-	return !slices.ContainsFunc(co.evs[ch], func(x int32) bool { return co.ops[x] == trace.OpSend })
+	return !slices.ContainsFunc(co.evs[ch], func(x int32) bool { return co.op(x) == trace.OpSend })
 }
 
 // opStart reports whether channel event i begins its operation: an even
@@ -201,8 +203,13 @@ func (e *engine) blockingLayer() ([]Finding, Stage, error) {
 			if err := e.ctx.Err(); err != nil {
 				return nil, l.stage(t0), err
 			}
+			// Without a lock held there is no pattern: asked first, as
+			// it reads no event and most channel operations hold none.
+			if c.lsOf(o) == 0 {
+				continue
+			}
 			ev := &c.ev[o]
-			if ev.Op == trace.OpClose || inSelect(e.t, o) || c.lsOf(o) == 0 {
+			if ev.Op == trace.OpClose || inSelect(e.t, o) {
 				continue
 			}
 			var r, rOp int32

@@ -100,7 +100,7 @@ func (l *chanLayer) takenPartners(chans []trace.ObjID) error {
 		var ops []chanOp
 		perSites := map[[2]int32]int{} // operations kept per pair of sites
 		for k, x := range evs {
-			if co.ops[x] == trace.OpClose || !c.opStart(x) || inSelect(t, x) && !e.selectVictim(x) {
+			if co.op(x) == trace.OpClose || !c.opStart(x) || inSelect(t, x) && !e.selectVictim(x) {
 				continue
 			}
 			_, p := partner(c, evs, k)

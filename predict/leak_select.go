@@ -103,7 +103,7 @@ func (e *engine) leakLayer() ([]Finding, Stage, error) {
 	cut := make([]int32, len(c.byG))
 scan:
 	for _, ch := range chans {
-		if slices.ContainsFunc(co.evs[ch], func(x int32) bool { return co.ops[x] == trace.OpClose }) {
+		if slices.ContainsFunc(co.evs[ch], func(x int32) bool { return co.op(x) == trace.OpClose }) {
 			continue
 		}
 		evs := co.evs[ch]
