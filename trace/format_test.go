@@ -597,7 +597,7 @@ func TestFormatTruncation(t *testing.T) {
 		if k := countEvents(bytes.NewReader(data[:cut])); k < n || k > n+8 {
 			t.Fatalf("cut at %d: counted %d events, read %d", cut, k, n)
 		}
-		if hinted, _, err := read(bytes.NewReader(data[:cut]), n); err != nil || !reflect.DeepEqual(hinted.Events, got.Events) {
+		if hinted, _, _, err := read(bytes.NewReader(data[:cut]), n, 0); err != nil || !reflect.DeepEqual(hinted.Events, got.Events) {
 			t.Fatalf("cut at %d: read given the number of events: %v", cut, err)
 		}
 		for i := range n {

@@ -362,6 +362,25 @@ func (r *Reader) readRecord() error {
 	return nil
 }
 
+// skipRest reads the records after the event Next returned last without
+// decoding the batches' events, for the tables and the outcome the end of
+// the file holds (a capped read's prefix keeps them, as Trace.Prefix
+// does). An error in that rest is not the prefix's: the outcome is kept
+// only if the file reads to its end record.
+func (r *Reader) skipRest() {
+	r.events += r.left
+	r.left = 0
+	r.countOnly = true
+	outcome := r.outcome
+	var err error
+	for err == nil {
+		err = r.readRecord()
+	}
+	if err != io.EOF {
+		r.outcome = outcome
+	}
+}
+
 // readBatch reads a batch's payload, or the part of it the input holds.
 func (r *Reader) readBatch() error {
 	n, err := r.uvarint()
@@ -653,7 +672,7 @@ func (r *Reader) stack() (StackID, error) {
 // ErrEmpty. The trace satisfies the invariants of Builder.Trace, or Read
 // returns an error. (ReadFormat returns the *TruncatedError as well.)
 func Read(r io.Reader) (*Trace, error) {
-	t, _, err := read(r, 0)
+	t, _, _, err := read(r, 0, 0)
 	return t, err
 }
 
@@ -675,14 +694,17 @@ func countEvents(r io.Reader) int {
 
 // read is Read, also returning the *TruncatedError of a trace cut short.
 // If hint is above zero, the trace has about that many events
-// (countEvents).
-func read(r io.Reader, hint int) (*Trace, *TruncatedError, error) {
+// (countEvents). If limit is above zero, read stops after that many
+// events: a longer trace reads as its prefix (Trace.Prefix), with
+// Header.Capped set to limit and more true, and the rest of the input is
+// not decoded.
+func read(r io.Reader, hint, limit int) (t *Trace, truncated *TruncatedError, more bool, err error) {
 	rd, err := NewReader(r)
 	if err != nil {
 		if te, ok := err.(*TruncatedError); ok {
-			return &Trace{Goroutines: []Goroutine{{}}, Objects: []Object{{}}, Stacks: NewStackTable(), Truncated: true}, te, nil
+			return &Trace{Goroutines: []Goroutine{{}}, Objects: []Object{{}}, Stacks: NewStackTable(), Truncated: true}, te, false, nil
 		}
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	// Events go into chunks, copied once into a slice of the exact size:
 	// growing one slice by append would copy a large trace many times.
@@ -690,9 +712,11 @@ func read(r io.Reader, hint int) (*Trace, *TruncatedError, error) {
 	// holds the events twice, which at the peak of reading a large trace
 	// is more than the analysis after it holds (bench/RESULTS.md).
 	var chunks [][]Event
+	if limit > 0 && hint > limit {
+		hint = limit
+	}
 	chunk := make([]Event, 0, max(hint, 1024))
 	var values []EventValue
-	var truncated *TruncatedError
 	for i := 0; ; i++ {
 		e, err := rd.Next()
 		if err == io.EOF {
@@ -703,7 +727,12 @@ func read(r io.Reader, hint int) (*Trace, *TruncatedError, error) {
 			break
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
+		}
+		if i == limit && limit > 0 {
+			more = true // an event past the limit: the trace is longer
+			rd.skipRest()
+			break
 		}
 		if len(chunk) == cap(chunk) {
 			chunks = append(chunks, chunk)
@@ -716,7 +745,11 @@ func read(r io.Reader, hint int) (*Trace, *TruncatedError, error) {
 	}
 	events := chunk
 	if len(chunks) > 0 {
-		events = make([]Event, 0, rd.events)
+		n := len(chunk)
+		for _, c := range chunks {
+			n += len(c)
+		}
+		events = make([]Event, 0, n)
 		for _, c := range append(chunks, chunk) {
 			events = append(events, c...)
 		}
@@ -732,11 +765,13 @@ func read(r io.Reader, hint int) (*Trace, *TruncatedError, error) {
 		Outcome:    rd.outcome,
 		Truncated:  truncated != nil,
 	}}
-	t, err := b.Trace()
-	if err != nil {
-		return nil, nil, fmt.Errorf("invalid seer trace: %w", err)
+	if more && (b.t.Header.Capped == 0 || b.t.Header.Capped > limit) {
+		b.t.Header.Capped = limit
 	}
-	return t, truncated, nil
+	if t, err = b.Trace(); err != nil {
+		return nil, nil, false, fmt.Errorf("invalid seer trace: %w", err)
+	}
+	return t, truncated, more, nil
 }
 
 // ReadFile reads the named trace file (see Read).
@@ -766,46 +801,65 @@ func ReadFile(path string) (*Trace, error) {
 //     truncation and still use the prefix;
 //   - every other error comes with a nil trace.
 func ReadFormat(r io.Reader, format string) (*Trace, error) {
-	return readFormat(r, format, 0)
+	t, _, err := readFormat(r, format, 0, 0)
+	return t, err
 }
 
-// readFormat is ReadFormat, with the number of events if known (see read).
-func readFormat(r io.Reader, format string, hint int) (*Trace, error) {
+// readFormat is ReadFormat, with the number of events if known and the
+// most to keep (see read); more reports that the input held more.
+func readFormat(r io.Reader, format string, hint, limit int) (t *Trace, more bool, err error) {
 	br := bufio.NewReaderSize(r, 64<<10) // NewReader uses it as it is
 	head, err := br.Peek(sniffLen)
 	if len(head) == 0 {
 		if err == io.EOF {
-			return nil, ErrEmpty
+			return nil, false, ErrEmpty
 		}
-		return nil, err
+		return nil, false, err
 	}
 	if format == "" {
 		if format, err = DetectFormat(head); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	switch format {
 	case "seer":
-		t, te, err := read(br, hint)
+		t, te, more, err := read(br, hint, limit)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if te != nil {
-			return t, te
+			return t, false, te
 		}
-		return t, nil
+		return t, more, nil
 	case "std":
-		return ReadSTD(br)
+		t, err := ReadSTD(br)
+		if err == nil && limit > 0 && len(t.Events) > limit {
+			t = t.Prefix(limit)
+			t.Header.Capped = limit
+			more = true
+		}
+		return t, more, err
 	}
-	return nil, fmt.Errorf("unknown trace format %s (want seer or std)", quote(format))
+	return nil, false, fmt.Errorf("unknown trace format %s (want seer or std)", quote(format))
 }
 
 // ReadFileFormat reads the named file as ReadFormat does; its errors start
 // with the file name.
 func ReadFileFormat(path, format string) (*Trace, error) {
+	t, _, err := ReadFileFormatMax(path, format, 0)
+	return t, err
+}
+
+// ReadFileFormatMax is ReadFileFormat keeping at most maxEvents events
+// (all if 0): a longer trace reads as its first maxEvents events, the
+// prefix Trace.Prefix gives, with Header.Capped set to maxEvents (as a
+// recording stopped at seer's event cap), and more is true; a seer
+// trace's events past them are not decoded, so that the memory reading
+// takes follows maxEvents, not the file.
+func ReadFileFormatMax(path, format string, maxEvents int) (t *Trace, more bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer f.Close()
 	hint := 0
@@ -818,12 +872,12 @@ func ReadFileFormat(path, format string) (*Trace, error) {
 		// event; a denser one is read in chunks, as a stream is).
 		hint = min(countEvents(f), int(st.Size()/4))
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	t, err := readFormat(f, format, hint)
+	t, more, err = readFormat(f, format, hint, maxEvents)
 	if err != nil {
 		err = fmt.Errorf("%s: %w", path, err)
 	}
-	return t, err
+	return t, more, err
 }

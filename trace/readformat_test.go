@@ -289,3 +289,95 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFileFormatMax checks that a trace read with a cap on its events
+// is the prefix Trace.Prefix gives, marked capped only when the file held
+// more, for seer and STD files, and that reading a tenth of a large file
+// allocates a fraction of what reading it all does.
+func TestReadFileFormatMax(t *testing.T) {
+	full := formatRealisticTrace(t, 50_000)
+	n := len(full.Events)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.seertrace")
+	if err := os.WriteFile(path, formatEncode(t, full, batchTarget), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	capped := *full
+	capped.Header.Capped = n + 1000 // a recording already cut at its event cap
+	cappedPath := filepath.Join(dir, "capped.seertrace")
+	if err := os.WriteFile(cappedPath, formatEncode(t, &capped, batchTarget), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path   string
+		src    *Trace
+		limit  int
+		capped int // Header.Capped wanted
+	}{
+		{path, full, 0, 0},
+		{path, full, 1, 1},
+		{path, full, 7, 7},
+		{path, full, n / 2, n / 2},
+		{path, full, n - 1, n - 1},
+		{path, full, n, 0},
+		{path, full, n + 5, 0},
+		{cappedPath, &capped, n / 3, n / 3},
+		{cappedPath, &capped, n, n + 1000},
+	} {
+		got, more, err := ReadFileFormatMax(tc.path, "", tc.limit)
+		if err != nil {
+			t.Fatalf("%s, limit %d: %v", filepath.Base(tc.path), tc.limit, err)
+		}
+		if want := tc.limit > 0 && tc.limit < n; more != want {
+			t.Errorf("%s, limit %d: more %v, want %v", filepath.Base(tc.path), tc.limit, more, want)
+		}
+		want := tc.src
+		if tc.limit > 0 {
+			want = tc.src.Prefix(tc.limit)
+		}
+		w := *want
+		w.Header.Capped = tc.capped
+		if d := formatDiff(&w, got, -1); d != "" {
+			t.Errorf("%s, limit %d: %s", filepath.Base(tc.path), tc.limit, d)
+		}
+		if len(got.Values) != len(want.Values) {
+			t.Errorf("%s, limit %d: %d values, want %d", filepath.Base(tc.path), tc.limit, len(got.Values), len(want.Values))
+		}
+	}
+
+	// An STD file is cut after it is read, to the same prefix.
+	std := "T0|acq(L)|1\nT0|w(V)|2\nT0|rel(L)|3\nT1|acq(L)|4\nT1|r(V)|5\nT1|rel(L)|6\n"
+	stdPath := filepath.Join(dir, "t.std")
+	if err := os.WriteFile(stdPath, []byte(std), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	all, err := ReadFileFormat(stdPath, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, more, err := ReadFileFormatMax(stdPath, "", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !more || len(got.Events) != 2 || got.Header.Capped != 2 || got.Events[1] != all.Events[1] {
+		t.Errorf("STD file cut at 2: %d events, capped %d", len(got.Events), got.Header.Capped)
+	}
+
+	// Memory follows the cap, not the file.
+	big := filepath.Join(dir, "big.seertrace")
+	if err := os.WriteFile(big, formatEncode(t, formatRealisticTrace(t, 400_000), batchTarget), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	allocs := func(limit int) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, _, err := ReadFileFormatMax(big, "", limit); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	if whole, tenth := allocs(0), allocs(40_000); tenth*4 > whole {
+		t.Errorf("reading a tenth of the events allocated %d bytes, all of them %d", tenth, whole)
+	}
+}

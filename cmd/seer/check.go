@@ -374,12 +374,13 @@ var (
 	predictAnalysis = predictFlags.String("analysis", "seer", "analysis: seer, hb or shb")
 	predictAtom     = predictFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 	predictSolve    = predictFlags.Duration("solvetimeout", 2*time.Second, "bound each SAT solve of the witness search by `d`; a candidate left undecided is not reported, and -stats counts it")
-	predictMaxMem   = predictFlags.String("maxmem", "1GiB", "memory to keep the analysis within: seer's heap limit, and a tenth of it for the log of the clock history (past it, only the SHB layer sees the whole trace); e.g. 512MiB, 4GiB")
+	predictMaxMem   = predictFlags.String("maxmem", "1GiB", "memory to keep the analysis within: seer's heap limit, a cap of `size` / record.BytesPerEvent (76 bytes) on the events read, and a tenth of it for the log of the clock history (past it, only the SHB layer sees the whole trace); e.g. 512MiB, 4GiB")
+	predictMax      = predictFlags.Int("maxevents", 0, "analyse at most the trace's first `n` events (-1: no cap; default: what -maxmem holds)")
 )
 
 var _ = register(&command{
 	name:      "predict",
-	usageLine: "predict [-format seer|std] [-o text|json|sarif] [-json] [-stats] [-analysis seer|hb|shb] [-solvetimeout d] [-maxmem size] FILE",
+	usageLine: "predict [-format seer|std] [-o text|json|sarif] [-json] [-stats] [-analysis seer|hb|shb] [-solvetimeout d] [-maxmem size] [-maxevents n] FILE",
 	short:     "predict concurrency bugs from a trace file",
 	long: `
 Predict reads a trace (recorded by seer record, or RAPID's STD text format)
@@ -395,8 +396,11 @@ as seer check -format prints them.
 The hb and shb analyses are baselines for comparison: they report what
 their relation leaves unordered, without witnesses.
 
--maxmem bounds the analysis's memory. Most of it follows the trace's size,
-but the clock history that every layer after schedulable happens-before
+-maxmem bounds the analysis's memory. Most of it follows the trace's size:
+a trace of more events than -maxmem holds (76 bytes an event, as seer
+check caps a run) is analysed up to that many, the prefix of the run a
+recording stopped there would have kept, and seer predict says so
+(-maxevents sets the cap itself). The clock history that every layer after schedulable happens-before
 reads grows with how many goroutines each event learns of: thousands of
 goroutines that all talk to all raise tens of components at every event.
 If the history's log outgrows a tenth of -maxmem, the races schedulable
@@ -431,7 +435,11 @@ func runPredict(c *command, args []string) int {
 		return 2
 	}
 	setMemoryLimit(mem)
-	t, err := trace.ReadFileFormat(c.flags.Arg(0), *predictFormat)
+	limit := *predictMax
+	if limit == 0 {
+		limit = int(max(mem/record.BytesPerEvent, 1))
+	}
+	t, more, err := trace.ReadFileFormatMax(c.flags.Arg(0), *predictFormat, max(limit, 0))
 	var cut *trace.TruncatedError
 	if err != nil && (!errors.As(err, &cut) || len(t.Events) == 0) {
 		errorf(c, "%v", err)
@@ -440,7 +448,12 @@ func runPredict(c *command, args []string) int {
 	if cut != nil {
 		errorf(c, "%v: analysing those %d events", err, len(t.Events))
 	}
-	if t.Header.Capped > 0 {
+	switch {
+	case more && *predictMax > 0:
+		errorf(c, "%s holds more than -maxevents %d events: the findings are those of its first %d (the run up to there)", c.flags.Arg(0), limit, limit)
+	case more:
+		errorf(c, "%s holds more events than -maxmem %s holds (%d, at %d bytes an event): the findings are those of its first %d (the run up to there); raise -maxmem or -maxevents to analyse more", c.flags.Arg(0), *predictMaxMem, limit, record.BytesPerEvent, limit)
+	case t.Header.Capped > 0:
 		errorf(c, "%s holds the first %d events of its run: the recording stopped at seer's event cap (or its spool filled) while the run went on; the findings are those of that part of the run", c.flags.Arg(0), t.Header.Capped)
 	}
 	ctx := withStopSignals()

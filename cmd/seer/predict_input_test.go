@@ -76,6 +76,14 @@ func TestPredictInput(t *testing.T) {
 		{name: "capped", data: capped.Bytes(), code: 1,
 			stderr: []string{"capped holds the first " + strconv.Itoa(len(tr.Events)) + " events of its run: the recording stopped at seer's event cap"},
 			stdout: "data race on V1 (predicted)"},
+		// A trace longer than -maxevents (or what -maxmem holds) is
+		// analysed up to there, with a note: the race's read is the 9th event.
+		{name: "maxevents-8", data: whole.Bytes(), args: []string{"-maxevents", "8"}, code: 0,
+			stderr: []string{"maxevents-8 holds more than -maxevents 8 events: the findings are those of its first 8"}},
+		{name: "maxevents-std", data: []byte(predictRaceSTD), args: []string{"-maxevents", "8"}, code: 0,
+			stderr: []string{"maxevents-std holds more than -maxevents 8 events"}},
+		{name: "maxevents-all", data: whole.Bytes(), args: []string{"-maxevents", strconv.Itoa(len(tr.Events))}, code: 1, stdout: "data race on V1 (predicted)"},
+		{name: "maxevents-none", data: whole.Bytes(), args: []string{"-maxevents", "-1"}, code: 1, stdout: "data race on V1 (predicted)"},
 		{name: "random", data: random, code: 2, stderr: []string{"not a trace: binary data at byte ", "seer reads seer trace files (written by seer record) and RAPID's STD text"}},
 		{name: "random-std", data: random, args: []string{"-format", "std"}, code: 2, stderr: []string{"std: line 1: not a trace: binary data at byte "}},
 		{name: "random-seer", data: random, args: []string{"-format", "seer"}, code: 2, stderr: []string{"not a seer trace file"}},
