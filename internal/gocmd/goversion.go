@@ -40,6 +40,9 @@ type GoSelection struct {
 	GOOS      string
 	GOARCH    string
 	CC        string
+	// GOFLAGS is the go command's GOFLAGS there, from the environment
+	// or the go env file: flags every go command adds to its own.
+	GOFLAGS string
 }
 
 // SelectGo asks the go command on PATH which Go it runs in dir ("" = the
@@ -52,7 +55,7 @@ func SelectGo(ctx context.Context, dir string, env []string) (*GoSelection, erro
 	if err != nil {
 		return nil, fmt.Errorf("cannot find the go command on PATH")
 	}
-	cmd := exec.CommandContext(ctx, goCmd, "env", "-json", "GOROOT", "GOVERSION", "GOOS", "GOARCH", "CC", "GOMOD", "GOTOOLCHAIN")
+	cmd := exec.CommandContext(ctx, goCmd, "env", "-json", "GOROOT", "GOVERSION", "GOOS", "GOARCH", "CC", "GOMOD", "GOTOOLCHAIN", "GOFLAGS")
 	cmd.Dir, cmd.Env = dir, env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -67,7 +70,7 @@ func SelectGo(ctx context.Context, dir string, env []string) (*GoSelection, erro
 		}
 		return nil, fmt.Errorf("go env: %s", msg)
 	}
-	var e struct{ GOROOT, GOVERSION, GOOS, GOARCH, CC, GOMOD, GOTOOLCHAIN string }
+	var e struct{ GOROOT, GOVERSION, GOOS, GOARCH, CC, GOMOD, GOTOOLCHAIN, GOFLAGS string }
 	if err := json.Unmarshal(out, &e); err != nil || e.GOROOT == "" || e.GOVERSION == "" {
 		return nil, fmt.Errorf("go env: unexpected output %q", out)
 	}
@@ -77,7 +80,7 @@ func SelectGo(ctx context.Context, dir string, env []string) (*GoSelection, erro
 	if need := goLine(e.GOMOD); need != "" && version.Compare("go"+need, e.GOVERSION) > 0 {
 		return nil, fmt.Errorf("%s requires go >= %s (running go %s; GOTOOLCHAIN=%s)", e.GOMOD, need, strings.TrimPrefix(e.GOVERSION, "go"), e.GOTOOLCHAIN)
 	}
-	sel := &GoSelection{GOROOT: e.GOROOT, GoVersion: e.GOVERSION, GOOS: e.GOOS, GOARCH: e.GOARCH, CC: e.CC}
+	sel := &GoSelection{GOROOT: e.GOROOT, GoVersion: e.GOVERSION, GOOS: e.GOOS, GOARCH: e.GOARCH, CC: e.CC, GOFLAGS: e.GOFLAGS}
 	// The selected toolchain's own go command: the one on PATH may be
 	// another version, and a go command builds only with the compiler of
 	// its own version.

@@ -29,6 +29,7 @@ type Toolchain struct {
 	GoVersion string // "go1.26.8"
 	GOOS      string
 	GOARCH    string
+	GOFLAGS   string // the go command's GOFLAGS (GoSelection.GOFLAGS)
 	Shadow    string // the shadow GOROOT
 	Cache     string // seer's GOCACHE for recorded builds
 	Dir       string // seer's cache directory for this toolchain
@@ -62,7 +63,7 @@ func PrepareToolchainIn(ctx context.Context, cacheDir, dir string, env []string,
 	if err != nil {
 		return nil, err
 	}
-	tc := &Toolchain{Go: sel.Go, GOROOT: sel.GOROOT, GoVersion: sel.GoVersion, GOOS: sel.GOOS, GOARCH: sel.GOARCH}
+	tc := &Toolchain{Go: sel.Go, GOROOT: sel.GOROOT, GoVersion: sel.GoVersion, GOOS: sel.GOOS, GOARCH: sel.GOARCH, GOFLAGS: sel.GOFLAGS}
 	if err := checkPlatform(sel); err != nil {
 		return nil, err
 	}

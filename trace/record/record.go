@@ -234,7 +234,7 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 	}
 	b.Path = filepath.Join(b.work, "pkg.test")
 	start := time.Now()
-	args := append([]string{"test", "-c", "-race", "-o", b.Path}, opts.GoFlags...)
+	args := append([]string{"test", "-c", "-race", "-o", b.Path}, withoutDWARF(opts.GoFlags, tc.GOFLAGS)...)
 	args = append(args, pkg)
 	build := exec.Command(tc.Go, args...)
 	build.Dir, build.Env = opts.Dir, append(env[:len(env):len(env)], "GOTMPDIR="+tmp, "TMPDIR="+tmp)
