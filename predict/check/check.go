@@ -150,6 +150,9 @@ type Source interface {
 type listedPackage struct {
 	Path, Dir     string
 	Status, Error string
+	// Clean: go list found no error in the package or its dependencies,
+	// so its build need not list it again (record.RecordOptions.Listed).
+	Clean bool
 }
 
 // listPackages expands the patterns to packages. It runs go list with
@@ -159,7 +162,7 @@ func listPackages(ctx context.Context, opts Options) ([]listedPackage, error) {
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
-	args := append([]string{"list", "-e", "-json=ImportPath,Dir,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,IgnoredGoFiles,InvalidGoFiles,Error"}, opts.GoFlags...)
+	args := append([]string{"list", "-e", "-json=ImportPath,Dir,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,IgnoredGoFiles,InvalidGoFiles,Error,DepsErrors"}, opts.GoFlags...)
 	args = append(args, patterns...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = opts.Dir
@@ -181,13 +184,14 @@ func listPackages(ctx context.Context, opts Options) ([]listedPackage, error) {
 			GoFiles, CgoFiles, TestGoFiles, XTestGoFiles []string
 			IgnoredGoFiles, InvalidGoFiles               []string
 			Error                                        *struct{ Err string }
+			DepsErrors                                   []json.RawMessage
 		}
 		if err := dec.Decode(&p); err == io.EOF {
 			break
 		} else if err != nil {
 			return nil, fmt.Errorf("go list: %v", err)
 		}
-		lp := listedPackage{Path: p.ImportPath, Dir: p.Dir}
+		lp := listedPackage{Path: p.ImportPath, Dir: p.Dir, Clean: p.Error == nil && len(p.DepsErrors) == 0}
 		files := len(p.GoFiles) + len(p.CgoFiles) + len(p.TestGoFiles) + len(p.XTestGoFiles) + len(p.IgnoredGoFiles) + len(p.InvalidGoFiles)
 		switch {
 		case p.Error != nil && files == 0:
@@ -323,6 +327,9 @@ func (p *prepared) build(ctx context.Context, opts Options) {
 		Atomic:    atomic,
 		MaxEvents: opts.MaxEvents,
 		NoFile:    true, // the trace is analysed in memory, never read back
+	}
+	if p.lp.Clean {
+		ropts.Listed = &record.Listed{ImportPath: p.lp.Path, Dir: p.lp.Dir}
 	}
 	ropts.Replayable = opts.Replay || opts.Explore > 0 // exploring plans from positions
 	bin, err := record.Build(ctx, ropts)

@@ -89,6 +89,11 @@ type RecordOptions struct {
 	// KeepSpool, if set, is where the spool is kept (a hard link) after
 	// the run, for tests that convert it again after the run.
 	KeepSpool string
+
+	// Listed, if set, is Package as go list has already resolved it,
+	// with the same GoFlags and no error in it or its dependencies: Build
+	// then does not list it again (listed.go).
+	Listed *Listed
 }
 
 // BytesPerEvent is what one converted event may cost seer check end to
@@ -197,28 +202,9 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 	b := &Binary{tc: tc, env: opts.Env, exec: opts.Exec}
 
 	// Which package is it?
-	// With the build's flags: -tags may be what gives the package files.
-	listArgs := append(append([]string{"list", "-f", "{{.ImportPath}}\t{{.Dir}}"}, opts.GoFlags...), pkg)
-	list := exec.Command(tc.Go, listArgs...)
-	list.Dir, list.Env = opts.Dir, env
-	var listOut, listErr bytes.Buffer
-	list.Stdout, list.Stderr = &listOut, &listErr
-	if _, err := gocmd.RunOwned(ctx, list, goGrace); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		msg := listErr.String()
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, &gocmd.BuildFailure{Package: pkg, Output: msg, Errors: gocmd.ParseBuildErrors(msg, absDir(opts.Dir))}
+	if b.Package, b.PkgDir, err = whichPackage(ctx, tc, env, opts, pkg); err != nil {
+		return nil, err
 	}
-	lines := strings.Split(strings.TrimSpace(listOut.String()), "\n")
-	if len(lines) != 1 {
-		return nil, fmt.Errorf("seer records one package at a time; %q matches %d", pkg, len(lines))
-	}
-	parts := strings.SplitN(lines[0], "\t", 2)
-	b.Package, b.PkgDir = parts[0], parts[1]
 
 	progress("building")
 	if b.work, b.removeWork, err = gocmd.TempDir("seer-record-"); err != nil {
