@@ -23,7 +23,9 @@ func PrepareToolchain(ctx context.Context, cacheDir string) (*gocmd.Toolchain, e
 
 // PrepareToolchainIn is PrepareToolchain for the Go that the go command
 // runs in dir with the environment env (gocmd.PrepareToolchainIn): the
-// toolchain Build records with there.
+// toolchain Build records with there, the same shadow GOROOT and build
+// cache, so that what the caller compiles with it (seer check's cache
+// asks go list -export for build IDs) Build finds compiled.
 func PrepareToolchainIn(ctx context.Context, cacheDir, dir string, env []string) (*gocmd.Toolchain, error) {
-	return gocmd.PrepareToolchainIn(ctx, cacheDir, dir, env, recorderSource)
+	return gocmd.PrepareToolchainIn(ctx, cacheDir, dir, env, recorderSource, hangWatch)
 }

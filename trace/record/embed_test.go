@@ -1,0 +1,32 @@
+// This file tests that PrepareToolchainIn gives the toolchain Build
+// records with: the same shadow GOROOT and build cache.
+
+package record
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestPrepareToolchainInIsBuilds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/tct\n\ngo 1.26\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a_test.go"), []byte("package tct\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n"), 0o644)
+	b, err := Build(context.Background(), RecordOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	tc, err := PrepareToolchainIn(context.Background(), "", dir, os.Environ())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc.Shadow != b.Shadow() || tc.Cache != b.tc.Cache {
+		t.Errorf("PrepareToolchainIn: shadow %s, cache %s; Build's: %s, %s", tc.Shadow, tc.Cache, b.Shadow(), b.tc.Cache)
+	}
+}
