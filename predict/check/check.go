@@ -329,7 +329,7 @@ func (p *prepared) build(ctx context.Context, opts Options) {
 		NoFile:    true, // the trace is analysed in memory, never read back
 	}
 	if p.lp.Clean {
-		ropts.Listed = &record.Listed{ImportPath: p.lp.Path, Dir: p.lp.Dir}
+		ropts.Listed = &record.Listed{ImportPath: p.lp.Path, Dir: p.lp.Dir, Tests: p.lp.Status == ""}
 	}
 	ropts.Replayable = opts.Replay || opts.Explore > 0 // exploring plans from positions
 	bin, err := record.Build(ctx, ropts)

@@ -18,7 +18,11 @@
 //     cap (RecordOptions.MaxEvents, DefaultMaxEvents) cut it.
 //   - Build builds the test binary once (a Binary); Binary.Run records
 //     one run of it and Binary.Tests lists its tests: seer check runs one
-//     Binary for each of its runs and for each witness it replays.
+//     Binary for each of its runs and for each witness it replays. It
+//     links without DWARF (linkflags.go), into a kept binary that the go
+//     command links again only when it is not up to date (bincache.go),
+//     and takes the package as the caller's go list resolved it
+//     (RecordOptions.Listed, listed.go).
 //   - PrepareToolchain prepares the recording toolchain with this
 //     package's recorder; BytesPerEvent is the memory budget of one event.
 //   - RecordOptions.Hang: a run whose goroutines have all been blocked on

@@ -21,7 +21,7 @@ func TestWhichPackage(t *testing.T) {
 		listed  *Listed
 		wantDir string // "" = go list ran (and failed)
 	}{
-		{"listed", "example.com/m/p", &Listed{ImportPath: "example.com/m/p", Dir: "/src/m/p"}, "/src/m/p"},
+		{"listed", "example.com/m/p", &Listed{ImportPath: "example.com/m/p", Dir: "/src/m/p", Tests: true}, "/src/m/p"},
 		{"not listed", "example.com/m/p", nil, ""},
 		{"listed under another path", "example.com/m/p", &Listed{ImportPath: "example.com/m/q", Dir: "/src/m/q"}, ""},
 		{"no directory", "example.com/m/p", &Listed{ImportPath: "example.com/m/p"}, ""},
@@ -29,15 +29,15 @@ func TestWhichPackage(t *testing.T) {
 		{"beside GOROOT", "example.com/m/p", &Listed{ImportPath: "example.com/m/p", Dir: "/usr/local/gopath/p"}, "/usr/local/gopath/p"},
 	} {
 		t.Run(tc2.name, func(t *testing.T) {
-			path, dir, err := whichPackage(context.Background(), tc, nil, RecordOptions{Listed: tc2.listed}, tc2.pkg)
+			l, err := whichPackage(context.Background(), tc, nil, RecordOptions{Listed: tc2.listed}, tc2.pkg)
 			if tc2.wantDir == "" {
 				if err == nil {
-					t.Fatalf("got %q %q without listing", path, dir)
+					t.Fatalf("got %+v without listing", l)
 				}
 				return
 			}
-			if err != nil || path != tc2.pkg || dir != tc2.wantDir {
-				t.Errorf("got %q %q %v, want %q %q", path, dir, err, tc2.pkg, tc2.wantDir)
+			if err != nil || l != *tc2.listed || l.Dir != tc2.wantDir {
+				t.Errorf("got %+v %v, want %+v", l, err, *tc2.listed)
 			}
 		})
 	}

@@ -175,6 +175,7 @@ type Binary struct {
 	removeWork func() error
 	env        []string
 	exec       []string // command prefix that runs the binary
+	kept       string   // the kept binary it was linked out of (bincache.go), if any
 }
 
 // command returns the command that runs the binary with args (run it
@@ -202,9 +203,11 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 	b := &Binary{tc: tc, env: opts.Env, exec: opts.Exec}
 
 	// Which package is it?
-	if b.Package, b.PkgDir, err = whichPackage(ctx, tc, env, opts, pkg); err != nil {
+	listed, err := whichPackage(ctx, tc, env, opts, pkg)
+	if err != nil {
 		return nil, err
 	}
+	b.Package, b.PkgDir = listed.ImportPath, listed.Dir
 
 	progress("building")
 	if b.work, b.removeWork, err = gocmd.TempDir("seer-record-"); err != nil {
@@ -220,8 +223,18 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 	}
 	b.Path = filepath.Join(b.work, "pkg.test")
 	start := time.Now()
-	args := append([]string{"test", "-c", "-race", "-o", b.Path}, withoutDWARF(opts.GoFlags, tc.GOFLAGS)...)
-	args = append(args, pkg)
+	flags := append(withoutDWARF(opts.GoFlags, tc.GOFLAGS), pkg)
+	out := b.Path
+	if listed.Tests {
+		// Linked into the kept binary's place, if it is not up to date
+		// there (bincache.go).
+		kept, unlock, err := keptBinary(tc, b.Package, b.PkgDir, flags, env)
+		if err == nil {
+			defer unlock()
+			out, b.kept = kept, kept
+		}
+	}
+	args := append([]string{"test", "-c", "-race", "-o", out}, flags...)
 	build := exec.Command(tc.Go, args...)
 	build.Dir, build.Env = opts.Dir, append(env[:len(env):len(env)], "GOTMPDIR="+tmp, "TMPDIR="+tmp)
 	var buildOut bytes.Buffer
@@ -234,6 +247,12 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 			return nil, ctx.Err()
 		}
 		return nil, &gocmd.BuildFailure{Package: b.Package, Output: buildOut.String(), Errors: gocmd.ParseBuildErrors(buildOut.String(), absDir(opts.Dir))}
+	}
+	if out != b.Path {
+		if err := linkOut(out, b.Path); err != nil {
+			b.Close()
+			return nil, err
+		}
 	}
 	if _, err := os.Stat(b.Path); err != nil {
 		b.Close()

@@ -1,0 +1,139 @@
+// This file implements the kept test binaries: Build links each package's
+// test binary into an entry of seer's cache that outlives the run, one per
+// package, build flags and toolchain, and hands the run a hard link (or a
+// copy) of it. The go command links again only when the binary there is
+// not up to date, as go install does: it compares the build ID written in
+// the binary with the one the link would give (which hashes everything
+// the link reads), so a package whose code did not change is not linked
+// again, while a binary it would link differently never stays.
+//
+// A package without test files is never built into an entry: go test -c
+// then writes no binary, and would leave an earlier one in place (Build
+// knows from go list whether it has test files). An entry is locked while
+// it is built and linked out, so seer processes that build the same
+// package take turns. Entries not used for binTrimAge are removed.
+
+package record
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/seer-tools/seer/internal/gocmd"
+)
+
+// Kept binaries not used for binTrimAge are removed, at most once per
+// binTrimEvery; an entry's time is brought forward when it is used.
+const (
+	binTrimAge   = 3 * 24 * time.Hour
+	binTrimEvery = time.Hour
+)
+
+// binDir is where tc's kept binaries are: under the toolchain's own
+// directory, so that they go with it.
+func binDir(tc *gocmd.Toolchain) string { return filepath.Join(tc.Dir, "bin") }
+
+// keptBinary returns the path of the kept binary for building pkg (in
+// directory dir) with the go test arguments args and environment env,
+// locked for this process until unlock is called. The key names the
+// entry only; whether its binary is up to date is the go command's to say.
+func keptBinary(tc *gocmd.Toolchain, pkg, dir string, args, env []string) (path string, unlock func(), err error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", pkg, dir, strings.Join(args, "\x00"))
+	for _, kv := range env {
+		// What else the link reads: not a key of correctness (the build
+		// ID is), but two settings used in turn would link each other's
+		// entry again every time.
+		for _, v := range []string{"GOFLAGS=", "GOEXPERIMENT=", "CGO_CFLAGS=", "CGO_LDFLAGS=", "CC=", "GOAMD64=", "GOARM64="} {
+			if strings.HasPrefix(kv, v) {
+				fmt.Fprintf(h, "%s\x00", kv)
+			}
+		}
+	}
+	root := binDir(tc)
+	trimBinaries(root, time.Now())
+	entry := filepath.Join(root, hex.EncodeToString(h.Sum(nil))[:24])
+	if err := os.MkdirAll(entry, 0o755); err != nil {
+		return "", nil, err
+	}
+	lock, err := os.OpenFile(filepath.Join(entry, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		lock.Close()
+		return "", nil, err
+	}
+	now := time.Now()
+	os.Chtimes(lock.Name(), now, now) // in use: not trimmed
+	return filepath.Join(entry, "pkg.test"), func() {
+		syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+		lock.Close()
+	}, nil
+}
+
+// trimBinaries removes the entries of root not used for binTrimAge, each
+// only if no process holds it.
+func trimBinaries(root string, now time.Time) {
+	mark := filepath.Join(root, "trim.txt")
+	if fi, err := os.Stat(mark); err == nil && now.Sub(fi.ModTime()) < binTrimEvery {
+		return
+	}
+	os.WriteFile(mark, []byte(now.Format(time.RFC3339)+"\n"), 0o644)
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		entry := filepath.Join(root, e.Name())
+		fi, err := os.Stat(filepath.Join(entry, "lock"))
+		if err != nil {
+			fi, err = os.Stat(entry) // made, its lock not yet
+		}
+		if err != nil || now.Sub(fi.ModTime()) <= binTrimAge {
+			continue
+		}
+		lock, err := os.OpenFile(filepath.Join(entry, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.Remove(filepath.Join(entry, "pkg.test"))
+			os.RemoveAll(entry) // the lock file last: a process that opens it anew makes the entry again
+		}
+		lock.Close()
+	}
+}
+
+// linkOut makes dst, a new name, hold the kept binary src as it is now: a
+// hard link, or a copy where one cannot be made. A later link of the
+// entry writes a new file in its place and leaves dst's alone.
+func linkOut(src, dst string) error {
+	if err := os.Link(src, dst); err == nil {
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

@@ -1,0 +1,145 @@
+// This file tests the kept test binaries (bincache.go): a second build of
+// an unchanged package is not linked again, a changed one is, without
+// touching the binary an earlier Build handed out; a package whose test
+// files are gone is not answered with the binary they made; and old
+// entries are trimmed unless in use.
+
+package record
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestKeptBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	dir := t.TempDir()
+	write := func(name, src string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/kept\n\ngo 1.26\n")
+	const test = "package kept\n\nimport \"testing\"\n\nfunc TestV(t *testing.T) { t.Log(\"version %s\") }\n"
+	write("v_test.go", strings.Replace(test, "%s", "one", 1))
+	build := func() *Binary {
+		t.Helper()
+		b, err := Build(context.Background(), RecordOptions{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		return b
+	}
+	says := func(b *Binary) string {
+		t.Helper()
+		out, _ := exec.Command(b.Path, "-test.v", "-test.run=TestV").CombinedOutput()
+		_, v, _ := strings.Cut(string(out), "version ")
+		v, _, _ = strings.Cut(v, "\n")
+		return v
+	}
+	inode := func(path string) uint64 {
+		t.Helper()
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Sys().(*syscall.Stat_t).Ino
+	}
+	first := build()
+	if first.kept == "" || !strings.HasPrefix(first.kept, binDir(first.tc)) {
+		t.Fatalf("kept binary %q, want one in %s", first.kept, binDir(first.tc))
+	}
+	kept := first.kept
+	if inode(first.Path) != inode(kept) {
+		t.Errorf("the run's binary is not a link of the kept one")
+	}
+	before := inode(kept)
+	second := build()
+	if second.kept != kept || inode(kept) != before {
+		t.Error("an unchanged package was linked again")
+	}
+	if second.ID != first.ID || says(second) != "one" {
+		t.Errorf("second build: ID %s (first %s), says %q", second.ID, first.ID, says(second))
+	}
+	write("v_test.go", strings.Replace(test, "%s", "two", 1))
+	third := build()
+	if inode(kept) == before || third.ID == first.ID {
+		t.Error("a changed package was not linked again")
+	}
+	if got := says(third); got != "two" {
+		t.Errorf("the changed package's binary says %q, want two", got)
+	}
+	if got := says(second); got != "one" {
+		t.Errorf("the binary handed out before the change says %q, want one", got)
+	}
+
+	// Its test files gone, the package has none: the kept binary of the
+	// tests it had must not stand in.
+	os.Remove(filepath.Join(dir, "v_test.go"))
+	write("v.go", "package kept\n")
+	if b, err := Build(context.Background(), RecordOptions{Dir: dir}); err == nil {
+		b.Close()
+		t.Error("a package without test files built a test binary")
+	} else if !strings.Contains(err.Error(), "no test files") {
+		t.Errorf("error %v, want no test files", err)
+	}
+}
+
+func TestTrimBinaries(t *testing.T) {
+	root := t.TempDir()
+	now := time.Now()
+	old := now.Add(-binTrimAge - time.Hour)
+	entry := func(name string, used time.Time) string {
+		e := filepath.Join(root, name)
+		os.MkdirAll(e, 0o755)
+		os.WriteFile(filepath.Join(e, "pkg.test"), []byte("binary"), 0o755)
+		lock := filepath.Join(e, "lock")
+		os.WriteFile(lock, nil, 0o644)
+		os.Chtimes(lock, used, used)
+		return e
+	}
+	stale := entry("stale", old)
+	// An entry just made, its lock file not yet: kept.
+	fresh := filepath.Join(root, "fresh")
+	os.MkdirAll(fresh, 0o755)
+	os.WriteFile(filepath.Join(fresh, "pkg.test"), []byte("binary"), 0o755)
+	recent := entry("recent", now.Add(-time.Hour))
+	held := entry("held", old)
+	f, err := os.OpenFile(filepath.Join(held, "lock"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	trimBinaries(root, now)
+	if _, err := os.Stat(filepath.Join(root, "trim.txt")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		entry string
+		kept  bool
+	}{{stale, false}, {recent, true}, {held, true}, {fresh, true}} {
+		_, err := os.Stat(filepath.Join(tc.entry, "pkg.test"))
+		if kept := err == nil; kept != tc.kept {
+			t.Errorf("%s: kept %v, want %v", filepath.Base(tc.entry), kept, tc.kept)
+		}
+	}
+	// Trimmed at most once per binTrimEvery.
+	again := entry("again", old)
+	trimBinaries(root, now.Add(time.Minute))
+	if _, err := os.Stat(filepath.Join(again, "pkg.test")); err != nil {
+		t.Error("trimmed twice within binTrimEvery")
+	}
+}
