@@ -4,7 +4,10 @@
 // holds g.outer, and the goroutine that signals takes g.outer before it
 // does. The recorded run, ordered by sleeps, lets the signaller take and
 // let go of g.outer first, then the waiter waits and is signalled, and
-// nothing hangs; in another schedule the waiter holds g.outer while it
+// nothing hangs (the signaller's sleep is long enough for the waiter
+// to reach its Wait first on a loaded machine: with 60 ms, a CI run
+// beside four others once signalled before the waiter waited, and the
+// run had no Wait to predict from); in another schedule the waiter holds g.outer while it
 // waits and the signaller waits for g.outer, so the signal never comes.
 // The fixed twin lets g.outer go before it waits.
 
@@ -45,7 +48,7 @@ func (g *gate) open() {
 	g.outer.Lock()
 	g.audits++
 	g.outer.Unlock()
-	time.Sleep(60 * time.Millisecond)
+	time.Sleep(250 * time.Millisecond)
 	g.mu.Lock()
 	g.ready = true
 	g.cond.Signal()
