@@ -11,17 +11,23 @@
 // then writes no binary, and would leave an earlier one in place (Build
 // knows from go list whether it has test files). An entry is locked while
 // it is built and linked out, so seer processes that build the same
-// package take turns. Entries not used for binTrimAge are removed.
+// package take turns. An entry is removed when it was not used for
+// binTrimAge, when the package's directory is gone (a test's temporary
+// module), or, least recently used first, while the binaries kept pass
+// binKeepBytes.
 
 package record
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -29,11 +35,13 @@ import (
 	"github.com/seer-tools/seer/internal/gocmd"
 )
 
-// Kept binaries not used for binTrimAge are removed, at most once per
-// binTrimEvery; an entry's time is brought forward when it is used.
+// Kept binaries not used for binTrimAge are removed, and the least
+// recently used past binKeepBytes, at most once per binTrimEvery; an
+// entry's time is brought forward when it is used.
 const (
 	binTrimAge   = 3 * 24 * time.Hour
-	binTrimEvery = time.Hour
+	binTrimEvery = 2 * time.Minute
+	binKeepBytes = 1 << 30
 )
 
 // binDir is where tc's kept binaries are: under the toolchain's own
@@ -60,27 +68,53 @@ func keptBinary(tc *gocmd.Toolchain, pkg, dir string, args, env []string) (path 
 	root := binDir(tc)
 	trimBinaries(root, time.Now())
 	entry := filepath.Join(root, hex.EncodeToString(h.Sum(nil))[:24])
-	if err := os.MkdirAll(entry, 0o755); err != nil {
-		return "", nil, err
-	}
-	lock, err := os.OpenFile(filepath.Join(entry, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	lock, err := lockEntry(entry)
 	if err != nil {
-		return "", nil, err
-	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		lock.Close()
 		return "", nil, err
 	}
 	now := time.Now()
 	os.Chtimes(lock.Name(), now, now) // in use: not trimmed
+	if _, err := os.Stat(filepath.Join(entry, "dir")); err != nil {
+		os.WriteFile(filepath.Join(entry, "dir"), []byte(dir), 0o644) // for trimBinaries
+	}
 	return filepath.Join(entry, "pkg.test"), func() {
 		syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 		lock.Close()
 	}, nil
 }
 
-// trimBinaries removes the entries of root not used for binTrimAge, each
-// only if no process holds it.
+// lockEntry makes entry if it is not there and locks it. A lock taken on
+// a file that another process's trimBinaries removed meanwhile is no
+// lock: it is taken again on the entry made anew.
+func lockEntry(entry string) (*os.File, error) {
+	for try := 0; ; try++ {
+		if err := os.MkdirAll(entry, 0o755); err != nil {
+			return nil, err
+		}
+		lock, err := os.OpenFile(filepath.Join(entry, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+			lock.Close()
+			return nil, err
+		}
+		held, err1 := lock.Stat()
+		named, err2 := os.Stat(lock.Name())
+		if err1 == nil && err2 == nil && os.SameFile(held, named) {
+			return lock, nil
+		}
+		lock.Close()
+		if err1 != nil || try == 3 {
+			return nil, fmt.Errorf("kept binary %s: its lock was removed while taken", entry)
+		}
+	}
+}
+
+// trimBinaries removes, each only if no process holds it, the entries
+// of root not used for binTrimAge or whose package directory is gone,
+// then the least recently used while the binaries kept pass
+// binKeepBytes.
 func trimBinaries(root string, now time.Time) {
 	mark := filepath.Join(root, "trim.txt")
 	if fi, err := os.Stat(mark); err == nil && now.Sub(fi.ModTime()) < binTrimEvery {
@@ -91,28 +125,68 @@ func trimBinaries(root string, now time.Time) {
 	if err != nil {
 		return
 	}
+	type kept struct {
+		path string
+		used time.Time
+		size int64
+	}
+	var live []kept
+	total := int64(0)
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
 		}
 		entry := filepath.Join(root, e.Name())
 		fi, err := os.Stat(filepath.Join(entry, "lock"))
-		if err != nil {
+		making := err != nil
+		if making {
 			fi, err = os.Stat(entry) // made, its lock not yet
 		}
-		if err != nil || now.Sub(fi.ModTime()) <= binTrimAge {
-			continue
-		}
-		lock, err := os.OpenFile(filepath.Join(entry, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
 		if err != nil {
 			continue
 		}
-		if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
-			os.Remove(filepath.Join(entry, "pkg.test"))
-			os.RemoveAll(entry) // the lock file last: a process that opens it anew makes the entry again
+		gone := false
+		if dir, err := os.ReadFile(filepath.Join(entry, "dir")); err == nil {
+			_, err := os.Stat(string(dir))
+			gone = errors.Is(err, fs.ErrNotExist)
 		}
-		lock.Close()
+		if (gone || now.Sub(fi.ModTime()) > binTrimAge) && removeEntry(entry) {
+			continue
+		}
+		k := kept{path: entry, used: fi.ModTime()}
+		if bin, err := os.Stat(filepath.Join(entry, "pkg.test")); err == nil {
+			k.size = bin.Size()
+		}
+		total += k.size
+		if !making { // one being made is its maker's
+			live = append(live, k)
+		}
 	}
+	slices.SortFunc(live, func(a, b kept) int { return a.used.Compare(b.used) })
+	for _, k := range live {
+		if total <= binKeepBytes {
+			break
+		}
+		if removeEntry(k.path) {
+			total -= k.size
+		}
+	}
+}
+
+// removeEntry removes a kept binary's entry unless a process holds it,
+// and reports whether it did.
+func removeEntry(entry string) bool {
+	lock, err := os.OpenFile(filepath.Join(entry, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return false
+	}
+	defer lock.Close()
+	if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return false
+	}
+	os.Remove(filepath.Join(entry, "pkg.test"))
+	os.RemoveAll(entry) // the lock file last: a process that opens it anew makes the entry again
+	return true
 }
 
 // linkOut makes dst, a new name, hold the kept binary src as it is now: a

@@ -143,3 +143,95 @@ func TestTrimBinaries(t *testing.T) {
 		t.Error("trimmed twice within binTrimEvery")
 	}
 }
+
+// TestTrimBinariesGoneAndSize checks the other two reasons to remove an
+// entry: its package's directory is gone (a test's temporary module), or
+// the binaries kept pass binKeepBytes, the least recently used going
+// first; an entry in use or being made stays either way.
+func TestTrimBinariesGoneAndSize(t *testing.T) {
+	root := t.TempDir()
+	pkgs := t.TempDir()
+	now := time.Now()
+	entry := func(name, dir string, used time.Time, size int64) string {
+		t.Helper()
+		e := filepath.Join(root, name)
+		if err := os.MkdirAll(e, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		bin, err := os.Create(filepath.Join(e, "pkg.test"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bin.Truncate(size) // sparse: its size is what counts
+		bin.Close()
+		os.WriteFile(filepath.Join(e, "dir"), []byte(dir), 0o644)
+		lock := filepath.Join(e, "lock")
+		os.WriteFile(lock, nil, 0o644)
+		os.Chtimes(lock, used, used)
+		return e
+	}
+	here := filepath.Join(pkgs, "here")
+	os.MkdirAll(here, 0o755)
+	gone := filepath.Join(pkgs, "gone")
+	const gib = binKeepBytes
+	entries := map[string]bool{ // kept?
+		entry("gone", gone, now, 10): false,
+		entry("here", here, now, 10): true,
+		// 1.875 GiB of binaries: the two oldest go, the rest fit.
+		entry("oldest", here, now.Add(-5*time.Hour), gib/2): false,
+		entry("older", here, now.Add(-4*time.Hour), gib/2):  false,
+		entry("old", here, now.Add(-3*time.Hour), gib/2):    true,
+		entry("new", here, now.Add(-2*time.Hour), gib/4):    true,
+		entry("newest", here, now.Add(-time.Hour), gib/8):   true,
+	}
+	// Held by a process: stays though its directory is gone and it is
+	// the oldest of all.
+	held := entry("held", gone, now.Add(-6*time.Hour), 10)
+	entries[held] = true
+	f, err := os.OpenFile(filepath.Join(held, "lock"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	trimBinaries(root, now)
+	for e, want := range entries {
+		_, err := os.Stat(filepath.Join(e, "pkg.test"))
+		if kept := err == nil; kept != want {
+			t.Errorf("%s: kept %v, want %v", filepath.Base(e), kept, want)
+		}
+	}
+}
+
+// TestLockEntryRemoved checks that a lock whose entry another process
+// trimmed while it waited is taken again on the entry made anew.
+func TestLockEntryRemoved(t *testing.T) {
+	entry := filepath.Join(t.TempDir(), "e")
+	first, err := lockEntry(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *os.File)
+	go func() {
+		l, err := lockEntry(entry)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- l
+	}()
+	time.Sleep(50 * time.Millisecond) // the second waits in Flock
+	os.RemoveAll(entry)               // as removeEntry does, holding the lock
+	first.Close()
+	second := <-got
+	if second == nil {
+		return
+	}
+	defer second.Close()
+	held, _ := second.Stat()
+	named, err := os.Stat(filepath.Join(entry, "lock"))
+	if err != nil || !os.SameFile(held, named) {
+		t.Errorf("the lock taken is not the entry's lock file (%v)", err)
+	}
+}
