@@ -85,8 +85,9 @@ func (e *engine) readFromOrdered(x, y int32) bool {
 
 // refuteByReadFrom drops from cs the race site pairs that no layer has
 // proved and whose every pair that must-happen-before leaves unordered
-// readFromOrdered orders: no layer after it could prove them, and when
-// they are all that is left the cone is not made. It knows every such
+// readFromOrdered orders or lockReadOrdered (cone_lockread.go) refuses:
+// no layer after it could prove them, and when they are all that is left
+// the cone is not made. It knows every such
 // pair only when the sweep kept them all as representatives (raceSweep
 // keeps at most one per access of one side, up to MaxTries), that is
 // when the site pair's count is its number of representatives.
@@ -100,7 +101,7 @@ func (e *engine) refuteByReadFrom(cs *candidates, proofs map[siteKey]*proof) {
 			return false
 		}
 		for _, cd := range s.cands {
-			if !e.readFromOrdered(cd.ev[0], cd.ev[1]) {
+			if !e.readFromOrdered(cd.ev[0], cd.ev[1]) && !e.lockReadOrdered(cd.ev[0], cd.ev[1]) {
 				return false
 			}
 		}

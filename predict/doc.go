@@ -72,7 +72,8 @@
 // cut.go the lock rule those layers close their cuts under, and key.go
 // the key they deduplicate by; cone_readfrom.go the read-from filter that
 // drops race and waitgroup-reuse candidates the cone would refuse,
-// before the cone is made; why.go the answer to "why no race";
+// before the cone is made, and cone_lockread.go the one that drops race
+// candidates a lock and a read's observed writer order; why.go the answer to "why no race";
 // analyze.go the pipeline that runs them, and api.go its types.
 //
 // # Background
