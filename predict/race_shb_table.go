@@ -66,6 +66,10 @@ type shbEntry struct {
 	// t.poss[poss]; while there is one, it is pos, and poss is -1.
 	poss          int32
 	write, atomic bool
+	// fp is the top 16 bits of the entry's key (shbKey), in what was
+	// padding: a group's scan compares it before it reads the event of
+	// an entry (same), a random read of the event table.
+	fp uint16
 }
 
 // shbGroup holds a goroutine's entries for one location.
@@ -199,9 +203,13 @@ type shbTable struct {
 // shbIndexAt is the number of entries from which a group indexes them,
 // and shbCompactAt the room left behind from which a pool may be
 // compacted (variables for the tests, which compare indexing always and
-// never, and compact at every chance and never).
+// never, and compact at every chance and never). Below shbIndexAt a group
+// is scanned, its entries' fingerprints first: up to a kilobyte read in
+// order, against a lookup in an index of up to a million keys, which
+// misses the caches (bench/RESULTS.md, "pond: the SHB table's groups
+// scanned by fingerprint").
 var (
-	shbIndexAt   = 8
+	shbIndexAt   = 64
 	shbCompactAt = 1 << 16
 )
 
@@ -299,9 +307,9 @@ func (t *shbTable) record(l, g int32, own int, i, pos, site int32, write, atomic
 	gr.closed = t.lastOf.has(i)
 	e := &t.c.ev[i]
 	gr.masks.add(wordMask(e.Addr, e.Size), write, atomic)
-	var key uint64
+	key := shbKey(l, g, site, write, atomic, e.Addr, e.Size)
+	fp := uint16(key >> 48)
 	if gr.indexed {
-		key = shbKey(l, g, site, write, atomic, e.Addr, e.Size)
 		if k, ok := t.index[key]; ok {
 			if a := &t.entries(gr)[k]; t.same(a, i, site, write, atomic) {
 				t.again(a, i, pos)
@@ -311,13 +319,13 @@ func (t *shbTable) record(l, g int32, own int, i, pos, site int32, write, atomic
 	} else {
 		ents := t.entries(gr)
 		for k := range ents {
-			if a := &ents[k]; t.same(a, i, site, write, atomic) {
+			if a := &ents[k]; a.fp == fp && t.same(a, i, site, write, atomic) {
 				t.again(a, i, pos)
 				return
 			}
 		}
 	}
-	t.deadE += push(&t.ents, &gr.ents, shbEntry{last: i, pos: pos, poss: -1, write: write, atomic: atomic})
+	t.deadE += push(&t.ents, &gr.ents, shbEntry{last: i, pos: pos, poss: -1, write: write, atomic: atomic, fp: fp})
 	switch k := gr.ents.n - 1; {
 	case gr.indexed:
 		t.index[key] = k

@@ -1,6 +1,9 @@
 package predict
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 // Every location's runs are left behind at its last access, its index
 // keys with them, so that the table holds what the locations in use
@@ -46,6 +49,60 @@ func TestSHBTableDrops(t *testing.T) {
 			}
 			if len(tab.index) != 0 || at == 1 && peak == 0 {
 				t.Errorf("index at %d, seed %d: %d keys left in the index (%d at most)", at, seed, len(tab.index), peak)
+			}
+		}
+	}
+}
+
+// A group holds one entry per access key (location, goroutine, site, kind,
+// address and size), whether it finds an access's entry by scanning its
+// fingerprints or by its index: the entries the table makes are the
+// distinct keys, counted by brute force; and an entry is 16 bytes.
+func TestSHBTableEntryPerKey(t *testing.T) {
+	defer func(n int) { shbIndexAt = n }(shbIndexAt)
+	if n := unsafe.Sizeof(shbEntry{}); n != 16 {
+		t.Errorf("an entry is %d bytes, want 16", n)
+	}
+	type key struct {
+		l, g, site    int32
+		write, atomic bool
+		addr          uint64
+		size          uint32
+	}
+	for seed := int64(1); seed <= 4; seed++ {
+		tr := synth(synthParams{goroutines: 4, locks: 2, vars: 3, events: 4000, racy: 0.1, seed: seed})
+		c := newCTP(tr)
+		m := newMemory(c)
+		keys := map[key]bool{}
+		for i := range c.ev {
+			if e := &c.ev[i]; m.shared(int32(i)) {
+				keys[key{m.loc[i], int32(e.G), c.site(int32(i)), isWrite(e.Op), e.Op.IsAtomic(), e.Addr, e.Size}] = true
+			}
+		}
+		for _, at := range []int{1, 1 << 30} {
+			shbIndexAt = at
+			tab := newSHBTable(c, m)
+			for i := range c.ev {
+				if !m.shared(int32(i)) {
+					continue
+				}
+				e, l := &c.ev[i], m.loc[i]
+				own := -1
+				for k, gr := range tab.groupsOf(l) {
+					if gr.g == int32(e.G) {
+						own = k
+					}
+				}
+				tab.record(l, int32(e.G), own, int32(i), c.pos[i], c.site(int32(i)), isWrite(e.Op), e.Op.IsAtomic())
+			}
+			made := 0
+			for l := range tab.loc {
+				for _, gr := range tab.groupsOf(int32(l)) {
+					made += int(gr.ents.n)
+				}
+			}
+			if made != len(keys) || made == 0 {
+				t.Errorf("seed %d, index at %d: %d entries made, want %d (the distinct keys)", seed, at, made, len(keys))
 			}
 		}
 	}
