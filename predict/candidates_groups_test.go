@@ -16,8 +16,9 @@ import (
 // sharedSiteTrace is a random run of goroutines that all execute the same
 // few lines, as goroutines started from one function do: locked
 // increments of n under mu, increments of m under mu or under l2, reads
-// and writes of n without a lock, atomics on a, and reads of a's
-// neighbour under either lock. So a location has many classes that differ
+// and writes of n without a lock, atomics on a and plain reads and
+// writes of it (so that every kind of access meets every other), and
+// reads of a's neighbour under either lock. So a location has many classes that differ
 // only by goroutine, with pairs the lockset filter drops and pairs it
 // lets through.
 func sharedSiteTrace(r *rand.Rand, goroutines, steps int) string {
@@ -33,6 +34,8 @@ func sharedSiteTrace(r *rand.Rand, goroutines, steps int) string {
 		"w(n)|41",
 		"ast(a)|50",
 		"ald(a)|51",
+		"r(a)|52",
+		"w(a)|53",
 		"acq(mu)|60 r(b)|61 rel(mu)|62",
 		"acq(l2)|70 w(b)|71 rel(l2)|72",
 	}
