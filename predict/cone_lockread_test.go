@@ -18,94 +18,65 @@ import (
 // TestLockReadFilterPond: T2 submits (under mu, reads the stopped flag f,
 // then touches x), T3 stops (under mu, writes f; after it, writes x).
 func TestLockReadFilterPond(t *testing.T) {
-	defer func(f bool) { lockReadFilter = f }(lockReadFilter)
 	const head = `
 T1|fork(T2)|6
 T1|fork(T3)|7
 `
-	submit := `
+	const submit = `
 T2|acq(mu)|10
 T2|ald(f)|11
 T2|r(x)|12
 T2|rel(mu)|13
 `
-	for _, tc := range []struct {
-		name, trace string
-		pre         string // T1's events before the forks
-		want        string // describe's text of the findings
-		cone        bool   // the cone is made with the filter
-	}{
+	// stop is T3's section writing the flag with op, then its write of x.
+	stop := func(op string) string {
+		return fmt.Sprintf("T3|acq(mu)|20\nT3|%s|21\nT3|rel(mu)|22\nT3|w(x)|23\n", op)
+	}
+	reads := strings.NewReplacer("acq(mu)", "racq(mu)", "rel(mu)", "rrel(mu)")
+	const race = "race 12-23 predicted"
+	filterCases(t, &lockReadFilter, []filterCase{
 		// The submitter's load saw the initial flag: Stop's section,
 		// which writes it, cannot run before the submitter's.
-		{"flag read the initial value", submit + `
-T3|acq(mu)|20
-T3|ast(f)|21
-T3|rel(mu)|22
-T3|w(x)|23
-`, "", "", false},
+		{"flag read the initial value", head + submit + stop("ast(f)"), "", false},
 		// The same with a plain read and write of the flag.
-		{"plain flag", strings.Replace(submit, "ald(f)", "r(f)", 1) + `
-T3|acq(mu)|20
-T3|w(f)|21
-T3|rel(mu)|22
-T3|w(x)|23
-`, "", "", false},
+		{"plain flag", head + strings.Replace(submit, "ald(f)", "r(f)", 1) + stop("w(f)"), "", false},
 		// T1 wrote the flag before starting T3, so the load's writer
 		// still precedes Stop's write: refused the same.
-		{"flag read a write before the fork", submit + `
-T3|acq(mu)|20
-T3|ast(f)|21
-T3|rel(mu)|22
-T3|w(x)|23
-`, "T1|ast(f)|5", "", false},
+		{"flag read a write before the fork", "T1|ast(f)|5" + head + submit + stop("ast(f)"), "", false},
 		// The same write after the forks: a witness runs Stop's
 		// section, then T1's write, then the submitter.
-		{"flag read a write after the fork", `
-T1|ast(f)|5
-` + submit + `
-T3|acq(mu)|20
-T3|ast(f)|21
-T3|rel(mu)|22
-T3|w(x)|23
-`, "", "race 12-23 predicted", true},
+		{"flag read a write after the fork", head + "T1|ast(f)|5\n" + submit + stop("ast(f)"), race, true},
 		// Stop writes another variable: its section may run first.
-		{"stop writes no flag", submit + `
-T3|acq(mu)|20
-T3|ast(g)|21
-T3|rel(mu)|22
-T3|w(x)|23
-`, "", "race 12-23 predicted", true},
+		{"stop writes no flag", head + submit + stop("ast(g)"), race, true},
 		// The flag's writer is T4, unordered with Stop's write: a
 		// witness runs Stop's section, T4's write, then the submitter.
-		{"flag read an unordered write", `
-T1|fork(T4)|8
-T4|ast(f)|30
-` + submit + `
-T3|acq(mu)|20
-T3|ast(f)|21
-T3|rel(mu)|22
-T3|w(x)|23
-`, "", "race 12-23 predicted", true},
+		{"flag read an unordered write", head + "T1|fork(T4)|8\nT4|ast(f)|30\n" + submit + stop("ast(f)"), race, true},
 		// Stop writes the flag after its section: a witness runs
 		// the section, the submitter's up to x, then that write and y.
-		{"flag written after the section", submit + `
-T3|acq(mu)|20
-T3|rel(mu)|22
-T3|ast(f)|21
-T3|w(x)|23
-`, "", "race 12-23 predicted", true},
+		{"flag written after the section", head + submit + "T3|acq(mu)|20\nT3|rel(mu)|22\nT3|ast(f)|21\nT3|w(x)|23\n", race, true},
 		// Read sections may overlap: the filter does not apply.
-		{"two read sections", strings.NewReplacer("acq(mu)", "racq(mu)", "rel(mu)", "rrel(mu)").Replace(submit) + `
-T3|racq(mu)|20
-T3|ast(f)|21
-T3|rrel(mu)|22
-T3|w(x)|23
-`, "", "race 12-23 predicted", true},
-	} {
-		for _, filter := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%s/filter=%v", tc.name, filter), func(t *testing.T) {
-				lockReadFilter = filter
-				tr, err := buildTrace(tc.pre + head + tc.trace)
+		{"two read sections", head + reads.Replace(submit+stop("ast(f)")), race, true},
+	})
+}
+
+// filterCase is a run in the STD notation, the findings wanted (describe's
+// text) and whether the cone is made with the filter on.
+type filterCase struct {
+	name, trace, want string
+	cone              bool
+}
+
+// filterCases analyses each case with *filter on and off: the findings
+// must be the same, and the cone made as the case says with the filter,
+// always without it.
+func filterCases(t *testing.T, filter *bool, cases []filterCase) {
+	t.Helper()
+	defer func(f bool) { *filter = f }(*filter)
+	for _, tc := range cases {
+		for _, on := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/filter=%v", tc.name, on), func(t *testing.T) {
+				*filter = on
+				tr, err := buildTrace(tc.trace)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -113,8 +84,8 @@ T3|w(x)|23
 				if got := describe(tr, res.Findings); got != tc.want {
 					t.Errorf("got %q, want %q", got, tc.want)
 				}
-				if made := res.Stats.Cone > 0; made != (tc.cone || !filter) {
-					t.Errorf("cone made: %v, want %v", made, tc.cone || !filter)
+				if made := res.Stats.Cone > 0; made != (tc.cone || !on) {
+					t.Errorf("cone made: %v, want %v", made, tc.cone || !on)
 				}
 			})
 		}

@@ -90,17 +90,12 @@ func wantMisuseTried(t *testing.T, text, want string, tried int64) {
 // filter drops the pair and the cone is not made; where it saw another
 // write, the race is found (predicted: the run ordered the sections).
 func TestReadFromFilterRace(t *testing.T) {
-	defer func(f bool) { readFromFilter = f }(readFromFilter)
 	const head = `
 T1|w(m)|5
 T1|fork(T2)|6
 T1|fork(T3)|7
 `
-	for _, tc := range []struct {
-		name, trace string
-		want        string // describe's text of the findings
-		cone        bool   // the cone is made (with the filter)
-	}{
+	cases := []filterCase{
 		{"read saw the write after y's", `
 T2|w(y)|10
 T2|acq(mu)|11
@@ -149,24 +144,11 @@ T3|w(m)|22
 T2|r(m)|23
 T2|w(y)|10
 `, "race 10-21 predicted; race 22-23", true},
-	} {
-		for _, filter := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%s/filter=%v", tc.name, filter), func(t *testing.T) {
-				readFromFilter = filter
-				tr, err := buildTrace(head + tc.trace)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res := analyze(t, tr, Options{NoAtomicity: true, NoDeadlocks: true, NoMisuse: true})
-				if got := describe(tr, res.Findings); got != tc.want {
-					t.Errorf("got %q, want %q", got, tc.want)
-				}
-				if made := res.Stats.Cone > 0; made != (tc.cone || !filter) {
-					t.Errorf("cone made: %v, want %v", made, tc.cone || !filter)
-				}
-			})
-		}
 	}
+	for k := range cases {
+		cases[k].trace = head + cases[k].trace
+	}
+	filterCases(t, &readFromFilter, cases)
 }
 
 // TestReadFromFilterSound compares the findings with and without the

@@ -21,21 +21,10 @@ func TestSHBTableDrops(t *testing.T) {
 			m := newMemory(c)
 			tab := newSHBTable(c, m)
 			peak := 0
-			for i := range c.ev {
-				if !m.shared(int32(i)) {
-					continue
-				}
-				e, l := &c.ev[i], m.loc[i]
-				own := -1
-				for k, gr := range tab.groupsOf(l) {
-					if gr.g == int32(e.G) {
-						own = k
-					}
-				}
-				tab.record(l, int32(e.G), own, int32(i), c.pos[i], c.site(int32(i)), isWrite(e.Op), e.Op.IsAtomic())
+			recordShared(tab, func(l, i int32) {
 				peak = max(peak, len(tab.index))
-				tab.retire(l, int32(i))
-			}
+				tab.retire(l, i)
+			})
 			held := 0
 			for _, ps := range tab.poss {
 				held += len(ps)
@@ -82,19 +71,7 @@ func TestSHBTableEntryPerKey(t *testing.T) {
 		for _, at := range []int{1, 1 << 30} {
 			shbIndexAt = at
 			tab := newSHBTable(c, m)
-			for i := range c.ev {
-				if !m.shared(int32(i)) {
-					continue
-				}
-				e, l := &c.ev[i], m.loc[i]
-				own := -1
-				for k, gr := range tab.groupsOf(l) {
-					if gr.g == int32(e.G) {
-						own = k
-					}
-				}
-				tab.record(l, int32(e.G), own, int32(i), c.pos[i], c.site(int32(i)), isWrite(e.Op), e.Op.IsAtomic())
-			}
+			recordShared(tab, func(int32, int32) {})
 			made := 0
 			for l := range tab.loc {
 				for _, gr := range tab.groupsOf(int32(l)) {
@@ -105,5 +82,26 @@ func TestSHBTableEntryPerKey(t *testing.T) {
 				t.Errorf("seed %d, index at %d: %d entries made, want %d (the distinct keys)", seed, at, made, len(keys))
 			}
 		}
+	}
+}
+
+// recordShared records every shared access of the table's trace in its
+// goroutine's group, in trace order, calling after with the location and
+// the access after each.
+func recordShared(tab *shbTable, after func(l, i int32)) {
+	c, m := tab.c, tab.m
+	for i := range c.ev {
+		if !m.shared(int32(i)) {
+			continue
+		}
+		e, l := &c.ev[i], m.loc[i]
+		own := -1
+		for k, gr := range tab.groupsOf(l) {
+			if gr.g == int32(e.G) {
+				own = k
+			}
+		}
+		tab.record(l, int32(e.G), own, int32(i), c.pos[i], c.site(int32(i)), isWrite(e.Op), e.Op.IsAtomic())
+		after(l, int32(i))
 	}
 }
