@@ -18,6 +18,9 @@ type Builder struct {
 	// (conversion's tableCap) before append would, by a quarter at a
 	// time and with a copy each time.
 	full func()
+	// copyEvents, if set, copies the events to a grown table in Grow
+	// (conversion's, on two cores after the run: prefault.go).
+	copyEvents func(dst, src []Event)
 }
 
 // heapLife is a heap object not made yet (see Builder.lives).
@@ -224,6 +227,12 @@ func (b *Builder) AddObject(o Object, name string) ObjID {
 // Grow reserves room for n more events.
 func (b *Builder) Grow(n int) {
 	if n > 0 && cap(b.t.Events)-len(b.t.Events) < n {
-		b.t.Events = append(make([]Event, 0, len(b.t.Events)+n), b.t.Events...)
+		if b.copyEvents == nil {
+			b.t.Events = append(make([]Event, 0, len(b.t.Events)+n), b.t.Events...)
+			return
+		}
+		ev := make([]Event, len(b.t.Events), len(b.t.Events)+n)
+		b.copyEvents(ev, b.t.Events)
+		b.t.Events = ev
 	}
 }

@@ -97,6 +97,9 @@ type convertOptions struct {
 	// set to the number of events settling left out. For tests.
 	settleEvery int
 	settled     *int
+	// noPrefault: the writer faults the table's pages in itself, and
+	// Grow copies on one core (prefault.go). For tests.
+	noPrefault bool
 
 	// goIDs, if not nil, is set to the map from the recorder's goroutine
 	// ids to the trace's (LiveOptions.GoIDs).
@@ -151,6 +154,16 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 		// full-size array.
 		limit = maxEvents + 1024
 	}
+	// After the run, a goroutine faults in the table's pages ahead of
+	// the events (prefault.go).
+	var pf *prefaulter
+	if !o.noPrefault {
+		pf = newPrefaulter(s.gone)
+	}
+	defer pf.stop()
+	if pf != nil {
+		c.b.copyEvents = pf.copyEvents
+	}
 	grow := func(n int) {
 		if o.converted != nil {
 			o.converted.Store(int64(c.b.Len() + c.dropped))
@@ -158,9 +171,14 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 		n -= c.dropped
 		if have := cap(c.b.t.Events); n > have {
 			c.b.Grow(tableCap(have, c.b.Len(), n, limit) - c.b.Len())
+			pf.ask(c.b.t.Events, c.b.Len(), true)
 		}
 	}
-	c.b.full = growFull(c.b, limit)
+	full := growFull(c.b, limit)
+	c.b.full = func() {
+		full()
+		pf.ask(c.b.t.Events, c.b.Len(), true)
+	}
 	// What compactLocal and finish need of every event is gathered as
 	// events are added, while the test runs.
 	var scan *localScan
@@ -173,6 +191,7 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 		c.settleAt = c.settleStep
 	}
 	c.b.observe = func(i int, e *Event) {
+		pf.ask(c.b.t.Events, i+1, false)
 		if scan != nil {
 			scan.observe(i, e)
 		}
@@ -187,10 +206,12 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	}
 	aborted, unwatch := watch(o.abort)
 	defer unwatch()
-	full := func() bool { return aborted.Load() || maxEvents > 0 && c.b.Len()+c.dropped >= maxEvents }
-	broken := s.merge(c.enter, c.exit, c.visit, grow, full)
+	stop := func() bool { return aborted.Load() || maxEvents > 0 && c.b.Len()+c.dropped >= maxEvents }
+	broken := s.merge(c.enter, c.exit, c.visit, grow, stop)
+	reach := pf.reach(c.b.t.Events, c.b.Len())
+	pf.stop()
 	kept := c.b.Len() + c.dropped // the events the recording kept, if it was cut
-	atCap := full()
+	atCap := stop()
 	if atCap {
 		broken, capped = true, true
 	}
@@ -218,7 +239,7 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	}
 	s.close() // the spool's pages, before the compaction's tables
 	if !o.keepLocal {
-		n := c.b.Len()
+		n := max(c.b.Len(), reach)
 		_, rp = compactLocal(c.b.t, rp, scan)
 		c.scan, scan = nil, nil // before shrinkEvents, which may copy the table
 		rp = shrinkEvents(c.b.t, rp, n)

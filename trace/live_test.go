@@ -73,6 +73,20 @@ func TestLiveConversion(t *testing.T) {
 				t.Errorf("local accesses left out while converting: %d events kept, %d left out; after: %d kept, %d left out",
 					len(compacted.Events), compacted.LocalAccesses(), len(after.Events), after.LocalAccesses())
 			}
+			// The table's pages faulted in ahead and its growth copied
+			// on two cores (prefault.go), or neither: the same trace.
+			plain, _, err := ConvertAgain(spool, b.Path, b.Shadow(), live.Trace.Header, nil, DefaultMaxEvents, ConvertOptions{NoPrefault: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain.Outcome = after.Outcome
+			var p bytes.Buffer
+			if err := WriteTrace(&p, plain); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(p.Bytes(), c.Bytes()) {
+				t.Errorf("without the prefaulter: %d events kept, %d bytes; with it: %d kept, %d bytes", len(plain.Events), p.Len(), len(compacted.Events), c.Len())
+			}
 			// Settling (settle.go) every few events, or never, leaves
 			// out the same accesses, and keeps the same replay positions.
 			var replayPos [][]uint32

@@ -1,0 +1,136 @@
+// This file implements the event table's prefaulter: a goroutine that,
+// once the test process is gone, has the kernel fault in the table's pages
+// a little ahead of the conversion that writes them, on the core the
+// recorded test no longer uses.
+//
+// After the run the conversion is one goroutine writing events to fresh
+// pages of the table (most of them left out at the end, local.go), and
+// the page faults were a fifth of its CPU on stress-tls
+// (bench/RESULTS.md). Faulting a page in asks nothing of its contents
+// (madvise MADV_POPULATE_WRITE, prefault_linux.go), so the prefaulter and
+// the writer need no ordering between them: whichever of the two touches
+// a page first, the kernel zeroes it once, and the events are the same.
+
+package trace
+
+import "unsafe"
+
+const (
+	// prefaultAhead is how far past the table's length the prefaulter
+	// keeps pages faulted in (16 MiB of events).
+	prefaultAhead = 1 << 19
+	// prefaultStep is how many events are added between two requests.
+	prefaultStep = 1 << 16
+)
+
+// A prefaulter faults in the pages of the event table ahead of its
+// length. The zero value (nil) does nothing.
+type prefaulter struct {
+	req  chan []Event  // the next range to fault in; newer requests replace older ones
+	done chan struct{} // closed when run returns
+	next int           // the length at which ask sends again
+	// gone reports whether the test process is gone: until then the
+	// conversion runs at a low priority and the prefaulter would not.
+	gone func() bool
+}
+
+// newPrefaulter starts a prefaulter, or returns nil where pages cannot be
+// faulted in ahead (prefaults).
+func newPrefaulter(gone func() bool) *prefaulter {
+	if !prefaults {
+		return nil
+	}
+	p := &prefaulter{req: make(chan []Event, 1), done: make(chan struct{}), gone: gone}
+	go p.run()
+	return p
+}
+
+// run faults in each range requested, until stop.
+func (p *prefaulter) run() {
+	defer close(p.done)
+	for r := range p.req {
+		if len(r) == 0 {
+			continue
+		}
+		if !populate(unsafe.Pointer(unsafe.SliceData(r)), uintptr(len(r))*unsafe.Sizeof(Event{})) {
+			// Not supported (a kernel before 5.14): the writer faults
+			// its pages in itself, as it did before.
+			for range p.req {
+			}
+			return
+		}
+	}
+}
+
+// ask asks for the pages of events past n, the table's length, to be
+// faulted in, when n passed the point of the last request or force says
+// the table is a new array (Builder.Grow).
+func (p *prefaulter) ask(events []Event, n int, force bool) {
+	if p == nil || !force && n < p.next {
+		return
+	}
+	p.next = n + prefaultStep
+	if !p.gone() {
+		return
+	}
+	hi := min(n+prefaultAhead, cap(events))
+	if hi <= n {
+		return
+	}
+	r := events[n:hi:hi]
+	select {
+	case p.req <- r:
+	default:
+		// A request is waiting: replace it by this one, which reaches
+		// further (or is of the new array).
+		select {
+		case <-p.req:
+		default:
+		}
+		select {
+		case p.req <- r:
+		default:
+		}
+	}
+}
+
+// minSplitCopy is the fewest events copyEvents copies on two cores.
+const minSplitCopy = 1 << 18
+
+// copyEvents copies src to dst, the table grown (Builder.copyEvents):
+// after the run, a large table in two halves at once, one on a goroutine
+// of its own, since writing the grown table's fresh pages is most of the
+// copy's time and the kernel faults them in on either core.
+func (p *prefaulter) copyEvents(dst, src []Event) {
+	if p == nil || len(src) < minSplitCopy || !p.gone() {
+		copy(dst, src)
+		return
+	}
+	h := len(src) / 2
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		copy(dst[h:], src[h:])
+	}()
+	copy(dst[:h], src[:h])
+	<-done
+}
+
+// reach returns the length up to which the prefaulter may have faulted in
+// the table of n events: shrinkEvents gives back pages up to there.
+func (p *prefaulter) reach(events []Event, n int) int {
+	if p == nil {
+		return n
+	}
+	return min(max(n, p.next-prefaultStep+prefaultAhead), cap(events))
+}
+
+// stop ends the prefaulter and waits for it, so that no page is faulted
+// in after the caller gives the table's tail back (shrinkEvents).
+func (p *prefaulter) stop() {
+	if p != nil && p.req != nil {
+		close(p.req)
+		<-p.done
+		p.req = nil
+	}
+}
