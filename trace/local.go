@@ -362,7 +362,25 @@ func (b *Builder) compactObjects() {
 	t := b.t
 	newID := make([]ObjID, len(t.Objects))
 	lifeID := make([]ObjID, b.lives.len())
-	objs := []Object{{}}
+	// First how many objects the events name (marked seen), so that the
+	// table is made once at its size: grown by append, it was most of
+	// this pass on a channel stress test's 1.3M objects (bench/RESULTS.md).
+	const seen = ^ObjID(0)
+	n := 1
+	for i := range t.Events {
+		switch o := t.Events[i].Obj; {
+		case o == 0:
+		case o&lifeObj != 0:
+			if k := o &^ lifeObj; lifeID[k] == 0 {
+				lifeID[k] = seen
+				n++
+			}
+		case newID[o] == 0:
+			newID[o] = seen
+			n++
+		}
+	}
+	objs := make([]Object, 1, n)
 	var names map[ObjID]string
 	for i := range t.Events {
 		e := &t.Events[i]
@@ -370,14 +388,14 @@ func (b *Builder) compactObjects() {
 		case e.Obj == 0:
 		case e.Obj&lifeObj != 0:
 			k := e.Obj &^ lifeObj
-			if lifeID[k] == 0 {
+			if lifeID[k] == seen {
 				l := b.lives.at(int(k))
 				lifeID[k] = ObjID(len(objs))
 				objs = append(objs, Object{ID: lifeID[k], Kind: ObjHeap, Addr: l.addr, Size: l.size})
 			}
 			e.Obj = lifeID[k]
 		default:
-			if newID[e.Obj] == 0 {
+			if newID[e.Obj] == seen {
 				o := t.Objects[e.Obj]
 				o.ID = ObjID(len(objs))
 				newID[e.Obj] = o.ID
