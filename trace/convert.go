@@ -356,6 +356,10 @@ type converter struct {
 	dropped    int
 	settleStep int     // settleEvery, or less for tests; negative: never
 	settleIdx  []int32 // settle's scratch
+
+	// syncLives holds syncObj's objects in the first words of heap
+	// lives, in place of syncObjs (sync_lives.go).
+	syncLives syncLives
 }
 
 // pushMemoSize is the size of push's direct-mapped memo.
@@ -942,15 +946,27 @@ func isWaitGroupAdd(frames []Frame) bool {
 // with objs's keys (an address and a name) its hashing of the name was
 // 0.33 s of the conversion of stress-chan-3m's 14M events.
 func (c *converter) syncObj(kind ObjKind, addr uint64) ObjID {
-	if id, ok := c.syncObjs[addr]; ok {
+	var id ObjID
+	var ok bool
+	at := c.syncLives.at(addr, c.lives)
+	if at != nil {
+		id, ok = *at, *at != 0
+	} else {
+		id, ok = c.syncObjs[addr]
+	}
+	if ok {
 		o := c.b.t.Objects[id]
 		if o.Kind == ObjSync && kind != ObjSync {
 			c.b.t.Objects[id].Kind = kind
 		}
 		return id
 	}
-	id := c.b.AddObject(Object{Kind: kind, Addr: addr}, "")
-	c.syncObjs[addr] = id
+	id = c.b.AddObject(Object{Kind: kind, Addr: addr}, "")
+	if at != nil {
+		*at = id
+	} else {
+		c.syncObjs[addr] = id
+	}
 	return id
 }
 
