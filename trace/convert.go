@@ -327,8 +327,8 @@ type converter struct {
 	lives    uint64
 	globals  []elf.Symbol
 	objs     map[objKey]ObjID
-	syncObjs map[uint64]ObjID // syncObj's objects, by trace address: a map of its own, not objs's hashed names
-	lastRel  map[uint64]int   // trace address -> index of the latest release-like event
+	syncObjs map[uint64]ObjID // syncObj's objects, by trace address: a map of its own, not objs's hashed names; but syncLives's
+	lastRel  map[uint64]int   // trace address -> index of the latest release-like event, but syncLives's (lastRelease)
 	selLines map[Frame]Op
 	atomic   func(string) bool // //seer:atomic functions; nil = none
 	serial   uint64
@@ -357,8 +357,9 @@ type converter struct {
 	settleStep int     // settleEvery, or less for tests; negative: never
 	settleIdx  []int32 // settle's scratch
 
-	// syncLives holds syncObj's objects in the first words of heap
-	// lives, in place of syncObjs (sync_lives.go).
+	// syncLives holds syncObj's objects and the latest releases in the
+	// first words of heap lives, in place of syncObjs and lastRel
+	// (sync_lives.go).
 	syncLives syncLives
 }
 
@@ -795,7 +796,7 @@ func (c *converter) sync(g *convGoroutine, r *rawEvent) {
 	e := Event{Op: cl.op, Sync: kind, Addr: addr, Obj: c.syncObj(cl.kind, objAddr), Stack: stack}
 	if e.Op == OpRecv && kind.Acquires() {
 		e.Peer = -1
-		if i, ok := c.lastRel[addr]; ok && c.b.Event(i).Op == OpSend {
+		if i, ok := c.lastRelease(addr); ok && c.b.Event(i).Op == OpSend {
 			e.Peer = int32(i)
 		}
 	}
@@ -804,7 +805,7 @@ func (c *converter) sync(g *convGoroutine, r *rawEvent) {
 		g.rwPending = addr
 	}
 	if kind == SyncRelease || kind == SyncReleaseAcquire {
-		c.lastRel[addr] = i
+		c.setLastRelease(addr, i)
 	}
 	if kind == SyncAcquire {
 		c.adopt(g, addr)
@@ -887,7 +888,7 @@ func (c *converter) atomicOp(g *convGoroutine, r *rawEvent) {
 	}
 	i := c.addValue(g, e, r.value, r.old)
 	if e.Sync.Releases() {
-		c.lastRel[addr] = i
+		c.setLastRelease(addr, i)
 	}
 }
 
@@ -948,9 +949,9 @@ func isWaitGroupAdd(frames []Frame) bool {
 func (c *converter) syncObj(kind ObjKind, addr uint64) ObjID {
 	var id ObjID
 	var ok bool
-	at := c.syncLives.at(addr, c.lives)
-	if at != nil {
-		id, ok = *at, *at != 0
+	k := c.syncLives.slot(addr, c.lives)
+	if k >= 0 {
+		id, ok = c.syncLives.obj[k], c.syncLives.obj[k] != 0
 	} else {
 		id, ok = c.syncObjs[addr]
 	}
@@ -962,8 +963,8 @@ func (c *converter) syncObj(kind ObjKind, addr uint64) ObjID {
 		return id
 	}
 	id = c.b.AddObject(Object{Kind: kind, Addr: addr}, "")
-	if at != nil {
-		*at = id
+	if k >= 0 {
+		c.syncLives.obj[k] = id
 	} else {
 		c.syncObjs[addr] = id
 	}

@@ -123,7 +123,7 @@ func (c *converter) adopt(g *convGoroutine, addr uint64) {
 	if !g.system {
 		return
 	}
-	if i, ok := c.lastRel[addr]; ok {
+	if i, ok := c.lastRelease(addr); ok {
 		if test := c.conv[c.b.Event(i).G].test; test != "" {
 			g.adopted, g.adoptedAt = test, c.b.Event(i).Stack
 		}

@@ -77,9 +77,7 @@ func (c *converter) settle() {
 	if left == 0 {
 		return
 	}
-	for addr, i := range c.lastRel {
-		c.lastRel[addr] = int(idx[i]) // a release is never left out
-	}
+	c.renumberReleases(idx)
 	for k, i := range s.last {
 		if i >= 0 {
 			s.last[k] = idx[i] // compactLocal keeps them: settle does too

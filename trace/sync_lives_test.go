@@ -1,5 +1,6 @@
-// This file tests syncLives (sync_lives.go) against the map it stands in
-// front of: syncObj gives the object that a map of every address would.
+// This file tests syncLives (sync_lives.go) against the maps it stands in
+// for: syncObj gives the object, and lastRelease the release, that maps of
+// every address would.
 
 package trace
 
@@ -8,12 +9,26 @@ import (
 	"testing"
 )
 
-// TestSyncLivesSameObjects asks syncObj for objects at random addresses,
-// a channel's slots and words past them, the middle of words, lives never
-// converted and globals, and checks each answer against a map by address
-// made alongside: the same object for the same address, a new one for a
-// new address, and the kind the first asking gave, or the first specific
-// one after ObjSync.
+// syncAddr returns a random trace address of the kinds syncLives must
+// tell apart: a word a life's block holds, words past them, the middle of
+// a word, a life not converted, a global.
+func syncAddr(rng *rand.Rand, lives int) uint64 {
+	switch rng.Intn(6) {
+	case 0:
+		return 0x500000 + uint64(rng.Intn(64))*8
+	case 1:
+		return lifeBase + uint64(1+rng.Intn(lives))<<lifeShift + uint64(8*syncBlockWords+rng.Intn(64))
+	case 2:
+		return lifeBase + uint64(1+rng.Intn(lives))<<lifeShift + uint64(1+rng.Intn(7))
+	case 3:
+		return lifeBase + uint64(lives+1+rng.Intn(50))<<lifeShift
+	}
+	return lifeBase + uint64(1+rng.Intn(lives))<<lifeShift + uint64(8*rng.Intn(syncBlockWords))
+}
+
+// TestSyncLivesSameObjects asks syncObj for objects at random addresses
+// and checks each answer against a map by address made alongside: the
+// same object for the same address, a new one for a new address.
 func TestSyncLivesSameObjects(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	const lives = 300
@@ -22,20 +37,8 @@ func TestSyncLivesSameObjects(t *testing.T) {
 	kinds := []ObjKind{ObjSync, ObjChan, ObjMutex, ObjWaitGroup}
 	dense := 0
 	for range 20000 {
-		var addr uint64
-		switch rng.Intn(6) {
-		case 0: // a global
-			addr = 0x500000 + uint64(rng.Intn(64))*8
-		case 1: // past the words a block holds, or inside a word
-			addr = lifeBase + uint64(1+rng.Intn(lives))<<lifeShift + uint64(8*syncBlockWords+rng.Intn(64))
-		case 2:
-			addr = lifeBase + uint64(1+rng.Intn(lives))<<lifeShift + uint64(1+rng.Intn(7))
-		case 3: // a life not converted (never asked for by the converter)
-			addr = lifeBase + uint64(lives+1+rng.Intn(50))<<lifeShift
-		default: // a word a block holds
-			addr = lifeBase + uint64(1+rng.Intn(lives))<<lifeShift + uint64(8*rng.Intn(syncBlockWords))
-		}
-		if c.syncLives.at(addr, c.lives) != nil {
+		addr := syncAddr(rng, lives)
+		if c.syncLives.slot(addr, c.lives) >= 0 {
 			dense++
 		}
 		kind := kinds[rng.Intn(len(kinds))]
@@ -54,5 +57,44 @@ func TestSyncLivesSameObjects(t *testing.T) {
 	}
 	if dense == 0 || dense == 20000 {
 		t.Errorf("%d of the addresses were syncLives's: the test wants both kinds", dense)
+	}
+}
+
+// TestSyncLivesSameReleases sets and asks for the latest releases at
+// random addresses, renumbering them now and then as settle does, and
+// checks each answer against a map by address.
+func TestSyncLivesSameReleases(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	const lives = 300
+	c := &converter{lastRel: make(map[uint64]int), lives: lives}
+	want := map[uint64]int{}
+	n := 0 // events so far
+	for step := range 20000 {
+		addr := syncAddr(rng, lives)
+		switch {
+		case rng.Intn(2) == 0:
+			c.setLastRelease(addr, n)
+			want[addr] = n
+			n++
+		case step%1000 == 999:
+			// Renumber: every event moves down by a random amount, as if
+			// settle left out some before it (releases are kept).
+			idx := make([]int32, n)
+			k := 0
+			for i := range idx {
+				k += rng.Intn(2)
+				idx[i] = int32(min(k, i))
+			}
+			c.renumberReleases(idx)
+			for a, i := range want {
+				want[a] = int(idx[i])
+			}
+		default:
+			got, ok := c.lastRelease(addr)
+			w, wok := want[addr]
+			if got != w && wok || ok != wok {
+				t.Fatalf("lastRelease(%#x) = %d, %v; want %d, %v", addr, got, ok, w, wok)
+			}
+		}
 	}
 }
