@@ -17,10 +17,12 @@ import "unsafe"
 
 const (
 	// prefaultAhead is how far past the table's length the prefaulter
-	// keeps pages faulted in (16 MiB of events).
-	prefaultAhead = 1 << 19
+	// keeps pages faulted in (4 MiB of events). Pages faulted in far
+	// ahead are out of the cache when the writer gets to them: 16 MiB
+	// cost the whole conversion more CPU than it saved (bench/RESULTS.md).
+	prefaultAhead = 1 << 17
 	// prefaultStep is how many events are added between two requests.
-	prefaultStep = 1 << 16
+	prefaultStep = 1 << 15
 )
 
 // A prefaulter faults in the pages of the event table ahead of its
