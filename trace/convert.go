@@ -949,7 +949,7 @@ func isWaitGroupAdd(frames []Frame) bool {
 func (c *converter) syncObj(kind ObjKind, addr uint64) ObjID {
 	var id ObjID
 	var ok bool
-	k := c.syncLives.slot(addr, c.lives)
+	k := c.objSlot(addr)
 	if k >= 0 {
 		id, ok = c.syncLives.obj[k], c.syncLives.obj[k] != 0
 	} else {

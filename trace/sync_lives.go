@@ -1,18 +1,20 @@
 // This file implements syncLives, where the converter keeps what it
-// knows of the synchronisation at the first words of heap lives: the
-// objects there (syncObj) and the latest release at each word (lastRel),
-// by life number and word, in blocks, rather than in maps by trace
-// address.
+// knows of the synchronisation objects at the first words of heap lives:
+// the objects there (syncObj) and the latest release at each word
+// (lastRel), by life number and word, in blocks, rather than in maps by
+// trace address.
 //
-// Both are asked once per synchronisation record. The channel stress test
-// (3M operations over 1,000 channels at a time, 11.5M events) makes 1.3M
-// such objects, a channel and each of its buffer's 16 slots, and probing
-// maps that size for every record was half of converting a sync record
-// (bench/RESULTS.md, "the conversion after the run on two cores"). A
-// life's block is made when one of its first syncBlockWords words is
-// first asked for; other addresses (globals, later words, the middle of a
-// word) stay in the maps. The answer for an address is the same either
-// way.
+// Both are asked once per synchronisation record. On the channel stress
+// test (3M operations over 1,000 channels, 11.5M events) that is 2.7M
+// times each for about 17,000 addresses, a channel and its buffer's 16
+// slots each, and the two maps' probes were half of converting a sync
+// record (bench/RESULTS.md, "the conversion after the run on two cores").
+// A life's block is made when syncObj is first asked for one of its first
+// syncBlockWords words, and the latest releases already noted at those
+// words move into it; a release at a life with no block (an atomic's:
+// syncmap's sync.Map entries are many, one word each) stays in lastRel,
+// as do other addresses (globals, later words, the middle of a word). The
+// answer for an address is the same either way.
 
 package trace
 
@@ -20,39 +22,96 @@ package trace
 // block holds.
 const syncBlockWords = 16
 
+// syncPageBits is log2 of the lives a page of syncLives's index covers.
+const syncPageBits = 8
+
 // A syncLives holds, per life number, 1 + the index of its block (0:
-// none yet), and the blocks, syncBlockWords words each: the object at the
-// word (0: none yet) and 1 + the index of the latest release-like event
-// there (0: none).
+// none), in pages of 1<<syncPageBits lives made as blocks need them (a
+// run's lives are millions, Go's race suite's 4M, and its lives with a
+// block a few thousand), and the blocks, syncBlockWords words each: the
+// object at the word (0: none yet) and 1 + the index of the latest
+// release-like event there (0: none).
 type syncLives struct {
-	life []uint32
-	obj  []ObjID
-	rel  []int
+	pages [][]uint32
+	obj   []ObjID
+	rel   []int
 }
 
-// slot returns the index in obj and rel of trace address addr if addr is
-// one of the first syncBlockWords words of a heap life numbered up to
-// lives, or -1: such an address is the maps'.
-func (s *syncLives) slot(addr, lives uint64) int {
+// block returns 1 + the index of life l's block, or 0.
+func (s *syncLives) block(l uint64) uint32 {
+	if p := l >> syncPageBits; p < uint64(len(s.pages)) && s.pages[p] != nil {
+		return s.pages[p][l&(1<<syncPageBits-1)]
+	}
+	return 0
+}
+
+// newBlock makes life l's block and returns 1 + its index.
+func (s *syncLives) newBlock(l uint64) uint32 {
+	p := int(l >> syncPageBits)
+	if p >= len(s.pages) {
+		s.pages = append(s.pages, make([][]uint32, p+1-len(s.pages)+len(s.pages)/2+16)...)
+	}
+	if s.pages[p] == nil {
+		s.pages[p] = make([]uint32, 1<<syncPageBits)
+	}
+	s.obj = append(s.obj, make([]ObjID, syncBlockWords)...)
+	s.rel = append(s.rel, make([]int, syncBlockWords)...)
+	b := uint32(len(s.obj) / syncBlockWords)
+	s.pages[p][l&(1<<syncPageBits-1)] = b
+	return b
+}
+
+// word returns the life number and the word of trace address addr if
+// addr is one of the first syncBlockWords words of a heap life numbered
+// up to lives, or ok false: such an address is the maps'.
+func word(addr, lives uint64) (l uint64, w int, ok bool) {
 	if addr < lifeBase {
-		return -1
+		return 0, 0, false
 	}
 	off := (addr - lifeBase) & (1<<lifeShift - 1)
-	l := (addr - lifeBase) >> lifeShift
+	l = (addr - lifeBase) >> lifeShift
 	if off >= 8*syncBlockWords || off%8 != 0 || l > lives {
+		return 0, 0, false
+	}
+	return l, int(off / 8), true
+}
+
+// slot returns the index in obj and rel of trace address addr if its
+// life has a block, or -1.
+func (s *syncLives) slot(addr, lives uint64) int {
+	l, w, ok := word(addr, lives)
+	if !ok {
 		return -1
 	}
-	if l >= uint64(len(s.life)) {
-		s.life = append(s.life, make([]uint32, int(l)+1-len(s.life)+len(s.life)/2+1024)...)
-	}
-	b := s.life[l]
+	b := s.block(l)
 	if b == 0 {
-		s.obj = append(s.obj, make([]ObjID, syncBlockWords)...)
-		s.rel = append(s.rel, make([]int, syncBlockWords)...)
-		b = uint32(len(s.obj) / syncBlockWords)
-		s.life[l] = b
+		return -1
 	}
-	return int(b-1)*syncBlockWords + int(off/8)
+	return int(b-1)*syncBlockWords + w
+}
+
+// objSlot is slot for syncObj, which makes the life's block if it has
+// none, moving into it the latest releases that lastRel holds for its
+// words.
+func (c *converter) objSlot(addr uint64) int {
+	s := &c.syncLives
+	l, w, ok := word(addr, c.lives)
+	if !ok {
+		return -1
+	}
+	b := s.block(l)
+	if b == 0 {
+		b = s.newBlock(l)
+		k0 := int(b-1) * syncBlockWords
+		base := addr - uint64(8*w)
+		for j := range syncBlockWords {
+			if i, ok := c.lastRel[base+uint64(8*j)]; ok {
+				s.rel[k0+j] = i + 1
+				delete(c.lastRel, base+uint64(8*j))
+			}
+		}
+	}
+	return int(b-1)*syncBlockWords + w
 }
 
 // lastRelease returns the index of the latest release-like event at

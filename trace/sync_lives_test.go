@@ -61,18 +61,26 @@ func TestSyncLivesSameObjects(t *testing.T) {
 }
 
 // TestSyncLivesSameReleases sets and asks for the latest releases at
-// random addresses, renumbering them now and then as settle does, and
-// checks each answer against a map by address.
+// random addresses, asks syncObj for objects at others (which makes
+// blocks, into which releases noted before move), and renumbers them now
+// and then as settle does, and checks each answer against a map by
+// address.
 func TestSyncLivesSameReleases(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
 	const lives = 300
-	c := &converter{lastRel: make(map[uint64]int), lives: lives}
+	c := &converter{b: NewBuilder(Header{}), syncObjs: make(map[uint64]ObjID), lastRel: make(map[uint64]int), lives: lives}
 	want := map[uint64]int{}
 	n := 0 // events so far
+	inBlocks := 0
 	for step := range 20000 {
 		addr := syncAddr(rng, lives)
-		switch {
-		case rng.Intn(2) == 0:
+		switch r := rng.Intn(8); {
+		case r == 0:
+			c.syncObj(ObjChan, addr)
+		case r < 4:
+			if c.syncLives.slot(addr, c.lives) >= 0 {
+				inBlocks++
+			}
 			c.setLastRelease(addr, n)
 			want[addr] = n
 			n++
@@ -96,5 +104,8 @@ func TestSyncLivesSameReleases(t *testing.T) {
 				t.Fatalf("lastRelease(%#x) = %d, %v; want %d, %v", addr, got, ok, w, wok)
 			}
 		}
+	}
+	if inBlocks == 0 || len(c.lastRel) == 0 {
+		t.Errorf("%d releases noted in blocks, %d in the map: the test wants both", inBlocks, len(c.lastRel))
 	}
 }
