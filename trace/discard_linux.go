@@ -21,12 +21,18 @@ const discards = true
 // again; the runtime zeroes a span it reuses, which touches the pages
 // anew, so the memory stays Go's to hand out.
 func discard(p unsafe.Pointer, n uintptr) bool {
+	return madvisePages(p, n, 4 /* MADV_DONTNEED */) == 0
+}
+
+// madvisePages gives the kernel advice about the whole pages inside the
+// n bytes at p, and returns its error (0 when there are none).
+func madvisePages(p unsafe.Pointer, n, advice uintptr) syscall.Errno {
 	page := uintptr(syscall.Getpagesize())
 	lo := (uintptr(p) + page - 1) &^ (page - 1)
 	hi := (uintptr(p) + n) &^ (page - 1)
 	if hi <= lo {
-		return true
+		return 0
 	}
-	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, 4 /* MADV_DONTNEED */)
-	return errno == 0
+	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, advice)
+	return errno
 }

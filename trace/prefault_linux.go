@@ -16,12 +16,5 @@ const prefaults = true
 // kernel supports it. The caller must hold Go memory at p that holds no
 // pointers.
 func populate(p unsafe.Pointer, n uintptr) bool {
-	page := uintptr(syscall.Getpagesize())
-	lo := (uintptr(p) + page - 1) &^ (page - 1)
-	hi := (uintptr(p) + n) &^ (page - 1)
-	if hi <= lo {
-		return true
-	}
-	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, madvPopulateWrite)
-	return errno != syscall.EINVAL
+	return madvisePages(p, n, madvPopulateWrite) != syscall.EINVAL
 }
