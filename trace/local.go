@@ -251,9 +251,9 @@ func compactLocal(t *Trace, rp []uint32, scan *localScan) (int, []uint32) {
 		}
 		return o.local(uint32(e.G), e.Addr, e.Size)
 	}
-	left, rp, _ := compactEvents(t, rp, func(i int, e *Event) bool {
+	left, rp, _ := compactEvents(t, rp, parallelDrops(t.Events, func(i int, e *Event) bool {
 		return e.Op.IsAccess() && local(e) && !scan.isLast(i, e.G)
-	}, nil)
+	}), nil)
 	return left, rp
 }
 
