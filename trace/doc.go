@@ -64,7 +64,12 @@
 // the records in the same order as a single walk would give them after
 // the run (TestLiveConversion holds the two to the same bytes); the lookups the conversion
 // makes for every event (goroutine, stack, allocation, global) have memos
-// in front of their maps. A
+// in front of their maps, and the synchronisation objects and latest
+// releases at heap lives' first words are kept by life (sync_lives.go).
+// After the run, when the test no longer competes for the cores, a
+// goroutine faults the event table's pages in ahead of the conversion and
+// a grown table is copied on two cores (prefault.go), and so is
+// local.go's question of every event asked (local_parallel.go). A
 // goroutine's stack is its function entries (the shadow stack) plus, for
 // synchronisation and atomics, the frame-pointer chain that the recorder's
 // trampolines capture, since package sync and the runtime have no entries.
