@@ -444,16 +444,34 @@ func (f *Finding) claim() *witness.Schedule {
 // writer). A nil error means the schedule is feasible for the program
 // that recorded t and exhibits f.
 func CheckWitness(t *trace.Trace, f *Finding, opts Options) error {
+	_, err := CheckWitnesses(t, []*Finding{f}, opts)
+	return err
+}
+
+// CheckWitnesses is CheckWitness for several findings of one trace: it
+// builds the checker's indices of t (one replay of the run) once, and
+// checks each finding's witness against them, in order. It returns the
+// index in fs of the first finding rejected and why, or -1 and nil when
+// it accepts them all.
+func CheckWitnesses(t *trace.Trace, fs []*Finding, opts Options) (int, error) {
+	if len(fs) == 0 {
+		return -1, nil
+	}
 	loc, spans := trace.GroupAccesses(t.Events)
 	k := witness.NewChecker(t, loc, spans)
 	relaxed, err := relaxedReads(context.Background(), t, loc, func(l int32) trace.Span { return spans[l] }, k.Shared, &opts)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	k.Relax(relaxed.has)
 	k.ValueFree(opts.valueFree(t))
 	k.SelectCases(opts.selectCases(t))
-	return k.Check(f.claim())
+	for i, f := range fs {
+		if err := k.Check(f.claim()); err != nil {
+			return i, err
+		}
+	}
+	return -1, nil
 }
 
 // valueFree returns the checker's Checker.ValueFree for trace t: the

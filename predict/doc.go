@@ -15,7 +15,8 @@
 //     (Stats.Print writes the table seer predict -stats shows). Options
 //     select the analysis, the kinds and the limits.
 //   - CheckWitness(t, f, opts) re-checks one finding's witness with the
-//     independent checker, as Analyze does before it reports anything.
+//     independent checker, as Analyze does before it reports anything;
+//     CheckWitnesses(t, fs, opts) checks several against one checker.
 //   - ObservedBlocked(t, hung) returns the goroutines the recorded run
 //     itself left blocked (leaks, or the observed deadlock of a run that
 //     hung); BlockedIn(t, i) names the call a goroutine blocks in.
