@@ -68,7 +68,7 @@ func heldBefore(t *trace.Trace, i int, names *namer) []report.Held {
 // recorded run left blocked (predict.ObservedBlocked): leaks when the run
 // ended normally, deadlocks when it hung (Go's "all goroutines are
 // asleep", or a test timeout), none when a panic, an exit or a signal
-// stopped it. Each is re-checked by the witness checker.
+// stopped it. Each it reports is re-checked by the witness checker.
 func observedBlocked(rec *record.RecordResult, src Source) ([]report.Finding, error) {
 	t := rec.Trace
 	hung := rec.Outcome.Result == "timeout" || strings.Contains(rec.Outcome.Message, "all goroutines are asleep")
@@ -90,9 +90,20 @@ func observedBlocked(rec *record.RecordResult, src Source) ([]report.Finding, er
 		}
 		fs = predict.ObservedLeft(t, func(g trace.GoID) bool { return left[g] })
 	}
+	return reportObserved(rec, fs, src)
+}
+
+// reportObserved returns the user findings of fs, rec's observed blocking
+// findings, each re-checked by the witness checker. Only the findings it
+// reports are checked (those of the test a cut stopped in are not
+// reported), and all of them against one checker: they claim one
+// schedule, the recorded run, and a checker replays the whole trace to
+// build its indices.
+func reportObserved(rec *record.RecordResult, fs []predict.Finding, src Source) ([]report.Finding, error) {
 	if len(fs) == 0 {
 		return nil, nil
 	}
+	t := rec.Trace
 	// At the event cap the recording stopped and the run went on: the
 	// goroutines of the test it stopped in were where the cut found
 	// them, not blocked when the run ended (testsOf's leaked goroutines
@@ -102,11 +113,9 @@ func observedBlocked(rec *record.RecordResult, src Source) ([]report.Finding, er
 		cutIn = testBefore(t, len(t.Events))
 	}
 	var out []report.Finding
+	var checked []*predict.Finding // out[k]'s finding
 	ix := newTraceIndex(t)
 	for i := range fs {
-		if err := predict.CheckWitness(t, &fs[i], predict.Options{}); err != nil {
-			return nil, fmt.Errorf("internal error: observed %s rejected: %v", fs[i].Kind, err)
-		}
 		f, ok := userFinding(t, &fs[i], src, ix)
 		if !ok || rec.Cut && f.Test == cutIn {
 			continue
@@ -120,6 +129,10 @@ func observedBlocked(rec *record.RecordResult, src Source) ([]report.Finding, er
 		f.Package = rec.Package
 		f.Variable = "" // a goroutine, not a variable
 		out = append(out, f)
+		checked = append(checked, &fs[i])
+	}
+	if k, err := predict.CheckWitnesses(t, checked, predict.Options{}); err != nil {
+		return nil, fmt.Errorf("internal error: observed %s rejected: %v", checked[k].Kind, err)
 	}
 	return out, nil
 }
