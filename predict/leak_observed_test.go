@@ -3,41 +3,15 @@ package predict
 import (
 	"testing"
 
+	synthtrace "github.com/seer-tools/seer/internal/synth"
 	"github.com/seer-tools/seer/trace"
 )
 
-// blockedRun builds the trace of a test whose goroutine starts workers
-// goroutines that each write a variable from the user's code and then
-// block sending (their last event has runtime frames only), while the
-// test's goroutine makes filler events between every two of theirs, and
-// then returns. It returns the trace and each worker's write.
+// blockedRun is synth.Blocked: a test that returns while workers
+// goroutines sit blocked in a send, with filler events of the test's
+// between every two of theirs, and each worker's write.
 func blockedRun(workers, filler int) (*trace.Trace, []int) {
-	const goroot = "/goroot"
-	b := trace.NewBuilder(trace.Header{Format: "seer", GOROOT: goroot})
-	st := b.Stacks()
-	runner := st.Push(0, trace.Frame{Func: "testing.tRunner", File: goroot + "/src/testing/testing.go", Line: 1})
-	user := st.Push(runner, trace.Frame{Func: "example.com/p.TestBlocked", File: "/src/p/p_test.go", Line: 10})
-	worker := st.Push(0, trace.Frame{Func: "example.com/p.TestBlocked.func1", File: "/src/p/p_test.go", Line: 12})
-	send := st.Push(st.Push(0, trace.Frame{Func: "runtime.chansend", File: goroot + "/src/runtime/chan.go", Line: 2}),
-		trace.Frame{Func: "runtime.chansend1", File: goroot + "/src/runtime/chan.go", Line: 1})
-	main := b.Goroutine(0, 0)
-	b.SetGoroutine(main, "TestBlocked", "")
-	x := b.Object(trace.ObjVar, 0x1000, 8, "")
-	ch := b.Object(trace.ObjVar, 0x2000, 8, "")
-	var writes []int
-	for k := 0; k < workers; k++ {
-		g := b.Goroutine(main, user)
-		b.SetGoroutine(g, "TestBlocked", "")
-		b.Add(trace.Event{Op: trace.OpGo, G: main, Peer: int32(g), Stack: user, Sync: trace.SyncRelease})
-		b.Add(trace.Event{Op: trace.OpStart, G: g, Peer: int32(main), Stack: worker, Sync: trace.SyncAcquire})
-		writes = append(writes, b.Add(trace.Event{Op: trace.OpWrite, G: g, Addr: 0x1000, Size: 8, Obj: x, Stack: worker}))
-		for range filler {
-			b.Add(trace.Event{Op: trace.OpRead, G: main, Addr: 0x1000, Size: 8, Obj: x, Stack: user})
-		}
-		b.Add(trace.Event{Op: trace.OpRead, G: g, Addr: 0x2000, Size: 8, Obj: ch, Stack: send})
-	}
-	b.Add(trace.Event{Op: trace.OpRead, G: main, Addr: 0x1000, Size: 8, Obj: x, Stack: user})
-	t, err := b.Trace()
+	t, writes, err := synthtrace.Blocked(workers, filler)
 	if err != nil {
 		panic(err)
 	}

@@ -5,7 +5,7 @@
 // happens-before meanings (trace/classify.go), in one schedule that the
 // program could run.
 //
-// Entry points: Ring.
+// Entry points: Ring, Blocked.
 package synth
 
 import (

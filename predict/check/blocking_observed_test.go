@@ -9,47 +9,29 @@ import (
 	"strings"
 	"testing"
 
+	synthtrace "github.com/seer-tools/seer/internal/synth"
 	"github.com/seer-tools/seer/predict"
 	"github.com/seer-tools/seer/trace"
 	"github.com/seer-tools/seer/trace/record"
 )
 
-// observedLeakRun builds the trace of a test whose goroutine starts two
-// goroutines that each write a variable from the user's code and then
-// block sending, and returns it with its one observed leak and each
+// observedLeakRun returns synth.Blocked's trace of a test that leaves
+// two goroutines blocked sending, its one observed leak, and each
 // worker's start (an event of the user's code that is not its
-// goroutine's last: a leak claimed there is false).
+// goroutine's last there: a leak claimed at it is false).
 func observedLeakRun(t *testing.T) (*trace.Trace, predict.Finding, []int) {
 	t.Helper()
-	const goroot = "/goroot"
-	b := trace.NewBuilder(trace.Header{Format: "seer", GOROOT: goroot})
-	st := b.Stacks()
-	runner := st.Push(0, trace.Frame{Func: "testing.tRunner", File: goroot + "/src/testing/testing.go", Line: 1})
-	user := st.Push(runner, trace.Frame{Func: "example.com/p.TestBlocked", File: "/src/p/p_test.go", Line: 10})
-	worker := st.Push(0, trace.Frame{Func: "example.com/p.TestBlocked.func1", File: "/src/p/p_test.go", Line: 12})
-	send := st.Push(st.Push(0, trace.Frame{Func: "runtime.chansend", File: goroot + "/src/runtime/chan.go", Line: 2}),
-		trace.Frame{Func: "runtime.chansend1", File: goroot + "/src/runtime/chan.go", Line: 1})
-	main := b.Goroutine(0, 0)
-	b.SetGoroutine(main, "TestBlocked", "")
-	x := b.Object(trace.ObjVar, 0x1000, 8, "")
-	ch := b.Object(trace.ObjVar, 0x2000, 8, "")
-	var starts []int
-	for range 2 {
-		g := b.Goroutine(main, user)
-		b.SetGoroutine(g, "TestBlocked", "")
-		b.Add(trace.Event{Op: trace.OpGo, G: main, Peer: int32(g), Stack: user, Sync: trace.SyncRelease})
-		starts = append(starts, b.Add(trace.Event{Op: trace.OpStart, G: g, Peer: int32(main), Stack: worker, Sync: trace.SyncAcquire}))
-		b.Add(trace.Event{Op: trace.OpWrite, G: g, Addr: 0x1000, Size: 8, Obj: x, Stack: worker})
-		b.Add(trace.Event{Op: trace.OpRead, G: g, Addr: 0x2000, Size: 8, Obj: ch, Stack: send})
-	}
-	b.Add(trace.Event{Op: trace.OpRead, G: main, Addr: 0x1000, Size: 8, Obj: x, Stack: user})
-	tr, err := b.Trace()
+	tr, writes, err := synthtrace.Blocked(2, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fs := predict.ObservedBlocked(tr, false)
 	if len(fs) != 1 || fs[0].Count != 2 {
 		t.Fatalf("observed findings %+v, want one leak of two goroutines", fs)
+	}
+	var starts []int
+	for _, w := range writes {
+		starts = append(starts, w-1) // synth.Blocked: a worker's start, then its write
 	}
 	return tr, fs[0], starts
 }
