@@ -115,7 +115,9 @@
 // the events past a prefix; Trace.ParkValues: the values), written to an
 // unlinked temporary file with their pages given back to the kernel, and
 // read back in place by Parked.Restore (discard_linux.go gives the pages
-// back).
+// back). memlimit.go's SetMemoryLimit sets seer's Go memory limit plus the
+// room past a compacted table's events given back (shrinkEvents), which
+// the runtime counts as heap.
 //
 // Every goroutine is attributed to the test whose testing.tRunner frame
 // its stack shows, or to its creator's test; the testing harness's own

@@ -264,26 +264,29 @@ func compactLocal(t *Trace, rp []uint32, scan *localScan) (int, []uint32) {
 // megabytes of a channel stress test at its peak: bench/RESULTS.md).
 // Where Linux can take the
 // pages back (discard), the tables keep their arrays, capped at their
-// length; elsewhere they are copied to tables of their length if an
+// length, and the pages past it, the room never written included, are
+// given back and counted as such by seer's memory limit (memlimit.go);
+// elsewhere they are copied to tables of their length if an
 // eighth or more was left out. A copy holds the events twice for a
 // moment, which at the end of that test's conversion was more than the
 // analysis's peak.
 func shrinkEvents(t *Trace, rp []uint32, touched int) []uint32 {
 	n := len(t.Events)
-	if touched <= n {
-		return rp
-	}
-	ev := t.Events[n:touched]
-	if discard(unsafe.Pointer(unsafe.SliceData(ev)), uintptr(len(ev))*unsafe.Sizeof(Event{})) {
+	// The room past touched too: reserved (Builder.Grow) and never
+	// written, its pages may still be held if the runtime zeroed them.
+	if ev := t.Events[n:cap(t.Events)]; len(ev) > 0 && discard(unsafe.Pointer(unsafe.SliceData(ev)), uintptr(len(ev))*unsafe.Sizeof(Event{})) {
+		givenBackUntilFreed(&ev[0], uintptr(len(ev))*unsafe.Sizeof(Event{})) // memlimit.go
 		t.Events = t.Events[:n:n]
 		if len(rp) < cap(rp) {
 			tail := rp[len(rp):cap(rp)]
-			discard(unsafe.Pointer(unsafe.SliceData(tail)), uintptr(len(tail))*4)
+			if discard(unsafe.Pointer(unsafe.SliceData(tail)), uintptr(len(tail))*4) {
+				givenBackUntilFreed(&tail[0], uintptr(len(tail))*4)
+			}
 			rp = rp[:len(rp):len(rp)]
 		}
 		return rp
 	}
-	if touched-n < touched/8 {
+	if touched <= n || touched-n < touched/8 {
 		return rp
 	}
 	t.Events = slices.Clone(t.Events)

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -337,10 +336,12 @@ func plural(n int, noun string) string {
 // GOMEMLIMIT sets one: the collector works harder as the heap nears the
 // budget, instead of letting garbage grow with the live heap (GOGC). The
 // eighth is left for what is not heap: the spool's pages being read, the
-// binary, the stacks.
+// binary, the stacks. The limit grows by the pages of trace tables given
+// back to the kernel while they are held (trace.SetMemoryLimit), which the
+// runtime counts as heap.
 func setMemoryLimit(mem int64) {
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(mem - mem/8)
+		trace.SetMemoryLimit(mem - mem/8)
 	}
 }
 

@@ -1,0 +1,95 @@
+// This file implements seer's Go memory limit net of the room past a
+// converted trace's events (shrinkEvents): the event table is made with
+// room for every event the run recorded, compaction leaves fewer, and the
+// pages past them are given back to the kernel (discard), yet the runtime
+// counts the array whole. Under a limit meant for the process's memory
+// the collector then worked as if the heap were that much fuller: on
+// stress-chan-3m, seer check's converted trace kept room for 14.1M
+// events of which 11.5M stayed, and its analysis collected 157 times
+// against 76 in the whole of seer predict on the same run
+// (bench/RESULTS.md, branch mhbtc). SetMemoryLimit sets the limit given
+// plus those bytes, for as long as their tables are held.
+//
+// A parked tail or parked values (Trace.Park, Trace.ParkValues) are not
+// counted: they are given back so that what the limit does not see (the
+// must-happen-before history's mapped file) has room, and counting them
+// would let the heap take that room back (pond passed 1 GiB so).
+
+package trace
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// memLimit is the limit SetMemoryLimit was given (0: none) and the bytes
+// of room given back inside tables still held.
+var memLimit struct {
+	mu    sync.Mutex
+	limit int64
+	given int64
+}
+
+// SetMemoryLimit sets the Go memory limit (debug.SetMemoryLimit) to limit
+// plus the bytes of the room past the events of converted traces still
+// held, whose pages were given back to the kernel, and moves it as that
+// count changes. A limit of 0 or less stops that
+// (the runtime's limit is left as it is).
+func SetMemoryLimit(limit int64) {
+	memLimit.mu.Lock()
+	defer memLimit.mu.Unlock()
+	memLimit.limit = max(limit, 0)
+	applyMemoryLimit()
+}
+
+// givenBack adds n bytes (less than zero: takes them off) to the count of
+// room given back inside tables still held.
+func givenBack(n int64) {
+	if n == 0 {
+		return
+	}
+	memLimit.mu.Lock()
+	defer memLimit.mu.Unlock()
+	memLimit.given += n
+	applyMemoryLimit()
+}
+
+// givenBackUntilFreed counts the whole pages inside the n bytes at p,
+// given back (discard), until the collector frees the allocation p points
+// into (a cleanup takes them off).
+func givenBackUntilFreed[T any](p *T, n uintptr) {
+	if b := pagesWithin(unsafe.Pointer(p), n); b > 0 {
+		givenBack(b)
+		runtime.AddCleanup(p, givenBack, -b)
+	}
+}
+
+// pagesWithin returns the bytes of the whole pages inside the n bytes at
+// p: those that discard gives back.
+func pagesWithin(p unsafe.Pointer, n uintptr) int64 {
+	page := uintptr(syscall.Getpagesize())
+	lo := (uintptr(p) + page - 1) &^ (page - 1)
+	hi := (uintptr(p) + n) &^ (page - 1)
+	if hi <= lo {
+		return 0
+	}
+	return int64(hi - lo)
+}
+
+// applyMemoryLimit sets the runtime's limit; memLimit.mu is held.
+func applyMemoryLimit() {
+	if memLimit.limit == 0 {
+		return
+	}
+	l := memLimit.limit
+	if g := max(memLimit.given, 0); l > math.MaxInt64-g {
+		l = math.MaxInt64
+	} else {
+		l += g
+	}
+	debug.SetMemoryLimit(l)
+}
