@@ -112,8 +112,9 @@
 // hold the events twice, and that moment would be the run's peak.
 //
 // park.go parks what an analysis will not read for a while (Trace.Park:
-// the events past a prefix; Trace.ParkValues: the values), written to an
-// unlinked temporary file with their pages given back to the kernel, and
+// the events past a prefix; Trace.ParkValues: the values), their whole
+// pages written to an unlinked temporary file, by direct I/O where the
+// file system has it (park_linux.go), and given back to the kernel, and
 // read back in place by Parked.Restore (discard_linux.go gives the pages
 // back). memlimit.go's SetMemoryLimit sets seer's Go memory limit plus the
 // room past a compacted table's events given back (shrinkEvents), which

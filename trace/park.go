@@ -1,9 +1,11 @@
 // This file implements parking the tail of a trace (Trace.Park): while an
 // analysis reads only a trace's first n events (predict's analysis of a
-// prefix, when its clock history outgrew its budget), the events after
-// them, their values and replay positions, are written to a temporary
-// file, unlinked as soon as it is made, and their pages given back to the
-// kernel (discard); Parked.Restore reads them back into the same memory.
+// prefix, when its clock history outgrew its budget), the whole pages of
+// the events after them, of their values and of their replay positions,
+// are written to a temporary file, unlinked as soon as it is made, by
+// direct I/O where the system has it (park_linux.go), and given back to
+// the kernel (discard); Parked.Restore reads them back into the same
+// memory. The bytes around them, less than a page at each end, stay.
 // On issue 31's pond trace the analysis cut at 2.44M of 10M events, and
 // the 7.6M events after the cut were 231 MB of the analysis's peak
 // (bench/RESULTS.md). Trace.ParkValues parks the values alone, the same
@@ -17,6 +19,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"syscall"
 	"unsafe"
 )
 
@@ -73,16 +76,24 @@ func (t *Trace) park(n, k int) (*Parked, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.Remove(f.Name()); err != nil {
+	name := f.Name()
+	f = openParkFile(f) // park_linux.go
+	if err := os.Remove(name); err != nil {
 		f.Close()
 		return nil, err
 	}
 	p.f = f
+	var off int64
 	for _, b := range p.tails() {
-		if _, err := f.Write(b); err != nil {
+		_, err := f.WriteAt(b, off)
+		if err != nil && buffered(f, err) {
+			_, err = f.WriteAt(b, off)
+		}
+		if err != nil {
 			f.Close()
 			return nil, err
 		}
+		off += int64(len(b))
 	}
 	for _, b := range p.tails() {
 		discard(unsafe.Pointer(unsafe.SliceData(b)), uintptr(len(b)))
@@ -97,8 +108,9 @@ func (t *Trace) park(n, k int) (*Parked, error) {
 	return p, nil
 }
 
-// tails returns the bytes of the parked parts of the tables, in the
-// file's order.
+// tails returns the whole pages of the parked parts of the tables, in the
+// file's order: what discard gives back, and what direct I/O can move
+// (its memory, lengths and file offsets aligned to pages).
 func (p *Parked) tails() [][]byte {
 	ev := p.events[p.n:]
 	vs := p.values[p.k:]
@@ -109,6 +121,16 @@ func (p *Parked) tails() [][]byte {
 	if len(p.replayPos) > p.n {
 		rp := p.replayPos[p.n:]
 		out = append(out, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(rp))), uintptr(len(rp))*4))
+	}
+	page := uintptr(syscall.Getpagesize())
+	for i, b := range out {
+		a := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		lo, hi := (a+page-1)&^(page-1), (a+uintptr(len(b)))&^(page-1)
+		if len(b) == 0 || hi <= lo {
+			out[i] = nil
+			continue
+		}
+		out[i] = b[lo-a : hi-a]
 	}
 	return out
 }
@@ -126,7 +148,11 @@ func (p *Parked) Restore() error {
 	}()
 	var off int64
 	for _, b := range p.tails() {
-		if _, err := p.f.ReadAt(b, off); err != nil {
+		_, err := p.f.ReadAt(b, off)
+		if err != nil && buffered(p.f, err) {
+			_, err = p.f.ReadAt(b, off)
+		}
+		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}
