@@ -5,9 +5,9 @@
 // The question reads only what the scan gathered (the lives' owners, the
 // words' owners, each goroutine's last events), so its answers for two
 // halves of the table can be found at once; compactEvents then moves the
-// events by those answers, alone, in order. On stress-chan-3m the
-// question was 0.15 s of the 0.37 s compactLocal takes once the walk is
-// done (bench/RESULTS.md, "the conversion after the run on two cores").
+// events by those answers, alone, in order. The question is most of
+// compactLocal's time once the walk is done (bench/RESULTS.md, "the
+// conversion after the run on two cores").
 
 package trace
 

@@ -3,12 +3,11 @@
 // room for every event the run recorded, compaction leaves fewer, and the
 // pages past them are given back to the kernel (discard), yet the runtime
 // counts the array whole. Under a limit meant for the process's memory
-// the collector then worked as if the heap were that much fuller: on
-// stress-chan-3m, seer check's converted trace kept room for 14.1M
-// events of which 11.5M stayed, and its analysis collected 157 times
-// against 76 in the whole of seer predict on the same run
-// (bench/RESULTS.md, branch mhbtc). SetMemoryLimit sets the limit given
-// plus those bytes, for as long as their tables are held.
+// the collector then worked as if the heap were that much fuller, and
+// seer check's analysis collected about twice as often as seer predict's
+// on the same run (bench/RESULTS.md, branches mhbtc and park).
+// SetMemoryLimit sets the limit given plus those bytes, for as long as
+// their tables are held.
 //
 // A parked tail or parked values (Trace.Park, Trace.ParkValues) are not
 // counted: they are given back so that what the limit does not see (the

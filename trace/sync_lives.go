@@ -4,11 +4,11 @@
 // (lastRel), by life number and word, in blocks, rather than in maps by
 // trace address.
 //
-// Both are asked once per synchronisation record. On the channel stress
-// test (3M operations over 1,000 channels, 11.5M events) that is 2.7M
-// times each for about 17,000 addresses, a channel and its buffer's 16
-// slots each, and the two maps' probes were half of converting a sync
-// record (bench/RESULTS.md, "the conversion after the run on two cores").
+// Both are asked once per synchronisation record: on a channel-heavy run,
+// millions of times for a few thousand addresses (a channel and its
+// buffer's slots each), where the two maps' probes were a large part of
+// converting a sync record (bench/RESULTS.md, "the conversion after the
+// run on two cores").
 // A life's block is made when syncObj is first asked for one of its first
 // syncBlockWords words, and the latest releases already noted at those
 // words move into it; a release at a life with no block (an atomic's:
