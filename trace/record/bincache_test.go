@@ -115,14 +115,7 @@ func TestTrimBinaries(t *testing.T) {
 	os.WriteFile(filepath.Join(fresh, "pkg.test"), []byte("binary"), 0o755)
 	recent := entry("recent", now.Add(-time.Hour))
 	held := entry("held", old)
-	f, err := os.OpenFile(filepath.Join(held, "lock"), os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	holdEntry(t, held)
 	trimBinaries(root, now)
 	if _, err := os.Stat(filepath.Join(root, "trim.txt")); err != nil {
 		t.Fatal(err)
@@ -188,14 +181,7 @@ func TestTrimBinariesGoneAndSize(t *testing.T) {
 	// the oldest of all.
 	held := entry("held", gone, now.Add(-6*time.Hour), 10)
 	entries[held] = true
-	f, err := os.OpenFile(filepath.Join(held, "lock"), os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	holdEntry(t, held)
 	trimBinaries(root, now)
 	for e, want := range entries {
 		_, err := os.Stat(filepath.Join(e, "pkg.test"))
@@ -233,5 +219,19 @@ func TestLockEntryRemoved(t *testing.T) {
 	named, err := os.Stat(filepath.Join(entry, "lock"))
 	if err != nil || !os.SameFile(held, named) {
 		t.Errorf("the lock taken is not the entry's lock file (%v)", err)
+	}
+}
+
+// holdEntry locks entry as a seer process building it does, until the
+// test ends.
+func holdEntry(t *testing.T, entry string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(entry, "lock"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
 	}
 }
