@@ -503,6 +503,8 @@ type pass struct {
 	// while the pass's budget (dense) lasts.
 	dn    [][]int32
 	dense int
+	// spare: cleared arrays of dropped mirrors (clock_mirror.go).
+	spare [][]int32
 	// implied is clocks.rfImplied, while it holds (mode.rfCheck).
 	implied bool
 	// goClk[g] is the clock of g's go statement, until g starts.
@@ -622,9 +624,7 @@ func (ps *pass) joinFrom(g int32, from jsrc, src vclock, extras ...centry) {
 	}
 	if ps.dn[g] == nil && ps.dense >= ng {
 		if n := ps.cur[g].size(); denseMin == 0 || n >= denseMin && 4*n >= ng {
-			d := make([]int32, ng)
-			ps.cur[g].each(func(k, v int32) { d[k] = v })
-			ps.dn[g] = d
+			ps.dn[g] = ps.mirror(ps.cur[g]) // clock_mirror.go
 			ps.dense -= ng
 		}
 	}
@@ -836,10 +836,7 @@ func (ps *pass) event(i int) error {
 	}
 	if ps.deadEnd.has(int32(i)) {
 		ps.cur[g], ps.rec.last[g] = vclock{}, vclock{}
-		if ps.dn[g] != nil {
-			ps.dn[g] = nil
-			ps.dense += ps.ng
-		}
+		ps.dropMirror(g)
 	}
 	return nil
 }

@@ -191,7 +191,7 @@
 //     every place it holds a clock, and a base no longer held gives its
 //     storage to the next. When they do all talk to all, a goroutine whose
 //     clock holds a quarter of all goroutines keeps a dense mirror of it
-//     (Mattern's vector clock beside the persistent one), so that a join
+//     (Mattern's clock beside the persistent one, clock_mirror.go), so that a join
 //     reads its source once instead of merging two unrelated bases; a base
 //     is tagged with the goroutine and position that made it, and a clock
 //     that knows the next event of that goroutine holds it (the epoch rule
