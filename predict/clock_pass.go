@@ -505,6 +505,8 @@ type pass struct {
 	dense int
 	// spare: cleared arrays of dropped mirrors (clock_mirror.go).
 	spare [][]int32
+	// lk[g]: layers g's clock has joined whole (clock_layer_known.go).
+	lk []knownLayers
 	// implied is clocks.rfImplied, while it holds (mode.rfCheck).
 	implied bool
 	// goClk[g] is the clock of g's go statement, until g starts.
@@ -540,7 +542,7 @@ func newPass(c *ctp, m *memory, mode clockMode) *pass {
 	ps := &pass{c: c, m: m, mode: mode, ng: ng, rec: newRiseRecorder(ng), cur: make([]vclock, ng), own: make([]bool, ng), ar: ar,
 		sc:  &joinScratch{wantRises: mode.want == nil, arena: ar, tagged: tagBases},
 		fsc: &joinScratch{arena: ar},
-		dn:  make([][]int32, ng), dense: denseBudget,
+		dn:  make([][]int32, ng), dense: denseBudget, lk: make([]knownLayers, ng),
 		implied: mode.rfCheck && !mode.rf,
 		goClk:   make([]goSrc, ng),
 		vars:    make(map[uint64]*syncVar),
@@ -628,11 +630,13 @@ func (ps *pass) joinFrom(g int32, from jsrc, src vclock, extras ...centry) {
 			ps.dense -= ng
 		}
 	}
+	sc.layers = &ps.lk[g]
 	if ps.dn[g] != nil {
 		ps.cur[g], _, ps.own[g] = joinDense(sc, ps.cur[g], ps.own[g], ps.dn[g], src, extras...)
 	} else {
 		ps.cur[g], _, ps.own[g] = joinOwn(sc, ps.cur[g], ps.own[g], src, extras...)
 	}
+	ps.lk[g].note(src.mid) // the clock holds all of src now
 	if len(sc.rises) > 0 {
 		ps.raised++
 		ps.from = from
@@ -835,7 +839,7 @@ func (ps *pass) event(i int) error {
 		delete(ps.vars, a)
 	}
 	if ps.deadEnd.has(int32(i)) {
-		ps.cur[g], ps.rec.last[g] = vclock{}, vclock{}
+		ps.cur[g], ps.rec.last[g], ps.lk[g] = vclock{}, vclock{}, knownLayers{}
 		ps.dropMirror(g)
 	}
 	return nil

@@ -166,6 +166,9 @@ type joinScratch struct {
 	// selfBase or later (a pass with chains, clock_chain.go: earlier ones
 	// are those of the goroutines before it on its chain).
 	selfBase int32
+	// layers, if not nil, are layers the receiver has joined whole
+	// (clock_layer_known.go).
+	layers *knownLayers
 }
 
 // knows reports whether receiver c, whose components d mirrors if it is
@@ -222,7 +225,8 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 	cand = cand[:0]
 	switch {
 	case sc.knows(c, nil, src.base):
-		if src.mid != nil && src.mid != c.mid { // a layer c may not hold
+		// A layer c may not hold (clock_layer_known.go).
+		if src.mid != nil && src.mid != c.mid && !sc.layers.has(src.mid) {
 			cand = src.overTo(cand)
 		} else {
 			cand = append(cand, src.delta...)
@@ -564,7 +568,7 @@ func joinDense(sc *joinScratch, c vclock, own bool, d []int32, src vclock, extra
 			}
 		}
 	}
-	if src.mid != nil && src.mid != c.mid { // a layer c may not hold
+	if src.mid != nil && src.mid != c.mid && !sc.layers.has(src.mid) { // a layer c may not hold
 		raise(src.mid.ents)
 	}
 	raise(src.delta)
