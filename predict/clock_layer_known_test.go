@@ -42,31 +42,12 @@ func TestKnownLayersSameHistory(t *testing.T) {
 		m := newMemory(c)
 		for _, mode := range modes {
 			var vs [2][][]centry
-			if mode.want != nil {
-				mode.want = map[int32][]int32{}
-				for g := range c.byG {
-					for p := int32(0); p <= int32(len(c.byG[g])); p += 3 {
-						mode.want[int32(g)] = append(mode.want[int32(g)], p)
-					}
-				}
-			}
 			for _, dense := range []bool{false, true} {
 				var hs [2]*clocks
 				for i := range hs {
 					skipKnownLayers = i == 1
 					if mode.want != nil {
-						vs[i] = make([][]centry, len(c.ev))
-						mode.visit = func(e int32, cur vclock, d []int32) {
-							if d != nil {
-								for k, v := range d {
-									if v > 0 {
-										vs[i][e] = append(vs[i][e], centry{int32(k), v})
-									}
-								}
-								return
-							}
-							cur.each(func(k, v int32) { vs[i][e] = append(vs[i][e], centry{k, v}) })
-						}
+						vs[i] = recordVisits(c, &mode) // clock_mirror_test.go
 					}
 					withJoins(dense, true, func() { // dense_test.go
 						if dense {

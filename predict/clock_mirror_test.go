@@ -36,28 +36,10 @@ func TestMirrorsSameHistory(t *testing.T) {
 	// How a pass mirrors: from how many entries (denseMin), and how many
 	// mirrors its budget holds at once.
 	configs := []struct{ min, mirrors int }{{0, 1 << 20}, {2, 1 << 20}, {2, 2}, {6, 1}}
-	type visits [][]centry
-	run := func(tr *trace.Trace, c *ctp, m *memory, mode clockMode, dense bool, min, mirrors int) (*clocks, visits) {
-		var vs visits
+	run := func(tr *trace.Trace, c *ctp, m *memory, mode clockMode, dense bool, min, mirrors int) (*clocks, [][]centry) {
+		var vs [][]centry
 		if mode.want != nil {
-			mode.want = map[int32][]int32{}
-			for g := range c.byG {
-				for p := int32(0); p <= int32(len(c.byG[g])); p += 3 {
-					mode.want[int32(g)] = append(mode.want[int32(g)], p)
-				}
-			}
-			vs = make(visits, len(c.ev))
-			mode.visit = func(i int32, cur vclock, d []int32) {
-				if d != nil {
-					for k, v := range d {
-						if v > 0 {
-							vs[i] = append(vs[i], centry{int32(k), v})
-						}
-					}
-					return
-				}
-				cur.each(func(k, v int32) { vs[i] = append(vs[i], centry{k, v}) })
-			}
+			vs = recordVisits(c, &mode)
 		}
 		var out *clocks
 		withJoins(dense, true, func() { // dense_test.go
@@ -94,4 +76,30 @@ func TestMirrorsSameHistory(t *testing.T) {
 		t.Fatalf("%d mirrors of a clock with a layer, %d in a spare array: the test does not reach them", mirrorsLayered-layered, mirrorsReused-reused)
 	}
 	t.Logf("%d mirrors of a clock with a layer, %d in a spare array", mirrorsLayered-layered, mirrorsReused-reused)
+}
+
+// recordVisits makes mode keep the states of every third position of
+// each of c's goroutines, and record at every event the clock it is
+// judged by (clockMode.visit) in the list it returns, from the dense
+// mirror when the pass has one.
+func recordVisits(c *ctp, mode *clockMode) [][]centry {
+	mode.want = map[int32][]int32{}
+	for g := range c.byG {
+		for p := int32(0); p <= int32(len(c.byG[g])); p += 3 {
+			mode.want[int32(g)] = append(mode.want[int32(g)], p)
+		}
+	}
+	vs := make([][]centry, len(c.ev))
+	mode.visit = func(i int32, cur vclock, d []int32) {
+		if d != nil {
+			for k, v := range d {
+				if v > 0 {
+					vs[i] = append(vs[i], centry{int32(k), v})
+				}
+			}
+			return
+		}
+		cur.each(func(k, v int32) { vs[i] = append(vs[i], centry{k, v}) })
+	}
+	return vs
 }

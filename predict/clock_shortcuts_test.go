@@ -65,24 +65,7 @@ func TestPassShortcutsSameHistory(t *testing.T) {
 		}
 		var vs visits
 		if mode.want != nil {
-			mode.want = map[int32][]int32{}
-			for g := range c.byG {
-				for p := int32(0); p <= int32(len(c.byG[g])); p += 3 {
-					mode.want[int32(g)] = append(mode.want[int32(g)], p)
-				}
-			}
-			vs = make(visits, len(c.ev))
-			mode.visit = func(i int32, cur vclock, d []int32) {
-				if d != nil {
-					for k, v := range d {
-						if v > 0 {
-							vs[i] = append(vs[i], centry{int32(k), v})
-						}
-					}
-					return
-				}
-				cur.each(func(k, v int32) { vs[i] = append(vs[i], centry{k, v}) })
-			}
+			vs = recordVisits(c, &mode) // clock_mirror_test.go
 		}
 		var out *clocks
 		withJoins(dense, dense, func() {
