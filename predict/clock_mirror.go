@@ -9,7 +9,8 @@
 // its end, mostly from a clock with a middle layer (clock_layer.go).
 // Made by merging base, layer and delta into a new list (vclock.each) in
 // a new array each, the mirrors' allocation and its collection led the
-// profile of `seer check` on pond (bench/RESULTS.md, "pond's mirrors").
+// profile of `seer check` on pond in some recordings (bench/RESULTS.md,
+// "pond: the dense mirrors").
 // Here a mirror is written from the clock's lists in turn, with no
 // merged copy (each list's entries only raise the one before: a layer's
 // exceed the base's and a delta's both, so a max per entry gives the
