@@ -21,11 +21,14 @@
 
 package predict
 
+import "sync/atomic"
+
 var (
 	// skipKnownLayers turns the memory on; tests turn it off to compare.
 	skipKnownLayers = true
-	// layersSkipped counts, for tests, the layers left out of a join.
-	layersSkipped int
+	// layersSkipped counts, for tests, the layers left out of a join
+	// (atomic: an analysis runs its passes on two goroutines).
+	layersSkipped atomic.Int64
 )
 
 // knownLayers holds the last layers a goroutine's clock joined whole, the
@@ -36,7 +39,7 @@ type knownLayers [2]*layer
 // has reports whether l is one of k's layers.
 func (k *knownLayers) has(l *layer) bool {
 	if k != nil && l != nil && skipKnownLayers && (k[0] == l || k[1] == l) {
-		layersSkipped++
+		layersSkipped.Add(1)
 		return true
 	}
 	return false

@@ -22,14 +22,17 @@
 
 package predict
 
+import "sync/atomic"
+
 // spareMirrors bounds the cleared arrays a pass keeps for its next
 // mirrors: goroutines end and start one after another, so a few serve
 // them, and the pass's budget (denseBudget) counts only the live ones.
 const spareMirrors = 4
 
 // mirrorsLayered and mirrorsReused count, for tests, the mirrors made from
-// a clock with a middle layer and the mirrors made in a spare array.
-var mirrorsLayered, mirrorsReused int
+// a clock with a middle layer and the mirrors made in a spare array
+// (atomic: an analysis runs its passes on two goroutines).
+var mirrorsLayered, mirrorsReused atomic.Int64
 
 // denseTo raises d to c's components: d[k] becomes max(d[k], c.get(k))
 // for every k. d must have an entry for each of c's goroutines.
@@ -40,7 +43,7 @@ func (c vclock) denseTo(d []int32) {
 		}
 	}
 	if c.mid != nil {
-		mirrorsLayered++
+		mirrorsLayered.Add(1)
 		for _, e := range c.mid.ents {
 			d[e.g] = max(d[e.g], e.v)
 		}
@@ -56,7 +59,7 @@ func (ps *pass) mirror(c vclock) []int32 {
 	var d []int32
 	if n := len(ps.spare); n > 0 {
 		d, ps.spare = ps.spare[n-1], ps.spare[:n-1]
-		mirrorsReused++
+		mirrorsReused.Add(1)
 	} else {
 		d = make([]int32, ps.ng)
 	}

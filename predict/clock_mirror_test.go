@@ -55,7 +55,7 @@ func TestMirrorsSameHistory(t *testing.T) {
 	}
 	modes := []clockMode{{}, {locks: true, rf: true}, {rf: true, acqRises: true},
 		{locks: true, serial: true, rf: true, want: map[int32][]int32{}}}
-	layered, reused := mirrorsLayered, mirrorsReused
+	layered, reused := mirrorsLayered.Load(), mirrorsReused.Load()
 	for n, tr := range trs {
 		c := newCTP(tr)
 		m := newMemory(c)
@@ -72,10 +72,11 @@ func TestMirrorsSameHistory(t *testing.T) {
 			}
 		}
 	}
-	if mirrorsLayered == layered || mirrorsReused == reused {
-		t.Fatalf("%d mirrors of a clock with a layer, %d in a spare array: the test does not reach them", mirrorsLayered-layered, mirrorsReused-reused)
+	layered, reused = mirrorsLayered.Load()-layered, mirrorsReused.Load()-reused
+	if layered == 0 || reused == 0 {
+		t.Fatalf("%d mirrors of a clock with a layer, %d in a spare array: the test does not reach them", layered, reused)
 	}
-	t.Logf("%d mirrors of a clock with a layer, %d in a spare array", mirrorsLayered-layered, mirrorsReused-reused)
+	t.Logf("%d mirrors of a clock with a layer, %d in a spare array", layered, reused)
 }
 
 // recordVisits makes mode keep the states of every third position of
