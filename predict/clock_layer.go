@@ -32,7 +32,10 @@
 
 package predict
 
-import "slices"
+import (
+	"slices"
+	"sync/atomic"
+)
 
 // layer is a clock's middle layer: sorted entries, never changed once
 // made, shared by every clock made from the one that made it.
@@ -50,8 +53,8 @@ var (
 	// when the delta held everything.
 	midDelta = 32
 	// layersMade, for tests, counts the layers made since the process
-	// started.
-	layersMade int
+	// started (atomic: an analysis runs its SHB pass on a second goroutine).
+	layersMade atomic.Int64
 )
 
 // midEnts returns c's middle-layer entries (nil without one).
@@ -84,7 +87,7 @@ func (c vclock) grown(own bool, add []centry) (vclock, bool) {
 		} else {
 			c.mid = &layer{ents: mergeMaxTo(make([]centry, 0, len(c.mid.ents)+len(c.delta)), c.mid.ents, c.delta)}
 		}
-		layersMade++
+		layersMade.Add(1)
 		c.delta = slices.Clone(add)
 		return c, true
 	}

@@ -46,7 +46,7 @@ func dense(c vclock, ng int) []int32 {
 func TestMidLayerSameClocks(t *testing.T) {
 	defer func(on bool, md, fd int) { midLayers, midDelta, flattenDelta = on, md, fd }(midLayers, midDelta, flattenDelta)
 	const ng = 160
-	made := layersMade
+	made := layersMade.Load()
 	for _, cfg := range []struct{ midDelta, flattenDelta int }{{2, 0}, {4, 32}, {8, 512}, {32, 32}} {
 		midDelta, flattenDelta = cfg.midDelta, cfg.flattenDelta
 		r := rand.New(rand.NewSource(int64(23 + cfg.midDelta)))
@@ -194,10 +194,10 @@ func TestMidLayerSameClocks(t *testing.T) {
 			}
 		}
 	}
-	if layersMade == made {
+	if layersMade.Load() == made {
 		t.Fatal("no join made a layer: the test compares the clocks of one delta with themselves")
 	}
-	t.Logf("%d layers made", layersMade-made)
+	t.Logf("%d layers made", layersMade.Load()-made)
 }
 
 // A pass makes the same history with layers as without, on the traces
@@ -212,7 +212,7 @@ func TestMidLayerSameHistories(t *testing.T) {
 	} {
 		trs = append(trs, synth(p))
 	}
-	made := layersMade
+	made := layersMade.Load()
 	for n, tr := range trs {
 		c := newCTP(tr)
 		m := newMemory(c)
@@ -242,7 +242,7 @@ func TestMidLayerSameHistories(t *testing.T) {
 			}
 		}
 	}
-	if layersMade == made {
+	if layersMade.Load() == made {
 		t.Fatal("no pass made a layer: the test compares the clocks of one delta with themselves")
 	}
 }
@@ -256,7 +256,7 @@ func TestMidLayerSameSHB(t *testing.T) {
 		return genParams{goroutines: 6 + r.Intn(14), vars: 2 + r.Intn(6), locks: r.Intn(3), sigs: 1 + r.Intn(4),
 			ops: 80 + r.Intn(150), atomics: r.Intn(2) == 0, cut: 0.01}
 	}, true)
-	made := layersMade
+	made := layersMade.Load()
 	var races int
 	for k, tr := range traces {
 		for _, budget := range []bool{false, true} {
@@ -285,7 +285,7 @@ func TestMidLayerSameSHB(t *testing.T) {
 			races += len(res[1].Findings)
 		}
 	}
-	if layersMade == made || races == 0 {
-		t.Fatalf("%d layers made, %d findings: the test says nothing", layersMade-made, races)
+	if layersMade.Load() == made || races == 0 {
+		t.Fatalf("%d layers made, %d findings: the test says nothing", layersMade.Load()-made, races)
 	}
 }
