@@ -27,9 +27,7 @@ func discard(p unsafe.Pointer, n uintptr) bool {
 // madvisePages gives the kernel advice about the whole pages inside the
 // n bytes at p, and returns its error (0 when there are none).
 func madvisePages(p unsafe.Pointer, n, advice uintptr) syscall.Errno {
-	page := uintptr(syscall.Getpagesize())
-	lo := (uintptr(p) + page - 1) &^ (page - 1)
-	hi := (uintptr(p) + n) &^ (page - 1)
+	lo, hi := wholePages(p, n)
 	if hi <= lo {
 		return 0
 	}

@@ -21,7 +21,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
-	"syscall"
 	"unsafe"
 )
 
@@ -70,9 +69,7 @@ func givenBackUntilFreed[T any](p *T, n uintptr) {
 // pagesWithin returns the bytes of the whole pages inside the n bytes at
 // p: those that discard gives back.
 func pagesWithin(p unsafe.Pointer, n uintptr) int64 {
-	page := uintptr(syscall.Getpagesize())
-	lo := (uintptr(p) + page - 1) &^ (page - 1)
-	hi := (uintptr(p) + n) &^ (page - 1)
+	lo, hi := wholePages(p, n)
 	if hi <= lo {
 		return 0
 	}

@@ -19,7 +19,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"syscall"
 	"unsafe"
 )
 
@@ -122,10 +121,9 @@ func (p *Parked) tails() [][]byte {
 		rp := p.replayPos[p.n:]
 		out = append(out, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(rp))), uintptr(len(rp))*4))
 	}
-	page := uintptr(syscall.Getpagesize())
 	for i, b := range out {
+		lo, hi := wholePages(unsafe.Pointer(unsafe.SliceData(b)), uintptr(len(b)))
 		a := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-		lo, hi := (a+page-1)&^(page-1), (a+uintptr(len(b)))&^(page-1)
 		if len(b) == 0 || hi <= lo {
 			out[i] = nil
 			continue
