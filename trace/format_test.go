@@ -594,7 +594,7 @@ func TestFormatTruncation(t *testing.T) {
 		prev = n
 		// Counting events skips the batches: it counts those of the
 		// batch the input ends inside as well, but no more.
-		if k := countEvents(bytes.NewReader(data[:cut])); k < n || k > n+8 {
+		if k := countEvents(bytes.NewReader(data[:cut]), 0); k < n || k > n+8 {
 			t.Fatalf("cut at %d: counted %d events, read %d", cut, k, n)
 		}
 		if hinted, _, _, err := read(bytes.NewReader(data[:cut]), n, 0); err != nil || !reflect.DeepEqual(hinted.Events, got.Events) {
@@ -636,7 +636,7 @@ func TestFormatTruncation(t *testing.T) {
 	if prev != len(want.Events) {
 		t.Errorf("longest prefix has %d of %d events", prev, len(want.Events))
 	}
-	if k := countEvents(bytes.NewReader(data)); k != len(want.Events) {
+	if k := countEvents(bytes.NewReader(data), 0); k != len(want.Events) {
 		t.Errorf("whole file: counted %d events, want %d", k, len(want.Events))
 	}
 
@@ -910,7 +910,7 @@ func BenchmarkFormatReadTrace(b *testing.B) {
 
 func BenchmarkCountEvents(b *testing.B) {
 	benchmarkFormatRead(b, func(data []byte, tr *Trace) error {
-		if n := countEvents(bytes.NewReader(data)); n != len(tr.Events) {
+		if n := countEvents(bytes.NewReader(data), 0); n != len(tr.Events) {
 			return fmt.Errorf("counted %d events of %d", n, len(tr.Events))
 		}
 		return nil

@@ -680,14 +680,16 @@ func Read(r io.Reader) (*Trace, error) {
 // its complete batches and the one it ends inside if it is cut short,
 // reading its records but not decoding its batches (BenchmarkCountEvents:
 // a 27th of the time BenchmarkFormatReadTrace takes to read the same
-// 100,000 events). It returns 0 if r holds no readable trace.
-func countEvents(r io.Reader) int {
+// 100,000 events). It returns 0 if r holds no readable trace. If enough
+// is above zero, it stops once it has counted that many events at least
+// (read keeps no more than its limit: the rest need not be read twice).
+func countEvents(r io.Reader, enough int) int {
 	rd, err := NewReader(r)
 	if err != nil {
 		return 0
 	}
 	rd.countOnly = true
-	for rd.readRecord() == nil {
+	for rd.readRecord() == nil && (enough <= 0 || rd.events < enough) {
 	}
 	return rd.events
 }
@@ -870,7 +872,7 @@ func ReadFileFormatMax(path, format string, maxEvents int) (t *Trace, more bool,
 		// quarter byte, so that a damaged file's claims allocate at most
 		// eight times its size (real traces take 8 to 11 bytes an
 		// event; a denser one is read in chunks, as a stream is).
-		hint = min(countEvents(f), int(st.Size()/4))
+		hint = min(countEvents(f, maxEvents), int(st.Size()/4))
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return nil, false, err
 		}
