@@ -13,7 +13,8 @@ func HeapLife(addr uint64) (life, off uint64, ok bool) {
 	if addr < lifeBase {
 		return 0, 0, false
 	}
-	return (addr - lifeBase) >> lifeShift, addr & (1<<lifeShift - 1), true
+	life, off = lifeByte(addr)
+	return life, off, true
 }
 
 // LifeAddr returns the trace address at offset off of heap life n, as the

@@ -63,7 +63,8 @@ type groupLife struct {
 }
 
 // lifeByte returns the life of a (at least lifeBase) and a's byte within
-// it.
+// it: HeapLife without its check, for the callers that made it (HeapLife,
+// groupLives, syncLives's word).
 func lifeByte(a uint64) (life, b uint64) {
 	return (a - lifeBase) >> lifeShift, (a - lifeBase) & (1<<lifeShift - 1)
 }

@@ -68,8 +68,7 @@ func word(addr, lives uint64) (l uint64, w int, ok bool) {
 	if addr < lifeBase {
 		return 0, 0, false
 	}
-	off := (addr - lifeBase) & (1<<lifeShift - 1)
-	l = (addr - lifeBase) >> lifeShift
+	l, off := lifeByte(addr)
 	if off >= 8*syncBlockWords || off%8 != 0 || l > lives {
 		return 0, 0, false
 	}
