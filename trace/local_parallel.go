@@ -33,13 +33,19 @@ func parallelDrops(events []Event, drop func(i int, e *Event) bool) func(i int, 
 			}
 		}
 	}
-	h := n / 2 &^ 63 // the halves share no word of set
+	inHalves(n/2&^63, n, answer) // the halves share no word of set
+	return func(i int, _ *Event) bool { return set[i/64]&(1<<(i%64)) != 0 }
+}
+
+// inHalves calls f(0, h) and f(h, n) at once, the second on a goroutine
+// of its own, and returns when both have (parallelDrops,
+// prefaulter.copyEvents).
+func inHalves(h, n int, f func(from, to int)) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		answer(h, n)
+		f(h, n)
 	}()
-	answer(0, h)
+	f(0, h)
 	<-done
-	return func(i int, _ *Event) bool { return set[i/64]&(1<<(i%64)) != 0 }
 }

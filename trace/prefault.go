@@ -108,14 +108,7 @@ func (p *prefaulter) copyEvents(dst, src []Event) {
 		copy(dst, src)
 		return
 	}
-	h := len(src) / 2
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		copy(dst[h:], src[h:])
-	}()
-	copy(dst[:h], src[:h])
-	<-done
+	inHalves(len(src)/2, len(src), func(from, to int) { copy(dst[from:to], src[from:to]) })
 }
 
 // reach returns the length up to which the prefaulter may have faulted in
