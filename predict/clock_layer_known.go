@@ -45,13 +45,10 @@ func (k *knownLayers) has(l *layer) bool {
 	return false
 }
 
-// note records that the clock joined l whole.
+// note records that the clock joined l whole: l first, the previous
+// first second (whether l was second or not).
 func (k *knownLayers) note(l *layer) {
 	if l == nil || k[0] == l {
-		return
-	}
-	if k[1] == l {
-		k[0], k[1] = l, k[0]
 		return
 	}
 	k[0], k[1] = l, k[0]
