@@ -391,13 +391,16 @@ func conflictPairs(out [][2]int32, cl []aclass, ids []int32) [][2]int32 {
 	}
 	// ids ascend, so the order of the pairs of ids is that of the pairs
 	// of their positions.
-	slices.SortFunc(out[start:], func(p, q [2]int32) int {
-		if p[0] != q[0] {
-			return int(p[0] - q[0])
-		}
-		return int(p[1] - q[1])
-	})
+	slices.SortFunc(out[start:], comparePairs)
 	return out
+}
+
+// comparePairs orders pairs of ids by their first id, then their second.
+func comparePairs(p, q [2]int32) int {
+	if p[0] != q[0] {
+		return int(p[0] - q[0])
+	}
+	return int(p[1] - q[1])
 }
 
 // conflict reports whether two classes' accesses conflict: of different

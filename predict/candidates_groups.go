@@ -63,12 +63,7 @@ func locksetByGroups(c *ctp, cs *candidates, cl []aclass, ids []int32, noLockset
 			}
 		}
 	}
-	slices.SortFunc(races[start:], func(p, q [2]int32) int {
-		if p[0] != q[0] {
-			return int(p[0] - q[0])
-		}
-		return int(p[1] - q[1])
-	})
+	slices.SortFunc(races[start:], comparePairs) // as conflictPairs sorts
 	return races
 }
 
