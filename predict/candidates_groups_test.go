@@ -6,6 +6,7 @@ package predict
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand"
 	"reflect"
 	"slices"
@@ -74,11 +75,7 @@ func TestLocksetGroupsSame(t *testing.T) {
 		c := newCTP(tr)
 		m := newMemory(c)
 		cl, byLoc := accessClasses(c, m)
-		locs := make([]int32, 0, len(byLoc))
-		for l := range byLoc {
-			locs = append(locs, l)
-		}
-		slices.Sort(locs)
+		locs := slices.Sorted(maps.Keys(byLoc))
 		for _, noLockset := range []bool{false, true} {
 			want, got := &candidates{}, &candidates{}
 			var wantPairs, gotPairs, buf [][2]int32

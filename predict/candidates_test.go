@@ -3,6 +3,7 @@
 package predict
 
 import (
+	"maps"
 	"math/rand"
 	"reflect"
 	"slices"
@@ -127,11 +128,7 @@ func TestConflictPairsLikeEveryPair(t *testing.T) {
 		c := newCTP(tr)
 		m := newMemory(c)
 		cl, byLoc := accessClasses(c, m)
-		locs := make([]int32, 0, len(byLoc))
-		for l := range byLoc {
-			locs = append(locs, l)
-		}
-		slices.Sort(locs)
+		locs := slices.Sorted(maps.Keys(byLoc))
 		want, got := &candidates{}, &candidates{}
 		var wantPairs, gotPairs, buf [][2]int32
 		for _, l := range locs {
