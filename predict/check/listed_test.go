@@ -7,7 +7,6 @@ package check
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -16,9 +15,7 @@ func TestListPackagesClean(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	dir := t.TempDir()
-	files := map[string]string{
-		"go.mod":                "module example.com/listed\n\ngo 1.26\n",
+	dir := testModuleFiles(t, "example.com/listed", map[string]string{
 		"ok/ok_test.go":         "package ok\n\nimport \"testing\"\n\nfunc TestOK(t *testing.T) {}\n",
 		"missing/m.go":          "package missing\n\nimport _ \"example.com/nowhere\"\n",
 		"missing/m_test.go":     "package missing\n\nimport \"testing\"\n\nfunc TestM(t *testing.T) {}\n",
@@ -28,16 +25,7 @@ func TestListPackagesClean(t *testing.T) {
 		"notests/n.go":          "package notests\n",
 		"syntax/s_test.go":      "package syntax\n\nfunc {\n",
 		"testonlydep/x_test.go": "package testonlydep\n\nimport (\n\t\"testing\"\n\t_ \"example.com/nowhere/either\"\n)\n\nfunc TestX(t *testing.T) {}\n",
-	}
-	for name, src := range files {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	pkgs, err := listPackages(context.Background(), Options{Dir: dir, Patterns: []string{"./..."}})
 	if err != nil {
 		t.Fatal(err)

@@ -306,13 +306,18 @@ func passed(t *testing.T, rep *report.Report) {
 	}
 }
 
-// testModuleFiles writes a module of the given files.
+// testModuleFiles writes a module of the given files (names may hold
+// directories) into a temporary directory and returns the directory.
 func testModuleFiles(t *testing.T, path string, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	files["go.mod"] = "module " + path + "\n\ngo 1.26\n"
 	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+		name = filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
