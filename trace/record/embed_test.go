@@ -6,7 +6,6 @@ package record
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -14,9 +13,7 @@ func TestPrepareToolchainInIsBuilds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a test binary")
 	}
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/tct\n\ngo 1.26\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "a_test.go"), []byte("package tct\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n"), 0o644)
+	dir := testModule(t, "example.com/tct", map[string]string{"a_test.go": "package tct\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n"})
 	b, err := Build(context.Background(), RecordOptions{Dir: dir})
 	if err != nil {
 		t.Fatal(err)

@@ -8,8 +8,6 @@ package record
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -229,9 +227,7 @@ func TestHangEndedAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records tests")
 	}
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/hangt\n\ngo 1.26\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "hang_test.go"), []byte(hangTests), 0o644)
+	dir := testModule(t, "example.com/hangt", map[string]string{"hang_test.go": hangTests})
 	b, err := Build(context.Background(), RecordOptions{Dir: dir})
 	if err != nil {
 		t.Fatal(err)

@@ -8,8 +8,6 @@ package record
 import (
 	"context"
 	"debug/elf"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -55,9 +53,7 @@ func TestBuildWithoutDWARF(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a test binary")
 	}
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/linkt\n\ngo 1.26\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "v_test.go"), []byte(`package linkt
+	dir := testModule(t, "example.com/linkt", map[string]string{"v_test.go": `package linkt
 
 import "testing"
 
@@ -71,7 +67,7 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("Version %q", Version)
 	}
 }
-`), 0o644)
+`})
 	b, err := Build(context.Background(), RecordOptions{Dir: dir, GoFlags: []string{"-ldflags=-X example.com/linkt.Version=set"}})
 	if err != nil {
 		t.Fatal(err)
