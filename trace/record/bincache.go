@@ -184,8 +184,10 @@ func removeEntry(entry string) bool {
 	if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
 		return false
 	}
-	os.Remove(filepath.Join(entry, "pkg.test"))
-	os.RemoveAll(entry) // the lock file last: a process that opens it anew makes the entry again
+	// A process that opens the lock meanwhile finds, once it holds it,
+	// that it is not the entry's lock, and makes the entry again
+	// (lockEntry): RemoveAll removes in no order.
+	os.RemoveAll(entry)
 	return true
 }
 
