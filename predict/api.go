@@ -451,8 +451,9 @@ func CheckWitness(t *trace.Trace, f *Finding, opts Options) error {
 // CheckWitnesses is CheckWitness for several findings of one trace: it
 // builds the checker's indices of t (one replay of the run) once, and
 // checks each finding's witness against them, in order. It returns the
-// index in fs of the first finding rejected and why, or -1 and nil when
-// it accepts them all.
+// index in fs of the first finding rejected and why, -1 and nil when it
+// accepts them all, or -1 and the error when no checker could be made
+// (no finding's fault).
 func CheckWitnesses(t *trace.Trace, fs []*Finding, opts Options) (int, error) {
 	if len(fs) == 0 {
 		return -1, nil
@@ -461,7 +462,7 @@ func CheckWitnesses(t *trace.Trace, fs []*Finding, opts Options) (int, error) {
 	k := witness.NewChecker(t, loc, spans)
 	relaxed, err := relaxedReads(context.Background(), t, loc, func(l int32) trace.Span { return spans[l] }, k.Shared, &opts)
 	if err != nil {
-		return 0, err
+		return -1, err
 	}
 	k.Relax(relaxed.has)
 	k.ValueFree(opts.valueFree(t))

@@ -131,8 +131,10 @@ func reportObserved(rec *record.RecordResult, fs []predict.Finding, src Source) 
 		out = append(out, f)
 		checked = append(checked, &fs[i])
 	}
-	if k, err := predict.CheckWitnesses(t, checked, predict.Options{}); err != nil {
+	if k, err := predict.CheckWitnesses(t, checked, predict.Options{}); k >= 0 {
 		return nil, fmt.Errorf("internal error: observed %s rejected: %v", checked[k].Kind, err)
+	} else if err != nil {
+		return nil, fmt.Errorf("internal error: checking the observed findings: %v", err)
 	}
 	return out, nil
 }
