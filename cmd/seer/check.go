@@ -37,7 +37,7 @@ var (
 	checkMax       = checkFlags.Int("maxevents", 0, "analyse at most `n` events of each run (the test during which a run passes n is named; -1: no cap; default: what -maxmem holds)")
 	checkSolve     = checkFlags.Duration("solvetimeout", 2*time.Second, "bound each SAT solve of the witness search by `d`; a candidate left undecided is not reported (seer predict -stats counts them)")
 	checkExplore   = addExploreFlags(checkFlags)
-	checkMaxMem    = checkFlags.String("maxmem", "1GiB", "memory to keep each run's conversion and analysis within: seer's heap limit, an event cap of `size` / record.BytesPerEvent (76 bytes), and a tenth of it for the log of the analysis's clock history; e.g. 512MiB, 4GiB")
+	checkMaxMem    = checkFlags.String("maxmem", "1GiB", "memory to keep each run's conversion and analysis within: seer's heap limit, an event cap of `size` / "+strconv.Itoa(record.BytesPerEvent)+" bytes, and a tenth of it for the log of the analysis's clock history; e.g. 512MiB, 4GiB")
 	checkGoTest    = addGoTestFlags(checkFlags)
 	checkProcs     = checkFlags.Int("p", 0, "check `n` packages at once, each within its share of -maxmem (default GOMAXPROCS, at most one package per 512MiB of -maxmem)")
 	checkShard     = checkFlags.String("shard", "", "check only share `i/n` of the packages (1 <= i <= n), for a CI matrix: the packages, by import path, dealt out in turn")
@@ -375,7 +375,7 @@ var (
 	predictAnalysis = predictFlags.String("analysis", "seer", "analysis: seer, hb or shb")
 	predictAtom     = predictFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 	predictSolve    = predictFlags.Duration("solvetimeout", 2*time.Second, "bound each SAT solve of the witness search by `d`; a candidate left undecided is not reported, and -stats counts it")
-	predictMaxMem   = predictFlags.String("maxmem", "1GiB", "memory to keep the analysis within: seer's heap limit, a cap of `size` / record.BytesPerEvent (76 bytes) on the events read, and a tenth of it for the log of the clock history (past it, only the SHB layer sees the whole trace); e.g. 512MiB, 4GiB")
+	predictMaxMem   = predictFlags.String("maxmem", "1GiB", "memory to keep the analysis within: seer's heap limit, a cap of `size` / "+strconv.Itoa(record.BytesPerEvent)+" bytes on the events read, and a tenth of it for the log of the clock history (past it, only the SHB layer sees the whole trace); e.g. 512MiB, 4GiB")
 	predictMax      = predictFlags.Int("maxevents", 0, "analyse at most the trace's first `n` events (-1: no cap; default: what -maxmem holds)")
 )
 
@@ -398,7 +398,7 @@ The hb and shb analyses are baselines for comparison: they report what
 their relation leaves unordered, without witnesses.
 
 -maxmem bounds the analysis's memory. Most of it follows the trace's size:
-a trace of more events than -maxmem holds (76 bytes an event, as seer
+a trace of more events than -maxmem holds (` + strconv.Itoa(record.BytesPerEvent) + ` bytes an event, as seer
 check caps a run) is analysed up to that many, the prefix of the run a
 recording stopped there would have kept, and seer predict says so
 (-maxevents sets the cap itself). The clock history that every layer after schedulable happens-before
