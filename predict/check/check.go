@@ -291,12 +291,6 @@ func (p *prepared) program() *static.Program {
 // //seer:atomic has its source loaded first: the build needs to know its
 // atomic functions.
 func (p *prepared) build(ctx context.Context, opts Options) {
-	pkg := p.lp.Path
-	progress := func(stage string) {
-		if opts.Progress != nil {
-			opts.Progress(Progress{Package: pkg, Stage: stage})
-		}
-	}
 	var atomic func(string) bool
 	if p.lp.Dir == "" || mentions(p.lp.Dir, static.AtomicDirective) {
 		p.loadSource(ctx, opts)
@@ -305,6 +299,23 @@ func (p *prepared) build(ctx context.Context, opts Options) {
 	if err := ctx.Err(); err != nil {
 		p.err = err
 		return
+	}
+	ropts := p.recordOptions(opts, atomic)
+	bin, err := record.Build(ctx, ropts)
+	p.ropts, p.bin, p.err = ropts, bin, err
+	if errors.As(err, &p.buildFail) {
+		p.err = nil
+	}
+}
+
+// recordOptions returns the options that build the package's test binary
+// and run it, with atomic its //seer:atomic functions (nil: none).
+func (p *prepared) recordOptions(opts Options, atomic func(string) bool) record.RecordOptions {
+	pkg := p.lp.Path
+	progress := func(stage string) {
+		if opts.Progress != nil {
+			opts.Progress(Progress{Package: pkg, Stage: stage})
+		}
 	}
 	goFlags := opts.GoFlags
 	if atomic != nil {
@@ -332,11 +343,7 @@ func (p *prepared) build(ctx context.Context, opts Options) {
 		ropts.Listed = &record.Listed{ImportPath: p.lp.Path, Dir: p.lp.Dir, Tests: p.lp.Status == ""}
 	}
 	ropts.Replayable = opts.Replay || opts.Explore > 0 // exploring plans from positions
-	bin, err := record.Build(ctx, ropts)
-	p.ropts, p.bin, p.err = ropts, bin, err
-	if errors.As(err, &p.buildFail) {
-		p.err = nil
-	}
+	return ropts
 }
 
 // atomicGCFlags builds a package that has //seer:atomic functions: without

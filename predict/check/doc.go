@@ -55,8 +55,9 @@
 // Options.Procs packages are checked at once, as go test -p runs them,
 // each within its share of the memory cap (a recording and an analysis
 // can each take all of it); the test binaries of the next few are built
-// meanwhile, as many builds at a time, and the report is in package order
-// (Run, packages.go). Options.Shard checks one share of the packages, for
+// meanwhile, as many builds at a time, the first package's alone and the
+// others' several to one go command (buildgroup.go), and the report is
+// in package order (Run, packages.go). Options.Shard checks one share of the packages, for
 // a CI matrix.
 //
 // # go test's flags and cache

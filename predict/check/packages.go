@@ -91,8 +91,10 @@ func mergeParts(parts []*report.Report) *report.Report {
 // into parts[p.index], Options.Procs at a time. Test binaries are built
 // ahead of the packages being checked, Options.Procs builds at a time
 // (other processes: the go command, the compiler, the linker), so that a
-// package never waits for its build when the one before it was quick. A
-// package's source is loaded while its first run runs.
+// package never waits for its build when the one before it was quick;
+// after the first package, up to buildAhead packages are built by one go
+// command (buildgroup.go). A package's source is loaded while its first
+// run runs.
 func runPrepared(ctx context.Context, opts Options, todo []*prepared, parts []*report.Report, cache *reportCache) error {
 	if len(todo) == 0 {
 		return nil
@@ -104,33 +106,57 @@ func runPrepared(ctx context.Context, opts Options, todo []*prepared, parts []*r
 	// slots bounds the binaries built and not yet checked: the ones being
 	// checked and buildAhead more.
 	slots := make(chan struct{}, procs+buildAhead)
-	// procs builders, as go test -p builds procs test binaries at once:
-	// one while a package runs when procs is 1, so that the second core
-	// has work.
-	feed := make(chan *prepared, len(todo))
-	for _, p := range todo {
-		feed <- p
+	// procs builds at a time, as go test -p builds procs test binaries at
+	// once: one while a package runs when procs is 1, so that the second
+	// core has work. A build is of a unit of packages (buildgroup.go),
+	// started once it holds a slot for each, in order; the units' packages
+	// are handed to the checkers in order too, so that a package never
+	// waits for a lane that later packages, built sooner, took.
+	units := buildUnits(todo, buildAhead)
+	done := make([]chan struct{}, len(units))
+	for i := range done {
+		done[i] = make(chan struct{})
 	}
-	close(feed)
-	var builders sync.WaitGroup
-	for range procs {
-		builders.Add(1)
-		go func() {
-			defer builders.Done()
-			for p := range feed {
+	go func() {
+		builds := make(chan struct{}, procs)
+		for i, unit := range units {
+			ok := true
+			for _, p := range unit {
 				select {
 				case slots <- struct{}{}:
 					p.slot = true
-					p.build(cctx, opts)
 				case <-cctx.Done():
+					ok = false
+				}
+			}
+			if ok {
+				select {
+				case builds <- struct{}{}:
+				case <-cctx.Done():
+					ok = false
+				}
+			}
+			if !ok {
+				for _, p := range unit {
 					p.err = cctx.Err()
 				}
+				close(done[i])
+				continue
+			}
+			go func() {
+				buildUnit(cctx, opts, unit)
+				<-builds
+				close(done[i])
+			}()
+		}
+	}()
+	go func() {
+		for i, unit := range units {
+			<-done[i]
+			for _, p := range unit {
 				built <- p
 			}
-		}()
-	}
-	go func() {
-		builders.Wait()
+		}
 		close(built)
 	}()
 	var (
@@ -174,9 +200,9 @@ func runPrepared(ctx context.Context, opts Options, todo []*prepared, parts []*r
 }
 
 // buildAhead is how many test binaries may be built beyond the ones being
-// checked: enough for a module's small packages after a large one (four
-// in groupcache) to be built while the large one runs. They are files,
-// not memory.
+// checked, and how many one go command builds (buildUnits): enough for a
+// module's small packages after a large one (three in groupcache) to be
+// built together while the large one runs. They are files, not memory.
 const buildAhead = 4
 
 // PackageMemory is the least memory budget a package checked alongside

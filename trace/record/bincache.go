@@ -53,6 +53,14 @@ func binDir(tc *gocmd.Toolchain) string { return filepath.Join(tc.Dir, "bin") }
 // locked for this process until unlock is called. The key names the
 // entry only; whether its binary is up to date is the go command's to say.
 func keptBinary(tc *gocmd.Toolchain, pkg, dir string, args, env []string) (path string, unlock func(), err error) {
+	entry := keptEntry(tc, pkg, dir, args, env)
+	trimBinaries(binDir(tc), time.Now())
+	return useEntry(entry, dir)
+}
+
+// keptEntry returns the directory of the kept binary for building pkg (in
+// directory dir) with the go test arguments args and environment env.
+func keptEntry(tc *gocmd.Toolchain, pkg, dir string, args, env []string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", pkg, dir, strings.Join(args, "\x00"))
 	for _, kv := range env {
@@ -65,9 +73,14 @@ func keptBinary(tc *gocmd.Toolchain, pkg, dir string, args, env []string) (path 
 			}
 		}
 	}
-	root := binDir(tc)
-	trimBinaries(root, time.Now())
-	entry := filepath.Join(root, hex.EncodeToString(h.Sum(nil))[:24])
+	return filepath.Join(binDir(tc), hex.EncodeToString(h.Sum(nil))[:24])
+}
+
+// useEntry locks the kept binary's entry (made if need be) for the
+// package in directory dir, and returns the path of its binary and the
+// unlock. A process that holds several entries at once takes them in the
+// order of their paths (BuildGroup), so that two never wait on each other.
+func useEntry(entry, dir string) (path string, unlock func(), err error) {
 	lock, err := lockEntry(entry)
 	if err != nil {
 		return "", nil, err

@@ -22,7 +22,9 @@
 //     links without DWARF (linkflags.go), into a kept binary that the go
 //     command links again only when it is not up to date (bincache.go),
 //     and takes the package as the caller's go list resolved it
-//     (RecordOptions.Listed, listed.go).
+//     (RecordOptions.Listed, listed.go). BuildGroup builds the binaries
+//     of several packages with one go command, each into the kept
+//     binary Build uses (buildgroup.go).
 //   - PrepareToolchain prepares the recording toolchain with this
 //     package's recorder; BytesPerEvent is the memory budget of one event.
 //   - RecordOptions.Hang: a run whose goroutines have all been blocked on

@@ -10,7 +10,8 @@ import (
 )
 
 // testModule writes a module of import path path holding files (name to
-// contents) into a temporary directory and returns the directory.
+// contents; a name may hold directories) into a temporary directory and
+// returns the directory.
 func testModule(t *testing.T, path string, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -18,7 +19,11 @@ func testModule(t *testing.T, path string, files map[string]string) string {
 		t.Fatal(err)
 	}
 	for name, src := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+		name = filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
