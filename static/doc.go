@@ -177,6 +177,9 @@
 // is loaded by the Go that builds it; a package whose only errors are
 // go/types' "requires newer Go version" (a go 1.27 module, a seer built
 // with Go 1.26) is type-checked in full and kept (goversion.go).
+// LoadEach makes the Programs of several packages, each as Load makes it
+// of that package alone, from one go/packages load (loadeach.go): seer
+// check loads the source of a few packages at a time so.
 // Loading takes far longer with a cold build cache than with a warm one,
 // since go list compiles the export data of the dependencies (times:
 // bench/RESULTS.md, "Figures once in comments").

@@ -138,6 +138,24 @@ func LoadEnvFlags(ctx context.Context, dir string, env, buildFlags []string, pat
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
+	l, err := loadPackages(ctx, dir, env, buildFlags, patterns)
+	if err != nil {
+		return nil, err
+	}
+	return l.program(patterns, l.initial, start)
+}
+
+// loaded is the outcome of one go/packages load: its packages and the
+// source of every file it parsed.
+type loaded struct {
+	absDir  string
+	initial []*packages.Package
+	content map[string][]byte
+}
+
+// loadPackages loads patterns in dir with go/packages (loadMode, with
+// tests), the go command with seer's build cache, env and buildFlags.
+func loadPackages(ctx context.Context, dir string, env, buildFlags []string, patterns []string) (*loaded, error) {
 	absDir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -173,7 +191,14 @@ func LoadEnvFlags(ctx context.Context, dir string, env, buildFlags []string, pat
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	return &loaded{absDir: absDir, initial: initial, content: content}, nil
+}
 
+// program builds the Program of patterns from initial, the packages of
+// the load that the patterns name (with their test variants). start is
+// when loading began (Program.LoadTime).
+func (l *loaded) program(patterns []string, initial []*packages.Package, start time.Time) (*Program, error) {
+	absDir, content := l.absDir, l.content
 	p := &Program{
 		Dir:      absDir,
 		Patterns: patterns,

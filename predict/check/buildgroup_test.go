@@ -16,22 +16,32 @@ import (
 	"github.com/seer-tools/seer/static"
 )
 
-func TestBuildUnits(t *testing.T) {
+// testPackages returns a prepared package for each name of names: a
+// package that can be built with others, but for names starting with u
+// (go list found an error: built alone, which positions it), m (may have
+// //seer:atomic functions: built with flags of its own) and n (no
+// directory: not found by go list).
+func testPackages(t *testing.T, names string) []*prepared {
 	plain, atomic := t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(plain, "p.go"), []byte("package p\n"), 0o644)
 	os.WriteFile(filepath.Join(atomic, "p.go"), []byte("package p\n\n"+static.AtomicDirective+"\nfunc f() {}\n"), 0o644)
-	pkg := func(name string) *prepared {
+	var out []*prepared
+	for _, name := range strings.Fields(names) {
 		lp := listedPackage{Path: name, Dir: plain, Clean: true}
 		switch name[0] {
-		case 'u': // go list found an error: built alone, which positions it
+		case 'u':
 			lp.Clean = false
-		case 'm': // may have //seer:atomic functions: built with flags of its own
+		case 'm':
 			lp.Dir = atomic
-		case 'n': // not found by go list
+		case 'n':
 			lp.Dir = ""
 		}
-		return newPrepared(lp)
+		out = append(out, newPrepared(lp))
 	}
+	return out
+}
+
+func TestBuildUnits(t *testing.T) {
 	for _, tc := range []struct {
 		name, todo string
 		size       int
@@ -45,12 +55,8 @@ func TestBuildUnits(t *testing.T) {
 		{"no groups", "a b c", 1, "a | b | c"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var todo []*prepared
-			for _, name := range strings.Fields(tc.todo) {
-				todo = append(todo, pkg(name))
-			}
 			var units []string
-			for _, u := range buildUnits(todo, tc.size) {
+			for _, u := range buildUnits(testPackages(t, tc.todo), tc.size) {
 				var names []string
 				for _, p := range u {
 					names = append(names, p.lp.Path)
@@ -66,7 +72,7 @@ func TestBuildUnits(t *testing.T) {
 
 // TestGroupWithBrokenPackage checks a module of four packages, three in
 // one group, one of which does not compile: the report names its error,
-// and the others' tests and races are all there.
+// and the others' tests and races are all there, placed by their source.
 func TestGroupWithBrokenPackage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records tests")
@@ -88,6 +94,11 @@ func TestGroupWithBrokenPackage(t *testing.T) {
 	}
 	for _, f := range rep.Findings {
 		found = append(found, strings.TrimPrefix(f.Package, "example.com/grouped/"))
+		// The source, loaded for a, b and d at once, names the variable
+		// and places the access to the column.
+		if a := f.Accesses[0]; a.Column == 0 || !strings.HasPrefix(f.Variable, "n ") {
+			t.Errorf("%s: access %+v of %q: the source was not loaded", f.Package, a, f.Variable)
+		}
 	}
 	if got, want := strings.Join(pkgs, ", "), "a ok, b ok, c build-error, d ok"; got != want {
 		t.Errorf("packages %s, want %s", got, want)

@@ -245,10 +245,11 @@ type prepared struct {
 	bin       *record.Binary
 	buildFail *gocmd.BuildFailure
 	err       error
-	index     int    // in Run's list of packages
-	slot      bool   // holds one of runPrepared's slots
-	cacheID   string // the test ID of its cache entry (cache.go), if it is to be cached
-	testLog   []byte // its runs' test logs, for the cache
+	index     int           // in Run's list of packages
+	slot      bool          // holds one of runPrepared's slots
+	cacheID   string        // the test ID of its cache entry (cache.go), if it is to be cached
+	testLog   []byte        // its runs' test logs, for the cache
+	shared    *sharedSource // the load of source it shares with other packages (sourcegroup.go), if any
 }
 
 func newPrepared(lp listedPackage) *prepared {
@@ -265,9 +266,14 @@ func (p *prepared) loadSource(ctx context.Context, opts Options) {
 			defer close(p.loaded)
 			var prog *static.Program
 			var err error
-			if opts.Static != nil {
+			if p.shared != nil {
+				prog = p.shared.program(ctx, opts, p.lp.Path) // sourcegroup.go
+			}
+			switch {
+			case prog != nil:
+			case opts.Static != nil:
 				prog, err = opts.Static.ProgramEnvFlags(ctx, opts.Dir, opts.Env, opts.GoFlags, p.lp.Path)
-			} else {
+			default:
 				// Loaded here rather than through a Cache, whose loads
 				// outlive their caller: a cancelled check stops its go
 				// list too.

@@ -113,6 +113,7 @@ func runPrepared(ctx context.Context, opts Options, todo []*prepared, parts []*r
 	// are handed to the checkers in order too, so that a package never
 	// waits for a lane that later packages, built sooner, took.
 	units := buildUnits(todo, buildAhead)
+	shareSource(opts, todo)
 	done := make([]chan struct{}, len(units))
 	for i := range done {
 		done[i] = make(chan struct{})
