@@ -47,25 +47,17 @@ func TestKeptBinary(t *testing.T) {
 		v, _, _ = strings.Cut(v, "\n")
 		return v
 	}
-	inode := func(path string) uint64 {
-		t.Helper()
-		fi, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fi.Sys().(*syscall.Stat_t).Ino
-	}
 	first := build()
 	if first.kept == "" || !strings.HasPrefix(first.kept, binDir(first.tc)) {
 		t.Fatalf("kept binary %q, want one in %s", first.kept, binDir(first.tc))
 	}
 	kept := first.kept
-	if inode(first.Path) != inode(kept) {
+	if inodeOf(t, first.Path) != inodeOf(t, kept) {
 		t.Errorf("the run's binary is not a link of the kept one")
 	}
-	before := inode(kept)
+	before := inodeOf(t, kept)
 	second := build()
-	if second.kept != kept || inode(kept) != before {
+	if second.kept != kept || inodeOf(t, kept) != before {
 		t.Error("an unchanged package was linked again")
 	}
 	if second.ID != first.ID || says(second) != "one" {
@@ -73,7 +65,7 @@ func TestKeptBinary(t *testing.T) {
 	}
 	write("v_test.go", strings.Replace(test, "%s", "two", 1))
 	third := build()
-	if inode(kept) == before || third.ID == first.ID {
+	if inodeOf(t, kept) == before || third.ID == first.ID {
 		t.Error("a changed package was not linked again")
 	}
 	if got := says(third); got != "two" {
@@ -220,6 +212,16 @@ func TestLockEntryRemoved(t *testing.T) {
 	if err != nil || !os.SameFile(held, named) {
 		t.Errorf("the lock taken is not the entry's lock file (%v)", err)
 	}
+}
+
+// inodeOf returns the inode of the file at path.
+func inodeOf(t *testing.T, path string) uint64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Sys().(*syscall.Stat_t).Ino
 }
 
 // holdEntry locks entry as a seer process building it does, until the

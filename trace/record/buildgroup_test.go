@@ -9,9 +9,7 @@ package record
 import (
 	"context"
 	"errors"
-	"os"
 	"slices"
-	"syscall"
 	"testing"
 
 	"github.com/seer-tools/seer/internal/gocmd"
@@ -73,14 +71,6 @@ func TestBuildGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inode := func(path string) uint64 {
-		t.Helper()
-		fi, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fi.Sys().(*syscall.Stat_t).Ino
-	}
 	want := []string{"TestInA", "TestInB", "TestInC"}
 	kept := map[string]uint64{}
 	for i, b := range bins {
@@ -95,10 +85,10 @@ func TestBuildGroup(t *testing.T) {
 		if !slices.Equal(tests, want[i:i+1]) {
 			t.Errorf("%s's binary lists %v, want %v", b.Package, tests, want[i:i+1])
 		}
-		if b.kept == "" || inode(b.Path) != inode(b.kept) {
+		if b.kept == "" || inodeOf(t, b.Path) != inodeOf(t, b.kept) {
 			t.Errorf("%s: the run's binary is not a link of the kept one (%q)", b.Package, b.kept)
 		}
-		kept[b.Package] = inode(b.kept)
+		kept[b.Package] = inodeOf(t, b.kept)
 	}
 	// Build finds the group's binaries up to date, and the group Build's.
 	for _, l := range group {
@@ -107,7 +97,7 @@ func TestBuildGroup(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer b.Close()
-		if inode(b.kept) != kept[l.ImportPath] {
+		if inodeOf(t, b.kept) != kept[l.ImportPath] {
 			t.Errorf("Build linked %s again after BuildGroup", l.ImportPath)
 		}
 	}
@@ -117,7 +107,7 @@ func TestBuildGroup(t *testing.T) {
 	}
 	for _, b := range again {
 		defer b.Close()
-		if inode(b.kept) != kept[b.Package] {
+		if inodeOf(t, b.kept) != kept[b.Package] {
 			t.Errorf("a second BuildGroup linked %s again", b.Package)
 		}
 	}
