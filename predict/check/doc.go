@@ -56,8 +56,9 @@
 // each within its share of the memory cap (a recording and an analysis
 // can each take all of it); the test binaries of the next few are built
 // meanwhile, as many builds at a time, the first package's alone and the
-// others' several to one go command (buildgroup.go), and the report is
-// in package order (Run, packages.go). Options.Shard checks one share of the packages, for
+// others' several to one go command (buildgroup.go), the source of a few
+// packages is loaded at once (sourcegroup.go), and the report is in
+// package order (Run, packages.go). Options.Shard checks one share of the packages, for
 // a CI matrix.
 //
 // # go test's flags and cache
