@@ -100,6 +100,9 @@ type convertOptions struct {
 	// noPrefault: the writer faults the table's pages in itself, and
 	// Grow copies on one core (prefault.go). For tests.
 	noPrefault bool
+	// noSide: every event goes to the table, none to the side log
+	// (local_side.go). For tests.
+	noSide bool
 
 	// goIDs, if not nil, is set to the map from the recorder's goroutine
 	// ids to the trace's (LiveOptions.GoIDs).
@@ -166,9 +169,9 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	}
 	grow := func(n int) {
 		if o.converted != nil {
-			o.converted.Store(int64(c.b.Len() + c.dropped))
+			o.converted.Store(int64(c.b.Len() + c.dropped + c.held))
 		}
-		n -= c.dropped
+		n -= c.dropped + c.held
 		if have := cap(c.b.t.Events); n > have {
 			c.b.Grow(tableCap(have, c.b.Len(), n, limit) - c.b.Len())
 			pf.ask(c.b.t.Events, c.b.Len(), true)
@@ -189,28 +192,23 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 			c.settleStep = o.settleEvery
 		}
 		c.settleAt = c.settleStep
+		if !o.noSide && c.rp == nil {
+			// The accesses of lives one goroutine owns wait in the side
+			// log (local_side.go); settling the table would find none.
+			c.side, c.settleStep = newSideLog(), -1
+		}
 	}
 	c.b.observe = func(i int, e *Event) {
 		pf.ask(c.b.t.Events, i+1, false)
-		if scan != nil {
-			scan.observe(i, e)
-		}
-		if e.Stack != 0 {
-			for int(e.G) >= len(c.firstStack) {
-				c.firstStack = append(c.firstStack, make([]StackID, len(c.firstStack)+64)...)
-			}
-			if c.firstStack[e.G] == 0 {
-				c.firstStack[e.G] = e.Stack
-			}
-		}
+		c.noteEvent(i, e)
 	}
 	aborted, unwatch := watch(o.abort)
 	defer unwatch()
-	stop := func() bool { return aborted.Load() || maxEvents > 0 && c.b.Len()+c.dropped >= maxEvents }
+	stop := func() bool { return aborted.Load() || maxEvents > 0 && c.b.Len()+c.dropped+c.held >= maxEvents }
 	broken := s.merge(c.enter, c.exit, c.visit, grow, stop)
 	reach := pf.reach(c.b.t.Events, c.b.Len())
 	pf.stop()
-	kept := c.b.Len() + c.dropped // the events the recording kept, if it was cut
+	kept := c.b.Len() + c.dropped + c.held // the events the recording kept, if it was cut
 	atCap := stop()
 	if atCap {
 		broken, capped = true, true
@@ -238,13 +236,7 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 		rp = c.rp.pos
 	}
 	s.close() // the spool's pages, before the compaction's tables
-	if !o.keepLocal {
-		n := max(c.b.Len(), reach)
-		_, rp = compactLocal(c.b.t, rp, scan)
-		c.scan, scan = nil, nil // before shrinkEvents, which may copy the table
-		rp = shrinkEvents(c.b.t, rp, n)
-	}
-	c.b.compactObjects()
+	rp = c.compact(rp, reach)
 	t, err = c.b.Trace()
 	if err != nil {
 		return nil, false, fmt.Errorf("internal error: %v", err)
@@ -272,6 +264,25 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 		t.Truncated = true
 	}
 	return t, capped, nil
+}
+
+// compact ends the conversion's table: the side log's accesses put back
+// where the trace keeps them (local_side.go), the local accesses left out
+// (local.go), unless the scan is nil, and the heap objects made. rp is
+// compacted alike; reach is how far the table's pages were touched.
+func (c *converter) compact(rp []uint32, reach int) []uint32 {
+	if scan := c.scan; scan != nil {
+		if c.side != nil {
+			c.putBack = mergeSide(c.b.t, c.side, scan)
+			c.side = nil
+		}
+		n := max(c.b.Len(), reach)
+		_, rp = compactLocal(c.b.t, rp, scan)
+		c.scan = nil // before shrinkEvents, which may copy the table
+		rp = shrinkEvents(c.b.t, rp, n)
+	}
+	c.b.compactObjects()
+	return rp
 }
 
 // watch returns a flag set once abort is closed (stop returns ending the
@@ -356,6 +367,11 @@ type converter struct {
 	dropped    int
 	settleStep int     // settleEvery, or less for tests; negative: never
 	settleIdx  []int32 // settle's scratch
+	// side, if not nil, holds back the accesses of lives one goroutine
+	// owns (local_side.go); held counts the events it took.
+	side    *sideLog
+	held    int
+	putBack int // the events of the side log put in the table (for tests)
 
 	// syncLives holds syncObj's objects and the latest releases in the
 	// first words of heap lives, in place of syncObjs and lastRel
@@ -611,9 +627,7 @@ func (c *converter) visit(r *rawEvent) {
 			for _, id := range r.pcs {
 				c.retire(uint32(id))
 			}
-			if c.nSettled > 0 && c.settleStep > 0 && c.b.Len() >= c.settleAt {
-				c.settle()
-			}
+			c.settleDue()
 		}
 		return
 	}
@@ -681,7 +695,26 @@ func (c *converter) addValue(g *convGoroutine, e Event, value, old uint64) int {
 	if e.Op != OpRLock && e.Op != OpLock {
 		g.rwPending = 0
 	}
+	if c.side != nil && value == 0 && old == 0 && c.take(&e) {
+		return -1
+	}
 	return c.b.AddValue(e, value, old)
+}
+
+// noteEvent notes event e, at index i of the table, or held back by the
+// side log (i is -2-its index there), for the scan and finish.
+func (c *converter) noteEvent(i int, e *Event) {
+	if c.scan != nil {
+		c.scan.observe(i, e)
+	}
+	if e.Stack != 0 {
+		for int(e.G) >= len(c.firstStack) {
+			c.firstStack = append(c.firstStack, make([]StackID, len(c.firstStack)+64)...)
+		}
+		if c.firstStack[e.G] == 0 {
+			c.firstStack[e.G] = e.Stack
+		}
+	}
 }
 
 func (c *converter) access(g *convGoroutine, r *rawEvent, prim StackID) {

@@ -11,13 +11,14 @@ type ConvertOptions struct {
 	SettleEvery int
 	Settled     *int
 	NoPrefault  bool
+	NoSide      bool
 }
 
 // ConvertAgain is convert with o, for the external tests, which convert a
 // recording's kept spool again after the run.
 func ConvertAgain(spoolPath, bin, shadow string, h Header, atomic func(string) bool, maxEvents int, o ConvertOptions) (t *Trace, capped bool, err error) {
 	co := LiveOptions{Replayable: o.Replayable, KeepLocal: o.KeepLocal}.options()
-	co.settleEvery, co.settled, co.noPrefault = o.SettleEvery, o.Settled, o.NoPrefault
+	co.settleEvery, co.settled, co.noPrefault, co.noSide = o.SettleEvery, o.Settled, o.NoPrefault, o.NoSide
 	return convert(spoolPath, bin, shadow, h, atomic, maxEvents, co)
 }
 

@@ -192,12 +192,9 @@ func (s *localScan) observe(i int, e *Event) {
 			s.lifeOwner = append(s.lifeOwner, make([]uint32, k)...)
 			s.lifeLast = append(s.lifeLast, make([]uint32, k)...)
 		}
-		switch v := s.lifeOwner[l]; {
-		case v == 0, v == owner:
-			s.lifeOwner[l], s.lifeLast[l] = owner, n
-		case handoffLives && v != multiOwner && owner != multiOwner && s.tree.handedTo(v, owner, s.lifeLast[l]):
-			s.lifeOwner[l], s.lifeLast[l] = owner, n // handed over by a go statement
-		default:
+		if s.ownedBy(l, owner) {
+			s.lifeOwner[l], s.lifeLast[l] = owner, n // its own, or handed over by a go statement
+		} else {
 			s.lifeOwner[l] = multiOwner
 		}
 		return
@@ -205,6 +202,27 @@ func (s *localScan) observe(i int, e *Event) {
 	if e.Op.IsAccess() || e.Addr != 0 {
 		s.o.touch(owner, e.Addr, e.Size)
 	}
+}
+
+// ownedBy reports whether life l, already in lifeOwner, is owner's (not
+// multiOwner) once owner touches it: no one touched it yet, or owner
+// alone, or its owner handed it to owner by go statements.
+func (s *localScan) ownedBy(l uint64, owner uint32) bool {
+	switch v := s.lifeOwner[l]; {
+	case v == 0, v == owner:
+		return true
+	case handoffLives && v != multiOwner && owner != multiOwner && s.tree.handedTo(v, owner, s.lifeLast[l]):
+		return true
+	}
+	return false
+}
+
+// ownedAfter reports whether life l is still one goroutine's after an
+// access of goroutine g (observe would not make it shared): what the
+// converter asks before holding the access back (local_side.go). It reads
+// what observe's goTree.note does not change for an access.
+func (s *localScan) ownedAfter(l uint64, g uint32) bool {
+	return l >= uint64(len(s.lifeOwner)) || s.ownedBy(l, g)
 }
 
 // sharedLives adds to the owners the words of the lives that more than

@@ -90,10 +90,11 @@ func (c *converter) runningTest() string {
 	if s := c.scan; s != nil {
 		// The table may have left events out (settle): the scan knows
 		// each goroutine's last.
-		best, test := int32(-1), ""
+		// (Or held it back: local_side.go, lastKey.)
+		best, test := uint64(0), ""
 		for g := 1; 2*g+1 < len(s.last) && g < len(c.conv); g++ {
-			if i := s.last[2*g]; i > best && c.conv[g] != nil && c.conv[g].test != "" {
-				best, test = i, c.conv[g].test
+			if i := s.last[2*g]; i != -1 && (test == "" || c.lastKey(i) > best) && c.conv[g] != nil && c.conv[g].test != "" {
+				best, test = c.lastKey(i), c.conv[g].test
 			}
 		}
 		return test

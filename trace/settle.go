@@ -45,6 +45,17 @@ func (c *converter) retire(aid uint32) {
 	}
 	c.settled[life] = true
 	c.nSettled++
+	if c.side != nil {
+		c.retireSide(life)
+	}
+}
+
+// settleDue settles if lives were settled since the last time and the
+// table reached settleAt.
+func (c *converter) settleDue() {
+	if c.nSettled > 0 && c.settleStep > 0 && c.b.Len() >= c.settleAt {
+		c.settle()
+	}
 }
 
 // settle leaves out the accesses to settled lives that compactLocal would

@@ -1,0 +1,273 @@
+// This file implements the side log: the plain accesses to heap lives
+// that, when the converter makes them, one goroutine owns (touched alone,
+// or was handed by go statements, local_handoff.go), kept out of the event
+// table in a compact log, and made into table events, in trace order, at
+// the end of the conversion only if their life became shared meanwhile
+// (or the access is a goroutine's last event, or its last with a user
+// frame, which compactLocal keeps whatever it is).
+//
+// compactLocal (local.go) leaves out, at the end, every access to a life
+// whose owner the whole trace never took as shared but for those last
+// events. So the events the log holds back are, at the end, either put
+// into the table where they would have been (their life became shared,
+// or they are last events), and the trace is the same, or left out, as
+// compactLocal would have left them, and counted in Trace.Local alike.
+// Before, each of them cost a 32-byte slot of a table that held, on
+// stress-tls and syncmap, twenty to fifty times the events the trace keeps
+// (the table grown and copied twice, its pages faulted in, every event
+// asked again at the end): bench/RESULTS.md, "the conversion after the run
+// on two cores" and "the side log".
+//
+// A record of the log is 24 bytes and names no event index: the table's
+// length when it was made (pos: it goes before the table's event pos),
+// its life and offset there, size, operation, stack and goroutine. The
+// log is in trace order, so a record's index orders it among those of
+// the same pos. The scan's last events (localScan.last) name a record of
+// the log as -2-index. Records of a life the allocator ended while one
+// goroutine owned it can never be put in the table (no later record names
+// the life: settle.go), but for last events; the log is compacted when
+// they are half of it, as settle compacts the table.
+
+package trace
+
+import "sort"
+
+// sideLog holds the accesses held back from the event table (see the file
+// comment), in blocks of sideBlock records.
+type sideLog struct {
+	blocks [][]sideRec
+	n      int      // records in the log
+	count  []uint32 // per life: its records in the log
+	dead   int      // records of lives ended while owned by one goroutine
+	spare  [][]sideRec
+	// compactAt is the least number of dead records that makes add
+	// compact the log (sideCompactMin, or less for tests).
+	compactAt int
+}
+
+// sideRec is an access held back: Event{Op: op, Addr: the life's base +
+// off, Size: size, Obj: lifeObj | life-1, Stack: stack, G: g}, which goes
+// before the table's event pos.
+type sideRec struct {
+	pos   uint32
+	life  uint32 // the life's number; its top bit: the access writes
+	off   uint32
+	size  uint32
+	stack StackID
+	g     GoID
+}
+
+const (
+	sideBlockBits = 16
+	sideBlock     = 1 << sideBlockBits
+	// sideWrite marks a record's life as a write's.
+	sideWrite = 1 << 31
+	// sideMax bounds the records of the log, so that -2-index fits the
+	// scan's int32 last events.
+	sideMax = 1<<31 - 2
+	// sideCompactMin is the fewest dead records for which the log is
+	// compacted (see retire).
+	sideCompactMin = 1 << 18
+)
+
+func newSideLog() *sideLog { return &sideLog{compactAt: sideCompactMin} }
+
+func (l *sideLog) at(i int) *sideRec { return &l.blocks[i>>sideBlockBits][i&(sideBlock-1)] }
+
+// event returns the event record r stands for.
+func (r *sideRec) event() Event {
+	life := uint64(r.life &^ sideWrite)
+	op := OpRead
+	if r.life&sideWrite != 0 {
+		op = OpWrite
+	}
+	return Event{Op: op, Addr: lifeBase + life<<lifeShift + uint64(r.off), Size: r.size, Obj: lifeObj | ObjID(life-1), Stack: r.stack, G: r.g}
+}
+
+// sideLife returns the life of e if the side log can hold e, an event
+// about to be added to a table of pos events: a plain read or write of a
+// heap life, carrying no value, that sideRec.event gives back as it is.
+func sideLife(e *Event) (uint64, bool) {
+	if e.Op != OpRead && e.Op != OpWrite || e.Sync != SyncNone || e.Peer != 0 || e.Addr < lifeBase {
+		return 0, false
+	}
+	life := (e.Addr - lifeBase) >> lifeShift
+	off := e.Addr - lifeBase - life<<lifeShift
+	if life == 0 || life >= sideWrite || off > 1<<32-1 || e.Obj != lifeObj|ObjID(life-1) {
+		return 0, false
+	}
+	return life, true
+}
+
+// add appends e, on life, to the log, before the table's event pos, and
+// returns its index.
+func (l *sideLog) add(e *Event, life uint64, pos int) int {
+	i := l.n
+	if i&(sideBlock-1) == 0 && i>>sideBlockBits == len(l.blocks) {
+		var b []sideRec
+		if k := len(l.spare); k > 0 {
+			b, l.spare = l.spare[k-1], l.spare[:k-1]
+		} else {
+			b = make([]sideRec, sideBlock)
+		}
+		l.blocks = append(l.blocks, b)
+	}
+	r := &l.blocks[i>>sideBlockBits][i&(sideBlock-1)]
+	*r = sideRec{pos: uint32(pos), life: uint32(life), off: uint32(e.Addr - lifeBase - life<<lifeShift), size: e.Size, stack: e.Stack, g: e.G}
+	if e.Op == OpWrite {
+		r.life |= sideWrite
+	}
+	l.n++
+	for uint64(len(l.count)) <= life {
+		l.count = append(l.count, make([]uint32, len(l.count)+1024)...)
+	}
+	l.count[life]++
+	return i
+}
+
+// take holds e back from the table if the side log can hold it and its
+// life stays one goroutine's with it (localScan.ownedAfter), noting it as
+// the table would (noteEvent); it reports whether it did.
+func (c *converter) take(e *Event) bool {
+	life, ok := sideLife(e)
+	if !ok || c.side.n >= sideMax || c.b.Len() > 1<<32-1 || !c.scan.ownedAfter(life, uint32(e.G)) {
+		return false
+	}
+	i := c.side.add(e, life, c.b.Len())
+	c.held++
+	c.noteEvent(-2-i, e)
+	return true
+}
+
+// retireSide notes that life, whose allocation ended, will have no more
+// events: if one goroutine owned it, its records are dead but for last
+// events, and the log is compacted once they are half of it.
+func (c *converter) retireSide(life uint32) {
+	l := c.side
+	if int(life) >= len(l.count) || l.count[life] == 0 || c.scan.lifeOwner[life] == multiOwner {
+		return
+	}
+	l.dead += int(l.count[life])
+	l.count[life] = 0
+	if l.dead >= l.compactAt && 2*l.dead >= l.n {
+		c.compactSide()
+	}
+}
+
+// compactSide leaves out of the log the records of the lives the
+// allocator ended while one goroutine owned them (settled), but for the
+// scan's last events, counting them in Trace.Local, and renumbers those.
+func (c *converter) compactSide() {
+	l, s, t := c.side, c.scan, c.b.t
+	refs := make(map[int32][]int) // record -> the scan's last slots that name it
+	for k, v := range s.last {
+		if v <= -2 {
+			refs[-2-v] = append(refs[-2-v], k)
+		}
+	}
+	w := 0
+	for i := 0; i < l.n; i++ {
+		r := l.at(i)
+		life := r.life &^ sideWrite
+		slots, ref := refs[int32(i)]
+		if !ref && int(life) < len(c.settled) && c.settled[life] && s.lifeOwner[life] != multiOwner {
+			for len(t.Local) <= int(r.g) {
+				t.Local = append(t.Local, 0)
+			}
+			t.Local[r.g]++ // left out, as settle would count it
+			continue
+		}
+		if w != i {
+			*l.at(w) = *r
+		}
+		for _, k := range slots {
+			s.last[k] = int32(-2 - w)
+		}
+		w++
+	}
+	l.n, l.dead = w, 0
+	keep := (w + sideBlock - 1) >> sideBlockBits
+	l.spare = append(l.spare, l.blocks[keep:]...)
+	clear(l.blocks[keep:])
+	l.blocks = l.blocks[:keep]
+}
+
+// mergeSide puts into t's table the records of the log whose life the
+// whole trace took as shared, and those that are last events of the scan,
+// each where it was made; it counts the others in t.Local, and renumbers
+// what names events (a receive's send, Values, the scan's last events).
+// It returns how many records it put in the table.
+func mergeSide(t *Trace, l *sideLog, s *localScan) int {
+	isRef := make(map[int32]bool)
+	for _, v := range s.last {
+		if v <= -2 {
+			isRef[-2-v] = true
+		}
+	}
+	for len(t.Local) < len(t.Goroutines) {
+		t.Local = append(t.Local, 0)
+	}
+	var sel []int32 // the records that go into the table, in order
+	for i := 0; i < l.n; i++ {
+		r := l.at(i)
+		if s.lifeOwner[r.life&^sideWrite] == multiOwner || isRef[int32(i)] {
+			sel = append(sel, int32(i))
+		} else {
+			t.Local[r.g]++
+		}
+	}
+	n, m := len(t.Events), len(sel)
+	if m == 0 {
+		return 0
+	}
+	if cap(t.Events) < n+m {
+		t.Events = append(make([]Event, 0, n+m), t.Events...)
+	}
+	t.Events = t.Events[:n+m]
+	// From the back: record k goes after the table's event j if its pos
+	// is past j.
+	newAt := make(map[int32]int32, len(isRef)) // referenced record -> its index
+	w, j := n+m-1, n-1
+	for k := m - 1; k >= 0; k-- {
+		r := l.at(int(sel[k]))
+		for ; j >= int(r.pos); j-- {
+			t.Events[w] = t.Events[j]
+			w--
+		}
+		t.Events[w] = r.event()
+		if isRef[sel[k]] {
+			newAt[sel[k]] = int32(w)
+		}
+		w--
+	}
+	// The table's event j is now at j + the records with pos <= j.
+	moved := func(j int) int {
+		return j + sort.Search(m, func(k int) bool { return int(l.at(int(sel[k])).pos) > j })
+	}
+	for i := range t.Events {
+		if e := &t.Events[i]; e.Op == OpRecv && e.Peer >= 0 && int(e.Peer) < n {
+			e.Peer = int32(moved(int(e.Peer)))
+		}
+	}
+	for k := range t.Values {
+		t.Values[k].Event = moved(t.Values[k].Event)
+	}
+	for k, v := range s.last {
+		switch {
+		case v >= 0:
+			s.last[k] = int32(moved(int(v)))
+		case v <= -2:
+			s.last[k] = newAt[-2-v]
+		}
+	}
+	return m
+}
+
+// lastKey orders the scan's last events (table indices and records of
+// the log) as the trace does.
+func (c *converter) lastKey(v int32) uint64 {
+	if v <= -2 {
+		return uint64(c.side.at(int(-2-v)).pos)<<32 | uint64(-2-v)
+	}
+	return uint64(v)<<32 | 1<<32 - 1
+}

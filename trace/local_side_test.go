@@ -1,0 +1,252 @@
+// This file tests the side log (local_side.go) against the event table
+// alone: random runs of goroutines that touch heap lives (alone, after a
+// go statement, or together), synchronise on them, start goroutines and
+// end lives, fed to the converter with the side log and without it
+// (settling or not), must give the same trace, event for event, and the
+// same counts of accesses left out.
+
+package trace
+
+import (
+	"fmt"
+	"math/rand"
+	"reflect"
+	"testing"
+)
+
+// A sideStep is one step of a random run: what goroutine g does.
+type sideStep struct {
+	kind  sideKind
+	g     int    // the goroutine (index in the run's goroutines)
+	child int    // sideGo: the goroutine started
+	life  int    // the life touched, synchronised on or ended (1-based)
+	off   uint64 // the offset in the life
+	size  uint32
+	write bool
+	stack int    // index in the run's stacks
+	value uint64 // sideStore: the value stored
+}
+
+type sideKind int
+
+const (
+	sideAccess sideKind = iota // a plain access of a life
+	sideGlobal                 // a plain access outside the lives
+	sideSend                   // a send on the life's first word
+	sideRecv                   // a receive there (its Peer: the latest send)
+	sideStore                  // an atomic store there, with a value
+	sideGo                     // g starts child
+	sideEnd                    // g ends
+	sideRetire                 // the life's allocation ends
+)
+
+// randomSideRun makes a random run of n steps over lives lives.
+func randomSideRun(rng *rand.Rand, n, lives int) []sideStep {
+	var steps []sideStep
+	running := []int{0} // goroutines started and not ended
+	next := 1           // the next goroutine's index
+	retired := make([]bool, lives+1)
+	// Each life is mostly one goroutine's, so that lives stay owned,
+	// are handed over, or become shared late.
+	owner := make([]int, lives+1)
+	for tries := 0; len(steps) < n && tries < 50*n; tries++ { // (lives may all end first)
+		g := running[rng.Intn(len(running))]
+		life := 1 + rng.Intn(lives)
+		if retired[life] {
+			continue
+		}
+		if owner[life] == 0 || rng.Intn(8) == 0 {
+			owner[life] = g + 1
+		}
+		st := sideStep{g: g, life: life, stack: rng.Intn(4)}
+		switch r := rng.Intn(100); {
+		case r < 70:
+			if owner[life] != g+1 && rng.Intn(3) != 0 {
+				continue // touched mostly by its owner
+			}
+			st.kind, st.off, st.size, st.write = sideAccess, uint64(rng.Intn(6))*4, uint32(1+rng.Intn(8)), rng.Intn(2) == 0
+		case r < 74:
+			st.kind, st.off, st.size, st.write = sideGlobal, uint64(rng.Intn(4))*8, 8, rng.Intn(2) == 0
+		case r < 76:
+			st.kind = sideSend
+		case r < 78:
+			st.kind = sideRecv
+		case r < 79:
+			st.kind, st.value = sideStore, uint64(1+rng.Intn(5))
+		case r < 88:
+			if next > 40 {
+				continue
+			}
+			st.kind, st.child = sideGo, next
+			running = append(running, next)
+			next++
+			// The child takes over some of the parent's lives.
+			for l := 1; l <= lives; l++ {
+				if owner[l] == g+1 && rng.Intn(2) == 0 {
+					owner[l] = st.child + 1
+				}
+			}
+		case r < 91:
+			if len(running) == 1 {
+				continue
+			}
+			st.kind = sideEnd
+			for k, h := range running {
+				if h == g {
+					running = append(running[:k], running[k+1:]...)
+					break
+				}
+			}
+		default:
+			st.kind = sideRetire
+			retired[life] = true
+		}
+		steps = append(steps, st)
+	}
+	return steps
+}
+
+// sideConfig is how sideConvert converts: with the side log or not, and
+// how often it settles or compacts the log.
+type sideConfig struct {
+	side      bool
+	settle    int // settleEvery for the table (side off); negative: never
+	compactAt int // the side log's compactAt (side on)
+}
+
+// sideConvert feeds run to a converter as its records would, over lives
+// lives, and returns the trace and how many events the side log put back.
+func sideConvert(t *testing.T, run []sideStep, lives int, cfg sideConfig) (*Trace, int) {
+	const goroot = "/goroot"
+	c := newConverter(Header{GOROOT: goroot}, nil, "")
+	c.lives = uint64(lives)
+	c.scan, c.settleStep = newLocalScan(c.b.t.Stacks, goroot), cfg.settle
+	c.settleAt = max(cfg.settle, 0)
+	if cfg.side {
+		c.side, c.settleStep = newSideLog(), -1
+		c.side.compactAt = cfg.compactAt
+	}
+	c.b.observe = c.noteEvent
+	var stacks []StackID
+	for _, f := range []Frame{
+		{Func: "example.com/p.f", File: "/src/p/p.go", Line: 3},
+		{Func: "example.com/p.g", File: "/src/p/p.go", Line: 9},
+		{Func: "runtime.mallocgc", File: goroot + "/src/runtime/malloc.go", Line: 1},
+		{Func: "sync.(*Mutex).Lock", File: goroot + "/src/sync/mutex.go", Line: 2},
+	} {
+		stacks = append(stacks, c.b.Stacks().Push(0, f))
+	}
+	c.lifeOf = make([]uint32, lives+1)
+	for l := 1; l <= lives; l++ {
+		c.b.lives.add(heapLife{addr: 0x10000 * uint64(l), size: 64})
+		c.lifeOf[l] = uint32(l) // allocation l is life l
+	}
+	gs := map[int]*convGoroutine{}
+	gs[0] = &convGoroutine{}
+	c.newID(gs[0], 0, 0)
+	lifeAddr := func(l int, off uint64) uint64 { return lifeBase + uint64(l)<<lifeShift + off }
+	for _, st := range run {
+		g := gs[st.g]
+		stack := stacks[st.stack]
+		switch st.kind {
+		case sideAccess:
+			op := OpRead
+			if st.write {
+				op = OpWrite
+			}
+			c.add(g, Event{Op: op, Addr: lifeAddr(st.life, st.off), Size: st.size, Obj: lifeObj | ObjID(st.life-1), Stack: stack})
+		case sideGlobal:
+			op := OpRead
+			if st.write {
+				op = OpWrite
+			}
+			c.add(g, Event{Op: op, Addr: 0x5000 + st.off, Size: st.size, Stack: stack})
+		case sideSend:
+			addr := lifeAddr(st.life, 0)
+			i := c.add(g, Event{Op: OpSend, Sync: SyncRelease, Addr: addr, Obj: c.syncObj(ObjChan, addr), Stack: stack})
+			c.setLastRelease(addr, i)
+		case sideRecv:
+			addr := lifeAddr(st.life, 0)
+			e := Event{Op: OpRecv, Sync: SyncAcquire, Addr: addr, Obj: c.syncObj(ObjChan, addr), Stack: stack, Peer: -1}
+			if i, ok := c.lastRelease(addr); ok && c.b.Event(i).Op == OpSend {
+				e.Peer = int32(i)
+			}
+			c.add(g, e)
+		case sideStore:
+			addr := lifeAddr(st.life, 8)
+			i := c.addValue(g, Event{Op: OpAtomicStore, Sync: SyncRelease, Addr: addr, Size: 8, Obj: lifeObj | ObjID(st.life-1), Stack: stack}, st.value, 0)
+			c.setLastRelease(addr, i)
+		case sideGo:
+			child := &convGoroutine{}
+			gs[st.child] = child
+			c.newID(child, g.id, stack)
+			c.add(g, Event{Op: OpGo, Peer: int32(child.id), Stack: stack})
+			c.add(child, Event{Op: OpStart, Peer: int32(g.id)})
+		case sideEnd:
+			c.add(g, Event{Op: OpEnd, Stack: stack})
+			g.ended = true
+		case sideRetire:
+			c.retire(uint32(st.life))
+			c.settleDue()
+		}
+	}
+	c.compact(nil, c.b.Len())
+	tr, err := c.b.Trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, c.putBack
+}
+
+// TestSideLogSameTrace converts random runs with the side log and
+// without it, settling often or never, and compacting the log often or
+// never: the traces must be the same.
+func TestSideLogSameTrace(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	configs := []sideConfig{
+		{side: false, settle: -1},
+		{side: false, settle: 16},
+		{side: true, compactAt: 1 << 30},
+		{side: true, compactAt: 4},
+	}
+	putBack, kept, left := 0, 0, 0
+	for r := range 300 {
+		lives := 2 + rng.Intn(12)
+		run := randomSideRun(rng, 50+rng.Intn(400), lives)
+		want, _ := sideConvert(t, run, lives, configs[0])
+		kept += len(want.Events)
+		left += want.LocalAccesses()
+		for _, cfg := range configs[1:] {
+			got, n := sideConvert(t, run, lives, cfg)
+			putBack += n
+			if d := sideDiff(want, got); d != "" {
+				t.Fatalf("run %d (%d steps, %d lives), %+v against the table alone: %s", r, len(run), lives, cfg, d)
+			}
+		}
+	}
+	// The runs must exercise what the log does: events held back and
+	// put back (lives shared late, last events), and events left out.
+	if putBack == 0 || left == 0 || kept == 0 {
+		t.Errorf("the runs put back %d events, kept %d, left out %d: the test wants all three", putBack, kept, left)
+	}
+}
+
+// sideDiff says how two traces differ, or "".
+func sideDiff(want, got *Trace) string {
+	for i := range min(len(want.Events), len(got.Events)) {
+		if want.Events[i] != got.Events[i] {
+			return fmt.Sprintf("event %d: got %+v, want %+v", i, got.Events[i], want.Events[i])
+		}
+	}
+	switch {
+	case len(want.Events) != len(got.Events):
+		return fmt.Sprintf("%d events, want %d", len(got.Events), len(want.Events))
+	case !reflect.DeepEqual(want.Values, got.Values):
+		return fmt.Sprintf("values %v, want %v", got.Values, want.Values)
+	case !reflect.DeepEqual(want.Local, got.Local):
+		return fmt.Sprintf("left out %v, want %v", got.Local, want.Local)
+	case !reflect.DeepEqual(want.Objects, got.Objects):
+		return fmt.Sprintf("objects %v, want %v", got.Objects, want.Objects)
+	}
+	return ""
+}
