@@ -706,6 +706,11 @@ func (c *converter) addValue(g *convGoroutine, e Event, value, old uint64) int {
 func (c *converter) noteEvent(i int, e *Event) {
 	if c.scan != nil {
 		c.scan.observe(i, e)
+		if c.side != nil && i >= 0 && e.Addr >= lifeBase {
+			if l := (e.Addr - lifeBase) >> lifeShift; c.scan.lifeOwner[l] == multiOwner {
+				c.side.shared(l)
+			}
+		}
 	}
 	if e.Stack != 0 {
 		for int(e.G) >= len(c.firstStack) {

@@ -37,12 +37,17 @@ import "sort"
 type sideLog struct {
 	blocks [][]sideRec
 	n      int      // records in the log
-	count  []uint32 // per life: its records in the log
-	dead   int      // records of lives ended while owned by one goroutine
-	spare  [][]sideRec
+	count  []uint32 // per life: its records in the log, while one goroutine owns it
+	site   []uint32 // per life: the stack of its first record, or sideNotHeld
+	// Per site (the stack of a life's first record): the records held
+	// of its lives, and those of them whose life became shared.
+	siteHeld, siteShared []uint32
+	dead                 int // records of lives ended while owned by one goroutine
+	spare                [][]sideRec
 	// compactAt is the least number of dead records that makes add
-	// compact the log (sideCompactMin, or less for tests).
-	compactAt int
+	// compact the log (sideCompactMin, or less for tests), and siteMin
+	// hold's sideSiteMin (or less for tests).
+	compactAt, siteMin uint32
 }
 
 // sideRec is an access held back: Event{Op: op, Addr: the life's base +
@@ -68,9 +73,15 @@ const (
 	// sideCompactMin is the fewest dead records for which the log is
 	// compacted (see retire).
 	sideCompactMin = 1 << 18
+	// sideNotHeld is a life's site when its accesses go to the table.
+	sideNotHeld = ^uint32(0)
+	// sideSiteMin is how many records of a site's lives are held before
+	// the share that became shared can stop the site's new lives from
+	// being held (see hold).
+	sideSiteMin = 256
 )
 
-func newSideLog() *sideLog { return &sideLog{compactAt: sideCompactMin} }
+func newSideLog() *sideLog { return &sideLog{compactAt: sideCompactMin, siteMin: sideSiteMin} }
 
 func (l *sideLog) at(i int) *sideRec { return &l.blocks[i>>sideBlockBits][i&(sideBlock-1)] }
 
@@ -99,6 +110,47 @@ func sideLife(e *Event) (uint64, bool) {
 	return life, true
 }
 
+// hold reports whether the log holds an access of life, with stack
+// stack. It is a guess, which changes no trace: it holds all of a life's
+// accesses while one goroutine owns it, or none, and none of a new life
+// whose first access is at a site (its stack) more than half of whose
+// records held so far went to the table in the end (their life became
+// shared), as a channel's messages do on stress-chan-3m: held, then
+// put back, they cost more than the table alone (bench/RESULTS.md).
+func (l *sideLog) hold(life uint64, stack StackID) bool {
+	for uint64(len(l.count)) <= life {
+		k := len(l.count) + 1024
+		l.count = append(l.count, make([]uint32, k)...)
+		l.site = append(l.site, make([]uint32, k)...)
+	}
+	if l.count[life] == 0 {
+		if l.site[life] == sideNotHeld {
+			return false
+		}
+		if int(stack) < len(l.siteHeld) {
+			if h := l.siteHeld[stack]; h >= l.siteMin && 2*l.siteShared[stack] > h {
+				l.site[life] = sideNotHeld
+				return false
+			}
+		}
+		for len(l.siteHeld) <= int(stack) {
+			k := len(l.siteHeld) + 1024
+			l.siteHeld = append(l.siteHeld, make([]uint32, k)...)
+			l.siteShared = append(l.siteShared, make([]uint32, k)...)
+		}
+		l.site[life] = uint32(stack)
+	}
+	return true
+}
+
+// shared notes that life, if the log holds records of it, became shared.
+func (l *sideLog) shared(life uint64) {
+	if life < uint64(len(l.count)) && l.count[life] > 0 {
+		l.siteShared[l.site[life]] += l.count[life]
+		l.count[life] = 0
+	}
+}
+
 // add appends e, on life, to the log, before the table's event pos, and
 // returns its index.
 func (l *sideLog) add(e *Event, life uint64, pos int) int {
@@ -118,10 +170,8 @@ func (l *sideLog) add(e *Event, life uint64, pos int) int {
 		r.life |= sideWrite
 	}
 	l.n++
-	for uint64(len(l.count)) <= life {
-		l.count = append(l.count, make([]uint32, len(l.count)+1024)...)
-	}
 	l.count[life]++
+	l.siteHeld[l.site[life]]++
 	return i
 }
 
@@ -130,7 +180,7 @@ func (l *sideLog) add(e *Event, life uint64, pos int) int {
 // the table would (noteEvent); it reports whether it did.
 func (c *converter) take(e *Event) bool {
 	life, ok := sideLife(e)
-	if !ok || c.side.n >= sideMax || c.b.Len() > 1<<32-1 || !c.scan.ownedAfter(life, uint32(e.G)) {
+	if !ok || c.side.n >= sideMax || c.b.Len() > 1<<32-1 || !c.scan.ownedAfter(life, uint32(e.G)) || !c.side.hold(life, e.Stack) {
 		return false
 	}
 	i := c.side.add(e, life, c.b.Len())
@@ -149,7 +199,7 @@ func (c *converter) retireSide(life uint32) {
 	}
 	l.dead += int(l.count[life])
 	l.count[life] = 0
-	if l.dead >= l.compactAt && 2*l.dead >= l.n {
+	if l.dead >= int(l.compactAt) && 2*l.dead >= l.n {
 		c.compactSide()
 	}
 }

@@ -110,13 +110,15 @@ func randomSideRun(rng *rand.Rand, n, lives int) []sideStep {
 // how often it settles or compacts the log.
 type sideConfig struct {
 	side      bool
-	settle    int // settleEvery for the table (side off); negative: never
-	compactAt int // the side log's compactAt (side on)
+	settle    int    // settleEvery for the table (side off); negative: never
+	compactAt uint32 // the side log's compactAt (side on)
+	siteMin   uint32 // and its siteMin
 }
 
 // sideConvert feeds run to a converter as its records would, over lives
-// lives, and returns the trace and how many events the side log put back.
-func sideConvert(t *testing.T, run []sideStep, lives int, cfg sideConfig) (*Trace, int) {
+// lives, and returns the trace, how many events the side log put back, and
+// how many lives it did not hold (sideLog.hold).
+func sideConvert(t *testing.T, run []sideStep, lives int, cfg sideConfig) (*Trace, int, int) {
 	const goroot = "/goroot"
 	c := newConverter(Header{GOROOT: goroot}, nil, "")
 	c.lives = uint64(lives)
@@ -124,7 +126,7 @@ func sideConvert(t *testing.T, run []sideStep, lives int, cfg sideConfig) (*Trac
 	c.settleAt = max(cfg.settle, 0)
 	if cfg.side {
 		c.side, c.settleStep = newSideLog(), -1
-		c.side.compactAt = cfg.compactAt
+		c.side.compactAt, c.side.siteMin = cfg.compactAt, cfg.siteMin
 	}
 	c.b.observe = c.noteEvent
 	var stacks []StackID
@@ -190,12 +192,20 @@ func sideConvert(t *testing.T, run []sideStep, lives int, cfg sideConfig) (*Trac
 			c.settleDue()
 		}
 	}
+	notHeld := 0
+	if c.side != nil {
+		for _, s := range c.side.site {
+			if s == sideNotHeld {
+				notHeld++
+			}
+		}
+	}
 	c.compact(nil, c.b.Len())
 	tr, err := c.b.Trace()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tr, c.putBack
+	return tr, c.putBack, notHeld
 }
 
 // TestSideLogSameTrace converts random runs with the side log and
@@ -206,28 +216,30 @@ func TestSideLogSameTrace(t *testing.T) {
 	configs := []sideConfig{
 		{side: false, settle: -1},
 		{side: false, settle: 16},
-		{side: true, compactAt: 1 << 30},
-		{side: true, compactAt: 4},
+		{side: true, compactAt: 1 << 30, siteMin: 1 << 30},
+		{side: true, compactAt: 4, siteMin: 1 << 30},
+		{side: true, compactAt: 4, siteMin: 4},
 	}
-	putBack, kept, left := 0, 0, 0
+	putBack, kept, left, notHeld := 0, 0, 0, 0
 	for r := range 300 {
 		lives := 2 + rng.Intn(12)
 		run := randomSideRun(rng, 50+rng.Intn(400), lives)
-		want, _ := sideConvert(t, run, lives, configs[0])
+		want, _, _ := sideConvert(t, run, lives, configs[0])
 		kept += len(want.Events)
 		left += want.LocalAccesses()
 		for _, cfg := range configs[1:] {
-			got, n := sideConvert(t, run, lives, cfg)
-			putBack += n
+			got, n, nh := sideConvert(t, run, lives, cfg)
+			putBack, notHeld = putBack+n, notHeld+nh
 			if d := sideDiff(want, got); d != "" {
 				t.Fatalf("run %d (%d steps, %d lives), %+v against the table alone: %s", r, len(run), lives, cfg, d)
 			}
 		}
 	}
 	// The runs must exercise what the log does: events held back and
-	// put back (lives shared late, last events), and events left out.
-	if putBack == 0 || left == 0 || kept == 0 {
-		t.Errorf("the runs put back %d events, kept %d, left out %d: the test wants all three", putBack, kept, left)
+	// put back (lives shared late, last events), events left out, and
+	// lives not held.
+	if putBack == 0 || left == 0 || kept == 0 || notHeld == 0 {
+		t.Errorf("the runs put back %d events, kept %d, left out %d, did not hold %d lives: the test wants all four", putBack, kept, left, notHeld)
 	}
 }
 
