@@ -196,6 +196,9 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 			// The accesses of lives one goroutine owns wait in the side
 			// log (local_side.go); settling the table would find none.
 			c.side, c.settleStep = newSideLog(), -1
+			if pf != nil {
+				c.side.fresh = pf.askBlock
+			}
 		}
 	}
 	c.b.observe = func(i int, e *Event) {

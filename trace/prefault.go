@@ -28,7 +28,7 @@ const (
 // A prefaulter faults in the pages of the event table ahead of its
 // length. The zero value (nil) does nothing.
 type prefaulter struct {
-	req  chan []Event  // the next range to fault in; newer requests replace older ones
+	req  chan region   // the next range to fault in; newer requests replace older ones
 	done chan struct{} // closed when run returns
 	next int           // the length at which ask sends again
 	// gone reports whether the test process is gone: until then the
@@ -42,19 +42,26 @@ func newPrefaulter(gone func() bool) *prefaulter {
 	if !prefaults {
 		return nil
 	}
-	p := &prefaulter{req: make(chan []Event, 1), done: make(chan struct{}), gone: gone}
+	p := &prefaulter{req: make(chan region, 1), done: make(chan struct{}), gone: gone}
 	go p.run()
 	return p
+}
+
+// A region is memory to fault in: the table's events ahead, or a block of
+// the side log (local_side.go).
+type region struct {
+	p unsafe.Pointer
+	n uintptr
 }
 
 // run faults in each range requested, until stop.
 func (p *prefaulter) run() {
 	defer close(p.done)
 	for r := range p.req {
-		if len(r) == 0 {
+		if r.n == 0 {
 			continue
 		}
-		if !populate(unsafe.Pointer(unsafe.SliceData(r)), uintptr(len(r))*unsafe.Sizeof(Event{})) {
+		if !populate(r.p, r.n) {
 			// Not supported (a kernel before 5.14): the writer faults
 			// its pages in itself, as it did before.
 			for range p.req {
@@ -80,6 +87,20 @@ func (p *prefaulter) ask(events []Event, n int, force bool) {
 		return
 	}
 	r := events[n:hi:hi]
+	p.send(region{unsafe.Pointer(unsafe.SliceData(r)), uintptr(len(r)) * unsafe.Sizeof(Event{})})
+}
+
+// askBlock asks for the pages of a new block of the side log to be
+// faulted in (sideLog.fresh), after the run.
+func (p *prefaulter) askBlock(b []sideRec) {
+	if p == nil || len(b) == 0 || !p.gone() {
+		return
+	}
+	p.send(region{unsafe.Pointer(&b[0]), uintptr(len(b)) * unsafe.Sizeof(sideRec{})})
+}
+
+// send sends r, replacing a request that waits.
+func (p *prefaulter) send(r region) {
 	select {
 	case p.req <- r:
 	default:
