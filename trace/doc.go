@@ -98,6 +98,12 @@
 // the lives the allocator has ended (handed their memory out again), so
 // that the event table holds what the trace will keep plus the lives
 // still running, not every event of the run; the trace is the same.
+// The accesses of a life one goroutine owns so far do not even enter the
+// table: local_side.go holds them in a compact log, in trace order, and
+// at the end puts into the table only those compactLocal keeps (their
+// life became shared, or a goroutine's last events), where they were
+// made; settling then finds nothing, and the log is compacted as lives
+// end instead. The trace is the same.
 // local_lives.go keeps the owners of the words of the lives that several
 // goroutines touched in one dense array, life by life, rather than in
 // local.go's hash table of words (the same answers).
