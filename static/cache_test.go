@@ -191,3 +191,36 @@ func TestCacheBuildFlags(t *testing.T) {
 		t.Errorf("%d loads, want 2 (one per set of flags)", c.Loads())
 	}
 }
+
+// TestLoadRaceFiles: the source is loaded as the race build seer records
+// compiles it, whatever build flags the check was given: a file for the
+// race build tag is loaded and its !race twin is not (before, a test file
+// that called runtime.RaceDisable did not type-check, and its findings
+// lost their columns and names).
+func TestLoadRaceFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads packages")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	dir := writeModule(t)
+	raceFile, noRaceFile := filepath.Join(dir, "race.go"), filepath.Join(dir, "norace.go")
+	files := map[string]string{
+		raceFile:   "//go:build race\n\npackage tiny\n\nimport \"runtime\"\n\nfunc quiet() { runtime.RaceDisable(); runtime.RaceEnable() }\n",
+		noRaceFile: "//go:build !race\n\npackage tiny\n\nfunc quiet() {}\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(name, []byte(content), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, flags := range [][]string{nil, {"-race"}, {"-tags=integration"}} {
+		p, err := LoadEnvFlags(ctx, dir, nil, flags, ".")
+		if err != nil {
+			t.Fatalf("flags %q: %v", flags, err)
+		}
+		if got := p.Files(); !slices.Contains(got, raceFile) || slices.Contains(got, noRaceFile) {
+			t.Errorf("flags %q: files %v, want race.go and not norace.go", flags, got)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -183,7 +184,7 @@ func loadPackages(ctx context.Context, dir string, env, buildFlags []string, pat
 			return parser.ParseFile(fset, filename, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
 		},
 	}
-	cfg.BuildFlags = buildFlags
+	cfg.BuildFlags = raceBuild(buildFlags)
 	initial, err := packages.Load(cfg, patterns...)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s in %s: %v", strings.Join(patterns, " "), absDir, err)
@@ -437,4 +438,18 @@ func (q *pkg) localVar(pos token.Pos, name string) *types.Var {
 		return vs[0]
 	}
 	return nil
+}
+
+// raceBuild returns buildFlags with -race added if it is not there: the
+// test binaries seer records are race builds (record.Build), so the files
+// a load must see are those the race build tag selects (a test file that
+// calls runtime.RaceDisable type-checks only with it), and the export
+// data go list builds is then the build's own.
+func raceBuild(buildFlags []string) []string {
+	for _, f := range buildFlags {
+		if f == "-race" || f == "-race=true" {
+			return buildFlags
+		}
+	}
+	return append(slices.Clip(buildFlags), "-race")
 }
