@@ -246,9 +246,12 @@ func (f *shbFinds) check(x *shbAccess, r *span, top bool) int {
 			f.fold = append(f.fold, *gr)
 		case bag:
 			f.bagged = append(f.bagged, *gr)
-		case crowded && !gr.batch && !gr.closed && gr.g != x.g:
+		case crowded && !gr.batch && !gr.closed && gr.g != x.g && gr.idle >= shbOpenIdle:
 			f.opened = append(f.opened, *gr)
 		default:
+			if top && !gr.batch && !gr.closed && gr.g != x.g && gr.idle < 255 {
+				gr.idle++
+			}
 			if kept != k {
 				t.groups[kept] = *gr
 			}

@@ -32,9 +32,24 @@
 package predict
 
 // shbOpenAt is the number of nodes at a location's top from which an
-// access moves the open groups of other goroutines there into open bags
-// (a variable for the tests, which compare bagging always and never).
-var shbOpenAt = 32
+// access moves open groups of other goroutines there into open bags, and
+// shbOpenIdle the number of accesses of other goroutines that must have
+// passed over such a group at the top since its own goroutine's latest
+// access (shbGroup.idle) before it moves (variables for the tests, which
+// compare bagging always and never, at once and once idle). Passing over
+// a group costs a look at its masks; bagging it, a table insert, and a
+// delete when its goroutine comes back (unbag). A group is bagged once
+// it has cost a few passes, rent then buy (the ski-rental rule, Karlin,
+// Manasse, Rudolph and Sleator, "Competitive snoopy caching",
+// Algorithmica 1988): a goroutine that is about to come back stays at the
+// top, one that has gone quiet leaves it. With a top of 32 (and no idle
+// count), pond's accesses looked at 70.7M nodes, 41.7M of them open groups
+// of tasks they could not conflict with at tops of 9 to 31 nodes; now
+// 37.4M (bench/RESULTS.md, "pond: open groups bagged once idle").
+var (
+	shbOpenAt         = 8
+	shbOpenIdle uint8 = 4
+)
 
 // shbOpenBag holds open groups of one location with the same masks.
 type shbOpenBag struct {

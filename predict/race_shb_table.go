@@ -100,7 +100,12 @@ type shbGroup struct {
 	// are then its nodes, a run in the groups pool, and its masks the
 	// union of theirs.
 	batch bool
-	seq   int32 // the order the groups of a location were made in (not for batches)
+	// idle counts the accesses of other goroutines that passed over the
+	// group at its location's top since its own goroutine's latest
+	// access, up to 255 (race_shb_open.go: which open groups to bag). It
+	// sits in what was padding.
+	idle uint8
+	seq  int32 // the order the groups of a location were made in (not for batches)
 }
 
 // shbMasks summarise the words of a location that a node's entries touch,
@@ -304,6 +309,7 @@ func (t *shbTable) record(l, g int32, own int, i, pos, site int32, write, atomic
 	}
 	gr := &t.groups[t.loc[l].off+int32(own)]
 	gr.maxPos = pos
+	gr.idle = 0
 	gr.closed = t.lastOf.has(i)
 	e := &t.c.ev[i]
 	gr.masks.add(wordMask(e.Addr, e.Size), write, atomic)
