@@ -194,8 +194,32 @@ func (h *handoffs) knows(to, p, from int32) int32 {
 // synchronisation. ok is false if they took more than budget units of
 // work.
 func handoffEdges(ctx context.Context, c *ctp, budget int) (h *handoffs, ok bool, err error) {
-	ng := len(c.byG)
-	h = newHandoffs(ng)
+	b := newEdgeBuilder(c, budget)
+	for i := range c.ev {
+		if i&stopEvery == 0 && ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
+		if !b.step(i) {
+			return nil, false, nil
+		}
+	}
+	return b.h, true, nil
+}
+
+// edgeBuilder makes handoffEdges's orderings event by event, in trace
+// order: after step(i), h holds every ordering into a goroutine up to
+// its events before i (what knowsAtLeast asks of an access at i).
+type edgeBuilder struct {
+	c *ctp
+	h *handoffs
+	// Per address, the releases its clock holds since the last one that
+	// overwrote it: the latest of each goroutine.
+	pending map[uint64][]centry
+	budget  int
+}
+
+func newEdgeBuilder(c *ctp, budget int) *edgeBuilder {
+	h := newHandoffs(len(c.byG))
 	// The go statement happens before the whole goroutine (its clock
 	// before its first event knows it: recv 0).
 	for g, evs := range c.byG {
@@ -206,56 +230,55 @@ func handoffEdges(ctx context.Context, c *ctp, budget int) (h *handoffs, ok bool
 			h.parent[g], h.goPos[g] = int32(c.ev[p].G), c.pos[p]
 		}
 	}
-	// Per address, the releases its clock holds since the last one that
-	// overwrote it: the latest of each goroutine.
-	pending := make(map[uint64][]centry)
-	for i := range c.ev {
-		if i&stopEvery == 0 && ctx.Err() != nil {
-			return nil, false, ctx.Err()
-		}
-		e := &c.ev[i]
-		g, p := int32(e.G), c.pos[i]
-		if e.Op == trace.OpJoin {
-			if j := c.joinSrc(int32(i)); j >= 0 {
-				h.add(g, int32(c.ev[j].G), p, c.pos[j])
-			}
-		}
-		if c.overAtomic.has(int32(i)) {
-			delete(pending, atomicVar(e.Addr)) // the pass resets the atomic variable's clock
-		}
-		if e.Op.IsLock() {
-			// The passes differ here (locks stay locks in one, are
-			// release/acquire in the other): no edge goes through the
-			// address.
-			delete(pending, c.syncAddr(i))
-			continue
-		}
-		k := c.syncKind(i)
-		if k == trace.SyncNone {
-			continue
-		}
-		a := c.syncAddr(i)
-		rel := pending[a]
-		if k == trace.SyncAcquire || k == trace.SyncReleaseAcquire {
-			if budget -= len(rel); budget < 0 {
-				return nil, false, nil
-			}
-			for _, r := range rel {
-				h.add(g, r.g, p, r.v)
-			}
-		}
-		switch k {
-		case trace.SyncRelease, trace.SyncReleaseAcquire:
-			pending[a] = append(rel[:0], centry{g, p})
-		case trace.SyncReleaseMerge:
-			if at := slices.IndexFunc(rel, func(r centry) bool { return r.g == g }); at >= 0 {
-				rel[at].v = p
-			} else {
-				pending[a] = append(rel, centry{g, p})
-			}
+	return &edgeBuilder{c: c, h: h, pending: make(map[uint64][]centry), budget: budget}
+}
+
+// step adds the orderings event i makes; false once they took more than
+// the budget.
+func (b *edgeBuilder) step(i int) bool {
+	c, h := b.c, b.h
+	e := &c.ev[i]
+	g, p := int32(e.G), c.pos[i]
+	if e.Op == trace.OpJoin {
+		if j := c.joinSrc(int32(i)); j >= 0 {
+			h.add(g, int32(c.ev[j].G), p, c.pos[j])
 		}
 	}
-	return h, true, nil
+	if c.overAtomic.has(int32(i)) {
+		delete(b.pending, atomicVar(e.Addr)) // the pass resets the atomic variable's clock
+	}
+	if e.Op.IsLock() {
+		// The passes differ here (locks stay locks in one, are
+		// release/acquire in the other): no edge goes through the
+		// address.
+		delete(b.pending, c.syncAddr(i))
+		return true
+	}
+	k := c.syncKind(i)
+	if k == trace.SyncNone {
+		return true
+	}
+	a := c.syncAddr(i)
+	rel := b.pending[a]
+	if k == trace.SyncAcquire || k == trace.SyncReleaseAcquire {
+		if b.budget -= len(rel); b.budget < 0 {
+			return false
+		}
+		for _, r := range rel {
+			h.add(g, r.g, p, r.v)
+		}
+	}
+	switch k {
+	case trace.SyncRelease, trace.SyncReleaseAcquire:
+		b.pending[a] = append(rel[:0], centry{g, p})
+	case trace.SyncReleaseMerge:
+		if at := slices.IndexFunc(rel, func(r centry) bool { return r.g == g }); at >= 0 {
+			rel[at].v = p
+		} else {
+			b.pending[a] = append(rel, centry{g, p})
+		}
+	}
+	return true
 }
 
 // handedOver reports whether every two conflicting accesses of different
@@ -266,6 +289,9 @@ func handoffEdges(ctx context.Context, c *ctp, budget int) (h *handoffs, ok bool
 // (false) past handoffWork units of work per event.
 func handedOver(ctx context.Context, c *ctp, m *memory) (bool, error) {
 	budget := handoffWork*len(c.ev) + 1<<16
+	if fails, err := handoffFailsEarly(ctx, c, m, budget); fails || err != nil {
+		return false, err // race_handoff_probe.go
+	}
 	h, ok, err := handoffEdges(ctx, c, budget)
 	if !ok || err != nil {
 		return false, err
