@@ -164,7 +164,6 @@ func (f *shbFinds) visit(i int32, cur vclock, d []int32) {
 		mask: wordMask(ev.Addr, ev.Size), cur: cur, d: d, ch: f.ch, pos: c.pos[i]}
 	l := m.loc[i]
 	f.fold, f.bagged, f.bags, f.opened = f.fold[:0], f.bagged[:0], f.bags[:0], f.opened[:0]
-	t.unbag(l, x.g)
 	own := f.check(&x, &t.loc[l], true)
 	f.checkOpen(&x, l)
 	// Batched and bagged before record, which may compact the pools: the
@@ -179,6 +178,13 @@ func (f *shbFinds) visit(i int32, cur vclock, d []int32) {
 	}
 	if len(f.opened) > 0 {
 		f.bagOpen(l, &x)
+	}
+	// x's own group, if not at the top, may be in an open bag: it goes
+	// back to the top only now, so that the table of bagged groups is
+	// looked up only by an access that did not find its group at the top
+	// (checkOpen passed over it: x never races with its own goroutine).
+	if own < 0 && t.unbag(l, x.g) {
+		own = int(t.loc[l].n - 1)
 	}
 	t.record(l, x.g, own, i, c.pos[i], x.site, x.w, x.at)
 	t.retire(l, i)

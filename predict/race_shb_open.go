@@ -16,7 +16,9 @@
 // accesses, most of the layer's time. An access looks at an open group
 // only to find its own, or to scan it when it may conflict: a table from
 // location and goroutine to the group's place finds the own group, which
-// goes back to the top before the check, and a bag whose masks cannot
+// goes back to the top after the check (looked up only when the access
+// did not find it at the top; the check passes over it in its bag), and
+// a bag whose masks cannot
 // conflict with the access holds nothing the access must scan (the masks
 // of a group cover every entry of it, as shbMasks says). A bag whose
 // groups an access knew all of, up to their latest entries, is guarded by
@@ -80,15 +82,16 @@ func (t *shbTable) openBags(l int32) []shbOpenBag {
 }
 
 // unbag moves goroutine g's open group of location l, if it is in a
-// bag, back to the top of l's run, where g's access finds it.
-func (t *shbTable) unbag(l, g int32) {
+// bag, back to the top of l's run, where g's access records itself, and
+// reports whether it did.
+func (t *shbTable) unbag(l, g int32) bool {
 	if !t.open.has(l) {
-		return
+		return false
 	}
 	key := openKey(l, g)
 	s, ok := t.openAt[key]
 	if !ok {
-		return
+		return false
 	}
 	delete(t.openAt, key)
 	b := &t.opens[l][s.bag]
@@ -99,6 +102,7 @@ func (t *shbTable) unbag(l, g int32) {
 	}
 	b.groups = b.groups[:len(b.groups)-1]
 	t.deadG += push(&t.groups, &t.loc[l], gr)
+	return true
 }
 
 // checkOpen scans, of location l's open bags, those whose masks may
@@ -115,6 +119,9 @@ func (f *shbFinds) checkOpen(x *shbAccess, l int32) {
 		all := true
 		for j := range b.groups {
 			gr := &b.groups[j]
+			if gr.g == x.g {
+				continue // x's own (visit unbags it after)
+			}
 			if kn := x.knows(gr.g); gr.maxPos > kn {
 				f.scan(x, gr, kn)
 				all = false
