@@ -12,11 +12,11 @@
 // the check says it; where it finds nothing, the check runs as before.
 //
 // On pond (github.com/alitto/pond/v2) the first pair that no one edge
-// orders (two tasks' accesses to the pool's state under its mutex) is
-// at event 867 of 7.06M: the check made every edge of the trace and
-// wrote out its accesses before it found it, 0.14 s of CPU a run of
-// seer check in a layer of 1.6 s (bench/RESULTS.md, "pond: open groups
-// bagged once idle, and the handoff check's early no").
+// orders comes within the trace's first thousand events, but the check
+// made every edge of the trace and wrote out its accesses before it
+// found it, on a trace whose SHB pass then ran anyway (bench/RESULTS.md,
+// "pond: open groups bagged once idle, and the handoff check's early
+// no").
 
 package predict
 

@@ -44,10 +44,10 @@ package predict
 // it has cost a few passes, rent then buy (the ski-rental rule, Karlin,
 // Manasse, Rudolph and Sleator, "Competitive snoopy caching",
 // Algorithmica 1988): a goroutine that is about to come back stays at the
-// top, one that has gone quiet leaves it. With a top of 32 (and no idle
-// count), pond's accesses looked at 70.7M nodes, 41.7M of them open groups
-// of tasks they could not conflict with at tops of 9 to 31 nodes; now
-// 37.4M (bench/RESULTS.md, "pond: open groups bagged once idle").
+// top, one that has gone quiet leaves it. From a top of 32 (and no idle
+// count), most of the nodes pond's accesses looked at were open groups of
+// tasks they could not conflict with, at tops of fewer than 32 nodes
+// (bench/RESULTS.md, "pond: open groups bagged once idle").
 var (
 	shbOpenAt         = 8
 	shbOpenIdle uint8 = 4
