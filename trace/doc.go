@@ -67,7 +67,8 @@
 // in front of their maps, and the synchronisation objects and latest
 // releases at heap lives' first words are kept by life (sync_lives.go).
 // After the run, when the test no longer competes for the cores, a
-// goroutine faults the event table's pages in ahead of the conversion and
+// goroutine faults the event table's pages (and the side log's blocks,
+// local_side.go) in ahead of the conversion and
 // a grown table is copied on two cores (prefault.go), and so is
 // local.go's question of every event asked (local_parallel.go). A
 // goroutine's stack is its function entries (the shadow stack) plus, for

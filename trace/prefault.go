@@ -1,7 +1,8 @@
 // This file implements the event table's prefaulter: a goroutine that,
 // once the test process is gone, has the kernel fault in the table's pages
-// a little ahead of the conversion that writes them, on the core the
-// recorded test no longer uses.
+// a little ahead of the conversion that writes them, and the side log's
+// blocks one block ahead (local_side.go), on the core the recorded test no
+// longer uses.
 //
 // After the run the conversion is one goroutine writing events to fresh
 // pages of the table (most of them left out at the end, local.go), and
@@ -26,7 +27,8 @@ const (
 )
 
 // A prefaulter faults in the pages of the event table ahead of its
-// length. The zero value (nil) does nothing.
+// length, and of the side log's next block. The zero value (nil) does
+// nothing.
 type prefaulter struct {
 	req  chan region   // the next range to fault in; newer requests replace older ones
 	done chan struct{} // closed when run returns
@@ -105,7 +107,10 @@ func (p *prefaulter) send(r region) {
 	case p.req <- r:
 	default:
 		// A request is waiting: replace it by this one, which reaches
-		// further (or is of the new array).
+		// further (or is of the new array), or is of the side log's
+		// next block where the waiting one is of the table, or the
+		// other way round: pages of the one replaced that no later
+		// request names, the writer faults in itself.
 		select {
 		case <-p.req:
 		default:
