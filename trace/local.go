@@ -148,7 +148,7 @@ type localScan struct {
 	lifeLast  []uint32 // per life: its owner's count (goTree) at its last event on the life
 	tree      goTree
 	o         *owners // memory outside heap lives
-	last      []int32 // per goroutine g: its last event (2g) and last with a user frame (2g+1), or -1
+	last      []int32 // per goroutine g: its last event (2g) and last with a user frame (2g+1), or -1; -2-k: record k of the side log (local_side.go)
 	user      []int8  // per stack id: 1 if it has a user frame, -1 if not, 0 not yet known
 	stacks    *StackTable
 	goroot    string
@@ -159,7 +159,7 @@ func newLocalScan(stacks *StackTable, goroot string) *localScan {
 	return &localScan{o: newOwners(), stacks: stacks, goroot: goroot}
 }
 
-// observe notes event i.
+// observe notes event i, or record -2-i of the side log (local_side.go).
 func (s *localScan) observe(i int, e *Event) {
 	g := int(e.G)
 	n := s.tree.note(g, e)
