@@ -88,13 +88,17 @@ func (c *converter) acquireAll(gid uint32, g *convGoroutine) *convGoroutine {
 // that belongs to one ("" if none has yet).
 func (c *converter) runningTest() string {
 	if s := c.scan; s != nil {
-		// The table may have left events out (settle): the scan knows
-		// each goroutine's last.
-		// (Or held it back: local_side.go, lastKey.)
+		// The table may lack a goroutine's last event (settle left it
+		// out, or the side log holds it: local_side.go): the scan knows
+		// each goroutine's last, and lastKey orders them.
 		best, test := uint64(0), ""
 		for g := 1; 2*g+1 < len(s.last) && g < len(c.conv); g++ {
-			if i := s.last[2*g]; i != -1 && (test == "" || c.lastKey(i) > best) && c.conv[g] != nil && c.conv[g].test != "" {
-				best, test = c.lastKey(i), c.conv[g].test
+			i := s.last[2*g]
+			if i == -1 || c.conv[g] == nil || c.conv[g].test == "" {
+				continue
+			}
+			if k := c.lastKey(i); test == "" || k > best {
+				best, test = k, c.conv[g].test
 			}
 		}
 		return test
