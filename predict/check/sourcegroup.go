@@ -23,8 +23,7 @@ const sourceGroup = buildAhead
 // sharedSource is the source of a group of packages, loaded once.
 type sharedSource struct {
 	paths []string
-	once  sync.Once
-	done  chan struct{}
+	once  sync.Once // its load; Do returns to every caller once it is done
 	progs map[string]*static.Program
 }
 
@@ -38,7 +37,7 @@ func shareSource(opts Options, todo []*prepared) {
 	var run []*prepared
 	flush := func() {
 		if len(run) > 1 {
-			s := &sharedSource{done: make(chan struct{})}
+			s := &sharedSource{}
 			for _, p := range run {
 				s.paths = append(s.paths, p.lp.Path)
 				p.shared = s
@@ -64,8 +63,6 @@ func shareSource(opts Options, todo []*prepared) {
 func (s *sharedSource) program(ctx context.Context, opts Options, path string) *static.Program {
 	s.once.Do(func() {
 		s.progs, _ = static.LoadEach(ctx, opts.Dir, opts.Env, opts.GoFlags, s.paths)
-		close(s.done)
 	})
-	<-s.done
 	return s.progs[path]
 }
