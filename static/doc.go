@@ -191,8 +191,9 @@
 //
 // # Limits
 //
-// Files are read as a normal build sees them: build constraints on the
-// race tag are not applied, cgo-generated files are not analysed, and
+// Files are read as the race build of the test binary sees them (the
+// load adds -race, as record.Build compiles: a file for the race tag is
+// loaded, its !race twin is not), cgo-generated files are not analysed, and
 // unsaved editor buffers are not loaded (their positions would not match
 // the recorded binary anyway). New packages matched by a "..." pattern
 // after a load are not noticed until another file changes.
