@@ -121,7 +121,9 @@
 //     Its pass is skipped on a trace whose every conflicting pair one
 //     edge of the fixed synchronisation orders (a channel operation, an
 //     atomic, go, join: race_handoff.go; the accesses it reads,
-//     race_handoff_accesses.go), where it could find nothing;
+//     race_handoff_accesses.go; the probe of the trace's first events
+//     that answers no early, race_handoff_probe.go), where it could find
+//     nothing;
 //   - sync-preserving races (Mathur, Pavlogiannis and Viswanathan, POPL
 //     2021): the causal cone closed under "of two acquires of a lock in
 //     the set, the earlier one's release is too"; the witness keeps the
