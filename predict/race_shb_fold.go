@@ -197,7 +197,10 @@ func (f *shbFinds) visit(i int32, cur vclock, d []int32) {
 // it does not know into f.bagged, and notes where the bags are in
 // f.bags; it returns the place there of x's goroutine's group, or -1.
 // At a top of shbOpenAt nodes or more, it moves the open groups of other
-// goroutines into f.opened (race_shb_open.go).
+// goroutines that shbOpenIdle accesses have passed over there since their
+// own goroutine's latest into f.opened (race_shb_open.go); each open
+// group of another goroutine it leaves at the top counts one more pass
+// (shbGroup.idle).
 func (f *shbFinds) check(x *shbAccess, r *span, top bool) int {
 	t := f.tab
 	own := -1
