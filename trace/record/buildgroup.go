@@ -15,13 +15,11 @@
 package record
 
 import (
-	"bytes"
 	"context"
 	"debug/buildinfo"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
@@ -112,19 +110,12 @@ func BuildGroup(ctx context.Context, opts RecordOptions, pkgs []Listed) ([]*Bina
 		}
 	}
 	start := time.Now()
-	args := append([]string{"test", "-c", "-race", "-o", out + string(filepath.Separator)}, flags...)
+	args := flags[:len(flags):len(flags)]
 	for _, l := range pkgs {
 		args = append(args, l.ImportPath)
 	}
-	build := exec.Command(tc.Go, args...)
-	build.Dir, build.Env = opts.Dir, append(env[:len(env):len(env)], "GOTMPDIR="+tmp, "TMPDIR="+tmp)
-	var buildOut bytes.Buffer
-	build.Stdout, build.Stderr = &buildOut, &buildOut
-	if _, err := gocmd.RunOwned(ctx, build, goGrace); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &gocmd.BuildFailure{Package: strings.Join(sortedPaths(pkgs), " "), Output: buildOut.String(), Errors: gocmd.ParseBuildErrors(buildOut.String(), absDir(opts.Dir))}
+	if err := goTestC(ctx, tc, env, opts.Dir, tmp, out+string(filepath.Separator), strings.Join(sortedPaths(pkgs), " "), args); err != nil {
+		return nil, err
 	}
 	elapsed := time.Since(start)
 	for i, l := range pkgs {

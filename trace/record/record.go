@@ -234,19 +234,11 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 			out, b.kept = kept, kept
 		}
 	}
-	args := append([]string{"test", "-c", "-race", "-o", out}, flags...)
-	build := exec.Command(tc.Go, args...)
-	build.Dir, build.Env = opts.Dir, append(env[:len(env):len(env)], "GOTMPDIR="+tmp, "TMPDIR="+tmp)
-	var buildOut bytes.Buffer
-	build.Stdout, build.Stderr = &buildOut, &buildOut
-	_, err = gocmd.RunOwned(ctx, build, goGrace)
+	err = goTestC(ctx, tc, env, opts.Dir, tmp, out, b.Package, flags)
 	b.Build = time.Since(start)
 	if err != nil {
 		b.Close()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &gocmd.BuildFailure{Package: b.Package, Output: buildOut.String(), Errors: gocmd.ParseBuildErrors(buildOut.String(), absDir(opts.Dir))}
+		return nil, err
 	}
 	if out != b.Path {
 		if err := linkOut(out, b.Path); err != nil {
@@ -263,6 +255,26 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// goTestC runs go test -c -race -o out with args (the build flags, then
+// the packages) in directory dir, the go command's work directory (and
+// the C compiler's files) under tmp, so that nothing is left in the
+// system's temporary directory however the build ends. A build that
+// fails gives a *gocmd.BuildFailure naming pkg; a cancelled one, ctx's
+// error.
+func goTestC(ctx context.Context, tc *gocmd.Toolchain, env []string, dir, tmp, out, pkg string, args []string) error {
+	build := exec.Command(tc.Go, append([]string{"test", "-c", "-race", "-o", out}, args...)...)
+	build.Dir, build.Env = dir, append(env[:len(env):len(env)], "GOTMPDIR="+tmp, "TMPDIR="+tmp)
+	var buildOut bytes.Buffer
+	build.Stdout, build.Stderr = &buildOut, &buildOut
+	if _, err := gocmd.RunOwned(ctx, build, goGrace); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &gocmd.BuildFailure{Package: pkg, Output: buildOut.String(), Errors: gocmd.ParseBuildErrors(buildOut.String(), absDir(dir))}
+	}
+	return nil
 }
 
 // goGrace is how long a go command has, once asked to stop, to stop its
