@@ -304,31 +304,50 @@ func handedOver(ctx context.Context, c *ctp, m *memory) (bool, error) {
 	// access of each goroutine, kind and words (the SHB table's
 	// wordMask): the edges into a goroutine only grow along its program
 	// order, so that access is the hardest of its kind to know.
-	var reads, writes latestAccesses
+	var ls locLatest
 	for runs.nextRun() {
 		for l := runs.l0; l < runs.l1; l++ {
 			if l&stopEvery == 0 && ctx.Err() != nil {
 				return false, ctx.Err()
 			}
-			reads.reset()
-			writes.reset()
+			ls.reads.reset()
+			ls.writes.reset()
 			for j, acc := 0, runs.of(l); j < len(acc); j++ {
-				x, w := acc[j].last(), acc[j].write
-				if budget -= len(writes.ents); w {
-					budget -= len(reads.ents)
-				}
-				if budget < 0 || !writes.known(h, x) || w && !reads.known(h, x) {
+				if known, _ := ls.next(h, acc[j].last(), acc[j].write, &budget); !known {
 					return false, nil
-				}
-				if w {
-					writes.put(x)
-				} else {
-					reads.put(x)
 				}
 			}
 		}
 	}
 	return true, nil
+}
+
+// locLatest holds the latest reads and writes of one location, as
+// handedOver and its probe (race_handoff_probe.go) check them.
+type locLatest struct{ reads, writes latestAccesses }
+
+// next checks access x of the location (a write if w) against the latest
+// accesses of other goroutines there that it conflicts with, at a cost to
+// budget of one unit an access looked at, and then makes it the latest
+// of its goroutine, kind and words. over: the budget was spent first (x
+// is not checked); known: one edge orders each of them before x (x is
+// kept only then).
+func (ls *locLatest) next(h *handoffs, x lastAccess, w bool, budget *int) (known, over bool) {
+	if *budget -= len(ls.writes.ents); w {
+		*budget -= len(ls.reads.ents)
+	}
+	if *budget < 0 {
+		return false, true
+	}
+	if !ls.writes.known(h, x) || w && !ls.reads.known(h, x) {
+		return false, false
+	}
+	if w {
+		ls.writes.put(x)
+	} else {
+		ls.reads.put(x)
+	}
+	return true, false
 }
 
 // lastAccess is the latest access to a location of a goroutine, kind

@@ -41,8 +41,7 @@ func handoffFailsEarly(ctx context.Context, c *ctp, m *memory, budget int) (bool
 		return false, nil
 	}
 	b := newEdgeBuilder(c, budget)
-	type latest struct{ reads, writes latestAccesses }
-	locs := make(map[int32]*latest)
+	locs := make(map[int32]*locLatest)
 	for i := range n {
 		if i&stopEvery == 0 && ctx.Err() != nil {
 			return false, ctx.Err()
@@ -56,25 +55,16 @@ func handoffFailsEarly(ctx context.Context, c *ctp, m *memory, budget int) (bool
 		l := m.loc[i]
 		ls := locs[l]
 		if ls == nil {
-			ls = &latest{}
+			ls = &locLatest{}
 			locs[l] = ls
 		}
 		e := &c.ev[i]
 		x := lastAccess{g: int32(e.G), p: c.pos[i], mask: wordMask(e.Addr, e.Size), atomic: e.Op.IsAtomic()}
-		w := isWrite(e.Op)
-		if b.budget -= len(ls.writes.ents); w {
-			b.budget -= len(ls.reads.ents)
-		}
-		if b.budget < 0 {
+		switch known, over := ls.next(b.h, x, isWrite(e.Op), &b.budget); {
+		case over:
 			return false, nil
-		}
-		if !ls.writes.known(b.h, x) || w && !ls.reads.known(b.h, x) {
+		case !known:
 			return true, nil
-		}
-		if w {
-			ls.writes.put(x)
-		} else {
-			ls.reads.put(x)
 		}
 	}
 	return false, nil
