@@ -27,7 +27,7 @@ func buildUnits(todo []*prepared, size int) [][]*prepared {
 		}
 	}
 	for i, p := range todo {
-		if i == 0 || size < 2 || !groupable(p) {
+		if i == 0 || size < 2 || !p.groupable() {
 			flush()
 			units = append(units, []*prepared{p})
 			continue
@@ -44,9 +44,13 @@ func buildUnits(todo []*prepared, size int) [][]*prepared {
 // groupable reports whether p's test binary can be built with others':
 // go list found it and its dependencies without error and it has test
 // files (Listed), and it is built with no flags of its own (a package
-// that may have //seer:atomic functions is built without inlining).
-func groupable(p *prepared) bool {
-	return p.lp.Clean && p.lp.Status == "" && p.lp.Dir != "" && !mentions(p.lp.Dir, static.AtomicDirective)
+// that may have //seer:atomic functions is built without inlining). The
+// package's files are read once: buildUnits and shareSource both ask.
+func (p *prepared) groupable() bool {
+	p.groupOnce.Do(func() {
+		p.canGroup = p.lp.Clean && p.lp.Status == "" && p.lp.Dir != "" && !mentions(p.lp.Dir, static.AtomicDirective)
+	})
+	return p.canGroup
 }
 
 // buildUnit builds the test binaries of unit: a package alone as

@@ -250,6 +250,8 @@ type prepared struct {
 	cacheID   string        // the test ID of its cache entry (cache.go), if it is to be cached
 	testLog   []byte        // its runs' test logs, for the cache
 	shared    *sharedSource // the load of source it shares with other packages (sourcegroup.go), if any
+	groupOnce sync.Once     // sets canGroup (groupable, buildgroup.go)
+	canGroup  bool
 }
 
 func newPrepared(lp listedPackage) *prepared {

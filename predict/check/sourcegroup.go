@@ -46,7 +46,7 @@ func shareSource(opts Options, todo []*prepared) {
 		run = nil
 	}
 	for _, p := range todo {
-		if !groupable(p) {
+		if !p.groupable() {
 			flush()
 			continue
 		}
