@@ -23,7 +23,10 @@ type command struct {
 var commands []*command
 
 func register(c *command) *command {
-	c.flags.Usage = func() { c.usage(os.Stderr) }
+	// parse prints the usage itself, once: to stdout when asked for
+	// (-h), and a short form to stderr on a bad flag. flag's own call
+	// of Usage, made before Parse returns either error, prints nothing.
+	c.flags.Usage = func() {}
 	commands = append(commands, c)
 	return c
 }

@@ -52,6 +52,15 @@ func TestUsage(t *testing.T) {
 	if out, _, code := seer(t, ".", "version"); code != 0 || !strings.HasPrefix(out, "seer ") || !strings.Contains(out, "trace format") {
 		t.Errorf("version: exit %d, %q", code, out)
 	}
+	// -h prints the command's usage once, to stdout (flag's own call of
+	// Usage printed it to stderr too). history, trace and sarif take a
+	// subcommand first.
+	for _, name := range []string{"check", "predict", "record", "serve", "version", "witness"} {
+		out, stderr, _ := seer(t, ".", name, "-h")
+		if n := strings.Count(out, "usage: seer "+name); n != 1 || stderr != "" {
+			t.Errorf("%s -h: usage printed %d times on stdout, stderr %q", name, n, stderr)
+		}
+	}
 	out, _, code := seer(t, ".", "check", "-explain", "race")
 	if code != 0 || !strings.Contains(out, "witness") {
 		t.Errorf("-explain race: exit %d, %q", code, out)
