@@ -103,6 +103,11 @@ type convertOptions struct {
 	// noSide: every event goes to the table, none to the side log
 	// (local_side.go). For tests.
 	noSide bool
+	// sideStopAt, if positive: the side log stops (local_side_stop.go)
+	// once that many events are converted, whatever it holds; sideStops,
+	// if not nil, is set to how many times it stopped. For tests.
+	sideStopAt int
+	sideStops  *int
 
 	// goIDs, if not nil, is set to the map from the recorder's goroutine
 	// ids to the trace's (LiveOptions.GoIDs).
@@ -195,7 +200,10 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 		if !o.noSide && c.rp == nil {
 			// The accesses of lives one goroutine owns wait in the side
 			// log (local_side.go); settling the table would find none.
-			c.side, c.settleStep = newSideLog(), -1
+			c.startSide()
+			if o.sideStopAt > 0 {
+				c.sideJudge, c.sideShare = o.sideStopAt, 0
+			}
 			if pf != nil {
 				c.side.fresh = pf.askBlock
 			}
@@ -224,6 +232,9 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	c.finish()
 	if o.settled != nil {
 		*o.settled = c.dropped
+	}
+	if o.sideStops != nil {
+		*o.sideStops = c.sideStops
 	}
 	if o.goIDs != nil {
 		m := make(map[uint32]GoID, len(c.gs))
@@ -276,7 +287,8 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 func (c *converter) compact(rp []uint32, reach int) []uint32 {
 	if scan := c.scan; scan != nil {
 		if c.side != nil {
-			c.putBack = mergeSide(c.b.t, c.side, scan)
+			m, _ := mergeSide(c.b.t, c.side, scan, false)
+			c.putBack += m
 			c.side = nil
 		}
 		n := max(c.b.Len(), reach)
@@ -372,9 +384,14 @@ type converter struct {
 	settleIdx  []int32 // settle's scratch
 	// side, if not nil, holds back the accesses of lives one goroutine
 	// owns (local_side.go); held counts the events it took.
-	side    *sideLog
-	held    int
-	putBack int // the events of the side log put in the table (for tests)
+	side *sideLog
+	held int
+	// The side log's stop (local_side_stop.go): the events converted at
+	// which it is judged next, the least share of them it must hold (one
+	// in sideShare), the settle step once it stops, and how many times
+	// it stopped (for tests).
+	sideJudge, sideShare, sideSettle, sideStops int
+	putBack                                     int // the events of the side log put in the table (for tests)
 
 	// syncLives holds syncObj's objects and the latest releases in the
 	// first words of heap lives, in place of syncObjs and lastRel

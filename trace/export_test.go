@@ -12,6 +12,8 @@ type ConvertOptions struct {
 	Settled     *int
 	NoPrefault  bool
 	NoSide      bool
+	SideStopAt  int
+	SideStops   *int
 }
 
 // ConvertAgain is convert with o, for the external tests, which convert a
@@ -19,6 +21,7 @@ type ConvertOptions struct {
 func ConvertAgain(spoolPath, bin, shadow string, h Header, atomic func(string) bool, maxEvents int, o ConvertOptions) (t *Trace, capped bool, err error) {
 	co := LiveOptions{Replayable: o.Replayable, KeepLocal: o.KeepLocal}.options()
 	co.settleEvery, co.settled, co.noPrefault, co.noSide = o.SettleEvery, o.Settled, o.NoPrefault, o.NoSide
+	co.sideStopAt, co.sideStops = o.SideStopAt, o.SideStops
 	return convert(spoolPath, bin, shadow, h, atomic, maxEvents, co)
 }
 

@@ -122,6 +122,26 @@ func TestLiveConversion(t *testing.T) {
 			if !slices.Equal(replayPos[0], replayPos[1]) {
 				t.Errorf("settling changes the replay positions")
 			}
+			// The side log stopped early (local_side_stop.go), its
+			// records put into the table there, and settling from then
+			// on: the same trace.
+			var stops int
+			ss, _, err := ConvertAgain(spool, b.Path, b.Shadow(), live.Trace.Header, nil, DefaultMaxEvents, ConvertOptions{SettleEvery: 64, SideStopAt: 5000, SideStops: &stops})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ss.Outcome = after.Outcome
+			var sb bytes.Buffer
+			if err := WriteTrace(&sb, ss); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(sb.Bytes(), c.Bytes()) || !slices.Equal(ss.Local, compacted.Local) {
+				t.Errorf("the side log stopped at 5000 events: %d kept, %d left out; without it: %d kept, %d left out",
+					len(ss.Events), ss.LocalAccesses(), len(compacted.Events), compacted.LocalAccesses())
+			}
+			if (name == "live" || name == "settle") && stops != 1 {
+				t.Errorf("the side log stopped %d times, want once", stops)
+			}
 			if name == "live" && len(after.Events)+after.LocalAccesses() < 100000 {
 				t.Errorf("the live test made %d events, too few to read while it runs", len(after.Events))
 			}

@@ -261,11 +261,12 @@ func (c *converter) compactSide() {
 }
 
 // mergeSide puts into t's table the records of the log whose life the
-// whole trace took as shared, and those that are last events of the scan,
-// each where it was made; it counts the others in t.Local, and renumbers
-// what names events (a receive's send, Values, the scan's last events).
-// It returns how many records it put in the table.
-func mergeSide(t *Trace, l *sideLog, s *localScan) int {
+// whole trace took as shared, and those that are last events of the scan
+// (or, if all, every record), each where it was made; it counts the
+// others in t.Local, and renumbers what names events (a receive's send,
+// Values, the scan's last events). It returns how many records it put in
+// the table, and the new index of each event the table held before.
+func mergeSide(t *Trace, l *sideLog, s *localScan, all bool) (int, func(int) int) {
 	isRef := make(map[int32]bool)
 	for _, v := range s.last {
 		if v <= -2 {
@@ -278,7 +279,7 @@ func mergeSide(t *Trace, l *sideLog, s *localScan) int {
 	var sel []int32 // the records that go into the table, in order
 	for i := 0; i < l.n; i++ {
 		r := l.at(i)
-		if s.lifeOwner[r.life&^sideWrite] == multiOwner || isRef[int32(i)] {
+		if all || s.lifeOwner[r.life&^sideWrite] == multiOwner || isRef[int32(i)] {
 			sel = append(sel, int32(i))
 		} else {
 			t.Local[r.g]++
@@ -286,7 +287,7 @@ func mergeSide(t *Trace, l *sideLog, s *localScan) int {
 	}
 	n, m := len(t.Events), len(sel)
 	if m == 0 {
-		return 0
+		return 0, func(j int) int { return j }
 	}
 	if cap(t.Events) < n+m {
 		t.Events = append(make([]Event, 0, n+m), t.Events...)
@@ -328,7 +329,7 @@ func mergeSide(t *Trace, l *sideLog, s *localScan) int {
 			s.last[k] = newAt[-2-v]
 		}
 	}
-	return m
+	return m, moved
 }
 
 // lastKey orders the scan's last events (table indices and records of

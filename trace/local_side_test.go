@@ -113,20 +113,28 @@ type sideConfig struct {
 	settle    int    // settleEvery for the table (side off); negative: never
 	compactAt uint32 // the side log's compactAt (side on)
 	siteMin   uint32 // and its siteMin
+	// The log's stop (local_side_stop.go): the events converted at which
+	// it is first judged (0: sideJudgeFirst) and the least share it must
+	// hold (sideShare).
+	judgeAt, share int
 }
 
 // sideConvert feeds run to a converter as its records would, over lives
-// lives, and returns the trace, how many events the side log put back, and
-// how many lives it did not hold (sideLog.hold).
-func sideConvert(t *testing.T, run []sideStep, lives int, cfg sideConfig) (*Trace, int, int) {
+// lives, and returns the trace, how many events the side log put back
+// (at the end or when it stopped), how many lives it did not hold
+// (sideLog.hold), and whether it stopped (local_side_stop.go).
+func sideConvert(t *testing.T, run []sideStep, lives int, cfg sideConfig) (*Trace, int, int, bool) {
 	const goroot = "/goroot"
 	c := newConverter(Header{GOROOT: goroot}, nil, "")
 	c.lives = uint64(lives)
 	c.scan, c.settleStep = newLocalScan(c.b.t.Stacks, goroot), cfg.settle
 	c.settleAt = max(cfg.settle, 0)
 	if cfg.side {
-		c.side, c.settleStep = newSideLog(), -1
+		c.startSide()
 		c.side.compactAt, c.side.siteMin = cfg.compactAt, cfg.siteMin
+		if cfg.judgeAt > 0 {
+			c.sideJudge, c.sideShare = cfg.judgeAt, cfg.share
+		}
 	}
 	c.b.observe = c.noteEvent
 	var stacks []StackID
@@ -205,7 +213,7 @@ func sideConvert(t *testing.T, run []sideStep, lives int, cfg sideConfig) (*Trac
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tr, c.putBack, notHeld
+	return tr, c.putBack, notHeld, c.sideStops > 0
 }
 
 // TestSideLogSameTrace converts random runs with the side log and
@@ -219,17 +227,25 @@ func TestSideLogSameTrace(t *testing.T) {
 		{side: true, compactAt: 1 << 30, siteMin: 1 << 30},
 		{side: true, compactAt: 4, siteMin: 1 << 30},
 		{side: true, compactAt: 4, siteMin: 4},
+		// The log stopped at its first judgement (share 0), or when it
+		// holds less than half of the events, judged from the 20th on.
+		{side: true, compactAt: 1 << 30, siteMin: 1 << 30, judgeAt: 20, share: 0},
+		{side: true, compactAt: 4, siteMin: 4, judgeAt: 20, share: 2},
 	}
 	putBack, kept, left, notHeld := 0, 0, 0, 0
+	stopped := map[int]int{} // config -> runs in which the log stopped
 	for r := range 300 {
 		lives := 2 + rng.Intn(12)
 		run := randomSideRun(rng, 50+rng.Intn(400), lives)
-		want, _, _ := sideConvert(t, run, lives, configs[0])
+		want, _, _, _ := sideConvert(t, run, lives, configs[0])
 		kept += len(want.Events)
 		left += want.LocalAccesses()
-		for _, cfg := range configs[1:] {
-			got, n, nh := sideConvert(t, run, lives, cfg)
+		for k, cfg := range configs[1:] {
+			got, n, nh, stop := sideConvert(t, run, lives, cfg)
 			putBack, notHeld = putBack+n, notHeld+nh
+			if stop {
+				stopped[k+1]++
+			}
 			if d := sideDiff(want, got); d != "" {
 				t.Fatalf("run %d (%d steps, %d lives), %+v against the table alone: %s", r, len(run), lives, cfg, d)
 			}
@@ -240,6 +256,11 @@ func TestSideLogSameTrace(t *testing.T) {
 	// lives not held.
 	if putBack == 0 || left == 0 || kept == 0 || notHeld == 0 {
 		t.Errorf("the runs put back %d events, kept %d, left out %d, did not hold %d lives: the test wants all four", putBack, kept, left, notHeld)
+	}
+	// The log stops in every run judged with share 0, and in some of
+	// those judged with share 2, not all.
+	if s, n := stopped[len(configs)-2], stopped[len(configs)-1]; s < 250 || n == 0 || n == 300 {
+		t.Errorf("the log stopped in %d runs (share 0) and %d (share 2) of 300: the test wants nearly all, then some", s, n)
 	}
 }
 

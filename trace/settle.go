@@ -51,8 +51,11 @@ func (c *converter) retire(aid uint32) {
 }
 
 // settleDue settles if lives were settled since the last time and the
-// table reached settleAt.
+// table reached settleAt; first it judges the side log, if any.
 func (c *converter) settleDue() {
+	if c.side != nil {
+		c.judgeSide()
+	}
 	if c.nSettled > 0 && c.settleStep > 0 && c.b.Len() >= c.settleAt {
 		c.settle()
 	}
@@ -88,7 +91,7 @@ func (c *converter) settle() {
 	if left == 0 {
 		return
 	}
-	c.renumberReleases(idx)
+	c.renumberReleases(func(i int) int { return int(idx[i]) })
 	for k, i := range s.last {
 		if i >= 0 {
 			s.last[k] = idx[i] // compactLocal keeps them: settle does too

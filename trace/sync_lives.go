@@ -133,15 +133,16 @@ func (c *converter) setLastRelease(addr uint64, i int) {
 	c.lastRel[addr] = i
 }
 
-// renumberReleases renumbers the latest releases by idx, each event's new
-// index (settle): a release is never left out.
-func (c *converter) renumberReleases(idx []int32) {
+// renumberReleases renumbers the latest releases by idx, which gives each
+// event's new index (settle, or the side log put back early): a release
+// is never left out.
+func (c *converter) renumberReleases(idx func(int) int) {
 	for addr, i := range c.lastRel {
-		c.lastRel[addr] = int(idx[i])
+		c.lastRel[addr] = idx(i)
 	}
 	for k, i := range c.syncLives.rel {
 		if i != 0 {
-			c.syncLives.rel[k] = int(idx[i-1]) + 1
+			c.syncLives.rel[k] = idx(i-1) + 1
 		}
 	}
 }

@@ -93,7 +93,7 @@ func TestSyncLivesSameReleases(t *testing.T) {
 				k += rng.Intn(2)
 				idx[i] = int32(min(k, i))
 			}
-			c.renumberReleases(idx)
+			c.renumberReleases(func(i int) int { return int(idx[i]) })
 			for a, i := range want {
 				want[a] = int(idx[i])
 			}

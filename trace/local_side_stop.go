@@ -1,0 +1,59 @@
+// This file implements the side log's stop: where the log holds a small
+// share of the events converted, it is put into the table there and then,
+// and the conversion goes on with the table alone, settling as it did
+// before the log (settle.go).
+//
+// The log pays for itself by the records it never puts in the table. Its
+// costs are asking each access whether to hold it, writing the record,
+// and, at the end, moving the whole table to make room for the records
+// put back (mergeSide). On stress-chan-3m it held 99K of 14.1M events,
+// put 89K of them back at the end and moved 14M table events to do it:
+// its conversion took 1.05 times main's CPU (bench/RESULTS.md, "the side
+// log"). The records held until the stop all go into the table, where
+// they would have been without the log: compactLocal (or settle) leaves
+// out at the end those the log would have, so the trace is the same
+// (TestSideLogSameTrace).
+
+package trace
+
+const (
+	// sideJudgeFirst is how many events are converted before the log is
+	// first judged; it is judged again each time they double.
+	sideJudgeFirst = 1 << 20
+	// sideShareMin: the log stops where fewer than one in sideShareMin
+	// of the events converted went to it.
+	sideShareMin = 8
+)
+
+// startSide makes the converter's side log: settling stops (it would find
+// nothing in the table) until the log does.
+func (c *converter) startSide() {
+	c.side, c.sideSettle, c.settleStep = newSideLog(), c.settleStep, -1
+	c.sideJudge, c.sideShare = sideJudgeFirst, sideShareMin
+}
+
+// judgeSide stops the side log, putting all its records into the table,
+// if it holds less than a sideShare-th of the events converted so far.
+// It runs between records (settleDue), where settle may renumber the
+// table's events too.
+func (c *converter) judgeSide() {
+	converted := c.b.Len() + c.dropped + c.held
+	if converted < c.sideJudge {
+		return
+	}
+	c.sideJudge = 2 * converted
+	if c.held*c.sideShare >= converted {
+		return
+	}
+	if n := c.b.Len() + c.side.n; cap(c.b.t.Events) < n && c.b.full != nil {
+		c.b.full() // as the table grows (tableCap), not to exactly n
+	}
+	m, moved := mergeSide(c.b.t, c.side, c.scan, true)
+	c.held -= m // now in the table; those compactSide left out stay counted
+	c.putBack += m
+	c.renumberReleases(moved)
+	c.side = nil
+	c.sideStops++
+	c.settleStep = c.sideSettle
+	c.settleAt = c.b.Len() + max(c.settleStep, 0)
+}
