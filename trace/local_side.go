@@ -338,5 +338,5 @@ func (c *converter) lastKey(v int32) uint64 {
 	if v <= -2 {
 		return uint64(c.side.at(int(-2-v)).pos)<<32 | uint64(-2-v)
 	}
-	return uint64(v)<<32 | 1<<32 - 1
+	return uint64(v)<<32 | (1<<32 - 1) // after the records of pos v (| and - bind alike)
 }

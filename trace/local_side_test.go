@@ -283,3 +283,25 @@ func sideDiff(want, got *Trace) string {
 	}
 	return ""
 }
+
+// TestSideLastKey checks that lastKey orders table events and records of
+// the log as the trace does: a record goes before the table event of its
+// pos, after those before it, and records of one pos in their order.
+func TestSideLastKey(t *testing.T) {
+	c := &converter{side: newSideLog()}
+	// The trace: rec 0, T0, rec 1, rec 2, T1, T2, rec 3, T3, T4, rec 4.
+	for _, pos := range []int{0, 1, 1, 3, 5} {
+		if !c.side.hold(1, 1) {
+			t.Fatal("the log does not hold life 1")
+		}
+		e := Event{Op: OpRead, Addr: lifeBase + 1<<lifeShift, Size: 8, Obj: lifeObj}
+		c.side.add(&e, 1, pos)
+	}
+	rec := func(i int32) int32 { return -2 - i }
+	order := []int32{rec(0), 0, rec(1), rec(2), 1, 2, rec(3), 3, 4, rec(4)}
+	for k := 1; k < len(order); k++ {
+		if a, b := c.lastKey(order[k-1]), c.lastKey(order[k]); a >= b {
+			t.Errorf("lastKey(%d) = %#x, not before lastKey(%d) = %#x", order[k-1], a, order[k], b)
+		}
+	}
+}
