@@ -18,11 +18,17 @@
 // asked again at the end): bench/RESULTS.md, "the conversion after the run
 // on two cores" and "the side log".
 //
-// A record of the log is 24 bytes and names no event index: the table's
-// length when it was made (pos: it goes before the table's event pos),
-// its life and offset there, size, operation, stack and goroutine. The
-// log is in trace order, so a record's index orders it among those of
-// the same pos. The scan's last events (localScan.last) name a record of
+// A record of the log is 16 bytes and names no event index: its life,
+// offset there and size (packed: an access at an offset of 16M or more,
+// or of more than 255 bytes, goes to the table), operation, stack and
+// goroutine. Where it goes in the table, the table's length when it was
+// made (pos: it goes before the table's event pos), is kept apart, once
+// for each run of records of the same pos (sideLog.pos): the log is in
+// trace order, so pos never falls, and a record's index orders it among
+// those of the same pos. On stress-tls and syncmap the table's events
+// come between held records a few hundred thousand times for their ten
+// million records (bench/RESULTS.md, "the side log's records in 16
+// bytes"). The scan's last events (localScan.last) name a record of
 // the log as -2-index. Records of a life the allocator ended while one
 // goroutine owned it can never be put in the table (no later record names
 // the life: settle.go), but for last events; the log is compacted when
@@ -36,9 +42,10 @@ import "sort"
 // comment), in blocks of sideBlock records.
 type sideLog struct {
 	blocks [][]sideRec
-	n      int      // records in the log
-	count  []uint32 // per life: its records in the log, while one goroutine owns it
-	site   []uint32 // per life: the stack of its first record, or sideNotHeld
+	n      int       // records in the log
+	pos    []sidePos // where the records go in the table, by runs
+	count  []uint32  // per life: its records in the log, while one goroutine owns it
+	site   []uint32  // per life: the stack of its first record, or sideNotHeld
 	// Per site (the stack of a life's first record): the records held
 	// of its lives, and those of them whose life became shared.
 	siteHeld, siteShared []uint32
@@ -56,20 +63,24 @@ type sideLog struct {
 }
 
 // sideRec is an access held back: Event{Op: op, Addr: the life's base +
-// off, Size: size, Obj: lifeObj | life-1, Stack: stack, G: g}, which goes
-// before the table's event pos.
+// at>>8, Size: at&255, Obj: lifeObj | life-1, Stack: stack, G: g}.
 type sideRec struct {
-	pos   uint32
 	life  uint32 // the life's number; its top bit: the access writes
-	off   uint32
-	size  uint32
+	at    uint32 // the offset in the life<<8 | the size
 	stack StackID
 	g     GoID
 }
 
+// sidePos says that the records from the i-th on, up to the next
+// sidePos's, go before the table's event pos.
+type sidePos struct{ i, pos uint32 }
+
 const (
 	sideBlockBits = 16
 	sideBlock     = 1 << sideBlockBits
+	// sideSizeBits is how many low bits of sideRec.at hold the size; the
+	// offset has the others.
+	sideSizeBits = 8
 	// sideWrite marks a record's life as a write's.
 	sideWrite = 1 << 31
 	// sideMax bounds the records of the log, so that -2-index fits the
@@ -90,6 +101,26 @@ func newSideLog() *sideLog { return &sideLog{compactAt: sideCompactMin, siteMin:
 
 func (l *sideLog) at(i int) *sideRec { return &l.blocks[i>>sideBlockBits][i&(sideBlock-1)] }
 
+// posOf returns the pos of record i.
+func (l *sideLog) posOf(i int) int {
+	k := sort.Search(len(l.pos), func(k int) bool { return int(l.pos[k].i) > i })
+	return int(l.pos[k-1].pos)
+}
+
+// posCursor walks the pos of records in increasing order.
+type posCursor struct {
+	l *sideLog
+	k int // l.pos[k] holds the record last asked of
+}
+
+// of returns the pos of record i, at or past the one last asked of.
+func (c *posCursor) of(i int) int {
+	for c.k+1 < len(c.l.pos) && int(c.l.pos[c.k+1].i) <= i {
+		c.k++
+	}
+	return int(c.l.pos[c.k].pos)
+}
+
 // event returns the event record r stands for.
 func (r *sideRec) event() Event {
 	life := uint64(r.life &^ sideWrite)
@@ -97,7 +128,7 @@ func (r *sideRec) event() Event {
 	if r.life&sideWrite != 0 {
 		op = OpWrite
 	}
-	return Event{Op: op, Addr: lifeBase + life<<lifeShift + uint64(r.off), Size: r.size, Obj: lifeObj | ObjID(life-1), Stack: r.stack, G: r.g}
+	return Event{Op: op, Addr: lifeBase + life<<lifeShift + uint64(r.at>>sideSizeBits), Size: r.at & (1<<sideSizeBits - 1), Obj: lifeObj | ObjID(life-1), Stack: r.stack, G: r.g}
 }
 
 // sideLife returns the life of e if the side log can hold e, an event
@@ -109,7 +140,7 @@ func sideLife(e *Event) (uint64, bool) {
 	}
 	life := (e.Addr - lifeBase) >> lifeShift
 	off := e.Addr - lifeBase - life<<lifeShift
-	if life == 0 || life >= sideWrite || off > 1<<32-1 || e.Obj != lifeObj|ObjID(life-1) {
+	if life == 0 || life >= sideWrite || off >= 1<<(32-sideSizeBits) || e.Size >= 1<<sideSizeBits || e.Obj != lifeObj|ObjID(life-1) {
 		return 0, false
 	}
 	return life, true
@@ -183,7 +214,10 @@ func (l *sideLog) add(e *Event, life uint64, pos int) int {
 		l.blocks = append(l.blocks, l.block())
 	}
 	r := &l.blocks[i>>sideBlockBits][i&(sideBlock-1)]
-	*r = sideRec{pos: uint32(pos), life: uint32(life), off: uint32(e.Addr - lifeBase - life<<lifeShift), size: e.Size, stack: e.Stack, g: e.G}
+	*r = sideRec{life: uint32(life), at: uint32(e.Addr-lifeBase-life<<lifeShift)<<sideSizeBits | e.Size, stack: e.Stack, g: e.G}
+	if k := len(l.pos); k == 0 || l.pos[k-1].pos != uint32(pos) {
+		l.pos = append(l.pos, sidePos{uint32(i), uint32(pos)})
+	}
 	if e.Op == OpWrite {
 		r.life |= sideWrite
 	}
@@ -234,6 +268,8 @@ func (c *converter) compactSide() {
 		}
 	}
 	w := 0
+	cur := posCursor{l: l}
+	var pos []sidePos // l.pos of the records kept
 	for i := 0; i < l.n; i++ {
 		r := l.at(i)
 		life := r.life &^ sideWrite
@@ -248,12 +284,15 @@ func (c *converter) compactSide() {
 		if w != i {
 			*l.at(w) = *r
 		}
+		if p := uint32(cur.of(i)); len(pos) == 0 || pos[len(pos)-1].pos != p {
+			pos = append(pos, sidePos{uint32(w), p})
+		}
 		for _, k := range slots {
 			s.last[k] = int32(-2 - w)
 		}
 		w++
 	}
-	l.n, l.dead = w, 0
+	l.n, l.dead, l.pos = w, 0, pos
 	keep := (w + sideBlock - 1) >> sideBlockBits
 	l.spare = append(l.spare, l.blocks[keep:]...)
 	clear(l.blocks[keep:])
@@ -276,11 +315,14 @@ func mergeSide(t *Trace, l *sideLog, s *localScan, all bool) (int, func(int) int
 	for len(t.Local) < len(t.Goroutines) {
 		t.Local = append(t.Local, 0)
 	}
-	var sel []int32 // the records that go into the table, in order
+	var sel []int32     // the records that go into the table, in order
+	var selPos []uint32 // and their pos
+	cur := posCursor{l: l}
 	for i := 0; i < l.n; i++ {
 		r := l.at(i)
 		if all || s.lifeOwner[r.life&^sideWrite] == multiOwner || isRef[int32(i)] {
 			sel = append(sel, int32(i))
+			selPos = append(selPos, uint32(cur.of(i)))
 		} else {
 			t.Local[r.g]++
 		}
@@ -299,7 +341,7 @@ func mergeSide(t *Trace, l *sideLog, s *localScan, all bool) (int, func(int) int
 	w, j := n+m-1, n-1
 	for k := m - 1; k >= 0; k-- {
 		r := l.at(int(sel[k]))
-		for ; j >= int(r.pos); j-- {
+		for ; j >= int(selPos[k]); j-- {
 			t.Events[w] = t.Events[j]
 			w--
 		}
@@ -311,7 +353,7 @@ func mergeSide(t *Trace, l *sideLog, s *localScan, all bool) (int, func(int) int
 	}
 	// The table's event j is now at j + the records with pos <= j.
 	moved := func(j int) int {
-		return j + sort.Search(m, func(k int) bool { return int(l.at(int(sel[k])).pos) > j })
+		return j + sort.Search(m, func(k int) bool { return int(selPos[k]) > j })
 	}
 	for i := range t.Events {
 		if e := &t.Events[i]; e.Op == OpRecv && e.Peer >= 0 && int(e.Peer) < n {
@@ -336,7 +378,7 @@ func mergeSide(t *Trace, l *sideLog, s *localScan, all bool) (int, func(int) int
 // the log) as the trace does.
 func (c *converter) lastKey(v int32) uint64 {
 	if v <= -2 {
-		return uint64(c.side.at(int(-2-v)).pos)<<32 | uint64(-2-v)
+		return uint64(c.side.posOf(int(-2-v)))<<32 | uint64(-2-v)
 	}
 	return uint64(v)<<32 | (1<<32 - 1) // after the records of pos v (| and - bind alike)
 }

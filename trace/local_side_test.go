@@ -65,6 +65,12 @@ func randomSideRun(rng *rand.Rand, n, lives int) []sideStep {
 				continue // touched mostly by its owner
 			}
 			st.kind, st.off, st.size, st.write = sideAccess, uint64(rng.Intn(6))*4, uint32(1+rng.Intn(8)), rng.Intn(2) == 0
+			switch rng.Intn(32) {
+			case 0: // a size a record of the log holds, or one it does not
+				st.size = uint32(250 + rng.Intn(10))
+			case 1: // an offset a record holds, or one it does not
+				st.off = 1<<24 - 4 + uint64(rng.Intn(2))*4
+			}
 		case r < 74:
 			st.kind, st.off, st.size, st.write = sideGlobal, uint64(rng.Intn(4))*8, 8, rng.Intn(2) == 0
 		case r < 76:
