@@ -388,10 +388,9 @@ type converter struct {
 	held int
 	// The side log's stop (local_side_stop.go): the events converted at
 	// which it is judged next, the least share of them it must hold (one
-	// in sideShare), the settle step once it stops, and how many times
-	// it stopped (for tests).
-	sideJudge, sideShare, sideSettle, sideStops int
-	putBack                                     int // the events of the side log put in the table (for tests)
+	// in sideShare), and how many times it stopped (for tests).
+	sideJudge, sideShare, sideStops int
+	putBack                         int // the events of the side log put in the table (for tests)
 
 	// syncLives holds syncObj's objects and the latest releases in the
 	// first words of heap lives, in place of syncObjs and lastRel

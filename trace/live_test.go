@@ -123,10 +123,9 @@ func TestLiveConversion(t *testing.T) {
 				t.Errorf("settling changes the replay positions")
 			}
 			// The side log stopped early (local_side_stop.go), its
-			// records put into the table there, and settling from then
-			// on: the same trace.
+			// records put into the table there: the same trace.
 			var stops int
-			ss, _, err := ConvertAgain(spool, b.Path, b.Shadow(), live.Trace.Header, nil, DefaultMaxEvents, ConvertOptions{SettleEvery: 64, SideStopAt: 5000, SideStops: &stops})
+			ss, _, err := ConvertAgain(spool, b.Path, b.Shadow(), live.Trace.Header, nil, DefaultMaxEvents, ConvertOptions{SideStopAt: 5000, SideStops: &stops})
 			if err != nil {
 				t.Fatal(err)
 			}
