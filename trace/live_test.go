@@ -73,19 +73,24 @@ func TestLiveConversion(t *testing.T) {
 				t.Errorf("local accesses left out while converting: %d events kept, %d left out; after: %d kept, %d left out",
 					len(compacted.Events), compacted.LocalAccesses(), len(after.Events), after.LocalAccesses())
 			}
+			// again converts the spool again with o, and writes the trace.
+			again := func(o ConvertOptions) (*Trace, []byte) {
+				tr, _, err := ConvertAgain(spool, b.Path, b.Shadow(), live.Trace.Header, nil, DefaultMaxEvents, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr.Outcome = after.Outcome
+				var w bytes.Buffer
+				if err := WriteTrace(&w, tr); err != nil {
+					t.Fatal(err)
+				}
+				return tr, w.Bytes()
+			}
 			// The table's pages faulted in ahead and its growth copied
 			// on two cores (prefault.go), or neither: the same trace.
-			plain, _, err := ConvertAgain(spool, b.Path, b.Shadow(), live.Trace.Header, nil, DefaultMaxEvents, ConvertOptions{NoPrefault: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			plain.Outcome = after.Outcome
-			var p bytes.Buffer
-			if err := WriteTrace(&p, plain); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(p.Bytes(), c.Bytes()) {
-				t.Errorf("without the prefaulter: %d events kept, %d bytes; with it: %d kept, %d bytes", len(plain.Events), p.Len(), len(compacted.Events), c.Len())
+			plain, p := again(ConvertOptions{NoPrefault: true})
+			if !bytes.Equal(p, c.Bytes()) {
+				t.Errorf("without the prefaulter: %d events kept, %d bytes; with it: %d kept, %d bytes", len(plain.Events), len(p), len(compacted.Events), c.Len())
 			}
 			// Settling (settle.go) every few events, or never, leaves
 			// out the same accesses, and keeps the same replay positions;
@@ -125,16 +130,8 @@ func TestLiveConversion(t *testing.T) {
 			// The side log stopped early (local_side_stop.go), its
 			// records put into the table there: the same trace.
 			var stops int
-			ss, _, err := ConvertAgain(spool, b.Path, b.Shadow(), live.Trace.Header, nil, DefaultMaxEvents, ConvertOptions{SideStopAt: 5000, SideStops: &stops})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ss.Outcome = after.Outcome
-			var sb bytes.Buffer
-			if err := WriteTrace(&sb, ss); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(sb.Bytes(), c.Bytes()) || !slices.Equal(ss.Local, compacted.Local) {
+			ss, sb := again(ConvertOptions{SideStopAt: 5000, SideStops: &stops})
+			if !bytes.Equal(sb, c.Bytes()) || !slices.Equal(ss.Local, compacted.Local) {
 				t.Errorf("the side log stopped at 5000 events: %d kept, %d left out; without it: %d kept, %d left out",
 					len(ss.Events), ss.LocalAccesses(), len(compacted.Events), compacted.LocalAccesses())
 			}
