@@ -104,7 +104,9 @@
 // at the end puts into the table only those compactLocal keeps (their
 // life became shared, or a goroutine's last events), where they were
 // made; settling then finds nothing, and the log is compacted as lives
-// end instead. The trace is the same.
+// end instead. The trace is the same. Where the log holds under an eighth
+// of the events converted, local_side_stop.go puts all of it into the
+// table there and the conversion goes on with the table alone.
 // local_lives.go keeps the owners of the words of the lives that several
 // goroutines touched in one dense array, life by life, rather than in
 // local.go's hash table of words (the same answers).
