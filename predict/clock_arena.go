@@ -26,26 +26,38 @@ type baseArena struct {
 	epoch uint32
 }
 
-// sizeClass rounds n up to a capacity of the form 2^k·(4+j)/4, j < 4:
-// storage of one class serves any base of that class.
+// classBits is the number of size classes an octave of sizes has, as a
+// power of two: 4, so that storage of a class wastes at most a sixteenth
+// of it. Bases are made exactly as long as their entries (flattenDense
+// counts them), and with a quarter an octave (the classes of 2^k·(4+j)/4)
+// a quarter of the pass's base storage was slack on a channel stress
+// trace (bench/RESULTS.md, "the bases' size classes").
+const classBits = 4
+
+// sizeClass rounds n up to a capacity of the form 2^k·(16+j)/16, j < 16
+// (n itself up to 32): storage of one class serves any base of that
+// class.
 func sizeClass(n int) int {
-	if n <= 8 {
-		return 8
+	if n <= 2<<classBits {
+		return max(n, 1)
 	}
-	k := bits.Len(uint(n-1)) - 3 // n-1 < 8·2^k
-	q := (n - 1) >> k            // in 4..7
+	k := bits.Len(uint(n-1)) - classBits - 1 // n-1 < 2^(classBits+1)·2^k
+	q := (n - 1) >> k                        // in 16..31
 	return (q + 1) << k
 }
 
 // alloc returns an empty entry list with room for n entries, the storage
-// of a swept base of n's size class if there is one.
+// of a swept base of n's size class, or else of the class above it (at
+// most an eighth of slack then), if there is one.
 func (a *baseArena) alloc(n int) []centry {
 	n = sizeClass(n)
 	a.fresh += n
-	if l := a.free[n]; len(l) > 0 {
-		b := l[len(l)-1]
-		a.free[n] = l[:len(l)-1]
-		return b
+	for _, c := range [2]int{n, sizeClass(n + 1)} {
+		if l := a.free[c]; len(l) > 0 {
+			b := l[len(l)-1]
+			a.free[c] = l[:len(l)-1]
+			return b
+		}
 	}
 	return make([]centry, 0, n)
 }

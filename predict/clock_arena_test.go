@@ -93,3 +93,44 @@ func TestSizeClass(t *testing.T) {
 		prev = c
 	}
 }
+
+// A base made from a dense mirror takes storage for the mirror's
+// non-zero components, not for the bound its caller passes (the sum of
+// the clock's lists, or every goroutine): on a channel stress trace a
+// quarter of the bases' storage was that slack. The arena serves it
+// from a swept base of its size class or of the class above, no other.
+func TestFlattenDenseStorage(t *testing.T) {
+	for _, tc := range []struct {
+		goroutines, nonzero, bound int
+	}{
+		{1113, 830, 1113},
+		{1113, 1113, 2000},
+		{4000, 100, 4000},
+		{64, 0, 64},
+	} {
+		d := make([]int32, tc.goroutines)
+		for k := 0; k < tc.nonzero; k++ {
+			d[k*tc.goroutines/max(tc.nonzero, 1)] = int32(k + 1)
+		}
+		sc := &joinScratch{arena: new(baseArena)}
+		c := flattenDense(sc, nil, tc.bound, d)
+		got := c.base.ents
+		if len(got) != tc.nonzero {
+			t.Fatalf("%+v: the base holds %d entries, want %d", tc, len(got), tc.nonzero)
+		}
+		if limit := tc.nonzero + tc.nonzero/16 + 1; cap(got) > limit {
+			t.Errorf("%+v: the base's storage holds %d entries, more than %d", tc, cap(got), limit)
+		}
+	}
+	a := new(baseArena)
+	a.free = map[int][][]centry{
+		sizeClass(900): {make([]centry, 0, sizeClass(900))},
+		sizeClass(600): {make([]centry, 0, sizeClass(600))},
+	}
+	if b := a.alloc(sizeClass(900) - 60); cap(b) != sizeClass(900) {
+		t.Errorf("a request of the class below a free one took storage of %d entries, want the free %d", cap(b), sizeClass(900))
+	}
+	if b := a.alloc(500); cap(b) != sizeClass(500) {
+		t.Errorf("a request far below a free class took storage of %d entries, want new storage of %d", cap(b), sizeClass(500))
+	}
+}

@@ -626,10 +626,17 @@ func raiseDense(out []centry, d []int32, ents []centry) []centry {
 // of at most n components: the new base is d's non-zero components, read
 // in one pass over d rather than by merging the clock's base and delta.
 func flattenDense(sc *joinScratch, prev *frozen, n int, d []int32) vclock {
-	// A delta's entries raise its base's, mostly: the sum may exceed
-	// every goroutine (by up to a quarter, see flattens), and d holds
-	// one entry per goroutine at most.
-	n = min(n, len(d))
+	// The base holds d's non-zero components: counted first, so that
+	// its storage is no longer than they need (n, the sum of the
+	// clock's lists, bounds them, but a delta's entries raise its
+	// base's, and it may exceed every goroutine).
+	k := 0
+	for _, v := range d {
+		if v != 0 {
+			k++
+		}
+	}
+	n = min(n, k)
 	var ents []centry
 	if sc.arena != nil {
 		ents = sc.arena.alloc(n)
