@@ -134,3 +134,39 @@ func TestFlattenDenseStorage(t *testing.T) {
 		t.Errorf("a request far below a free class took storage of %d entries, want new storage of %d", cap(b), sizeClass(500))
 	}
 }
+
+// Storage a sweep freed and no base took stays for the next window as
+// far as its class was asked for in the last one (full clocks' bases are
+// made in bursts); a class nobody asked for goes.
+func TestArenaKeepsAskedStorage(t *testing.T) {
+	a := new(baseArena)
+	id := func(b []centry) *centry { return &b[:1][0] }
+	made := map[*centry]bool{}
+	var held []*frozen
+	mk := func(n int) *frozen {
+		b := a.alloc(n)
+		made[id(b)] = true
+		f := &frozen{ents: append(b, centry{1, 1})}
+		a.add(f)
+		return f
+	}
+	sweep := func() {
+		a.sweep(func(hold func(*frozen)) {
+			for _, f := range held {
+				hold(f)
+			}
+		})
+	}
+	mk(1000)
+	mk(1000)
+	mk(300)
+	sweep() // all three freed
+	held = append(held, mk(1000))
+	sweep() // one of class 1000 asked for: one kept; class 300 not asked for
+	if b := a.alloc(1000); !made[id(b)] {
+		t.Errorf("the storage freed two sweeps ago, of a class asked for since, was dropped")
+	}
+	if got := len(a.free[sizeClass(300)]); got != 0 {
+		t.Errorf("%d blocks of a class nobody asked for were kept", got)
+	}
+}
