@@ -154,6 +154,7 @@ func join(c, src vclock, extras ...centry) (vclock, bool) {
 // Bases are made in arena if it is set (clock_arena.go).
 type joinScratch struct {
 	cand, tmp, ex, add []centry
+	flat               []centry // flattenDense's
 	wantRises          bool
 	rises              []centry
 	arena              *baseArena
@@ -626,28 +627,24 @@ func raiseDense(out []centry, d []int32, ents []centry) []centry {
 // of at most n components: the new base is d's non-zero components, read
 // in one pass over d rather than by merging the clock's base and delta.
 func flattenDense(sc *joinScratch, prev *frozen, n int, d []int32) vclock {
-	// The base holds d's non-zero components: counted first, so that
-	// its storage is no longer than they need (n, the sum of the
-	// clock's lists, bounds them, but a delta's entries raise its
-	// base's, and it may exceed every goroutine).
-	k := 0
-	for _, v := range d {
-		if v != 0 {
-			k++
-		}
-	}
-	n = min(n, k)
-	var ents []centry
-	if sc.arena != nil {
-		ents = sc.arena.alloc(n)
-	} else {
-		ents = make([]centry, 0, n)
-	}
+	// The base holds d's non-zero components: gathered in scratch
+	// first, so that its storage is no longer than they need (n, the
+	// sum of the clock's lists, bounds them, but a delta's entries
+	// raise its base's, and it may exceed every goroutine).
+	flat := slices.Grow(sc.flat[:0], min(n, len(d)))
 	for g, v := range d {
 		if v != 0 {
-			ents = append(ents, centry{int32(g), v})
+			flat = append(flat, centry{int32(g), v})
 		}
 	}
+	sc.flat = flat
+	var ents []centry
+	if sc.arena != nil {
+		ents = sc.arena.alloc(len(flat))
+	} else {
+		ents = make([]centry, 0, len(flat))
+	}
+	ents = append(ents, flat...)
 	f := &frozen{ents: ents, prev: prev, og: -1}
 	if sc.arena != nil {
 		sc.arena.add(f)
