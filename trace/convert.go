@@ -287,7 +287,7 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 func (c *converter) compact(rp []uint32, reach int) []uint32 {
 	if scan := c.scan; scan != nil {
 		if c.side != nil {
-			m, _ := mergeSide(c.b.t, c.side, scan, false)
+			m, _ := mergeSide(c.b, c.side, scan, false)
 			c.putBack += m
 			c.side = nil
 		}

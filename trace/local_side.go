@@ -299,13 +299,14 @@ func (c *converter) compactSide() {
 	l.blocks = l.blocks[:keep]
 }
 
-// mergeSide puts into t's table the records of the log whose life the
-// whole trace took as shared, and those that are last events of the scan
-// (or, if all, every record), each where it was made; it counts the
-// others in t.Local, and renumbers what names events (a receive's send,
-// Values, the scan's last events). It returns how many records it put in
+// mergeSide puts into b's table (grown by b.Grow) the records of the log
+// whose life the whole trace took as shared, and those that are last
+// events of the scan (or, if all, every record), each where it was made;
+// it counts the others in the trace's Local, and renumbers what names
+// events (a receive's send, Values, the scan's last events). It returns how many records it put in
 // the table, and the new index of each event the table held before.
-func mergeSide(t *Trace, l *sideLog, s *localScan, all bool) (int, func(int) int) {
+func mergeSide(b *Builder, l *sideLog, s *localScan, all bool) (int, func(int) int) {
+	t := b.t
 	isRef := make(map[int32]bool)
 	for _, v := range s.last {
 		if v <= -2 {
@@ -331,9 +332,7 @@ func mergeSide(t *Trace, l *sideLog, s *localScan, all bool) (int, func(int) int
 	if m == 0 {
 		return 0, func(j int) int { return j }
 	}
-	if cap(t.Events) < n+m {
-		t.Events = append(make([]Event, 0, n+m), t.Events...)
-	}
+	b.Grow(m)
 	t.Events = t.Events[:n+m]
 	// From the back: record k goes after the table's event j if its pos
 	// is past j.

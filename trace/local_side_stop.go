@@ -52,7 +52,7 @@ func (c *converter) judgeSide() {
 	if n := c.b.Len() + c.side.n; cap(c.b.t.Events) < n && c.b.full != nil {
 		c.b.full() // as the table grows (tableCap), not to exactly n
 	}
-	m, moved := mergeSide(c.b.t, c.side, c.scan, true)
+	m, moved := mergeSide(c.b, c.side, c.scan, true)
 	c.held -= m // now in the table; those compactSide left out stay counted
 	c.putBack += m
 	c.renumberReleases(moved)
