@@ -261,12 +261,7 @@ func (c *converter) retireSide(life uint32) {
 // scan's last events, counting them in Trace.Local, and renumbers those.
 func (c *converter) compactSide() {
 	l, s, t := c.side, c.scan, c.b.t
-	refs := make(map[int32][]int) // record -> the scan's last slots that name it
-	for k, v := range s.last {
-		if v <= -2 {
-			refs[-2-v] = append(refs[-2-v], k)
-		}
-	}
+	refs := lastRefs(s)
 	w := 0
 	cur := posCursor{l: l}
 	var pos []sidePos // l.pos of the records kept
@@ -299,6 +294,18 @@ func (c *converter) compactSide() {
 	l.blocks = l.blocks[:keep]
 }
 
+// lastRefs returns the records of the side log that the scan's last
+// events name (as -2-index), each with the slots of s.last that name it.
+func lastRefs(s *localScan) map[int32][]int {
+	refs := make(map[int32][]int)
+	for k, v := range s.last {
+		if v <= -2 {
+			refs[-2-v] = append(refs[-2-v], k)
+		}
+	}
+	return refs
+}
+
 // mergeSide puts into b's table (grown by b.Grow) the records of the log
 // whose life the whole trace took as shared, and those that are last
 // events of the scan (or, if all, every record), each where it was made;
@@ -307,12 +314,7 @@ func (c *converter) compactSide() {
 // the table, and the new index of each event the table held before.
 func mergeSide(b *Builder, l *sideLog, s *localScan, all bool) (int, func(int) int) {
 	t := b.t
-	isRef := make(map[int32]bool)
-	for _, v := range s.last {
-		if v <= -2 {
-			isRef[-2-v] = true
-		}
-	}
+	refs := lastRefs(s)
 	for len(t.Local) < len(t.Goroutines) {
 		t.Local = append(t.Local, 0)
 	}
@@ -321,7 +323,7 @@ func mergeSide(b *Builder, l *sideLog, s *localScan, all bool) (int, func(int) i
 	cur := posCursor{l: l}
 	for i := 0; i < l.n; i++ {
 		r := l.at(i)
-		if all || s.lifeOwner[r.life&^sideWrite] == multiOwner || isRef[int32(i)] {
+		if _, ref := refs[int32(i)]; all || ref || s.lifeOwner[r.life&^sideWrite] == multiOwner {
 			sel = append(sel, int32(i))
 			selPos = append(selPos, uint32(cur.of(i)))
 		} else {
@@ -336,7 +338,7 @@ func mergeSide(b *Builder, l *sideLog, s *localScan, all bool) (int, func(int) i
 	t.Events = t.Events[:n+m]
 	// From the back: record k goes after the table's event j if its pos
 	// is past j.
-	newAt := make(map[int32]int32, len(isRef)) // referenced record -> its index
+	newAt := make(map[int32]int32, len(refs)) // referenced record -> its index
 	w, j := n+m-1, n-1
 	for k := m - 1; k >= 0; k-- {
 		r := l.at(int(sel[k]))
@@ -345,7 +347,7 @@ func mergeSide(b *Builder, l *sideLog, s *localScan, all bool) (int, func(int) i
 			w--
 		}
 		t.Events[w] = r.event()
-		if isRef[sel[k]] {
+		if _, ref := refs[sel[k]]; ref {
 			newAt[sel[k]] = int32(w)
 		}
 		w--
