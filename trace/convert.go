@@ -723,13 +723,12 @@ func (c *converter) addValue(g *convGoroutine, e Event, value, old uint64) int {
 // noteEvent notes event e, at index i of the table, or held back by the
 // side log (i is -2-its index there), for the scan and finish.
 func (c *converter) noteEvent(i int, e *Event) {
-	if c.scan != nil {
-		c.scan.observe(i, e)
-		if c.side != nil && i >= 0 && e.Addr >= lifeBase {
-			if l := (e.Addr - lifeBase) >> lifeShift; c.scan.lifeOwner[l] == multiOwner {
-				c.side.shared(l)
-			}
-		}
+	// The side log is told of a life once, when e makes it shared: it
+	// holds no record of a shared life (take asks ownedAfter), so telling
+	// it at the life's later events did nothing; and e is in the table
+	// then, since take held it only if its life stayed one goroutine's.
+	if c.scan != nil && c.scan.observe(i, e) && c.side != nil {
+		c.side.shared((e.Addr - lifeBase) >> lifeShift)
 	}
 	if e.Stack != 0 {
 		for int(e.G) >= len(c.firstStack) {

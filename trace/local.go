@@ -159,8 +159,10 @@ func newLocalScan(stacks *StackTable, goroot string) *localScan {
 	return &localScan{o: newOwners(), stacks: stacks, goroot: goroot}
 }
 
-// observe notes event i, or record -2-i of the side log (local_side.go).
-func (s *localScan) observe(i int, e *Event) {
+// observe notes event i, or record -2-i of the side log (local_side.go),
+// and reports whether e made its heap life shared: lifeOwner turned
+// multiOwner, which it stays from then on (ownedBy).
+func (s *localScan) observe(i int, e *Event) bool {
 	g := int(e.G)
 	n := s.tree.note(g, e)
 	for len(s.last) <= 2*g+1 {
@@ -192,16 +194,18 @@ func (s *localScan) observe(i int, e *Event) {
 			s.lifeOwner = append(s.lifeOwner, make([]uint32, k)...)
 			s.lifeLast = append(s.lifeLast, make([]uint32, k)...)
 		}
+		was := s.lifeOwner[l]
 		if s.ownedBy(l, owner) {
 			s.lifeOwner[l], s.lifeLast[l] = owner, n // its own, or handed over by a go statement
 		} else {
 			s.lifeOwner[l] = multiOwner
 		}
-		return
+		return was != multiOwner && s.lifeOwner[l] == multiOwner
 	}
 	if e.Op.IsAccess() || e.Addr != 0 {
 		s.o.touch(owner, e.Addr, e.Size)
 	}
+	return false
 }
 
 // ownedBy reports whether life l, already in lifeOwner, is owner's (not
