@@ -13,10 +13,11 @@
 // or they are last events), and the trace is the same, or left out, as
 // compactLocal would have left them, and counted in Trace.Local alike.
 // Before, each of them cost a 32-byte slot of a table that held, on
-// stress-tls and syncmap, twenty to fifty times the events the trace keeps
-// (the table grown and copied twice, its pages faulted in, every event
-// asked again at the end): bench/RESULTS.md, "the conversion after the run
-// on two cores" and "the side log".
+// stress-tls and syncmap, many times the events the trace keeps (the
+// table grown and copied, its pages faulted in, every event asked again
+// at the end): bench/RESULTS.md, "the conversion after the run on two
+// cores" and "the side log: accesses of lives one goroutine owns kept
+// out of the event table".
 //
 // A record of the log is 16 bytes and names no event index: its life,
 // offset there and size (packed: an access at an offset of 16M or more,
@@ -26,13 +27,13 @@
 // for each run of records of the same pos (sideLog.pos): the log is in
 // trace order, so pos never falls, and a record's index orders it among
 // those of the same pos. On stress-tls and syncmap the table's events
-// come between held records a few hundred thousand times for their ten
-// million records (bench/RESULTS.md, "the side log's records in 16
-// bytes"). The scan's last events (localScan.last) name a record of
-// the log as -2-index. Records of a life the allocator ended while one
-// goroutine owned it can never be put in the table (no later record names
-// the life: settle.go), but for last events; the log is compacted when
-// they are half of it, as settle compacts the table.
+// come between held records far less often than records are held
+// (bench/RESULTS.md, "the side log stops where it does not pay, and its
+// records are 16 bytes"). The scan's last events (localScan.last) name
+// a record of the log as -2-index. Records of a life the allocator
+// ended while one goroutine owned it can never be put in the table (no
+// later record names the life: settle.go), but for last events; the log
+// is compacted when they are half of it, as settle compacts the table.
 
 package trace
 
@@ -52,8 +53,10 @@ type sideLog struct {
 	dead                 int // records of lives ended while owned by one goroutine
 	spare                [][]sideRec
 	// fresh, if set, is given each new block one block ahead of its use,
-	// to fault its pages in on another core (prefaulter.askBlock): after
-	// the run, the log's fresh pages were most of add's time.
+	// to fault its pages in on another core (prefaulter.askBlock), since
+	// after the run writing to the log's fresh pages is what add costs
+	// (bench/RESULTS.md, "the side log: accesses of lives one goroutine
+	// owns kept out of the event table").
 	fresh func([]sideRec)
 	ahead []sideRec
 	// compactAt is the least number of dead records that makes add
@@ -170,8 +173,9 @@ func (l *sideLog) block() []sideRec {
 // accesses while one goroutine owns it, or none, and none of a new life
 // whose first access is at a site (its stack) more than half of whose
 // records held so far went to the table in the end (their life became
-// shared), as a channel's messages do on stress-chan-3m: held, then
-// put back, they cost more than the table alone (bench/RESULTS.md).
+// shared), as a channel's messages do: held, then put back, they cost
+// more than the table alone (bench/RESULTS.md, "the side log: accesses
+// of lives one goroutine owns kept out of the event table").
 func (l *sideLog) hold(life uint64, stack StackID) bool {
 	for uint64(len(l.count)) <= life {
 		k := len(l.count) + 1024

@@ -4,19 +4,20 @@
 // (settle.go) either: the accesses settle can leave out are those of
 // lives one goroutine owned to their end, which the log would have held,
 // so settling finds at most that small share, after reading the whole
-// table (stress-chan-3m: 6,901 events left out by two settles that read
-// 10.5M).
+// table (bench/RESULTS.md, "the side log stops where it does not pay,
+// and its records are 16 bytes").
 //
-// The log pays for itself by the records it never puts in the table. Its
-// costs are asking each access whether to hold it, writing the record,
-// and, at the end, moving the whole table to make room for the records
-// put back (mergeSide). On stress-chan-3m it held 99K of 14.1M events,
-// put 89K of them back at the end and moved 14M table events to do it:
-// its conversion took 1.05 times main's CPU (bench/RESULTS.md, "the side
-// log"). The records held until the stop all go into the table, where
-// they would have been without the log: compactLocal leaves out at the
-// end those the log would have, so the trace is the same
-// (TestSideLogSameTrace, TestLiveConversion).
+// The log pays for itself by the records it never puts in the table.
+// Its costs are asking each access whether to hold it, writing the
+// record, and, at the end, moving the whole table to make room for the
+// records put back (mergeSide). Where it holds few events, and its
+// lives become shared late, as on stress-chan-3m, it puts most of them
+// back at the end and moves the whole table to do it, and costs more
+// than it saves (bench/RESULTS.md, "the side log: accesses of lives one
+// goroutine owns kept out of the event table"). The records held until
+// the stop all go into the table, where they would have been without
+// the log: compactLocal leaves out at the end those the log would have,
+// so the trace is the same (TestSideLogSameTrace, TestLiveConversion).
 
 package trace
 
