@@ -95,18 +95,23 @@
 // hand over, each goroutine that takes it over started after the last
 // event of the one before on it (local_handoff.go): go statements and
 // program order order them all. Heap objects are made only for the lives the trace keeps.
-// While converting, settle.go already leaves out the local accesses of
-// the lives the allocator has ended (handed their memory out again), so
-// that the event table holds what the trace will keep plus the lives
-// still running, not every event of the run; the trace is the same.
-// The accesses of a life one goroutine owns so far do not even enter the
-// table: local_side.go holds them in a compact log, in trace order, and
-// at the end puts into the table only those compactLocal keeps (their
-// life became shared, or a goroutine's last events), where they were
-// made; settling then finds nothing, and the log is compacted as lives
-// end instead. The trace is the same. Where the log holds under an eighth
-// of the events converted, local_side_stop.go puts all of it into the
-// table there and the conversion goes on with the table alone.
+// While converting without the side log (a conversion that keeps replay
+// positions), settle.go leaves out the local accesses of the lives the
+// allocator has ended (handed their memory out again), so that the event
+// table holds what the trace will keep plus the lives still running, not
+// every event of the run; the trace is the same. Otherwise the accesses of
+// a life one goroutine owns so far do not even enter the table:
+// local_side.go holds them in a compact log, in trace order, and at the
+// end puts into the table only those compactLocal keeps (their life became
+// shared, or a goroutine's last events), where they were made; the
+// conversion does not settle while the log runs (the log holds what settle
+// would leave out, but for the lives it declines), and the log is
+// compacted as lives end instead. The trace is the same. Where the log
+// holds under an eighth of the events converted (judged at sideJudgeFirst
+// events, then each time they double), local_side_stop.go puts all of it
+// into the table there and the conversion goes on with the table alone,
+// and still does not settle: settle could leave out only what the log
+// would have held, under that eighth.
 // local_lives.go keeps the owners of the words of the lives that several
 // goroutines touched in one dense array, life by life, rather than in
 // local.go's hash table of words (the same answers).
