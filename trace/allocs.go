@@ -28,15 +28,13 @@ type alloc struct {
 // without pointers cost the collector nothing and move without write
 // barriers.
 type allocMap struct {
-	pages   pageLists
-	large   []alloc
-	n       uint32 // allocations so far
-	gen     uint64 // bumped by every malloc and free
-	hit     alloc  // the allocation find found last in hitPage's list (id 0: none)
-	hitPage uint64
-	hitGen  uint64   // gen when hit was found
-	cut     []alloc  // free's: the allocations it ends that reach past its pages
-	ended   []uint32 // the allocations the current record ended (mark)
+	pages pageLists
+	large []alloc
+	n     uint32   // allocations so far
+	hit   alloc    // the allocation find found last in a page's list, while no malloc or free overlaps it (unhit; id 0: none)
+	hit2  alloc    // the one it found before hit, while it lasts
+	cut   []alloc  // free's: the allocations it ends that reach past its pages
+	ended []uint32 // the allocations the current record ended (mark)
 }
 
 func newAllocMap() *allocMap { return &allocMap{pages: pageLists{leaves: map[uint64]*pageLeaf{}}} }
@@ -106,7 +104,6 @@ func (m *allocMap) mark(r *rawEvent) {
 }
 
 func (m *allocMap) malloc(p, size uint64) {
-	m.gen++
 	if size == 0 {
 		size = 1
 	}
@@ -128,6 +125,7 @@ func (m *allocMap) malloc(p, size uint64) {
 		}
 		i := after(list, p)
 		if i > 0 && list[i-1].start == p && list[i-1].end == a.end {
+			m.unhit(p, a.end)
 			m.ended = append(m.ended, list[i-1].id)
 			list[i-1] = a
 			m.freeLarge(p, a.end)
@@ -149,8 +147,8 @@ func (m *allocMap) malloc(p, size uint64) {
 // 1), in each page that lists it: a free of part of an allocation ends all
 // of it, as a new allocation over part of it does.
 func (m *allocMap) free(p, size uint64) {
-	m.gen++
 	end := p + max(size, 1)
+	m.unhit(p, end)
 	first, last := p>>pageShift, min((end-1)>>pageShift, p>>pageShift+1<<20-1)
 	m.cut = m.cut[:0]
 	for pg := first; pg <= last; pg++ {
@@ -212,22 +210,38 @@ func (m *allocMap) freeLarge(p, end uint64) {
 	}
 }
 
+// unhit forgets find's last hit if [p, end) overlaps it: a malloc or free
+// there may end it. Lives elsewhere stay as they were, and so does hit.
+func (m *allocMap) unhit(p, end uint64) {
+	if m.hit.id != 0 && m.hit.start < end && p < m.hit.end {
+		m.hit = alloc{}
+	}
+	if m.hit2.id != 0 && m.hit2.start < end && p < m.hit2.end {
+		m.hit2 = alloc{}
+	}
+}
+
 // find returns the allocation addr is in, if any.
 func (m *allocMap) find(addr uint64) (alloc, bool) {
-	pg := addr >> pageShift
-	if h := m.hit; h.id != 0 && m.hitGen == m.gen && pg == m.hitPage && h.start <= addr && addr < h.end {
-		// No malloc or free since hit was found in this page's list, and
-		// the allocations of one list do not overlap: the search below
-		// would find hit again.
+	if h := m.hit; h.id != 0 && h.start <= addr && addr < h.end {
+		// hit is still listed in every page it overlaps (no malloc or
+		// free over it since: unhit), and the allocations of one page's
+		// list do not overlap: the search below would find hit again.
+		// Runs of accesses to one allocation, broken by the mallocs
+		// and frees of others, skip the search.
+		return h, true
+	}
+	if h := m.hit2; h.id != 0 && h.start <= addr && addr < h.end {
+		m.hit, m.hit2 = h, m.hit
 		return h, true
 	}
 	var list []alloc
-	if l := m.pages.list(pg, false); l != nil {
+	if l := m.pages.list(addr>>pageShift, false); l != nil {
 		list = *l
 	}
 	i := after(list, addr)
 	if i > 0 && list[i-1].end > addr {
-		m.hit, m.hitPage, m.hitGen = list[i-1], pg, m.gen
+		m.hit, m.hit2 = list[i-1], m.hit
 		return list[i-1], true
 	}
 	for _, a := range m.large {

@@ -74,3 +74,40 @@ func TestAllocMapModel(t *testing.T) {
 		}
 	}
 }
+
+// TestAllocMapHits: find's remembered allocations (hit, hit2) must not
+// outlive a malloc or free over them, be it a new life in the same slot,
+// a free, or a malloc over part of one; nor hide an allocation next to
+// them. Each step marks a record, or finds an address and wants an id.
+func TestAllocMapHits(t *testing.T) {
+	const a, b = 0x10000, 0x10040 // two slots of one page
+	type step struct {
+		kind       uint8 // rMalloc, rFree, or 0: find addr
+		addr, size uint64
+		want       uint32 // find's: the allocation's id, 0 for none
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{
+		{"same slot reused", []step{{rMalloc, a, 32, 0}, {0, a + 8, 0, 1}, {rMalloc, a, 32, 0}, {0, a + 8, 0, 2}}},
+		{"freed", []step{{rMalloc, a, 32, 0}, {0, a, 0, 1}, {rFree, a, 32, 0}, {0, a, 0, 0}}},
+		{"freed second", []step{{rMalloc, a, 32, 0}, {rMalloc, b, 32, 0}, {0, a, 0, 1}, {0, b, 0, 2}, {rFree, a, 1, 0}, {0, a + 16, 0, 0}, {0, b + 8, 0, 2}}},
+		{"part reused", []step{{rMalloc, a, 32, 0}, {0, a, 0, 1}, {rMalloc, a + 16, 8, 0}, {0, a, 0, 0}, {0, a + 16, 0, 2}}},
+		{"other slots kept", []step{{rMalloc, a, 32, 0}, {0, a, 0, 1}, {rMalloc, b, 32, 0}, {rFree, b, 32, 0}, {0, a + 31, 0, 1}, {0, a + 32, 0, 0}}},
+		{"swapped", []step{{rMalloc, a, 32, 0}, {rMalloc, b, 32, 0}, {0, a, 0, 1}, {0, b, 0, 2}, {0, a, 0, 1}, {rMalloc, b, 32, 0}, {0, b, 0, 3}, {0, a, 0, 1}}},
+	} {
+		m := newAllocMap()
+		for i, s := range tc.steps {
+			if s.kind != 0 {
+				r := rawEvent{kind: s.kind, addr: s.addr, size: s.size}
+				m.mark(&r)
+				continue
+			}
+			got, _ := m.find(s.addr)
+			if got.id != s.want {
+				t.Errorf("%s: step %d: find(%#x) = %d, want %d", tc.name, i, s.addr, got.id, s.want)
+			}
+		}
+	}
+}
