@@ -600,6 +600,7 @@ type cursor struct {
 	chunks []*chunkRef // the chunks to read after cur
 	cur    *chunkRef   // the chunk being read, or nil
 	curBuf []byte      // its records, if copied out of the spool
+	recs   []byte      // its records: curBuf, or its room in the spool (chunkRecs)
 	off    uint64      // bytes of cur read
 	end    uint64      // bytes of cur known committed
 	at     uint64      // where in cur the next sequenced record is, if ok
@@ -624,10 +625,15 @@ func (c *cursor) lastChunk() *chunkRef {
 // records returns the records of the chunk being read from byte from to
 // byte to.
 func (c *cursor) records(from, to uint64) []byte {
-	if c.curBuf != nil {
-		return c.curBuf[from:to]
-	}
-	return c.s.records(c.cur.slot, from, to)
+	return c.recs[from:to]
+}
+
+// chunkRecs returns the room for records of the chunk in slot i, all of
+// it: a cursor slices its records from it (cursor.records) rather than
+// computing the chunk's place for every record.
+func (s *spool) chunkRecs(i uint64) []byte {
+	off := s.chunksOff + i*s.chunkBytes + chunkHdr
+	return s.data[off : off+s.chunkBytes-chunkHdr : off+s.chunkBytes-chunkHdr]
 }
 
 // advance finds the next sequenced record (its number, c.seq, and its
@@ -647,7 +653,7 @@ func (c *cursor) advance() {
 			// last chunk's last record.
 			if c.cur != nil {
 				c.s.doneWith(c.cur)
-				c.cur, c.curBuf = nil, nil
+				c.cur, c.curBuf, c.recs = nil, nil, nil
 			}
 			return
 		}
@@ -671,10 +677,11 @@ func (c *cursor) advance() {
 			if c.cur.state.CompareAndSwap(refInSpool, refReading) {
 				// A chunk's goroutine moved on from every chunk but its
 				// last, whose extent walk's refresh reads too.
-				c.curBuf = nil
+				c.curBuf, c.recs = nil, c.s.chunkRecs(c.cur.slot)
 				c.end, _ = c.s.used(c.cur.slot)
 			} else {
 				c.curBuf = c.cur.buf // copied out (spool_drain.go)
+				c.recs = c.curBuf
 				c.end = uint64(len(c.curBuf))
 			}
 			continue
