@@ -794,9 +794,7 @@ func (c *cursor) decode(e *rawEvent, arena *pcArena) {
 		e.behalf = w2>>32 != 0
 		n := int(uint32(w2))
 		e.pcs = arena.take(n)
-		for i := range e.pcs {
-			e.pcs[i] = le.Uint64(r[24+8*i:])
-		}
+		loadWords(e.pcs, r[24:])
 		if n2 := int(w2>>32) - 1; e.behalf && n2 > 0 && n2 <= n {
 			e.pcs, e.parked = e.pcs[:n-n2], e.pcs[n-n2:]
 		}
@@ -806,9 +804,7 @@ func (c *cursor) decode(e *rawEvent, arena *pcArena) {
 		e.aop, e.aflags, e.size = uint8(w2>>16), uint8(w2>>8), w2&0xff
 		e.value, e.old = le.Uint64(r[24:]), le.Uint64(r[32:])
 		e.pcs = arena.take(int(uint32(le.Uint64(r[40:]))))
-		for i := range e.pcs {
-			e.pcs[i] = le.Uint64(r[48+8*i:])
-		}
+		loadWords(e.pcs, r[48:])
 		if len(e.pcs) > 0 {
 			e.pc = e.pcs[0]
 		}
