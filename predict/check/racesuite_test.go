@@ -37,7 +37,9 @@ func raceSuiteModule(t *testing.T) string {
 // records it: each test in a run of its own (-each), and all of them in
 // one run (12 million events). A report on a TestNoRace* test fails it (a
 // false warning is a seer bug), and so does a TestRace* test without one
-// (a missed race). Tests the suite itself skips are not scored. It takes
+// (a missed race; test by test, one missed in its run is run alone twice
+// more and counts as found if either finds it: foundAlone). Tests the
+// suite itself skips are not scored. It takes
 // about two minutes; -short skips it. SEER_RACESUITE_RUNS sets how many
 // test-by-test runs must agree (default 1).
 func TestRaceSuite(t *testing.T) {
