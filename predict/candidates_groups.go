@@ -42,11 +42,12 @@ func locksetByGroups(c *ctp, cs *candidates, cl []aclass, ids []int32, noLockset
 	groups := classGroups(cl, ids)
 	start := len(races)
 	// The groups by kind of access, so that a group is paired only with
-	// those of the kinds it may conflict with: pond's busiest location
-	// had 26,555 groups of plain reads and one of writes, 352M pairs of
-	// which all but 26,556 are two reads. Which pairs are looked at in
-	// which order changes nothing: the counts are sums, the sites a set,
-	// and races is sorted below.
+	// those of the kinds it may conflict with: a location read by many
+	// goroutines under different locksets and written by few has nearly
+	// all its group pairs two reads (pond's busiest: bench/RESULTS.md,
+	// "the lockset's groups paired by kind"). Which pairs are looked at
+	// in which order changes nothing: the counts are sums, the sites a
+	// set, and races is sorted below.
 	var byKind [4][]int // ascending
 	for x := range groups {
 		k := accessKind(&cl[groups[x].ids[0]])
