@@ -32,8 +32,8 @@ type baseArena struct {
 // power of two: 4, so that storage of a class wastes at most a sixteenth
 // of it. Bases are made exactly as long as their entries (flattenDense
 // counts them), and with a quarter an octave (the classes of 2^k·(4+j)/4)
-// a quarter of the pass's base storage was slack on a channel stress
-// trace (bench/RESULTS.md, "the bases' size classes").
+// much of the pass's base storage was slack on a channel stress trace
+// (bench/RESULTS.md, "the bases' size classes").
 const classBits = 4
 
 // sizeClass rounds n up to a capacity of the form 2^k·(16+j)/16, j < 16
@@ -89,8 +89,9 @@ func (a *baseArena) sweep(roots func(hold func(*frozen))) {
 	// collector. But the sizes of full clocks are asked for in bursts,
 	// and so as much storage of a class as was asked for since the last
 	// sweep stays for the next (at most sweepEntries in all): on a
-	// channel stress trace, a fifth of the storage of its largest class
-	// was dropped while new storage of that class was made.
+	// channel stress trace, storage of its largest class was dropped
+	// while new storage of that class was made (bench/RESULTS.md, "the
+	// arena's free storage").
 	if a.free == nil {
 		a.free = make(map[int][][]centry)
 	}

@@ -12,7 +12,7 @@
 // the check says it; where it finds nothing, the check runs as before.
 //
 // On pond (github.com/alitto/pond/v2) the first pair that no one edge
-// orders comes within the trace's first thousand events, but the check
+// orders comes among the trace's first events, but the check
 // made every edge of the trace and wrote out its accesses before it
 // found it, on a trace whose SHB pass then ran anyway (bench/RESULTS.md,
 // "pond: open groups bagged once idle, and the handoff check's early
