@@ -4,15 +4,16 @@
 // pages past them are given back to the kernel (discard), yet the runtime
 // counts the array whole. Under a limit meant for the process's memory
 // the collector then worked as if the heap were that much fuller, and
-// seer check's analysis collected about twice as often as seer predict's
-// on the same run (bench/RESULTS.md, branches mhbtc and park).
+// seer check's analysis collected more often than seer predict's on the
+// same run (bench/RESULTS.md, branches mhbtc and park).
 // SetMemoryLimit sets the limit given plus those bytes, for as long as
 // their tables are held.
 //
 // A parked tail or parked values (Trace.Park, Trace.ParkValues) are not
 // counted: they are given back so that what the limit does not see (the
 // must-happen-before history's mapped file) has room, and counting them
-// would let the heap take that room back (pond passed 1 GiB so).
+// would let the heap take that room back (pond passed its -maxmem so,
+// bench/RESULTS.md).
 
 package trace
 

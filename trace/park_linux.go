@@ -1,8 +1,8 @@
 // This file opens Trace.Park's file on Linux for direct I/O (O_DIRECT):
 // the parked pages go from the table to the disk and back without a copy
 // through the page cache. Written through the page cache, the copy was
-// most of the park's cost, 12.3% of seer predict's CPU on stress-chan-3m
-// (bench/RESULTS.md, branch mhbtc), and the read back another 2.5%.
+// most of the park's cost, and the read back more (bench/RESULTS.md,
+// "parking the trace's tail without the page cache").
 
 package trace
 

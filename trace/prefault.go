@@ -6,8 +6,8 @@
 //
 // After the run the conversion is one goroutine writing events to fresh
 // pages of the table (most of them left out at the end, local.go), and
-// the page faults were a fifth of its CPU on stress-tls
-// (bench/RESULTS.md). Faulting a page in asks nothing of its contents
+// the page faults were much of its CPU (bench/RESULTS.md, "the
+// conversion after the run on two cores"). Faulting a page in asks nothing of its contents
 // (madvise MADV_POPULATE_WRITE, prefault_linux.go), so the prefaulter and
 // the writer need no ordering between them: whichever of the two touches
 // a page first, the kernel zeroes it once, and the events are the same.
@@ -19,8 +19,9 @@ import "unsafe"
 const (
 	// prefaultAhead is how far past the table's length the prefaulter
 	// keeps pages faulted in (4 MiB of events). Pages faulted in far
-	// ahead are out of the cache when the writer gets to them: 16 MiB
-	// cost the whole conversion more CPU than it saved (bench/RESULTS.md).
+	// ahead are out of the cache when the writer gets to them: a wider
+	// window cost the whole conversion more CPU than it saved
+	// (bench/RESULTS.md, "the conversion after the run on two cores").
 	prefaultAhead = 1 << 17
 	// prefaultStep is how many events are added between two requests.
 	prefaultStep = 1 << 15

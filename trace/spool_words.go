@@ -15,9 +15,10 @@ var hostLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // loadWords sets dst to the little-endian words at the start of src,
 // which holds at least len(dst) of them. On a little-endian host that is
-// one copy of the bytes: the loop of one load and two bounds checks per
-// word was a fifth of decoding syncmap's records, most of them atomics
-// with their frames.
+// one copy of the bytes, not a load and two bounds checks per word: the
+// frames of atomics are most of what syncmap's records hold
+// (bench/RESULTS.md, "Walker: cursor records slice, two remembered
+// allocations, frames by copy").
 func loadWords(dst []uint64, src []byte) {
 	if len(dst) == 0 {
 		return
