@@ -131,7 +131,7 @@ func (r *sideRec) event() Event {
 	if r.life&sideWrite != 0 {
 		op = OpWrite
 	}
-	return Event{Op: op, Addr: lifeBase + life<<lifeShift + uint64(r.at>>sideSizeBits), Size: r.at & (1<<sideSizeBits - 1), Obj: lifeObj | ObjID(life-1), Stack: r.stack, G: r.g}
+	return Event{Op: op, Addr: LifeAddr(life, uint64(r.at>>sideSizeBits)), Size: r.at & (1<<sideSizeBits - 1), Obj: lifeObj | ObjID(life-1), Stack: r.stack, G: r.g}
 }
 
 // sideLife returns the life of e if the side log can hold e, an event
@@ -141,8 +141,7 @@ func sideLife(e *Event) (uint64, bool) {
 	if e.Op != OpRead && e.Op != OpWrite || e.Sync != SyncNone || e.Peer != 0 || e.Addr < lifeBase {
 		return 0, false
 	}
-	life := (e.Addr - lifeBase) >> lifeShift
-	off := e.Addr - lifeBase - life<<lifeShift
+	life, off := lifeByte(e.Addr)
 	if life == 0 || life >= sideWrite || off >= 1<<(32-sideSizeBits) || e.Size >= 1<<sideSizeBits || e.Obj != lifeObj|ObjID(life-1) {
 		return 0, false
 	}

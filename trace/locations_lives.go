@@ -64,7 +64,7 @@ type groupLife struct {
 
 // lifeByte returns the life of a (at least lifeBase) and a's byte within
 // it: HeapLife without its check, for the callers that made it (HeapLife,
-// groupLives, syncLives's word).
+// groupLives, syncLives's word, sideLife).
 func lifeByte(a uint64) (life, b uint64) {
 	return (a - lifeBase) >> lifeShift, (a - lifeBase) & (1<<lifeShift - 1)
 }
