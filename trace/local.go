@@ -389,7 +389,7 @@ func (b *Builder) compactObjects() {
 	lifeID := make([]ObjID, b.lives.len())
 	// First how many objects the events name (marked seen), so that the
 	// table is made once at its size: grown by append, it was most of
-	// this pass on a channel stress test's 1.3M objects (bench/RESULTS.md).
+	// this pass on a channel stress test (bench/RESULTS.md).
 	const seen = ^ObjID(0)
 	n := 1
 	for i := range t.Events {
