@@ -124,7 +124,7 @@ func (p *Parked) tails() [][]byte {
 	for i, b := range out {
 		lo, hi := wholePages(unsafe.Pointer(unsafe.SliceData(b)), uintptr(len(b)))
 		a := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-		if len(b) == 0 || hi <= lo {
+		if hi <= lo { // none, as for an empty b
 			out[i] = nil
 			continue
 		}
