@@ -217,7 +217,8 @@ func (l *sideLog) add(e *Event, life uint64, pos int) int {
 		l.blocks = append(l.blocks, l.block())
 	}
 	r := &l.blocks[i>>sideBlockBits][i&(sideBlock-1)]
-	*r = sideRec{life: uint32(life), at: uint32(e.Addr-lifeBase-life<<lifeShift)<<sideSizeBits | e.Size, stack: e.Stack, g: e.G}
+	_, off := lifeByte(e.Addr)
+	*r = sideRec{life: uint32(life), at: uint32(off)<<sideSizeBits | e.Size, stack: e.Stack, g: e.G}
 	if k := len(l.pos); k == 0 || l.pos[k-1].pos != uint32(pos) {
 		l.pos = append(l.pos, sidePos{uint32(i), uint32(pos)})
 	}
