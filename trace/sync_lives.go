@@ -27,8 +27,7 @@ const syncPageBits = 8
 
 // A syncLives holds, per life number, 1 + the index of its block (0:
 // none), in pages of 1<<syncPageBits lives made as blocks need them (a
-// run's lives are millions, Go's race suite's 4M, and its lives with a
-// block a few thousand), and the blocks, syncBlockWords words each: the
+// run's lives are many, and its lives with a block few), and the blocks, syncBlockWords words each: the
 // object at the word (0: none yet) and 1 + the index of the latest
 // release-like event there (0: none).
 type syncLives struct {
