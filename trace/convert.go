@@ -377,7 +377,7 @@ type converter struct {
 	// events left out so far.
 	scan       *localScan
 	settled    []bool // by life number
-	nSettled   int    // lives settled since the last settle
+	nSettled   int    // lives one goroutine owned settled since the last settle
 	settleAt   int    // table length at which settle runs next
 	dropped    int
 	settleStep int     // settleEvery, or less for tests; negative: never
