@@ -6,7 +6,9 @@
 // (sync.RWMutex prefers writers), the writer waits for the second
 // reader, and that one for a, which the first reader holds. The recorded
 // run, ordered by sleeps, takes the second reader's sections first, then
-// the writer's, and nothing hangs. The fixed twin lets a go before it
+// the writer's, and nothing hangs. (The sleeps leave room for a loaded
+// machine: with 20 ms, CI under load once ran the writer before move,
+// and both's count came out 2, which fails the recorded test.) The fixed twin lets a go before it
 // read-locks b.
 
 package check
@@ -60,12 +62,12 @@ func TestRWCycle(t *testing.T) {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 		x.bump()
 	}()
 	go func() {
 		defer wg.Done()
-		time.Sleep(40 * time.Millisecond)
+		time.Sleep(250 * time.Millisecond)
 		if x.both() != 1 {
 			t.Error("count")
 		}
