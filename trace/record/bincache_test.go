@@ -1,5 +1,6 @@
 // This file tests the kept test binaries (bincache.go): a second build of
-// an unchanged package is not linked again, a changed one is, without
+// an unchanged package is not linked again (named as "." or by its import
+// path), a changed one is, without
 // touching the binary an earlier Build handed out; a package whose test
 // files are gone is not answered with the binary they made; and old
 // entries are trimmed unless in use.
@@ -62,6 +63,17 @@ func TestKeptBinary(t *testing.T) {
 	}
 	if second.ID != first.ID || says(second) != "one" {
 		t.Errorf("second build: ID %s (first %s), says %q", second.ID, first.ID, says(second))
+	}
+	// The package named by its import path, as seer check and BuildGroup
+	// name it, is the same entry as "." (seer record's): not a second
+	// binary linked beside it.
+	byPath, err := Build(context.Background(), RecordOptions{Dir: dir, Package: "example.com/kept"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { byPath.Close() })
+	if byPath.kept != kept || inodeOf(t, kept) != before {
+		t.Errorf("the package by its import path: kept binary %s (linked again: %v), want %s", byPath.kept, inodeOf(t, kept) != before, kept)
 	}
 	write("v_test.go", strings.Replace(test, "%s", "two", 1))
 	third := build()

@@ -228,7 +228,11 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 	if listed.Tests {
 		// Linked into the kept binary's place, if it is not up to date
 		// there (bincache.go).
-		kept, unlock, err := keptBinary(tc, b.Package, b.PkgDir, flags, env)
+		// Keyed by the import path, however the package was named
+		// (".", a directory), as BuildGroup keys it: one entry per
+		// package.
+		key := append(flags[:len(flags)-1:len(flags)-1], b.Package)
+		kept, unlock, err := keptBinary(tc, b.Package, b.PkgDir, key, env)
 		if err == nil {
 			defer unlock()
 			out, b.kept = kept, kept
