@@ -61,6 +61,7 @@ func (c *Cache) ProgramEnvFlags(ctx context.Context, dir string, env, buildFlags
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
+	buildFlags = raceBuild(buildFlags) // as the load has them: -race said or not is one Program
 	key := strings.Join([]string{absDir, strings.Join(patterns, "\x01"), strings.Join(env, "\x01"), strings.Join(buildFlags, "\x01")}, "\x00")
 	env, buildFlags = slices.Clone(env), slices.Clone(buildFlags) // the load outlives the call
 	for {

@@ -187,6 +187,12 @@ func TestCacheBuildFlags(t *testing.T) {
 	if err != nil || again != withTag {
 		t.Errorf("the same flags loaded again (err %v)", err)
 	}
+	// -race is what every load adds (raceBuild): said or not, the same
+	// Program.
+	raced, err := c.ProgramEnvFlags(ctx, dir, nil, []string{"-race"}, ".")
+	if err != nil || raced != plain {
+		t.Errorf("-race loaded again (err %v)", err)
+	}
 	if c.Loads() != 2 {
 		t.Errorf("%d loads, want 2 (one per set of flags)", c.Loads())
 	}
