@@ -111,3 +111,84 @@ func TestAllocMapHits(t *testing.T) {
 		}
 	}
 }
+
+// TestAllocMapInPage: find's look in a page's list (inPage) tries the
+// page's hint and a guess from the list's first and last starts before
+// its search; each must be checked against the list as it is. Each case
+// lays out one page's allocations (a size class's slots, holes, requested
+// sizes short of the slot, an allocation from the page before, a list
+// whose slots are not evenly apart), probes every 4th byte around the page
+// in a random order twice (so that the hint is tried), frees and
+// reallocates some, and probes again, with find's remembered allocations
+// forgotten before each probe so that the page's list is what answers.
+func TestAllocMapInPage(t *testing.T) {
+	const page = 5 << pageShift
+	type mal struct{ off, size uint64 }
+	slots := func(from, n, stride, size uint64) []mal {
+		var ms []mal
+		for i := range n {
+			ms = append(ms, mal{from + i*stride, size})
+		}
+		return ms
+	}
+	for _, tc := range []struct {
+		name   string
+		before []mal // made first
+		frees  []mal // then freed, then the page probed again
+		after  []mal // then made, then probed again
+	}{
+		{"dense", slots(0, 170, 48, 48), slots(48, 3, 96, 48), slots(48, 2, 96, 40)},
+		{"short sizes", slots(0, 170, 48, 33), slots(0, 20, 48*7, 48), nil},
+		{"holes", append(slots(0, 40, 96, 48), slots(4096, 64, 64, 64)...), slots(4096, 8, 128, 64), slots(4096+64, 8, 128, 64)},
+		{"from the page before", append([]mal{{^uint64(0) - 999, 3000}}, slots(2001, 60, 100, 90)...), []mal{{^uint64(0) - 999, 1}}, []mal{{0, 8}}},
+		{"uneven", []mal{{0, 8}, {16, 8}, {24, 1000}, {3000, 16}, {3016, 16}, {8000, 192}}, []mal{{16, 8}}, []mal{{8, 16}, {16, 8}}},
+		{"one", []mal{{100, 200}}, []mal{{100, 1}}, []mal{{120, 10}}},
+	} {
+		rng := rand.New(rand.NewSource(2))
+		m := newAllocMap()
+		var live []alloc
+		var n uint32
+		apply := func(kind uint8, ms []mal) {
+			for _, a := range ms {
+				p := page + a.off // off ^0-999: before the page
+				r := rawEvent{kind: kind, addr: p, size: a.size}
+				m.mark(&r)
+				kept := live[:0]
+				for _, l := range live {
+					if !(l.start < p+max(a.size, 1) && p < l.end) {
+						kept = append(kept, l)
+					}
+				}
+				live = kept
+				if kind == rMalloc {
+					n++
+					live = append(live, alloc{start: p, end: p + max(a.size, 1), id: n})
+				}
+			}
+		}
+		probe := func(stage string) {
+			for range 2 {
+				for _, k := range rng.Perm((1<<pageShift + 128) / 4) {
+					q := page - 64 + 4*uint64(k)
+					var want alloc
+					for _, a := range live {
+						if a.start <= q && q < a.end {
+							want = a
+						}
+					}
+					m.hit, m.hit2 = alloc{}, alloc{}
+					got, ok := m.find(q)
+					if ok != (want.id != 0) || got != want {
+						t.Fatalf("%s, %s: find(page%+d) = %+v, %v; want %+v", tc.name, stage, int64(q-page), got, ok, want)
+					}
+				}
+			}
+		}
+		apply(rMalloc, tc.before)
+		probe("made")
+		apply(rFree, tc.frees)
+		probe("freed")
+		apply(rMalloc, tc.after)
+		probe("made again")
+	}
+}
