@@ -102,25 +102,28 @@ const (
 
 // rawEvent is one sequenced spool record, decoded.
 type rawEvent struct {
-	seq    uint64
-	addr   uint64
-	size   uint64
-	pc     uint64   // access pc, go statement pc, atomic caller pc
+	// The fields a plain access (and an entry or exit) sets: the first
+	// 64 bytes (see decode).
+	seq  uint64
+	addr uint64
+	size uint64
+	pc   uint64 // access pc, go statement pc, atomic caller pc
+	// The allocation the record's address is in (allocs.go): its number
+	// (0: none) and bounds.
+	astart, aend uint64
+	aid          uint32
+	gid          uint32
+	kind         uint8
+	behalf       bool // synchronisation made by another goroutine for this one
+	step         bool // merge: the first record visited after a stop check
+
+	aop    uint8
+	aflags uint8
+	peer   uint32   // rGo: child gid; rStart: parent gid
 	pcs    []uint64 // synchronisation and atomics: return addresses of the Go frame chain
 	parked []uint64 // behalf: where this goroutine is parked (its chain), if known
 	value  uint64
 	old    uint64
-	gid    uint32
-	peer   uint32 // rGo: child gid; rStart: parent gid
-	kind   uint8
-	aop    uint8
-	aflags uint8
-	behalf bool // synchronisation made by another goroutine for this one
-	step   bool // merge: the first record visited after a stop check
-	// The allocation the record's address is in (allocs.go): its number
-	// (0: none) and bounds.
-	aid          uint32
-	astart, aend uint64
 }
 
 // rHint is not a spool record: merge passes it to its grow callback, with
@@ -606,11 +609,10 @@ type cursor struct {
 	at     uint64      // where in cur the next sequenced record is, if ok
 	seq    uint64      // its number
 	ok     bool
-	last   uint64 // the highest sequence number decoded
-	done   bool   // its end record was decoded: it writes no more
-	enter  func(gid uint32, pc uint64)
-	exit   func(gid uint32)
-	broken bool // a record was malformed: the rest of the stream is ignored
+	last   uint64   // the highest sequence number decoded
+	done   bool     // its end record was decoded: it writes no more
+	out    *batcher // where function entries and exits go
+	broken bool     // a record was malformed: the rest of the stream is ignored
 }
 
 // lastChunk returns the chunk the cursor's goroutine may still write to,
@@ -692,11 +694,11 @@ func (c *cursor) advance() {
 		need := 8
 		switch kind {
 		case rEnter:
-			c.enter(c.gid, w0>>8)
+			c.out.enter(c.gid, w0>>8)
 			c.off += 8
 			continue
 		case rExit:
-			c.exit(c.gid)
+			c.out.exit(c.gid)
 			c.off += 8
 			continue
 		case rRead, rWrite:
@@ -767,25 +769,33 @@ func (a *pcArena) take(n int) []uint64 {
 }
 
 // decode decodes the record advance found into e, its pcs from arena.
+// A plain access, most of the records of a spinning test, sets only the
+// fields it has and those read of every record (behalf; aid, which the
+// allocation stage sets with astart and aend): the others keep what the
+// batch's slot held before, and nothing reads them of an access.
 func (c *cursor) decode(e *rawEvent, arena *pcArena) {
 	le := binary.LittleEndian
 	r := c.records(c.at, c.off)
 	w0 := le.Uint64(r)
 	kind := uint8(w0)
-	*e = rawEvent{seq: w0 >> 8, gid: c.gid, kind: kind}
 	switch kind {
-	case rRead, rWrite:
-		e.addr = le.Uint64(r[8:])
-		w2 := le.Uint64(r[16:])
-		e.pc, e.size = w2>>8, w2&0xff
 	case rRead2, rWrite2:
 		// The same event as the three-word record's.
-		e.kind, e.seq = rRead, w0>>seq2Shift
+		w1 := le.Uint64(r[8:])
+		e.seq, e.addr, e.pc, e.size = w0>>seq2Shift, w1&(1<<addr2Bits-1), w0>>8&0xffff|w1>>addr2Bits<<16, 1
+		e.gid, e.kind, e.behalf, e.aid = c.gid, rRead, false, 0
 		if kind == rWrite2 {
 			e.kind = rWrite
 		}
-		w1 := le.Uint64(r[8:])
-		e.addr, e.pc, e.size = w1&(1<<addr2Bits-1), w0>>8&0xffff|w1>>addr2Bits<<16, 1
+		return
+	case rRead, rWrite:
+		w2 := le.Uint64(r[16:])
+		e.seq, e.addr, e.pc, e.size = w0>>8, le.Uint64(r[8:]), w2>>8, w2&0xff
+		e.gid, e.kind, e.behalf, e.aid = c.gid, kind, false, 0
+		return
+	}
+	*e = rawEvent{seq: w0 >> 8, gid: c.gid, kind: kind}
+	switch kind {
 	case rReadRange, rWriteRange:
 		e.addr, e.size, e.pc = le.Uint64(r[8:]), le.Uint64(r[16:]), le.Uint64(r[24:])
 	case rAcquire, rRelease, rReleaseMerge, rReleaseAcquire:
@@ -877,49 +887,16 @@ func (h *cursorHeap) pop() {
 // comparable parts on Go's race suite (bench/RESULTS.md).
 // Live, walk goes on until the test process is gone.
 func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), grow func(int), stop func() bool) (broken bool) {
-	const batchSize = 1024
 	items := make(chan []rawEvent, 8)
 	free := make(chan []rawEvent, 32)
 	quit := make(chan struct{})
 	var walkBroken bool
 	go func() {
 		defer close(items)
-		batch := make([]rawEvent, 0, batchSize)
-		quitting := false
-		flush := func() {
-			select {
-			case items <- batch:
-			case <-quit:
-				quitting = true
-			}
-			select {
-			case batch = <-free:
-				batch = batch[:0]
-			default:
-				batch = make([]rawEvent, 0, batchSize)
-			}
-		}
-		slot := func() *rawEvent {
-			if len(batch) == batchSize {
-				flush()
-			}
-			batch = batch[:len(batch)+1]
-			return &batch[len(batch)-1]
-		}
-		walkBroken = s.walk(
-			func(gid uint32, pc uint64) { *slot() = rawEvent{kind: rEnter, gid: gid, pc: pc} },
-			func(gid uint32) { *slot() = rawEvent{kind: rExit, gid: gid} },
-			slot,
-			func(n int) { *slot() = rawEvent{kind: rHint, size: uint64(n)} },
-			func() bool { return quitting },
-			func() {
-				// Idle: what is decoded goes on.
-				if len(batch) > 0 && !quitting {
-					flush()
-				}
-			})
-		if len(batch) > 0 && !quitting {
-			flush()
+		out := &batcher{batch: make([]rawEvent, 0, batchSize), items: items, free: free, quit: quit}
+		walkBroken = s.walk(out)
+		if len(out.batch) > 0 && !out.quitting {
+			out.flush()
 		}
 	}()
 	// The allocation stage (allocs.go), between decoding and the callbacks.
@@ -1039,8 +1016,7 @@ func background(f func() bool) bool {
 // A walker is walk's state.
 type walker struct {
 	s       *spool
-	enter   func(gid uint32, pc uint64)
-	exit    func(gid uint32)
+	out     *batcher
 	cursors map[uint32]*cursor
 	active  []*cursor // not done: their last chunks are looked at by refresh
 	waiting []*cursor // without a next record
@@ -1059,14 +1035,14 @@ type walker struct {
 }
 
 // walk is merge, on the calling goroutine, but that it writes each record
-// (and the entries, exits and hints) into the place slot returns, and
-// marks the first record after each call of stop (rawEvent.step). Live,
-// it reads what the
-// recorder has committed, visits the records below the watermark
-// (refresh), and waits for more, calling idle before it does, until the
-// test process is gone.
-func (s *spool) walk(enter func(gid uint32, pc uint64), exit func(gid uint32), slot func() *rawEvent, grow func(int), stop func() bool, idle func()) (broken bool) {
-	w := &walker{s: s, enter: enter, exit: exit, cursors: make(map[uint32]*cursor)}
+// (and the entries, exits and hints) into out's batches, and marks the
+// first record after each look at whether merge stopped
+// (rawEvent.step). Live, it reads what the recorder has committed,
+// visits the records below the watermark (refresh), and waits for more,
+// handing on what it decoded before it does, until the test process is
+// gone.
+func (s *spool) walk(out *batcher) (broken bool) {
+	w := &walker{s: s, out: out, cursors: make(map[uint32]*cursor)}
 	if s.ring != nil && !s.gone() {
 		stopDrain, drained := make(chan struct{}), make(chan struct{})
 		go func() {
@@ -1080,7 +1056,7 @@ func (s *spool) walk(enter func(gid uint32, pc uint64), exit func(gid uint32), s
 	}
 	s.phased(func(live <-chan struct{}) bool {
 		var stopped bool
-		stopped, broken = w.loop(live, slot, grow, stop, idle)
+		stopped, broken = w.loop(live)
 		return stopped
 	})
 	s.cut = w.cut
@@ -1093,8 +1069,8 @@ func (s *spool) walk(enter func(gid uint32, pc uint64), exit func(gid uint32), s
 
 // loop is walk's loop; live not nil, it returns (false) once live is
 // closed, before reading what the test process wrote last.
-func (w *walker) loop(live <-chan struct{}, slot func() *rawEvent, grow func(int), stop func() bool, idle func()) (done, broken bool) {
-	s := w.s
+func (w *walker) loop(live <-chan struct{}) (done, broken bool) {
+	s, out := w.s, w.out
 	yield := func() bool { return false }
 	if live != nil {
 		yield = s.gone
@@ -1107,13 +1083,13 @@ func (w *walker) loop(live <-chan struct{}, slot func() *rawEvent, grow func(int
 		}
 		w.refresh(final)
 		if n := w.hint(final); n > 0 {
-			grow(n)
+			*out.slot() = rawEvent{kind: rHint, size: uint64(n)}
 		}
 		before := w.visited
-		if w.emit(slot, stop, yield) {
+		if w.emit(yield) {
 			return true, true
 		}
-		if final || stop() {
+		if final || out.quitting {
 			return true, false
 		}
 		// Refreshing costs a look at every running goroutine's chunk:
@@ -1127,7 +1103,9 @@ func (w *walker) loop(live <-chan struct{}, slot func() *rawEvent, grow func(int
 		default:
 			wait = min(2*wait, maxWait)
 		}
-		idle()
+		if len(out.batch) > 0 && !out.quitting {
+			out.flush() // what is decoded goes on
+		}
 		select {
 		case <-s.ended:
 		case <-time.After(wait):
@@ -1165,7 +1143,7 @@ func (w *walker) refresh(final bool) {
 	for _, f := range found {
 		c := w.cursors[f.gid]
 		if c == nil {
-			c = &cursor{s: s, gid: f.gid, enter: w.enter, exit: w.exit}
+			c = &cursor{s: s, gid: f.gid, out: w.out}
 			w.cursors[f.gid] = c
 			w.active = append(w.active, c)
 			w.waiting = append(w.waiting, c)
@@ -1297,14 +1275,14 @@ func sortAllocs(rs []allocRec, from int) {
 
 // emit passes on the records below the watermark, in sequence order. It
 // reports whether the walk must end: a record after the cut.
-func (w *walker) emit(slot func() *rawEvent, stop, yield func() bool) (cut bool) {
-	h := &w.h
+func (w *walker) emit(yield func() bool) (cut bool) {
+	h, out := &w.h, w.out
 	ai := 0
 	defer func() {
 		// The visited allocation records go.
 		w.allocs = w.allocs[:copy(w.allocs, w.allocs[ai:])]
 	}()
-	for len(*h) > 0 && !stop() {
+	for len(*h) > 0 && !out.quitting {
 		c := (*h)[0]
 		if w.cut != 0 && c.seq > w.cut {
 			return true
@@ -1315,11 +1293,11 @@ func (w *walker) emit(slot func() *rawEvent, stop, yield func() bool) (cut bool)
 		step := true
 		for ai < len(w.allocs) && w.allocs[ai].seq < c.seq {
 			a := &w.allocs[ai]
-			*slot() = rawEvent{seq: a.seq, kind: a.kind, addr: a.addr, size: a.size, step: step}
+			*out.slot() = rawEvent{seq: a.seq, kind: a.kind, addr: a.addr, size: a.size, step: step}
 			step = false
 			ai++
 		}
-		ev := slot()
+		ev := out.slot()
 		c.decode(ev, &w.pcs)
 		ev.step = step
 		w.visited++
