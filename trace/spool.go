@@ -893,11 +893,9 @@ func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), 
 	var walkBroken bool
 	go func() {
 		defer close(items)
-		out := &batcher{batch: make([]rawEvent, 0, batchSize), items: items, free: free, quit: quit}
+		out := newBatcher(items, free, quit)
 		walkBroken = s.walk(out)
-		if len(out.batch) > 0 && !out.quitting {
-			out.flush()
-		}
+		out.flush()
 	}()
 	// The allocation stage (allocs.go), between decoding and the callbacks.
 	marked := make(chan []rawEvent, 8)
@@ -1103,9 +1101,7 @@ func (w *walker) loop(live <-chan struct{}) (done, broken bool) {
 		default:
 			wait = min(2*wait, maxWait)
 		}
-		if len(out.batch) > 0 && !out.quitting {
-			out.flush() // what is decoded goes on
-		}
+		out.flush() // what is decoded goes on
 		select {
 		case <-s.ended:
 		case <-time.After(wait):

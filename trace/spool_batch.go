@@ -15,38 +15,53 @@ const batchSize = 1024
 // back from free (or are made). Once quit is closed, quitting is set and
 // nothing more is handed on.
 type batcher struct {
-	batch    []rawEvent
+	batch    *[batchSize]rawEvent
+	n        int // the slots of batch written
 	items    chan<- []rawEvent
 	free     <-chan []rawEvent
 	quit     <-chan struct{}
 	quitting bool
 }
 
+func newBatcher(items chan<- []rawEvent, free <-chan []rawEvent, quit <-chan struct{}) *batcher {
+	return &batcher{batch: new([batchSize]rawEvent), items: items, free: free, quit: quit}
+}
+
 // slot returns the next slot of the batch, handing the batch on first if
 // it is full.
 func (b *batcher) slot() *rawEvent {
-	if len(b.batch) == batchSize {
+	if b.n == batchSize {
 		b.flush()
 	}
-	b.batch = b.batch[:len(b.batch)+1]
-	return &b.batch[len(b.batch)-1]
+	b.n++
+	return &b.batch[b.n-1]
 }
 
-// flush hands the batch on and takes an empty one. It is kept out of
-// slot, which is inlined where records are written.
+// flush hands the batch on, if it holds any record, and takes an empty
+// one; once quitting, the batch is written over. It is kept out of slot,
+// which is inlined where records are written.
 //
 //go:noinline
 func (b *batcher) flush() {
-	select {
-	case b.items <- b.batch:
-	case <-b.quit:
-		b.quitting = true
+	n := b.n
+	if n == 0 {
+		return
+	}
+	b.n = 0
+	if b.quitting {
+		return
 	}
 	select {
-	case b.batch = <-b.free:
-		b.batch = b.batch[:0]
+	case b.items <- b.batch[:n]:
+	case <-b.quit:
+		b.quitting = true
+		return
+	}
+	select {
+	case f := <-b.free:
+		b.batch = (*[batchSize]rawEvent)(f[:batchSize])
 	default:
-		b.batch = make([]rawEvent, 0, batchSize)
+		b.batch = new([batchSize]rawEvent)
 	}
 }
 

@@ -6,6 +6,7 @@ package trace
 import (
 	"encoding/binary"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -65,4 +66,56 @@ func equalRaw(a, b rawEvent) bool {
 	}
 	a.pcs, a.parked, b.pcs, b.parked = nil, nil, nil, nil
 	return reflect.DeepEqual(a, b)
+}
+
+// TestBatcher: the records written come out in order in full batches and
+// a last partial one, empty batches given back are used again, and once
+// merge quits nothing more is handed on however many records the walk
+// still writes.
+func TestBatcher(t *testing.T) {
+	items := make(chan []rawEvent, 8)
+	free := make(chan []rawEvent, 8)
+	quit := make(chan struct{})
+	b := newBatcher(items, free, quit)
+	const n = 2*batchSize + 452
+	var lens []int
+	next := uint64(0)
+	take := func() {
+		for {
+			select {
+			case batch := <-items:
+				lens = append(lens, len(batch))
+				for _, r := range batch {
+					if r.seq != next {
+						t.Fatalf("record %d came as %d", next, r.seq)
+					}
+					next++
+				}
+				free <- batch
+			default:
+				return
+			}
+		}
+	}
+	for i := range n {
+		b.slot().seq = uint64(i)
+		if i == batchSize+10 {
+			take() // the first batch comes back for the third
+		}
+	}
+	b.flush()
+	b.flush() // nothing more: no empty batch
+	take()
+	if !slices.Equal(lens, []int{batchSize, batchSize, 452}) || next != n {
+		t.Fatalf("batches of %v, %d records; want %d, %d, 452", lens, next, batchSize, batchSize)
+	}
+	close(quit)
+	blocked := newBatcher(make(chan []rawEvent), free, quit) // never read
+	for i := range 5 * batchSize {
+		blocked.slot().seq = uint64(i)
+	}
+	blocked.flush()
+	if !blocked.quitting {
+		t.Fatal("not quitting after quit was closed")
+	}
 }
