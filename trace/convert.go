@@ -704,6 +704,15 @@ func (c *converter) add(g *convGoroutine, e Event) int { return c.addValue(g, e,
 // addValue adds e, made by g, with the values it carries (see EventValue).
 func (c *converter) addValue(g *convGoroutine, e Event, value, old uint64) int {
 	e.G = g.id
+	c.noteAdded(g, &e)
+	if c.side != nil && value == 0 && old == 0 && c.take(&e) {
+		return -1
+	}
+	return c.b.AddValue(e, value, old)
+}
+
+// noteAdded notes in g that it adds e, to the table or the side log.
+func (c *converter) noteAdded(g *convGoroutine, e *Event) {
 	g.events++
 	if c.rp != nil {
 		c.rp.event(c.b.Len(), g)
@@ -714,10 +723,6 @@ func (c *converter) addValue(g *convGoroutine, e Event, value, old uint64) int {
 	if e.Op != OpRLock && e.Op != OpLock {
 		g.rwPending = 0
 	}
-	if c.side != nil && value == 0 && old == 0 && c.take(&e) {
-		return -1
-	}
-	return c.b.AddValue(e, value, old)
 }
 
 // noteEvent notes event e, at index i of the table, or held back by the
@@ -730,6 +735,11 @@ func (c *converter) noteEvent(i int, e *Event) {
 	if c.scan != nil && c.scan.observe(i, e) && c.side != nil {
 		c.side.shared((e.Addr - lifeBase) >> lifeShift)
 	}
+	c.noteFirstStack(e)
+}
+
+// noteFirstStack notes e's stack as its goroutine's first, if it is.
+func (c *converter) noteFirstStack(e *Event) {
 	if e.Stack != 0 {
 		for int(e.G) >= len(c.firstStack) {
 			c.firstStack = append(c.firstStack, make([]StackID, len(c.firstStack)+64)...)
@@ -754,11 +764,14 @@ func (c *converter) access(g *convGoroutine, r *rawEvent, prim StackID) {
 	if c.atomic != nil {
 		c.txEvent(g, c.frames(r.pc), stack)
 	}
-	addr, obj := c.locate(r, r.addr, r.size)
 	op := OpRead
 	if r.kind == rWrite || r.kind == rWriteRange {
 		op = OpWrite
 	}
+	if r.aid != 0 && c.side != nil && c.rp == nil && c.takeAccess(g, r, op, stack) {
+		return
+	}
+	addr, obj := c.locate(r, r.addr, r.size)
 	size := r.size
 	if size > 1<<32-1 {
 		size = 1<<32 - 1
@@ -1034,18 +1047,7 @@ func (c *converter) syncObj(kind ObjKind, addr uint64) ObjID {
 // any: rawEvent.aid).
 func (c *converter) locate(r *rawEvent, addr, size uint64) (uint64, ObjID) {
 	if r.aid != 0 {
-		for uint32(len(c.lifeOf)) <= r.aid {
-			c.lifeOf = append(c.lifeOf, make([]uint32, len(c.lifeOf)+1024)...)
-		}
-		life := uint64(c.lifeOf[r.aid])
-		if life == 0 {
-			// The object is made when the trace keeps an event of
-			// the life (compactObjects): most lives are local.
-			c.lives++
-			life = c.lives
-			c.lifeOf[r.aid] = uint32(life)
-			c.b.lives.add(heapLife{r.astart, r.aend - r.astart})
-		}
+		life := c.life(r)
 		return lifeBase + life<<lifeShift + (addr - r.astart), lifeObj | ObjID(life-1)
 	}
 	i := sort.Search(len(c.globals), func(i int) bool { return c.globals[i].Value+c.globals[i].Size > addr })
@@ -1073,6 +1075,24 @@ func (c *converter) locate(r *rawEvent, addr, size uint64) (uint64, ObjID) {
 		c.objs[k] = id
 	}
 	return addr, id
+}
+
+// life returns the number of the life of the allocation record r is in
+// (r.aid, not 0), numbering it if it is the allocation's first record.
+func (c *converter) life(r *rawEvent) uint64 {
+	for uint32(len(c.lifeOf)) <= r.aid {
+		c.lifeOf = append(c.lifeOf, make([]uint32, len(c.lifeOf)+1024)...)
+	}
+	life := uint64(c.lifeOf[r.aid])
+	if life == 0 {
+		// The object is made when the trace keeps an event of the life
+		// (compactObjects): most lives are local.
+		c.lives++
+		life = c.lives
+		c.lifeOf[r.aid] = uint32(life)
+		c.b.lives.add(heapLife{r.astart, r.aend - r.astart})
+	}
+	return life
 }
 
 // finish propagates test attribution down the goroutine tree and names

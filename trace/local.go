@@ -163,6 +163,49 @@ func newLocalScan(stacks *StackTable, goroot string) *localScan {
 // and reports whether e made its heap life shared: lifeOwner turned
 // multiOwner, which it stays from then on (ownedBy).
 func (s *localScan) observe(i int, e *Event) bool {
+	n := s.noteLast(i, e)
+	owner := uint32(e.G)
+	if !e.Op.IsAccess() {
+		owner = multiOwner
+	}
+	if e.Addr >= lifeBase {
+		l := (e.Addr - lifeBase) >> lifeShift
+		s.growLives(l)
+		was := s.lifeOwner[l]
+		if s.ownedBy(l, owner) {
+			s.lifeOwner[l], s.lifeLast[l] = owner, n // its own, or handed over by a go statement
+		} else {
+			s.lifeOwner[l] = multiOwner
+		}
+		return was != multiOwner && s.lifeOwner[l] == multiOwner
+	}
+	if e.Op.IsAccess() || e.Addr != 0 {
+		s.o.touch(owner, e.Addr, e.Size)
+	}
+	return false
+}
+
+// observeOwned is observe for an access e of life l that leaves l its
+// goroutine's (ownedAfter said so): it never makes l shared.
+func (s *localScan) observeOwned(i int, e *Event, l uint64) {
+	n := s.noteLast(i, e)
+	s.growLives(l)
+	s.lifeOwner[l], s.lifeLast[l] = uint32(e.G), n
+}
+
+// growLives makes room in lifeOwner and lifeLast for life l.
+func (s *localScan) growLives(l uint64) {
+	for uint64(len(s.lifeOwner)) <= l {
+		k := len(s.lifeOwner) + 1024
+		s.lifeOwner = append(s.lifeOwner, make([]uint32, k)...)
+		s.lifeLast = append(s.lifeLast, make([]uint32, k)...)
+	}
+}
+
+// noteLast notes event i (or record -2-i of the side log) in goTree and
+// as e's goroutine's last event, and its last with a user frame if it is
+// one, and returns the goroutine's count at it (goTree.note).
+func (s *localScan) noteLast(i int, e *Event) uint32 {
 	g := int(e.G)
 	n := s.tree.note(g, e)
 	for len(s.last) <= 2*g+1 {
@@ -183,29 +226,7 @@ func (s *localScan) observe(i int, e *Event) bool {
 			s.last[2*g+1] = int32(i)
 		}
 	}
-	owner := uint32(e.G)
-	if !e.Op.IsAccess() {
-		owner = multiOwner
-	}
-	if e.Addr >= lifeBase {
-		l := (e.Addr - lifeBase) >> lifeShift
-		for uint64(len(s.lifeOwner)) <= l {
-			k := len(s.lifeOwner) + 1024
-			s.lifeOwner = append(s.lifeOwner, make([]uint32, k)...)
-			s.lifeLast = append(s.lifeLast, make([]uint32, k)...)
-		}
-		was := s.lifeOwner[l]
-		if s.ownedBy(l, owner) {
-			s.lifeOwner[l], s.lifeLast[l] = owner, n // its own, or handed over by a go statement
-		} else {
-			s.lifeOwner[l] = multiOwner
-		}
-		return was != multiOwner && s.lifeOwner[l] == multiOwner
-	}
-	if e.Op.IsAccess() || e.Addr != 0 {
-		s.o.touch(owner, e.Addr, e.Size)
-	}
-	return false
+	return n
 }
 
 // ownedBy reports whether life l, already in lifeOwner, is owner's (not

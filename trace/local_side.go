@@ -245,6 +245,36 @@ func (c *converter) take(e *Event) bool {
 	return true
 }
 
+// takeAccess holds back the plain access r of a heap life (r.aid set),
+// op by goroutine g with stack stack, as access, addValue and take would
+// with its event, if the side log can hold it and its life stays g's; it
+// reports whether it did. It is their way for most records of a spinning
+// test (syncmap: 13.6M of 14.1M events), without the event's trips
+// through addValue, sideLife's unpacking of the address it packed, and
+// observe's questions whose answers ownedAfter gave (bench/RESULTS.md,
+// "the spool walk's owned accesses"). An access it does not hold is
+// asked again by take, with the same answer: hold, the only one of its
+// questions that changes anything, answers a life's later questions as
+// its first.
+func (c *converter) takeAccess(g *convGoroutine, r *rawEvent, op Op, stack StackID) bool {
+	off := r.addr - r.astart
+	if r.size >= 1<<sideSizeBits || off >= 1<<(32-sideSizeBits) || c.side.n >= sideMax || c.b.Len() > 1<<32-1 {
+		return false
+	}
+	life := c.life(r)
+	if life >= sideWrite || !c.scan.ownedAfter(life, uint32(g.id)) || !c.side.hold(life, stack) {
+		return false
+	}
+	e := Event{Op: op, Addr: lifeBase + life<<lifeShift + off, Size: uint32(r.size), Obj: lifeObj | ObjID(life-1), Stack: stack, G: g.id}
+	c.noteAdded(g, &e)
+	i := c.side.add(&e, life, c.b.Len())
+	c.held++
+	// noteEvent's: the life stays g's, so it does not become shared.
+	c.scan.observeOwned(-2-i, &e, life)
+	c.noteFirstStack(&e)
+	return true
+}
+
 // retireSide notes that life, whose allocation ended, will have no more
 // events: if one goroutine owned it, its records are dead but for last
 // events, and the log is compacted once they are half of it.

@@ -123,6 +123,9 @@ type sideConfig struct {
 	// it is first judged (0: sideJudgeFirst) and the least share it must
 	// hold (sideShare).
 	judgeAt, share int
+	// access: the accesses of lives come as records, through
+	// converter.access (and takeAccess), not as events.
+	access bool
 }
 
 // sideConvert feeds run to a converter as its records would, over lives
@@ -144,13 +147,16 @@ func sideConvert(t *testing.T, run []sideStep, lives int, cfg sideConfig) (*Trac
 	}
 	c.b.observe = c.noteEvent
 	var stacks []StackID
-	for _, f := range []Frame{
+	var pcs []uint64 // per stack: a pc of its frame
+	for k, f := range []Frame{
 		{Func: "example.com/p.f", File: "/src/p/p.go", Line: 3},
 		{Func: "example.com/p.g", File: "/src/p/p.go", Line: 9},
 		{Func: "runtime.mallocgc", File: goroot + "/src/runtime/malloc.go", Line: 1},
 		{Func: "sync.(*Mutex).Lock", File: goroot + "/src/sync/mutex.go", Line: 2},
 	} {
 		stacks = append(stacks, c.b.Stacks().Push(0, f))
+		pcs = append(pcs, 0x1000+uint64(k))
+		c.syms[pcs[k]] = []Frame{f}
 	}
 	c.lifeOf = make([]uint32, lives+1)
 	for l := 1; l <= lives; l++ {
@@ -166,6 +172,15 @@ func sideConvert(t *testing.T, run []sideStep, lives int, cfg sideConfig) (*Trac
 		stack := stacks[st.stack]
 		switch st.kind {
 		case sideAccess:
+			if cfg.access {
+				base := 0x10000 * uint64(st.life)
+				r := rawEvent{kind: rRead, addr: base + st.off, size: uint64(st.size), pc: pcs[st.stack], aid: uint32(st.life), astart: base, aend: base + 64}
+				if st.write {
+					r.kind = rWrite
+				}
+				c.access(g, &r, 0)
+				continue
+			}
 			op := OpRead
 			if st.write {
 				op = OpWrite
@@ -214,6 +229,7 @@ func sideConvert(t *testing.T, run []sideStep, lives int, cfg sideConfig) (*Trac
 			}
 		}
 	}
+	c.finish()
 	c.compact(nil, c.b.Len())
 	tr, err := c.b.Trace()
 	if err != nil {
@@ -233,6 +249,10 @@ func TestSideLogSameTrace(t *testing.T) {
 		{side: true, compactAt: 1 << 30, siteMin: 1 << 30},
 		{side: true, compactAt: 4, siteMin: 1 << 30},
 		{side: true, compactAt: 4, siteMin: 4},
+		// The same, and stopped, with the accesses as records.
+		{side: true, compactAt: 1 << 30, siteMin: 1 << 30, access: true},
+		{side: true, compactAt: 4, siteMin: 4, access: true},
+		{side: true, compactAt: 4, siteMin: 4, judgeAt: 20, share: 2, access: true},
 		// The log stopped at its first judgement (share 0), or when it
 		// holds less than half of the events, judged from the 20th on.
 		{side: true, compactAt: 1 << 30, siteMin: 1 << 30, judgeAt: 20, share: 0},
@@ -286,6 +306,8 @@ func sideDiff(want, got *Trace) string {
 		return fmt.Sprintf("left out %v, want %v", got.Local, want.Local)
 	case !reflect.DeepEqual(want.Objects, got.Objects):
 		return fmt.Sprintf("objects %v, want %v", got.Objects, want.Objects)
+	case !reflect.DeepEqual(want.Goroutines, got.Goroutines):
+		return fmt.Sprintf("goroutines %+v, want %+v", got.Goroutines, want.Goroutines)
 	}
 	return ""
 }
