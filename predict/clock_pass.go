@@ -548,7 +548,7 @@ func newPass(c *ctp, m *memory, mode clockMode) *pass {
 		vars:    make(map[uint64]*syncVar),
 		ch:      mode.chains,
 	}
-	ps.rec.ar = mode.arena
+	ps.rec.useArena(mode.arena)
 	if ps.sc.wantRises {
 		ps.slot = make([]int32, ng)
 		ps.jr = newJournal(ps.rec.log)

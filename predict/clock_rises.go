@@ -118,6 +118,8 @@ type kpvLog struct {
 	last int32 // position of the last group
 	n    int   // rises
 	size int   // bytes
+	// ar, if not nil, holds the chunks (clock_rises_log_file.go).
+	ar *riseArena
 }
 
 // add logs rises rs at position pos, encoded in place at the end of the
@@ -153,7 +155,7 @@ func (l *kpvLog) add(pos int32, rs []centry) int {
 			// Chunks grow with the log, by a quarter of it, up to 256 KiB
 			// (or one group): the last one's room is what the log wastes
 			// (thousands of goroutines' logs, each with its last chunk).
-			l.cur = make([]byte, 0, max(size, min(max(64, l.size/4), 1<<18)))
+			l.cur = l.ar.logChunk(max(size, min(max(64, l.size/4), 1<<18)))
 		}
 	}
 	at := len(l.cur)

@@ -44,6 +44,9 @@ type riseArena struct {
 	cur     []byte   // what is left of the last chunk
 	dropped atomic.Bool
 	failed  bool // a mapping failed: the rest is heap memory
+	// logSince counts the bytes of log chunks made since the pages were
+	// last given back (clock_rises_log_file.go).
+	logSince int
 }
 
 // alloc returns n bytes, 8-aligned, zeroed (fresh pages of the file),
