@@ -335,6 +335,7 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 			continue
 		}
 		xs = log.appendAll(xs[:0])
+		l.ar.touched(log.size) // the log's pages read back
 		if acq != nil {
 			acq.fromLog(c, int32(g), xs)
 		}

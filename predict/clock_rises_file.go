@@ -44,9 +44,9 @@ type riseArena struct {
 	cur     []byte   // what is left of the last chunk
 	dropped atomic.Bool
 	failed  bool // a mapping failed: the rest is heap memory
-	// logSince counts the bytes of log chunks made since the pages were
-	// last given back (clock_rises_log_file.go).
-	logSince int
+	// since counts the bytes made or read back since the pages were
+	// last given back (clock_rises_log_file.go's touched).
+	since int
 }
 
 // alloc returns n bytes, 8-aligned, zeroed (fresh pages of the file),
@@ -73,12 +73,14 @@ func (a *riseArena) alloc(n int) []byte {
 			return nil
 		}
 		if size != arenaChunk {
+			a.touched(n)
 			return m[:n:n]
 		}
 		a.cur = m
 	}
 	b := a.cur[:n:n]
 	a.cur = a.cur[n:]
+	a.touched(n)
 	return b
 }
 

@@ -14,6 +14,8 @@ import (
 )
 
 func TestRiseArenaSameAsHeap(t *testing.T) {
+	defer func(n int) { dropEvery = n }(dropEvery)
+	dropEvery = 4096 // pages given back while the log is written and indexed
 	traces := historyTraces(t, 41, 60)
 	rng := rand.New(rand.NewSource(41))
 	mapped := 0

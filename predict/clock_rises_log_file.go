@@ -11,16 +11,17 @@
 // analysis's wall time goes"). The log's chunks are plain bytes (no
 // pointers), so nothing in the heap needs them to be there.
 //
-// The arena's pages are given back to the kernel (dropPages) every
-// logDropEvery bytes of log, so what the log keeps resident is about that
-// much plus the pages a try or the index reads back: the pages the heap
-// no longer holds are not taken back by the process's memory.
+// What the Go memory limit does not see must not stay resident: the
+// arena gives its pages back to the kernel (dropPages) every dropEvery
+// bytes it makes or the index reads back (touched), so the log and the
+// index keep about that much resident beside the heap, plus the pages a
+// journal's try reads back.
 
 package predict
 
-// logDropEvery is how many bytes of log chunks apart the arena gives its
-// pages back (a variable for the tests).
-var logDropEvery = 8 << 20
+// dropEvery is how many bytes made or read back in an arena apart its
+// pages are given back (a variable for the tests).
+var dropEvery = 8 << 20
 
 // useArena makes ar (nil: the heap) hold the index's rises and keys and
 // the log's chunks made from now on.
@@ -34,15 +35,22 @@ func (r *riseRecorder) useArena(ar *riseArena) {
 // logChunk returns an empty chunk of a log with room for n bytes: from
 // the arena, or from the heap for a nil arena or one that cannot map it.
 func (a *riseArena) logChunk(n int) []byte {
-	b := a.alloc(n)
-	if b == nil {
-		return make([]byte, 0, n)
+	if b := a.alloc(n); b != nil {
+		return b[:0]
 	}
-	if a.logSince += len(b); a.logSince >= logDropEvery {
-		a.logSince = 0
+	return make([]byte, 0, n)
+}
+
+// touched counts n bytes of a (nil: none) made or read back, and gives
+// the pages back once dropEvery bytes were since it last did.
+func (a *riseArena) touched(n int) {
+	if a == nil {
+		return
+	}
+	if a.since += n; a.since >= dropEvery {
+		a.since = 0
 		for _, m := range a.maps {
 			dropPages(m)
 		}
 	}
-	return b[:0]
 }

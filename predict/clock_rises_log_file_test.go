@@ -28,8 +28,8 @@ func inArena(ar *riseArena, b []byte) bool {
 }
 
 func TestLogChunksInArena(t *testing.T) {
-	defer func(n int) { logDropEvery = n }(logDropEvery)
-	logDropEvery = 4096 // pages given back while the log is written
+	defer func(n int) { dropEvery = n }(dropEvery)
+	dropEvery = 4096 // pages given back while the log is written
 	r := rand.New(rand.NewSource(11))
 	for trial := range 12 {
 		ar := new(riseArena)
