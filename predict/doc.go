@@ -218,7 +218,9 @@
 //     a million events or more, must-happen-before's history is made in
 //     a temporary file mapped into memory, whose pages go back to the
 //     kernel as it is made and when the cone is built, a reader faulting
-//     back what it reads (clock_rises_file.go); when the history's budget
+//     back what it reads (clock_rises_file.go), and so is the pass's log
+//     of rises the history is indexed from (clock_rises_log_file.go),
+//     outside the heap the Go memory limit counts; when the history's budget
 //     cuts the trace, the events after the cut wait in a file while the
 //     prefix is analysed (analyzePrefix, trace.Trace.Park), and a large
 //     trace's values wait in one while the whole trace's SHB and
