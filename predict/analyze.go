@@ -168,8 +168,12 @@ func relevance(ctx context.Context, t *trace.Trace, c *ctp, m *memory, o Options
 func (e *engine) buildMHB() error {
 	if g := e.opts.given; g != nil && g.mhb != nil {
 		// The longer trace's pass stopped after this prefix: its
-		// clocks are this trace's (historyBudgetError).
-		e.mhb = &clocks{c: e.c, h: g.mhb, rfImplied: g.rfImplied}
+		// clocks are this trace's (historyBudgetError), once indexed.
+		h, err := g.mhb.result()
+		if err != nil {
+			return err
+		}
+		e.mhb = &clocks{c: e.c, h: h, rfImplied: g.rfImplied}
 		return nil
 	}
 	var err error
@@ -264,6 +268,9 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (res *Result, er
 		a.o.arena = new(riseArena) // clock_rises_file.go
 	}
 	res, err = a.run()
+	// The index of a cut history may still be written to the arena
+	// (history_cut.go) if the analysis ended before the prefix's read it.
+	waitIndex(a.o.arena)
 	if a.o.arena != nil && a.waitSide != nil {
 		a.waitSide() // after an error the side layers may still read the history
 	}
@@ -357,8 +364,8 @@ func analyzePrefix(ctx context.Context, full fullTrace, o Options, hb *historyBu
 	t, at := full.t, hb.At
 	sub := o
 	sub.HistoryBudget = 0 // the prefix's history is the one that was made
-	sub.given = &givenSHB{stage: full.shb, mhb: hb.Prefix.h, rfImplied: hb.Prefix.rfImplied, observed: full.observed}
-	hb.Prefix = nil
+	sub.given = &givenSHB{stage: full.shb, mhb: hb.Index, rfImplied: hb.Prefix.rfImplied, observed: full.observed}
+	hb.Prefix, hb.Index = nil, nil
 	for i := range shb {
 		ev := shb[i].Events
 		sub.given.sites = append(sub.given.sites, [2]trace.Frame{t.Site(&t.Events[ev[0]]), t.Site(&t.Events[ev[1]])})

@@ -172,7 +172,8 @@ type givenSHB struct {
 	// trace (ctp.go's observed locks): the prefix's CTP does too. Only
 	// the history, not that pass's clocks: those hold the longer trace's
 	// CTP, which would stay live beside the prefix's own at the peak.
-	mhb       *riseLog
+	// It may still be being made (history_cut.go).
+	mhb       *prefixIndex
 	rfImplied bool
 	observed  map[trace.ObjID]bool
 }

@@ -128,6 +128,9 @@ func TestHistoryBudgetPrefix(t *testing.T) {
 			continue
 		}
 		stopped++
+		if hb.Prefix.h, err = hb.Index.result(); err != nil {
+			t.Fatal(err)
+		}
 		pt := tr.Prefix(hb.At)
 		pc := newCTPObserved(pt, c.observed)
 		pm := newMemory(pc)

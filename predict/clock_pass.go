@@ -91,7 +91,7 @@ type clockMode struct {
 }
 
 // A historyBudgetError is a pass stopped because its history's log
-// outgrew clockMode.budget at event At-1. Prefix holds the clocks of the
+// outgrew clockMode.budget at event At-1. Prefix and Index hold the clocks of the
 // trace's first At events, which a pass of only those events would
 // compute: a pass's state after an event depends on the events before it
 // alone (TestHistoryBudgetPrefix).
@@ -99,6 +99,7 @@ type historyBudgetError struct {
 	At     int
 	Budget int64
 	Prefix *clocks
+	Index  *prefixIndex // Prefix's history, maybe still being made (history_cut.go)
 }
 
 func (e *historyBudgetError) Error() string {

@@ -5,31 +5,93 @@
 // On the channel stress suite's trace the clocks of a thousand
 // goroutines and the index were the analysis's peak together
 // (bench/RESULTS.md, "stress-chan-3m: the SHB pass skipped").
+//
+// On a large trace the index is made on a goroutine of its own, beside
+// what the prefix's analysis does before its must-happen-before clocks
+// are read (analyzePrefix: the SHB findings' checks, parking the events
+// past the cut, the prefix's CTP, locations and read-from): none of that
+// reads the history or the arena it is written to, and the prefix's
+// buildMHB waits for it (prefixIndex). The index reads nothing but the
+// pass's log (riseRecorder.index with no acquire rises reads no CTP),
+// so parking the trace's tail beside it is safe.
 
 package predict
 
 import (
 	"context"
 	"runtime"
+	"sync"
 )
 
+// indexBesideFrom is the number of events from which indexPrefix makes
+// the index on a goroutine of its own, beside the prefix's pre-passes: a
+// second core then does it while the first builds the prefix's CTP.
+// Below, it is made in place, as it was. A variable for the tests, which
+// run both ways.
+var indexBesideFrom = 1 << 18
+
+// prefixIndex is the index of a cut pass's history, being made or made.
+type prefixIndex struct {
+	wait func() // returns once h and err are set
+	h    *riseLog
+	err  error
+}
+
+// result waits for the index and returns it.
+func (p *prefixIndex) result() (*riseLog, error) {
+	p.wait()
+	return p.h, p.err
+}
+
+// pendingIndexes holds, per arena, the wait of an index being written
+// to it on a goroutine (indexPrefix): Analyze waits for it before it
+// frees the arena, on every path, errors too (waitIndex).
+var pendingIndexes sync.Map // *riseArena -> func()
+
+// waitIndex waits for an index still being written to arena ar, if any.
+func waitIndex(ar *riseArena) {
+	if ar == nil {
+		return
+	}
+	if w, ok := pendingIndexes.LoadAndDelete(ar); ok {
+		w.(func())()
+	}
+}
+
 // indexPrefix makes e.Prefix, the clocks of the trace's first e.At
-// events, from the pass's recorder and its chains (clockMode.chains),
-// and returns e (or the index's error). The caller has dropped every
-// other reference to the pass.
+// events, and e.Index, their history, from the pass's recorder and its
+// chains (clockMode.chains), and returns e. The caller has dropped every
+// other reference to the pass. On a trace of indexBesideFrom events or
+// more the index is still being made when indexPrefix returns: its
+// error, like its history, comes from e.Index.result.
 func (e *historyBudgetError) indexPrefix(ctx context.Context, c *ctp, rec *riseRecorder, implied bool, ch *chainMap) error {
 	if len(c.ev) >= 1<<18 {
 		runtime.GC() // the pass's clocks, before the index is made
 	}
-	h, err := rec.index(ctx, nil, c)
-	if err != nil {
-		return err
+	p := &prefixIndex{}
+	index := func() {
+		h, err := rec.index(ctx, nil, nil) // no acquire rises: no CTP read
+		if err == nil {
+			h.ch = ch
+		}
+		// Read only once the whole trace's analysis is gone and the
+		// prefix's pre-passes are done: its pages wait in the file
+		// (clock_rises_file.go).
+		rec.ar.drop()
+		p.h, p.err = h, err
 	}
-	// Read only once the whole trace's analysis is gone and the
-	// prefix's pre-passes are done: its pages wait in the file
-	// (clock_rises_file.go).
-	rec.ar.drop()
-	h.ch = ch
-	e.Prefix = &clocks{c: c, h: h, rfImplied: implied}
+	if len(c.ev) >= indexBesideFrom {
+		p.wait = goroutine(index)
+		if rec.ar != nil {
+			pendingIndexes.Store(rec.ar, p.wait)
+		}
+	} else {
+		index()
+		p.wait = func() {}
+		if p.err != nil {
+			return p.err
+		}
+	}
+	e.Prefix, e.Index = &clocks{c: c, rfImplied: implied}, p
 	return e
 }

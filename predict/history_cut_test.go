@@ -1,0 +1,79 @@
+// This file tests history_cut.go: the index of a history cut by its
+// budget, made beside the prefix's pre-passes or in place, gives the same
+// analysis.
+
+package predict
+
+import (
+	"context"
+	"math/rand"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// TestIndexBesideLikeInPlace analyses random traces whose history is cut
+// with the index made on a goroutine beside the prefix's pre-passes and
+// made in place, the history in a file (an arena) and in the heap: the
+// cut, the findings and the funnel's rows are the same, and so is the
+// trace after Analyze. Under -race it also checks that nothing reads the
+// index or its arena before the prefix's buildMHB waits for it.
+func TestIndexBesideLikeInPlace(t *testing.T) {
+	defer func(b, a int) { indexBesideFrom, arenaMinEvents = b, a }(indexBesideFrom, arenaMinEvents)
+	r := rand.New(rand.NewSource(31))
+	cut := 0
+	for k := 0; k < 12; k++ {
+		p := genParams{goroutines: 2 + r.Intn(6), vars: 1 + r.Intn(4), locks: r.Intn(3), sigs: 1 + r.Intn(3),
+			ops: 40 + r.Intn(60), atomics: r.Intn(3) == 0}
+		tr, text := genTrace(r, p)
+		if k%4 == 0 {
+			tr = synthChan(4+r.Intn(20), 1+r.Intn(6), 200+r.Intn(800), r.Int63())
+			text = "synthChan"
+		}
+		events, values := slices.Clone(tr.Events), slices.Clone(tr.Values)
+		for _, budget := range []int64{24, 200} {
+			for _, arena := range []int{0, 1 << 30} {
+				arenaMinEvents = arena
+				var res [2]*Result
+				for i, beside := range []int{1 << 30, 0} {
+					indexBesideFrom = beside
+					got, err := Analyze(context.Background(), tr, Options{HistoryBudget: budget})
+					if err != nil {
+						t.Fatalf("trace %d, budget %d, arena from %d, beside from %d: %v\n%s", k, budget, arena, beside, err, text)
+					}
+					res[i] = got
+					if !slices.Equal(tr.Events, events) || !slices.Equal(tr.Values, values) {
+						t.Fatalf("trace %d: the trace is not whole after Analyze", k)
+					}
+				}
+				a, b := res[0], res[1]
+				if b.Stats.HistoryCut > 0 {
+					cut++
+				}
+				if a.Stats.HistoryCut != b.Stats.HistoryCut || !reflect.DeepEqual(a.Findings, b.Findings) || !sameRows(a.Stats.Stages, b.Stats.Stages) {
+					t.Fatalf("trace %d, budget %d, arena from %d: in place cut at %d, %d findings, rows %v; beside cut at %d, %d findings, rows %v\n%s",
+						k, budget, arena, a.Stats.HistoryCut, len(a.Findings), a.Stats.Stages, b.Stats.HistoryCut, len(b.Findings), b.Stats.Stages, text)
+				}
+			}
+		}
+	}
+	t.Logf("%d analyses cut", cut)
+	if cut < 10 {
+		t.Fatalf("only %d analyses cut their history: the test says little", cut)
+	}
+}
+
+// sameRows compares funnel rows but for their times.
+func sameRows(a, b []Stage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		x.Time, y.Time = 0, 0
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
