@@ -222,7 +222,9 @@
 //     of rises the history is indexed from (clock_rises_log_file.go),
 //     outside the heap the Go memory limit counts; when the history's budget
 //     cuts the trace, the events after the cut wait in a file while the
-//     prefix is analysed (analyzePrefix, trace.Trace.Park), and a large
+//     prefix is analysed (analyzePrefix, trace.Trace.Park), the history
+//     being indexed on a second goroutine beside the prefix's pre-passes,
+//     which read none of it (history_cut.go), and a large
 //     trace's values wait in one while the whole trace's SHB and
 //     must-happen-before passes run, which read none (analyze_values.go,
 //     trace.Trace.ParkValues). The must-happen-before and
