@@ -23,9 +23,7 @@ func TestHistoryBudgetParked(t *testing.T) {
 	r := rand.New(rand.NewSource(12))
 	cut := 0
 	for k := 0; k < 16; k++ {
-		p := genParams{goroutines: 2 + r.Intn(6), vars: 1 + r.Intn(4), locks: r.Intn(3), sigs: 1 + r.Intn(3),
-			ops: 40 + r.Intn(60), atomics: r.Intn(3) == 0}
-		tr, _ := genTrace(r, p)
+		tr, _ := genTrace(r, cutParams(r))
 		events, values := slices.Clone(tr.Events), slices.Clone(tr.Values)
 		for _, budget := range []int64{24, 200} {
 			o := Options{HistoryBudget: budget}

@@ -23,9 +23,7 @@ func TestIndexBesideLikeInPlace(t *testing.T) {
 	r := rand.New(rand.NewSource(31))
 	cut := 0
 	for k := 0; k < 12; k++ {
-		p := genParams{goroutines: 2 + r.Intn(6), vars: 1 + r.Intn(4), locks: r.Intn(3), sigs: 1 + r.Intn(3),
-			ops: 40 + r.Intn(60), atomics: r.Intn(3) == 0}
-		tr, text := genTrace(r, p)
+		tr, text := genTrace(r, cutParams(r))
 		if k%4 == 0 {
 			tr = synthChan(4+r.Intn(20), 1+r.Intn(6), 200+r.Intn(800), r.Int63())
 			text = "synthChan"
@@ -76,4 +74,11 @@ func sameRows(a, b []Stage) bool {
 		}
 	}
 	return true
+}
+
+// cutParams are random traces' parameters long enough for small history
+// budgets to cut them.
+func cutParams(r *rand.Rand) genParams {
+	return genParams{goroutines: 2 + r.Intn(6), vars: 1 + r.Intn(4), locks: r.Intn(3), sigs: 1 + r.Intn(3),
+		ops: 40 + r.Intn(60), atomics: r.Intn(3) == 0}
 }
