@@ -250,27 +250,6 @@ func (s *localScan) ownedAfter(l uint64, g uint32) bool {
 	return l >= uint64(len(s.lifeOwner)) || s.ownedBy(l, g)
 }
 
-// sharedLives adds to the owners the words of the lives that more than
-// one goroutine touched, which only the whole trace tells.
-func (s *localScan) sharedLives(t *Trace) {
-	if denseLives {
-		s.lives = newLifeWords(t, s.lifeOwner, 2*len(t.Events)+1<<16)
-	}
-	for i := range t.Events {
-		e := &t.Events[i]
-		if e.Addr < lifeBase || s.lifeOwner[(e.Addr-lifeBase)>>lifeShift] != multiOwner {
-			continue
-		}
-		owner := uint32(e.G)
-		if !e.Op.IsAccess() {
-			owner = multiOwner
-		}
-		if s.lives == nil || !s.lives.touch(owner, e.Addr, e.Size) {
-			s.o.touch(owner, e.Addr, e.Size)
-		}
-	}
-}
-
 // compactLocal is CompactLocal; rp, if not nil, holds a value per event
 // (the replay positions) and is compacted alike. scan, if not nil, has
 // observed every event of t.

@@ -57,20 +57,55 @@ func lifeWord(a uint64) (life uint64, w uint32) {
 // runs from one life into another). budget bounds own's length: the lives
 // past it stay in the hash tables.
 func newLifeWords(t *Trace, lifeOwner []uint32, budget int) *lifeWords {
-	// First the span of words each shared life's accesses touch: lo,
-	// and hi in base's place for now (hi < lo: none yet), or lo spread
-	// for a life that cannot be dense.
-	const spread = ^uint32(0)
-	span := make([]lifeSpan, len(lifeOwner))
+	// First the span of words each shared life's accesses touch
+	// (lifeSpans, local_shared.go), then each dense life's place in own,
+	// in life order.
+	span, ok := lifeSpans(t.Events, lifeOwner)
+	if !ok {
+		return nil
+	}
+	n := 0
+	for l := range span {
+		s := &span[l]
+		if s.lo == spanSpread || s.base < s.lo || n+int(s.base-s.lo)+1 > budget {
+			*s = lifeSpan{}
+			continue
+		}
+		lo, hi := s.lo, s.base
+		*s = lifeSpan{lo: lo, base: uint32(n + 1)}
+		n += int(hi-lo) + 1
+	}
+	if n == 0 {
+		return nil
+	}
+	return &lifeWords{at: span, own: make([]uint32, n)}
+}
+
+// spanSpread is a span's lo for a life that cannot be dense.
+const spanSpread = ^uint32(0)
+
+// newSpans returns a span per life, none touched yet (hi < lo).
+func newSpans(lives int) []lifeSpan {
+	span := make([]lifeSpan, lives)
 	for l := range span {
 		span[l] = lifeSpan{lo: 1, base: 0}
 	}
-	some := false
-	for i := range t.Events {
-		e := &t.Events[i]
+	return span
+}
+
+// spansOf widens span by the words each shared life's access among events
+// touches: lo, and hi in base's place for now (hi < lo: none yet), or lo
+// spanSpread for a life that cannot be dense. It reports false where no
+// life can be dense (an access runs into the lives, or from one life into
+// another). The spans it makes do not depend on the order of the events
+// (a span only widens, and a life is spread once its span is too wide),
+// so halves of a table can be taken apart and merged (mergeSpans).
+func spansOf(events []Event, lifeOwner []uint32, span []lifeSpan) bool {
+	for i := range events {
+		e := &events[i]
 		if e.Addr < lifeBase {
 			if (e.Op.IsAccess() || e.Addr != 0) && e.Addr+uint64(max(e.Size, 1))-1 >= lifeBase {
-				return nil // runs into the lives
+				return false // runs into the lives
 			}
 			continue
 		}
@@ -80,43 +115,43 @@ func newLifeWords(t *Trace, lifeOwner []uint32, budget int) *lifeWords {
 		}
 		last := e.Addr + uint64(max(e.Size, 1)) - 1
 		if last < e.Addr {
-			return nil // wraps: the hash tables take it as they always have
+			return false // wraps: the hash tables take it as they always have
 		}
 		l1, w1 := lifeWord(last)
 		if l1 != l {
-			return nil
+			return false
 		}
-		s := &span[l]
-		if s.lo == spread {
-			continue
-		}
-		if hi := &s.base; *hi < s.lo {
-			s.lo, *hi = w0, w1
-		} else {
-			s.lo, *hi = min(s.lo, w0), max(*hi, w1)
-		}
-		if s.base-s.lo >= lifeSpanWords {
-			s.lo = spread
-			continue
-		}
-		some = true
+		span[l].widen(w0, w1)
 	}
-	if !some {
-		return nil
+	return true
+}
+
+// widen widens a span (lo, hi in base's place) by words w0 to w1.
+func (s *lifeSpan) widen(w0, w1 uint32) {
+	if s.lo == spanSpread {
+		return
 	}
-	// Then each dense life's place in own, in life order.
-	n := 0
-	for l := range span {
-		s := &span[l]
-		if s.lo == spread || s.base < s.lo || n+int(s.base-s.lo)+1 > budget {
-			*s = lifeSpan{}
-			continue
+	if hi := &s.base; *hi < s.lo {
+		s.lo, *hi = w0, w1
+	} else {
+		s.lo, *hi = min(s.lo, w0), max(*hi, w1)
+	}
+	if s.base-s.lo >= lifeSpanWords {
+		s.lo = spanSpread
+	}
+}
+
+// mergeSpans widens each span of into by the same life's of from, as if
+// from's events had been taken into into (spansOf).
+func mergeSpans(into, from []lifeSpan) {
+	for l := range into {
+		switch f := from[l]; {
+		case f.lo == spanSpread:
+			into[l].lo = spanSpread
+		case f.base >= f.lo:
+			into[l].widen(f.lo, f.base)
 		}
-		lo, hi := s.lo, s.base
-		*s = lifeSpan{lo: lo, base: uint32(n + 1)}
-		n += int(hi-lo) + 1
 	}
-	return &lifeWords{at: span, own: make([]uint32, n)}
 }
 
 // words returns the owners of life l's words w0 to w1, or nil if l is not
