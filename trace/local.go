@@ -273,9 +273,14 @@ func compactLocal(t *Trace, rp []uint32, scan *localScan) (int, []uint32) {
 		}
 		return o.local(uint32(e.G), e.Addr, e.Size)
 	}
-	left, rp, _ := compactEvents(t, rp, parallelDrops(t.Events, func(i int, e *Event) bool {
+	drop := func(i int, e *Event) bool {
 		return e.Op.IsAccess() && local(e) && !scan.isLast(i, e.G)
-	}), nil)
+	}
+	if twoCores(len(t.Events)) {
+		set, left, perG := dropSet(t.Events, drop) // local_compact.go
+		return compactBySet(t, rp, set, left, perG)
+	}
+	left, rp, _ := compactEvents(t, rp, drop, nil)
 	return left, rp
 }
 

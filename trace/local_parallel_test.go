@@ -1,6 +1,6 @@
-// This file tests parallelDrops (local_parallel.go): compactLocal with
-// the answers found on two cores leaves out the events it leaves out
-// asking event by event.
+// This file tests the passes split over two cores (local_parallel.go,
+// local_shared.go, local_compact.go): compactLocal with them leaves out
+// the events it leaves out in one pass each, asking event by event.
 
 package trace
 
