@@ -35,8 +35,9 @@ var _ [smallWords - lifeSpanWords]struct{} // lifeSpanWords <= smallWords
 // word w (from the life's start) is own[at[l].base-1 + w - at[l].lo],
 // where at[l].base is not 0.
 type lifeWords struct {
-	at  []lifeSpan // by life number; base 0: not dense
-	own []uint32   // goroutine, or multiOwner
+	at   []lifeSpan // by life number; base 0: not dense
+	own  []uint32   // goroutine, or multiOwner
+	load []uint32   // the shared lives' events, per 1<<loadBits lives (local_shared.go)
 }
 
 // lifeSpan is where a dense life's words sit in own: its first word
@@ -60,7 +61,7 @@ func newLifeWords(t *Trace, lifeOwner []uint32, budget int) *lifeWords {
 	// First the span of words each shared life's accesses touch
 	// (lifeSpans, local_shared.go), then each dense life's place in own,
 	// in life order.
-	span, ok := lifeSpans(t.Events, lifeOwner)
+	span, load, ok := lifeSpans(t.Events, lifeOwner)
 	if !ok {
 		return nil
 	}
@@ -78,7 +79,7 @@ func newLifeWords(t *Trace, lifeOwner []uint32, budget int) *lifeWords {
 	if n == 0 {
 		return nil
 	}
-	return &lifeWords{at: span, own: make([]uint32, n)}
+	return &lifeWords{at: span, own: make([]uint32, n), load: load}
 }
 
 // spanSpread is a span's lo for a life that cannot be dense.
@@ -95,12 +96,13 @@ func newSpans(lives int) []lifeSpan {
 
 // spansOf widens span by the words each shared life's access among events
 // touches: lo, and hi in base's place for now (hi < lo: none yet), or lo
-// spanSpread for a life that cannot be dense. It reports false where no
+// spanSpread for a life that cannot be dense; it counts the events of
+// shared lives in load, per 1<<loadBits lives. It reports false where no
 // life can be dense (an access runs into the lives, or from one life into
 // another). The spans it makes do not depend on the order of the events
 // (a span only widens, and a life is spread once its span is too wide),
 // so halves of a table can be taken apart and merged (mergeSpans).
-func spansOf(events []Event, lifeOwner []uint32, span []lifeSpan) bool {
+func spansOf(events []Event, lifeOwner []uint32, span []lifeSpan, load []uint32) bool {
 	for i := range events {
 		e := &events[i]
 		if e.Addr < lifeBase {
@@ -113,6 +115,7 @@ func spansOf(events []Event, lifeOwner []uint32, span []lifeSpan) bool {
 		if lifeOwner[l] != multiOwner {
 			continue
 		}
+		load[l>>loadBits]++
 		last := e.Addr + uint64(max(e.Size, 1)) - 1
 		if last < e.Addr {
 			return false // wraps: the hash tables take it as they always have

@@ -43,80 +43,102 @@ func atOnce(a, b func()) {
 	<-done
 }
 
+// loadBits is log2 of the lives whose events spansOf counts together
+// (lifeWords.load), by which sharedLives splits the lives in two halves
+// (a variable for the tests, whose traces have a few lives).
+var loadBits = 10
+
 // lifeSpans returns the span of words each shared life's accesses touch
-// (spansOf), over events, on two cores for a large table; false where no
-// life can be dense.
-func lifeSpans(events []Event, lifeOwner []uint32) ([]lifeSpan, bool) {
-	span := newSpans(len(lifeOwner))
+// (spansOf), over events, on two cores for a large table, and the events
+// of the shared lives per 1<<loadBits lives; false where no life can be
+// dense.
+func lifeSpans(events []Event, lifeOwner []uint32) ([]lifeSpan, []uint32, bool) {
+	span, load := newSpans(len(lifeOwner)), make([]uint32, len(lifeOwner)>>loadBits+1)
 	if !twoCores(len(events)) {
-		return span, spansOf(events, lifeOwner, span)
+		return span, load, spansOf(events, lifeOwner, span, load)
 	}
 	h := len(events) / 2
 	var other []lifeSpan
+	var otherLoad []uint32
 	var ok, okOther bool
-	atOnce(func() { ok = spansOf(events[:h], lifeOwner, span) }, func() {
-		other = newSpans(len(lifeOwner))
-		okOther = spansOf(events[h:], lifeOwner, other)
+	atOnce(func() { ok = spansOf(events[:h], lifeOwner, span, load) }, func() {
+		other, otherLoad = newSpans(len(lifeOwner)), make([]uint32, len(load))
+		okOther = spansOf(events[h:], lifeOwner, other, otherLoad)
 	})
 	if !ok || !okOther {
-		return nil, false
+		return nil, nil, false
 	}
 	mergeSpans(span, other)
-	return span, true
+	for k, n := range otherLoad {
+		load[k] += n
+	}
+	return span, load, true
 }
 
 // sharedLives adds to the owners the words of the lives that more than
 // one goroutine touched, which only the whole trace tells: the dense
-// lives' in lives (local_lives.go), the others' in the hash tables.
+// lives' in lives (local_lives.go), the others' in the hash tables. On
+// two cores, the lives from mid on, about half of the shared lives'
+// events, are marked on a goroutine of their own, the words of those
+// that are not dense in hash tables of its own, added to the others' at
+// the end (markOwner, whatever the order).
 func (s *localScan) sharedLives(t *Trace) {
 	if denseLives {
 		s.lives = newLifeWords(t, s.lifeOwner, 2*len(t.Events)+1<<16)
 	}
-	mid := uint64(len(s.lifeOwner)) // the dense lives from mid on are marked on a core of their own
+	mid := uint64(len(s.lifeOwner))
 	if s.lives != nil && twoCores(len(t.Events)) {
 		mid = s.lives.middle()
 	}
-	if mid == uint64(len(s.lifeOwner)) {
-		s.markShared(t.Events, mid, false)
+	if mid >= uint64(len(s.lifeOwner)) {
+		s.markShared(t.Events, mid, false, s.o)
 		return
 	}
-	atOnce(func() { s.markShared(t.Events, mid, false) }, func() { s.markShared(t.Events, mid, true) })
+	high := newOwners()
+	atOnce(func() { s.markShared(t.Events, mid, false, s.o) }, func() { s.markShared(t.Events, mid, true, high) })
+	for _, tab := range [...]struct{ into, from *addrTable }{{s.o.words, high.words}, {s.o.all, high.all}, {s.o.large, high.large}} {
+		for k, key := range tab.from.keys {
+			if key != 0 {
+				markOwner(tab.into, key-1, tab.from.vals[k])
+			}
+		}
+	}
 }
 
 // markShared marks the owners of the words that events touch of shared
-// lives: if high, those of the dense lives from mid on alone; else all
-// others (the hash tables' among them).
-func (s *localScan) markShared(events []Event, mid uint64, high bool) {
+// lives: if high, of the lives from mid on, else of those before it; the
+// words of lives not dense in o.
+func (s *localScan) markShared(events []Event, mid uint64, high bool, o *owners) {
 	for i := range events {
 		e := &events[i]
 		if e.Addr < lifeBase {
 			continue
 		}
 		l := (e.Addr - lifeBase) >> lifeShift
-		if s.lifeOwner[l] != multiOwner {
-			continue
-		}
-		dense := s.lives != nil && s.lives.at[l].base != 0
-		if high != (dense && l >= mid) {
+		if high != (l >= mid) || s.lifeOwner[l] != multiOwner {
 			continue
 		}
 		owner := uint32(e.G)
 		if !e.Op.IsAccess() {
 			owner = multiOwner
 		}
-		if !dense || !s.lives.touch(owner, e.Addr, e.Size) {
-			s.o.touch(owner, e.Addr, e.Size)
+		if s.lives == nil || !s.lives.touch(owner, e.Addr, e.Size) {
+			o.touch(owner, e.Addr, e.Size)
 		}
 	}
 }
 
-// middle returns the first dense life whose words lie in the second half
-// of own, or len(at) if there is none.
+// middle returns the first life of the 1<<loadBits past which about half
+// of the shared lives' events lie.
 func (lw *lifeWords) middle() uint64 {
-	half := uint32(len(lw.own) / 2)
-	for l, s := range lw.at {
-		if s.base != 0 && s.base-1 >= half {
-			return uint64(l)
+	total := uint64(0)
+	for _, n := range lw.load {
+		total += uint64(n)
+	}
+	sum := uint64(0)
+	for k, n := range lw.load {
+		if sum += uint64(n); 2*sum >= total {
+			return uint64(k+1) << loadBits
 		}
 	}
 	return uint64(len(lw.at))

@@ -13,8 +13,9 @@ import (
 )
 
 func TestSharedLivesSame(t *testing.T) {
-	was := minParallelDrops
-	defer func() { minParallelDrops = was }()
+	was, wasBits := minParallelDrops, loadBits
+	defer func() { minParallelDrops, loadBits = was, wasBits }()
+	loadBits = 0
 	split := 0
 	for seed := int64(0); seed < 300; seed++ {
 		r := rand.New(rand.NewSource(seed))
