@@ -14,9 +14,10 @@
 //     two halves of the table, merged (mergeSpans), are those of the whole;
 //   - the owner of a word (markOwner) is the goroutine that touched it if
 //     it is the only one, else multiOwner, whatever the order of the
-//     touches; so the dense lives' words are split by life between the two
-//     (their words lie in own in life order, so the halves write apart),
-//     and one of them alone marks the hash tables.
+//     touches; so the shared lives are split in two by life, about half
+//     of their events each (lifeWords.load), their dense words lying apart
+//     in own (in life order), the second's other words marked in hash
+//     tables of its own, added to the first's after (markOwner again).
 //
 // The owners, and so the events left out, are the same as found in one
 // pass each (TestSharedLivesSame).
