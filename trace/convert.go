@@ -292,9 +292,13 @@ func (c *converter) compact(rp []uint32, reach int) []uint32 {
 			c.side = nil
 		}
 		n := max(c.b.Len(), reach)
-		_, rp = compactLocal(c.b.t, rp, scan)
+		var made bool
+		_, rp, made = compactLocalObjects(c.b.t, c.b, rp, scan)
 		c.scan = nil // before shrinkEvents, which may copy the table
 		rp = shrinkEvents(c.b.t, rp, n)
+		if made {
+			return rp
+		}
 	}
 	c.b.compactObjects()
 	return rp

@@ -254,6 +254,14 @@ func (s *localScan) ownedAfter(l uint64, g uint32) bool {
 // (the replay positions) and is compacted alike. scan, if not nil, has
 // observed every event of t.
 func compactLocal(t *Trace, rp []uint32, scan *localScan) (int, []uint32) {
+	left, rp, _ := compactLocalObjects(t, nil, rp, scan)
+	return left, rp
+}
+
+// compactLocalObjects is compactLocal, which, given b (t's builder), may
+// make the heap objects as it moves the events (local_compact.go): it
+// reports whether it did, so that b.compactObjects need not run.
+func compactLocalObjects(t *Trace, b *Builder, rp []uint32, scan *localScan) (int, []uint32, bool) {
 	if scan == nil {
 		scan = newLocalScan(t.Stacks, t.Header.GOROOT)
 		for i := range t.Events {
@@ -277,11 +285,16 @@ func compactLocal(t *Trace, rp []uint32, scan *localScan) (int, []uint32) {
 		return e.Op.IsAccess() && local(e) && !scan.isLast(i, e.G)
 	}
 	if twoCores(len(t.Events)) {
-		set, left, perG := dropSet(t.Events, drop) // local_compact.go
-		return compactBySet(t, rp, set, left, perG)
+		var r *objNames
+		if b != nil {
+			r = newObjNames(b)
+		}
+		set, left, perG := dropSet(t.Events, drop, r) // local_compact.go
+		left, rp = compactBySet(t, rp, set, left, perG, r)
+		return left, rp, r != nil
 	}
 	left, rp, _ := compactEvents(t, rp, drop, nil)
-	return left, rp
+	return left, rp, false
 }
 
 // shrinkEvents gives back the pages of t's event table, and of rp, a value
@@ -390,56 +403,17 @@ func compactEvents(t *Trace, rp []uint32, drop func(i int, e *Event) bool, idx [
 // first appearance, as conversion numbers them.
 func (b *Builder) compactObjects() {
 	t := b.t
-	newID := make([]ObjID, len(t.Objects))
-	lifeID := make([]ObjID, b.lives.len())
-	// First how many objects the events name (marked seen), so that the
-	// table is made once at its size: grown by append, it was most of
-	// this pass on a channel stress test (bench/RESULTS.md).
-	const seen = ^ObjID(0)
-	n := 1
+	r := newObjNames(b)
+	// First how many objects the events name, so that the table is made
+	// once at its size: grown by append, it was most of this pass on a
+	// channel stress test (bench/RESULTS.md).
+	seen := r.seen()
 	for i := range t.Events {
-		switch o := t.Events[i].Obj; {
-		case o == 0:
-		case o&lifeObj != 0:
-			if k := o &^ lifeObj; lifeID[k] == 0 {
-				lifeID[k] = seen
-				n++
-			}
-		case newID[o] == 0:
-			newID[o] = seen
-			n++
-		}
+		r.mark(seen, t.Events[i].Obj)
 	}
-	objs := make([]Object, 1, n)
-	var names map[ObjID]string
+	r.start(seen)
 	for i := range t.Events {
-		e := &t.Events[i]
-		switch {
-		case e.Obj == 0:
-		case e.Obj&lifeObj != 0:
-			k := e.Obj &^ lifeObj
-			if lifeID[k] == seen {
-				l := b.lives.at(int(k))
-				lifeID[k] = ObjID(len(objs))
-				objs = append(objs, Object{ID: lifeID[k], Kind: ObjHeap, Addr: l.addr, Size: l.size})
-			}
-			e.Obj = lifeID[k]
-		default:
-			if newID[e.Obj] == seen {
-				o := t.Objects[e.Obj]
-				o.ID = ObjID(len(objs))
-				newID[e.Obj] = o.ID
-				objs = append(objs, o)
-				if name, ok := t.Names[e.Obj]; ok {
-					if names == nil {
-						names = make(map[ObjID]string)
-					}
-					names[o.ID] = name
-				}
-			}
-			e.Obj = newID[e.Obj]
-		}
+		r.rename(&t.Events[i])
 	}
-	t.Objects, t.Names = objs, names
-	b.lives = lifeTable{}
+	r.finish()
 }

@@ -20,9 +20,10 @@ import "math/bits"
 
 // dropSet asks drop of every event of events, half of them on a goroutine
 // of its own, and returns the answers, a bit per event (set: left out),
-// how many it leaves out, and how many of each goroutine's (by id).
-// drop must only read.
-func dropSet(events []Event, drop func(i int, e *Event) bool) (set []uint64, left int, perG []int) {
+// how many it leaves out, and how many of each goroutine's (by id). If r
+// is not nil, it counts the objects the kept events name and makes r's
+// table for them (objNames.start). drop must only read.
+func dropSet(events []Event, drop func(i int, e *Event) bool, r *objNames) (set []uint64, left int, perG []int) {
 	n := len(events)
 	if n == 0 {
 		return nil, 0, nil
@@ -30,24 +31,40 @@ func dropSet(events []Event, drop func(i int, e *Event) bool) (set []uint64, lef
 	set = make([]uint64, (n+63)/64)
 	h := n / 2 &^ 63 // the halves share no word of set
 	var counts [2][]int
+	var seen [2][]uint64
 	answer := func(from, to int) {
 		var c []int
+		var named []uint64
+		if r != nil {
+			named = r.seen()
+		}
 		for i := from; i < to; i++ {
-			if e := &events[i]; drop(i, e) {
-				set[i/64] |= 1 << (i % 64)
-				for int(e.G) >= len(c) {
-					c = append(c, make([]int, len(c)+64)...)
+			e := &events[i]
+			if !drop(i, e) {
+				if r != nil {
+					r.mark(named, e.Obj)
 				}
-				c[e.G]++
+				continue
 			}
+			set[i/64] |= 1 << (i % 64)
+			for int(e.G) >= len(c) {
+				c = append(c, make([]int, len(c)+64)...)
+			}
+			c[e.G]++
 		}
+		k := 1
 		if to == h {
-			counts[0] = c
-		} else {
-			counts[1] = c
+			k = 0
 		}
+		counts[k], seen[k] = c, named
 	}
 	inHalves(h, n, answer)
+	if r != nil {
+		for k, w := range seen[1] {
+			seen[0][k] |= w
+		}
+		r.start(seen[0])
+	}
 	for _, c := range counts {
 		for g, k := range c {
 			if k == 0 {
@@ -64,9 +81,11 @@ func dropSet(events []Event, drop func(i int, e *Event) bool) (set []uint64, lef
 }
 
 // compactBySet is compactEvents (local.go) with the events to leave out
-// given as dropSet's answers: set, left of them, perG of each goroutine.
-// It returns how many it left out and rp.
-func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int) (int, []uint32) {
+// given as dropSet's answers: set, left of them, perG of each goroutine;
+// if r is not nil (given to dropSet too), it makes the objects as
+// Builder.compactObjects would after it, renaming each kept event's as it
+// moves it. It returns how many it left out and rp.
+func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int, r *objNames) (int, []uint32) {
 	for len(t.Local) < max(len(t.Goroutines), len(perG)) {
 		t.Local = append(t.Local, 0)
 	}
@@ -74,6 +93,12 @@ func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int) (in
 		t.Local[g] += k
 	}
 	if left == 0 {
+		if r != nil {
+			for i := range t.Events {
+				r.rename(&t.Events[i])
+			}
+			r.finish()
+		}
 		return 0, rp
 	}
 	n := len(t.Events)
@@ -100,8 +125,12 @@ func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int) (in
 	// Receives kept before the first event left out: their sends are
 	// before them (or past the table), and may still move.
 	for i := range 64 * first {
-		if e := &ev[i]; e.Op == OpRecv && e.Peer >= 0 && int(e.Peer) < n {
+		e := &ev[i]
+		if e.Op == OpRecv && e.Peer >= 0 && int(e.Peer) < n {
 			e.Peer = newIndex(int(e.Peer))
+		}
+		if r != nil {
+			r.rename(e)
 		}
 	}
 	k, keptRP := 64*first, min(64*first, len(rp))
@@ -114,8 +143,12 @@ func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int) (in
 				keptRP += copy(rp[keptRP:], rp[lo:min(hi, len(rp))])
 			}
 			for i := k; i < k+hi-lo; i++ {
-				if e := &ev[i]; e.Op == OpRecv && e.Peer >= 0 && int(e.Peer) < n {
+				e := &ev[i]
+				if e.Op == OpRecv && e.Peer >= 0 && int(e.Peer) < n {
 					e.Peer = newIndex(int(e.Peer))
+				}
+				if r != nil {
+					r.rename(e)
 				}
 			}
 			k += hi - lo
@@ -128,6 +161,9 @@ func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int) (in
 			e := ev[i]
 			if e.Op == OpRecv && e.Peer >= 0 && int(e.Peer) < n {
 				e.Peer = newIndex(int(e.Peer))
+			}
+			if r != nil {
+				r.rename(&e)
 			}
 			ev[k] = e
 			if i < len(rp) {
@@ -149,5 +185,8 @@ func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int) (in
 		}
 	}
 	t.Values = vals
+	if r != nil {
+		r.finish()
+	}
 	return n - k, rp
 }

@@ -1,12 +1,14 @@
 // This file tests local_compact.go: compactBySet, given dropSet's answers,
-// makes the trace compactEvents makes asking event by event (the events
-// kept, the receives' sends, the values, the replay positions, the
-// counts left out), on random tables with runs of events kept and left
-// out, and the answers found on one core or two.
+// makes the trace compactEvents and then Builder.compactObjects make
+// asking event by event (the events kept, the receives' sends, the
+// values, the replay positions, the counts left out, the objects and
+// their names), on random tables with runs of events kept and left out.
 
 package trace
 
 import (
+	"fmt"
+	"maps"
 	"math/rand"
 	"slices"
 	"testing"
@@ -16,13 +18,18 @@ func TestCompactBySetSame(t *testing.T) {
 	blocks := 0 // words of 64 events all kept past the first left out
 	for seed := int64(0); seed < 400; seed++ {
 		r := rand.New(rand.NewSource(seed))
-		tr, rp, drop := randomCompaction(r)
+		tr, lives, rp, drop := randomCompaction(r)
 		a, b := cloneForCompaction(tr), cloneForCompaction(tr)
 		a.Values, b.Values = slices.Clone(tr.Values), slices.Clone(tr.Values)
 		rpA, rpB := slices.Clone(rp), slices.Clone(rp)
 		leftA, rpA, _ := compactEvents(a, rpA, drop, nil)
-		set, left, perG := dropSet(b.Events, drop)
-		leftB, rpB := compactBySet(b, rpB, set, left, perG)
+		(&Builder{t: a, lives: lives}).compactObjects()
+		names := newObjNames(&Builder{t: b, lives: lives})
+		set, left, perG := dropSet(b.Events, drop, names)
+		leftB, rpB := compactBySet(b, rpB, set, left, perG, names)
+		if !slices.Equal(a.Objects, b.Objects) || cap(a.Objects) != cap(b.Objects) || !maps.Equal(a.Names, b.Names) { // made at their size
+			t.Fatalf("seed %d: by set objects %v names %v; one by one %v %v", seed, b.Objects, b.Names, a.Objects, a.Names)
+		}
 		if leftA != leftB || !slices.Equal(a.Events, b.Events) || !slices.Equal(a.Local, b.Local) ||
 			!slices.Equal(a.Values, b.Values) || !slices.Equal(rpA, rpB) || (rpA == nil) != (rpB == nil) {
 			t.Fatalf("seed %d: by set left out %d, Local %v, values %v, rp %v\nevents %v\none by one: %d, %v, %v, %v\nevents %v",
@@ -43,15 +50,36 @@ func TestCompactBySetSame(t *testing.T) {
 }
 
 // randomCompaction makes a table of 3 goroutines' events, with receives
-// naming sends before them, anywhere in the table, past it, or none, values on some events,
-// replay positions for all or a prefix of the events (or none), and a
-// drop function that leaves out runs of accesses, or none.
-func randomCompaction(r *rand.Rand) (*Trace, []uint32, func(int, *Event) bool) {
-	const ng = 3
-	tr := &Trace{Goroutines: make([]Goroutine, ng+1)}
+// naming sends before them, anywhere in the table, past it, or none,
+// values on some events, objects (some named) and heap lives named by
+// some, replay positions for all or a prefix of the events (or none), and
+// a drop function that leaves out runs of accesses, or none.
+func randomCompaction(r *rand.Rand) (*Trace, lifeTable, []uint32, func(int, *Event) bool) {
+	const ng, nobj = 3, 12
+	tr := &Trace{Goroutines: make([]Goroutine, ng+1), Objects: make([]Object, nobj)}
+	for k := 1; k < nobj; k++ {
+		tr.Objects[k] = Object{ID: ObjID(k), Kind: ObjKind(1 + k%3), Addr: uint64(0x100 * k), Size: 8}
+		if k%3 == 0 {
+			if tr.Names == nil {
+				tr.Names = map[ObjID]string{}
+			}
+			tr.Names[ObjID(k)] = fmt.Sprint("V", k)
+		}
+	}
+	var lives lifeTable
+	nl := 1 + r.Intn(20)
+	for k := range nl {
+		lives.add(heapLife{addr: uint64(0x10000 + 0x100*k), size: uint64(8 + k)})
+	}
 	n := r.Intn(600)
 	for i := range n {
 		e := Event{G: GoID(1 + r.Intn(ng)), Op: OpRead, Addr: uint64(8 * i)}
+		switch r.Intn(3) {
+		case 1:
+			e.Obj = ObjID(1 + r.Intn(nobj-1))
+		case 2:
+			e.Obj = lifeObj | ObjID(r.Intn(nl))
+		}
 		switch r.Intn(6) {
 		case 0:
 			e.Op = OpSend
@@ -94,5 +122,5 @@ func randomCompaction(r *rand.Rand) (*Trace, []uint32, func(int, *Event) bool) {
 		}
 	}
 	drop := func(i int, e *Event) bool { return e.Op.IsAccess() && out[i] }
-	return tr, rp, drop
+	return tr, lives, rp, drop
 }

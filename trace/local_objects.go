@@ -1,0 +1,92 @@
+// This file implements objNames: the heap objects made, and the objects
+// no event names dropped, as the events are read in order
+// (Builder.compactObjects, local.go), apart from the pass that reads
+// them, so that compactLocal can make them as it moves the events it
+// keeps (compactBySet, local_compact.go) instead of reading the table
+// twice more after it.
+//
+// An object is numbered anew where a kept event first names it, in
+// order: a heap life (Obj lifeObj|k, Builder.lives) becomes a heap
+// object, another keeps its kind, place and name. The table of objects
+// is made once at its size, from how many distinct objects the events
+// name, counted first (seen, mark): on two cores, each half of the table
+// in bits of its own (dropSet).
+
+package trace
+
+import "math/bits"
+
+// objNames renumbers the objects of b's trace (see the file comment).
+type objNames struct {
+	b      *Builder
+	newID  []ObjID // per object of the trace: its new id, 0 not yet named
+	lifeID []ObjID // per heap life: its object's id, 0 not yet named
+	objs   []Object
+	names  map[ObjID]string
+}
+
+func newObjNames(b *Builder) *objNames {
+	return &objNames{b: b, newID: make([]ObjID, len(b.t.Objects)), lifeID: make([]ObjID, b.lives.len())}
+}
+
+// seen returns a bit per object and per heap life, none set.
+func (r *objNames) seen() []uint64 {
+	return make([]uint64, (len(r.newID)+len(r.lifeID)+63)/64)
+}
+
+// mark sets o's bit in seen (if o is not 0).
+func (r *objNames) mark(seen []uint64, o ObjID) {
+	k := int(o)
+	switch {
+	case o == 0:
+		return
+	case o&lifeObj != 0:
+		k = len(r.newID) + int(o&^lifeObj)
+	}
+	seen[k/64] |= 1 << (k % 64)
+}
+
+// start makes the table of objects for those marked in seen.
+func (r *objNames) start(seen []uint64) {
+	n := 1
+	for _, w := range seen {
+		n += bits.OnesCount64(w)
+	}
+	r.objs = make([]Object, 1, n)
+}
+
+// rename gives e's object its new id, making it where e first names it.
+func (r *objNames) rename(e *Event) {
+	t := r.b.t
+	switch {
+	case e.Obj == 0:
+	case e.Obj&lifeObj != 0:
+		k := e.Obj &^ lifeObj
+		if r.lifeID[k] == 0 {
+			l := r.b.lives.at(int(k))
+			r.lifeID[k] = ObjID(len(r.objs))
+			r.objs = append(r.objs, Object{ID: r.lifeID[k], Kind: ObjHeap, Addr: l.addr, Size: l.size})
+		}
+		e.Obj = r.lifeID[k]
+	default:
+		if r.newID[e.Obj] == 0 {
+			o := t.Objects[e.Obj]
+			o.ID = ObjID(len(r.objs))
+			r.newID[e.Obj] = o.ID
+			r.objs = append(r.objs, o)
+			if name, ok := t.Names[e.Obj]; ok {
+				if r.names == nil {
+					r.names = make(map[ObjID]string)
+				}
+				r.names[o.ID] = name
+			}
+		}
+		e.Obj = r.newID[e.Obj]
+	}
+}
+
+// finish gives the trace its new objects and names; the lives are made.
+func (r *objNames) finish() {
+	r.b.t.Objects, r.b.t.Names = r.objs, r.names
+	r.b.lives = lifeTable{}
+}
