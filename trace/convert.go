@@ -292,11 +292,12 @@ func (c *converter) compact(rp []uint32, reach int) []uint32 {
 			c.side = nil
 		}
 		n := max(c.b.Len(), reach)
-		var made bool
-		_, rp, made = compactLocalObjects(c.b.t, c.b, rp, scan)
+		var objs *objNames
+		_, rp, objs = compactLocalObjects(c.b.t, c.b, rp, scan)
 		c.scan = nil // before shrinkEvents, which may copy the table
 		rp = shrinkEvents(c.b.t, rp, n)
-		if made {
+		if objs != nil {
+			objs.renameAll() // after shrinkEvents: the objects are made once the table's tail is given back
 			return rp
 		}
 	}

@@ -259,9 +259,10 @@ func compactLocal(t *Trace, rp []uint32, scan *localScan) (int, []uint32) {
 }
 
 // compactLocalObjects is compactLocal, which, given b (t's builder), may
-// make the heap objects as it moves the events (local_compact.go): it
-// reports whether it did, so that b.compactObjects need not run.
-func compactLocalObjects(t *Trace, b *Builder, rp []uint32, scan *localScan) (int, []uint32, bool) {
+// count the objects the kept events name as it finds which to keep
+// (dropSet, local_compact.go): it returns them, ready to be made
+// (objNames.renameAll), or nil.
+func compactLocalObjects(t *Trace, b *Builder, rp []uint32, scan *localScan) (int, []uint32, *objNames) {
 	if scan == nil {
 		scan = newLocalScan(t.Stacks, t.Header.GOROOT)
 		for i := range t.Events {
@@ -290,11 +291,11 @@ func compactLocalObjects(t *Trace, b *Builder, rp []uint32, scan *localScan) (in
 			r = newObjNames(b)
 		}
 		set, left, perG := dropSet(t.Events, drop, r) // local_compact.go
-		left, rp = compactBySet(t, rp, set, left, perG, r)
-		return left, rp, r != nil
+		left, rp = compactBySet(t, rp, set, left, perG)
+		return left, rp, r
 	}
 	left, rp, _ := compactEvents(t, rp, drop, nil)
-	return left, rp, false
+	return left, rp, nil
 }
 
 // shrinkEvents gives back the pages of t's event table, and of rp, a value
@@ -412,8 +413,5 @@ func (b *Builder) compactObjects() {
 		r.mark(seen, t.Events[i].Obj)
 	}
 	r.start(seen)
-	for i := range t.Events {
-		r.rename(&t.Events[i])
-	}
-	r.finish()
+	r.renameAll()
 }

@@ -22,7 +22,8 @@ import "math/bits"
 // of its own, and returns the answers, a bit per event (set: left out),
 // how many it leaves out, and how many of each goroutine's (by id). If r
 // is not nil, it counts the objects the kept events name and makes r's
-// table for them (objNames.start). drop must only read.
+// table for them (objNames.start), so that compactObjects's first pass
+// over the table is not needed. drop must only read.
 func dropSet(events []Event, drop func(i int, e *Event) bool, r *objNames) (set []uint64, left int, perG []int) {
 	n := len(events)
 	if n == 0 {
@@ -81,11 +82,9 @@ func dropSet(events []Event, drop func(i int, e *Event) bool, r *objNames) (set 
 }
 
 // compactBySet is compactEvents (local.go) with the events to leave out
-// given as dropSet's answers: set, left of them, perG of each goroutine;
-// if r is not nil (given to dropSet too), it makes the objects as
-// Builder.compactObjects would after it, renaming each kept event's as it
-// moves it. It returns how many it left out and rp.
-func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int, r *objNames) (int, []uint32) {
+// given as dropSet's answers: set, left of them, perG of each goroutine.
+// It returns how many it left out and rp.
+func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int) (int, []uint32) {
 	for len(t.Local) < max(len(t.Goroutines), len(perG)) {
 		t.Local = append(t.Local, 0)
 	}
@@ -93,12 +92,6 @@ func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int, r *
 		t.Local[g] += k
 	}
 	if left == 0 {
-		if r != nil {
-			for i := range t.Events {
-				r.rename(&t.Events[i])
-			}
-			r.finish()
-		}
 		return 0, rp
 	}
 	n := len(t.Events)
@@ -129,9 +122,6 @@ func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int, r *
 		if e.Op == OpRecv && e.Peer >= 0 && int(e.Peer) < n {
 			e.Peer = newIndex(int(e.Peer))
 		}
-		if r != nil {
-			r.rename(e)
-		}
 	}
 	k, keptRP := 64*first, min(64*first, len(rp))
 	for w := first; w < len(set); w++ {
@@ -147,9 +137,6 @@ func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int, r *
 				if e.Op == OpRecv && e.Peer >= 0 && int(e.Peer) < n {
 					e.Peer = newIndex(int(e.Peer))
 				}
-				if r != nil {
-					r.rename(e)
-				}
 			}
 			k += hi - lo
 			continue
@@ -161,9 +148,6 @@ func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int, r *
 			e := ev[i]
 			if e.Op == OpRecv && e.Peer >= 0 && int(e.Peer) < n {
 				e.Peer = newIndex(int(e.Peer))
-			}
-			if r != nil {
-				r.rename(&e)
 			}
 			ev[k] = e
 			if i < len(rp) {
@@ -185,8 +169,5 @@ func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int, r *
 		}
 	}
 	t.Values = vals
-	if r != nil {
-		r.finish()
-	}
 	return n - k, rp
 }

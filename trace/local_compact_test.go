@@ -1,6 +1,7 @@
 // This file tests local_compact.go: compactBySet, given dropSet's answers,
-// makes the trace compactEvents and then Builder.compactObjects make
-// asking event by event (the events kept, the receives' sends, the
+// and objNames.renameAll, given dropSet's count of the objects, make the
+// trace compactEvents and then Builder.compactObjects make asking event
+// by event (the events kept, the receives' sends, the
 // values, the replay positions, the counts left out, the objects and
 // their names), on random tables with runs of events kept and left out.
 
@@ -26,7 +27,8 @@ func TestCompactBySetSame(t *testing.T) {
 		(&Builder{t: a, lives: lives}).compactObjects()
 		names := newObjNames(&Builder{t: b, lives: lives})
 		set, left, perG := dropSet(b.Events, drop, names)
-		leftB, rpB := compactBySet(b, rpB, set, left, perG, names)
+		leftB, rpB := compactBySet(b, rpB, set, left, perG)
+		names.renameAll()
 		if !slices.Equal(a.Objects, b.Objects) || cap(a.Objects) != cap(b.Objects) || !maps.Equal(a.Names, b.Names) { // made at their size
 			t.Fatalf("seed %d: by set objects %v names %v; one by one %v %v", seed, b.Objects, b.Names, a.Objects, a.Names)
 		}

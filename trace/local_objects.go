@@ -1,9 +1,9 @@
 // This file implements objNames: the heap objects made, and the objects
 // no event names dropped, as the events are read in order
-// (Builder.compactObjects, local.go), apart from the pass that reads
-// them, so that compactLocal can make them as it moves the events it
-// keeps (compactBySet, local_compact.go) instead of reading the table
-// twice more after it.
+// (Builder.compactObjects, local.go), apart from the pass that counts
+// them first, so that compactLocal can count them as it finds which
+// events to keep, on two cores (dropSet, local_compact.go), instead of
+// in one more pass over the table after it.
 //
 // An object is numbered anew where a kept event first names it, in
 // order: a heap life (Obj lifeObj|k, Builder.lives) becomes a heap
@@ -85,8 +85,13 @@ func (r *objNames) rename(e *Event) {
 	}
 }
 
-// finish gives the trace its new objects and names; the lives are made.
-func (r *objNames) finish() {
-	r.b.t.Objects, r.b.t.Names = r.objs, r.names
+// renameAll renames the objects of every event of the trace, in order,
+// and gives the trace its new objects and names; the lives are made.
+func (r *objNames) renameAll() {
+	t := r.b.t
+	for i := range t.Events {
+		r.rename(&t.Events[i])
+	}
+	t.Objects, t.Names = r.objs, r.names
 	r.b.lives = lifeTable{}
 }
