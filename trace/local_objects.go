@@ -10,11 +10,19 @@
 // object, another keeps its kind, place and name. The table of objects
 // is made once at its size, from how many distinct objects the events
 // name, counted first (seen, mark): on two cores, each half of the table
-// in bits of its own (dropSet).
+// in bits of its own (dropSet). The table's pages, and those of the
+// lives' new ids, are fresh; a large table's are faulted in on another
+// core as rename writes them (faultIn), as the prefaulter does for the
+// event table (prefault.go): writing them was much of making the objects
+// of a channel stress test (bench/RESULTS.md, "Compaction after the walk").
 
 package trace
 
-import "math/bits"
+import (
+	"math/bits"
+	"runtime"
+	"unsafe"
+)
 
 // objNames renumbers the objects of b's trace (see the file comment).
 type objNames struct {
@@ -89,9 +97,38 @@ func (r *objNames) rename(e *Event) {
 // and gives the trace its new objects and names; the lives are made.
 func (r *objNames) renameAll() {
 	t := r.b.t
+	done := r.faultIn()
 	for i := range t.Events {
 		r.rename(&t.Events[i])
 	}
+	if done != nil {
+		<-done
+	}
 	t.Objects, t.Names = r.objs, r.names
 	r.b.lives = lifeTable{}
+}
+
+// minFaultIn is the fewest objects whose table faultIn faults in (a
+// variable for the tests).
+var minFaultIn = 1 << 16
+
+// faultIn has the kernel fault in the pages of the table of objects, and
+// of the lives' new ids, which rename writes for the first time, on a
+// goroutine of its own, ahead of rename (populate, prefault.go), for a
+// large table where there are two cores; it returns a channel closed when
+// done, or nil.
+func (r *objNames) faultIn() chan struct{} {
+	if !prefaults || cap(r.objs) < minFaultIn || runtime.GOMAXPROCS(0) < 2 {
+		return nil
+	}
+	objs, lives := r.objs[:cap(r.objs)], r.lifeID
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if len(lives) > 0 {
+			populate(unsafe.Pointer(unsafe.SliceData(lives)), uintptr(len(lives))*unsafe.Sizeof(lives[0]))
+		}
+		populate(unsafe.Pointer(unsafe.SliceData(objs)), uintptr(len(objs))*unsafe.Sizeof(objs[0]))
+	}()
+	return done
 }
