@@ -70,7 +70,11 @@
 // goroutine faults the event table's pages (and the side log's blocks,
 // local_side.go) in ahead of the conversion and
 // a grown table is copied on two cores (prefault.go), and so is
-// local.go's question of every event asked (local_parallel.go). A
+// local.go's question of every event asked (local_parallel.go), with the
+// objects the kept events name counted alongside (local_objects.go); the
+// shared lives' spans and words' owners are found on two cores too
+// (local_shared.go), and a large table's kept events are moved by the
+// answers' bits (local_compact.go). A
 // goroutine's stack is its function entries (the shadow stack) plus, for
 // synchronisation and atomics, the frame-pointer chain that the recorder's
 // trampolines capture, since package sync and the runtime have no entries.
