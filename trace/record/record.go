@@ -173,6 +173,7 @@ type Binary struct {
 	tc         *gocmd.Toolchain
 	work       string
 	removeWork func() error
+	removing   sync.WaitGroup // spools being removed (removeLater)
 	env        []string
 	exec       []string // command prefix that runs the binary
 	kept       string   // the kept binary it was linked out of (bincache.go), if any
@@ -289,8 +290,10 @@ const goGrace = 5 * time.Second
 // files its symbols name.
 func (b *Binary) Shadow() string { return b.tc.Shadow }
 
-// Close removes the binary and its work directory.
+// Close removes the binary and its work directory, once the spools of its
+// runs are removed (removeLater).
 func (b *Binary) Close() error {
+	b.removing.Wait()
 	if b.removeWork == nil {
 		return nil
 	}
@@ -374,7 +377,7 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 		return nil, err
 	}
 	spool.Close()
-	defer os.Remove(spool.Name())
+	defer b.removeLater(spool.Name())
 	testArgs := []string{"-test.paniconexit0", "-test.v", "-test.timeout=" + timeout.String()}
 	if opts.Run != "" {
 		testArgs = append(testArgs, "-test.run="+opts.Run)
