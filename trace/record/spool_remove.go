@@ -1,8 +1,8 @@
 // This file implements removing a run's spool in the background: the
-// kernel frees the spool file's page cache in the unlink itself, and on a
-// spool of about a gigabyte (syncmap's) that took 85-300 ms of wall time
-// between the end of the conversion and the start of the analysis
-// (bench/RESULTS.md, "the spool's unlink off the path"). Nothing reads a
+// kernel frees the spool file's page cache in the unlink itself, which on
+// a large spool took a measurable part of the time between the end of the
+// conversion and the start of the analysis (bench/RESULTS.md, "the
+// spool's unlink off the path"). Nothing reads a
 // spool once its run's conversion ended, so the unlink can go on beside
 // the analysis; Binary.Close waits for it.
 
