@@ -20,11 +20,5 @@ var minParallelDrops = 1 << 20
 // of its own, and returns when both have (dropSet,
 // prefaulter.copyEvents).
 func inHalves(h, n int, f func(from, to int)) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f(h, n)
-	}()
-	f(0, h)
-	<-done
+	atOnce(func() { f(0, h) }, func() { f(h, n) }) // local_shared.go
 }
