@@ -260,10 +260,10 @@ func (m *allocMap) find(addr uint64) (alloc, bool) {
 // by start) that addr is in, if any. Before the search it tries the
 // page's hint (the one it found there last), then the index that addr's
 // place between the list's first and last starts makes likely: a page is
-// one span's, so its allocations mostly sit a size class apart. On
-// syncmap, whose accesses spread over many allocations of a page, the
-// hint took half of the searches and the guess nearly all the others
-// (bench/RESULTS.md, "the spool walk's owned accesses"). Both are checked
+// one span's, so its allocations mostly sit a size class apart. Where
+// accesses spread over many allocations of a page (syncmap), the two
+// spare most searches (bench/RESULTS.md, "the spool walk's owned
+// accesses"). Both are checked
 // against the list as it is, so neither needs forgetting when the list
 // changes; the allocations of a list do not overlap, so one that holds
 // addr is the one the search would find.

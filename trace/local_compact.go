@@ -10,8 +10,8 @@
 // After the run, on a channel stress test, compactEvents asked a function
 // per event for the answer found beforehand, wrote a new index per event
 // (an array of 4 bytes an event, its pages faulted in afresh), and read
-// the kept events again to renumber the receives' sends: 14M events, of
-// which it keeps 11.5M (bench/RESULTS.md, "Compaction after the walk").
+// the kept events again to renumber the receives' sends, most of its
+// events kept (bench/RESULTS.md, "Compaction after the walk").
 // The trace is the same as compactEvents makes (TestCompactBySetSame).
 
 package trace

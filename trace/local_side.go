@@ -249,7 +249,7 @@ func (c *converter) take(e *Event) bool {
 // op by goroutine g with stack stack, as access, addValue and take would
 // with its event, if the side log can hold it and its life stays g's; it
 // reports whether it did. It is their way for most records of a spinning
-// test (syncmap: 13.6M of 14.1M events), without the event's trips
+// test (syncmap), without the event's trips
 // through addValue, sideLife's unpacking of the address it packed, and
 // observe's questions whose answers ownedAfter gave (bench/RESULTS.md,
 // "the spool walk's owned accesses"). An access it does not hold is

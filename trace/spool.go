@@ -1272,8 +1272,8 @@ func sortAllocs(rs []allocRec, from int) {
 // emit passes on the records below the watermark, in sequence order. It
 // reports whether the walk must end: a record after the cut.
 //
-// A goroutine's records come in runs (syncmap: 13.8M of its 16M accesses
-// follow one of the same goroutine): while the top cursor's next record
+// A goroutine's records come in runs (most of syncmap's accesses follow
+// one of the same goroutine): while the top cursor's next record
 // is numbered below the other cursors' (the heap's top's children), it
 // stays on top, and the heap is not asked (bench/RESULTS.md, "the spool
 // walk's owned accesses").

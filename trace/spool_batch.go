@@ -2,9 +2,9 @@
 // decoded records to the allocation stage (spool.merge): the walker and
 // its cursors write each record, entry and exit into the next slot of a
 // batch themselves, rather than through callbacks, since the records of
-// a spinning test number tens of millions (syncmap: 28M records and 7.4M
-// entries and exits) and each callback was an indirect call or two per
-// record (bench/RESULTS.md, "the spool walk's owned accesses").
+// a spinning test number tens of millions (syncmap) and each callback
+// was an indirect call or two per record (bench/RESULTS.md, "the spool
+// walk's owned accesses").
 
 package trace
 
