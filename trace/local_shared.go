@@ -24,26 +24,6 @@
 
 package trace
 
-import "runtime"
-
-// twoCores reports whether a pass over n events is split over two cores:
-// a large table (minParallelDrops, local_parallel.go), and two to run on.
-func twoCores(n int) bool {
-	return n >= minParallelDrops && runtime.GOMAXPROCS(0) >= 2
-}
-
-// atOnce calls a and b at once, b on a goroutine of its own, and returns
-// when both have.
-func atOnce(a, b func()) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		b()
-	}()
-	a()
-	<-done
-}
-
 // loadBits is log2 of the lives whose events spansOf counts together
 // (lifeWords.load), by which sharedLives splits the lives in two halves
 // (a variable for the tests, whose traces have a few lives).
