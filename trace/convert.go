@@ -773,7 +773,7 @@ func (c *converter) access(g *convGoroutine, r *rawEvent, prim StackID) {
 	if r.kind == rWrite || r.kind == rWriteRange {
 		op = OpWrite
 	}
-	if r.aid != 0 && c.side != nil && c.rp == nil && c.takeAccess(g, r, op, stack) {
+	if r.aid != 0 && c.side != nil && c.takeAccess(g, r, op, stack) {
 		return
 	}
 	addr, obj := c.locate(r, r.addr, r.size)
