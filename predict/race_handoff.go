@@ -51,145 +51,6 @@ import (
 // the events, not a square of them.
 const handoffWork = 8
 
-// hop is a one-edge ordering into a goroutine: after its first recv
-// events it knows the first src events of the edge's source goroutine
-// (the most over its edges so far).
-type hop struct{ recv, src int32 }
-
-// handoffs holds every one-edge ordering of a trace, per pair of
-// goroutines (handoffKey), in the receiver's program order, and each
-// goroutine's parent and the position of the go statement there (-1,
-// 0 without): a goroutine starts knowing what its parent knew then.
-type handoffs struct {
-	ng     int
-	hops   [][]hop // by pair: where at or byKey says
-	at     []int32 // to*ng+from -> 1 + the pair's index in hops, 0 none; nil past denseHopPairs
-	byKey  map[uint64]int32
-	parent []int32
-	goPos  []int32
-}
-
-// denseHopPairs bounds the pairs of goroutines (ng*ng) for which
-// handoffs finds a pair's hops by a table indexed by the pair (4 bytes a
-// pair), not by a map: the check looks a pair up at every acquire and
-// access, and with a thousand goroutines the map's lookups were a
-// quarter of its time (bench/RESULTS.md, "stress-chan-3m: the owners of
-// shared lives"). A variable for the tests, which run both ways.
-var denseHopPairs = 1 << 22
-
-func newHandoffs(ng int) *handoffs {
-	h := &handoffs{ng: ng, parent: make([]int32, ng), goPos: make([]int32, ng)}
-	if ng*ng <= denseHopPairs {
-		h.at = make([]int32, ng*ng)
-	} else {
-		h.byKey = make(map[uint64]int32)
-	}
-	return h
-}
-
-// pair returns the index in hops of the pair (to, from), or -1; with
-// create, a new pair's.
-func (h *handoffs) pair(to, from int32, create bool) int32 {
-	var k uint64
-	var n int32
-	if h.at != nil {
-		n = h.at[int(to)*h.ng+int(from)]
-	} else {
-		k = handoffKey(to, from)
-		n = h.byKey[k]
-	}
-	if n > 0 || !create {
-		return n - 1
-	}
-	h.hops = append(h.hops, nil)
-	n = int32(len(h.hops))
-	if h.at != nil {
-		h.at[int(to)*h.ng+int(from)] = n
-	} else {
-		h.byKey[k] = n
-	}
-	return n - 1
-}
-
-// pairs calls f with each pair of goroutines that has hops, and them.
-func (h *handoffs) pairs(f func(to, from int32, hs []hop)) {
-	if h.at != nil {
-		for k, n := range h.at {
-			if n > 0 {
-				f(int32(k/h.ng), int32(k%h.ng), h.hops[n-1])
-			}
-		}
-		return
-	}
-	for k, n := range h.byKey {
-		f(int32(k>>32), int32(uint32(k)), h.hops[n-1])
-	}
-}
-
-// inheritDepth bounds how many go statements up knowsAtLeast looks.
-const inheritDepth = 8
-
-func handoffKey(to, from int32) uint64 { return uint64(uint32(to))<<32 | uint64(uint32(from)) }
-
-// add records that goroutine to, from its recv-th event on, knows the
-// first src events of goroutine from.
-func (h *handoffs) add(to, from, recv, src int32) {
-	if to == from {
-		return
-	}
-	hs := &h.hops[h.pair(to, from, true)]
-	if n := len(*hs); n > 0 {
-		last := &(*hs)[n-1]
-		if last.src >= src {
-			return // known already
-		}
-		if last.recv == recv {
-			last.src = src
-			return
-		}
-	}
-	*hs = append(*hs, hop{recv, src})
-}
-
-// knowsAtLeast reports whether goroutine to knows the first n events of
-// goroutine from after its own first p events, by one edge into it or
-// into an ancestor before the go statement that led to it: the go
-// statement passes on all the parent knew (clock_pass.go's goClk).
-func (h *handoffs) knowsAtLeast(to, p, from, n int32) bool {
-	for d := 0; ; d++ {
-		if h.knows(to, p, from) >= n {
-			return true
-		}
-		if d == inheritDepth || h.parent[to] < 0 {
-			return false
-		}
-		to, p = h.parent[to], h.goPos[to]
-	}
-}
-
-// knows returns how many events of goroutine from goroutine to knows of
-// by one edge after its first p events.
-func (h *handoffs) knows(to, p, from int32) int32 {
-	k := h.pair(to, from, false)
-	if k < 0 {
-		return 0
-	}
-	hs := h.hops[k]
-	n, _ := slices.BinarySearchFunc(hs, p+1, func(x hop, p int32) int {
-		if x.recv < p {
-			return -1
-		}
-		if x.recv > p {
-			return 1
-		}
-		return 0
-	})
-	if n == 0 {
-		return 0
-	}
-	return hs[n-1].src
-}
-
 // handoffEdges makes the one-edge orderings of c's fixed
 // synchronisation. ok is false if they took more than budget units of
 // work.
@@ -203,6 +64,7 @@ func handoffEdges(ctx context.Context, c *ctp, budget int) (h *handoffs, ok bool
 			return nil, false, nil
 		}
 	}
+	b.h.seal()
 	return b.h, true, nil
 }
 
@@ -296,9 +158,7 @@ func handedOver(ctx context.Context, c *ctp, m *memory) (bool, error) {
 	if !ok || err != nil {
 		return false, err
 	}
-	for _, hs := range h.hops {
-		budget -= len(hs)
-	}
+	budget -= h.count()
 	runs := newHandoffChunks(c, m) // race_handoff_accesses.go
 	// Each location's accesses are checked against the latest earlier
 	// access of each goroutine, kind and words (the SHB table's

@@ -388,7 +388,7 @@ func TestHandoffIndexSame(t *testing.T) {
 			if err != nil || !ok {
 				t.Fatal(ok, err)
 			}
-			if dense := h.at != nil; dense != (k == 1) {
+			if dense := h.dense; dense != (k == 1) {
 				t.Fatalf("trace %d: denseHopPairs %d: dense table %v", n, pairs, dense)
 			}
 			var lines []string
