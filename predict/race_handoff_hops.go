@@ -75,8 +75,10 @@ type handoffs struct {
 // tests, which run both ways.
 var denseHopPairs = 1 << 22
 
-func newHandoffs(ng int) *handoffs {
-	h := &handoffs{ng: ng, parent: make([]int32, ng), goPos: make([]int32, ng)}
+// newHandoffs returns an empty store for ng goroutines whose log has
+// room for hint hops.
+func newHandoffs(ng, hint int) *handoffs {
+	h := &handoffs{ng: ng, log: make([]hopRec, 0, hint), parent: make([]int32, ng), goPos: make([]int32, ng)}
 	if ng*ng <= denseHopPairs {
 		h.dense = true
 		h.tails = make([]hopTail, ng*ng)

@@ -63,7 +63,7 @@ func TestHandoffHopsLikeSlices(t *testing.T) {
 				denseHopPairs = 1 << 22
 			}
 			rng := rand.New(rand.NewSource(seed))
-			h, ref := newHandoffs(tc.ng), sliceHops{}
+			h, ref := newHandoffs(tc.ng, int(seed%2)*tc.adds), sliceHops{}
 			if h.dense != tc.dense {
 				t.Fatalf("%s: dense %v", name, h.dense)
 			}

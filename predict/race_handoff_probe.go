@@ -40,7 +40,7 @@ func handoffFailsEarly(ctx context.Context, c *ctp, m *memory, budget int) (bool
 	if n == 0 {
 		return false, nil
 	}
-	b := newEdgeBuilder(c, budget)
+	b := newEdgeBuilder(c, budget, 0)
 	locs := make(map[int32]*locLatest)
 	for i := range n {
 		if i&stopEvery == 0 && ctx.Err() != nil {
