@@ -18,7 +18,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"syscall"
 	"testing"
@@ -55,16 +54,7 @@ func BenchmarkPassPrune(b *testing.B) {
 }
 
 func BenchmarkJournalBackoff(b *testing.B) {
-	path := os.Getenv("SEER_BENCH_TRACE")
-	if path == "" {
-		b.Skip("SEER_BENCH_TRACE names no trace")
-	}
-	tr, err := trace.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := newCTP(tr)
-	m := newMemory(c)
+	c, m := benchTrace(b) // race_handoff_trace_bench_test.go
 	// In turn, three times: the machine's speed drifts.
 	for range 3 {
 		for _, cap := range []uint8{0, journalBackoffCap} {

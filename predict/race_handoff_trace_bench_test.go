@@ -15,16 +15,7 @@ import (
 )
 
 func BenchmarkHandoffTrace(b *testing.B) {
-	path := os.Getenv("SEER_BENCH_TRACE")
-	if path == "" {
-		b.Skip("SEER_BENCH_TRACE names no trace")
-	}
-	tr, err := trace.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := newCTP(tr)
-	m := newMemory(c)
+	c, m := benchTrace(b)
 	budget := handoffWork*len(c.ev) + 1<<16
 	for _, run := range []struct {
 		name string
@@ -44,4 +35,19 @@ func BenchmarkHandoffTrace(b *testing.B) {
 			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e9, "cpu-s/op")
 		})
 	}
+}
+
+// benchTrace reads the trace SEER_BENCH_TRACE names and returns its CTP
+// and memory; without one it skips b.
+func benchTrace(b *testing.B) (*ctp, *memory) {
+	path := os.Getenv("SEER_BENCH_TRACE")
+	if path == "" {
+		b.Skip("SEER_BENCH_TRACE names no trace")
+	}
+	tr, err := trace.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := newCTP(tr)
+	return c, newMemory(c)
 }
