@@ -120,7 +120,8 @@
 //     happens-before, which SHB contains, leaves them unordered too.
 //     Its pass is skipped on a trace whose every conflicting pair one
 //     edge of the fixed synchronisation orders (a channel operation, an
-//     atomic, go, join: race_handoff.go; the accesses it reads,
+//     atomic, go, join: race_handoff.go; the store of those edges per
+//     pair of goroutines, race_handoff_hops.go; the accesses it reads,
 //     race_handoff_accesses.go; the probe of the trace's first events
 //     that answers no early, race_handoff_probe.go), where it could find
 //     nothing;
