@@ -268,9 +268,11 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (res *Result, er
 		a.o.arena = new(riseArena) // clock_rises_file.go
 	}
 	res, err = a.run()
-	// The index of a cut history may still be written to the arena
-	// (history_cut.go) if the analysis ended before the prefix's read it.
-	waitIndex(a.o.arena)
+	// The index of a cut history may still be written (history_cut.go)
+	// if the analysis ended before the prefix's read it.
+	if a.waitIndex != nil {
+		a.waitIndex()
+	}
 	if a.o.arena != nil && a.waitSide != nil {
 		a.waitSide() // after an error the side layers may still read the history
 	}

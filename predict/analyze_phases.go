@@ -62,6 +62,11 @@ type analysis struct {
 	side     sideResult
 	waitSide func()
 
+	// waitIndex, if not nil, waits for the index of the history the
+	// must-happen-before pass's budget cut (history_cut.go), which may
+	// be written to the arena on a goroutine of its own.
+	waitIndex func()
+
 	// nSHB counts the findings of the SHB layer, first among the
 	// findings: observed by construction (witnesses, observed).
 	nSHB int
@@ -212,10 +217,17 @@ func (a *analysis) skipSHB() (bool, error) {
 // layer. A *historyBudgetError is returned with the SHB layer done.
 func (a *analysis) mustHappenBefore() error {
 	mhbErr := a.e.buildMHB()
+	hb := (*historyBudgetError)(nil)
+	cut := errors.As(mhbErr, &hb)
+	if cut {
+		// The cut history may still be indexed on a goroutine
+		// (history_cut.go): Analyze waits for it on every path.
+		a.waitIndex = hb.Index.wait
+	}
 	if err := a.restoreValues(); err != nil {
 		return err
 	}
-	if hb := (*historyBudgetError)(nil); errors.As(mhbErr, &hb) {
+	if cut {
 		a.waitSHB()
 		if a.shbErr != nil {
 			return a.shbErr

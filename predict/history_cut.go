@@ -20,7 +20,6 @@ package predict
 import (
 	"context"
 	"runtime"
-	"sync"
 )
 
 // indexBesideFrom is the number of events from which indexPrefix makes
@@ -41,21 +40,6 @@ type prefixIndex struct {
 func (p *prefixIndex) result() (*riseLog, error) {
 	p.wait()
 	return p.h, p.err
-}
-
-// pendingIndexes holds, per arena, the wait of an index being written
-// to it on a goroutine (indexPrefix): Analyze waits for it before it
-// frees the arena, on every path, errors too (waitIndex).
-var pendingIndexes sync.Map // *riseArena -> func()
-
-// waitIndex waits for an index still being written to arena ar, if any.
-func waitIndex(ar *riseArena) {
-	if ar == nil {
-		return
-	}
-	if w, ok := pendingIndexes.LoadAndDelete(ar); ok {
-		w.(func())()
-	}
 }
 
 // indexPrefix makes e.Prefix, the clocks of the trace's first e.At
@@ -81,10 +65,7 @@ func (e *historyBudgetError) indexPrefix(ctx context.Context, c *ctp, rec *riseR
 		p.h, p.err = h, err
 	}
 	if len(c.ev) >= indexBesideFrom {
-		p.wait = goroutine(index)
-		if rec.ar != nil {
-			pendingIndexes.Store(rec.ar, p.wait)
-		}
+		p.wait = goroutine(index) // Analyze waits for it on every path (analysis.waitIndex)
 	} else {
 		index()
 		p.wait = func() {}
