@@ -366,8 +366,8 @@ func analyzePrefix(ctx context.Context, full fullTrace, o Options, hb *historyBu
 	t, at := full.t, hb.At
 	sub := o
 	sub.HistoryBudget = 0 // the prefix's history is the one that was made
-	sub.given = &givenSHB{stage: full.shb, mhb: hb.Index, rfImplied: hb.Prefix.rfImplied, observed: full.observed}
-	hb.Prefix, hb.Index = nil, nil
+	sub.given = &givenSHB{stage: full.shb, mhb: hb.Index, rfImplied: hb.RFImplied, observed: full.observed}
+	hb.Index = nil
 	for i := range shb {
 		ev := shb[i].Events
 		sub.given.sites = append(sub.given.sites, [2]trace.Frame{t.Site(&t.Events[ev[0]]), t.Site(&t.Events[ev[1]])})

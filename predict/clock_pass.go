@@ -91,15 +91,17 @@ type clockMode struct {
 }
 
 // A historyBudgetError is a pass stopped because its history's log
-// outgrew clockMode.budget at event At-1. Prefix and Index hold the clocks of the
-// trace's first At events, which a pass of only those events would
-// compute: a pass's state after an event depends on the events before it
-// alone (TestHistoryBudgetPrefix).
+// outgrew clockMode.budget at event At-1. Index and RFImplied are the
+// clocks of the trace's first At events (their history and
+// clocks.rfImplied), which a pass of only those events would compute: a
+// pass's state after an event depends on the events before it alone
+// (TestHistoryBudgetPrefix). They hold nothing of the whole trace's CTP,
+// which the analysis drops before the prefix's (analysis.cutHistory).
 type historyBudgetError struct {
-	At     int
-	Budget int64
-	Prefix *clocks
-	Index  *prefixIndex // Prefix's history, maybe still being made (history_cut.go)
+	At        int
+	Budget    int64
+	Index     *prefixIndex // the history, maybe still being made (history_cut.go)
+	RFImplied bool
 }
 
 func (e *historyBudgetError) Error() string {

@@ -42,9 +42,9 @@ func (p *prefixIndex) result() (*riseLog, error) {
 	return p.h, p.err
 }
 
-// indexPrefix makes e.Prefix, the clocks of the trace's first e.At
-// events, and e.Index, their history, from the pass's recorder and its
-// chains (clockMode.chains), and returns e. The caller has dropped every
+// indexPrefix makes e.Index, the history of the trace's first e.At
+// events, from the pass's recorder and its chains (clockMode.chains),
+// sets e.RFImplied, and returns e. The caller has dropped every
 // other reference to the pass. On a trace of indexBesideFrom events or
 // more the index is still being made when indexPrefix returns: its
 // error, like its history, comes from e.Index.result.
@@ -73,6 +73,6 @@ func (e *historyBudgetError) indexPrefix(ctx context.Context, c *ctp, rec *riseR
 			return p.err
 		}
 	}
-	e.Prefix, e.Index = &clocks{c: c, rfImplied: implied}, p
+	e.Index, e.RFImplied = p, implied
 	return e
 }
