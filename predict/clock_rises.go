@@ -102,7 +102,8 @@ type riseRecorder struct {
 	last []vclock // per goroutine: the clock last recorded, its delta a copy
 	buf  []centry // scratch
 	// ar, if not nil, holds the index's rises and keys
-	// (clock_rises_file.go).
+	// (clock_rises_file.go) and, as each log's ar, the log's chunks
+	// (clock_rises_log_file.go's useArena).
 	ar *riseArena
 }
 
