@@ -887,8 +887,10 @@ func (h *cursorHeap) pop() {
 // comparable parts on Go's race suite (bench/RESULTS.md).
 // Live, walk goes on until the test process is gone.
 func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), grow func(int), stop func() bool) (broken bool) {
-	items := make(chan []rawEvent, 8)
-	free := make(chan []rawEvent, 32)
+	// Batches in flight: as many records as 8 and 32 batches of 1024
+	// were (spool_batch.go's batchSize).
+	items := make(chan []rawEvent, 4)
+	free := make(chan []rawEvent, 16)
 	quit := make(chan struct{})
 	var walkBroken bool
 	go func() {
@@ -898,7 +900,7 @@ func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), 
 		out.flush()
 	}()
 	// The allocation stage (allocs.go), between decoding and the callbacks.
-	marked := make(chan []rawEvent, 8)
+	marked := make(chan []rawEvent, 4)
 	go func() {
 		defer close(marked)
 		m := newAllocMap()

@@ -8,8 +8,13 @@
 
 package trace
 
-// batchSize is how many records a batch holds.
-const batchSize = 1024
+// batchSize is how many records a batch holds. Each batch handed on may
+// park and wake the stage after it (a futex hand-off), and after the run
+// the converter, the slowest stage, waited on such hand-offs at 1024
+// (bench/RESULTS.md, "the live conversion's progress"). A batch of 4096
+// records still fits a core's L2 between the allocation stage and the
+// converter.
+const batchSize = 4096
 
 // batcher fills the batches: full ones go to items, and empty ones come
 // back from free (or are made). Once quit is closed, quitting is set and
