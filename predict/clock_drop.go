@@ -18,10 +18,11 @@ var dropDead = true
 
 // passKind returns what event i does, as a pass in mode sees it: locks
 // are releases and acquires in observed order with mode.locks.
-func (c *ctp) passKind(i int, mode clockMode) trace.SyncKind {
-	e := &c.ev[i]
-	if mode.locks && e.Op.IsLock() && !(mode.serial && c.observed[e.Obj]) {
-		return lockSync(e.Op)
+func (c *ctp) passKind(i int, mode *clockMode) trace.SyncKind {
+	if mode.locks {
+		if e := &c.ev[i]; e.Op.IsLock() && !(mode.serial && c.observed[e.Obj]) {
+			return lockSync(e.Op)
+		}
 	}
 	return c.syncKind(i)
 }
@@ -29,7 +30,7 @@ func (c *ctp) passKind(i int, mode clockMode) trace.SyncKind {
 // varOf returns the address whose clock event i reads or writes in a pass
 // in mode, if any: a plain write over an atomic variable resets its
 // clock (ctp.go's buildSync).
-func (c *ctp) varOf(i int, mode clockMode) (uint64, bool) {
+func (c *ctp) varOf(i int, mode *clockMode) (uint64, bool) {
 	if c.overAtomic.has(int32(i)) {
 		return atomicVar(c.ev[i].Addr), true
 	}
@@ -51,7 +52,7 @@ func deadAfter(c *ctp, mode clockMode) (vars, ends bitset) {
 	last := make(map[uint64]int32)
 	joined := make(map[trace.GoID]bool)
 	for i := range c.ev {
-		if a, ok := c.varOf(i, mode); ok {
+		if a, ok := c.varOf(i, &mode); ok {
 			last[a] = int32(i)
 		}
 		if c.ev[i].Op == trace.OpJoin {

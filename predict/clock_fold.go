@@ -63,7 +63,7 @@ func idleMerges(c *ctp, mode clockMode) bitset {
 	idle := newBitset(len(c.ev))
 	ahead := make(map[uint64]bool)
 	for i := len(c.ev) - 1; i >= 0; i-- {
-		switch c.passKind(i, mode) {
+		switch c.passKind(i, &mode) {
 		case trace.SyncAcquire, trace.SyncReleaseAcquire:
 			ahead[c.syncAddr(i)] = true
 		case trace.SyncRelease:

@@ -595,7 +595,7 @@ func newPass(c *ctp, m *memory, mode clockMode) *pass {
 // counts on it apart.
 func (ps *pass) publishes(i int) bool {
 	c := ps.c
-	switch c.passKind(i, ps.mode) {
+	switch c.passKind(i, &ps.mode) {
 	case trace.SyncRelease, trace.SyncReleaseMerge, trace.SyncReleaseAcquire:
 		return true
 	}
@@ -797,7 +797,7 @@ func (ps *pass) event(i int) error {
 		// release.
 		*ps.v(atomicVar(e.Addr)) = syncVar{exact: true}
 	}
-	if ps.sf != nil && c.passKind(i, *mode) != trace.SyncNone {
+	if ps.sf != nil && c.passKind(i, mode) != trace.SyncNone {
 		if err := ps.unspill(ps.v(c.syncAddr(i)), i); err != nil {
 			return err
 		}
@@ -838,7 +838,7 @@ func (ps *pass) event(i int) error {
 	}
 	// What is never read again goes (clock_drop.go).
 	if ps.deadVar.has(int32(i)) {
-		a, _ := c.varOf(i, *mode)
+		a, _ := c.varOf(i, mode)
 		delete(ps.vars, a)
 	}
 	if ps.deadEnd.has(int32(i)) {
@@ -853,7 +853,7 @@ func (ps *pass) event(i int) error {
 // and returns the variable whose release event makes after read-from.
 func (ps *pass) sync(i int, g, p int32) (serialRel *syncVar) {
 	c, mode := ps.c, &ps.mode
-	k := c.passKind(i, *mode)
+	k := c.passKind(i, mode)
 	if k == trace.SyncNone {
 		return nil
 	}
