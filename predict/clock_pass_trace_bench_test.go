@@ -10,25 +10,13 @@ package predict
 import (
 	"context"
 	"errors"
-	"os"
 	"runtime"
 	"testing"
-
-	"github.com/seer-tools/seer/trace"
 )
 
 func BenchmarkMHBTrace(b *testing.B) {
-	path := os.Getenv("SEER_BENCH_TRACE")
-	if path == "" {
-		b.Skip("SEER_BENCH_TRACE names no trace")
-	}
-	tr, err := trace.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := newCTP(tr)
-	m := newMemory(c)
-	e, err := relevance(context.Background(), tr, c, m, Options{HistoryBudget: 1 << 30 / 10})
+	c, m := benchTrace(b) // race_handoff_trace_bench_test.go
+	e, err := relevance(context.Background(), c.t, c, m, Options{HistoryBudget: 1 << 30 / 10})
 	if err != nil {
 		b.Fatal(err)
 	}
