@@ -2,13 +2,12 @@
 // one-edge orderings (race_handoff.go): per pair of goroutines, the hops
 // into the receiver in its program order.
 //
-// The check makes nearly one hop an acquire (on the channel stress suite
-// 2.55M hops over 200K pairs of goroutines from 2.57M acquires), so
-// nearly every add appends. Kept as a slice per pair, found by a table
-// of the pairs, an add was three dependent cache misses (the pair's
-// entry, its slice header, its last hop) and little work
-// (bench/RESULTS.md, "the must-happen-before pass's log out of the
-// heap"). So the hops are made in two stages. While the edges are made,
+// The check makes nearly one hop an acquire, so nearly every add
+// appends. Kept as a slice per pair, found by a table of the pairs, an
+// add was three dependent cache misses (the pair's entry, its slice
+// header, its last hop) and little work (bench/RESULTS.md, "the
+// handoff check's hops in one log", counted on the channel stress
+// suite). So the hops are made in two stages. While the edges are made,
 // each pair has a tail (its latest hop, inline, and where that hop is in
 // the log) found directly by the pair, and a new hop goes to the end of
 // one log of all hops in the order made: an add reads one entry and
