@@ -6,10 +6,10 @@
 // (sync.RWMutex prefers writers), the writer waits for the second
 // reader, and that one for a, which the first reader holds. The recorded
 // run, ordered by sleeps, takes the second reader's sections first, then
-// the writer's, and nothing hangs. (The sleeps leave room for a loaded
-// machine: with 20 ms, CI under load once ran the writer before move,
-// and both's count came out 2, which fails the recorded test.) The fixed twin lets a go before it
-// read-locks b.
+// the writer's, and nothing hangs. The fixed twin lets a go before it
+// read-locks b. (The sleeps leave room for a loaded machine: with 20 ms,
+// CI under load once ran the writer before move, and both's count came
+// out 2, which fails the recorded test.)
 
 package check
 
