@@ -49,18 +49,22 @@ const (
 func binDir(tc *gocmd.Toolchain) string { return filepath.Join(tc.Dir, "bin") }
 
 // keptBinary returns the path of the kept binary for building pkg (in
-// directory dir) with the go test arguments args and environment env,
+// directory dir) with the go test build flags and environment env,
 // locked for this process until unlock is called. The key names the
 // entry only; whether its binary is up to date is the go command's to say.
-func keptBinary(tc *gocmd.Toolchain, pkg, dir string, args, env []string) (path string, unlock func(), err error) {
-	entry := keptEntry(tc, pkg, dir, args, env)
+func keptBinary(tc *gocmd.Toolchain, pkg, dir string, flags, env []string) (path string, unlock func(), err error) {
+	entry := keptEntry(tc, pkg, dir, flags, env)
 	trimBinaries(binDir(tc), time.Now())
 	return useEntry(entry, dir)
 }
 
 // keptEntry returns the directory of the kept binary for building pkg (in
-// directory dir) with the go test arguments args and environment env.
-func keptEntry(tc *gocmd.Toolchain, pkg, dir string, args, env []string) string {
+// directory dir) with the go test build flags and environment env. The
+// key names the package by its import path pkg after the flags, however
+// the go command was given it (".", a directory), so that Build and
+// BuildGroup share one entry per package.
+func keptEntry(tc *gocmd.Toolchain, pkg, dir string, flags, env []string) string {
+	args := append(flags[:len(flags):len(flags)], pkg)
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", pkg, dir, strings.Join(args, "\x00"))
 	for _, kv := range env {

@@ -73,7 +73,7 @@ func BuildGroup(ctx context.Context, opts RecordOptions, pkgs []Listed) ([]*Bina
 			// (whichPackage): Build lists it again.
 			return nil, fmt.Errorf("%w: %s is a standard package", ErrNotGrouped, l.ImportPath)
 		}
-		kept[i] = keptEntry(tc, l.ImportPath, l.Dir, append(flags[:len(flags):len(flags)], l.ImportPath), env)
+		kept[i] = keptEntry(tc, l.ImportPath, l.Dir, flags, env)
 		entries[i] = i
 	}
 	sort.Slice(entries, func(a, b int) bool { return kept[entries[a]] < kept[entries[b]] })

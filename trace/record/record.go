@@ -228,12 +228,9 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 	out := b.Path
 	if listed.Tests {
 		// Linked into the kept binary's place, if it is not up to date
-		// there (bincache.go).
-		// Keyed by the import path, however the package was named
-		// (".", a directory), as BuildGroup keys it: one entry per
-		// package.
-		key := append(flags[:len(flags)-1:len(flags)-1], b.Package)
-		kept, unlock, err := keptBinary(tc, b.Package, b.PkgDir, key, env)
+		// there (bincache.go), keyed by the import path however the
+		// package was named.
+		kept, unlock, err := keptBinary(tc, b.Package, b.PkgDir, flags[:len(flags)-1], env)
 		if err == nil {
 			defer unlock()
 			out, b.kept = kept, kept
