@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/seer-tools/seer/internal/gocmd"
@@ -239,6 +240,7 @@ var (
 type prepared struct {
 	lp        listedPackage
 	loadOnce  sync.Once
+	loading   atomic.Bool   // loadSource started the load
 	loaded    chan struct{} // closed once prog is set (loadSource)
 	prog      *static.Program
 	ropts     record.RecordOptions
@@ -264,6 +266,7 @@ func newPrepared(lp listedPackage) *prepared {
 // with every read relevant.
 func (p *prepared) loadSource(ctx context.Context, opts Options) {
 	p.loadOnce.Do(func() {
+		p.loading.Store(true)
 		go func() {
 			defer close(p.loaded)
 			var prog *static.Program
@@ -286,6 +289,16 @@ func (p *prepared) loadSource(ctx context.Context, opts Options) {
 			}
 		}()
 	})
+}
+
+// waitLoad waits for the package's source load, if loadSource started
+// one. A load cancelled with the check ends at once (go list is killed, a
+// Cache's request returns), and only then are its temporary files gone:
+// seer must not exit before.
+func (p *prepared) waitLoad() {
+	if p.loading.Load() {
+		<-p.loaded
+	}
 }
 
 // program waits for the package's source, which loadSource has started

@@ -194,6 +194,12 @@ func runPrepared(ctx context.Context, opts Options, todo []*prepared, parts []*r
 		}()
 	}
 	wg.Wait()
+	// Every build has returned (built is closed after the last), so
+	// every load is started or never will be: a stopped check waits for
+	// its loads to remove their temporary directories.
+	for _, p := range todo {
+		p.waitLoad()
+	}
 	if firstErr != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
