@@ -11,9 +11,8 @@ package trace
 // batchSize is how many records a batch holds. Each batch handed on may
 // park and wake the stage after it (a futex hand-off), and after the run
 // the converter, the slowest stage, waited on such hand-offs at 1024
-// (bench/RESULTS.md, "the live conversion's progress"). A batch of 4096
-// records still fits a core's L2 between the allocation stage and the
-// converter.
+// (bench/RESULTS.md, "the live conversion's progress"); at 4096 there
+// are a quarter as many.
 const batchSize = 4096
 
 // batcher fills the batches: full ones go to items, and empty ones come
