@@ -189,9 +189,15 @@ func TestCacheBuildFlags(t *testing.T) {
 	}
 	// -race is what every load adds (raceBuild): said or not, the same
 	// Program.
-	raced, err := c.ProgramEnvFlags(ctx, dir, nil, []string{"-race"}, ".")
-	if err != nil || raced != plain {
-		t.Errorf("-race loaded again (err %v)", err)
+	for _, race := range []string{"-race", "-race=true", "--race"} {
+		raced, err := c.ProgramEnvFlags(ctx, dir, nil, []string{race}, ".")
+		if err != nil || raced != plain {
+			t.Errorf("%s loaded again (err %v)", race, err)
+		}
+	}
+	tagRaced, err := c.ProgramEnvFlags(ctx, dir, nil, []string{"-race=true", "-tags=integration"}, ".")
+	if err != nil || tagRaced != withTag {
+		t.Errorf("-race=true -tags=integration loaded again (err %v)", err)
 	}
 	if c.Loads() != 2 {
 		t.Errorf("%d loads, want 2 (one per set of flags)", c.Loads())

@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -440,16 +439,21 @@ func (q *pkg) localVar(pos token.Pos, name string) *types.Var {
 	return nil
 }
 
-// raceBuild returns buildFlags with -race added if it is not there: the
+// raceBuild returns buildFlags with -race, once and last: the
 // test binaries seer records are race builds (record.Build), so the files
 // a load must see are those the race build tag selects (a test file that
 // calls runtime.RaceDisable type-checks only with it), and the export
-// data go list builds is then the build's own.
+// data go list builds is then the build's own. -race is spelled one way
+// (-race=true and --race become -race), so a Cache keys one Program
+// whichever spelling the flags had.
 func raceBuild(buildFlags []string) []string {
+	out := make([]string, 0, len(buildFlags)+1)
 	for _, f := range buildFlags {
-		if f == "-race" || f == "-race=true" {
-			return buildFlags
+		switch f {
+		case "-race", "-race=true", "--race", "--race=true":
+			continue
 		}
+		out = append(out, f)
 	}
-	return append(slices.Clip(buildFlags), "-race")
+	return append(out, "-race")
 }
