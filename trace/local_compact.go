@@ -114,14 +114,18 @@ func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int) (in
 		}
 		return before[j/64] + int32(bits.OnesCount64(^s&(1<<(j%64)-1)))
 	}
+	// renumber gives a kept receive its send's new index (a send past
+	// the table keeps its own).
+	renumber := func(e *Event) {
+		if e.Op == OpRecv && e.Peer >= 0 && int(e.Peer) < n {
+			e.Peer = newIndex(int(e.Peer))
+		}
+	}
 	ev := t.Events
 	// Receives kept before the first event left out: their sends are
 	// before them (or past the table), and may still move.
 	for i := range 64 * first {
-		e := &ev[i]
-		if e.Op == OpRecv && e.Peer >= 0 && int(e.Peer) < n {
-			e.Peer = newIndex(int(e.Peer))
-		}
+		renumber(&ev[i])
 	}
 	k, keptRP := 64*first, min(64*first, len(rp))
 	for w := first; w < len(set); w++ {
@@ -133,10 +137,7 @@ func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int) (in
 				keptRP += copy(rp[keptRP:], rp[lo:min(hi, len(rp))])
 			}
 			for i := k; i < k+hi-lo; i++ {
-				e := &ev[i]
-				if e.Op == OpRecv && e.Peer >= 0 && int(e.Peer) < n {
-					e.Peer = newIndex(int(e.Peer))
-				}
+				renumber(&ev[i])
 			}
 			k += hi - lo
 			continue
@@ -145,11 +146,8 @@ func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int) (in
 			if s&(1<<(i-lo)) != 0 {
 				continue
 			}
-			e := ev[i]
-			if e.Op == OpRecv && e.Peer >= 0 && int(e.Peer) < n {
-				e.Peer = newIndex(int(e.Peer))
-			}
-			ev[k] = e
+			ev[k] = ev[i]
+			renumber(&ev[k])
 			if i < len(rp) {
 				rp[k] = rp[i]
 				keptRP++
