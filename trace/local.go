@@ -229,6 +229,13 @@ func (s *localScan) noteLast(i int, e *Event) uint32 {
 	return n
 }
 
+// ownedLife reports whether life l was one goroutine's so far (touched,
+// and lifeOwner not multiOwner): once it ends, its accesses but the last
+// of each goroutine may be left out (settle, the side log).
+func (s *localScan) ownedLife(l uint64) bool {
+	return l < uint64(len(s.lifeOwner)) && s.lifeOwner[l] != multiOwner
+}
+
 // ownedBy reports whether life l, already in lifeOwner, is owner's (not
 // multiOwner) once owner touches it: no one touched it yet, or owner
 // alone, or its owner handed it to owner by go statements.

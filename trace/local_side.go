@@ -280,7 +280,7 @@ func (c *converter) takeAccess(g *convGoroutine, r *rawEvent, op Op, stack Stack
 // events, and the log is compacted once they are half of it.
 func (c *converter) retireSide(life uint32) {
 	l := c.side
-	if int(life) >= len(l.count) || l.count[life] == 0 || c.scan.lifeOwner[life] == multiOwner {
+	if int(life) >= len(l.count) || l.count[life] == 0 || !c.scan.ownedLife(uint64(life)) {
 		return
 	}
 	l.dead += int(l.count[life])
@@ -303,7 +303,7 @@ func (c *converter) compactSide() {
 		r := l.at(i)
 		life := r.life &^ sideWrite
 		slots, ref := refs[int32(i)]
-		if !ref && int(life) < len(c.settled) && c.settled[life] && s.lifeOwner[life] != multiOwner {
+		if !ref && c.settledOwned(uint64(life)) {
 			for len(t.Local) <= int(r.g) {
 				t.Local = append(t.Local, 0)
 			}
@@ -357,7 +357,7 @@ func mergeSide(b *Builder, l *sideLog, s *localScan, all bool) (int, func(int) i
 	cur := posCursor{l: l}
 	for i := 0; i < l.n; i++ {
 		r := l.at(i)
-		if _, ref := refs[int32(i)]; all || ref || s.lifeOwner[r.life&^sideWrite] == multiOwner {
+		if _, ref := refs[int32(i)]; all || ref || !s.ownedLife(uint64(r.life&^sideWrite)) {
 			sel = append(sel, int32(i))
 			selPos = append(selPos, uint32(cur.of(i)))
 		} else {

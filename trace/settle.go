@@ -47,12 +47,18 @@ func (c *converter) retire(aid uint32) {
 	// Only a life one goroutine owned can be left out; another would
 	// start a settle that leaves out nothing and puts the next one four
 	// times as far off. Its owner is final: no later record names it.
-	if s := c.scan; s != nil && int(life) < len(s.lifeOwner) && s.lifeOwner[life] != multiOwner {
+	if c.scan != nil && c.scan.ownedLife(uint64(life)) {
 		c.nSettled++
 	}
 	if c.side != nil {
 		c.retireSide(life)
 	}
+}
+
+// settledOwned reports whether life l ended (retire) and was one
+// goroutine's: its accesses but the last are left out.
+func (c *converter) settledOwned(l uint64) bool {
+	return l < uint64(len(c.settled)) && c.settled[l] && c.scan.ownedLife(l)
 }
 
 // settleDue settles if lives one goroutine owned were settled since the
@@ -82,7 +88,7 @@ func (c *converter) settle() {
 			return false
 		}
 		l := (e.Addr - lifeBase) >> lifeShift
-		if l >= uint64(len(c.settled)) || !c.settled[l] || s.lifeOwner[l] == multiOwner {
+		if !c.settledOwned(l) {
 			return false
 		}
 		return !s.isLast(i, e.G)
