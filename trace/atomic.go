@@ -93,10 +93,10 @@ func (c *converter) txSwitch(g *convGoroutine, key txKey, stack StackID) {
 		return
 	}
 	if g.tx != "" {
-		c.b.Add(Event{G: g.id, Op: OpTxEnd, Stack: g.lastStack})
+		c.addEvent(Event{G: g.id, Op: OpTxEnd, Stack: g.lastStack}, 0, 0)
 	}
 	if key != "" {
-		c.b.Add(Event{G: g.id, Op: OpTxBegin, Stack: stack})
+		c.addEvent(Event{G: g.id, Op: OpTxBegin, Stack: stack}, 0, 0)
 	}
 	g.tx = key
 }

@@ -11,9 +11,6 @@ type Builder struct {
 	t      *Trace
 	objKey map[objKey]ObjID
 	lives  lifeTable // the heap objects named lifeObj|i, made by compactObjects
-	// observe, if set, is told of each event added (conversion's
-	// running scans, see localScan), in the table, at index i.
-	observe func(i int, e *Event)
 	// full, if set, is called when the event table is full, to grow it
 	// (conversion's tableCap) before append would, by a quarter at a
 	// time and with a copy each time.
@@ -144,22 +141,21 @@ func (b *Builder) setName(id ObjID, name string) {
 }
 
 // Add appends e and returns its index.
-func (b *Builder) Add(e Event) int {
-	if b.full != nil && len(b.t.Events) == cap(b.t.Events) {
-		b.full()
-	}
-	b.t.Events = append(b.t.Events, e)
-	i := len(b.t.Events) - 1
-	if b.observe != nil {
-		b.observe(i, &b.t.Events[i])
-	}
-	return i
-}
+func (b *Builder) Add(e Event) int { return b.addValue(&e, 0, 0) }
 
 // AddValue appends e, which carries the given values (see EventValue), and
 // returns its index.
-func (b *Builder) AddValue(e Event, value, old uint64) int {
-	i := b.Add(e)
+func (b *Builder) AddValue(e Event, value, old uint64) int { return b.addValue(&e, value, old) }
+
+// addValue is AddValue of *e: the converter's events are in memory already,
+// and a copy of the 32-byte Event into each call's arguments cost it about
+// 25 instructions an event (bench/RESULTS.md, branch conv8).
+func (b *Builder) addValue(e *Event, value, old uint64) int {
+	if b.full != nil && len(b.t.Events) == cap(b.t.Events) {
+		b.full()
+	}
+	b.t.Events = append(b.t.Events, *e)
+	i := len(b.t.Events) - 1
 	if value != 0 || old != 0 {
 		b.t.Values = append(b.t.Values, EventValue{Event: i, Value: value, Old: old})
 	}

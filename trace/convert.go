@@ -209,10 +209,7 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 			}
 		}
 	}
-	c.b.observe = func(i int, e *Event) {
-		pf.ask(c.b.t.Events, i+1, false)
-		c.noteEvent(i, e)
-	}
+	c.pf = pf
 	aborted, unwatch := watch(o.abort)
 	defer unwatch()
 	stop := func() bool { return aborted.Load() || maxEvents > 0 && c.b.Len()+c.dropped+c.held >= maxEvents }
@@ -369,6 +366,7 @@ type converter struct {
 	chains   map[chainKey]chainStack // see chainStack
 	chainMem chainMemo               // in front of chains (chain_memo.go)
 	rp       *convReplay             // replay positions, if kept (replay.go)
+	pf       *prefaulter             // the event table's, after the run (prefault.go); nil: none
 	// atomicClasses is atomicClassOf's memo, by stack id (0: not known).
 	atomicClasses []uint8
 	// Memos in front of maps the conversion consults for every event (see
@@ -713,7 +711,22 @@ func (c *converter) addValue(g *convGoroutine, e Event, value, old uint64) int {
 	if c.side != nil && value == 0 && old == 0 && c.take(&e) {
 		return -1
 	}
-	return c.b.AddValue(e, value, old)
+	i := c.b.addValue(&e, value, old) // addEvent's, inlined: a call more with e's copy cost 12 instructions an event
+	c.pf.ask(c.b.t.Events, i+1, false)
+	c.noteEvent(i, &c.b.t.Events[i])
+	return i
+}
+
+// addEvent appends e, with its values (see EventValue), to the table, and
+// tells the prefaulter and noteEvent of it: every event the converter puts
+// in the table comes this way or addValue's copy of it (a closure
+// Builder.Add called cost the conversion a call per event through it,
+// bench/RESULTS.md, branch conv8).
+func (c *converter) addEvent(e Event, value, old uint64) int {
+	i := c.b.addValue(&e, value, old)
+	c.pf.ask(c.b.t.Events, i+1, false)
+	c.noteEvent(i, &c.b.t.Events[i])
+	return i
 }
 
 // noteAdded notes in g that it adds e, to the table or the side log.
@@ -746,12 +759,19 @@ func (c *converter) noteEvent(i int, e *Event) {
 // noteFirstStack notes e's stack as its goroutine's first, if it is.
 func (c *converter) noteFirstStack(e *Event) {
 	if e.Stack != 0 {
-		for int(e.G) >= len(c.firstStack) {
-			c.firstStack = append(c.firstStack, make([]StackID, len(c.firstStack)+64)...)
+		if int(e.G) >= len(c.firstStack) {
+			c.growFirstStack(e.G)
 		}
 		if c.firstStack[e.G] == 0 {
 			c.firstStack[e.G] = e.Stack
 		}
+	}
+}
+
+// growFirstStack makes room in firstStack for goroutine g.
+func (c *converter) growFirstStack(g GoID) {
+	for int(g) >= len(c.firstStack) {
+		c.firstStack = append(c.firstStack, make([]StackID, len(c.firstStack)+64)...)
 	}
 }
 
@@ -1085,8 +1105,8 @@ func (c *converter) locate(r *rawEvent, addr, size uint64) (uint64, ObjID) {
 // life returns the number of the life of the allocation record r is in
 // (r.aid, not 0), numbering it if it is the allocation's first record.
 func (c *converter) life(r *rawEvent) uint64 {
-	for uint32(len(c.lifeOf)) <= r.aid {
-		c.lifeOf = append(c.lifeOf, make([]uint32, len(c.lifeOf)+1024)...)
+	if uint32(len(c.lifeOf)) <= r.aid {
+		c.growLifeOf(r.aid)
 	}
 	life := uint64(c.lifeOf[r.aid])
 	if life == 0 {
@@ -1098,6 +1118,13 @@ func (c *converter) life(r *rawEvent) uint64 {
 		c.b.lives.add(heapLife{r.astart, r.aend - r.astart})
 	}
 	return life
+}
+
+// growLifeOf makes room in lifeOf for allocation aid (life).
+func (c *converter) growLifeOf(aid uint32) {
+	for uint32(len(c.lifeOf)) <= aid {
+		c.lifeOf = append(c.lifeOf, make([]uint32, len(c.lifeOf)+1024)...)
+	}
 }
 
 // finish propagates test attribution down the goroutine tree and names

@@ -208,22 +208,21 @@ func (s *localScan) growLives(l uint64) {
 func (s *localScan) noteLast(i int, e *Event) uint32 {
 	g := int(e.G)
 	n := s.tree.note(g, e)
-	for len(s.last) <= 2*g+1 {
-		s.last = append(s.last, -1)
+	if len(s.last) <= 2*g+1 {
+		s.growLast(g)
 	}
-	s.last[2*g] = int32(i)
+	last := s.last[2*g : 2*g+2 : 2*g+2]
+	last[0] = int32(i)
 	if e.Stack != 0 {
-		for int(e.Stack) >= len(s.user) {
-			s.user = append(s.user, make([]int8, len(s.user)+1024)...)
+		if int(e.Stack) >= len(s.user) {
+			s.user = append(s.user, make([]int8, int(e.Stack)+1024)...)
 		}
-		if s.user[e.Stack] == 0 {
-			s.user[e.Stack] = -1
-			if _, u := UserFrame(s.stacks.Frames(e.Stack), s.goroot); u {
-				s.user[e.Stack] = 1
-			}
+		u := s.user[e.Stack]
+		if u == 0 {
+			u = s.judgeUser(e.Stack)
 		}
-		if s.user[e.Stack] > 0 {
-			s.last[2*g+1] = int32(i)
+		if u > 0 {
+			last[1] = int32(i)
 		}
 	}
 	return n
@@ -234,6 +233,24 @@ func (s *localScan) noteLast(i int, e *Event) uint32 {
 // of each goroutine may be left out (settle, the side log).
 func (s *localScan) ownedLife(l uint64) bool {
 	return l < uint64(len(s.lifeOwner)) && s.lifeOwner[l] != multiOwner
+}
+
+// growLast makes room in last for goroutine g's events (noteLast).
+func (s *localScan) growLast(g int) {
+	for len(s.last) <= 2*g+1 {
+		s.last = append(s.last, -1)
+	}
+}
+
+// judgeUser notes in user whether stack has a user frame (1) or not (-1),
+// and returns it.
+func (s *localScan) judgeUser(stack StackID) int8 {
+	u := int8(-1)
+	if _, user := UserFrame(s.stacks.Frames(stack), s.goroot); user {
+		u = 1
+	}
+	s.user[stack] = u
+	return u
 }
 
 // ownedBy reports whether life l, already in lifeOwner, is owner's (not

@@ -145,7 +145,6 @@ func sideConvert(t *testing.T, run []sideStep, lives int, cfg sideConfig) (*Trac
 			c.sideJudge, c.sideShare = cfg.judgeAt, cfg.share
 		}
 	}
-	c.b.observe = c.noteEvent
 	var stacks []StackID
 	var pcs []uint64 // per stack: a pc of its frame
 	for k, f := range []Frame{

@@ -28,9 +28,9 @@ func TestPrefaultGrow(t *testing.T) {
 		grows++
 		pf.ask(b.t.Events, b.Len(), true)
 	}
-	b.observe = func(i int, e *Event) { pf.ask(b.t.Events, i+1, false) }
 	for i := range n {
-		b.Add(Event{G: g, Op: OpWrite, Addr: uint64(i)*8 + 1, Size: uint32(i%8 + 1), Stack: StackID(i % 1000)})
+		j := b.Add(Event{G: g, Op: OpWrite, Addr: uint64(i)*8 + 1, Size: uint32(i%8 + 1), Stack: StackID(i % 1000)})
+		pf.ask(b.t.Events, j+1, false) // as the converter's addEvent
 	}
 	if grows < 3 || cap(b.t.Events) != n {
 		t.Errorf("the table grew %d times to %d events: the test wants copies past minSplitCopy", grows, cap(b.t.Events))

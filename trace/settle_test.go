@@ -11,7 +11,6 @@ func TestSettleWaitsForOwnedLife(t *testing.T) {
 	const goroot, step = "/goroot", 4
 	c := newConverter(Header{GOROOT: goroot}, nil, "")
 	c.scan, c.settleStep, c.settleAt = newLocalScan(c.b.t.Stacks, goroot), step, step
-	c.b.observe = c.noteEvent
 	stack := c.b.Stacks().Push(0, Frame{Func: "example.com/p.f", File: "/src/p/p.go", Line: 3})
 	const lives = 2 // allocation l is life l
 	c.lives, c.lifeOf = lives, make([]uint32, lives+1)
