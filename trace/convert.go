@@ -653,7 +653,10 @@ func (c *converter) visit(r *rawEvent) {
 		}
 		return
 	}
-	g := c.goID(r.gid)
+	g := c.lastG // goID's, inlined: the goroutine of the run of records
+	if r.gid != c.lastGid || g == nil || g.id == 0 {
+		g = c.goID(r.gid)
+	}
 	if g.ended {
 		return
 	}
@@ -712,7 +715,9 @@ func (c *converter) addValue(g *convGoroutine, e Event, value, old uint64) int {
 		return -1
 	}
 	i := c.b.addValue(&e, value, old) // addEvent's, inlined: a call more with e's copy cost 12 instructions an event
-	c.pf.ask(c.b.t.Events, i+1, false)
+	if c.pf.due(i + 1) {
+		c.pf.ask(c.b.t.Events, i+1, false)
+	}
 	c.noteEvent(i, &c.b.t.Events[i])
 	return i
 }
@@ -724,7 +729,9 @@ func (c *converter) addValue(g *convGoroutine, e Event, value, old uint64) int {
 // bench/RESULTS.md, branch conv8).
 func (c *converter) addEvent(e Event, value, old uint64) int {
 	i := c.b.addValue(&e, value, old)
-	c.pf.ask(c.b.t.Events, i+1, false)
+	if c.pf.due(i + 1) {
+		c.pf.ask(c.b.t.Events, i+1, false)
+	}
 	c.noteEvent(i, &c.b.t.Events[i])
 	return i
 }
@@ -809,9 +816,13 @@ func (c *converter) access(g *convGoroutine, r *rawEvent, prim StackID) {
 // its frames, since it runs for every event of a goroutine not yet
 // attributed (harness goroutines never are).
 func (c *converter) noteTestAt(g *convGoroutine, stack StackID) {
-	if g.test != "" || g.system {
-		return
+	if g.test == "" && !g.system {
+		c.findTest(g, stack) // inlined: most events' goroutines are attributed, or never will be
 	}
+}
+
+// findTest is noteTestAt for a goroutine not attributed yet.
+func (c *converter) findTest(g *convGoroutine, stack StackID) {
 	st := c.b.Stacks()
 	var inner Frame
 	for id := stack; id != 0; id = st.Parent(id) {
@@ -1072,7 +1083,12 @@ func (c *converter) syncObj(kind ObjKind, addr uint64) ObjID {
 // any: rawEvent.aid).
 func (c *converter) locate(r *rawEvent, addr, size uint64) (uint64, ObjID) {
 	if r.aid != 0 {
-		life := c.life(r)
+		var life uint64
+		if r.aid < uint32(len(c.lifeOf)) && c.lifeOf[r.aid] != 0 {
+			life = uint64(c.lifeOf[r.aid]) // life's, inlined: a life numbered already
+		} else {
+			life = c.life(r)
+		}
 		return lifeBase + life<<lifeShift + (addr - r.astart), lifeObj | ObjID(life-1)
 	}
 	i := sort.Search(len(c.globals), func(i int) bool { return c.globals[i].Value+c.globals[i].Size > addr })

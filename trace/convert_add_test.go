@@ -69,3 +69,33 @@ func TestConverterNotesEveryEvent(t *testing.T) {
 		})
 	}
 }
+
+// TestConverterRootAfterEnter feeds a converter, as merge does, the records
+// of a goroutine no recorded go statement started whose first record is a
+// function entry: its access must make the goroutine (visit's goroutine of
+// the run of records, inlined from goID, is the one enter found, which has
+// no id yet).
+func TestConverterRootAfterEnter(t *testing.T) {
+	const goroot = "/goroot"
+	for _, gids := range [][]uint32{{7}, {7, 9}, {7, 9, 7}} {
+		c := newConverter(Header{GOROOT: goroot}, nil, "")
+		const pc = 0x1000
+		c.syms[pc] = []Frame{{Func: "example.com/p.f", File: "/src/p/p.go", Line: 3}}
+		for k, gid := range gids {
+			c.enter(gid, pc)
+			c.visit(&rawEvent{kind: rWrite, gid: gid, addr: 0x5000 + uint64(k)*8, size: 8, pc: pc})
+		}
+		if c.b.Len() != len(gids) {
+			t.Fatalf("gids %v: %d events, want %d", gids, c.b.Len(), len(gids))
+		}
+		for i := range gids {
+			e := c.b.Event(i)
+			if e.G == 0 || int(e.G) > c.b.NumGoroutines() {
+				t.Errorf("gids %v: event %d of goroutine %d, of %d made", gids, i, e.G, c.b.NumGoroutines())
+			}
+		}
+		if _, err := c.b.Trace(); err != nil {
+			t.Errorf("gids %v: %v", gids, err)
+		}
+	}
+}

@@ -74,6 +74,10 @@ func (p *prefaulter) run() {
 	}
 }
 
+// due reports whether ask(events, n, false) would ask for pages: its test,
+// inlined where each event is added.
+func (p *prefaulter) due(n int) bool { return p != nil && n >= p.next }
+
 // ask asks for the pages of events past n, the table's length, to be
 // faulted in, when n passed the point of the last request or force says
 // the table is a new array (Builder.Grow).
