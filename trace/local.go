@@ -172,7 +172,7 @@ func (s *localScan) observe(i int, e *Event) bool {
 		l := (e.Addr - lifeBase) >> lifeShift
 		s.growLives(l)
 		was := s.lifeOwner[l]
-		if s.ownedBy(l, owner) {
+		if was == 0 || was == owner || s.ownedBy(l, owner) { // ownedBy's first case inlined
 			s.lifeOwner[l], s.lifeLast[l] = owner, n // its own, or handed over by a go statement
 		} else {
 			s.lifeOwner[l] = multiOwner
@@ -207,7 +207,13 @@ func (s *localScan) growLives(l uint64) {
 // one, and returns the goroutine's count at it (goTree.note).
 func (s *localScan) noteLast(i int, e *Event) uint32 {
 	g := int(e.G)
-	n := s.tree.note(g, e)
+	var n uint32
+	if t := &s.tree; g < len(t.count) && e.Op != OpGo {
+		t.count[g]++ // goTree.note's, inlined, for an event not a go statement
+		n = t.count[g]
+	} else {
+		n = t.note(g, e)
+	}
 	if len(s.last) <= 2*g+1 {
 		s.growLast(g)
 	}
