@@ -212,8 +212,9 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	c.pf = pf
 	aborted, unwatch := watch(o.abort)
 	defer unwatch()
-	stop := func() bool { return aborted.Load() || maxEvents > 0 && c.b.Len()+c.dropped+c.held >= maxEvents }
-	broken := s.merge(c.enter, c.exit, c.visit, grow, stop)
+	c.aborted, c.maxEvents, c.grow = aborted, maxEvents, grow
+	stop := c.stop
+	broken := s.mergeBatches(c.consume)
 	reach := pf.reach(c.b.t.Events, c.b.Len())
 	pf.stop()
 	kept := c.b.Len() + c.dropped + c.held // the events the recording kept, if it was cut
@@ -275,6 +276,34 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 		t.Truncated = true
 	}
 	return t, capped, nil
+}
+
+// consume is merge's callbacks for a batch of records (spool.mergeBatches):
+// it reports whether it stopped, before the record at which stop said so.
+func (c *converter) consume(batch []rawEvent) bool {
+	for i := range batch {
+		r := &batch[i]
+		if r.step && c.stop() {
+			return true
+		}
+		switch r.kind {
+		case rEnter:
+			c.enter(r.gid, r.pc)
+		case rExit:
+			c.exit(r.gid)
+		case rHint:
+			c.grow(int(r.size))
+		default:
+			c.visit(r)
+		}
+	}
+	return false
+}
+
+// stop reports whether the conversion stops before the next sequenced
+// record: it was aborted, or the events reached maxEvents.
+func (c *converter) stop() bool {
+	return c.aborted.Load() || c.maxEvents > 0 && c.b.Len()+c.dropped+c.held >= c.maxEvents
 }
 
 // compact ends the conversion's table: the side log's accesses put back
@@ -367,6 +396,11 @@ type converter struct {
 	chainMem chainMemo               // in front of chains (chain_memo.go)
 	rp       *convReplay             // replay positions, if kept (replay.go)
 	pf       *prefaulter             // the event table's, after the run (prefault.go); nil: none
+	// merge's (consume): the abort's flag, the cap (0: none), and grow,
+	// which makes room for the events a hint's records may make.
+	aborted   *atomic.Bool
+	maxEvents int
+	grow      func(n int)
 	// atomicClasses is atomicClassOf's memo, by stack id (0: not known).
 	atomicClasses []uint8
 	// Memos in front of maps the conversion consults for every event (see

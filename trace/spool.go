@@ -887,6 +887,34 @@ func (h *cursorHeap) pop() {
 // comparable parts on Go's race suite (bench/RESULTS.md).
 // Live, walk goes on until the test process is gone.
 func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), grow func(int), stop func() bool) (broken bool) {
+	return s.mergeBatches(func(batch []rawEvent) bool {
+		for i := range batch {
+			r := &batch[i]
+			if r.step && stop() {
+				return true
+			}
+			switch r.kind {
+			case rEnter:
+				enter(r.gid, r.pc)
+			case rExit:
+				exit(r.gid)
+			case rHint:
+				grow(int(r.size))
+			default:
+				visit(r)
+			}
+		}
+		return false
+	})
+}
+
+// mergeBatches is merge with its callbacks in one, consumeBatch, given each
+// batch of records in turn, which reports whether it stopped (merge's
+// stop said so before one of them): the converter's (converter.consume),
+// whose loop calls its methods directly where merge's four callbacks
+// cost it a call through a func value, and a method value's wrapper, per
+// record (bench/RESULTS.md, branch conv8).
+func (s *spool) mergeBatches(consumeBatch func(batch []rawEvent) (stopped bool)) (broken bool) {
 	// Batches in flight (spool_batch.go's batchSize): twice the records
 	// 8 and 32 batches of 1024 held, which branch conv6 measured
 	// (bench/RESULTS.md).
@@ -943,22 +971,9 @@ func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), 
 			case <-live:
 				return false
 			}
-			for i := range batch {
-				r := &batch[i]
-				if r.step && stop() {
-					stopped = true
-					return true
-				}
-				switch r.kind {
-				case rEnter:
-					enter(r.gid, r.pc)
-				case rExit:
-					exit(r.gid)
-				case rHint:
-					grow(int(r.size))
-				default:
-					visit(r)
-				}
+			if consumeBatch(batch) {
+				stopped = true
+				return true
 			}
 			select {
 			case free <- batch:
