@@ -213,12 +213,11 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	aborted, unwatch := watch(o.abort)
 	defer unwatch()
 	c.aborted, c.maxEvents, c.grow = aborted, maxEvents, grow
-	stop := c.stop
-	broken := s.mergeBatches(c.consume)
+	broken := s.merge(c.consume)
 	reach := pf.reach(c.b.t.Events, c.b.Len())
 	pf.stop()
 	kept := c.b.Len() + c.dropped + c.held // the events the recording kept, if it was cut
-	atCap := stop()
+	atCap := c.stop()
 	if atCap {
 		broken, capped = true, true
 	}
@@ -278,7 +277,7 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	return t, capped, nil
 }
 
-// consume is merge's callbacks for a batch of records (spool.mergeBatches):
+// consume is merge's consumer of a batch of records (spool.merge):
 // it reports whether it stopped, before the record at which stop said so.
 func (c *converter) consume(batch []rawEvent) bool {
 	for i := range batch {

@@ -126,8 +126,8 @@ type rawEvent struct {
 	old    uint64
 }
 
-// rHint is not a spool record: merge passes it to its grow callback, with
-// size the number of events the records read so far may make.
+// rHint is not a spool record: merge passes it on (the converter grows its
+// table), with size the number of events the records read so far may make.
 const rHint = 0xff
 
 // spool is an open spool file.
@@ -871,50 +871,26 @@ func (h *cursorHeap) pop() {
 	h.fix()
 }
 
-// merge calls visit for every sequenced record of every goroutine and
-// every allocation record, in sequence order, calling enter and exit for
-// function entries and exits of a goroutine before its next sequenced
-// record; grow is told, before the records, how many events the records
-// found so far may make; stop is asked before each record (with the
-// allocation records before it), and true ends the walk. visit must not
-// keep the record it is given. It reports whether any goroutine's stream
-// was malformed, or stop ended the walk.
+// merge hands consumeBatch every sequenced record of every goroutine and
+// every allocation record, in sequence order, a batch at a time, with a
+// goroutine's function entries (rEnter) and exits (rExit) before its next
+// sequenced record, and rHint records telling, before the records, how
+// many events the records found so far may make. Before each record
+// whose step is set (rawEvent.step), consumeBatch asks whether to stop,
+// and it returns true if it stopped, which ends the walk; it must not keep
+// the batch. merge reports whether any goroutine's
+// stream was malformed, or consumeBatch stopped the walk. The converter's
+// consumeBatch is converter.consume, whose loop calls its methods
+// directly: four callbacks through func values cost it a call each per
+// record (bench/RESULTS.md, branch conv8).
 //
 // Decoding the records and ordering them (walk) runs on a goroutine of
-// its own, and the allocation map on another, a few batches ahead of the
-// callbacks, which get the same calls in the same order as walk would
-// make them: the three stages share the conversion's CPU time, in
+// its own, and the allocation map on another, a few batches ahead of
+// consumeBatch, which gets the same records in the same order as walk
+// would make them: the three stages share the conversion's CPU time, in
 // comparable parts on Go's race suite (bench/RESULTS.md).
 // Live, walk goes on until the test process is gone.
-func (s *spool) merge(enter func(gid uint32, pc uint64), exit func(gid uint32), visit func(*rawEvent), grow func(int), stop func() bool) (broken bool) {
-	return s.mergeBatches(func(batch []rawEvent) bool {
-		for i := range batch {
-			r := &batch[i]
-			if r.step && stop() {
-				return true
-			}
-			switch r.kind {
-			case rEnter:
-				enter(r.gid, r.pc)
-			case rExit:
-				exit(r.gid)
-			case rHint:
-				grow(int(r.size))
-			default:
-				visit(r)
-			}
-		}
-		return false
-	})
-}
-
-// mergeBatches is merge with its callbacks in one, consumeBatch, given each
-// batch of records in turn, which reports whether it stopped (merge's
-// stop said so before one of them): the converter's (converter.consume),
-// whose loop calls its methods directly where merge's four callbacks
-// cost it a call through a func value, and a method value's wrapper, per
-// record (bench/RESULTS.md, branch conv8).
-func (s *spool) mergeBatches(consumeBatch func(batch []rawEvent) (stopped bool)) (broken bool) {
+func (s *spool) merge(consumeBatch func(batch []rawEvent) (stopped bool)) (broken bool) {
 	// Batches in flight (spool_batch.go's batchSize): twice the records
 	// 8 and 32 batches of 1024 held, which branch conv6 measured
 	// (bench/RESULTS.md).

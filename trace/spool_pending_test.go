@@ -188,10 +188,10 @@ func TestSpoolPendingAtEnd(t *testing.T) {
 			var got []rawEvent
 			done := make(chan bool)
 			go func() {
-				done <- s.merge(func(uint32, uint64) {}, func(uint32) {}, func(e *rawEvent) {
+				done <- mergeVisit(s, func(e *rawEvent) {
 					got = append(got, *e)
 					visited.Add(1)
-				}, func(int) {}, func() bool { return false })
+				})
 			}()
 			if live {
 				// Nothing numbered from the compare-and-swap on goes

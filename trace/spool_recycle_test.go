@@ -63,10 +63,10 @@ func testLiveShortLived(t *testing.T, recycle bool) {
 		}
 		defer s.close()
 		r := result{byG: make(map[uint32][]rawEvent)}
-		r.broken = s.merge(func(uint32, uint64) {}, func(uint32) {}, func(e *rawEvent) {
+		r.broken = mergeVisit(s, func(e *rawEvent) {
 			r.seqs = append(r.seqs, e.seq)
 			r.byG[e.gid] = append(r.byG[e.gid], rawEvent{seq: e.seq, kind: e.kind, addr: e.addr})
-		}, func(int) {}, func() bool { return false })
+		})
 		got <- r
 	}()
 	time.Sleep(time.Millisecond)
