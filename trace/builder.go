@@ -148,8 +148,8 @@ func (b *Builder) Add(e Event) int { return b.addValue(&e, 0, 0) }
 func (b *Builder) AddValue(e Event, value, old uint64) int { return b.addValue(&e, value, old) }
 
 // addValue is AddValue of *e: the converter's events are in memory already,
-// and a copy of the 32-byte Event into each call's arguments cost it about
-// 25 instructions an event (bench/RESULTS.md, branch conv8).
+// and copying the Event into each call's arguments was a measured part of
+// its cost per event (bench/RESULTS.md, branch conv8).
 func (b *Builder) addValue(e *Event, value, old uint64) int {
 	if b.full != nil && len(b.t.Events) == cap(b.t.Events) {
 		b.full()
