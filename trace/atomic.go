@@ -93,10 +93,10 @@ func (c *converter) txSwitch(g *convGoroutine, key txKey, stack StackID) {
 		return
 	}
 	if g.tx != "" {
-		c.addEvent(Event{G: g.id, Op: OpTxEnd, Stack: g.lastStack}, 0, 0)
+		c.addEvent(Event{G: g.id, Op: OpTxEnd, Stack: g.lastStack})
 	}
 	if key != "" {
-		c.addEvent(Event{G: g.id, Op: OpTxBegin, Stack: stack}, 0, 0)
+		c.addEvent(Event{G: g.id, Op: OpTxBegin, Stack: stack})
 	}
 	g.tx = key
 }

@@ -755,13 +755,13 @@ func (c *converter) addValue(g *convGoroutine, e Event, value, old uint64) int {
 	return i
 }
 
-// addEvent appends e, with its values (see EventValue), to the table, and
-// tells the prefaulter and noteEvent of it: every event the converter puts
-// in the table comes this way or addValue's copy of it (a closure
+// addEvent appends e, which carries no values, to the table, and tells the
+// prefaulter and noteEvent of it: every event the converter puts in the
+// table comes this way (txSwitch's) or addValue's copy of it (a closure
 // Builder.Add called cost the conversion a call per event through it,
 // bench/RESULTS.md, branch conv8).
-func (c *converter) addEvent(e Event, value, old uint64) int {
-	i := c.b.addValue(&e, value, old)
+func (c *converter) addEvent(e Event) int {
+	i := c.b.addValue(&e, 0, 0)
 	if c.pf.due(i + 1) {
 		c.pf.ask(c.b.t.Events, i+1, false)
 	}
