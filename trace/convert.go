@@ -747,7 +747,7 @@ func (c *converter) addValue(g *convGoroutine, e Event, value, old uint64) int {
 	if c.side != nil && value == 0 && old == 0 && c.take(&e) {
 		return -1
 	}
-	i := c.b.addValue(&e, value, old) // addEvent's, inlined: a call to it here cost more than the observe closure it replaced (bench/RESULTS.md, branch conv8)
+	i := c.b.addValue(&e, value, old) // addEvent's, inlined: a call to it here cost more per event (bench/RESULTS.md, branch conv8)
 	if c.pf.due(i + 1) {
 		c.pf.ask(c.b.t.Events, i+1, false)
 	}

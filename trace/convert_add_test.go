@@ -2,7 +2,7 @@
 // (converter.addValue and addEvent): each event it adds, an access as a
 // //seer:atomic transaction's begin and end, is noted by the running scan
 // (its goroutine's count and last event, localScan.noteLast) and as its
-// goroutine's first stack, as Builder's observe hook did before.
+// goroutine's first stack (noteFirstStack).
 
 package trace
 

@@ -234,9 +234,10 @@ func (s *localScan) noteLast(i int, e *Event) uint32 {
 	return n
 }
 
-// ownedLife reports whether life l was one goroutine's so far (touched,
-// and lifeOwner not multiOwner): once it ends, its accesses but the last
-// of each goroutine may be left out (settle, the side log).
+// ownedLife reports whether life l was one goroutine's so far: it has room
+// in lifeOwner (growLives) and is not multiOwner there (an owner 0, no
+// event of it noted yet, counts as owned). Once it ends, its accesses but
+// the last of each goroutine may be left out (settle, the side log).
 func (s *localScan) ownedLife(l uint64) bool {
 	return l < uint64(len(s.lifeOwner)) && s.lifeOwner[l] != multiOwner
 }
