@@ -4,6 +4,11 @@
 
 package trace
 
+import (
+	"encoding/binary"
+	"os"
+)
+
 // ConvertOptions are convertOptions's, for the external tests.
 type ConvertOptions struct {
 	Replayable  bool
@@ -46,3 +51,26 @@ func SpoolChunksOff(path string) (got, assumed uint64, err error) {
 
 // ForkOrder is forkOrder (local_handoff_test.go), for local_test.go.
 var ForkOrder = forkOrder
+
+// SpoolCounters are the counters of a kept spool's header, for
+// record_evcap_test.go.
+type SpoolCounters struct {
+	Cut       uint64 // the recorder's cut: the last sequence number kept, or 0
+	Overflow  uint64 // records that found the spool full
+	NextChunk uint64 // chunks handed out
+}
+
+// ReadSpoolCounters reads the counters of the spool at path.
+func ReadSpoolCounters(path string) (SpoolCounters, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return SpoolCounters{}, err
+	}
+	defer f.Close()
+	var h [hdrSeq + 8]byte
+	if _, err := f.ReadAt(h[:], 0); err != nil {
+		return SpoolCounters{}, err
+	}
+	u := func(off int) uint64 { return binary.LittleEndian.Uint64(h[off:]) }
+	return SpoolCounters{Cut: u(hdrCut), Overflow: u(hdrOverflow), NextChunk: u(hdrNextChunk)}, nil
+}

@@ -15,7 +15,10 @@
 //   - Record builds and runs a package's tests under the recorder and
 //     gives a RecordResult: the Trace, each test's TestResult, the run's
 //     Outcome, the stack of a panic that ended it, and whether the event
-//     cap (RecordOptions.MaxEvents, DefaultMaxEvents) cut it.
+//     cap (RecordOptions.MaxEvents, DefaultMaxEvents) cut it. The recorder
+//     stops at the cap itself (EventCapEnv; recorder.c, "Stopping at the
+//     event cap"), once the records it has numbered surely make that many
+//     events, rather than record what the converter never reads.
 //   - Build builds the test binary once (a Binary); Binary.Run records
 //     one run of it and Binary.Tests lists its tests: seer check runs one
 //     Binary for each of its runs and for each witness it replays. It

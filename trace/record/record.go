@@ -107,6 +107,11 @@ type RecordOptions struct {
 // Lock/n++/Unlock loop).
 const BytesPerEvent = 76
 
+// EventCapEnv names the recorder's event cap in the test's environment:
+// RecordOptions.MaxEvents, or 0 for no stop at the cap (RecordOptions.Env
+// may set it so, to compare).
+const EventCapEnv = "SEER_EVENT_CAP"
+
 // DefaultMaxEvents is RecordOptions.MaxEvents's default: what 1 GiB of
 // memory holds (BytesPerEvent), 14.1 million events. Go's race suite,
 // recorded in one run, must fit (its events: bench/RESULTS.md): a lower
@@ -395,6 +400,11 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 		// event), plus a partial chunk for each of many goroutines, so
 		// that a test that runs away does not fill the disk.
 		env = append(env, fmt.Sprintf("SEER_SPOOL_CHUNKS=%d", int64(limit)*64/trace.SpoolChunkBytes+8192))
+		// The recorder stops once the records it has numbered surely
+		// make the cap's events (recorder.c, "Stopping at the event
+		// cap"): the converter stops there anyway, and what the test
+		// would record past it costs the run and is never read.
+		env = append(env, fmt.Sprintf("%s=%d", EventCapEnv, limit))
 	}
 	env = append(env, opts.Env...)
 	if opts.Replay != nil {

@@ -67,7 +67,8 @@
 // the record committed or the mark; a goroutine found busy holds W at one
 // past its last number the reader has. Allocation records are marked
 // R_ALLOC_BUSY the same way before they take their number. A record that
-// could not be kept (the spool full) sets hdr->cut; the reader advances
+// could not be kept (the spool full), or the event cap reached (see
+// "Stopping at the event cap"), sets hdr->cut; the reader advances
 // no further once next_chunk or next_malloc reaches its bound, since a cut
 // it cannot see yet may be under C. Symbol chunks have gid SYM_GID; gid 0
 // is a chunk whose header is not written yet.
@@ -223,6 +224,10 @@ struct gctx {
 	uint32_t ex_waiting; // waiting at a steering point
 	uint32_t ex_ended;
 	uint32_t ex_started; // made a hook since it started
+	// The event cap (see "Stopping at the event cap").
+	uint32_t evs;      // records since its last count_flush that surely make an event
+	uint32_t ended;    // go_end ran: the converter makes no event of a later record
+	uptr last_sync;    // the address of its last synchronisation record
 };
 
 static uint8_t *spool;       // the mapping, or NULL when not recording
@@ -248,8 +253,8 @@ static inline uint64_t next_seq(void) {
 static uint64_t max_chunks;
 
 // cut_here records, the first time a record cannot be kept (the spool or
-// its allocation region is full), the last sequence number handed out so
-// far. Every record numbered up to it was kept (a record takes its number
+// its allocation region is full) or the event cap is reached (count_flush),
+// the last sequence number handed out so far. Every record numbered up to it was kept (a record takes its number
 // after its room), so the records up to it are a prefix of the run, which
 // is what the converter keeps: a goroutine with room left in its chunk
 // goes on writing, but nothing after the cut is used.
@@ -264,6 +269,60 @@ static void cut_here(void) {
 	uint64_t zero = 0, now = __atomic_load_n(seq_ptr, __ATOMIC_SEQ_CST);
 	__atomic_compare_exchange_n(&hdr->cut, &zero, now ? now : 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 	__atomic_store_n(&stopped, 1, __ATOMIC_RELAXED);
+}
+
+// ---- stopping at the event cap ----
+//
+// The converter stops at the cap (RecordOptions.MaxEvents): once the
+// records it has visited, in sequence order, have made that many events
+// (trace/convert.go's stop counts every event made, kept, settled or held
+// in the side log). Whatever the test records past that point costs the
+// run (the records written, their pages provisioned) and is never read:
+// syncmap's test numbered 32-37M records where the converter read about
+// 21M (bench/RESULTS.md, branch conv6). So the recorder cuts the run
+// itself (cut_here) once the records already numbered surely make
+// SEER_EVENT_CAP events.
+//
+// Each goroutine counts, in gctx.evs, a lower bound of the events its
+// records make, by kind, from what convert.go's visit does with them:
+//   - a plain access (R_READ, R_WRITE and their two-word and range forms):
+//     one event (access: to the table, or held in the side log);
+//   - R_GO, R_START, R_END: one event each (the goroutine's records after
+//     its R_END make none, so go_end's ended stops its count);
+//   - a synchronisation record: one event (sync), but for the second
+//     acquire of RWMutex.Lock, which the converter folds into the first
+//     (rwPending): an acquire at the address 4 below its goroutine's
+//     previous synchronisation record's counts none. sync/rwmutex.go's
+//     Lock and TryLock make the two acquires one after the other, with
+//     nothing between them, so every acquire the converter folds follows
+//     its first at addr+4 so;
+//   - an atomic: none (those inside sync's primitives are dropped by
+//     their frames, atomicClass, which the recorder does not know), nor
+//     R_FINGO, allocation records, entries and exits.
+// A goroutine adds its count to events_counted once per chunk (when it
+// takes a new one, and when it ends), not once per record. Every record
+// counted there was numbered before it was counted, so when the sum
+// reaches the cap, cut_here's number is at or past every record counted:
+// the records up to the cut make at least the cap's events, and the
+// converter stops at the cap before it reaches the cut, on the same
+// records as without it. Counts still in other goroutines' chunks only
+// make the cut later. The trace is then the one the cap gives without
+// the recorder's stop (trace/record_evcap_test.go checks it).
+static uint64_t event_cap; // SEER_EVENT_CAP, or 0: no stop at the cap
+static uint64_t events_counted __attribute__((aligned(64)));
+
+static inline void count_event(struct gctx *g) {
+	if (!g->ended)
+		g->evs++;
+}
+
+// count_flush adds g's count to events_counted, and cuts the run once
+// that reaches the cap.
+static void count_flush(struct gctx *g) {
+	uint32_t n = g->evs;
+	g->evs = 0;
+	if (n && event_cap && __atomic_add_fetch(&events_counted, n, __ATOMIC_SEQ_CST) >= event_cap)
+		cut_here();
 }
 
 static inline void cpu_relax(void) {
@@ -490,6 +549,11 @@ static inline uint64_t *reserve(struct gctx *g, uint32_t n) {
 	uint32_t bytes = n * 8;
 	if (!g->chunk || g->used + bytes > CHUNK_BYTES - CHUNK_HDR) {
 		chunk_done(g);
+		count_flush(g);
+		if (__atomic_load_n(&stopped, __ATOMIC_RELAXED) && g != &sym_ctx) {
+			g->chunk = NULL; // cut at the cap
+			return NULL;
+		}
 		g->chunk = new_chunk(g);
 		g->used = 0;
 		if (!g->chunk)
@@ -618,9 +682,9 @@ static void queue_symbol(uptr pc) {
 }
 
 static void symbolize(uptr pc) {
-	if (!pc || !callback || !seen_pcs)
+	if (!callback || !seen_pcs)
 		return;
-	int fresh = !seen(pc);
+	int fresh = pc && !seen(pc);
 	if (!fresh && !__atomic_load_n(&any_pending, __ATOMIC_ACQUIRE))
 		return;
 	spin_lock(&sym_lock);
@@ -631,6 +695,17 @@ static void symbolize(uptr pc) {
 	if (fresh)
 		symbolize_now(pc);
 	spin_unlock(&sym_lock);
+}
+
+// sym_pending symbolises the queued pcs, for a hook on a user goroutine
+// that records nothing: once the run is cut, no hook calls sym, and the
+// pcs that records kept before the cut queued (a synchronisation's
+// frames, a go statement's pc) would go without symbols, their frames a
+// bare address where the same run cut later named them (and the live
+// reader would wait for them until the test ended).
+static inline void sym_pending(struct gctx *thr) {
+	if (__atomic_load_n(&any_pending, __ATOMIC_ACQUIRE) && thr && !thr->system)
+		symbolize(0);
 }
 
 // ---- initialisation ----
@@ -661,6 +736,9 @@ static void open_spool(void) {
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return;
+	const char *cap = getenv("SEER_EVENT_CAP");
+	if (cap && *cap)
+		event_cap = strtoull(cap, NULL, 10);
 	max_chunks = MAX_CHUNKS;
 	const char *limit = getenv("SEER_SPOOL_CHUNKS");
 	if (limit && *limit) {
@@ -1483,12 +1561,14 @@ void __tsan_go_start(struct gctx *parent, struct gctx **pchild, uptr pc) {
 		w[1] = child->gid;
 		w[2] = pc;
 		commit(parent, 3);
+		count_event(parent);
 	}
 	w = reserve(child, 2);
 	if (w) {
 		w[0] = (next_seq() << 8) | R_START;
 		w[1] = parent ? parent->gid : 0;
 		commit(child, 2);
+		count_event(child);
 	}
 	rp_match(parent, child, pc);
 	rp_op(parent, RP_OP);
@@ -1504,8 +1584,11 @@ void __tsan_go_end(struct gctx *thr) {
 	if (w) {
 		w[0] = (next_seq() << 8) | R_END;
 		commit(thr, 1);
+		count_event(thr);
 	}
 	chunk_done(thr); // the goroutine writes no more
+	count_flush(thr);
+	thr->ended = 1;
 	thr->chunk = NULL;
 }
 
@@ -1572,7 +1655,8 @@ static void func_enter_rec(struct gctx *thr, uptr pc, int synth) {
 		w[0] = ((uint64_t)(pc | (synth ? ENTER_SYNTH : 0)) << 8) | R_ENTER;
 		commit(thr, 1);
 		thr->entered = thr->chunk + CHUNK_HDR + thr->used;
-	}
+	} else
+		sym_pending(thr);
 	if (rp && !synth)
 		rp_record(thr, pc);
 	if (ex && !synth)
@@ -1630,7 +1714,9 @@ static inline void mem_access(struct gctx *thr, uint64_t kind, uptr addr, uptr s
 			w[2] = ((uint64_t)pc << 8) | (size & 0xff);
 			commit(thr, 3);
 		}
-	}
+		count_event(thr);
+	} else
+		sym_pending(thr);
 	if (rp)
 		rp_record(thr, pc);
 	if (ex)
@@ -1649,6 +1735,7 @@ static inline void mem_access_range(struct gctx *thr, uint64_t kind, uptr addr, 
 		w[2] = size;
 		w[3] = pc;
 		commit(thr, 4);
+		count_event(thr);
 	}
 	if (rp)
 		rp_record(thr, pc);
@@ -1893,6 +1980,11 @@ static void sync_record(struct gctx *thr, uint64_t kind, uptr addr, uptr *bp, up
 		for (uint32_t i = 0; i < n2; i++)
 			w[3 + n + i] = own[i];
 		commit(thr, 3 + n + n2);
+		// RWMutex.Lock's second acquire makes no event (see "Stopping
+		// at the event cap").
+		if (kind != R_ACQUIRE || thr->last_sync != addr + 4)
+			count_event(thr);
+		thr->last_sync = addr;
 	} else if (spool && __atomic_load_n(&stopped, __ATOMIC_RELAXED)) {
 		// Past the cut nothing is recorded, but the hang watcher
 		// (hangwatch.go.in) still takes an unchanged counter for "no
