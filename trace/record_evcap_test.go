@@ -25,7 +25,8 @@ import (
 // none: sync.Map's make no events, a user's do), go statements and
 // goroutine ends, and allocations. It runs with
 // GOMAXPROCS=1, no GC and no asynchronous preemption, so that two runs
-// record the same records.
+// record the same records; its checks fail if an atomic the recorder only
+// performs past the cut (past_cut) is performed wrong.
 const evcapTest = `package evcap
 
 import (
@@ -44,7 +45,9 @@ var (
 
 func TestMany(t *testing.T) {
 	ch := make(chan int32, 8)
-	var n atomic.Int64
+	var n, x atomic.Int64
+	var c atomic.Int32
+	x.Store(-1)
 	var wg sync.WaitGroup
 	for i := 0; i < 20000; i++ {
 		rw.Lock()
@@ -58,6 +61,9 @@ func TestMany(t *testing.T) {
 		mu.Unlock()
 		ch <- int32(i)
 		<-ch
+		if !c.CompareAndSwap(int32(i), int32(i+1)) || x.Swap(int64(i)) != int64(i-1) || x.Load() != int64(i) {
+			t.Fatalf("atomics wrong at %d", i)
+		}
 		m.Store(i%16, i)
 		m.Load(i % 8)
 		s := make([]int, 4)
@@ -74,6 +80,9 @@ func TestMany(t *testing.T) {
 			}()
 			wg.Wait()
 		}
+	}
+	if v, ok := m.Load(3); total != 40 || n.Load() != 40 || c.Load() != 20000 || !ok || v.(int) != 19987 {
+		t.Fatalf("total %d, %d goroutines, c %d, m[3] %v", total, n.Load(), c.Load(), v)
 	}
 }
 `
@@ -138,6 +147,9 @@ func TestRecordStopsAtEventCap(t *testing.T) {
 	// converted live and again after the run.
 	check := func(name string, r recorded) error {
 		res, again := r.res, r.again
+		if res.Outcome.Result != "pass" {
+			return fmt.Errorf("%s: the test's outcome %+v: want it to pass, its atomics performed past the cut as before", name, res.Outcome)
+		}
 		if capped := res.Trace.Header.Capped; !res.Cut || res.Trace.Truncated || capped < max || capped > max+8 || res.Events != capped {
 			return fmt.Errorf("%s: cut %v, truncated %v, capped at %d, %d events; want the first %d events, cut and not truncated (spool: %+v)",
 				name, res.Cut, res.Trace.Truncated, capped, res.Events, max, r.spool)

@@ -268,7 +268,7 @@ static int stopped;
 static void cut_here(void) {
 	uint64_t zero = 0, now = __atomic_load_n(seq_ptr, __ATOMIC_SEQ_CST);
 	__atomic_compare_exchange_n(&hdr->cut, &zero, now ? now : 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
-	__atomic_store_n(&stopped, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&stopped, 1, __ATOMIC_SEQ_CST); // after the counter's read: see past_cut
 }
 
 // ---- stopping at the event cap ----
@@ -1959,6 +1959,18 @@ static void sync_record(struct gctx *thr, uint64_t kind, uptr addr, uptr *bp, up
 	uint64_t behalf = on_behalf(thr, g);
 	if (!behalf)
 		rp_pre(thr, RP_OP);
+	if (spool && __atomic_load_n(&stopped, __ATOMIC_RELAXED)) {
+		// Past the cut nothing is recorded, but the hang watcher
+		// (hangwatch.go.in) still takes an unchanged counter for "no
+		// goroutine released another": the operation advances it. Its
+		// frames are not walked.
+		next_seq();
+		if (!behalf) {
+			rp_op(thr, RP_OP);
+			ex_op(thr, RP_OP);
+		}
+		return;
+	}
 	uptr pcs[MAX_SYNC_PCS];
 	uint32_t n = walk_frames(bp, pcs, MAX_SYNC_PCS);
 	for (uint32_t i = 0; i < n; i++)
@@ -1986,10 +1998,7 @@ static void sync_record(struct gctx *thr, uint64_t kind, uptr addr, uptr *bp, up
 			count_event(thr);
 		thr->last_sync = addr;
 	} else if (spool && __atomic_load_n(&stopped, __ATOMIC_RELAXED)) {
-		// Past the cut nothing is recorded, but the hang watcher
-		// (hangwatch.go.in) still takes an unchanged counter for "no
-		// goroutine released another": the operation advances it.
-		next_seq();
+		next_seq(); // cut as it reserved: see above
 	}
 	if (!behalf) {
 		rp_op(thr, RP_OP);
@@ -2155,10 +2164,28 @@ static void atomic_record(struct gctx *thr, uint64_t *held, uint64_t seq, uint32
 
 #define ARG(T, off) (*(T *)(a + (off)))
 
+// Past the cut (the spool full, or the event cap reached) an atomic is
+// recorded no more, so it is only performed: without its address's lock,
+// its sequence number or its frames, which a test that goes on long past
+// the cap paid for every atomic it made (syncmap's, a third of its
+// numbers). Atomics before the cut are unaffected: cut_here stores
+// stopped (sequentially consistent) after it reads the counter, so an
+// atomic that sees it takes effect after every atomic numbered up to the
+// cut has, and no load kept in the trace reads a value stored past the
+// cut. The hang watcher does not need atomics to advance the counter:
+// none wakes a parked goroutine (a wake-up is a recorded release).
+static inline int past_cut(void) { return __atomic_load_n(&stopped, __ATOMIC_SEQ_CST); }
+
+static inline void atomic_past_cut(struct gctx *thr) {
+	rp_op(thr, RP_ATOMIC);
+	ex_op(thr, RP_ATOMIC);
+}
+
 #define ATOMIC_FUNCS(bits, T, RET)                                                                       \
 	void seer_atomic##bits##_load(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {           \
 		(void)pc;                                                                                \
 		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
+		if (past_cut()) { ARG(T, 8) = __atomic_load_n(ARG(T *, 0), __ATOMIC_SEQ_CST); atomic_past_cut(thr); return; } \
 		(void)hold(thr);                                                                         \
 		T *p = ARG(T *, 0);                                                                      \
 		uint32_t *l = alock((uptr)p);                                                            \
@@ -2181,6 +2208,7 @@ static void atomic_record(struct gctx *thr, uint64_t *held, uint64_t seq, uint32
 	void seer_atomic##bits##_store(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {          \
 		(void)pc;                                                                                \
 		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
+		if (past_cut()) { __atomic_store_n(ARG(T *, 0), ARG(T, 8), __ATOMIC_SEQ_CST); atomic_past_cut(thr); return; } \
 		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T v = ARG(T, 8);                                                                         \
@@ -2195,6 +2223,7 @@ static void atomic_record(struct gctx *thr, uint64_t *held, uint64_t seq, uint32
 	void seer_atomic##bits##_exchange(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {       \
 		(void)pc;                                                                                \
 		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
+		if (past_cut()) { ARG(T, RET) = __atomic_exchange_n(ARG(T *, 0), ARG(T, 8), __ATOMIC_SEQ_CST); atomic_past_cut(thr); return; } \
 		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T v = ARG(T, 8);                                                                         \
@@ -2210,6 +2239,7 @@ static void atomic_record(struct gctx *thr, uint64_t *held, uint64_t seq, uint32
 	void seer_atomic##bits##_fetch_add(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {      \
 		(void)pc;                                                                                \
 		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
+		if (past_cut()) { ARG(T, RET) = __atomic_fetch_add(ARG(T *, 0), ARG(T, 8), __ATOMIC_SEQ_CST); atomic_past_cut(thr); return; } \
 		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T d = ARG(T, 8);                                                                         \
@@ -2225,6 +2255,7 @@ static void atomic_record(struct gctx *thr, uint64_t *held, uint64_t seq, uint32
 	void seer_atomic##bits##_fetch_and(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {      \
 		(void)pc;                                                                                \
 		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
+		if (past_cut()) { ARG(T, RET) = __atomic_fetch_and(ARG(T *, 0), ARG(T, 8), __ATOMIC_SEQ_CST); atomic_past_cut(thr); return; } \
 		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T m = ARG(T, 8);                                                                         \
@@ -2240,6 +2271,7 @@ static void atomic_record(struct gctx *thr, uint64_t *held, uint64_t seq, uint32
 	void seer_atomic##bits##_fetch_or(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {       \
 		(void)pc;                                                                                \
 		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
+		if (past_cut()) { ARG(T, RET) = __atomic_fetch_or(ARG(T *, 0), ARG(T, 8), __ATOMIC_SEQ_CST); atomic_past_cut(thr); return; } \
 		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T m = ARG(T, 8);                                                                         \
@@ -2262,6 +2294,12 @@ ATOMIC_FUNCS(64, uint64_t, 16)
 	void seer_atomic##bits##_compare_exchange(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) { \
 		(void)pc;                                                                                 \
 		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                   \
+		if (past_cut()) {                                                                          \
+			T cur = ARG(T, 8);                                                                        \
+			ARG(uint8_t, RES) = __atomic_compare_exchange_n(ARG(T *, 0), &cur, ARG(T, NEW), 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+			atomic_past_cut(thr);                                                                     \
+			return;                                                                                   \
+		}                                                                                           \
 		uint64_t *w = hold(thr);                                                                  \
 		T *p = ARG(T *, 0);                                                                       \
 		T expect = ARG(T, 8);                                                                     \
