@@ -17,7 +17,10 @@
 // found by the pair: a lookup is the offsets and the hops, two misses
 // where it was three. Before seal (the probe, race_handoff_probe.go,
 // asks while it makes the edges) a lookup walks the pair's hops back
-// from its tail through the log.
+// from its tail through the log. With too many goroutines for a table
+// by pair, a pair is found in a hash table whose entry holds its tail
+// (race_handoff_pairs.go), kept once sealed: a lookup from after the
+// pair's latest hop reads that one entry.
 
 package predict
 
@@ -48,14 +51,14 @@ type hopRec struct {
 // parent and the position of the go statement there (-1, 0 without): a
 // goroutine starts knowing what its parent knew then. A pair's slot is
 // to*ng+from while ng*ng is at most denseHopPairs, else given in order
-// of first hop through bySlot.
+// of first hop and found, with its tail, in byPair.
 type handoffs struct {
 	ng     int
 	dense  bool
-	bySlot map[uint64]int32 // sparse: handoffKey -> slot
-	keys   []uint64         // sparse: slot -> handoffKey
+	byPair pairTable // sparse: the pairs, their slots and tails
+	nslot  int32     // sparse: slots given
 	// While the edges are made (nil once sealed).
-	tails []hopTail // by slot
+	tails []hopTail // dense: by slot
 	log   []hopRec
 	// Once sealed: slot s's hops are flat[off[s]:off[s+1]].
 	off  []int32
@@ -82,31 +85,39 @@ func newHandoffs(ng, hint int) *handoffs {
 		h.dense = true
 		h.tails = make([]hopTail, ng*ng)
 	} else {
-		h.bySlot = make(map[uint64]int32)
+		// Nearly every goroutine but the first has a hop from its
+		// parent.
+		h.byPair = newPairTable(ng)
 	}
 	return h
 }
 
 func handoffKey(to, from int32) uint64 { return uint64(uint32(to))<<32 | uint64(uint32(from)) }
 
-// slot returns the pair (to, from)'s slot, or -1 if it has none; with
-// create, a new pair's.
-func (h *handoffs) slot(to, from int32, create bool) int32 {
+// pair returns the pair (to, from)'s slot and tail, or slot -1 if it
+// has none; with create, a new pair's. The tail is nil once a dense
+// store is sealed, and valid until the next pair with create.
+func (h *handoffs) pair(to, from int32, create bool) (int32, *hopTail) {
 	if h.dense {
-		return to*int32(h.ng) + from
+		s := to*int32(h.ng) + from
+		if h.tails == nil {
+			return s, nil
+		}
+		return s, &h.tails[s]
 	}
 	k := handoffKey(to, from)
-	if s, ok := h.bySlot[k]; ok || !create {
-		if !ok {
-			return -1
+	if !create {
+		e := h.byPair.find(k)
+		if e == nil {
+			return -1, nil
 		}
-		return s
+		return e.slot, &e.hopTail
 	}
-	s := int32(len(h.keys))
-	h.bySlot[k] = s
-	h.keys = append(h.keys, k)
-	h.tails = append(h.tails, hopTail{})
-	return s
+	e, made := h.byPair.get(k, h.nslot)
+	if made {
+		h.nslot++
+	}
+	return e.slot, &e.hopTail
 }
 
 // add records that goroutine to, from its recv-th event on, knows the
@@ -115,8 +126,7 @@ func (h *handoffs) add(to, from, recv, src int32) {
 	if to == from {
 		return
 	}
-	s := h.slot(to, from, true)
-	t := &h.tails[s]
+	s, t := h.pair(to, from, true)
 	if t.last > 0 {
 		if t.src >= src {
 			return // known already
@@ -134,8 +144,11 @@ func (h *handoffs) add(to, from, recv, src int32) {
 // seal lays the log's hops out by pair (see the file comment); add may
 // not be called after it.
 func (h *handoffs) seal() {
-	n := len(h.tails)
-	h.tails = nil
+	n := int(h.nslot)
+	if h.dense {
+		n = len(h.tails)
+		h.tails = nil
+	}
 	// Counted into off[s+2], summed so that off[s+1] is where slot s
 	// starts, then moved up by the scatter to where it ends: off[s] is
 	// then where slot s starts.
@@ -166,15 +179,17 @@ func (h *handoffs) count() int {
 // pairs calls f with each pair of goroutines that has hops, and them.
 // Only after seal.
 func (h *handoffs) pairs(f func(to, from int32, hs []hop)) {
-	for s := 0; s+1 < len(h.off); s++ {
-		if h.off[s] == h.off[s+1] {
-			continue
+	if !h.dense {
+		for _, e := range h.byPair.ents {
+			if e.key != emptyPair {
+				f(int32(e.key>>32), int32(uint32(e.key)), h.flat[h.off[e.slot]:h.off[e.slot+1]])
+			}
 		}
-		hs := h.flat[h.off[s]:h.off[s+1]]
-		if h.dense {
-			f(int32(s/h.ng), int32(s%h.ng), hs)
-		} else {
-			f(int32(h.keys[s]>>32), int32(uint32(h.keys[s])), hs)
+		return
+	}
+	for s := 0; s+1 < len(h.off); s++ {
+		if h.off[s] != h.off[s+1] {
+			f(int32(s/h.ng), int32(s%h.ng), h.flat[h.off[s]:h.off[s+1]])
 		}
 	}
 }
@@ -201,19 +216,21 @@ func (h *handoffs) knowsAtLeast(to, p, from, n int32) bool {
 // knows returns how many events of goroutine from goroutine to knows of
 // by one edge after its first p events.
 func (h *handoffs) knows(to, p, from int32) int32 {
-	s := h.slot(to, from, false)
+	s, t := h.pair(to, from, false)
 	if s < 0 {
 		return 0
 	}
-	if h.off == nil {
-		// Not sealed: back from the pair's latest hop.
-		t := &h.tails[s]
+	if t != nil {
+		// The pair's latest hop, which knows the most.
 		if t.last == 0 {
 			return 0
 		}
 		if t.recv <= p {
 			return t.src
 		}
+	}
+	if h.off == nil {
+		// Not sealed: back from the pair's latest hop.
 		for i := h.log[t.last-1].prev; i > 0; i = h.log[i-1].prev {
 			if r := &h.log[i-1]; r.recv <= p {
 				return r.src
