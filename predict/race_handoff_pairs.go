@@ -7,14 +7,13 @@
 //
 // It replaced a Go map from the pair to its slot, beside a slice of
 // tails by slot and, once sealed, the slot's offsets into the hops: on
-// the channel stress suite of 100,000 channels (97,709 goroutines,
-// 1,073,966 pairs, one hop each) an add was a map lookup and a tail,
-// and a lookup a map lookup, the offsets and the hop, each a miss far
-// outside the caches; the map's lookups were most of the handoff check
-// (bench/RESULTS.md, "stress-chan-100k: the handoff check's pairs in one
-// table"). A pair's latest hop answers every question asked of it from
-// after that hop, which for one hop a pair is every question that finds
-// one.
+// the channel stress suite of 100,000 channels, whose million pairs of
+// goroutines see one hop each, an add was a map lookup and a tail, and
+// a lookup a map lookup, the offsets and the hop, each a miss far
+// outside the caches, and the map's lookups led the handoff check
+// (bench/RESULTS.md, "the handoff check's pairs in one table"). A
+// pair's latest hop answers every question asked of it from after that
+// hop, which for one hop a pair is every question that finds one.
 
 package predict
 
