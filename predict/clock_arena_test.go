@@ -102,11 +102,15 @@ func TestSizeClass(t *testing.T) {
 func TestFlattenDenseStorage(t *testing.T) {
 	for _, tc := range []struct {
 		goroutines, nonzero, bound int
+		dense                      bool // over half the goroutines: a copy of the mirror (clock_base_dense.go)
 	}{
-		{1113, 830, 1113},
-		{1113, 1113, 2000},
-		{4000, 100, 4000},
-		{64, 0, 64},
+		{1113, 830, 1113, true},
+		{1113, 1113, 2000, true},
+		{1113, 557, 1113, true},
+		{1113, 556, 1113, false},
+		{1113, 830, 556, false}, // the bound says no more than half: not counted
+		{4000, 100, 4000, false},
+		{64, 0, 64, false},
 	} {
 		d := make([]int32, tc.goroutines)
 		for k := 0; k < tc.nonzero; k++ {
@@ -114,6 +118,23 @@ func TestFlattenDenseStorage(t *testing.T) {
 		}
 		sc := &joinScratch{arena: new(baseArena)}
 		c := flattenDense(sc, nil, tc.bound, d)
+		if got := c.base.dn != nil; got != tc.dense {
+			t.Fatalf("%+v: the base is dense: %v", tc, got)
+		}
+		if c.base.len() != tc.nonzero {
+			t.Fatalf("%+v: the base holds %d components, want %d", tc, c.base.len(), tc.nonzero)
+		}
+		for g := range d {
+			if got := c.get(int32(g)); got != d[g] {
+				t.Fatalf("%+v: component %d is %d, the mirror's %d", tc, g, got, d[g])
+			}
+		}
+		if tc.dense {
+			if c.base.bytes() != 4*int64(tc.goroutines) {
+				t.Errorf("%+v: the dense base's storage is %d bytes, want 4 a goroutine", tc, c.base.bytes())
+			}
+			continue
+		}
 		got := c.base.ents
 		if len(got) != tc.nonzero {
 			t.Fatalf("%+v: the base holds %d entries, want %d", tc, len(got), tc.nonzero)

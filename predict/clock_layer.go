@@ -112,6 +112,9 @@ func (c vclock) overTo(out []centry) []centry {
 func (c vclock) allTo(out []centry) []centry {
 	var b []centry
 	if c.base != nil {
+		if c.base.dn != nil {
+			return mergeDenseTo(out, c.base.dn, c.midEnts(), c.delta) // clock_base_dense.go
+		}
 		b = c.base.ents
 	}
 	return merge3To(out, b, c.midEnts(), c.delta)

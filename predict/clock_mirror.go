@@ -38,9 +38,7 @@ var mirrorsLayered, mirrorsReused atomic.Int64
 // for every k. d must have an entry for each of c's goroutines.
 func (c vclock) denseTo(d []int32) {
 	if c.base != nil {
-		for _, e := range c.base.ents {
-			d[e.g] = max(d[e.g], e.v)
-		}
+		c.base.maxInto(d) // clock_base_dense.go
 	}
 	if c.mid != nil {
 		mirrorsLayered.Add(1)

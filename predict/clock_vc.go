@@ -29,9 +29,14 @@ import "slices"
 // least) its first v events.
 type centry struct{ g, v int32 }
 
-// frozen is an immutable clock base, sorted by goroutine.
+// frozen is an immutable clock base: sorted by goroutine in ents, or
+// dense in dn (clock_base_dense.go), n of whose components are non-zero.
+// Its readers go through its methods (len, get, keepAbove, raiseInto,
+// maxInto, vclock.allTo), which read either form.
 type frozen struct {
 	ents []centry
+	dn   []int32
+	n    int32
 	prev *frozen // a base that this one dominates pointwise, or nil
 	seen uint32  // the last sweep that found it held (clock_arena.go)
 	// A base made from goroutine og's clock while a pass replayed its
@@ -79,7 +84,7 @@ func (c vclock) get(g int32) int32 {
 	if c.base == nil {
 		return 0
 	}
-	return lookup(c.base.ents, g)
+	return c.base.get(g)
 }
 
 // size returns the number of stored entries (an upper bound on the
@@ -87,14 +92,14 @@ func (c vclock) get(g int32) int32 {
 func (c vclock) size() int {
 	n := c.over()
 	if c.base != nil {
-		n += len(c.base.ents)
+		n += c.base.len()
 	}
 	return n
 }
 
 // each calls f for every non-zero component of c, in goroutine order.
 func (c vclock) each(f func(g, v int32)) {
-	if c.mid != nil {
+	if c.mid != nil || c.base != nil && c.base.dn != nil {
 		for _, e := range c.allTo(nil) {
 			f(e.g, e.v)
 		}
@@ -245,7 +250,7 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 	default:
 		// Unrelated bases: keep the larger and fold the other in.
 		small, large := c, src
-		if len(src.base.ents) < len(c.base.ents) {
+		if src.base.len() < c.base.len() {
 			small, large = src, c
 		}
 		cand = small.allTo(cand)
@@ -283,7 +288,7 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 		add = keepAbove(add[:0], add, c.mid.ents)
 	}
 	if c.base != nil {
-		add = keepAbove(add[:0], add, c.base.ents)
+		add = c.base.keepAbove(add[:0], add)
 	}
 	sc.cand, sc.tmp, sc.add = cand[:0], tmp[:0], add[:0] // kept for the next join
 	if sc.wantRises && c.base == orig.base {
@@ -311,7 +316,7 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 	}
 	bl := 0
 	if out.base != nil {
-		bl = len(out.base.ents)
+		bl = out.base.len()
 	}
 	if flattens(out.over(), bl) {
 		return out.flattenFor(sc), true, false
@@ -328,7 +333,7 @@ func risesOver(r []centry, orig, out vclock) []centry {
 		r = keepAbove(r[:0], r, orig.mid.ents)
 	}
 	if orig.base != nil {
-		r = keepAbove(r[:0], r, orig.base.ents)
+		r = orig.base.keepAbove(r[:0], r)
 	}
 	return r
 }
@@ -427,7 +432,7 @@ func mergeMaxInPlace(a, b []centry) []centry {
 func (c vclock) flatten(a *baseArena) vclock {
 	n := c.over()
 	if c.base != nil {
-		n += len(c.base.ents)
+		n += c.base.len()
 	}
 	var ents []centry
 	if a != nil {
@@ -549,15 +554,14 @@ func flattens(n, bl int) bool { return n > flattenDelta+bl/4 }
 // steps, plus the rises (Mattern's dense vector clock, kept beside the
 // persistent one that releases and snapshots share). d is updated.
 func joinDense(sc *joinScratch, c vclock, own bool, d []int32, src vclock, extras ...centry) (vclock, bool, bool) {
-	var b []centry
-	if !sc.knows(c, d, src.base) {
-		b = src.base.ents
-	}
 	// The base's entries, then the delta's, each in goroutine order: two
 	// sorted lists of what rose, merged keeping the larger value (a delta
 	// entry exceeds its base's), so that add is sorted, one entry a
 	// goroutine. Each scan is a loop without a merge's branches.
-	add := raiseDense(sc.add[:0], d, b)
+	add := sc.add[:0]
+	if !sc.knows(c, d, src.base) {
+		add = src.base.raiseInto(add, d)
+	}
 	raise := func(ents []centry) {
 		if more := raiseDense(sc.tmp[:0], d, ents); len(more) > 0 {
 			sc.tmp = more
@@ -594,7 +598,7 @@ func joinDense(sc *joinScratch, c vclock, own bool, d []int32, src vclock, extra
 	}
 	bl := 0
 	if c.base != nil {
-		bl = len(c.base.ents)
+		bl = c.base.len()
 	}
 	if flattenFirst && flattens(max(len(c.midEnts()), len(c.delta), len(add)), bl) {
 		// The merged layer and delta would hold at least as many entries
@@ -627,6 +631,22 @@ func raiseDense(out []centry, d []int32, ents []centry) []centry {
 // of at most n components: the new base is d's non-zero components, read
 // in one pass over d rather than by merging the clock's base and delta.
 func flattenDense(sc *joinScratch, prev *frozen, n int, d []int32) vclock {
+	// Over half of all goroutines, the base is d's copy, 4 bytes a
+	// goroutine rather than 8 a component (clock_base_dense.go): counted
+	// first where the bound n allows it.
+	if denseBases && 2*n > len(d) {
+		if nz := nonZero(d); 2*nz > len(d) {
+			f := denseBase(sc.arena, d, nz)
+			f.prev, f.og = prev, -1
+			if sc.arena != nil {
+				sc.arena.add(f)
+			}
+			if sc.tagged {
+				f.og, f.op = sc.self, sc.pos
+			}
+			return vclock{base: f}
+		}
+	}
 	// The base holds d's non-zero components: gathered in scratch
 	// first, so that its storage is no longer than they need (n, the
 	// sum of the clock's lists, bounds them, but a delta's entries

@@ -1,0 +1,152 @@
+// This file tests the dense form of clock bases (clock_base_dense.go):
+// every reader gives what it gives for the same base kept sparse, and a
+// pass gives the same history with dense bases as without.
+
+package predict
+
+import (
+	"context"
+	"math/rand"
+	"reflect"
+	"slices"
+	"testing"
+
+	synthtrace "github.com/seer-tools/seer/internal/synth"
+	"github.com/seer-tools/seer/trace"
+)
+
+// sortedEntries returns up to n entries of distinct goroutines below ng,
+// sorted, with values in [1, top].
+func sortedEntries(r *rand.Rand, ng, n int, top int32) []centry {
+	var es []centry
+	for _, g := range r.Perm(ng)[:min(n, ng)] {
+		es = append(es, centry{int32(g), 1 + r.Int31n(top)})
+	}
+	slices.SortFunc(es, func(a, b centry) int { return int(a.g - b.g) })
+	return es
+}
+
+// A dense base and a sparse base made from the same mirror read the
+// same through every reader: len, get, keepAbove, raiseInto, maxInto
+// and a clock's allTo and each over it with a layer and a delta
+// (including goroutines past the mirror's, which a delta may hold in a
+// test's clocks).
+func TestDenseBaseReaders(t *testing.T) {
+	defer func(on bool) { denseBases = on }(denseBases)
+	r := rand.New(rand.NewSource(31))
+	for it := 0; it < 3000; it++ {
+		ng := 1 + r.Intn(70)
+		d := make([]int32, ng)
+		for g := range d {
+			if r.Intn(10) < 8 {
+				d[g] = 1 + r.Int31n(50)
+			}
+		}
+		base := func(dense bool) *frozen {
+			denseBases = dense
+			sc := &joinScratch{arena: new(baseArena)}
+			return flattenDense(sc, nil, ng, slices.Clone(d)).base
+		}
+		sp, dn := base(false), base(true)
+		if sp.dn != nil || (dn.dn == nil) != (2*nonZero(d) <= ng) {
+			t.Fatalf("it %d: %d of %d non-zero: sparse form dense %v, dense form dense %v", it, nonZero(d), ng, sp.dn != nil, dn.dn != nil)
+		}
+		if sp.len() != dn.len() {
+			t.Fatalf("it %d: len %d sparse, %d dense", it, sp.len(), dn.len())
+		}
+		for g := int32(-1); g <= int32(ng)+2; g++ {
+			if g >= 0 && sp.get(g) != dn.get(g) {
+				t.Fatalf("it %d: component %d: %d sparse, %d dense", it, g, sp.get(g), dn.get(g))
+			}
+		}
+		cand := sortedEntries(r, ng+3, r.Intn(ng+3), 60)
+		if a, b := sp.keepAbove(nil, cand), dn.keepAbove(nil, cand); !slices.Equal(a, b) {
+			t.Fatalf("it %d: keepAbove %v: %v sparse, %v dense", it, cand, a, b)
+		}
+		// raiseInto and maxInto, from the same random receiver.
+		m := make([]int32, ng+r.Intn(3))
+		for g := range m {
+			m[g] = r.Int31n(60)
+		}
+		m1, m2 := slices.Clone(m), slices.Clone(m)
+		if a, b := sp.raiseInto(nil, m1), dn.raiseInto(nil, m2); !slices.Equal(a, b) || !slices.Equal(m1, m2) {
+			t.Fatalf("it %d: raiseInto: rose %v sparse, %v dense; mirrors %v, %v", it, a, b, m1, m2)
+		}
+		m1, m2 = slices.Clone(m), slices.Clone(m)
+		sp.maxInto(m1)
+		dn.maxInto(m2)
+		if !slices.Equal(m1, m2) {
+			t.Fatalf("it %d: maxInto: %v sparse, %v dense", it, m1, m2)
+		}
+		// Clocks over either base, with a layer and a delta, each of
+		// whose entries exceeds the lists' below it (vclock's invariant).
+		var mid *layer
+		if r.Intn(2) == 0 {
+			mid = &layer{ents: sortedEntries(r, ng+3, r.Intn(8), 20)}
+			for j, e := range mid.ents {
+				mid.ents[j].v += sp.get(e.g)
+			}
+		}
+		delta := sortedEntries(r, ng+3, r.Intn(8), 20)
+		for j, e := range delta {
+			delta[j].v += vclock{base: sp, mid: mid}.get(e.g)
+		}
+		cs, cd := vclock{base: sp, mid: mid, delta: delta}, vclock{base: dn, mid: mid, delta: delta}
+		if a, b := cs.allTo(nil), cd.allTo(nil); !slices.Equal(a, b) {
+			t.Fatalf("it %d: allTo: %v sparse, %v dense", it, a, b)
+		}
+		var es, ed []centry
+		cs.each(func(g, v int32) { es = append(es, centry{g, v}) })
+		cd.each(func(g, v int32) { ed = append(ed, centry{g, v}) })
+		if !slices.Equal(es, ed) || cs.size() != cd.size() {
+			t.Fatalf("it %d: each: %v sparse, %v dense; size %d, %d", it, es, ed, cs.size(), cd.size())
+		}
+	}
+}
+
+// A pass gives the same history with dense bases as without, mirrors
+// made at once or late and the arena swept often (so that dense bases'
+// storage is reused); and it makes dense bases.
+func TestDenseBasesSameHistory(t *testing.T) {
+	defer func(on bool, sw int) { denseBases, sweepEntries = on, sw }(denseBases, sweepEntries)
+	sweepEntries = 64
+	trs := historyTraces(t, 53, 20) // clock_rises_mixed_test.go
+	trs = append(trs,
+		synth(synthParams{goroutines: 120, locks: 4, vars: 32, events: 20_000, racy: 0.001, seed: 8}),
+		synth(synthParams{goroutines: 300, locks: 8, vars: 64, events: 20_000, racy: 0.001, seed: 9, pool: true}))
+	ring, err := synthtrace.Ring(200, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trs = append(trs, ring)
+	run := func(tr *trace.Trace, c *ctp, m *memory, mode clockMode, dense bool, min int) *clocks {
+		var out *clocks
+		withJoins(true, true, func() { // dense_test.go
+			denseMin, denseBases = min, dense
+			var err error
+			if out, err = newClocks(context.Background(), c, m, mode); err != nil {
+				t.Fatal(err)
+			}
+		})
+		return out
+	}
+	modes := []clockMode{{}, {locks: true, rf: true}, {rf: true, acqRises: true}}
+	made := denseBasesMade.Load()
+	for n, tr := range trs {
+		c := newCTP(tr)
+		m := newMemory(c)
+		for _, mode := range modes {
+			for _, min := range []int{0, 6} {
+				ref := run(tr, c, m, mode, false, min)
+				got := run(tr, c, m, mode, true, min)
+				if !reflect.DeepEqual(ref.h, got.h) || !reflect.DeepEqual(ref.acq, got.acq) {
+					t.Fatalf("trace %d, mode %+v, mirrors from %d entries: the history differs with dense bases", n, mode, min)
+				}
+			}
+		}
+	}
+	if made = denseBasesMade.Load() - made; made == 0 {
+		t.Fatal("no dense base was made: the test does not reach them")
+	}
+	t.Logf("%d dense bases made", made)
+}
