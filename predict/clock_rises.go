@@ -129,6 +129,23 @@ func (l *kpvLog) add(pos int32, rs []centry) int {
 	if len(rs) == 0 {
 		return 0
 	}
+	if at := len(l.cur); cap(l.cur)-at >= maxGroup(len(rs)) {
+		// Room for the longest group of this many rises: no chunk to
+		// decide on, and the group is written as sorted without a scan
+		// first, again unsorted should a component not rise above the
+		// one before (several joins at one event: rare).
+		d := uint32(pos - l.last)
+		b := l.cur[at:cap(l.cur)]
+		size, sorted := putSorted(b, d, rs)
+		if !sorted {
+			size = putGroup(b, d, uint32(len(rs))<<1, rs, false)
+		}
+		l.cur = l.cur[:at+size]
+		l.last = pos
+		l.n += len(rs)
+		l.size += size
+		return size
+	}
 	// Components in increasing order (as a join reports them) are coded
 	// as the difference from the previous one: thousands of goroutines
 	// need two bytes each, and the gaps between the few that rise at
@@ -166,6 +183,29 @@ func (l *kpvLog) add(pos int32, rs []centry) int {
 	l.n += len(rs)
 	l.size += size
 	return size
+}
+
+// maxGroup bounds the bytes of a group of n rises: five a uvarint of 32
+// bits, two a rise and two for position and header.
+func maxGroup(n int) int { return 10 * (n + 1) }
+
+// putSorted writes a group of the log at the start of b, which has room
+// for its longest encoding (maxGroup), as putGroup does for sorted rises,
+// and returns the bytes written; or reports that rs is not sorted (each
+// component above the one before), having written part of it.
+func putSorted(b []byte, d uint32, rs []centry) (int, bool) {
+	i := putUv(b, 0, d)
+	i = putUv(b, i, uint32(len(rs))<<1|1)
+	prev := int32(0)
+	for j, r := range rs {
+		if r.g <= prev && j > 0 {
+			return 0, false
+		}
+		i = putUv(b, i, uint32(r.g-prev))
+		i = putUv(b, i, uint32(r.v))
+		prev = r.g
+	}
+	return i, true
 }
 
 // groupSize returns the bytes putGroup writes for a group.
