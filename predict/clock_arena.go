@@ -26,10 +26,6 @@ type baseArena struct {
 	epoch uint32
 	// asked: the entries asked for since the last sweep, by size class.
 	asked map[int]int
-	// freeDense is the storage of swept dense bases (clock_base_dense.go),
-	// askedDense how many were asked for since the last sweep.
-	freeDense  [][]int32
-	askedDense int
 }
 
 // classBits is the number of size classes an octave of sizes has, as a
@@ -109,18 +105,10 @@ func (a *baseArena) sweep(roots func(hold func(*frozen))) {
 		}
 	}
 	clear(a.asked)
-	k := min(len(a.freeDense), a.askedDense)
-	clear(a.freeDense[k:])
-	a.freeDense, a.askedDense = a.freeDense[:k], 0
 	keep := a.made[:0]
 	for _, f := range a.made {
 		if f.seen == a.epoch {
 			keep = append(keep, f)
-			continue
-		}
-		if f.dn != nil {
-			a.freeDense = append(a.freeDense, f.dn)
-			f.dn = nil
 			continue
 		}
 		n := cap(f.ents)

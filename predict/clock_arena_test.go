@@ -118,7 +118,7 @@ func TestFlattenDenseStorage(t *testing.T) {
 		}
 		sc := &joinScratch{arena: new(baseArena)}
 		c := flattenDense(sc, nil, tc.bound, d)
-		if got := c.base.dn != nil; got != tc.dense {
+		if got := c.base.n > 0; got != tc.dense {
 			t.Fatalf("%+v: the base is dense: %v", tc, got)
 		}
 		if c.base.len() != tc.nonzero {
@@ -130,8 +130,9 @@ func TestFlattenDenseStorage(t *testing.T) {
 			}
 		}
 		if tc.dense {
-			if c.base.bytes() != 4*int64(tc.goroutines) {
-				t.Errorf("%+v: the dense base's storage is %d bytes, want 4 a goroutine", tc, c.base.bytes())
+			half := (tc.goroutines + 1) / 2 // entries of storage, two int32s each
+			if limit := half + half/16 + 1; len(c.base.ents) != half || cap(c.base.ents) > limit {
+				t.Errorf("%+v: the dense base's storage is %d entries of %d, want %d of at most %d", tc, len(c.base.ents), cap(c.base.ents), half, limit)
 			}
 			continue
 		}

@@ -14,12 +14,19 @@
 // Every reader of a base goes through the methods here: len (the
 // components it holds, the same count as the sparse form's, so that every
 // decision that weighs a base's size is the same), get, keepAbove,
-// raiseInto, maxInto and the merges of allTo. The arena (clock_arena.go)
-// keeps the storage of swept dense bases apart from the entry lists.
+// raiseInto, maxInto and the merges of allTo. A dense base keeps its
+// int32s in the storage of an entry list (two a centry, the last one
+// padding when the goroutines are odd), so that the arena
+// (clock_arena.go) serves and sweeps both forms alike, and frozen grows
+// by no more than its count of non-zero components (n, in what was
+// padding): the readers of sorted bases test n and nothing else.
 
 package predict
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // denseBases lets flattenDense make dense bases; tests turn it off to
 // compare the pass's histories with and without them.
@@ -29,10 +36,19 @@ var denseBases = true
 // process started (atomic: an analysis runs its passes on two goroutines).
 var denseBasesMade atomic.Int64
 
+// dense returns a dense base's components, indexed by goroutine (nil
+// for a sorted base): its entries' storage read as int32s.
+func (f *frozen) dense() []int32 {
+	if f.n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(f.ents))), 2*len(f.ents))
+}
+
 // len returns the number of components base f holds: its entries, or the
 // non-zero components of a dense base.
 func (f *frozen) len() int {
-	if f.dn != nil {
+	if f.n > 0 {
 		return int(f.n)
 	}
 	return len(f.ents)
@@ -40,9 +56,9 @@ func (f *frozen) len() int {
 
 // get returns component g of base f.
 func (f *frozen) get(g int32) int32 {
-	if f.dn != nil {
-		if int(g) < len(f.dn) {
-			return f.dn[g]
+	if f.n > 0 {
+		if dn := f.dense(); int(g) < len(dn) {
+			return dn[g]
 		}
 		return 0
 	}
@@ -52,10 +68,10 @@ func (f *frozen) get(g int32) int32 {
 // keepAbove appends to out the entries of sorted cand that exceed base
 // f's component (keepAbove of the sparse form). out may be cand[:0].
 func (f *frozen) keepAbove(out, cand []centry) []centry {
-	if f.dn == nil {
+	if f.n == 0 {
 		return keepAbove(out, cand, f.ents)
 	}
-	dn := f.dn
+	dn := f.dense()
 	for _, e := range cand {
 		if int(e.g) < len(dn) && dn[e.g] >= e.v {
 			continue
@@ -67,13 +83,15 @@ func (f *frozen) keepAbove(out, cand []centry) []centry {
 
 // raiseInto raises d to base f, appending to out each component that
 // rose, in goroutine order (raiseDense of the sparse form). A dense base
-// is read in order beside d, which must cover its goroutines.
+// is read in order beside d, which covers every goroutine of the pass
+// (a dense base's goroutines but for its padding).
 func (f *frozen) raiseInto(out []centry, d []int32) []centry {
-	if f.dn == nil {
+	if f.n == 0 {
 		return raiseDense(out, d, f.ents)
 	}
-	b := f.dn
-	d = d[:len(b)] // a mirror covers every goroutine of the pass
+	b := f.dense()
+	b = b[:min(len(b), len(d))]
+	d = d[:len(b)]
 	// Eight components at a time: d[g]-b[g] is negative (components
 	// count events: no overflow) for each that rises, so a block where
 	// none does costs one test rather than eight hard-to-predict
@@ -102,25 +120,17 @@ func (f *frozen) raiseInto(out []centry, d []int32) []centry {
 
 // maxInto raises d to base f: d[k] becomes max(d[k], f.get(k)).
 func (f *frozen) maxInto(d []int32) {
-	if f.dn == nil {
+	if f.n == 0 {
 		for _, e := range f.ents {
 			d[e.g] = max(d[e.g], e.v)
 		}
 		return
 	}
-	b := f.dn
-	d = d[:len(b)]
+	b := f.dense()
+	b = b[:min(len(b), len(d))]
 	for g, v := range b {
 		d[g] = max(d[g], v)
 	}
-}
-
-// bytes returns the size of f's storage.
-func (f *frozen) bytes() int64 {
-	if f.dn != nil {
-		return int64(cap(f.dn)) * 4
-	}
-	return int64(cap(f.ents)) * 8
 }
 
 // mergeDenseTo is merge3To for a dense first list dn (a dense base's):
@@ -145,18 +155,25 @@ func mergeDenseTo(out []centry, dn []int32, b, c []centry) []centry {
 }
 
 // denseBase returns a base holding mirror d, whose non-zero components
-// number n, as a copy of d made in arena a if it is not nil: prev and the
-// tag are set by the caller.
+// number n (more than half), as a copy of d in the storage of an entry
+// list made in arena a if it is not nil: prev and the tag are set by the
+// caller.
 func denseBase(a *baseArena, d []int32, n int) *frozen {
-	var dn []int32
+	half := (len(d) + 1) / 2
+	var ents []centry
 	if a != nil {
-		dn = a.allocDense(len(d))
+		ents = a.alloc(half)[:half]
 	} else {
-		dn = make([]int32, len(d))
+		ents = make([]centry, half)
 	}
+	f := &frozen{ents: ents, n: int32(n)}
+	dn := f.dense()
 	copy(dn, d)
+	if len(dn) > len(d) {
+		dn[len(d)] = 0 // padding, of storage a swept base may have left
+	}
 	denseBasesMade.Add(1)
-	return &frozen{dn: dn, n: int32(n)}
+	return f
 }
 
 // nonZero returns the number of non-zero components of mirror d (all
@@ -167,17 +184,4 @@ func nonZero(d []int32) int {
 		n += int(uint32(-v) >> 31)
 	}
 	return n
-}
-
-// allocDense returns storage for a dense base of n goroutines (of a pass,
-// all the same size), a swept dense base's if the arena has one.
-func (a *baseArena) allocDense(n int) []int32 {
-	a.fresh += (n + 1) / 2 // as many bytes as this many entries
-	a.askedDense++
-	if l := a.freeDense; len(l) > 0 && len(l[len(l)-1]) == n {
-		b := l[len(l)-1]
-		a.freeDense = l[:len(l)-1]
-		return b
-	}
-	return make([]int32, n)
 }

@@ -48,8 +48,8 @@ func TestDenseBaseReaders(t *testing.T) {
 			return flattenDense(sc, nil, ng, slices.Clone(d)).base
 		}
 		sp, dn := base(false), base(true)
-		if sp.dn != nil || (dn.dn == nil) != (2*nonZero(d) <= ng) {
-			t.Fatalf("it %d: %d of %d non-zero: sparse form dense %v, dense form dense %v", it, nonZero(d), ng, sp.dn != nil, dn.dn != nil)
+		if sp.n > 0 || (dn.n == 0) != (2*nonZero(d) <= ng) {
+			t.Fatalf("it %d: %d of %d non-zero: sparse form dense %v, dense form dense %v", it, nonZero(d), ng, sp.n > 0, dn.n > 0)
 		}
 		if sp.len() != dn.len() {
 			t.Fatalf("it %d: len %d sparse, %d dense", it, sp.len(), dn.len())
@@ -149,4 +149,31 @@ func TestDenseBasesSameHistory(t *testing.T) {
 		t.Fatal("no dense base was made: the test does not reach them")
 	}
 	t.Logf("%d dense bases made", made)
+}
+
+// A dense base of an odd number of goroutines has an int32 of padding in
+// its storage, which may be a swept base's: it must read as zero, so that
+// no clock over the base holds a goroutine the pass does not have.
+func TestDenseBasePadding(t *testing.T) {
+	const ng = 9
+	half := (ng + 1) / 2
+	junk := make([]centry, sizeClass(half))
+	for j := range junk {
+		junk[j] = centry{77, 77}
+	}
+	a := &baseArena{free: map[int][][]centry{sizeClass(half): {junk[:0]}}}
+	d := make([]int32, ng)
+	for g := range d {
+		d[g] = int32(g + 1)
+	}
+	c := flattenDense(&joinScratch{arena: a}, nil, ng, d)
+	if c.base.n == 0 || &c.base.ents[0] != &junk[0] {
+		t.Fatal("the base is not dense in the swept storage: the test does not reach the padding")
+	}
+	if v := c.get(ng); v != 0 {
+		t.Errorf("goroutine %d, past the mirror's, reads %d", ng, v)
+	}
+	if got := c.allTo(nil); len(got) != ng || got[ng-1] != (centry{ng - 1, ng}) {
+		t.Errorf("the base's entries are %v, want goroutines 0 to %d", got, ng-1)
+	}
 }

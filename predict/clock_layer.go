@@ -112,8 +112,8 @@ func (c vclock) overTo(out []centry) []centry {
 func (c vclock) allTo(out []centry) []centry {
 	var b []centry
 	if c.base != nil {
-		if c.base.dn != nil {
-			return mergeDenseTo(out, c.base.dn, c.midEnts(), c.delta) // clock_base_dense.go
+		if c.base.n > 0 {
+			return mergeDenseTo(out, c.base.dense(), c.midEnts(), c.delta) // clock_base_dense.go
 		}
 		b = c.base.ents
 	}

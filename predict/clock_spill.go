@@ -176,7 +176,7 @@ func (sf *spillFile) readEnts(r spillRef) ([]centry, error) {
 func (a *baseArena) baseBytes() int64 {
 	var n int64
 	for _, f := range a.made {
-		n += f.bytes()
+		n += int64(cap(f.ents)) * 8
 	}
 	return n
 }

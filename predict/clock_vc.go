@@ -29,14 +29,13 @@ import "slices"
 // least) its first v events.
 type centry struct{ g, v int32 }
 
-// frozen is an immutable clock base: sorted by goroutine in ents, or
-// dense in dn (clock_base_dense.go), n of whose components are non-zero.
-// Its readers go through its methods (len, get, keepAbove, raiseInto,
-// maxInto, vclock.allTo), which read either form.
+// frozen is an immutable clock base: sorted by goroutine in ents, or,
+// if n > 0, dense (clock_base_dense.go): ents's storage then holds an
+// int32 a goroutine, n of them non-zero. Its readers go through its
+// methods (len, get, keepAbove, raiseInto, maxInto, vclock.allTo), which
+// read either form.
 type frozen struct {
 	ents []centry
-	dn   []int32
-	n    int32
 	prev *frozen // a base that this one dominates pointwise, or nil
 	seen uint32  // the last sweep that found it held (clock_arena.go)
 	// A base made from goroutine og's clock while a pass replayed its
@@ -44,6 +43,7 @@ type frozen struct {
 	// is -1 for other bases): a clock that knows og's event op+1 holds
 	// all of it (see knowsBase).
 	og, op int32
+	n      int32 // a dense base's non-zero components; 0 for a sorted one
 }
 
 // vclock is a persistent vector clock. The zero value is the empty clock.
@@ -99,7 +99,7 @@ func (c vclock) size() int {
 
 // each calls f for every non-zero component of c, in goroutine order.
 func (c vclock) each(f func(g, v int32)) {
-	if c.mid != nil || c.base != nil && c.base.dn != nil {
+	if c.mid != nil || c.base != nil && c.base.n > 0 {
 		for _, e := range c.allTo(nil) {
 			f(e.g, e.v)
 		}
