@@ -24,6 +24,7 @@
 package predict
 
 import (
+	"slices"
 	"sync/atomic"
 	"unsafe"
 )
@@ -102,12 +103,19 @@ func (f *frozen) raiseInto(out []centry, d []int32) []centry {
 		if (dd[0]-bb[0])|(dd[1]-bb[1])|(dd[2]-bb[2])|(dd[3]-bb[3])|(dd[4]-bb[4])|(dd[5]-bb[5])|(dd[6]-bb[6])|(dd[7]-bb[7]) >= 0 {
 			continue
 		}
+		// Some rise: each is written, and kept where it rose, with no
+		// branch (the rises of a block are as likely as not).
+		n := len(out)
+		out = slices.Grow(out, 8)[:n+8]
+		o := out[n : n+8 : n+8]
+		k := 0
 		for j, v := range bb {
-			if v > dd[j] {
-				dd[j] = v
-				out = append(out, centry{int32(i + j), v})
-			}
+			x := dd[j]
+			o[k&7] = centry{int32(i + j), v}
+			k += int(uint32(x-v) >> 31)
+			dd[j] = max(x, v)
 		}
+		out = out[:n+k]
 	}
 	for ; i < len(b); i++ {
 		if v := b[i]; v > d[i] {

@@ -177,3 +177,51 @@ func TestDenseBasePadding(t *testing.T) {
 		t.Errorf("the base's entries are %v, want goroutines 0 to %d", got, ng-1)
 	}
 }
+
+// BenchmarkRaiseBase raises a mirror to bases shaped like the channel
+// stress trace's (bench/RESULTS.md): 1,114 goroutines, 78% of them in a
+// base, a sixth of them above the mirror, either a run of them (in the
+// trace's pass the blocks of eight with a rise are few) or scattered;
+// the same bases sorted and dense, 512 of them in turn (9-12 MB: out of
+// the caches, as a pass's). Each op also copies the mirror back.
+func BenchmarkRaiseBase(b *testing.B) {
+	defer func(on bool) { denseBases = on }(denseBases)
+	const ng, nb = 1114, 512
+	for _, shape := range []string{"run", "scattered"} {
+		r := rand.New(rand.NewSource(3))
+		var ds, mirrors [][]int32
+		for range nb {
+			d, m := make([]int32, ng), make([]int32, ng)
+			lo := r.Intn(ng - ng/6)
+			for g := range d {
+				if r.Intn(100) < 78 {
+					d[g] = 1 + r.Int31n(100000)
+					m[g] = d[g]
+					if rise := g >= lo && g < lo+ng/6; shape == "scattered" && r.Intn(6) == 0 || shape == "run" && rise {
+						m[g] -= 1 + r.Int31n(d[g])
+					}
+				}
+			}
+			ds, mirrors = append(ds, d), append(mirrors, m)
+		}
+		for _, dense := range []bool{false, true} {
+			denseBases = dense
+			bases := make([]*frozen, nb)
+			for i, d := range ds {
+				bases[i] = flattenDense(&joinScratch{}, nil, ng, d).base
+			}
+			name := shape + "/sorted"
+			if dense {
+				name = shape + "/dense"
+			}
+			b.Run(name, func(b *testing.B) {
+				d := make([]int32, ng)
+				var out []centry
+				for i := range b.N {
+					copy(d, mirrors[i%nb])
+					out = bases[i%nb].raiseInto(out[:0], d)
+				}
+			})
+		}
+	}
+}
