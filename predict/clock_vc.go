@@ -84,7 +84,10 @@ func (c vclock) get(g int32) int32 {
 	if c.base == nil {
 		return 0
 	}
-	return c.base.get(g)
+	if c.base.n > 0 {
+		return c.base.get(g)
+	}
+	return lookup(c.base.ents, g) // inline, as get's is not
 }
 
 // size returns the number of stored entries (an upper bound on the
