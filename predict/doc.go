@@ -195,7 +195,9 @@
 //     storage to the next. When they do all talk to all, a goroutine whose
 //     clock holds a quarter of all goroutines keeps a dense mirror of it
 //     (Mattern's clock beside the persistent one, clock_mirror.go), so that a join
-//     reads its source once instead of merging two unrelated bases; a base
+//     reads its source once instead of merging two unrelated bases (a base
+//     made from a mirror over half of whose goroutines are non-zero is
+//     kept as its copy, an int32 a goroutine, clock_base_dense.go); a base
 //     is tagged with the goroutine and position that made it, and a clock
 //     that knows the next event of that goroutine holds it (the epoch rule
 //     again). The must-happen-before pass also asks whether every read
