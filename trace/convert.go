@@ -254,6 +254,15 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	}
 	t.replayPos = rp
 	switch {
+	case !atCap && !s.malformed && s.cut != 0 && s.overflow == 0 && c.maxEvents > 0 && !aborted.Load():
+		// The recorder cut the run at the event cap (a cut with no
+		// record lost to a full spool: recorder.c, "Stopping at the
+		// event cap"), yet the records up to the cut made fewer events
+		// than the cap: its count was not the lower bound it must be.
+		// The file is a whole prefix of the run, but not the run's
+		// first maxEvents events that Capped would claim: marked
+		// truncated, so that the shortfall is not silent.
+		t.Truncated = true
 	case !atCap && !s.malformed && (s.overflow > 0 || s.cut != 0) && !aborted.Load():
 		// The spool (or its allocation region) filled before the cap:
 		// the recorder cut the run where it did (cut_here), and the

@@ -109,7 +109,11 @@ func FuzzConvert(f *testing.F) {
 // (Header.Capped), as at the event cap. It was marked truncated (a
 // damaged file to seer predict) whenever a record past the cut stopped
 // the walk, which the spool-full recordings of x/sync's syncmap did about
-// one time in six.
+// one time in six. A cut the recorder made at the event cap (recorder.c,
+// "Stopping at the event cap": a cut with no record lost to a full
+// spool) that came before the cap is marked truncated instead: the
+// recorder's count of events was not a lower bound, and the file is not
+// the run's first maxEvents events that Capped would claim.
 func TestConvertStopsAtCut(t *testing.T) {
 	var main, child []byte
 	main = append(main, spoolRec(1, rGo, 2, 0x1000)...)
@@ -122,19 +126,30 @@ func TestConvertStopsAtCut(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "spool")
 	writeSpool(t, path, map[uint32][]byte{1: main, 2: child})
 	for _, tc := range []struct {
-		cut    uint64
-		events int
-		capped int
-	}{{0, 7, 0}, {5, 5, 5}, {3, 3, 3}} {
+		cut, overflow  uint64
+		max            int
+		events, capped int
+		truncated      bool
+	}{
+		{0, 0, 0, 7, 0, false},
+		{5, 0, 0, 5, 5, false},
+		{3, 0, 0, 3, 3, false},
+		{0, 0, 10, 7, 0, false}, // under the cap
+		{5, 0, 5, 5, 5, false},  // the recorder's stop at the cap
+		{6, 0, 5, 5, 5, false},  // past the cap
+		{5, 1, 10, 5, 5, false}, // the spool full before the cap
+		{5, 0, 10, 5, 0, true},  // the recorder's stop at the cap before the cap
+	} {
 		data, _ := os.ReadFile(path)
-		binary.LittleEndian.PutUint64(data[80:], tc.cut)
+		binary.LittleEndian.PutUint64(data[hdrCut:], tc.cut)
+		binary.LittleEndian.PutUint64(data[hdrOverflow:], tc.overflow)
 		os.WriteFile(path, data, 0o644)
-		tr, err := Convert(path, "", "", Header{}, nil, 0)
+		tr, err := Convert(path, "", "", Header{}, nil, tc.max)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(tr.Events) != tc.events || tr.Truncated || tr.Header.Capped != tc.capped {
-			t.Errorf("cut %d: %d events, truncated %v, capped %d; want %d events, not truncated, capped %d", tc.cut, len(tr.Events), tr.Truncated, tr.Header.Capped, tc.events, tc.capped)
+		if len(tr.Events) != tc.events || tr.Truncated != tc.truncated || tr.Header.Capped != tc.capped {
+			t.Errorf("%+v: %d events, truncated %v, capped %d", tc, len(tr.Events), tr.Truncated, tr.Header.Capped)
 		}
 	}
 }
