@@ -3,11 +3,11 @@
 // than half of all goroutines is kept as the mirror's copy, an int32 a
 // goroutine, rather than as a sorted list of (goroutine, value) entries
 // of 8 bytes each. When a thousand goroutines all talk to all (the
-// channel stress suite), a must-happen-before pass made 60,082 bases of
-// about 866 entries each in 1.2M events and read 165M of their entries
-// at joins into a mirror: reading them from memory, not the compare, was
-// what raiseDense cost (bench/RESULTS.md, "the must-happen-before pass
-// profiled again"). Dense, such a base is 4 bytes a goroutine, read in
+// channel stress suite), a must-happen-before pass makes many bases that
+// hold most goroutines and reads their entries at joins into a mirror:
+// reading them from memory, not the compare, was what raiseDense cost
+// (bench/RESULTS.md, "the must-happen-before pass profiled again", for
+// the figures). Dense, such a base is 4 bytes a goroutine, read in
 // order beside the mirror it raises (Mattern's dense vector clock, as the
 // mirrors already are), and it is made by one copy of the mirror.
 //
