@@ -113,7 +113,7 @@ func (a *baseArena) sweep(roots func(hold func(*frozen))) {
 		}
 		n := cap(f.ents)
 		a.free[n] = append(a.free[n], f.ents[:0])
-		f.ents = nil
+		f.ents, f.n = nil, 0 // a swept dense base reads as empty, not as n components of nothing
 	}
 	clear(a.made[len(keep):])
 	a.made = keep

@@ -277,9 +277,8 @@ static void cut_here(void) {
 // records it has visited, in sequence order, have made that many events
 // (trace/convert.go's stop counts every event made, kept, settled or held
 // in the side log). Whatever the test records past that point costs the
-// run (the records written, their pages provisioned) and is never read:
-// syncmap's test numbered 32-37M records where the converter read about
-// 21M (bench/RESULTS.md, branch conv6). So the recorder cuts the run
+// run (the records written, their pages provisioned) and is never read
+// (bench/RESULTS.md, branches conv6 and reccap). So the recorder cuts the run
 // itself (cut_here) once the records already numbered surely make
 // SEER_EVENT_CAP events.
 //
@@ -2167,8 +2166,8 @@ static void atomic_record(struct gctx *thr, uint64_t *held, uint64_t seq, uint32
 // Past the cut (the spool full, or the event cap reached) an atomic is
 // recorded no more, so it is only performed: without its address's lock,
 // its sequence number or its frames, which a test that goes on long past
-// the cap paid for every atomic it made (syncmap's, a third of its
-// numbers). Atomics before the cut are unaffected: cut_here stores
+// the cap paid for every atomic it made (bench/RESULTS.md, branch
+// reccap). Atomics before the cut are unaffected: cut_here stores
 // stopped (sequentially consistent) after it reads the counter, so an
 // atomic that sees it takes effect after every atomic numbered up to the
 // cut has, and no load kept in the trace reads a value stored past the
