@@ -92,27 +92,24 @@ type ucgItem struct {
 	plan *plan // a race's plan, the same for the UCG and the witness
 }
 
-// prePass builds the CTP and, on a second goroutine, groups the accesses
-// into locations: grouping needs the events only, so on a second core it
-// takes nothing from the CTP's time, and the two cost about as much.
+// prePass builds the CTP and, on a second goroutine, the memory: the
+// accesses grouped into locations, then the read-from. Both need the
+// events only (newMemoryOf reads nothing of the CTP), so on a second core
+// the memory takes nothing from the CTP's time, and the CTP and the
+// grouping cost about as much.
 func (a *analysis) prePass() {
 	t, o := a.t, &a.o
-	type grouped struct {
-		loc   []int32
-		spans []trace.Span
-	}
-	groups := make(chan grouped, 1)
+	mem := make(chan *memory, 1)
 	go func() {
 		loc, spans := trace.GroupAccesses(t.Events)
-		groups <- grouped{loc, spans}
+		mem <- newMemoryOf(t.Events, loc, spans)
 	}()
 	if o.given != nil {
 		a.c = newCTPObserved(t, o.given.observed)
 	} else {
 		a.c = newCTP(t)
 	}
-	g := <-groups
-	a.m = newMemoryOf(a.c, g.loc, g.spans)
+	a.m = <-mem
 	a.res.Stats.Locations = len(a.m.locs)
 	for i := range a.m.locs {
 		if a.m.locs[i].shared() {

@@ -82,23 +82,24 @@ func (m *memory) writers(i int32) []int32 {
 
 func newMemory(c *ctp) *memory {
 	loc, spans := trace.GroupAccesses(c.ev)
-	return newMemoryOf(c, loc, spans)
+	return newMemoryOf(c.ev, loc, spans)
 }
 
-// newMemoryOf is newMemory given trace.GroupAccesses(c.ev), which depends
-// on the events alone: Analyze computes it beside newCTP.
-func newMemoryOf(c *ctp, loc []int32, spans []trace.Span) *memory {
+// newMemoryOf is newMemory of the CTP's events ev (the trace's) given
+// trace.GroupAccesses(ev). It reads the events alone, never the CTP:
+// Analyze's pre-pass makes it beside newCTP (analysis.prePass).
+func newMemoryOf(ev []trace.Event, loc []int32, spans []trace.Span) *memory {
 	m := &memory{loc: loc}
 	m.locs = make([]location, len(spans))
 	for l, s := range spans {
 		m.locs[l] = location{Span: s, g0: -1}
 	}
-	for i := range c.ev {
+	for i := range ev {
 		l := m.loc[i]
 		if l < 0 {
 			continue
 		}
-		e := &c.ev[i]
+		e := &ev[i]
 		loc := &m.locs[l]
 		if loc.g0 < 0 {
 			loc.g0 = int32(e.G)
@@ -109,26 +110,26 @@ func newMemoryOf(c *ctp, loc []int32, spans []trace.Span) *memory {
 			loc.write = true
 		}
 	}
-	m.readFrom(c)
+	m.readFrom(ev)
 	return m
 }
 
 // readFrom replays the observed order and records each shared read's
 // writers, byte by byte.
-func (m *memory) readFrom(c *ctp) {
+func (m *memory) readFrom(ev []trace.Event) {
 	// Each location is tracked from its first access to its last.
 	wm := trace.NewWriterMap()
 	last := trace.LastAccesses(m.loc, len(m.locs))
-	m.reads = newRankSet(len(c.ev), func(i int) bool {
+	m.reads = newRankSet(len(ev), func(i int) bool {
 		l := m.loc[i]
-		return l >= 0 && m.locs[l].shared() && isRead(c.ev[i].Op)
+		return l >= 0 && m.locs[l].shared() && isRead(ev[i].Op)
 	})
 	m.wOff = make([]int32, m.reads.n+1)
 	// Most reads have one writer: start with room for one each.
 	m.w = make([]int32, 0, m.reads.n)
 	nr := 0
-	for i := range c.ev {
-		e := &c.ev[i]
+	for i := range ev {
+		e := &ev[i]
 		l := m.loc[i]
 		if l < 0 || !m.locs[l].shared() {
 			continue
