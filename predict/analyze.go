@@ -361,7 +361,8 @@ var parkTail = true
 // so no race it proves is lost to the budget: what the report can lack is
 // only what a deeper layer would have proved after event at. The SHB
 // findings' witnesses are checked first, on the whole trace; the events
-// after at are then parked in a file until the prefix's analysis ends.
+// after at are then parked in a file, beside the prefix's analysis
+// (parkBeside), until it ends.
 func analyzePrefix(ctx context.Context, full fullTrace, o Options, hb *historyBudgetError, shb []Finding, start time.Time) (res *Result, err error) {
 	t, at := full.t, hb.At
 	sub := o
@@ -374,7 +375,7 @@ func analyzePrefix(ctx context.Context, full fullTrace, o Options, hb *historyBu
 	}
 	// The SHB findings' witnesses are checked on the whole trace first:
 	// then nothing reads the events past the cut until Analyze returns,
-	// and they are parked (Trace.Park) while the prefix is analysed.
+	// and they are parked (Trace.Park) beside the prefix's analysis.
 	t0 := time.Now()
 	if len(shb) > 0 {
 		chk := witness.NewChecker(t, full.loc, full.spans)
@@ -387,18 +388,21 @@ func analyzePrefix(ctx context.Context, full fullTrace, o Options, hb *historyBu
 	}
 	checked := time.Since(t0)
 	full.loc, full.spans = nil, nil
-	var parked *trace.Parked
+	prefix := t.Prefix(at) // before Park shortens t's tables
+	parking := func() (*trace.Parked, error) { return nil, nil }
 	if parkTail {
-		if parked, err = t.Park(at); err != nil {
-			return nil, err
-		}
+		parking = parkBeside(t, at) // history_cut_park.go
 	}
 	defer func() {
+		parked, perr := parking()
+		if perr != nil && err == nil {
+			res, err = nil, perr
+		}
 		if rerr := parked.Restore(); rerr != nil && err == nil {
 			res, err = nil, fmt.Errorf("predict: reading back the trace's events after the cut: %w", rerr)
 		}
 	}()
-	res, err = Analyze(ctx, t.Prefix(at), sub)
+	res, err = Analyze(ctx, prefix, sub)
 	if err != nil {
 		return nil, err
 	}
