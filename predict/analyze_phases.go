@@ -161,7 +161,11 @@ func (a *analysis) startSHB() error {
 				a.proofOrder = append(a.proofOrder, k)
 			}
 		}
-		if a.concurrent {
+		if a.concurrent || a.o.given.mhb != nil {
+			// Given the longer trace's history, no pass runs here:
+			// buildMHB waits for its index (history_cut.go), and the
+			// classes, which read no clocks, are made beside that wait,
+			// whatever the trace's size.
 			a.waitSHB = goroutine(a.classes)
 		}
 	} else if !a.o.NoRaces {

@@ -82,3 +82,45 @@ func cutParams(r *rand.Rand) genParams {
 	return genParams{goroutines: 2 + r.Intn(6), vars: 1 + r.Intn(4), locks: r.Intn(3), sigs: 1 + r.Intn(3),
 		ops: 40 + r.Intn(60), atomics: r.Intn(3) == 0}
 }
+
+// TestCutPrefixClassesBeside analyses traces whose history outgrows its
+// budget as large traces (the whole trace's passes one after the other,
+// the index made on a goroutine, the prefix's classes made beside the
+// wait for it: startSHB given the longer trace's history) and as small
+// ones (the classes beside, as they always were), and compares the cut,
+// the findings and the funnel's rows.
+func TestCutPrefixClassesBeside(t *testing.T) {
+	defer func(n, i int) { concurrentPassesBelow, indexBesideFrom = n, i }(concurrentPassesBelow, indexBesideFrom)
+	r := rand.New(rand.NewSource(17))
+	cut, found := 0, 0
+	for k := 0; k < 12; {
+		tr, _ := genTrace(r, cutParams(r))
+		if len(tr.Events) > 300 {
+			continue // the witness search of the longest takes seconds
+		}
+		k++
+		for _, budget := range []int64{24, 200} {
+			var res [2]*Result
+			for j, large := range []bool{false, true} {
+				concurrentPassesBelow, indexBesideFrom = 1<<30, 1<<30
+				if large {
+					concurrentPassesBelow, indexBesideFrom = 0, 0
+				}
+				res[j] = analyze(t, tr, Options{HistoryBudget: budget})
+			}
+			a, b := res[0], res[1]
+			if b.Stats.HistoryCut > 0 {
+				cut++
+			}
+			if a.Stats.HistoryCut != b.Stats.HistoryCut || !reflect.DeepEqual(a.Findings, b.Findings) || !sameRows(a.Stats.Stages, b.Stats.Stages) {
+				t.Fatalf("trace %d, budget %d: small cut at %d, %d findings, rows %v; large cut at %d, %d findings, rows %v",
+					k, budget, a.Stats.HistoryCut, len(a.Findings), a.Stats.Stages, b.Stats.HistoryCut, len(b.Findings), b.Stats.Stages)
+			}
+			found += len(a.Findings)
+		}
+	}
+	t.Logf("%d analyses cut, %d findings", cut, found)
+	if cut < 10 || found == 0 {
+		t.Fatalf("%d analyses cut, %d findings: the test says little", cut, found)
+	}
+}
