@@ -170,8 +170,8 @@
 //  2. Pre-passes (trace.GroupAccesses, memory.go, relevance.go, clock_pass.go, clock_vc.go,
 //     clock_layer.go, clock_arena.go, clock_rises.go, history_cut.go): accesses are grouped into locations (an
 //     open-addressing table: real runs touch millions of addresses; the
-//     grouping needs the events alone, so it runs on a second goroutine
-//     while the CTP is built);
+//     grouping and the read-from need the events alone, so they run on a
+//     second goroutine while the CTP is built);
 //     locations touched by one goroutine or never written are dropped; the
 //     last writer of each byte is kept per page, so that a multi-megabyte
 //     copy costs one step per page. Control relevance is closed over
@@ -225,7 +225,8 @@
 //     of rises the history is indexed from (clock_rises_log_file.go),
 //     outside the heap the Go memory limit counts; when the history's budget
 //     cuts the trace, the events after the cut wait in a file while the
-//     prefix is analysed (analyzePrefix, trace.Trace.Park), the history
+//     prefix is analysed (analyzePrefix, trace.Trace.Park, written on a
+//     goroutine beside the prefix's analysis, history_cut_park.go), the history
 //     being indexed on a second goroutine beside the prefix's pre-passes,
 //     which read none of it (history_cut.go), and a large
 //     trace's values wait in one while the whole trace's SHB and
@@ -407,7 +408,8 @@
 // own (analyze.go): the SHB layer's passes beside the must-happen-before
 // pass (below a million events: beyond, memory matters more, and SHB
 // runs first), the access classes and the lockset filter on whichever of
-// the two finishes first, and the deadlock, blocking, leak and misuse
+// the two finishes first (a cut history's prefix, which runs no pass,
+// makes them beside its wait for the history's index), and the deadlock, blocking, leak and misuse
 // layers beside the race layers once must-happen-before is done; the
 // witnesses are checked on GOMAXPROCS goroutines. A panic on any of them
 // panics again on Analyze's own goroutine (analyze.go's goroutine). Each part writes only its own
