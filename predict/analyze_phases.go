@@ -51,6 +51,10 @@ type analysis struct {
 	shbErr     error
 	waitSHB    func()
 	concurrent bool
+	// beside: the trace is large, yet the SHB layer runs beside the
+	// must-happen-before pass, memory allowing (analyze_beside.go);
+	// what follows that pass waits for the SHB layer first.
+	beside bool
 
 	// cls holds the access classes and the lockset filter, made once by
 	// whichever of the passes' goroutines finishes first (classes).
@@ -133,7 +137,9 @@ func (a *analysis) classes() {
 // beside both passes, whose memory is the peak); from there on, memory
 // (which -maxmem budgets per event) matters more than a second core, and
 // the SHB layer runs first, its memory collected before the pass that
-// follows, as it always did. The sweep waits for all three, and skips
+// follows, unless the room under the Go memory limit lets it run beside
+// that pass (analyze_beside.go); either way the classes come after both
+// passes. The sweep waits for all three, and skips
 // what SHB proved. The blocking, deadlock, leak and misuse layers need
 // only the must-happen-before clocks and the cone: they start once that
 // pass is done, on an engine copy of their own, and their findings and
@@ -169,6 +175,7 @@ func (a *analysis) startSHB() error {
 			a.waitSHB = goroutine(a.classes)
 		}
 	} else if !a.o.NoRaces {
+		a.beside = !a.concurrent && passesBeside()
 		shb := a.e.fork()
 		run := func() {
 			skipped := false
@@ -182,7 +189,7 @@ func (a *analysis) startSHB() error {
 				}
 			}
 		}
-		if a.concurrent {
+		if a.concurrent || a.beside {
 			a.waitSHB = goroutine(run)
 		} else if run(); a.shbErr != nil {
 			return a.shbErr
@@ -225,6 +232,12 @@ func (a *analysis) mustHappenBefore() error {
 		// (history_cut.go): Analyze waits for it on every path.
 		a.waitIndex = hb.Index.wait
 	}
+	if a.beside {
+		// The values read back, the layers after the races, the classes
+		// and a cut's prefix come after the SHB layer, as they do when
+		// it runs first.
+		a.waitSHB()
+	}
 	if err := a.restoreValues(); err != nil {
 		return err
 	}
@@ -236,7 +249,7 @@ func (a *analysis) mustHappenBefore() error {
 		return mhbErr
 	}
 	a.res.Stats.PrePass = time.Since(a.start)
-	if !a.concurrent && a.o.given == nil {
+	if !a.concurrent && !a.beside && a.o.given == nil {
 		a.res.Stats.PrePass -= a.shbStage.Time
 	}
 	if mhbErr == nil {

@@ -17,9 +17,10 @@ import "fmt"
 var parkValues = true
 
 // parkValuesForPasses parks the trace's values while the whole trace's
-// passes run one after the other (not concurrent: below
-// concurrentPassesBelow events the trace is small); restoreValues reads
-// them back.
+// passes run, one after the other or, memory allowing, side by side
+// (analyze_beside.go), on a trace of concurrentPassesBelow events or
+// more (below, the trace is small); restoreValues reads them back once
+// both passes are done.
 func (a *analysis) parkValuesForPasses() error {
 	if !parkValues || a.concurrent || a.o.given != nil {
 		return nil

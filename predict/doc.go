@@ -406,10 +406,12 @@
 //
 // Analyze runs what does not depend on each other on goroutines of its
 // own (analyze.go): the SHB layer's passes beside the must-happen-before
-// pass (below a million events: beyond, memory matters more, and SHB
-// runs first), the access classes and the lockset filter on whichever of
-// the two finishes first (a cut history's prefix, which runs no pass,
-// makes them beside its wait for the history's index), and the deadlock, blocking, leak and misuse
+// pass (below a million events; beyond, only when the room under the Go
+// memory limit is at least what is live as they start, analyze_beside.go,
+// and otherwise SHB runs first), the access classes and the lockset
+// filter on whichever of the two finishes first (a cut history's prefix,
+// which runs no pass, makes them beside its wait for the history's
+// index), and the deadlock, blocking, leak and misuse
 // layers beside the race layers once must-happen-before is done; the
 // witnesses are checked on GOMAXPROCS goroutines. A panic on any of them
 // panics again on Analyze's own goroutine (analyze.go's goroutine). Each part writes only its own

@@ -1,0 +1,105 @@
+// This file tests analyze_beside.go: a large trace's SHB layer run beside
+// its must-happen-before pass gives the same analysis as run before it,
+// and the choice follows the room under the Go memory limit.
+
+package predict
+
+import (
+	"context"
+	"math"
+	"math/rand"
+	"reflect"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"testing"
+)
+
+// TestPassesBesideLikeOneAfterOther analyses random traces as large
+// traces (concurrentPassesBelow 0) with the SHB layer beside the
+// must-happen-before pass and before it, with no history budget and with
+// budgets that cut the history: the cut, the findings and the funnel's
+// rows are the same, the trace is whole after Analyze, and every analysis
+// that runs the SHB layer asked whether it may run beside. Under -race it
+// also checks that nothing after the pass reads what the SHB layer
+// writes before waiting for it.
+func TestPassesBesideLikeOneAfterOther(t *testing.T) {
+	defer func(n int, f func() bool) { concurrentPassesBelow, passesBeside = n, f }(concurrentPassesBelow, passesBeside)
+	concurrentPassesBelow = 0 // every trace is large
+	r := rand.New(rand.NewSource(53))
+	cut, found, asked := 0, 0, 0
+	for k := 0; k < 16; k++ {
+		tr, text := genTrace(r, cutParams(r))
+		if k%4 == 0 {
+			tr = synthChan(4+r.Intn(20), 1+r.Intn(6), 200+r.Intn(800), r.Int63())
+			text = "synthChan"
+		}
+		events, values := slices.Clone(tr.Events), slices.Clone(tr.Values)
+		for _, budget := range []int64{0, 24, 200} {
+			var res [2]*Result
+			for i, beside := range []bool{false, true} {
+				n := 0
+				passesBeside = func() bool { n++; return beside }
+				got, err := Analyze(context.Background(), tr, Options{HistoryBudget: budget, CriticalSectionsAsTransactions: true})
+				if err != nil {
+					t.Fatalf("trace %d, budget %d, beside %v: %v\n%s", k, budget, beside, err, text)
+				}
+				if n != 1 {
+					t.Fatalf("trace %d, budget %d: the choice was asked %d times, want once (the whole trace's SHB layer)", k, budget, n)
+				}
+				asked += n
+				res[i] = got
+				if !slices.Equal(tr.Events, events) || !slices.Equal(tr.Values, values) {
+					t.Fatalf("trace %d: the trace is not whole after Analyze", k)
+				}
+			}
+			a, b := res[0], res[1]
+			if b.Stats.HistoryCut > 0 {
+				cut++
+			}
+			found += len(b.Findings)
+			if a.Stats.HistoryCut != b.Stats.HistoryCut || !reflect.DeepEqual(a.Findings, b.Findings) || !sameRows(a.Stats.Stages, b.Stats.Stages) {
+				t.Fatalf("trace %d, budget %d: one after the other cut at %d, %d findings, rows %v; beside cut at %d, %d findings, rows %v\n%s",
+					k, budget, a.Stats.HistoryCut, len(a.Findings), a.Stats.Stages, b.Stats.HistoryCut, len(b.Findings), b.Stats.Stages, text)
+			}
+		}
+	}
+	t.Logf("%d analyses cut, %d findings", cut, found)
+	if cut < 10 || found == 0 {
+		t.Fatalf("%d analyses cut their history, %d findings: the test says little", cut, found)
+	}
+}
+
+// passesFitLimit says yes when the room under the memory limit is at least
+// the live heap, and no without a limit, with a limit the live heap
+// fills, or on one processor.
+func TestPassesFitLimit(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(2)
+	keep := make([]byte, 64<<20) // live through the checks below
+	for i := range keep {
+		keep[i] = byte(i)
+	}
+	for _, tc := range []struct {
+		name  string
+		limit int64
+		want  bool
+	}{
+		{"no limit", math.MaxInt64, false},
+		{"a limit the live heap fills", 64 << 20, false},
+		{"a limit just under twice the live heap", 120 << 20, false},
+		{"a limit of eight times the live heap and more", 1 << 30, true},
+	} {
+		debug.SetMemoryLimit(tc.limit)
+		if got := passesFitLimit(); got != tc.want {
+			t.Errorf("%s: passesFitLimit() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	debug.SetMemoryLimit(1 << 30)
+	runtime.GOMAXPROCS(1)
+	if passesFitLimit() {
+		t.Error("one processor: passesFitLimit() = true, want false")
+	}
+	runtime.KeepAlive(keep)
+}
