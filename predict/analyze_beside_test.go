@@ -5,13 +5,11 @@
 package predict
 
 import (
-	"context"
+	"fmt"
 	"math"
 	"math/rand"
-	"reflect"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"testing"
 )
 
@@ -27,41 +25,26 @@ func TestPassesBesideLikeOneAfterOther(t *testing.T) {
 	defer func(n int, f func() bool) { concurrentPassesBelow, passesBeside = n, f }(concurrentPassesBelow, passesBeside)
 	concurrentPassesBelow = 0 // every trace is large
 	r := rand.New(rand.NewSource(53))
-	cut, found, asked := 0, 0, 0
+	cut, found := 0, 0
 	for k := 0; k < 16; k++ {
-		tr, text := genTrace(r, cutParams(r))
-		if k%4 == 0 {
-			tr = synthChan(4+r.Intn(20), 1+r.Intn(6), 200+r.Intn(800), r.Int63())
-			text = "synthChan"
-		}
-		events, values := slices.Clone(tr.Events), slices.Clone(tr.Values)
+		tr, text := cutTrace(r, k)
+		whole := keepsTrace(tr)
 		for _, budget := range []int64{0, 24, 200} {
 			var res [2]*Result
 			for i, beside := range []bool{false, true} {
 				n := 0
 				passesBeside = func() bool { n++; return beside }
-				got, err := Analyze(context.Background(), tr, Options{HistoryBudget: budget, CriticalSectionsAsTransactions: true})
-				if err != nil {
-					t.Fatalf("trace %d, budget %d, beside %v: %v\n%s", k, budget, beside, err, text)
-				}
+				what := fmt.Sprintf("trace %d, budget %d, beside %v", k, budget, beside)
+				res[i] = analyzeWhole(t, tr, Options{HistoryBudget: budget, CriticalSectionsAsTransactions: true}, whole, what, text)
 				if n != 1 {
-					t.Fatalf("trace %d, budget %d: the choice was asked %d times, want once (the whole trace's SHB layer)", k, budget, n)
-				}
-				asked += n
-				res[i] = got
-				if !slices.Equal(tr.Events, events) || !slices.Equal(tr.Values, values) {
-					t.Fatalf("trace %d: the trace is not whole after Analyze", k)
+					t.Fatalf("%s: the choice was asked %d times, want once (the whole trace's SHB layer)", what, n)
 				}
 			}
-			a, b := res[0], res[1]
-			if b.Stats.HistoryCut > 0 {
+			if res[1].Stats.HistoryCut > 0 {
 				cut++
 			}
-			found += len(b.Findings)
-			if a.Stats.HistoryCut != b.Stats.HistoryCut || !reflect.DeepEqual(a.Findings, b.Findings) || !sameRows(a.Stats.Stages, b.Stats.Stages) {
-				t.Fatalf("trace %d, budget %d: one after the other cut at %d, %d findings, rows %v; beside cut at %d, %d findings, rows %v\n%s",
-					k, budget, a.Stats.HistoryCut, len(a.Findings), a.Stats.Stages, b.Stats.HistoryCut, len(b.Findings), b.Stats.Stages, text)
-			}
+			found += len(res[1].Findings)
+			mustSameCut(t, res, fmt.Sprintf("trace %d, budget %d", k, budget), "one after the other", "beside", text)
 		}
 	}
 	t.Logf("%d analyses cut, %d findings", cut, found)

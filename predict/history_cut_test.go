@@ -6,10 +6,13 @@ package predict
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/seer-tools/seer/trace"
 )
 
 // TestIndexBesideLikeInPlace analyses random traces whose history is cut
@@ -23,41 +26,60 @@ func TestIndexBesideLikeInPlace(t *testing.T) {
 	r := rand.New(rand.NewSource(31))
 	cut := 0
 	for k := 0; k < 12; k++ {
-		tr, text := genTrace(r, cutParams(r))
-		if k%4 == 0 {
-			tr = synthChan(4+r.Intn(20), 1+r.Intn(6), 200+r.Intn(800), r.Int63())
-			text = "synthChan"
-		}
-		events, values := slices.Clone(tr.Events), slices.Clone(tr.Values)
+		tr, text := cutTrace(r, k)
+		whole := keepsTrace(tr)
 		for _, budget := range []int64{24, 200} {
 			for _, arena := range []int{0, 1 << 30} {
 				arenaMinEvents = arena
 				var res [2]*Result
 				for i, beside := range []int{1 << 30, 0} {
 					indexBesideFrom = beside
-					got, err := Analyze(context.Background(), tr, Options{HistoryBudget: budget})
-					if err != nil {
-						t.Fatalf("trace %d, budget %d, arena from %d, beside from %d: %v\n%s", k, budget, arena, beside, err, text)
-					}
-					res[i] = got
-					if !slices.Equal(tr.Events, events) || !slices.Equal(tr.Values, values) {
-						t.Fatalf("trace %d: the trace is not whole after Analyze", k)
-					}
+					what := fmt.Sprintf("trace %d, budget %d, arena from %d, beside from %d", k, budget, arena, beside)
+					res[i] = analyzeWhole(t, tr, Options{HistoryBudget: budget}, whole, what, text)
 				}
-				a, b := res[0], res[1]
-				if b.Stats.HistoryCut > 0 {
+				if res[1].Stats.HistoryCut > 0 {
 					cut++
 				}
-				if a.Stats.HistoryCut != b.Stats.HistoryCut || !reflect.DeepEqual(a.Findings, b.Findings) || !sameRows(a.Stats.Stages, b.Stats.Stages) {
-					t.Fatalf("trace %d, budget %d, arena from %d: in place cut at %d, %d findings, rows %v; beside cut at %d, %d findings, rows %v\n%s",
-						k, budget, arena, a.Stats.HistoryCut, len(a.Findings), a.Stats.Stages, b.Stats.HistoryCut, len(b.Findings), b.Stats.Stages, text)
-				}
+				mustSameCut(t, res, fmt.Sprintf("trace %d, budget %d, arena from %d", k, budget, arena), "in place", "beside", text)
 			}
 		}
 	}
 	t.Logf("%d analyses cut", cut)
 	if cut < 10 {
 		t.Fatalf("only %d analyses cut their history: the test says little", cut)
+	}
+}
+
+// keepsTrace returns a check that tr's events and values are still what
+// they are now.
+func keepsTrace(tr *trace.Trace) func() bool {
+	events, values := slices.Clone(tr.Events), slices.Clone(tr.Values)
+	return func() bool { return slices.Equal(tr.Events, events) && slices.Equal(tr.Values, values) }
+}
+
+// analyzeWhole analyses tr with o, failing t on an error or if the trace
+// is not whole after Analyze (whole, from keepsTrace).
+func analyzeWhole(t *testing.T, tr *trace.Trace, o Options, whole func() bool, what, text string) *Result {
+	t.Helper()
+	res, err := Analyze(context.Background(), tr, o)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", what, err, text)
+	}
+	if !whole() {
+		t.Fatalf("%s: the trace is not whole after Analyze", what)
+	}
+	return res
+}
+
+// mustSameCut fails t unless two analyses, done the ways named a and b,
+// have the same history cut, findings and funnel rows (but for the rows'
+// times).
+func mustSameCut(t *testing.T, res [2]*Result, what, a, b, text string) {
+	t.Helper()
+	x, y := res[0], res[1]
+	if x.Stats.HistoryCut != y.Stats.HistoryCut || !reflect.DeepEqual(x.Findings, y.Findings) || !sameRows(x.Stats.Stages, y.Stats.Stages) {
+		t.Fatalf("%s: %s cut at %d, %d findings, rows %v; %s cut at %d, %d findings, rows %v\n%s",
+			what, a, x.Stats.HistoryCut, len(x.Findings), x.Stats.Stages, b, y.Stats.HistoryCut, len(y.Findings), y.Stats.Stages, text)
 	}
 }
 
@@ -74,6 +96,16 @@ func sameRows(a, b []Stage) bool {
 		}
 	}
 	return true
+}
+
+// cutTrace returns the k-th of a series of random traces long enough for
+// small history budgets to cut them, every fourth a channel stress trace,
+// and the text of those that have one.
+func cutTrace(r *rand.Rand, k int) (*trace.Trace, string) {
+	if k%4 == 0 {
+		return synthChan(4+r.Intn(20), 1+r.Intn(6), 200+r.Intn(800), r.Int63()), "synthChan"
+	}
+	return genTrace(r, cutParams(r))
 }
 
 // cutParams are random traces' parameters long enough for small history
