@@ -1859,7 +1859,8 @@ static void access_range(struct gctx *thr, uint64_t kind, uptr addr, uptr size, 
 	uptr callpc = 0;
 	// The last word is an entry's only if the last record is one: the
 	// last word of a two-word access (its address) may look like one.
-	if (size && thr && thr->chunk && thr->used >= 8 && thr->entered == thr->chunk + CHUNK_HDR + thr->used) {
+	// Not for a context on g0: in_runtime calls back into Go.
+	if (size && thr && !thr->system && thr->chunk && thr->used >= 8 && thr->entered == thr->chunk + CHUNK_HDR + thr->used) {
 		uint64_t last = *(uint64_t *)(thr->chunk + CHUNK_HDR + thr->used - 8);
 		callpc = (uptr)(last >> 8);
 		if ((last & 0xff) == R_ENTER && !(callpc & ENTER_SYNTH) && in_runtime(pc))
