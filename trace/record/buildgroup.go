@@ -57,7 +57,7 @@ func BuildGroup(ctx context.Context, opts RecordOptions, pkgs []Listed) ([]*Bina
 		names[name] = l.ImportPath
 	}
 	goEnv := append(os.Environ(), opts.Env...)
-	tc, err := gocmd.PrepareToolchainIn(ctx, opts.CacheDir, opts.Dir, goEnv, recorderSource, hangWatch)
+	tc, err := gocmd.PrepareToolchainIn(ctx, opts.CacheDir, opts.Dir, goEnv, recorderSource, shadowFiles...)
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,10 @@
 //     state, its stack and whether the runtime's leak detection proved it
 //     blocked on an object that no live goroutine can reach (an exit hook
 //     in the same runtime file).
+//   - A second runtime file (runtime/timerctx.go.in, timerctx.go) tells
+//     the recorder the pc with which the runtime makes a timer context,
+//     so that one a goroutine made, running a timer itself on the system
+//     stack, is the runtime's and never calls back into Go from there.
 //
 // A package that does not build gives a *gocmd.BuildFailure.
 package record

@@ -18,7 +18,7 @@ var recorderSource []byte
 // the recorder and the shadow GOROOT into the cache directory on first
 // use. cacheDir "" means the user cache directory.
 func PrepareToolchain(ctx context.Context, cacheDir string) (*gocmd.Toolchain, error) {
-	return gocmd.PrepareToolchain(ctx, cacheDir, nil, recorderSource, hangWatch)
+	return gocmd.PrepareToolchain(ctx, cacheDir, nil, recorderSource, shadowFiles...)
 }
 
 // PrepareToolchainIn is PrepareToolchain for the Go that the go command
@@ -27,5 +27,5 @@ func PrepareToolchain(ctx context.Context, cacheDir string) (*gocmd.Toolchain, e
 // cache, so that what the caller compiles with it (seer check's cache
 // asks go list -export for build IDs) Build finds compiled.
 func PrepareToolchainIn(ctx context.Context, cacheDir, dir string, env []string) (*gocmd.Toolchain, error) {
-	return gocmd.PrepareToolchainIn(ctx, cacheDir, dir, env, recorderSource, hangWatch)
+	return gocmd.PrepareToolchainIn(ctx, cacheDir, dir, env, recorderSource, shadowFiles...)
 }

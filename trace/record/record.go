@@ -201,7 +201,7 @@ func Build(ctx context.Context, opts RecordOptions) (*Binary, error) {
 		pkg = "."
 	}
 	goEnv := append(os.Environ(), opts.Env...)
-	tc, err := gocmd.PrepareToolchainIn(ctx, opts.CacheDir, opts.Dir, goEnv, recorderSource, hangWatch)
+	tc, err := gocmd.PrepareToolchainIn(ctx, opts.CacheDir, opts.Dir, goEnv, recorderSource, shadowFiles...)
 	if err != nil {
 		return nil, err
 	}

@@ -1476,9 +1476,8 @@ static struct gctx *init_ctx;
 static int main_started;
 
 // sym chooses how hooks name a pc: contexts that run on g0 (m0's g0, and the
-// ones the runtime creates for timer functions with racegostart from the
-// scheduler, whose parent is a g0) only queue it; the callback thunk must
-// not run there.
+// ones the runtime creates for timer functions with racegostart: see
+// __tsan_go_start) only queue it; the callback thunk must not run there.
 static inline void sym(struct gctx *thr, uptr pc) {
 	// The common case, inline: a pc seen before, and no pc queued.
 	if (pc < SEEN_BITS_LIMIT && seen_bits && (__atomic_load_n(&seen_bits[pc >> 3], __ATOMIC_ACQUIRE) & (1u << (pc & 7))) &&
@@ -1539,12 +1538,41 @@ void __tsan_finalizer_goroutine(struct gctx *thr) {
 
 // ---- goroutines ----
 
+// timer_pc is the pc racegostart is given for a P's (or a synctest
+// bubble's) timer context, from the shadow runtime's init
+// (timerctx.go.in), or 0: a Go release whose runtime makes them otherwise
+// gets no such file, and its timer contexts are told by their parent alone.
+static uptr timer_pc;
+
+void seer_timer_context(uptr pc) { __atomic_store_n(&timer_pc, pc, __ATOMIC_RELEASE); }
+
+static int timer_context(uptr pc) {
+	uptr t = __atomic_load_n(&timer_pc, __ATOMIC_ACQUIRE);
+	return t && pc == t;
+}
+
 void __tsan_go_start(struct gctx *parent, struct gctx **pchild, uptr pc) {
 	struct gctx *child = new_gctx();
 	*pchild = child;
 	if (!child)
 		return;
-	if (!parent || parent->system) {
+	if (timer_context(pc)) {
+		// A P's timer context (racegostart in unlockAndRun), made where
+		// the P first runs a timer. racegostart names m->curg's context
+		// its parent when there is one: a goroutine that runs a timer
+		// itself, on the system stack (a receive from a Ticker's channel
+		// whose time has come, maybeRunChan; Stop or Reset,
+		// maybeRunAsync), would be its parent, and the context, taken for
+		// a goroutine's, would call back into Go from g0 (sym): the
+		// callback thunk then leaves TLS g = m->curg, and the next
+		// systemstack on that g0 starts again at the top of the g0 stack,
+		// over the frames still running there. The context is the
+		// runtime's whoever made it, as when the scheduler does: no
+		// parent (no go record in the goroutine, which has no go
+		// statement there) and system.
+		child->system = 1;
+		parent = NULL;
+	} else if (!parent || parent->system) {
 		// The first goroutine started from m0's g0 is main; the others are
 		// the runtime's timer contexts, which run on g0.
 		if (parent == init_ctx && !main_started)
