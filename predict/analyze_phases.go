@@ -100,20 +100,22 @@ type ucgItem struct {
 // accesses grouped into locations, then the read-from. Both need the
 // events only (newMemoryOf reads nothing of the CTP), so on a second core
 // the memory takes nothing from the CTP's time, and the CTP and the
-// grouping cost about as much.
+// grouping cost about as much. The memory's goroutine is goroutine's, so
+// that a panic in it reaches Analyze's caller.
 func (a *analysis) prePass() {
 	t, o := a.t, &a.o
-	mem := make(chan *memory, 1)
-	go func() {
+	var m *memory
+	mem := goroutine(func() {
 		loc, spans := trace.GroupAccesses(t.Events)
-		mem <- newMemoryOf(t.Events, loc, spans)
-	}()
+		m = newMemoryOf(t.Events, loc, spans)
+	})
 	if o.given != nil {
 		a.c = newCTPObserved(t, o.given.observed)
 	} else {
 		a.c = newCTP(t)
 	}
-	a.m = <-mem
+	mem()
+	a.m = m
 	a.res.Stats.Locations = len(a.m.locs)
 	for i := range a.m.locs {
 		if a.m.locs[i].shared() {
