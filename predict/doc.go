@@ -228,7 +228,9 @@
 //     prefix is analysed (analyzePrefix, trace.Trace.Park, written on a
 //     goroutine beside the prefix's analysis, history_cut_park.go), the history
 //     being indexed on a second goroutine beside the prefix's pre-passes,
-//     which read none of it (history_cut.go), and a large
+//     which read none of it (history_cut.go; beside what is left of the
+//     SHB pass first, when that runs beside the must-happen-before pass,
+//     analyze_beside.go), and a large
 //     trace's values wait in one while the whole trace's SHB and
 //     must-happen-before passes run, which read none (analyze_values.go,
 //     trace.Trace.ParkValues). The must-happen-before and
@@ -409,9 +411,10 @@
 // pass (below a million events; beyond, only when the room under the Go
 // memory limit is at least what is live as they start, analyze_beside.go,
 // and otherwise SHB runs first), the access classes and the lockset
-// filter on whichever of the two finishes first (a cut history's prefix,
-// which runs no pass, makes them beside its wait for the history's
-// index), and the deadlock, blocking, leak and misuse
+// filter on whichever of the two finishes first below a million events
+// and after both beyond (a cut history's prefix, which runs no pass,
+// makes them beside its wait for the history's index), and the deadlock,
+// blocking, leak and misuse
 // layers beside the race layers once must-happen-before is done; the
 // witnesses are checked on GOMAXPROCS goroutines. A panic on any of them
 // panics again on Analyze's own goroutine (analyze.go's goroutine). Each part writes only its own

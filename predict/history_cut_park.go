@@ -1,8 +1,9 @@
 // This file implements parking the events past a cut history beside the
 // prefix's analysis (analyzePrefix): Trace.Park writes the tail to a
-// file and gives its pages back, mostly waiting on I/O (on the channel
-// stress suite's trace 0.15-0.25 s of wall for 0.04 s of CPU), and the
-// prefix's analysis reads none of the tail, so it need not wait for it.
+// file and gives its pages back, mostly waiting on I/O (bench/RESULTS.md,
+// "stress-chan-3m: the memory beside the CTP, the tail parked beside the
+// prefix"), and the prefix's analysis reads none of the tail, so it need
+// not wait for it.
 // The prefix is taken first (Trace.Prefix copies the trace's header, its
 // tables shortened), since Park shortens the whole trace's own tables;
 // the prefix's analysis never reads the whole trace's header, and the
