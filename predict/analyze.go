@@ -257,8 +257,14 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (res *Result, er
 	}
 	a := &analysis{ctx: ctx, o: opts.defaults(), t: t, start: time.Now()}
 	// The values parked while the whole trace's passes run are back by
-	// then (mustHappenBefore), but for an error or a panic before.
+	// then (mustHappenBefore), but for an error or a panic before. A
+	// panic in the must-happen-before pass leaves the SHB layer running
+	// beside it (analyze_beside.go): it reads t, so it is waited for
+	// first.
 	defer func() {
+		if a.beside && a.waitSHB != nil {
+			a.waitSHB()
+		}
 		if rerr := a.restoreValues(); rerr != nil && err == nil {
 			res, err = nil, rerr
 		}
