@@ -227,6 +227,7 @@ func (a *analysis) skipSHB() (bool, error) {
 // layer. A *historyBudgetError is returned with the SHB layer done.
 func (a *analysis) mustHappenBefore() error {
 	mhbErr := a.e.buildMHB()
+	passEnd := time.Since(a.start)
 	hb := (*historyBudgetError)(nil)
 	cut := errors.As(mhbErr, &hb)
 	if cut {
@@ -251,7 +252,11 @@ func (a *analysis) mustHappenBefore() error {
 		return mhbErr
 	}
 	a.res.Stats.PrePass = time.Since(a.start)
-	if !a.concurrent && !a.beside && a.o.given == nil {
+	if a.beside {
+		// The end of the pass, not of the wait for the SHB layer
+		// after it, as when the two run below concurrentPassesBelow.
+		a.res.Stats.PrePass = passEnd
+	} else if !a.concurrent && a.o.given == nil {
 		a.res.Stats.PrePass -= a.shbStage.Time
 	}
 	if mhbErr == nil {
