@@ -1,7 +1,8 @@
 // This file implements the phases of Analyze (analyze.go), in the order
 // it runs them: the pre-pass (the CTP and the locations), the SHB layer
 // and the must-happen-before pass (on two goroutines below
-// concurrentPassesBelow events), the layers after the races started
+// concurrentPassesBelow events, and beyond when the Go memory limit
+// leaves room, analyze_beside.go), the layers after the races started
 // beside the rest (sideLayers), the candidates' sweep, the cone layers
 // (sync-preserving, reversal), the UCG, the witness search, the observed
 // races, and the independent check. Each phase is a method of analysis,
@@ -224,7 +225,8 @@ func (a *analysis) skipSHB() (bool, error) {
 // mustHappenBefore runs the must-happen-before pass and, once it is
 // done, starts the layers after the races on an engine copy of their own
 // and builds the classes if no goroutine has; it then waits for the SHB
-// layer. A *historyBudgetError is returned with the SHB layer done.
+// layer (first, when it runs beside a large trace's pass: a.beside). A
+// *historyBudgetError is returned with the SHB layer done.
 func (a *analysis) mustHappenBefore() error {
 	mhbErr := a.e.buildMHB()
 	passEnd := time.Since(a.start)
