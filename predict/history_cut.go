@@ -13,7 +13,10 @@
 // reads the history or the arena it is written to, and the prefix's
 // buildMHB waits for it (prefixIndex). The index reads nothing but the
 // pass's log (riseRecorder.index with no acquire rises reads no CTP),
-// so parking the trace's tail beside it is safe.
+// so parking the trace's tail beside it is safe. When the SHB layer runs
+// beside the must-happen-before pass (analyze_beside.go), the index
+// starts beside what is left of the SHB pass, whose clocks are then live
+// with it: the gate there, not this file, keeps that within the limit.
 
 package predict
 
