@@ -189,7 +189,7 @@ func TestCacheBuildFlags(t *testing.T) {
 	}
 	// -race is what every load adds (raceBuild): said or not, the same
 	// Program.
-	for _, race := range []string{"-race", "-race=true", "--race"} {
+	for _, race := range []string{"-race", "-race=true", "--race", "-race=1", "-race=false"} {
 		raced, err := c.ProgramEnvFlags(ctx, dir, nil, []string{race}, ".")
 		if err != nil || raced != plain {
 			t.Errorf("%s loaded again (err %v)", race, err)
@@ -233,6 +233,22 @@ func TestLoadRaceFiles(t *testing.T) {
 		}
 		if got := p.Files(); !slices.Contains(got, raceFile) || slices.Contains(got, noRaceFile) {
 			t.Errorf("flags %q: files %v, want race.go and not norace.go", flags, got)
+		}
+	}
+}
+
+// TestRaceBuild: raceBuild drops every spelling of -race and adds one
+// -race last, and leaves other flags, and values that read "race", alone.
+func TestRaceBuild(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{nil, []string{"-race"}},
+		{[]string{"-race"}, []string{"-race"}},
+		{[]string{"-race=true", "-tags=x"}, []string{"-tags=x", "-race"}},
+		{[]string{"--race=1", "-race=false"}, []string{"-race"}},
+		{[]string{"-tags", "race", "-racex"}, []string{"-tags", "race", "-racex", "-race"}},
+	} {
+		if got := raceBuild(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("raceBuild(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

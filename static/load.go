@@ -444,13 +444,12 @@ func (q *pkg) localVar(pos token.Pos, name string) *types.Var {
 // a load must see are those the race build tag selects (a test file that
 // calls runtime.RaceDisable type-checks only with it), and the export
 // data go list builds is then the build's own. -race is spelled one way
-// (-race=true and --race become -race), so a Cache keys one Program
-// whichever spelling the flags had.
+// (-race=true, -race=1, --race become -race; -race=false cannot be had), so
+// a Cache keys one Program whichever spelling the flags had.
 func raceBuild(buildFlags []string) []string {
 	out := make([]string, 0, len(buildFlags)+1)
 	for _, f := range buildFlags {
-		switch f {
-		case "-race", "-race=true", "--race", "--race=true":
+		if name, _, _ := strings.Cut(f, "="); name == "-race" || name == "--race" {
 			continue
 		}
 		out = append(out, f)
