@@ -1763,7 +1763,8 @@ static inline void mem_access_range(struct gctx *thr, uint64_t kind, uptr addr, 
 		w[3] = pc;
 		commit(thr, 4);
 		count_event(thr);
-	}
+	} else
+		sym_pending(thr);
 	if (rp)
 		rp_record(thr, pc);
 	if (ex)
