@@ -56,7 +56,11 @@
 // recording"); an atomic that took effect but whose record the test
 // process never committed (it ended while the thread was descheduled
 // there) is read from the words its pending mark says are written, so
-// that no value read is left without the store that wrote it. Until the
+// that no value read is left without the store that wrote it. With tens
+// of thousands of goroutines each holding an unfinished chunk, the reader
+// reads their chunks through copies of the records committed and gives
+// the mapping's pages back every few chunks it looks at, so that seer does
+// not hold the spool's pages of every open chunk (spool_window.go). Until the
 // test ends the reader's stages run at the lowest CPU
 // priority, on cores the test leaves idle. Decoding and ordering the
 // records runs on a goroutine of its own, and the allocation map on

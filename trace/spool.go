@@ -152,7 +152,8 @@ type spool struct {
 	drained     atomic.Int64    // bytes copied out by the drain, not yet read by the walk
 	ended       <-chan struct{} // live: closed once the test process is gone; nil: it was gone at open
 	fileName    func(string) string
-	read, hi    uint64 // chunks read, and one past the highest (release)
+	read, hi    uint64      // chunks read, and one past the highest (release)
+	win         spoolWindow // walk's: reading many open chunks through copies (spool_window.go)
 
 	// Discovery (discoverLocked) and symbols, shared by the merge's walk
 	// and the converter's frames.
@@ -444,6 +445,7 @@ func (s *spool) discoverLocked(final bool) uint64 {
 	check := func(i uint64) {
 		if slot, ok := s.slotOf(i); ok {
 			if gid := s.load32(s.chunksOff + slot*s.chunkBytes); gid != 0 {
+				s.noteSlot(slot)
 				fresh = append(fresh, foundChunk{gid: gid, index: i, slot: slot})
 				return
 			}
@@ -603,7 +605,8 @@ type cursor struct {
 	chunks []*chunkRef // the chunks to read after cur
 	cur    *chunkRef   // the chunk being read, or nil
 	curBuf []byte      // its records, if copied out of the spool
-	recs   []byte      // its records: curBuf, or its room in the spool (chunkRecs)
+	recs   []byte      // its records: curBuf, win, or its room in the spool (chunkRecs)
+	win    []byte      // with many chunks open, its records up to end, copied (spool_window.go)
 	off    uint64      // bytes of cur read
 	end    uint64      // bytes of cur known committed
 	at     uint64      // where in cur the next sequenced record is, if ok
@@ -655,7 +658,7 @@ func (c *cursor) advance() {
 			// last chunk's last record.
 			if c.cur != nil {
 				c.s.doneWith(c.cur)
-				c.cur, c.curBuf, c.recs = nil, nil, nil
+				c.cur, c.curBuf, c.recs, c.win = nil, nil, nil, nil
 			}
 			return
 		}
@@ -667,8 +670,8 @@ func (c *cursor) advance() {
 				// The goroutine went on to a later chunk after its
 				// last commits to this one, which end may predate.
 				if c.curBuf == nil {
-					if end, _ := c.s.used(c.cur.slot); end > c.end {
-						c.end = end
+					if end := c.usedNow(); end > c.end {
+						c.extend(end)
 						continue
 					}
 				}
@@ -679,10 +682,13 @@ func (c *cursor) advance() {
 			if c.cur.state.CompareAndSwap(refInSpool, refReading) {
 				// A chunk's goroutine moved on from every chunk but its
 				// last, whose extent walk's refresh reads too.
-				c.curBuf, c.recs = nil, c.s.chunkRecs(c.cur.slot)
+				c.curBuf, c.win, c.recs = nil, nil, c.s.chunkRecs(c.cur.slot)
 				c.end, _ = c.s.used(c.cur.slot)
+				if c.s.win.many {
+					c.openWindow()
+				}
 			} else {
-				c.curBuf = c.cur.buf // copied out (spool_drain.go)
+				c.curBuf, c.win = c.cur.buf, nil // copied out (spool_drain.go)
 				c.recs = c.curBuf
 				c.end = uint64(len(c.curBuf))
 			}
@@ -1141,6 +1147,7 @@ func (w *walker) refresh(final bool) {
 		c.chunks = append(c.chunks, f.ref)
 		w.chunks++
 	}
+	s.win.count(len(w.active), s.chunkBytes)
 	w.readAllocs(min(nmalloc, s.mallocBytes/24), final, &wm)
 	active := w.active[:0]
 	for _, c := range w.active {
@@ -1162,8 +1169,14 @@ func (w *walker) refresh(final bool) {
 		if busy && !final {
 			wm = min(wm, max(w.wm, c.last+1))
 		}
-		if last == c.cur && c.curBuf == nil {
-			c.end = max(c.end, used)
+		if s.win.many {
+			s.touched()
+			if c.cur != nil && c.curBuf == nil && c.win == nil {
+				c.openWindow() // it was read in place before
+			}
+		}
+		if last == c.cur && c.curBuf == nil && used > c.end {
+			c.extend(used)
 		}
 	}
 	clear(w.active[len(active):])

@@ -1,0 +1,137 @@
+// This file implements reading a spool of many open chunks through copies:
+// with tens of thousands of goroutines each holding an unfinished chunk,
+// the walk reads each cursor's chunk from a copy of its committed records
+// rather than from the mapping, and gives the mapping's pages back every
+// few chunks it looks at, so that seer's resident set does not hold the
+// spool's file pages of every open chunk.
+//
+// Why copies: reading a word of a chunk maps its page, and the kernel's
+// fault-around maps the pages near it that the page cache holds (64 KiB:
+// both pages of eight chunks), whether or not they were written. On
+// stress-chan-100k (a goroutine for each of 100,000 channels, most of
+// whose chunks hold a few hundred bytes) the walk, which visits the
+// goroutines' records in sequence order, touched every chunk again and
+// again, and the mapping kept every page of the spool resident, most of
+// seer's resident set (bench/RESULTS.md, branch rss100k). No madvise
+// advice turns fault-around off for a mapping, and the sweep of release
+// (every 2,048 chunks finished) never came while the goroutines ran: their
+// chunks are finished only when they end.
+//
+// With many chunks open (len(active)*chunkBytes past manyOpenBytes), a
+// cursor copies its chunk's committed records when it takes the chunk
+// (openWindow), and what the recorder commits to it later as the walk
+// finds it (extend); the spool's pages are looked at only when a chunk is
+// taken or its used word read, and every windowSweep such looks the
+// mapping's pages are given back (touched). The copies hold only the
+// records written: a goroutine's open chunk is mostly a few hundred bytes.
+// With few goroutines open (every other suite) nothing changes: chunks are
+// read in place.
+
+package trace
+
+import (
+	"sync/atomic"
+	"syscall"
+)
+
+// manyOpenBytes is the room of open chunks (active cursors times the
+// chunk size) past which the walk reads chunks through copies: 16,384
+// goroutines of 8 KiB chunks. stress-chan-3m runs 1,100 goroutines,
+// stress-chan-100k 101,000.
+const manyOpenBytes = 128 << 20
+
+// windowSweep is how many looks at the spool's chunks the walk makes
+// between two sweeps of the mapping's pages, once it reads through copies:
+// each look maps at most a fault-around's 64 KiB (two, across a boundary),
+// so 1,024 bound the mapping's resident chunk pages by 128 MiB.
+const windowSweep = 1024
+
+// spoolWindow is the walk's state of reading through copies.
+type spoolWindow struct {
+	many   bool          // chunks are read through copies
+	looks  int           // looks at chunks since the last sweep
+	slotHi atomic.Uint64 // one past the highest slot found (discoverLocked, under s.mu)
+
+	// manyOpenBytes and windowSweep, but for tests (0: those).
+	openBytes  uint64
+	sweepEvery int
+}
+
+// count notes that open cursors are not done; past manyOpenBytes of their
+// chunks' room the walk reads through copies from then on.
+func (w *spoolWindow) count(open int, chunkBytes uint64) {
+	limit := w.openBytes
+	if limit == 0 {
+		limit = manyOpenBytes
+	}
+	if !w.many && uint64(open)*chunkBytes > limit {
+		w.many = true
+	}
+}
+
+// noteSlot notes that a chunk was found in slot; s.mu is held.
+func (s *spool) noteSlot(slot uint64) {
+	if slot >= s.win.slotHi.Load() {
+		s.win.slotHi.Store(slot + 1)
+	}
+}
+
+// touched notes a look at a chunk of the spool while reading through
+// copies, and gives back the pages of every chunk found, every
+// windowSweep looks. Nothing of the walk's reads the mapping past the
+// look: the cursors read their copies, and a cursor reading in place or
+// the drain faults its page back in.
+func (s *spool) touched() {
+	every := windowSweep
+	if s.win.sweepEvery != 0 {
+		every = s.win.sweepEvery
+	}
+	if s.win.looks++; s.win.looks < every {
+		return
+	}
+	s.win.looks = 0
+	if hi := s.win.slotHi.Load(); hi > 0 {
+		syscall.Madvise(s.data[s.chunksOff:s.chunksOff+hi*s.chunkBytes], syscall.MADV_DONTNEED)
+	}
+}
+
+// openWindow makes the cursor read its chunk, which it reads from the
+// spool in place (recs is chunkRecs), through a copy of its records up to
+// end.
+func (c *cursor) openWindow() {
+	c.win = append(make([]byte, 0, windowCap(c.end)), c.recs[:c.end]...)
+	c.recs = c.win
+	c.s.touched()
+}
+
+// usedNow returns the committed bytes of the chunk the cursor reads from
+// the spool, a look at the spool.
+func (c *cursor) usedNow() uint64 {
+	end, _ := c.s.used(c.cur.slot)
+	if c.s.win.many {
+		c.s.touched()
+	}
+	return end
+}
+
+// extend notes that the records of the chunk the cursor reads from the
+// spool are committed up to end, past c.end; through a copy, it copies
+// them (the caller counted the look that read end).
+func (c *cursor) extend(end uint64) {
+	if c.win != nil {
+		spool := c.s.chunkRecs(c.cur.slot)
+		if uint64(cap(c.win)) < end {
+			c.win = append(make([]byte, 0, windowCap(end)), c.win...)
+		}
+		c.win = append(c.win, spool[len(c.win):end]...)
+		c.recs = c.win
+	}
+	c.end = end
+}
+
+// windowCap is the capacity of a copy of n bytes of records: n rounded up
+// to 256 bytes, room for the few records a goroutine commits between two
+// looks without a copy each.
+func windowCap(n uint64) int {
+	return int((n + 255) &^ 255)
+}
