@@ -37,7 +37,10 @@
 
 package trace
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // sideLog holds the accesses held back from the event table (see the file
 // comment), in blocks of sideBlock records.
@@ -295,14 +298,18 @@ func (c *converter) retireSide(life uint32) {
 // scan's last events, counting them in Trace.Local, and renumbers those.
 func (c *converter) compactSide() {
 	l, s, t := c.side, c.scan, c.b.t
-	refs := lastRefs(s)
+	refs, order := lastRefs(s)
 	w := 0
 	cur := posCursor{l: l}
 	var pos []sidePos // l.pos of the records kept
 	for i := 0; i < l.n; i++ {
 		r := l.at(i)
 		life := r.life &^ sideWrite
-		slots, ref := refs[int32(i)]
+		var slots []int
+		ref := len(order) > 0 && order[0] == int32(i)
+		if ref {
+			slots, order = refs[int32(i)], order[1:]
+		}
 		if !ref && c.settledOwned(uint64(life)) {
 			for len(t.Local) <= int(r.g) {
 				t.Local = append(t.Local, 0)
@@ -329,15 +336,25 @@ func (c *converter) compactSide() {
 }
 
 // lastRefs returns the records of the side log that the scan's last
-// events name (as -2-index), each with the slots of s.last that name it.
-func lastRefs(s *localScan) map[int32][]int {
+// events name (as -2-index), each with the slots of s.last that name it,
+// and those records in increasing order, each once. The walks over the
+// whole log (mergeSide, compactSide) step through order beside their
+// index and ask the map only of the records it names: a lookup at every
+// record was a tenth of the instructions converting syncmap's spool, on
+// one core after the merge (bench/RESULTS.md, branch sync9).
+func lastRefs(s *localScan) (map[int32][]int, []int32) {
 	refs := make(map[int32][]int)
+	var order []int32
 	for k, v := range s.last {
 		if v <= -2 {
+			if refs[-2-v] == nil {
+				order = append(order, -2-v)
+			}
 			refs[-2-v] = append(refs[-2-v], k)
 		}
 	}
-	return refs
+	slices.Sort(order)
+	return refs, order
 }
 
 // mergeSide puts into b's table (grown by b.Grow) the records of the log
@@ -348,20 +365,33 @@ func lastRefs(s *localScan) map[int32][]int {
 // the table, and the new index of each event the table held before.
 func mergeSide(b *Builder, l *sideLog, s *localScan, all bool) (int, func(int) int) {
 	t := b.t
-	refs := lastRefs(s)
+	refs, order := lastRefs(s)
 	for len(t.Local) < len(t.Goroutines) {
 		t.Local = append(t.Local, 0)
 	}
 	var sel []int32     // the records that go into the table, in order
 	var selPos []uint32 // and their pos
 	cur := posCursor{l: l}
-	for i := 0; i < l.n; i++ {
-		r := l.at(i)
-		if _, ref := refs[int32(i)]; all || ref || !s.ownedLife(uint64(r.life&^sideWrite)) {
-			sel = append(sel, int32(i))
-			selPos = append(selPos, uint32(cur.of(i)))
-		} else {
-			t.Local[r.g]++
+	local, next := t.Local, order
+	for b, blk := range l.blocks {
+		base := b << sideBlockBits
+		if base >= l.n {
+			break
+		}
+		blk = blk[:min(len(blk), l.n-base)]
+		for k := range blk {
+			r := &blk[k]
+			i := int32(base + k)
+			ref := len(next) > 0 && next[0] == i
+			if ref {
+				next = next[1:]
+			}
+			if all || ref || !s.ownedLife(uint64(r.life&^sideWrite)) {
+				sel = append(sel, i)
+				selPos = append(selPos, uint32(cur.of(int(i))))
+			} else {
+				local[r.g]++
+			}
 		}
 	}
 	n, m := len(t.Events), len(sel)
@@ -381,7 +411,10 @@ func mergeSide(b *Builder, l *sideLog, s *localScan, all bool) (int, func(int) i
 			w--
 		}
 		t.Events[w] = r.event()
-		if _, ref := refs[sel[k]]; ref {
+		for len(order) > 0 && order[len(order)-1] > sel[k] {
+			order = order[:len(order)-1]
+		}
+		if len(order) > 0 && order[len(order)-1] == sel[k] {
 			newAt[sel[k]] = int32(w)
 		}
 		w--
