@@ -27,13 +27,19 @@ type chainMemoSlot struct {
 // chainMemo is the cache: nil until first used.
 type chainMemo []chainMemoSlot
 
-// slot returns the slot of key: a multiplicative hash of its words (the
-// chain's pcs up to its length), whose high bits pick the slot.
+// slot returns the slot of key (see at).
 func (m chainMemo) slot(key *chainKey) *chainMemoSlot {
+	return m.at(key.id, key.top, key.pcs[:min(int(key.n), len(key.pcs))])
+}
+
+// at returns the slot of the key (id, top, pcs): a multiplicative hash of
+// its words (the chain's pcs, as many as it has), whose high bits pick
+// the slot.
+func (m chainMemo) at(id StackID, top uint64, pcs []uint64) *chainMemoSlot {
 	const k = 0x9e3779b97f4a7c15
-	h := (uint64(key.id)<<8 | uint64(key.n)) * k
-	h = (h ^ key.top) * k
-	for _, pc := range key.pcs[:min(int(key.n), len(key.pcs))] {
+	h := (uint64(id)<<8 | uint64(uint8(len(pcs)))) * k
+	h = (h ^ top) * k
+	for _, pc := range pcs {
 		h = (h ^ pc) * k
 	}
 	return &m[h>>(64-chainMemoBits)&uint64(len(m)-1)]
@@ -41,28 +47,30 @@ func (m chainMemo) slot(key *chainKey) *chainMemoSlot {
 
 // get returns what put last stored for key, if its slot still holds it.
 func (m chainMemo) get(key *chainKey) (chainStack, bool) {
-	if m == nil {
-		return chainStack{}, false
-	}
-	if s := m.slot(key); s.ok && s.key.same(key) {
-		return s.v, true
-	}
-	return chainStack{}, false
+	return m.find(key.id, key.top, key.pcs[:min(int(key.n), len(key.pcs))])
 }
 
-// same reports whether k and o are the same key: their pcs past n are 0
-// (chainStack), so only the first n are compared, rather than all twelve
-// (bench/RESULTS.md, "the spool walk's owned accesses").
-func (k *chainKey) same(o *chainKey) bool {
-	if k.id != o.id || k.top != o.top || k.n != o.n || int(k.n) > len(k.pcs) {
-		return false
+// find is get of the key (id, top, pcs) without the key: chainStack asks
+// it of every atomic and synchronisation record, and making the 120-byte
+// key first (zeroed, the chain copied in) was a fifth of the lookup's
+// instructions (bench/RESULTS.md, branch sync9). The slot holds that key
+// if its id, top, length and pcs are these; its pcs past the length are
+// 0 (chainStack), so only the first len(pcs) are compared (bench/RESULTS.md,
+// "the spool walk's owned accesses").
+func (m chainMemo) find(id StackID, top uint64, pcs []uint64) (chainStack, bool) {
+	if m == nil || len(pcs) > len(chainKey{}.pcs) {
+		return chainStack{}, false
 	}
-	for i := range k.n {
-		if k.pcs[i] != o.pcs[i] {
-			return false
+	s := m.at(id, top, pcs)
+	if !s.ok || s.key.id != id || s.key.top != top || int(s.key.n) != len(pcs) {
+		return chainStack{}, false
+	}
+	for i, pc := range pcs {
+		if s.key.pcs[i] != pc {
+			return chainStack{}, false
 		}
 	}
-	return true
+	return s.v, true
 }
 
 // put stores v for key, in place of what its slot held.

@@ -610,11 +610,11 @@ func (c *converter) chainStack(g *convGoroutine, pcs []uint64) (StackID, []Frame
 	var key chainKey
 	cacheable := len(pcs) <= len(key.pcs)
 	if cacheable {
+		if v, ok := c.chainMem.find(c.top(g), top, pcs); ok {
+			return v.id, v.frames // the memo's, asked without the key (chain_memo.go)
+		}
 		key.id, key.top, key.n = c.top(g), top, uint8(len(pcs))
 		copy(key.pcs[:], pcs)
-		if v, ok := c.chainMem.get(&key); ok {
-			return v.id, v.frames
-		}
 		if v, ok := c.chains[key]; ok {
 			c.chainMem.put(&key, v)
 			return v.id, v.frames
