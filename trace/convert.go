@@ -607,12 +607,19 @@ func (c *converter) chainStack(g *convGoroutine, pcs []uint64) (StackID, []Frame
 	// The result depends on the goroutine's shadow stack (its id and top
 	// pc) and the chain alone, and a run repeats a few of those millions
 	// of times (a channel loop): remember them.
+	if v, ok := c.chainMem.find(c.top(g), top, pcs); ok {
+		return v.id, v.frames // the memo's, asked without the key (chain_memo.go)
+	}
+	return c.chainStackKeyed(g, top, pcs)
+}
+
+// chainStackKeyed is chainStack past its memo: the map, then the chain
+// built. It is a function of its own so that chainStack does not zero the
+// key for the lookups the memo answers.
+func (c *converter) chainStackKeyed(g *convGoroutine, top uint64, pcs []uint64) (StackID, []Frame) {
 	var key chainKey
 	cacheable := len(pcs) <= len(key.pcs)
 	if cacheable {
-		if v, ok := c.chainMem.find(c.top(g), top, pcs); ok {
-			return v.id, v.frames // the memo's, asked without the key (chain_memo.go)
-		}
 		key.id, key.top, key.n = c.top(g), top, uint8(len(pcs))
 		copy(key.pcs[:], pcs)
 		if v, ok := c.chains[key]; ok {
