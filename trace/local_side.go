@@ -268,7 +268,8 @@ func (c *converter) takeAccess(g *convGoroutine, r *rawEvent, op Op, stack Stack
 	if life >= sideWrite || !c.scan.ownedAfter(life, uint32(g.id)) || !c.side.hold(life, stack) {
 		return false
 	}
-	e := Event{Op: op, Addr: lifeBase + life<<lifeShift + off, Size: uint32(r.size), Obj: lifeObj | ObjID(life-1), Stack: stack, G: g.id}
+	var e Event // set field by field: a composite literal was made aside and copied in
+	e.Op, e.Addr, e.Size, e.Obj, e.Stack, e.G = op, lifeBase+life<<lifeShift+off, uint32(r.size), lifeObj|ObjID(life-1), stack, g.id
 	c.noteAdded(g, &e)
 	i := c.side.add(&e, life, c.b.Len())
 	c.held++
