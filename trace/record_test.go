@@ -366,23 +366,23 @@ func TestRecordMaxEvents(t *testing.T) {
 		t.Fatalf("without a bound: %v, cut %v, %d events", err, all.Cut, all.Events)
 	}
 
-	// A spool of 40 chunks (320 KiB) fills up: the recorder notes where,
+	// A spool of 320 KiB of chunks fills up: the recorder notes where,
 	// and the trace is the prefix before it, a whole file as at the cap
 	// (it was written as truncated, which seer predict calls damaged).
-	opts.Env = []string{"SEER_SPOOL_CHUNKS=40"}
+	opts.Env = []string{fmt.Sprintf("SEER_SPOOL_CHUNKS=%d", (320<<10)/SpoolChunkBytes)}
 	res, err = Record(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if capped := res.Trace.Header.Capped; res.Trace.Truncated || !res.Cut || res.Events == 0 || res.Events >= all.Events || capped == 0 {
-		t.Errorf("spool of 40 chunks: truncated %v, cut %v, capped at %d, %d events of %d; want cut, capped, not truncated", res.Trace.Truncated, res.Cut, capped, res.Events, all.Events)
+		t.Errorf("spool of 320 KiB: truncated %v, cut %v, capped at %d, %d events of %d; want cut, capped, not truncated", res.Trace.Truncated, res.Cut, capped, res.Events, all.Events)
 	}
 	back, err = ReadFile(res.Path)
 	if err != nil || back.Truncated || back.Header.Capped != res.Trace.Header.Capped || len(back.Events) != len(res.Trace.Events) {
 		t.Errorf("reading the spool-full trace back: %v, truncated %v, capped %d, %d events", err, back.Truncated, back.Header.Capped, len(back.Events))
 	}
 
-	// The cap reached before a spool of 40 chunks fills (as the test
+	// The cap reached before a spool of 320 KiB fills (as the test
 	// goes on past the cap, the converter gives no more slots back):
 	// the trace is the whole prefix up to the cap, not a damaged one.
 	opts.MaxEvents = 2000
@@ -391,7 +391,7 @@ func TestRecordMaxEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	if capped := res.Trace.Header.Capped; res.Trace.Truncated || !res.Cut || capped < 2000 || capped > 2100 {
-		t.Errorf("capped at 2000 before a spool of 40 chunks filled: truncated %v, cut %v, capped at %d; want capped at about 2000, not truncated", res.Trace.Truncated, res.Cut, capped)
+		t.Errorf("capped at 2000 before a spool of 320 KiB filled: truncated %v, cut %v, capped at %d; want capped at about 2000, not truncated", res.Trace.Truncated, res.Cut, capped)
 	}
 	back, err = ReadFile(res.Path)
 	if err != nil || back.Truncated || back.Header.Capped != res.Trace.Header.Capped {

@@ -73,7 +73,7 @@ const (
 	spoolVersion = 6
 	chunkHdr     = 8
 
-	spoolChunkBytes = 8192 // recorder.c's CHUNK_BYTES
+	spoolChunkBytes = 4096 // recorder.c's CHUNK_BYTES
 
 	symGID     = ^uint32(0) // recorder.c's SYM_GID: a symbol chunk
 	symLast    = 1 << 31    // recorder.c's SYM_LAST
@@ -181,9 +181,9 @@ type foundChunk struct {
 }
 
 // releaseChunks is how many chunks release gives back at once: 2 MiB of
-// 8 KiB chunks. One madvise per chunk cost a large share of the
-// conversion (bench/RESULTS.md, "Figures once in comments").
-const releaseChunks = 256
+// chunks. One madvise per chunk cost a large share of the conversion
+// (bench/RESULTS.md, "Figures once in comments").
+const releaseChunks = (2 << 20) / spoolChunkBytes
 
 var errNoSpool = errors.New("the test binary did not start recording (was it built by seer?)")
 
@@ -374,8 +374,8 @@ func (s *spool) release(i uint64) {
 }
 
 // sweepChunks is how many chunks release lets be read between sweeps:
-// 16 MiB of 8 KiB chunks.
-const sweepChunks = 2048
+// 16 MiB of chunks.
+const sweepChunks = (16 << 20) / spoolChunkBytes
 
 // slotOf returns the slot of chunk i, or false if the recorder has not
 // published it yet.

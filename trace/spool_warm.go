@@ -15,7 +15,7 @@ import (
 const (
 	spoolBytes       = 64 << 30                                      // SPOOL_BYTES
 	spoolMallocBytes = 4 << 30                                       // MALLOC_BYTES
-	spoolChunksOff   = mallocOff + spoolMallocBytes + 32<<20 + 1<<18 // CHUNKS_OFF: after the chunk table and the free ring
+	spoolChunksOff   = mallocOff + spoolMallocBytes + 64<<20 + 1<<18 // CHUNKS_OFF: after the chunk table and the free ring
 	spoolRegion      = 2 << 20                                       // POPULATE_BYTES
 )
 

@@ -14,7 +14,7 @@
 // again, and the mapping kept every page of the spool resident, most of
 // seer's resident set (bench/RESULTS.md, branch rss100k). No madvise
 // advice turns fault-around off for a mapping, and the sweep of release
-// (every 2,048 chunks finished) never came while the goroutines ran: their
+// (every 16 MiB of chunks finished) never came while the goroutines ran: their
 // chunks are finished only when they end.
 //
 // With many chunks open (len(active)*chunkBytes past manyOpenBytes), a
@@ -35,8 +35,8 @@ import (
 )
 
 // manyOpenBytes is the room of open chunks (active cursors times the
-// chunk size) past which the walk reads chunks through copies: 16,384
-// goroutines of 8 KiB chunks. stress-chan-3m runs 1,100 goroutines,
+// chunk size) past which the walk reads chunks through copies: 32,768
+// goroutines of 4 KiB chunks. stress-chan-3m runs 1,100 goroutines,
 // stress-chan-100k 101,000.
 const manyOpenBytes = 128 << 20
 

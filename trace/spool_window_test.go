@@ -39,8 +39,8 @@ func TestSpoolManyOpen(t *testing.T) {
 
 func testSpoolManyOpen(t *testing.T, live bool) {
 	const (
-		goroutines = 4096
-		rounds     = 24 // of 184-byte records: 4,416 bytes, both pages of a chunk
+		goroutines = 8192
+		rounds     = 20 // of 184-byte records: 3,680 bytes, most of a chunk
 		pcs        = 20
 		writers    = 4 // live: goroutines of the test writing the spool's
 		openChunks = 64
@@ -51,7 +51,7 @@ func testSpoolManyOpen(t *testing.T, live bool) {
 	// before the copies began, each two fault-arounds (64 KiB), and a block
 	// of chunks discovery scanned.
 	const bound = (sweepEvery+openChunks)*2*64<<10 + releaseChunks*spoolChunkBytes
-	ts := newTestSpool(t, 5<<10, 1<<10)
+	ts := newTestSpool(t, 9<<10, 1<<10)
 	ended := make(chan struct{})
 	if !live {
 		close(ended)

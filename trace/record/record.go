@@ -397,9 +397,10 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 	if limit > 0 {
 		// The spool gets room for about twice the records the limit
 		// converts (real traces average under 30 bytes of records an
-		// event), plus a partial chunk for each of many goroutines, so
-		// that a test that runs away does not fill the disk.
-		env = append(env, fmt.Sprintf("SEER_SPOOL_CHUNKS=%d", int64(limit)*64/trace.SpoolChunkBytes+8192))
+		// event), plus 64 MiB for a partial chunk each of many
+		// goroutines, so that a test that runs away does not fill the
+		// disk.
+		env = append(env, fmt.Sprintf("SEER_SPOOL_CHUNKS=%d", (int64(limit)*64+64<<20)/trace.SpoolChunkBytes))
 		// The recorder stops once the records it has numbered surely
 		// make the cap's events (recorder.c, "Stopping at the event
 		// cap"): the converter stops there anyway, and what the test

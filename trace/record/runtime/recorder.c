@@ -19,7 +19,7 @@
 //	[TABLE_OFF, RING_OFF)     the chunk table: u32 per chunk handed out, 1 +
 //	                          the slot that holds it (0: not yet published)
 //	[RING_OFF, CHUNKS_OFF)    the free ring: u32 slots the reader gave back
-//	[CHUNKS_OFF, ...)         8 KiB slots of chunks: chunk 0.. are handed
+//	[CHUNKS_OFF, ...)         4 KiB slots of chunks: chunk 0.. are handed
 //	                          out by an atomic counter; each belongs to one
 //	                          goroutine (or to the symbol table, gid SYM_GID)
 //	                          and is written to the slot the table names
@@ -124,9 +124,9 @@ typedef uintptr_t uptr;
 #define SPOOL_VERSION 6
 #define HEADER_BYTES 4096ULL
 #define MALLOC_BYTES (4ULL << 30)
-#define CHUNK_BYTES 8192ULL
+#define CHUNK_BYTES 4096ULL
 #define TABLE_OFF (HEADER_BYTES + MALLOC_BYTES)
-#define TABLE_BYTES (32ULL << 20) /* a u32 for each of MAX_CHUNKS */
+#define TABLE_BYTES (64ULL << 20) /* a u32 for each of MAX_CHUNKS */
 #define RING_OFF (TABLE_OFF + TABLE_BYTES)
 #define RING_SLOTS (1ULL << 16)
 #define CHUNKS_OFF (RING_OFF + RING_SLOTS * 4)
