@@ -74,3 +74,8 @@ func ReadSpoolCounters(path string) (SpoolCounters, error) {
 	u := func(off int) uint64 { return binary.LittleEndian.Uint64(h[off:]) }
 	return SpoolCounters{Cut: u(hdrCut), Overflow: u(hdrOverflow), NextChunk: u(hdrNextChunk)}, nil
 }
+
+// RechunkSpool is rechunkSpool, for the external tests.
+func RechunkSpool(src, dst string, chunkBytes uint64) error {
+	return rechunkSpool(src, dst, chunkBytes)
+}
