@@ -412,7 +412,7 @@ func (t *shbTable) dropEntries(l int32, gr *shbGroup) {
 // group across a call.
 func (t *shbTable) compact() {
 	if t.deadE > shbCompactAt && 4*t.deadE > len(t.ents) {
-		pool := make([]shbEntry, 0, len(t.ents)-t.deadE+len(t.ents)/8)
+		pool := make([]shbEntry, 0, len(t.ents)+len(t.ents)/8)
 		moveGroup := func(gr *shbGroup) {
 			off := int32(len(pool))
 			pool = append(pool, t.ents[gr.ents.off:gr.ents.off+gr.ents.cap]...)
@@ -441,7 +441,7 @@ func (t *shbTable) compact() {
 		t.ents, t.deadE = pool, 0
 	}
 	if t.deadG > shbCompactAt && 4*t.deadG > len(t.groups) {
-		pool := make([]shbGroup, 0, len(t.groups)-t.deadG+len(t.groups)/8)
+		pool := make([]shbGroup, 0, len(t.groups)+len(t.groups)/8)
 		// move copies run r and, below it, its batches' runs; it
 		// returns where r now is.
 		var move func(r span) span
