@@ -409,7 +409,10 @@ func (t *shbTable) dropEntries(l int32, gr *shbGroup) {
 
 // compact copies the runs in use into new pools, for each pool a quarter
 // of which is room left behind. Runs move, so no one may hold an entry or a
-// group across a call.
+// group across a call. A new pool has the room of the old one's length and
+// an eighth: its runs, at most three quarters of it, leave behind another
+// quarter before the next compaction, and a pool that had to grow to get
+// there copied all it held, dead room too (bench/RESULTS.md, branch shb9).
 func (t *shbTable) compact() {
 	if t.deadE > shbCompactAt && 4*t.deadE > len(t.ents) {
 		pool := make([]shbEntry, 0, len(t.ents)+len(t.ents)/8)
