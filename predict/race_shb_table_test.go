@@ -105,3 +105,38 @@ func recordShared(tab *shbTable, after func(l, i int32)) {
 		after(l, int32(i))
 	}
 }
+
+// A compacted pool has the room of the old one's length: its runs leave
+// behind another quarter of it before the next compaction, so that it does
+// not regrow (copying dead room and all) in between.
+func TestSHBCompactKeepsRoom(t *testing.T) {
+	defer func(n int) { shbCompactAt = n }(shbCompactAt)
+	shbCompactAt = 1
+	compacted := 0
+	for seed := int64(1); seed <= 4; seed++ {
+		tr := synthChan(8, 3, 300, seed)
+		if seed%2 == 0 {
+			tr = synth(synthParams{goroutines: 6, locks: 2, vars: 8, events: 3000, racy: 0.05, seed: seed})
+		}
+		c := newCTP(tr)
+		m := newMemory(c)
+		tab := newSHBTable(c, m)
+		recordShared(tab, func(l, i int32) {
+			tab.retire(l, i)
+			ne, ng := len(tab.ents), len(tab.groups)
+			due := tab.deadE > shbCompactAt && 4*tab.deadE > ne || tab.deadG > shbCompactAt && 4*tab.deadG > ng
+			tab.compact()
+			if !due {
+				return
+			}
+			compacted++
+			if tab.deadE == 0 && cap(tab.ents) < ne || tab.deadG == 0 && cap(tab.groups) < ng {
+				t.Errorf("seed %d: compacted pools hold room for %d entries and %d groups, want at least %d and %d (the old lengths)",
+					seed, cap(tab.ents), cap(tab.groups), ne, ng)
+			}
+		})
+	}
+	if compacted == 0 {
+		t.Error("no pool was compacted")
+	}
+}
