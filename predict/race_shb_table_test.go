@@ -13,13 +13,7 @@ func TestSHBTableDrops(t *testing.T) {
 	for _, at := range []int{1, 2} {
 		shbIndexAt = at
 		for seed := int64(1); seed <= 4; seed++ {
-			tr := synthChan(8, 3, 300, seed)
-			if seed%2 == 0 {
-				tr = synth(synthParams{goroutines: 6, locks: 2, vars: 8, events: 3000, racy: 0.05, seed: seed})
-			}
-			c := newCTP(tr)
-			m := newMemory(c)
-			tab := newSHBTable(c, m)
+			tab := shbTableOf(seed)
 			peak := 0
 			recordShared(tab, func(l, i int32) {
 				peak = max(peak, len(tab.index))
@@ -114,13 +108,7 @@ func TestSHBCompactKeepsRoom(t *testing.T) {
 	shbCompactAt = 1
 	compacted := 0
 	for seed := int64(1); seed <= 4; seed++ {
-		tr := synthChan(8, 3, 300, seed)
-		if seed%2 == 0 {
-			tr = synth(synthParams{goroutines: 6, locks: 2, vars: 8, events: 3000, racy: 0.05, seed: seed})
-		}
-		c := newCTP(tr)
-		m := newMemory(c)
-		tab := newSHBTable(c, m)
+		tab := shbTableOf(seed)
 		recordShared(tab, func(l, i int32) {
 			tab.retire(l, i)
 			ne, ng := len(tab.ents), len(tab.groups)
@@ -139,4 +127,15 @@ func TestSHBCompactKeepsRoom(t *testing.T) {
 	if compacted == 0 {
 		t.Error("no pool was compacted")
 	}
+}
+
+// shbTableOf returns an empty table of a channel trace (odd seeds) or a
+// lock and variable trace (even seeds), of seed.
+func shbTableOf(seed int64) *shbTable {
+	tr := synthChan(8, 3, 300, seed)
+	if seed%2 == 0 {
+		tr = synth(synthParams{goroutines: 6, locks: 2, vars: 8, events: 3000, racy: 0.05, seed: seed})
+	}
+	c := newCTP(tr)
+	return newSHBTable(c, newMemory(c))
 }
