@@ -111,6 +111,7 @@ func genericOp(k SyncKind) Op {
 // atomicClass classifies a sync/atomic operation by its frames: atomics
 // inside sync.Mutex, RWMutex and WaitGroup implement those primitives (which
 // have their own events) and are dropped; those in sync.Once are Once's.
+// Some of the dropped the recorder does not record at all (recorderDrops).
 func atomicClass(frames []Frame) (op Op, drop bool) {
 	for _, f := range frames {
 		fn := f.Func
@@ -131,6 +132,44 @@ func atomicClass(frames []Frame) (op Op, drop bool) {
 		}
 	}
 	return OpInvalid, false
+}
+
+// recorderDrops reports whether an atomic whose record's pcs have these
+// frames (the frames of each pc, innermost inlined frame first, in the
+// order of the record's pcs: its caller pc, often sync/atomic's ABI
+// wrapper, then the frame-pointer chain) is one the converter ignores and
+// the recorder need not record: sync/atomic's frames skipped, the first
+// other frame is sync.Map's (internal/sync.HashTrieMap), sync.Cond's or
+// its copyChecker's. atomicClass drops these, mutexInternal and
+// isWaitGroupAdd do not hold of them, and no race annotation follows them
+// in their primitive's code (the converter gives one that follows an
+// atomic of WaitGroup or RWMutex that atomic's stack, lastPrim). The
+// other atomics atomicClass drops are kept: Mutex's become reads, and
+// WaitGroup's and RWMutex's annotations need their stack.
+//
+// recorder.c's atomic_frame_verdict is the same rule, for the recorder,
+// which performs such an atomic without recording it (trace/record,
+// AtomicDropEnv); keep the two in step (TestRecorderDropsRule reads its
+// prefixes and runs both over recorderDropCases). The converter ignores
+// these records whether the recorder wrote them or not (visit), so that
+// the trace is the same either way.
+func recorderDrops(frames []Frame) bool { return recorderVerdict(frames) == 1 }
+
+// recorderVerdict is recorderDrops's rule over some frames: 1 drop, 0
+// keep, -1 undecided (sync/atomic's frames only: the frames that come
+// next decide).
+func recorderVerdict(frames []Frame) int8 {
+	for _, f := range frames {
+		switch fn := f.Func; {
+		case strings.HasPrefix(fn, "sync/atomic."):
+			continue
+		case strings.HasPrefix(fn, "internal/sync.(*HashTrieMap"), strings.HasPrefix(fn, "sync.(*copyChecker)."),
+			strings.HasPrefix(fn, "sync.(*Cond)."):
+			return 1
+		}
+		return 0
+	}
+	return -1
 }
 
 // mutexInternal reports whether an atomic with these frames (innermost

@@ -108,6 +108,10 @@ type convertOptions struct {
 	// if not nil, is set to how many times it stopped. For tests.
 	sideStopAt int
 	sideStops  *int
+	// recDropped, if not nil, is set to the number of atomic records the
+	// converter ignored as the recorder may leave them out
+	// (recorderDrops). For tests.
+	recDropped *int
 
 	// goIDs, if not nil, is set to the map from the recorder's goroutine
 	// ids to the trace's (LiveOptions.GoIDs).
@@ -232,6 +236,9 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	}
 	if o.sideStops != nil {
 		*o.sideStops = c.sideStops
+	}
+	if o.recDropped != nil {
+		*o.recDropped = c.recDropped
 	}
 	if o.goIDs != nil {
 		m := make(map[uint32]GoID, len(c.gs))
@@ -411,6 +418,10 @@ type converter struct {
 	grow      func(n int)
 	// atomicClasses is atomicClassOf's memo, by stack id (0: not known).
 	atomicClasses []uint8
+	// recDrops is recorderDrops's memo, by an atomic's caller pc;
+	// recDropped counts the records it ignored.
+	recDrops   [1 << recDropsBits]uint64
+	recDropped int
 	// Memos in front of maps the conversion consults for every event (see
 	// g, push, findAlloc and locate).
 	lastGid    uint32
@@ -700,6 +711,16 @@ func (c *converter) visit(r *rawEvent) {
 			}
 			c.settleDue()
 		}
+		return
+	}
+	if r.kind == rAtomic && c.atomic == nil && c.recorderDrops(r.pcs) {
+		// An atomic the recorder may leave out (classify.go,
+		// recorderDrops): as if it had, before it touches anything
+		// (its goroutine's lastPrim, the replay positions' current
+		// record, the life it would number first, its stack, its
+		// goroutine's test), so that the trace is the same whether the
+		// recorder wrote it or not.
+		c.recDropped++
 		return
 	}
 	g := c.lastG // goID's, inlined: the goroutine of the run of records
@@ -1086,6 +1107,29 @@ func (c *converter) atomicClassOf(stack StackID) uint8 {
 	c.atomicClasses[stack] = k
 	return k
 }
+
+// recorderDrops is classify.go's recorderDrops of the frames of an
+// atomic record's pcs, each pc's verdict remembered (recDrops: pc<<2 |
+// 1 + the verdict, direct-mapped by pc, as recorder.c's atomic_pcs).
+func (c *converter) recorderDrops(pcs []uint64) bool {
+	for _, pc := range pcs {
+		slot := &c.recDrops[(pc*0x9E3779B97F4A7C15)>>(64-recDropsBits)]
+		var v int8
+		if *slot>>2 == pc && *slot&3 != 0 {
+			v = int8(*slot&3) - 2
+		} else {
+			v = recorderVerdict(c.frames(pc))
+			*slot = pc<<2 | uint64(v+2)
+		}
+		if v >= 0 {
+			return v == 1
+		}
+	}
+	return false
+}
+
+// recDropsBits sizes the converter's memo of recorderVerdict by pc.
+const recDropsBits = 10
 
 func isWaitGroupAdd(frames []Frame) bool {
 	for _, f := range frames {

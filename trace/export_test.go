@@ -19,6 +19,7 @@ type ConvertOptions struct {
 	NoSide      bool
 	SideStopAt  int
 	SideStops   *int
+	RecDropped  *int
 }
 
 // ConvertAgain is convert with o, for the external tests, which convert a
@@ -27,6 +28,7 @@ func ConvertAgain(spoolPath, bin, shadow string, h Header, atomic func(string) b
 	co := LiveOptions{Replayable: o.Replayable, KeepLocal: o.KeepLocal}.options()
 	co.settleEvery, co.settled, co.noPrefault, co.noSide = o.SettleEvery, o.Settled, o.NoPrefault, o.NoSide
 	co.sideStopAt, co.sideStops = o.SideStopAt, o.SideStops
+	co.recDropped = o.RecDropped
 	return convert(spoolPath, bin, shadow, h, atomic, maxEvents, co)
 }
 

@@ -18,7 +18,10 @@
 //     cap (RecordOptions.MaxEvents, DefaultMaxEvents) cut it. The recorder
 //     stops at the cap itself (EventCapEnv; recorder.c, "Stopping at the
 //     event cap"), once the records it has numbered surely make that many
-//     events, rather than record what the converter never reads.
+//     events, rather than record what the converter never reads; so it
+//     does with the atomics the converter ignores by their frames
+//     (sync.Map's, Cond's: AtomicDropEnv; recorder.c, "atomics the
+//     converter drops").
 //   - Build builds the test binary once (a Binary); Binary.Run records
 //     one run of it and Binary.Tests lists its tests: seer check runs one
 //     Binary for each of its runs and for each witness it replays. It

@@ -112,6 +112,14 @@ const BytesPerEvent = 76
 // may set it so, to compare).
 const EventCapEnv = "SEER_EVENT_CAP"
 
+// AtomicDropEnv names the switch, in the test's environment, by which the
+// recorder performs without recording the atomics that the converter
+// drops by their frames (recorder.c, "atomics the converter drops";
+// trace/classify.go, recorderDrops): "1" on, else off. Record sets it on
+// where the trace needs no transactions and no replay positions;
+// RecordOptions.Env may set it to "0", to compare.
+const AtomicDropEnv = "SEER_ATOMIC_DROP"
+
 // DefaultMaxEvents is RecordOptions.MaxEvents's default: what 1 GiB of
 // memory holds (BytesPerEvent), 14.1 million events. Go's race suite,
 // recorded in one run, must fit (its events: bench/RESULTS.md): a lower
@@ -406,6 +414,13 @@ func (b *Binary) Run(ctx context.Context, opts RecordOptions) (res *RecordResult
 		// cap"): the converter stops there anyway, and what the test
 		// would record past it costs the run and is never read.
 		env = append(env, fmt.Sprintf("%s=%d", EventCapEnv, limit))
+	}
+	if opts.Atomic == nil && !opts.Replayable && opts.Replay == nil && opts.Explore == nil {
+		// The recorder performs, without recording, the atomics the
+		// converter would drop (recorder.c, "atomics the converter
+		// drops"), unless the trace needs transactions or replay
+		// positions, which such an atomic may touch.
+		env = append(env, AtomicDropEnv+"=1")
 	}
 	env = append(env, opts.Env...)
 	if opts.Replay != nil {

@@ -307,6 +307,10 @@ static void cut_here(void) {
 // records as without it. Counts still in other goroutines' chunks only
 // make the cut later. The trace is then the one the cap gives without
 // the recorder's stop (trace/record_evcap_test.go checks it).
+// ATOMIC_DROP_ENV (record.AtomicDropEnv) "1": atomics the converter
+// drops are not recorded (see "atomics the converter drops").
+#define ATOMIC_DROP_ENV "SEER_ATOMIC_DROP"
+static int atomic_drop_on;
 static uint64_t event_cap; // SEER_EVENT_CAP, or 0: no stop at the cap
 static uint64_t events_counted __attribute__((aligned(64)));
 
@@ -735,6 +739,8 @@ static void open_spool(void) {
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return;
+	const char *drop = getenv(ATOMIC_DROP_ENV);
+	atomic_drop_on = drop && strcmp(drop, "1") == 0;
 	const char *cap = getenv("SEER_EVENT_CAP");
 	if (cap && *cap)
 		event_cap = strtoull(cap, NULL, 10);
@@ -2210,11 +2216,107 @@ static inline void atomic_past_cut(struct gctx *thr) {
 	ex_op(thr, RP_ATOMIC);
 }
 
+// ---- atomics the converter drops ----
+//
+// Of the atomics a test makes, the converter drops those inside some sync
+// primitives by their frames (trace/classify.go, atomicClass): on
+// golang.org/x/sync/syncmap's test, sync.Map's (internal/sync.HashTrieMap)
+// were two thirds of the spool's words, each written, its pages zeroed by
+// the kernel, and read back only to be dropped (bench/RESULTS.md, branches
+// sync9 and atom). atomic_drops decides, by the frames of the pcs the
+// record would hold (the caller pc, often sync/atomic's ABI wrapper, then
+// the Go frame-pointer chain: atomic_record's), that the converter ignores
+// the record; such an atomic is then only performed, as past the cut
+// (atomic_past_cut): no lock, no sequence number, no frames, no room.
+//
+// The rule is trace/classify.go's recorderVerdict, which must stay in step
+// with this one (trace's TestRecorderDropsRule reads this function's
+// prefixes and runs both over one table): over the frames of the pcs in
+// order, innermost inlined frame first, sync/atomic's skipped, a frame of
+// internal/sync.(*HashTrieMap...), sync.(*copyChecker) or sync.(*Cond)
+// decides drop; any other frame (or one not named) decides keep, and so
+// does none left. Kept though atomicClass drops them: sync.Mutex's (the
+// converter makes them reads, mutexInternal), WaitGroup's and RWMutex's
+// (a race annotation right after one takes its stack, convert.go's
+// lastPrim; WaitGroup.Add makes an event). The converter ignores the
+// records this rule selects whether or not the recorder wrote them
+// (convert.go's visit), so the trace is the same either way.
+//
+// Only when seer asks (ATOMIC_DROP_ENV, set when the trace needs no
+// transactions of //seer:atomic functions, which an atomic's frames may
+// begin, and no replay positions), and never on a system context: the
+// symbolising callback must not run there (see sym).
+//
+// Verdicts are kept per pc as in_runtime's answers, each in one word:
+// pc<<2 | 1 for keep, 2 for drop, 3 for undecided (sync/atomic's frames
+// only: the next pc decides).
+#define ATOMIC_PCS 4096
+static uint64_t atomic_pcs[ATOMIC_PCS];
+
+// atomic_frame_verdict is the rule for one frame: 1 drop, 0 keep, -1 look
+// at the next (outer) frame.
+static int atomic_frame_verdict(const char *fn, uptr line) {
+	if (!fn || !line || strcmp(fn, "??") == 0)
+		return 0; // the converter names it by its pc: keep
+	if (strncmp(fn, "sync/atomic.", 12) == 0)
+		return -1;
+	if (strncmp(fn, "internal/sync.(*HashTrieMap", 27) == 0 || strncmp(fn, "sync.(*copyChecker).", 20) == 0 ||
+	    strncmp(fn, "sync.(*Cond).", 13) == 0)
+		return 1;
+	return 0;
+}
+
+// atomic_pc_verdict is the rule over the frames of pc: 1 drop, 0 keep, -1
+// undecided.
+static int atomic_pc_verdict(uptr pc) {
+	uint64_t *slot = &atomic_pcs[(pc * 0x9E3779B97F4A7C15ULL) >> 52];
+	uint64_t v = __atomic_load_n(slot, __ATOMIC_RELAXED);
+	if ((v >> 2) == pc && (v & 3))
+		return (v & 3) == 3 ? -1 : (int)(v & 3) - 1;
+	struct symbolize_code_ctx c;
+	uptr cur = pc - 1; // return address -> the call instruction
+	int verdict = -1;
+	spin_lock(&sym_lock);
+	for (int depth = 0; depth < 64; depth++) {
+		memset(&c, 0, sizeof c);
+		c.pc = cur;
+		callback(1 /* raceSymbolizeCodeCmd */, &c);
+		verdict = atomic_frame_verdict(c.func, c.line);
+		if (verdict >= 0 || c.pc == cur)
+			break;
+		cur = c.pc;
+	}
+	spin_unlock(&sym_lock);
+	__atomic_store_n(slot, ((uint64_t)pc << 2) | (uint64_t)(verdict < 0 ? 3 : verdict + 1), __ATOMIC_RELAXED);
+	return verdict;
+}
+
+static int atomic_drops(struct gctx *thr, uptr cpc, uptr *bp) {
+	if (!atomic_drop_on || !thr || thr->system || !callback || !cpc)
+		return 0;
+	int v = atomic_pc_verdict(cpc);
+	if (v < 0) {
+		uptr pcs[MAX_ATOMIC_PCS - 1];
+		uint32_t n = walk_frames(bp, pcs, MAX_ATOMIC_PCS - 1);
+		for (uint32_t i = 0; i < n && v < 0; i++)
+			v = atomic_pc_verdict(pcs[i]);
+	}
+	return v == 1;
+}
+
+// atomic_dropped performs nothing more for a dropped atomic than
+// atomic_past_cut does, and names the pcs other hooks queued (sym_pending).
+static inline void atomic_dropped(struct gctx *thr) {
+	sym_pending(thr);
+	atomic_past_cut(thr);
+}
+
 #define ATOMIC_FUNCS(bits, T, RET)                                                                       \
 	void seer_atomic##bits##_load(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) {           \
 		(void)pc;                                                                                \
 		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
 		if (past_cut()) { ARG(T, 8) = __atomic_load_n(ARG(T *, 0), __ATOMIC_SEQ_CST); atomic_past_cut(thr); return; } \
+		if (atomic_drops(thr, cpc, bp)) { ARG(T, 8) = __atomic_load_n(ARG(T *, 0), __ATOMIC_SEQ_CST); atomic_dropped(thr); return; } \
 		(void)hold(thr);                                                                         \
 		T *p = ARG(T *, 0);                                                                      \
 		uint32_t *l = alock((uptr)p);                                                            \
@@ -2238,6 +2340,7 @@ static inline void atomic_past_cut(struct gctx *thr) {
 		(void)pc;                                                                                \
 		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
 		if (past_cut()) { __atomic_store_n(ARG(T *, 0), ARG(T, 8), __ATOMIC_SEQ_CST); atomic_past_cut(thr); return; } \
+		if (atomic_drops(thr, cpc, bp)) { __atomic_store_n(ARG(T *, 0), ARG(T, 8), __ATOMIC_SEQ_CST); atomic_dropped(thr); return; } \
 		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T v = ARG(T, 8);                                                                         \
@@ -2253,6 +2356,7 @@ static inline void atomic_past_cut(struct gctx *thr) {
 		(void)pc;                                                                                \
 		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
 		if (past_cut()) { ARG(T, RET) = __atomic_exchange_n(ARG(T *, 0), ARG(T, 8), __ATOMIC_SEQ_CST); atomic_past_cut(thr); return; } \
+		if (atomic_drops(thr, cpc, bp)) { ARG(T, RET) = __atomic_exchange_n(ARG(T *, 0), ARG(T, 8), __ATOMIC_SEQ_CST); atomic_dropped(thr); return; } \
 		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T v = ARG(T, 8);                                                                         \
@@ -2269,6 +2373,7 @@ static inline void atomic_past_cut(struct gctx *thr) {
 		(void)pc;                                                                                \
 		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
 		if (past_cut()) { ARG(T, RET) = __atomic_fetch_add(ARG(T *, 0), ARG(T, 8), __ATOMIC_SEQ_CST); atomic_past_cut(thr); return; } \
+		if (atomic_drops(thr, cpc, bp)) { ARG(T, RET) = __atomic_fetch_add(ARG(T *, 0), ARG(T, 8), __ATOMIC_SEQ_CST); atomic_dropped(thr); return; } \
 		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T d = ARG(T, 8);                                                                         \
@@ -2285,6 +2390,7 @@ static inline void atomic_past_cut(struct gctx *thr) {
 		(void)pc;                                                                                \
 		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
 		if (past_cut()) { ARG(T, RET) = __atomic_fetch_and(ARG(T *, 0), ARG(T, 8), __ATOMIC_SEQ_CST); atomic_past_cut(thr); return; } \
+		if (atomic_drops(thr, cpc, bp)) { ARG(T, RET) = __atomic_fetch_and(ARG(T *, 0), ARG(T, 8), __ATOMIC_SEQ_CST); atomic_dropped(thr); return; } \
 		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T m = ARG(T, 8);                                                                         \
@@ -2301,6 +2407,7 @@ static inline void atomic_past_cut(struct gctx *thr) {
 		(void)pc;                                                                                \
 		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                  \
 		if (past_cut()) { ARG(T, RET) = __atomic_fetch_or(ARG(T *, 0), ARG(T, 8), __ATOMIC_SEQ_CST); atomic_past_cut(thr); return; } \
+		if (atomic_drops(thr, cpc, bp)) { ARG(T, RET) = __atomic_fetch_or(ARG(T *, 0), ARG(T, 8), __ATOMIC_SEQ_CST); atomic_dropped(thr); return; } \
 		uint64_t *w = hold(thr);                                                                 \
 		T *p = ARG(T *, 0);                                                                      \
 		T m = ARG(T, 8);                                                                         \
@@ -2323,7 +2430,7 @@ ATOMIC_FUNCS(64, uint64_t, 16)
 	void seer_atomic##bits##_compare_exchange(struct gctx *thr, uptr cpc, uptr pc, uint8_t *a, uptr *bp) { \
 		(void)pc;                                                                                 \
 		rp_pre(thr, RP_ATOMIC); ex_atomic(thr);                                                   \
-		if (past_cut()) {                                                                          \
+		if (past_cut() || atomic_drops(thr, cpc, bp)) {                                                \
 			T cur = ARG(T, 8);                                                                        \
 			ARG(uint8_t, RES) = __atomic_compare_exchange_n(ARG(T *, 0), &cur, ARG(T, NEW), 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
 			atomic_past_cut(thr);                                                                     \
