@@ -712,16 +712,17 @@ func (c *converter) visit(r *rawEvent) {
 			c.settleDue()
 		}
 		return
-	}
-	if r.kind == rAtomic && c.atomic == nil && c.recorderDrops(r.pcs) {
-		// An atomic the recorder may leave out (classify.go,
-		// recorderDrops): as if it had, before it touches anything
-		// (its goroutine's lastPrim, the replay positions' current
-		// record, the life it would number first, its stack, its
-		// goroutine's test), so that the trace is the same whether the
-		// recorder wrote it or not.
-		c.recDropped++
-		return
+	case rAtomic:
+		if c.atomic == nil && c.recorderDrops(r.pcs) {
+			// One the recorder may leave out (classify.go,
+			// recorderDrops): as if it had, before it touches
+			// anything (its goroutine's lastPrim, the replay
+			// positions' current record, the life it would number
+			// first, its stack, its goroutine's test), so that the
+			// trace is the same whether the recorder wrote it or not.
+			c.recDropped++
+			return
+		}
 	}
 	g := c.lastG // goID's, inlined: the goroutine of the run of records
 	if r.gid != c.lastGid || g == nil || g.id == 0 {
