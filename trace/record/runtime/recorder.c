@@ -295,9 +295,12 @@ static void cut_here(void) {
 //     Lock and TryLock make the two acquires one after the other, with
 //     nothing between them, so every acquire the converter folds follows
 //     its first at addr+4 so;
-//   - an atomic: none (those inside sync's primitives are dropped by
-//     their frames, atomicClass, which the recorder does not know), nor
-//     R_FINGO, allocation records, entries and exits.
+//   - an atomic: none (the converter drops those inside sync's
+//     primitives by their frames, atomicClass; the recorder knows only
+//     the part it leaves unrecorded, recorderDrops, see "atomics the
+//     converter drops", and of a recorded atomic cannot tell whether it
+//     makes an event), nor R_FINGO, allocation records, entries and
+//     exits.
 // A goroutine adds its count to events_counted once per chunk (when it
 // takes a new one, and when it ends), not once per record. Every record
 // counted there was numbered before it was counted, so when the sum
@@ -307,6 +310,7 @@ static void cut_here(void) {
 // records as without it. Counts still in other goroutines' chunks only
 // make the cut later. The trace is then the one the cap gives without
 // the recorder's stop (trace/record_evcap_test.go checks it).
+
 // ATOMIC_DROP_ENV (record.AtomicDropEnv) "1": atomics the converter
 // drops are not recorded (see "atomics the converter drops").
 #define ATOMIC_DROP_ENV "SEER_ATOMIC_DROP"
