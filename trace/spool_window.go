@@ -7,7 +7,7 @@
 //
 // Why copies: reading a word of a chunk maps its page, and the kernel's
 // fault-around maps the pages near it that the page cache holds (64 KiB:
-// both pages of eight chunks), whether or not they were written. On
+// sixteen chunks of a page each), whether or not they were written. On
 // stress-chan-100k (a goroutine for each of 100,000 channels, most of
 // whose chunks hold a few hundred bytes) the walk, which visits the
 // goroutines' records in sequence order, touched every chunk again and

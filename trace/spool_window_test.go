@@ -23,7 +23,7 @@ import (
 // consumers, smaller), and reads them with a threshold and a sweep
 // interval made small: in the spool's order, each record's words as
 // written, and the reader's mapping at most a bound resident, which
-// reading in place exceeds (each chunk's two pages stay mapped until its
+// reading in place exceeds (each chunk's page stays mapped until its
 // goroutine ends).
 func TestSpoolManyOpen(t *testing.T) {
 	for _, tc := range []struct {
