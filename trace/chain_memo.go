@@ -52,8 +52,8 @@ func (m chainMemo) get(key *chainKey) (chainStack, bool) {
 
 // find is get of the key (id, top, pcs) without the key: chainStack asks
 // it of every atomic and synchronisation record, and making the 120-byte
-// key first (zeroed, the chain copied in) was a fifth of the lookup's
-// instructions (bench/RESULTS.md, branch sync9). The slot holds that key
+// key first (zeroed, the chain copied in) was a large share of the
+// lookup's instructions (bench/RESULTS.md, branch sync9). The slot holds that key
 // if its id, top, length and pcs are these; its pcs past the length are
 // 0 (chainStack), so only the first len(pcs) are compared (bench/RESULTS.md,
 // "the spool walk's owned accesses").

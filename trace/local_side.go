@@ -341,8 +341,8 @@ func (c *converter) compactSide() {
 // and those records in increasing order, each once. The walks over the
 // whole log (mergeSide, compactSide) step through order beside their
 // index and ask the map only of the records it names: a lookup at every
-// record was a tenth of the instructions converting syncmap's spool, on
-// one core after the merge (bench/RESULTS.md, branch sync9).
+// record was a large share of the instructions converting syncmap's
+// spool, on one core after the merge (bench/RESULTS.md, branch sync9).
 func lastRefs(s *localScan) (map[int32][]int, []int32) {
 	refs := make(map[int32][]int)
 	var order []int32
@@ -455,8 +455,8 @@ func mergeSide(b *Builder, l *sideLog, s *localScan, all bool) (int, func(int) i
 // record whose life is not one goroutine's (owner, the scan's lifeOwner:
 // localScan.ownedLife) or that is blk's record stop (a last event's), and
 // returns that record's index, or len(blk). It is a function of its own so
-// that the loop keeps its few values in registers: inside mergeSide's it
-// cost about twice the instructions a record.
+// that the loop keeps its few values in registers, which inside
+// mergeSide's it did not (bench/RESULTS.md, branch sync9).
 func leaveOut(blk []sideRec, k, stop int, owner []uint32, local []int) int {
 	for ; k < len(blk); k++ {
 		r := &blk[k]

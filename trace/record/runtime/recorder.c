@@ -2225,8 +2225,8 @@ static inline void atomic_past_cut(struct gctx *thr) {
 // Of the atomics a test makes, the converter drops those inside some sync
 // primitives by their frames (trace/classify.go, atomicClass): on
 // golang.org/x/sync/syncmap's test, sync.Map's (internal/sync.HashTrieMap)
-// were two thirds of the spool's words, each written, its pages zeroed by
-// the kernel, and read back only to be dropped (bench/RESULTS.md, branches
+// were most of the spool's words, each written, its pages zeroed by the
+// kernel, and read back only to be dropped (bench/RESULTS.md, branches
 // sync9 and atom). atomic_drops decides, by the frames of the pcs the
 // record would hold (the caller pc, often sync/atomic's ABI wrapper, then
 // the Go frame-pointer chain: atomic_record's), that the converter ignores
