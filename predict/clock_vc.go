@@ -285,13 +285,21 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 			cand = append(cand, ex[:k]...)
 		}
 	}
-	// Keep only the entries that raise c.
-	add := keepAbove(sc.add[:0], cand, c.delta)
-	if c.mid != nil {
-		add = keepAbove(add[:0], add, c.mid.ents)
-	}
-	if c.base != nil {
-		add = c.base.keepAbove(add[:0], add)
+	// Keep only the entries that raise c. A receiver of a base alone
+	// (a re-based join's, usually) is compared with its base at once,
+	// without copying cand first.
+	add := sc.add[:0]
+	switch {
+	case len(c.delta) == 0 && c.mid == nil && c.base != nil:
+		add = c.base.keepAbove(add, cand)
+	default:
+		add = keepAbove(add, cand, c.delta)
+		if c.mid != nil {
+			add = keepAbove(add[:0], add, c.mid.ents)
+		}
+		if c.base != nil {
+			add = c.base.keepAbove(add[:0], add)
+		}
 	}
 	sc.cand, sc.tmp, sc.add = cand[:0], tmp[:0], add[:0] // kept for the next join
 	if sc.wantRises && c.base == orig.base {
@@ -305,11 +313,24 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 	out := c
 	changed := c.base != orig.base // re-based: conservatively "changed"
 	fresh := false
+	bl := 0
+	if c.base != nil {
+		bl = c.base.len()
+	}
+	if len(add) > 0 && c.mid == nil && len(c.delta) == 0 && flattens(len(add), bl) {
+		// The grown clock would be c's base and add, folded at once
+		// into a new base: folded from add, with no delta made for it
+		// (flattenNow).
+		return sc.flattenNow(orig, vclock{base: c.base, delta: add})
+	}
 	if len(add) > 0 {
 		out, fresh = c.grown(own && sameDelta, add) // clock_layer.go
 		changed = true
 	} else if !changed {
 		out = orig
+	}
+	if len(add) > 0 && flattens(out.over(), bl) {
+		return sc.flattenNow(orig, out)
 	}
 	if sc.wantRises && c.base != orig.base {
 		sc.rises = risesOver(sc.rises[:0], orig, out)
@@ -317,21 +338,32 @@ func joinOwn(sc *joinScratch, c vclock, own bool, src vclock, extras ...centry) 
 	if len(add) == 0 {
 		return out, changed, !changed && own && sameDelta
 	}
-	bl := 0
-	if out.base != nil {
-		bl = out.base.len()
-	}
-	if flattens(out.over(), bl) {
-		return out.flattenFor(sc), true, false
-	}
 	return out, true, own && sameDelta || fresh
+}
+
+// flattenNow is joinOwn's end for a result out (orig joined with
+// something) that it folds into a new base, which it returns. Where
+// out is on another base than orig's, the rises are read from the new
+// base's entries, which are out's, merged once for both (risesOver
+// merged them again).
+func (sc *joinScratch) flattenNow(orig, out vclock) (vclock, bool, bool) {
+	f := out.flattenFor(sc)
+	if sc.wantRises && out.base != orig.base {
+		sc.rises = risesOverEnts(sc.rises[:0], orig, f.base.ents)
+	}
+	return f, true, false
 }
 
 // risesOver appends to r the components of out (orig joined with
 // something, on another base) that exceed orig's.
 func risesOver(r []centry, orig, out vclock) []centry {
-	r = out.allTo(r)
-	r = keepAbove(r[:0], r, orig.delta)
+	return risesOverEnts(r, orig, out.allTo(r))
+}
+
+// risesOverEnts is risesOver for out's entries all, sorted, one a
+// goroutine (out.allTo's), which r may hold.
+func risesOverEnts(r []centry, orig vclock, all []centry) []centry {
+	r = keepAbove(r[:0], all, orig.delta)
 	if orig.mid != nil {
 		r = keepAbove(r[:0], r, orig.mid.ents)
 	}
