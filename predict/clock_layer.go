@@ -131,6 +131,17 @@ func merge3To(out, a, b, c []centry) []centry {
 		return mergeMaxTo(out, a, b)
 	}
 	out = slices.Grow(out, len(a)+len(b)+len(c))
+	// The longest first: a base with a short layer and delta (most
+	// clocks) is copied in runs (merge3Few).
+	if len(b) > len(a) {
+		a, b = b, a
+	}
+	if len(c) > len(a) {
+		a, c = c, a
+	}
+	if 8*(len(b)+len(c)) < len(a) {
+		return merge3Few(out, a, b, c)
+	}
 	for len(a) > 0 || len(b) > 0 || len(c) > 0 {
 		g := int32(1<<31 - 1)
 		if len(a) > 0 {
@@ -155,4 +166,33 @@ func merge3To(out, a, b, c []centry) []centry {
 		out = append(out, centry{g, v})
 	}
 	return out
+}
+
+// merge3Few is merge3To for lists b and c much shorter than a: as
+// mergeFewTo, each entry of b and c merged (the larger value for a
+// goroutine in both) is found in a by a galloping search, and the runs
+// of a between them are copied whole.
+func merge3Few(out, a, b, c []centry) []centry {
+	i := 0
+	for len(b) > 0 || len(c) > 0 {
+		var e centry
+		switch {
+		case len(c) == 0 || len(b) > 0 && b[0].g < c[0].g:
+			e, b = b[0], b[1:]
+		case len(b) == 0 || c[0].g < b[0].g:
+			e, c = c[0], c[1:]
+		default:
+			e = centry{b[0].g, max(b[0].v, c[0].v)}
+			b, c = b[1:], c[1:]
+		}
+		lo := gallop(len(a), i, func(k int) bool { return a[k].g < e.g }) // clock_rises.go
+		out = append(out, a[i:lo]...)
+		i = lo
+		if i < len(a) && a[i].g == e.g {
+			e.v = max(e.v, a[i].v)
+			i++
+		}
+		out = append(out, e)
+	}
+	return append(out, a[i:]...)
 }
