@@ -379,6 +379,9 @@ func risesOverEnts(r []centry, orig vclock, all []centry) []centry {
 // list cost a few probes each.
 func keepAbove(out, cand, ents []centry) []centry {
 	j := 0
+	if 8*len(ents) < len(cand) { // a few entries: cand copied in runs
+		return keepAboveFew(out, cand, ents)
+	}
 	if 4*len(cand) >= len(ents) { // dense: a plain merge walk
 		for _, e := range cand {
 			for j < len(ents) && ents[j].g < e.g {
@@ -418,6 +421,27 @@ func keepAbove(out, cand, ents []centry) []centry {
 		out = append(out, e)
 	}
 	return out
+}
+
+// keepAboveFew is keepAbove for ents much shorter than cand (a delta
+// beside a clock's entries): each of ents's goroutines is found in cand
+// by a galloping search, and the runs of cand between them are copied
+// whole. out may be cand[:0]: a run is copied to no later than where it
+// is read from (append's copy is a memmove).
+func keepAboveFew(out, cand, ents []centry) []centry {
+	i := 0
+	for _, x := range ents {
+		lo := gallop(len(cand), i, func(k int) bool { return cand[k].g < x.g }) // clock_rises.go
+		out = append(out, cand[i:lo]...)
+		i = lo
+		if i < len(cand) && cand[i].g == x.g {
+			if cand[i].v > x.v {
+				out = append(out, cand[i])
+			}
+			i++
+		}
+	}
+	return append(out, cand[i:]...)
 }
 
 // mergeMaxInPlace merges sorted b into sorted a, whose capacity holds
