@@ -185,14 +185,7 @@ func merge3Few(out, a, b, c []centry) []centry {
 			e = centry{b[0].g, max(b[0].v, c[0].v)}
 			b, c = b[1:], c[1:]
 		}
-		lo := gallop(len(a), i, func(k int) bool { return a[k].g < e.g }) // clock_rises.go
-		out = append(out, a[i:lo]...)
-		i = lo
-		if i < len(a) && a[i].g == e.g {
-			e.v = max(e.v, a[i].v)
-			i++
-		}
-		out = append(out, e)
+		out, i = mergeAt(out, a, i, e) // clock_vc.go
 	}
 	return append(out, a[i:]...)
 }

@@ -67,25 +67,31 @@ func TestMerge3To(t *testing.T) {
 	} {
 		for it := 0; it < 50; it++ {
 			a, b, c := list(sz[0], 400), list(sz[1], 400), list(sz[2], 400)
-			want := map[int32]int32{}
-			for _, l := range [][]centry{a, b, c} {
-				for _, e := range l {
-					want[e.g] = max(want[e.g], e.v)
-				}
-			}
-			got := merge3To([]centry{{-1, 9}}, a, b, c) // appends to out
-			if got[0] != (centry{-1, 9}) {
-				t.Fatalf("sizes %v: the entries already in out were overwritten", sz)
-			}
-			got = got[1:]
-			if len(got) != len(want) {
-				t.Fatalf("sizes %v: %d entries, want %d", sz, len(got), len(want))
-			}
-			for k, e := range got {
-				if (k > 0 && got[k-1].g >= e.g) || want[e.g] != e.v {
-					t.Fatalf("sizes %v: entry %d is %v (want %d, sorted)", sz, k, e, want[e.g])
-				}
-			}
+			checkMerged(t, sz, merge3To([]centry{{-1, 9}}, a, b, c), a, b, c) // appends to out
+		}
+	}
+}
+
+// checkMerged fails t unless got is out's entry {-1, 9} followed by the
+// merge of lists: sorted, one entry a goroutine, the largest value.
+func checkMerged(t *testing.T, sz any, got []centry, lists ...[]centry) {
+	t.Helper()
+	want := map[int32]int32{}
+	for _, l := range lists {
+		for _, e := range l {
+			want[e.g] = max(want[e.g], e.v)
+		}
+	}
+	if got[0] != (centry{-1, 9}) {
+		t.Fatalf("sizes %v: the entries already in out were overwritten", sz)
+	}
+	got = got[1:]
+	if len(got) != len(want) {
+		t.Fatalf("sizes %v: %d entries, want %d", sz, len(got), len(want))
+	}
+	for k, e := range got {
+		if (k > 0 && got[k-1].g >= e.g) || want[e.g] != e.v {
+			t.Fatalf("sizes %v: entry %d is %v (want %d, sorted)", sz, k, e, want[e.g])
 		}
 	}
 }

@@ -557,16 +557,24 @@ func mergeMaxTo(out, a, b []centry) []centry {
 func mergeFewTo(out, a, b []centry) []centry {
 	i := 0
 	for _, e := range b {
-		lo := gallop(len(a), i, func(k int) bool { return a[k].g < e.g }) // clock_rises.go
-		out = append(out, a[i:lo]...)
-		i = lo
-		if i < len(a) && a[i].g == e.g {
-			e.v = max(e.v, a[i].v)
-			i++
-		}
-		out = append(out, e)
+		out, i = mergeAt(out, a, i, e)
 	}
 	return append(out, a[i:]...)
+}
+
+// mergeAt appends to out the entries of sorted a from i on below e's
+// goroutine, found by a galloping search and copied whole, then e,
+// raised to a's entry of its goroutine if a has one; it returns out and
+// where in a the next entry starts.
+func mergeAt(out, a []centry, i int, e centry) ([]centry, int) {
+	lo := gallop(len(a), i, func(k int) bool { return a[k].g < e.g }) // clock_rises.go
+	out = append(out, a[i:lo]...)
+	i = lo
+	if i < len(a) && a[i].g == e.g {
+		e.v = max(e.v, a[i].v)
+		i++
+	}
+	return append(out, e), i
 }
 
 // denseBudget bounds the entries of the dense mirrors one pass keeps

@@ -129,39 +129,11 @@ func TestClocksWanted(t *testing.T) {
 // copied runs for a short one against a long one (either side).
 func TestMergeMaxTo(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
-	list := func(n, span int) []centry {
-		m := map[int32]int32{}
-		for len(m) < n {
-			m[int32(r.Intn(span))] = int32(1 + r.Intn(50))
-		}
-		var out []centry
-		for g := int32(0); g < int32(span); g++ {
-			if v, ok := m[g]; ok {
-				out = append(out, centry{g, v})
-			}
-		}
-		return out
-	}
+	list := func(n, span int) []centry { return sortedList(r, n, span) } // clock_merge_test.go
 	for _, sz := range [][2]int{{0, 0}, {0, 5}, {3, 3}, {1, 100}, {100, 1}, {5, 200}, {200, 5}, {12, 90}, {90, 12}, {40, 40}} {
 		for it := 0; it < 50; it++ {
 			a, b := list(sz[0], 400), list(sz[1], 400)
-			want := map[int32]int32{}
-			for _, e := range append(append([]centry(nil), a...), b...) {
-				want[e.g] = max(want[e.g], e.v)
-			}
-			got := mergeMaxTo([]centry{{-1, 9}}, a, b) // appends to out
-			if got[0] != (centry{-1, 9}) {
-				t.Fatalf("sizes %v: the entries already in out were overwritten", sz)
-			}
-			got = got[1:]
-			if len(got) != len(want) {
-				t.Fatalf("sizes %v: %d entries, want %d", sz, len(got), len(want))
-			}
-			for k, e := range got {
-				if (k > 0 && got[k-1].g >= e.g) || want[e.g] != e.v {
-					t.Fatalf("sizes %v: entry %d is %v (want %d, sorted)", sz, k, e, want[e.g])
-				}
-			}
+			checkMerged(t, sz, mergeMaxTo([]centry{{-1, 9}}, a, b), a, b) // appends to out; clock_merge_test.go
 		}
 	}
 }
