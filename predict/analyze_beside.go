@@ -22,6 +22,17 @@
 // Without a memory limit (a library caller that set none) or a second
 // processor they run one after the other, as before.
 //
+// The limit is the whole process's, and the live heap too: when several
+// analyses may hold memory under it at once (seer check's packages
+// checked side by side, Options.Sharing), each was budgeted its share of
+// the limit (the events and the history of each package), and another
+// may grow to its share after this one has measured the room. The room
+// is then judged against this analysis's share alone, the limit divided
+// by the analyses that may run at once, with the whole live heap counted
+// as this one's: never more than it may take. seer check counts only the
+// packages not yet done, so the last package (pond's root package, whose
+// analysis runs alone) has the whole limit.
+//
 // Which way they run changes no finding, no funnel count and no history
 // cut: the two passes read neither the other's clocks nor the trace's
 // values (parked for both ways, analyze_values.go), and the
@@ -42,20 +53,31 @@ import (
 
 // passesBeside says whether a large trace's SHB layer runs beside its
 // must-happen-before pass; the tests set it to run both ways.
-var passesBeside = passesFitLimit
+var passesBeside = besideFits
 
-// passesFitLimit reports whether the room under the Go memory limit is at
-// least the live heap, collected first: there are two processors and a
-// limit, and the passes' memory at once may be as large again as what
-// they read.
-func passesFitLimit() bool {
-	if runtime.GOMAXPROCS(0) < 2 {
+// besideFits reports whether o's share of the room under the Go memory
+// limit allows two steps of its analysis at once (passesFitLimit).
+func besideFits(o *Options) bool {
+	shares := 1
+	if o.Sharing != nil {
+		shares = max(o.Sharing(), 1)
+	}
+	return passesFitLimit(shares)
+}
+
+// passesFitLimit reports whether the room in a share of the Go memory
+// limit, the limit divided by shares, is at least the live heap,
+// collected first: there are two processors and a limit, and the memory
+// of two steps at once may be as large again as what they read.
+func passesFitLimit(shares int) bool {
+	if runtime.GOMAXPROCS(0) < 2 || shares < 1 {
 		return false
 	}
 	limit := debug.SetMemoryLimit(-1) // reads the limit
 	if limit <= 0 || limit == math.MaxInt64 {
 		return false
 	}
+	limit /= int64(shares)
 	runtime.GC()
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)

@@ -22,7 +22,7 @@ import (
 // also checks that nothing after the pass reads what the SHB layer
 // writes before waiting for it.
 func TestPassesBesideLikeOneAfterOther(t *testing.T) {
-	defer func(n int, f func() bool) { concurrentPassesBelow, passesBeside = n, f }(concurrentPassesBelow, passesBeside)
+	defer func(n int, f func(*Options) bool) { concurrentPassesBelow, passesBeside = n, f }(concurrentPassesBelow, passesBeside)
 	concurrentPassesBelow = 0 // every trace is large
 	r := rand.New(rand.NewSource(53))
 	cut, found := 0, 0
@@ -33,7 +33,7 @@ func TestPassesBesideLikeOneAfterOther(t *testing.T) {
 			var res [2]*Result
 			for i, beside := range []bool{false, true} {
 				n := 0
-				passesBeside = func() bool { n++; return beside }
+				passesBeside = func(*Options) bool { n++; return beside }
 				what := fmt.Sprintf("trace %d, budget %d, beside %v", k, budget, beside)
 				res[i] = analyzeWhole(t, tr, Options{HistoryBudget: budget, CriticalSectionsAsTransactions: true}, whole, what, text)
 				if n != 1 {
@@ -55,7 +55,8 @@ func TestPassesBesideLikeOneAfterOther(t *testing.T) {
 
 // passesFitLimit says yes when the room under the memory limit is at least
 // the live heap, and no without a limit, with a limit the live heap
-// fills, or on one processor.
+// fills, or on one processor; besideFits judges the room in the
+// analysis's share of the limit.
 func TestPassesFitLimit(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
@@ -75,14 +76,34 @@ func TestPassesFitLimit(t *testing.T) {
 		{"a limit of eight times the live heap and more", 1 << 30, true},
 	} {
 		debug.SetMemoryLimit(tc.limit)
-		if got := passesFitLimit(); got != tc.want {
-			t.Errorf("%s: passesFitLimit() = %v, want %v", tc.name, got, tc.want)
+		if got := passesFitLimit(1); got != tc.want {
+			t.Errorf("%s: passesFitLimit(1) = %v, want %v", tc.name, got, tc.want)
 		}
 	}
+	// Under a limit several analyses share, the room is judged in this
+	// one's share of it (Options.Sharing).
 	debug.SetMemoryLimit(1 << 30)
+	for _, tc := range []struct {
+		sharing func() int
+		want    bool
+	}{
+		{nil, true},
+		{func() int { return 1 }, true},
+		{func() int { return 4 }, true},   // 256 MiB, twice the live heap and more
+		{func() int { return 16 }, false}, // 64 MiB, which the live heap fills
+		{func() int { return 0 }, true},   // taken as one
+	} {
+		n := 0
+		if tc.sharing != nil {
+			n = tc.sharing()
+		}
+		if got := besideFits(&Options{Sharing: tc.sharing}); got != tc.want {
+			t.Errorf("sharing %d: besideFits = %v, want %v", n, got, tc.want)
+		}
+	}
 	runtime.GOMAXPROCS(1)
-	if passesFitLimit() {
-		t.Error("one processor: passesFitLimit() = true, want false")
+	if passesFitLimit(1) {
+		t.Error("one processor: passesFitLimit(1) = true, want false")
 	}
 	runtime.KeepAlive(keep)
 }

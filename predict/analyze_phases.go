@@ -178,7 +178,7 @@ func (a *analysis) startSHB() error {
 			a.waitSHB = goroutine(a.classes)
 		}
 	} else if !a.o.NoRaces {
-		a.beside = !a.concurrent && passesBeside()
+		a.beside = !a.concurrent && passesBeside(&a.o)
 		shb := a.e.fork()
 		run := func() {
 			skipped := false

@@ -153,6 +153,14 @@ type Options struct {
 	// layer's findings are the same with or without it.
 	SHBBudget int64
 
+	// Sharing, if set, says how many analyses may hold memory under the
+	// process's Go memory limit at once from now until this one ends,
+	// this one included (seer check's packages checked side by side): the
+	// choices that spend the room under the limit on running steps side
+	// by side (analyze_beside.go) count only that share of the limit as
+	// this analysis's. Nil: the limit is the analysis's alone.
+	Sharing func() int
+
 	// given, if set, holds the SHB layer's result on a longer trace
 	// (analyzePrefix): Analyze does not run that layer, and the later
 	// ones skip its pairs of sites.

@@ -409,8 +409,9 @@
 // Analyze runs what does not depend on each other on goroutines of its
 // own (analyze.go): the SHB layer's passes beside the must-happen-before
 // pass (below a million events; beyond, only when the room under the Go
-// memory limit is at least what is live as they start, analyze_beside.go,
-// and otherwise SHB runs first), the access classes and the lockset
+// memory limit is at least what is live as they start, in the
+// analysis's share of the limit when several share it (Options.Sharing),
+// analyze_beside.go, and otherwise SHB runs first), the access classes and the lockset
 // filter on whichever of the two finishes first below a million events
 // and after both beyond (a cut history's prefix, which runs no pass,
 // makes them beside its wait for the history's index), and the deadlock,

@@ -122,8 +122,8 @@ func cutParams(r *rand.Rand) genParams {
 // ones (the classes beside, as they always were), and compares the cut,
 // the findings and the funnel's rows.
 func TestCutPrefixClassesBeside(t *testing.T) {
-	defer func(n, i int, f func() bool) { concurrentPassesBelow, indexBesideFrom, passesBeside = n, i, f }(concurrentPassesBelow, indexBesideFrom, passesBeside)
-	passesBeside = func() bool { return false } // one after the other, whatever GOMEMLIMIT says
+	defer func(n, i int, f func(*Options) bool) { concurrentPassesBelow, indexBesideFrom, passesBeside = n, i, f }(concurrentPassesBelow, indexBesideFrom, passesBeside)
+	passesBeside = func(*Options) bool { return false } // one after the other, whatever GOMEMLIMIT says
 	r := rand.New(rand.NewSource(17))
 	cut, found := 0, 0
 	for k := 0; k < 12; {

@@ -99,6 +99,11 @@ type Options struct {
 	// it was stopped (the editors' cancel, which keeps what was found).
 	// Cancelling ctx instead ends the whole check with its error.
 	StopExploring <-chan struct{}
+
+	// sharing says how many packages' analyses may hold memory under
+	// the process's limit at once from now on (runPrepared's
+	// packagesSharing), for predict.Options.Sharing; nil: one.
+	sharing func() int
 }
 
 // HistoryBudget is the share of a memory budget mem (seer check's
@@ -470,6 +475,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 			SolveTimeout:  opts.SolveTimeout,
 			HistoryBudget: opts.HistoryBudget,
 			Stats:         &st,
+			sharing:       opts.sharing,
 		})
 		if err != nil {
 			return nil, nil, st, err
@@ -650,6 +656,8 @@ type PredictOptions struct {
 	SolveTimeout time.Duration
 	// HistoryBudget bounds the clock history (predict.Options.HistoryBudget).
 	HistoryBudget int64
+	// sharing is predict.Options.Sharing (Options.sharing).
+	sharing func() int
 }
 
 // Predict analyses one trace and returns its user findings as a report
@@ -661,6 +669,7 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*report.
 		CriticalSectionsAsTransactions: opts.Atomicity,
 		SolveTimeout:                   opts.SolveTimeout,
 		HistoryBudget:                  opts.HistoryBudget,
+		Sharing:                        opts.sharing,
 	}
 	if opts.Source != nil {
 		rel := newRelevance(t, opts.Source)

@@ -54,7 +54,9 @@
 //
 // Options.Procs packages are checked at once, as go test -p runs them,
 // each within its share of the memory cap (a recording and an analysis
-// can each take all of it); the test binaries of the next few are built
+// can each take all of it; an analysis judges the room it may spend on
+// steps side by side in that share while other packages are left,
+// predict.Options.Sharing); the test binaries of the next few are built
 // meanwhile, as many builds at a time, the first package's alone and the
 // others' several to one go command (buildgroup.go), the source of a few
 // packages is loaded at once (sourcegroup.go), and the report is in

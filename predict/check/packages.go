@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/seer-tools/seer/predict/report"
 )
@@ -100,6 +101,9 @@ func runPrepared(ctx context.Context, opts Options, todo []*prepared, parts []*r
 		return nil
 	}
 	procs := min(max(opts.Procs, 1), len(todo))
+	var left atomic.Int64 // the packages of todo not yet done
+	left.Store(int64(len(todo)))
+	opts.sharing = packagesSharing(procs, &left)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	built := make(chan *prepared, len(todo))
@@ -178,6 +182,7 @@ func runPrepared(ctx context.Context, opts Options, todo []*prepared, parts []*r
 						parts[p.index] = part
 						cache.store(p, part)
 					}
+					left.Add(-1)
 					if opts.Progress != nil {
 						opts.Progress(Progress{Package: p.lp.Path, Stage: StageDone})
 					}
@@ -204,6 +209,17 @@ func runPrepared(ctx context.Context, opts Options, todo []*prepared, parts []*r
 		return ctx.Err()
 	}
 	return firstErr
+}
+
+// packagesSharing is Options.sharing for packages checked procs at a
+// time, of which left are not yet done: as many analyses as packages may
+// be checked at once, but never more than are left (the last package's
+// analysis has the whole memory limit, analyze_beside.go). Each package's
+// events and history were budgeted a procs-th of -maxmem (Run), so
+// counting fewer than procs packages while more are left could let one
+// analysis take room another was promised.
+func packagesSharing(procs int, left *atomic.Int64) func() int {
+	return func() int { return int(max(min(int64(procs), left.Load()), 1)) }
 }
 
 // buildAhead is how many test binaries may be built beyond the ones being
