@@ -588,7 +588,8 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 func testsOf(rec *record.RecordResult, historyCut int) []report.Test {
 	t := rec.Trace
 	// Counted by goroutine first, then by test: a lookup by the test's
-	// name at every event took a tenth of a second at the event cap.
+	// name at every event was most of testsOf's time at the event cap
+	// (bench/RESULTS.md, branch pond8's "testsOf").
 	perG := make([]int, len(t.Goroutines))
 	for i := range t.Events {
 		if g := t.Events[i].G; g > 0 && int(g) < len(perG) {
