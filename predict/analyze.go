@@ -256,24 +256,31 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (res *Result, er
 		return nil, errors.New("predict: nil trace")
 	}
 	a := &analysis{ctx: ctx, o: opts.defaults(), t: t, start: time.Now()}
+	own := a.o.arena == nil && a.o.Analysis == AnalysisSeer && len(t.Events) >= arenaMinEvents
 	// The values parked while the whole trace's passes run are back by
-	// then (mustHappenBefore), but for an error or a panic before. A
-	// panic in the must-happen-before pass leaves the SHB layer running
-	// beside it (analyze_beside.go): it reads t, so it is waited for
-	// first.
+	// then (mustHappenBefore), but for an error or a panic before. After
+	// an error the SHB layer may still run (beside the must-happen-before
+	// pass, analyze_beside.go, or beside it below concurrentPassesBelow
+	// events): it reads t, so it is waited for first. A panic waits for
+	// every goroutine of the call and frees the arena (settle).
+	returned := false
 	defer func() {
-		if a.beside && a.waitSHB != nil {
+		if !returned {
+			a.settle(own) // analyze_panic.go
+			return
+		}
+		if (a.beside || err != nil) && a.waitSHB != nil {
 			a.waitSHB()
 		}
 		if rerr := a.restoreValues(); rerr != nil && err == nil {
 			res, err = nil, rerr
 		}
 	}()
-	own := a.o.arena == nil && a.o.Analysis == AnalysisSeer && len(t.Events) >= arenaMinEvents
 	if own {
 		a.o.arena = new(riseArena) // clock_rises_file.go
 	}
 	res, err = a.run()
+	returned = true
 	// The index of a cut history may still be written (history_cut.go)
 	// if the analysis ended before the prefix's read it.
 	if a.waitIndex != nil {
@@ -399,8 +406,17 @@ func analyzePrefix(ctx context.Context, full fullTrace, o Options, hb *historyBu
 	if parkTail {
 		parking = parkBeside(t, at) // history_cut_park.go
 	}
+	returned := false
 	defer func() {
-		parked, perr := parking()
+		var parked *trace.Parked
+		var perr error
+		if returned {
+			parked, perr = parking()
+		} else {
+			// A panic in the prefix's analysis goes on once the tail is
+			// back, rather than a panic of Park's (analyze_panic.go).
+			quietly(func() { parked, perr = parking() })
+		}
 		if perr != nil && err == nil {
 			res, err = nil, perr
 		}
@@ -409,6 +425,7 @@ func analyzePrefix(ctx context.Context, full fullTrace, o Options, hb *historyBu
 		}
 	}()
 	res, err = Analyze(ctx, prefix, sub)
+	returned = true
 	if err != nil {
 		return nil, err
 	}
@@ -477,6 +494,10 @@ func goroutine(f func()) (wait func()) {
 	done := make(chan struct{})
 	var p any
 	var stack []byte
+	var end func()
+	if trackGoroutine != nil {
+		end = trackGoroutine() // the tests' count (analyze_panic.go)
+	}
 	go func() {
 		defer close(done)
 		defer func() {
@@ -484,6 +505,9 @@ func goroutine(f func()) (wait func()) {
 				p, stack = r, debug.Stack()
 			}
 		}()
+		if end != nil {
+			defer end()
+		}
 		f()
 	}()
 	return func() {

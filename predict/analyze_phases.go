@@ -67,6 +67,9 @@ type analysis struct {
 	side     sideResult
 	waitSide func()
 
+	// waitMem waits for the pre-pass's locations (prePass).
+	waitMem func()
+
 	// waitIndex, if not nil, waits for the index of the history the
 	// must-happen-before pass's budget cut (history_cut.go), which may
 	// be written to the arena on a goroutine of its own.
@@ -110,6 +113,10 @@ func (a *analysis) prePass() {
 		loc, spans := trace.GroupAccesses(t.Events)
 		m = newMemoryOf(t.Events, loc, spans)
 	})
+	a.waitMem = mem // a panic's way out waits for it (analyze_panic.go)
+	if panicHook != nil {
+		panicHook(panicPrePass)
+	}
 	if o.given != nil {
 		a.c = newCTPObserved(t, o.given.observed)
 	} else {
@@ -236,6 +243,9 @@ func (a *analysis) mustHappenBefore() error {
 		// The cut history may still be indexed on a goroutine
 		// (history_cut.go): Analyze waits for it on every path.
 		a.waitIndex = hb.Index.wait
+		if panicHook != nil {
+			panicHook(panicCut)
+		}
 	}
 	if a.beside {
 		// The values read back, the layers after the races, the classes
@@ -264,6 +274,9 @@ func (a *analysis) mustHappenBefore() error {
 	if mhbErr == nil {
 		side := a.e.fork()
 		a.waitSide = goroutine(func() { a.side = side.sideLayers() })
+		if panicHook != nil {
+			panicHook(panicSide)
+		}
 		a.classes()
 	}
 	a.waitSHB()
