@@ -418,7 +418,9 @@
 // blocking, leak and misuse
 // layers beside the race layers once must-happen-before is done; the
 // witnesses are checked on GOMAXPROCS goroutines. A panic on any of them
-// panics again on Analyze's own goroutine (analyze.go's goroutine). Each part writes only its own
+// panics again on Analyze's own goroutine (analyze.go's goroutine); a panic
+// leaves Analyze only once every goroutine it started has ended and its
+// arena is freed (analyze_panic.go). Each part writes only its own
 // results, which join in a fixed order, so the report is the same however
 // they are scheduled: what they share is read-only once made (sites are
 // interned when the CTP is built; the cone is made once, by whichever
