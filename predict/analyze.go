@@ -286,8 +286,10 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (res *Result, er
 	if a.waitIndex != nil {
 		a.waitIndex()
 	}
-	if a.o.arena != nil && a.waitSide != nil {
-		a.waitSide() // after an error the side layers may still read the history
+	if (a.o.arena != nil || err != nil) && a.waitSide != nil {
+		// After an error the side layers may still run, reading the
+		// history (the arena's): none is left behind.
+		a.waitSide()
 	}
 	if own {
 		a.o.arena.free()

@@ -7,6 +7,7 @@ package predict
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -23,6 +24,16 @@ import (
 // panicValue is what panicHook panics with in TestAnalyzePanicSettles.
 type panicValue struct{ stage panicStage }
 
+// stageAction is what TestAnalyzePanicSettles's hook does at its stage.
+type stageAction int
+
+const (
+	actPanic  stageAction = iota // panics with a panicValue
+	actCancel                    // cancels Analyze's context
+)
+
+var actNames = [...]string{actPanic: "panic", actCancel: "cancel"}
+
 // TestAnalyzePanicSettles panics at each stage of Analyze, on a trace
 // whose history is cut (the index on a goroutine, the arena in a file,
 // the tail parked) and on one whose history is not, with the two passes
@@ -30,7 +41,8 @@ type panicValue struct{ stage panicStage }
 // caller recovers the panic it was given, and then no goroutine of the
 // call runs (each sleeps a little as it ends, so one left behind is
 // still counted), no file or mapping of the call is open, and the trace
-// is whole.
+// is whole. The same holds when the context is cancelled there instead,
+// Analyze's way out with an error, the history in a file or in the heap.
 func TestAnalyzePanicSettles(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("counts the open files and mappings in /proc/self")
@@ -85,50 +97,82 @@ func TestAnalyzePanicSettles(t *testing.T) {
 		{"the prefix's side layers", cutTr, panicSide, 1},
 		{"side layers, no cut", wholeTr, panicSide, 1},
 	}
-	for _, m := range modes {
-		concurrentPassesBelow = m.below
-		passesBeside = func(*Options) bool { return m.beside }
-		for _, c := range cases {
-			what := fmt.Sprintf("%s, %s", c.name, m.name)
-			whole := keepsTrace(c.tr)
-			files, maps := openFiles(t), mappedFiles(t)
-			calls := 0
-			panicHook = func(s panicStage) {
-				if s == c.stage {
-					if calls++; calls == c.nth {
-						panic(panicValue{s})
+	cancelled := 0
+	for _, act := range []stageAction{actPanic, actCancel} {
+		for _, arena := range []int{0, 1 << 30} {
+			arenaMinEvents = arena
+			for _, m := range modes {
+				concurrentPassesBelow = m.below
+				passesBeside = func(*Options) bool { return m.beside }
+				for _, c := range cases {
+					what := fmt.Sprintf("%s, %s, %s, arena from %d", c.name, m.name, actNames[act], arena)
+					if settles(t, c.tr, budget, c.stage, c.nth, act, &live, what) {
+						cancelled++
 					}
 				}
 			}
-			got := analyzeRecover(c.tr, Options{HistoryBudget: budget})
-			panicHook = nil
-			if got != (panicValue{c.stage}) {
-				t.Fatalf("%s: the caller recovered %v, not the hook's panic (stage reached %d times)", what, got, calls)
-			}
-			if n := live.Load(); n != 0 {
-				t.Errorf("%s: %d goroutines of Analyze still run after its panic", what, n)
-			}
-			if f := openFiles(t); f != files {
-				t.Errorf("%s: %d files of Analyze open after its panic, %d before", what, f, files)
-			}
-			if mp := mappedFiles(t); mp != maps {
-				t.Errorf("%s: %d mappings of Analyze's files after its panic, %d before", what, mp, maps)
-			}
-			if !whole() {
-				t.Errorf("%s: the trace is not whole after Analyze's panic", what)
-			}
-			for live.Load() != 0 {
-				time.Sleep(time.Millisecond) // what was left behind, before the next case
-			}
 		}
+	}
+	if cancelled == 0 {
+		t.Fatal("no cancelled analysis returned its context's error: the test says little of the error's way out")
 	}
 }
 
-// analyzeRecover analyses tr with o and returns what it panicked with.
-func analyzeRecover(tr *trace.Trace, o Options) (p any) {
+// settles runs one case of TestAnalyzePanicSettles: Analyze of tr, the
+// hook acting at stage's nth call; it says whether Analyze returned the
+// cancelled context's error.
+func settles(t *testing.T, tr *trace.Trace, budget int64, stage panicStage, nth int, act stageAction, live *atomic.Int64, what string) (errored bool) {
+	t.Helper()
+	whole := keepsTrace(tr)
+	files, maps := openFiles(t), mappedFiles(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	panicHook = func(s panicStage) {
+		if s == stage {
+			if calls++; calls == nth {
+				if act == actCancel {
+					cancel()
+					return
+				}
+				panic(panicValue{s})
+			}
+		}
+	}
+	got, err := analyzeRecover(ctx, tr, Options{HistoryBudget: budget})
+	panicHook = nil
+	switch {
+	case calls < nth:
+		t.Fatalf("%s: the stage was reached %d times", what, calls)
+	case act == actPanic && got != (panicValue{stage}):
+		t.Fatalf("%s: the caller recovered %v, not the hook's panic", what, got)
+	case act == actCancel && (got != nil || err != nil && !errors.Is(err, context.Canceled)):
+		t.Fatalf("%s: Analyze panicked with %v or returned %v", what, got, err)
+	}
+	if n := live.Load(); n != 0 {
+		t.Errorf("%s: %d goroutines of Analyze still run after it", what, n)
+	}
+	if f := openFiles(t); f != files {
+		t.Errorf("%s: %d files of Analyze open after it, %d before", what, f, files)
+	}
+	if mp := mappedFiles(t); mp != maps {
+		t.Errorf("%s: %d mappings of Analyze's files after it, %d before", what, mp, maps)
+	}
+	if !whole() {
+		t.Errorf("%s: the trace is not whole after Analyze", what)
+	}
+	for live.Load() != 0 {
+		time.Sleep(time.Millisecond) // what was left behind, before the next case
+	}
+	return err != nil
+}
+
+// analyzeRecover analyses tr with o and returns what it panicked with,
+// or its error.
+func analyzeRecover(ctx context.Context, tr *trace.Trace, o Options) (p any, err error) {
 	defer func() { p = recover() }()
-	_, _ = Analyze(context.Background(), tr, o)
-	return nil
+	_, err = Analyze(ctx, tr, o)
+	return nil, err
 }
 
 // seerFile says whether a file (a link in /proc/self/fd, a line of
