@@ -259,17 +259,19 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (res *Result, er
 	own := a.o.arena == nil && a.o.Analysis == AnalysisSeer && len(t.Events) >= arenaMinEvents
 	// The values parked while the whole trace's passes run are back by
 	// then (mustHappenBefore), but for an error or a panic before. After
-	// an error the SHB layer may still run (beside the must-happen-before
-	// pass, analyze_beside.go, or beside it below concurrentPassesBelow
-	// events): it reads t, so it is waited for first. A panic waits for
-	// every goroutine of the call and frees the arena (settle).
+	// an error the SHB layer run beside the must-happen-before pass
+	// (analyze_beside.go) may still run: it reads t, so it is waited for
+	// first (below concurrentPassesBelow events no values are parked,
+	// and mustHappenBefore waits for the SHB layer on every return). A
+	// panic waits for every goroutine of the call and frees the arena
+	// (settle).
 	returned := false
 	defer func() {
 		if !returned {
 			a.settle(own) // analyze_panic.go
 			return
 		}
-		if (a.beside || err != nil) && a.waitSHB != nil {
+		if a.beside && a.waitSHB != nil {
 			a.waitSHB()
 		}
 		if rerr := a.restoreValues(); rerr != nil && err == nil {
