@@ -140,7 +140,9 @@
 // read back in place by Parked.Restore (discard_linux.go gives the pages
 // back). memlimit.go's SetMemoryLimit sets seer's Go memory limit plus the
 // room past a compacted table's events given back (shrinkEvents), which
-// the runtime counts as heap.
+// the runtime counts as heap; its SetSpoolRoom sets the room left outside
+// that limit for the spool's pages, past which the conversion reads the
+// goroutines' open chunks through copies (spool_window.go).
 //
 // Every goroutine is attributed to the test whose testing.tRunner frame
 // its stack shows, or to its creator's test; the testing harness's own

@@ -22,6 +22,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -31,6 +32,16 @@ var memLimit struct {
 	mu    sync.Mutex
 	limit int64
 	given int64
+	spool atomic.Int64 // SetSpoolRoom's room (openBytesWithin)
+}
+
+// SetSpoolRoom sets the bytes of the process's memory left outside the Go
+// memory limit for the spools' pages being read (0: none set): past
+// what they could map (spool_window.go's openBytesWithin), the
+// conversion reads the goroutines' open chunks through copies, which the
+// limit counts, and gives the mapping's pages back as it goes.
+func SetSpoolRoom(room int64) {
+	memLimit.spool.Store(max(room, 0))
 }
 
 // SetMemoryLimit sets the Go memory limit (debug.SetMemoryLimit) to limit

@@ -25,7 +25,9 @@
 // mapping's pages are given back (touched). The copies hold only the
 // records written: a goroutine's open chunk is mostly a few hundred bytes.
 // With few goroutines open (every other suite) nothing changes: chunks are
-// read in place.
+// read in place. Under seer's -maxmem the threshold is also what the
+// eighth of it left outside the Go memory limit holds of the open chunks'
+// pages, a fault-around each (openBytesWithin, SetSpoolRoom).
 
 package trace
 
@@ -46,6 +48,24 @@ const manyOpenBytes = 128 << 20
 // so 1,024 bound the mapping's resident chunk pages by 128 MiB.
 const windowSweep = 1024
 
+// faultAroundChunks is how many chunk pages a look at one maps at most:
+// the kernel's fault-around, 64 KiB, of 4 KiB chunks.
+const faultAroundChunks = (64 << 10) / spoolChunkBytes
+
+// openBytesWithin returns the room of open chunks past which the walk
+// reads through copies, for a process whose memory not counted by the Go
+// memory limit is room bytes (0: no limit set): manyOpenBytes, or less if
+// the open chunks' pages the looks map (a fault-around each) could pass
+// room. Pond's root package keeps up to 30,724 goroutines open, under
+// manyOpenBytes, and its chunk pages held 230-290 MiB of seer's resident
+// set, past -maxmem 512MiB (bench/RESULTS.md, branch maxmem).
+func openBytesWithin(room int64) uint64 {
+	if room <= 0 {
+		return manyOpenBytes
+	}
+	return min(manyOpenBytes, uint64(room)/faultAroundChunks)
+}
+
 // spoolWindow is the walk's state of reading through copies.
 type spoolWindow struct {
 	many   bool          // chunks are read through copies
@@ -62,7 +82,7 @@ type spoolWindow struct {
 func (w *spoolWindow) count(open int, chunkBytes uint64) {
 	limit := w.openBytes
 	if limit == 0 {
-		limit = manyOpenBytes
+		limit = openBytesWithin(memLimit.spool.Load())
 	}
 	if !w.many && uint64(open)*chunkBytes > limit {
 		w.many = true

@@ -335,7 +335,8 @@ func plural(n int, noun string) string {
 // setMemoryLimit makes mem, less an eighth, seer's heap limit, unless
 // GOMEMLIMIT sets one: the collector works harder as the heap nears the
 // budget, instead of letting garbage grow with the live heap (GOGC). The
-// eighth is left for what is not heap: the spool's pages being read, the
+// eighth is left for what is not heap: the spool's pages being read (the
+// conversion reads through copies past it: trace.SetSpoolRoom), the
 // binary, the stacks. The limit grows by the pages of trace tables given
 // back to the kernel while they are held (trace.SetMemoryLimit), which the
 // runtime counts as heap.
@@ -343,6 +344,7 @@ func setMemoryLimit(mem int64) {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		trace.SetMemoryLimit(mem - mem/8)
 	}
+	trace.SetSpoolRoom(mem / 8)
 }
 
 // parseSize reads a size in bytes with an optional unit: KiB, MiB, GiB

@@ -1,0 +1,35 @@
+// This file tests the threshold of reading through copies derived from
+// the room -maxmem leaves outside the Go memory limit (spool_window.go's
+// openBytesWithin, memlimit.go's SetSpoolRoom).
+
+package trace
+
+import "testing"
+
+func TestOpenBytesWithin(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		room int64
+		open int  // cursors open
+		many bool // read through copies
+	}{
+		{"no room set: manyOpenBytes", 0, 30_724, false},     // pond's root package, in place as before
+		{"no room set, past manyOpenBytes", 0, 32_769, true}, // stress-chan-100k's
+		{"-maxmem 512MiB: pond", 64 << 20, 30_724, true},
+		{"-maxmem 512MiB: at 1,024 open", 64 << 20, 1_024, false},
+		{"-maxmem 512MiB: past 1,024 open", 64 << 20, 1_025, true},
+		{"-maxmem 1GiB: stress-chan-3m", 128 << 20, 1_111, false},
+		{"-maxmem 1GiB: pond", 128 << 20, 30_724, true},
+		{"-maxmem 64GiB: manyOpenBytes", 8 << 30, 30_724, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			SetSpoolRoom(tc.room)
+			defer SetSpoolRoom(0)
+			var w spoolWindow
+			w.count(tc.open, spoolChunkBytes)
+			if w.many != tc.many {
+				t.Errorf("room %d, %d open: many = %v, want %v (threshold %d bytes of chunks)", tc.room, tc.open, w.many, tc.many, openBytesWithin(tc.room))
+			}
+		})
+	}
+}
