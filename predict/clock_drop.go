@@ -41,20 +41,18 @@ func (c *ctp) varOf(i int, mode *clockMode) (uint64, bool) {
 }
 
 // deadAfter marks the events after which a pass in mode no longer needs
-// a clock: vars, the events that use an address for the last time;
-// ends, each goroutine's last event when no join names that goroutine.
-// Without dropDead it marks none.
-func deadAfter(c *ctp, mode clockMode) (vars, ends bitset) {
+// a clock: vars, the events that use an address (numbered by pv) for the
+// last time; ends, each goroutine's last event when no join names that
+// goroutine. Without dropDead it marks none.
+func deadAfter(c *ctp, pv *passVars) (vars, ends bitset) {
 	vars, ends = newBitset(len(c.ev)), newBitset(len(c.ev))
 	if !dropDead {
 		return vars, ends
 	}
-	last := make(map[uint64]int32)
+	last := make([]int32, pv.n) // every number has an event
+	pv.each(false, func(i int, r int32) { last[pv.at(r)] = int32(i) })
 	joined := make(map[trace.GoID]bool)
 	for i := range c.ev {
-		if a, ok := c.varOf(i, &mode); ok {
-			last[a] = int32(i)
-		}
 		if c.ev[i].Op == trace.OpJoin {
 			joined[trace.GoID(c.ev[i].Peer)] = true
 		}

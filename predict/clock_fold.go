@@ -56,27 +56,30 @@ func (ps *pass) mergeFold(i int, s *syncVar, c vclock, ep centry) {
 // acquire (or a release-acquire, which acquires first) until a release,
 // or a plain write over an atomic variable, replaces its clock. Without
 // dropDead it marks none (TestPassShortcutsSameHistory compares).
-func idleMerges(c *ctp, mode clockMode) bitset {
+func idleMerges(c *ctp, mode clockMode, pv *passVars) bitset {
 	if !dropDead || mode.want == nil {
 		return nil
 	}
 	idle := newBitset(len(c.ev))
-	ahead := make(map[uint64]bool)
-	for i := len(c.ev) - 1; i >= 0; i-- {
+	ahead := make([]bool, pv.n)
+	pv.each(true, func(i int, r int32) {
+		k := pv.at(r)
+		// An event uses one address: its synchronisation's (varOf), or,
+		// a plain write over an atomic variable (never a
+		// synchronisation), the variable's, whose clock it resets.
 		switch c.passKind(i, &mode) {
 		case trace.SyncAcquire, trace.SyncReleaseAcquire:
-			ahead[c.syncAddr(i)] = true
+			ahead[k] = true
 		case trace.SyncRelease:
-			ahead[c.syncAddr(i)] = false
+			ahead[k] = false
 		case trace.SyncReleaseMerge:
-			if !ahead[c.syncAddr(i)] {
+			if !ahead[k] {
 				idle.set(int32(i))
 			}
 		}
 		if c.overAtomic.has(int32(i)) {
-			// Reset before the event's own synchronisation.
-			ahead[atomicVar(c.ev[i].Addr)] = false
+			ahead[k] = false
 		}
-	}
+	})
 	return idle
 }

@@ -514,7 +514,10 @@ type pass struct {
 	implied bool
 	// goClk[g] is the clock of g's go statement, until g starts.
 	goClk []goSrc
-	vars  map[uint64]*syncVar
+	// vars[k]: the variable at address number k (clock_vars.go), nil
+	// until used and once dropped.
+	vars []*syncVar
+	pv   passVars
 	// What the pass drops after an event (clock_drop.go): an address's
 	// clock, a goroutine's.
 	deadVar, deadEnd bitset
@@ -548,7 +551,6 @@ func newPass(c *ctp, m *memory, mode clockMode) *pass {
 		dn:  make([][]int32, ng), dense: denseBudget, lk: make([]knownLayers, ng),
 		implied: mode.rfCheck && !mode.rf,
 		goClk:   make([]goSrc, ng),
-		vars:    make(map[uint64]*syncVar),
 		ch:      mode.chains,
 	}
 	ps.rec.useArena(mode.arena)
@@ -557,8 +559,10 @@ func newPass(c *ctp, m *memory, mode clockMode) *pass {
 		ps.jr = newJournal(ps.rec.log)
 		ps.jr.ch = ps.ch
 	}
-	ps.deadVar, ps.deadEnd = deadAfter(c, mode)
-	ps.idleMerge = idleMerges(c, mode)
+	ps.pv = numberVars(c, &mode)
+	ps.vars = make([]*syncVar, ps.pv.n)
+	ps.deadVar, ps.deadEnd = deadAfter(c, &ps.pv)
+	ps.idleMerge = idleMerges(c, mode, &ps.pv)
 	if mode.spill > 0 && mode.want != nil {
 		ps.sf = new(spillFile)
 	}
@@ -668,12 +672,13 @@ func (ps *pass) flush(g, p int32) {
 	ps.pend = ps.pend[:0]
 }
 
-// v returns the synchronisation variable at address a.
-func (ps *pass) v(a uint64) *syncVar {
-	s := ps.vars[a]
+// v returns the synchronisation variable that event i uses (varOf).
+func (ps *pass) v(i int) *syncVar {
+	k := ps.pv.of(i)
+	s := ps.vars[k]
 	if s == nil {
 		s = &syncVar{exact: true}
-		ps.vars[a] = s
+		ps.vars[k] = s
 	}
 	return s
 }
@@ -723,6 +728,9 @@ func (ps *pass) sweep() {
 			hold(ps.goClk[g].clk.base)
 		}
 		for _, s := range ps.vars {
+			if s == nil {
+				continue
+			}
 			hold(s.clk.base)
 			for _, p := range s.pend {
 				hold(p.clk.base)
@@ -795,10 +803,10 @@ func (ps *pass) event(i int) error {
 		// A plain write over an atomic variable (see buildSync in
 		// ctp.go): the next atomic load reads it, and acquires no
 		// release.
-		*ps.v(atomicVar(e.Addr)) = syncVar{exact: true}
+		*ps.v(i) = syncVar{exact: true}
 	}
 	if ps.sf != nil && c.passKind(i, mode) != trace.SyncNone {
-		if err := ps.unspill(ps.v(c.syncAddr(i)), i); err != nil {
+		if err := ps.unspill(ps.v(i), i); err != nil {
 			return err
 		}
 	}
@@ -838,8 +846,7 @@ func (ps *pass) event(i int) error {
 	}
 	// What is never read again goes (clock_drop.go).
 	if ps.deadVar.has(int32(i)) {
-		a, _ := c.varOf(i, mode)
-		delete(ps.vars, a)
+		ps.vars[ps.pv.of(i)] = nil
 	}
 	if ps.deadEnd.has(int32(i)) {
 		ps.cur[g], ps.rec.last[g], ps.lk[g] = vclock{}, vclock{}, knownLayers{}
@@ -857,7 +864,7 @@ func (ps *pass) sync(i int, g, p int32) (serialRel *syncVar) {
 	if k == trace.SyncNone {
 		return nil
 	}
-	s := ps.v(c.syncAddr(i))
+	s := ps.v(i)
 	switch k {
 	case trace.SyncAcquire:
 		if !s.known(ps.cur[g], ps.dn[g]) {

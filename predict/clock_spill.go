@@ -199,6 +199,9 @@ func (ps *pass) spillIdle() error {
 	var cands []idle
 	held := ps.ar.baseBytes()
 	for _, s := range ps.vars {
+		if s == nil {
+			continue
+		}
 		held += int64(s.clk.over()) * 8
 		if s.at.n == 0 && len(s.pend) == 0 && s.clk.size() >= spillMin {
 			cands = append(cands, idle{s: s, used: s.used, size: s.clk.size()})

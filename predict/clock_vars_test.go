@@ -1,0 +1,102 @@
+// Tests of the numbering of a pass's synchronisation addresses
+// (clock_vars.go) and of the set-up that scans by it (deadAfter,
+// idleMerges): the same marks as scans keyed by the address itself.
+
+package predict
+
+import (
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/seer-tools/seer/trace"
+)
+
+// deadAfterByAddr and idleMergesByAddr are deadAfter's and idleMerges's
+// scans keyed by address in maps, as they were before the numbering.
+func deadAfterByAddr(c *ctp, mode clockMode) bitset {
+	vars := newBitset(len(c.ev))
+	last := make(map[uint64]int32)
+	for i := range c.ev {
+		if a, ok := c.varOf(i, &mode); ok {
+			last[a] = int32(i)
+		}
+	}
+	for _, i := range last {
+		vars.set(i)
+	}
+	return vars
+}
+
+func idleMergesByAddr(c *ctp, mode clockMode) bitset {
+	idle := newBitset(len(c.ev))
+	ahead := make(map[uint64]bool)
+	for i := len(c.ev) - 1; i >= 0; i-- {
+		switch c.passKind(i, &mode) {
+		case trace.SyncAcquire, trace.SyncReleaseAcquire:
+			ahead[c.syncAddr(i)] = true
+		case trace.SyncRelease:
+			ahead[c.syncAddr(i)] = false
+		case trace.SyncReleaseMerge:
+			if !ahead[c.syncAddr(i)] {
+				idle.set(int32(i))
+			}
+		}
+		if c.overAtomic.has(int32(i)) {
+			ahead[atomicVar(c.ev[i].Addr)] = false
+		}
+	}
+	return idle
+}
+
+func TestPassVarsNumbering(t *testing.T) {
+	traces := randomTraces(17, 150, func(r *rand.Rand, i int) genParams {
+		p := syncParams(r)
+		p.goroutines += r.Intn(8)
+		return p
+	}, true)
+	modes := []clockMode{{}, {locks: true}, {locks: true, serial: true, rf: true, want: map[int32][]int32{}}}
+	merges := 0
+	for ti, tr := range traces {
+		c := newCTP(tr)
+		for mi, mode := range modes {
+			pv := numberVars(c, &mode)
+			// One number an address, in the order of first use.
+			num := make(map[uint64]int32)
+			for i := range c.ev {
+				a, ok := c.varOf(i, &mode)
+				if got := pv.id.at(int32(i)) != 0; got != ok {
+					t.Fatalf("trace %d mode %d event %d: numbered %v, uses an address %v", ti, mi, i, got, ok)
+				}
+				if !ok {
+					continue
+				}
+				k, seen := num[a]
+				if !seen {
+					k = int32(len(num))
+					num[a] = k
+				}
+				if got := pv.of(i); got != k {
+					t.Fatalf("trace %d mode %d event %d: number %d, want %d", ti, mi, i, got, k)
+				}
+			}
+			if pv.n != len(num) {
+				t.Fatalf("trace %d mode %d: %d addresses, want %d", ti, mi, pv.n, len(num))
+			}
+			vars, _ := deadAfter(c, &pv)
+			if want := deadAfterByAddr(c, mode); !slices.Equal(vars, want) {
+				t.Fatalf("trace %d mode %d: deadAfter's vars differ from the scan by address", ti, mi)
+			}
+			if mode.want != nil {
+				idle, want := idleMerges(c, mode, &pv), idleMergesByAddr(c, mode)
+				if !slices.Equal(idle, want) {
+					t.Fatalf("trace %d mode %d: idleMerges differ from the scan by address", ti, mi)
+				}
+				merges += idle.count()
+			}
+		}
+	}
+	if merges == 0 {
+		t.Fatal("no idle release-merge in any trace: the test checks nothing of idleMerges")
+	}
+}
