@@ -100,3 +100,16 @@ func TestPassVarsNumbering(t *testing.T) {
 		t.Fatal("no idle release-merge in any trace: the test checks nothing of idleMerges")
 	}
 }
+
+// TestSHBKnowsMemo: an access's knows, which remembers its last answer,
+// answers each goroutine as its clock does, in any order of questions.
+func TestSHBKnowsMemo(t *testing.T) {
+	cur := vclock{delta: []centry{{g: 0, v: 4}, {g: 2, v: 7}, {g: 5, v: 1}}}
+	want := map[int32]int32{0: 4, 1: 0, 2: 7, 3: 0, 5: 1}
+	x := &shbAccess{g: 3, cur: cur}
+	for _, h := range []int32{2, 2, 0, 2, 1, 1, 5, 0, 0, 3, 2} {
+		if got := x.knows(h); got != want[h] {
+			t.Fatalf("knows(%d) = %d, want %d", h, got, want[h])
+		}
+	}
+}

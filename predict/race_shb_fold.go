@@ -96,11 +96,27 @@ type shbAccess struct {
 	d          []int32
 	ch         *chainMap // the pass's chains, if any (clock_chain.go)
 	pos        int32     // its position in goroutine g
+	// knows's last answer: for goroutine memoG-1 (0: none yet), memoV.
+	// On pond's trace (issue 31, item 5) two in five of its calls ask
+	// for the goroutine of the call before (consecutive groups of one
+	// goroutine), each a binary search or three in cur.
+	memoG, memoV int32
 }
 
 // knows returns the last event of goroutine h that x's clock knows: its
-// component, or that of h's chain, translated.
+// component, or that of h's chain, translated. Nothing it reads changes
+// while x is checked, so it remembers its last answer.
 func (x *shbAccess) knows(h int32) int32 {
+	if x.memoG == h+1 {
+		return x.memoV
+	}
+	v := x.component(h)
+	x.memoG, x.memoV = h+1, v
+	return v
+}
+
+// component is knows without the memo.
+func (x *shbAccess) component(h int32) int32 {
 	k := x.ch.chainOf(h)
 	var v int32
 	if x.d != nil {
