@@ -56,9 +56,10 @@ const faultAroundChunks = (64 << 10) / spoolChunkBytes
 // reads through copies, for a process whose memory not counted by the Go
 // memory limit is room bytes (0: no limit set): manyOpenBytes, or less if
 // the open chunks' pages the looks map (a fault-around each) could pass
-// room. Pond's root package keeps up to 30,724 goroutines open, under
-// manyOpenBytes, and its chunk pages held 230-290 MiB of seer's resident
-// set, past -maxmem 512MiB (bench/RESULTS.md, branch maxmem).
+// room: a test that keeps tens of thousands of goroutines open, but
+// fewer than manyOpenBytes counts, held enough chunk pages in seer's
+// resident set to pass a small -maxmem (pond's root package under
+// -maxmem 512MiB: bench/RESULTS.md, branch maxmem).
 func openBytesWithin(room int64) uint64 {
 	if room <= 0 {
 		return manyOpenBytes
