@@ -5,9 +5,6 @@
 package trace_test
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -103,13 +100,10 @@ func TestPrimitives(t *testing.T) {
 // sync.Map's fails the first.
 func TestRecordAtomicDrop(t *testing.T) {
 	skipIfCannotRecord(t)
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/atomdrop\n\ngo 1.26\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "atomdrop_test.go"), []byte(atomdropTest), 0o644)
-	det := []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1"}
+	dir := testModule(t, "atomdrop", atomdropTest)
 	run := func(env ...string) (ops []string, dropped int, chunks uint64) {
 		t.Helper()
-		opts := RecordOptions{Dir: dir, NoFile: true, Env: append(slices.Clone(det), env...)}
+		opts := RecordOptions{Dir: dir, NoFile: true, Env: append(slices.Clone(deterministicEnv), env...)}
 		b, res, spool := recordKeepingSpool(t, opts)
 		if res.Outcome.Result != "pass" {
 			t.Fatalf("%v: the test's outcome %+v", env, res.Outcome)
@@ -121,19 +115,7 @@ func TestRecordAtomicDrop(t *testing.T) {
 		if _, _, err := ConvertAgain(spool, b.Path, b.Shadow(), res.Trace.Header, nil, 0, ConvertOptions{RecDropped: &dropped}); err != nil {
 			t.Fatal(err)
 		}
-		tr := res.Trace
-		for i := range tr.Events {
-			e := &tr.Events[i]
-			if tr.Goroutine(e.G).Test != "TestPrimitives" {
-				continue
-			}
-			f, user := UserFrame(tr.Stack(e.Stack), tr.Header.GOROOT)
-			if !user {
-				continue
-			}
-			ops = append(ops, fmt.Sprintf("%v %s:%d", e.Op, filepath.Base(f.File), f.Line))
-		}
-		return ops, dropped, c.NextChunk
+		return userOps(res.Trace, "TestPrimitives"), dropped, c.NextChunk
 	}
 	on, droppedOn, chunksOn := run()
 	off, droppedOff, chunksOff := run(AtomicDropEnv + "=0")

@@ -102,11 +102,8 @@ func TestMany(t *testing.T) {
 // the cap falls (each goroutine's last one is kept at its place).
 func TestRecordStopsAtEventCap(t *testing.T) {
 	skipIfCannotRecord(t)
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/evcap\n\ngo 1.26\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "evcap_test.go"), []byte(evcapTest), 0o644)
+	dir := testModule(t, "evcap", evcapTest)
 	const max = 30_000
-	det := []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1"}
 	type recorded struct {
 		res   *RecordResult
 		spool SpoolCounters
@@ -115,9 +112,9 @@ func TestRecordStopsAtEventCap(t *testing.T) {
 	}
 	run := func(capEnv string) recorded {
 		t.Helper()
-		opts := RecordOptions{Dir: dir, NoFile: true, KeepLocal: true, MaxEvents: max, Env: det}
+		opts := RecordOptions{Dir: dir, NoFile: true, KeepLocal: true, MaxEvents: max, Env: deterministicEnv}
 		if capEnv != "" {
-			opts.Env = append(append([]string(nil), det...), EventCapEnv+"="+capEnv)
+			opts.Env = append(slices.Clone(deterministicEnv), EventCapEnv+"="+capEnv)
 		}
 		b, res, spool := recordKeepingSpool(t, opts)
 		c, err := ReadSpoolCounters(spool)
@@ -129,19 +126,7 @@ func TestRecordStopsAtEventCap(t *testing.T) {
 			t.Fatal(err)
 		}
 		again.Outcome = res.Trace.Outcome
-		var ops []string
-		for i := range res.Trace.Events {
-			e := &res.Trace.Events[i]
-			if res.Trace.Goroutine(e.G).Test != "TestMany" {
-				continue
-			}
-			f, user := UserFrame(res.Trace.Stack(e.Stack), res.Trace.Header.GOROOT)
-			if !user {
-				continue // sync.Map's own, which its random hash seed varies
-			}
-			ops = append(ops, fmt.Sprintf("%v %s:%d", e.Op, filepath.Base(f.File), f.Line))
-		}
-		return recorded{res, c, again, ops}
+		return recorded{res, c, again, userOps(res.Trace, "TestMany")}
 	}
 	// check says whether r's trace holds the run's first max events,
 	// converted live and again after the run.
@@ -207,4 +192,39 @@ func TestRecordStopsAtEventCap(t *testing.T) {
 	} else {
 		t.Logf("as it should: %v", err)
 	}
+}
+
+// deterministicEnv runs a recorded test on one thread, with no GC and no
+// asynchronous preemption, so that two runs record the same records.
+var deterministicEnv = []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1"}
+
+// testModule writes a module example.com/name holding src as name_test.go
+// and returns its directory.
+func testModule(t *testing.T, name, src string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/"+name+"\n\ngo 1.26\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+"_test.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// userOps lists the events of test's goroutines at the user's own lines,
+// an op and a file:line each: sync.Map's own events, which its random
+// hash seed varies from run to run, are left out.
+func userOps(tr *Trace, test string) []string {
+	var ops []string
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		if tr.Goroutine(e.G).Test != test {
+			continue
+		}
+		if f, user := UserFrame(tr.Stack(e.Stack), tr.Header.GOROOT); user {
+			ops = append(ops, fmt.Sprintf("%v %s:%d", e.Op, filepath.Base(f.File), f.Line))
+		}
+	}
+	return ops
 }
