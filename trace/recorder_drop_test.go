@@ -58,7 +58,7 @@ func cRule(t *testing.T) func(frames []string) bool {
 		t.Fatal(err)
 	}
 	body := string(src)
-	i := strings.Index(body, "static int atomic_frame_verdict(const char *fn, uptr line) {")
+	i := strings.Index(body, "static int atomic_frame_verdict(const char *fn, uptr line, void *arg) {")
 	if i < 0 {
 		t.Fatal("recorder.c has no atomic_frame_verdict")
 	}

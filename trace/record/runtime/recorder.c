@@ -1784,37 +1784,72 @@ static inline void mem_access_range(struct gctx *thr, uint64_t kind, uptr addr, 
 void __tsan_read(struct gctx *thr, void *addr, void *pc) { mem_access(thr, R_READ, (uptr)addr, 1, (uptr)pc); }
 void __tsan_write(struct gctx *thr, void *addr, void *pc) { mem_access(thr, R_WRITE, (uptr)addr, 1, (uptr)pc); }
 
-// in_runtime reports whether the return address pc lies in a function of
-// the runtime (package runtime or internal/runtime/...), which -race does
-// not instrument: its own caller made no function entry. Answers are kept
-// per pc, each in one word (runtime_pcs: pc<<2 | 1 for no, 2 for yes;
-// user-space addresses have their top bits clear), so that a racing
-// writer can only replace an answer, never pair a pc with another's.
-#define RUNTIME_PCS 4096
-static uint64_t runtime_pcs[RUNTIME_PCS];
+// pc_memo is a cache of a small answer (1, 2 or 3) per return address,
+// each in one word: pc<<2 | answer (user-space addresses have their top
+// bits clear), so that a racing writer can only replace an answer, never
+// pair a pc with another's. in_runtime and atomic_pc_verdict keep theirs
+// in one each.
+#define PC_MEMO 4096
 
-static int in_runtime(uptr pc) {
-	uint64_t *slot = &runtime_pcs[(pc * 0x9E3779B97F4A7C15ULL) >> 52];
-	uint64_t v = __atomic_load_n(slot, __ATOMIC_RELAXED);
-	if ((v >> 2) == pc && (v & 3))
-		return (v & 3) == 2;
-	// The function pc is in: the outermost of its inlined frames.
+static inline uint64_t *pc_memo_slot(uint64_t *memo, uptr pc) {
+	return &memo[(pc * 0x9E3779B97F4A7C15ULL) >> 52];
+}
+
+// pc_memo_get returns pc's answer, or 0 if none is kept.
+static inline int pc_memo_get(uint64_t *memo, uptr pc) {
+	uint64_t v = __atomic_load_n(pc_memo_slot(memo, pc), __ATOMIC_RELAXED);
+	return (v >> 2) == pc ? (int)(v & 3) : 0;
+}
+
+static inline void pc_memo_put(uint64_t *memo, uptr pc, int answer) {
+	__atomic_store_n(pc_memo_slot(memo, pc), ((uint64_t)pc << 2) | (uint64_t)answer, __ATOMIC_RELAXED);
+}
+
+// pc_frames calls visit on the frames of return address pc, innermost
+// (inlined) first, as the symbolising callback names them, and returns
+// the first answer visit gives other than -1, or -1 once the frames (at
+// most 64) are done. It holds sym_lock: only for a user goroutine's
+// hooks (see sym).
+static int pc_frames(uptr pc, int (*visit)(const char *fn, uptr line, void *arg), void *arg) {
 	struct symbolize_code_ctx c;
-	const char *fn = NULL;
-	uptr cur = pc - 1;
+	uptr cur = pc - 1; // return address -> the call instruction
+	int answer = -1;
 	spin_lock(&sym_lock);
 	for (int depth = 0; depth < 64; depth++) {
 		memset(&c, 0, sizeof c);
 		c.pc = cur;
 		callback(1 /* raceSymbolizeCodeCmd */, &c);
-		fn = c.func;
-		if (c.pc == cur)
+		answer = visit(c.func, c.line, arg);
+		if (answer >= 0 || c.pc == cur)
 			break;
 		cur = c.pc;
 	}
-	int yes = fn && (strncmp(fn, "runtime.", 8) == 0 || strncmp(fn, "internal/runtime/", 17) == 0);
 	spin_unlock(&sym_lock);
-	__atomic_store_n(slot, ((uint64_t)pc << 2) | (yes ? 2 : 1), __ATOMIC_RELAXED);
+	return answer;
+}
+
+// in_runtime reports whether the return address pc lies in a function of
+// the runtime (package runtime or internal/runtime/...), which -race does
+// not instrument: its own caller made no function entry. Answers are kept
+// per pc (runtime_pcs: 1 for no, 2 for yes).
+static uint64_t runtime_pcs[PC_MEMO];
+
+// runtime_frame notes whether a frame is the runtime's in *arg; the last
+// frame visited, the outermost of pc's inlined frames, is the function pc
+// is in.
+static int runtime_frame(const char *fn, uptr line, void *arg) {
+	(void)line;
+	*(int *)arg = fn && (strncmp(fn, "runtime.", 8) == 0 || strncmp(fn, "internal/runtime/", 17) == 0);
+	return -1;
+}
+
+static int in_runtime(uptr pc) {
+	int a = pc_memo_get(runtime_pcs, pc);
+	if (a)
+		return a == 2;
+	int yes = 0;
+	pc_frames(pc, runtime_frame, &yes);
+	pc_memo_put(runtime_pcs, pc, yes ? 2 : 1);
 	return yes;
 }
 
@@ -2251,15 +2286,14 @@ static inline void atomic_past_cut(struct gctx *thr) {
 // begin, and no replay positions), and never on a system context: the
 // symbolising callback must not run there (see sym).
 //
-// Verdicts are kept per pc as in_runtime's answers, each in one word:
-// pc<<2 | 1 for keep, 2 for drop, 3 for undecided (sync/atomic's frames
-// only: the next pc decides).
-#define ATOMIC_PCS 4096
-static uint64_t atomic_pcs[ATOMIC_PCS];
+// Verdicts are kept per pc (pc_memo): 1 for keep, 2 for drop, 3 for
+// undecided (sync/atomic's frames only: the next pc decides).
+static uint64_t atomic_pcs[PC_MEMO];
 
 // atomic_frame_verdict is the rule for one frame: 1 drop, 0 keep, -1 look
 // at the next (outer) frame.
-static int atomic_frame_verdict(const char *fn, uptr line) {
+static int atomic_frame_verdict(const char *fn, uptr line, void *arg) {
+	(void)arg;
 	if (!fn || !line || strcmp(fn, "??") == 0)
 		return 0; // the converter names it by its pc: keep
 	if (strncmp(fn, "sync/atomic.", 12) == 0)
@@ -2273,25 +2307,11 @@ static int atomic_frame_verdict(const char *fn, uptr line) {
 // atomic_pc_verdict is the rule over the frames of pc: 1 drop, 0 keep, -1
 // undecided.
 static int atomic_pc_verdict(uptr pc) {
-	uint64_t *slot = &atomic_pcs[(pc * 0x9E3779B97F4A7C15ULL) >> 52];
-	uint64_t v = __atomic_load_n(slot, __ATOMIC_RELAXED);
-	if ((v >> 2) == pc && (v & 3))
-		return (v & 3) == 3 ? -1 : (int)(v & 3) - 1;
-	struct symbolize_code_ctx c;
-	uptr cur = pc - 1; // return address -> the call instruction
-	int verdict = -1;
-	spin_lock(&sym_lock);
-	for (int depth = 0; depth < 64; depth++) {
-		memset(&c, 0, sizeof c);
-		c.pc = cur;
-		callback(1 /* raceSymbolizeCodeCmd */, &c);
-		verdict = atomic_frame_verdict(c.func, c.line);
-		if (verdict >= 0 || c.pc == cur)
-			break;
-		cur = c.pc;
-	}
-	spin_unlock(&sym_lock);
-	__atomic_store_n(slot, ((uint64_t)pc << 2) | (uint64_t)(verdict < 0 ? 3 : verdict + 1), __ATOMIC_RELAXED);
+	int a = pc_memo_get(atomic_pcs, pc);
+	if (a)
+		return a == 3 ? -1 : a - 1;
+	int verdict = pc_frames(pc, atomic_frame_verdict, NULL);
+	pc_memo_put(atomic_pcs, pc, verdict < 0 ? 3 : verdict + 1);
 	return verdict;
 }
 
