@@ -73,21 +73,22 @@ type spoolWindow struct {
 	looks  int           // looks at chunks since the last sweep
 	slotHi atomic.Uint64 // one past the highest slot found (discoverLocked, under s.mu)
 
-	// manyOpenBytes and windowSweep, but for tests (0: those).
+	// openBytesWithin's and windowSweep, but for tests (0: those).
 	openBytes  uint64
 	sweepEvery int
 }
 
-// count notes that open cursors are not done; past manyOpenBytes of their
-// chunks' room the walk reads through copies from then on.
+// count notes that open cursors are not done; past openBytesWithin of
+// their chunks' room the walk reads through copies from then on.
 func (w *spoolWindow) count(open int, chunkBytes uint64) {
+	if w.many {
+		return
+	}
 	limit := w.openBytes
 	if limit == 0 {
 		limit = openBytesWithin(memLimit.spool.Load())
 	}
-	if !w.many && uint64(open)*chunkBytes > limit {
-		w.many = true
-	}
+	w.many = uint64(open)*chunkBytes > limit
 }
 
 // noteSlot notes that a chunk was found in slot; s.mu is held.
