@@ -33,13 +33,27 @@ var memLimit struct {
 	limit int64
 	given int64
 	spool atomic.Int64 // SetSpoolRoom's room (openBytesWithin)
+	// mapped counts the spools mapped at once (tryOpenSpool to close):
+	// seer check -p n converts up to n runs together, which share the room.
+	mapped atomic.Int64
+}
+
+// spoolRoomShare is a spool's share of SetSpoolRoom's room: the room over
+// the spools mapped at once (0: no room set).
+func spoolRoomShare() int64 {
+	room := memLimit.spool.Load()
+	if room <= 0 {
+		return 0
+	}
+	return max(room/max(memLimit.mapped.Load(), 1), 1)
 }
 
 // SetSpoolRoom sets the bytes of the process's memory left outside the Go
 // memory limit for the spools' pages being read (0: none set): past
 // what they could map (spool_window.go's openBytesWithin), the
 // conversion reads the goroutines' open chunks through copies, which the
-// limit counts, and gives the mapping's pages back as it goes.
+// limit counts, and gives the mapping's pages back as it goes. Spools
+// mapped at once (seer check -p) share the room (spoolRoomShare).
 func SetSpoolRoom(room int64) {
 	memLimit.spool.Store(max(room, 0))
 }

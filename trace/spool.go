@@ -277,6 +277,7 @@ func tryOpenSpool(path string, live, recycle bool) (*spool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mapping the recorder spool: %v", err)
 	}
+	memLimit.mapped.Add(1) // until close (spoolRoomShare)
 	if recycle && s.tableOff != 0 {
 		if err := s.startRecycling(f); err != nil {
 			s.close()
@@ -290,6 +291,7 @@ func (s *spool) close() {
 	if s.data != nil {
 		syscall.Munmap(s.data)
 		s.data = nil
+		memLimit.mapped.Add(-1)
 	}
 	for _, m := range []*[]byte{&s.ctl, &s.ring} {
 		if *m != nil {

@@ -27,7 +27,8 @@
 // With few goroutines open (every other suite) nothing changes: chunks are
 // read in place. Under seer's -maxmem the threshold is also what the
 // eighth of it left outside the Go memory limit holds of the open chunks'
-// pages, a fault-around each (openBytesWithin, SetSpoolRoom).
+// pages, a fault-around each (openBytesWithin, SetSpoolRoom), shared by
+// the spools mapped at once (spoolRoomShare).
 
 package trace
 
@@ -86,7 +87,7 @@ func (w *spoolWindow) count(open int, chunkBytes uint64) {
 	}
 	limit := w.openBytes
 	if limit == 0 {
-		limit = openBytesWithin(memLimit.spool.Load())
+		limit = openBytesWithin(spoolRoomShare())
 	}
 	w.many = uint64(open)*chunkBytes > limit
 }
