@@ -162,6 +162,21 @@ func (b *Builder) addValue(e *Event, value, old uint64) int {
 	return i
 }
 
+// roomFor reports whether the table has room for one more event without
+// growing (put's condition).
+func (b *Builder) roomFor() bool { return len(b.t.Events) < cap(b.t.Events) }
+
+// put appends e, which carries no values, to a table with room for it
+// (roomFor): addValue's common case, small enough for Go to inline into
+// the converter's addValue, where a call of addValue was part of the cost
+// of each event.
+func (b *Builder) put(e *Event) int {
+	i := len(b.t.Events)
+	b.t.Events = b.t.Events[:i+1]
+	b.t.Events[i] = *e
+	return i
+}
+
 // Len returns the number of events added so far.
 func (b *Builder) Len() int { return len(b.t.Events) }
 

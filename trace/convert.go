@@ -781,11 +781,22 @@ func (c *converter) add(g *convGoroutine, e Event) int { return c.addValue(g, e,
 // addValue adds e, made by g, with the values it carries (see EventValue).
 func (c *converter) addValue(g *convGoroutine, e Event, value, old uint64) int {
 	e.G = g.id
+	if c.rp != nil {
+		c.noteReplay(g) // noteAdded's first, out of it so that it is inlined
+	}
 	c.noteAdded(g, &e)
 	if c.side != nil && value == 0 && old == 0 && c.take(&e) {
 		return -1
 	}
-	i := c.b.addValue(&e, value, old) // addEvent's, inlined: a call to it here cost more per event (bench/RESULTS.md, branch conv8)
+	// addEvent's, inlined: a call to it here cost more per event
+	// (bench/RESULTS.md, branch conv8); Builder.addValue's common case
+	// (put) inlined too.
+	var i int
+	if value|old == 0 && c.b.roomFor() {
+		i = c.b.put(&e)
+	} else {
+		i = c.b.addValue(&e, value, old)
+	}
 	if c.pf.due(i + 1) {
 		c.pf.ask(c.b.t.Events, i+1, false)
 	}
@@ -807,12 +818,11 @@ func (c *converter) addEvent(e Event) int {
 	return i
 }
 
-// noteAdded notes in g that it adds e, to the table or the side log.
+// noteAdded notes in g that it adds e, to the table or the side log; the
+// replay positions are noteReplay's, which the caller calls first (the
+// side log, the other caller, is made only without them: convert).
 func (c *converter) noteAdded(g *convGoroutine, e *Event) {
 	g.events++
-	if c.rp != nil {
-		c.rp.event(c.b.Len(), g)
-	}
 	if e.Stack != 0 {
 		g.lastStack = e.Stack
 	}
@@ -820,6 +830,10 @@ func (c *converter) noteAdded(g *convGoroutine, e *Event) {
 		g.rwPending = 0
 	}
 }
+
+// noteReplay notes in the replay positions that g adds the table's next
+// event.
+func (c *converter) noteReplay(g *convGoroutine) { c.rp.event(c.b.Len(), g) }
 
 // noteEvent notes event e, at index i of the table, or held back by the
 // side log (i is -2-its index there), for the scan and finish.
@@ -874,7 +888,13 @@ func (c *converter) access(g *convGoroutine, r *rawEvent, prim StackID) {
 	if r.aid != 0 && c.side != nil && c.takeAccess(g, r, op, stack) {
 		return
 	}
-	addr, obj := c.locate(r, r.addr, r.size)
+	var addr uint64
+	var obj ObjID
+	if life := c.numbered(r); life != 0 {
+		addr, obj = lifeAddr(life, r.addr-r.astart) // locate's common case, without its call
+	} else {
+		addr, obj = c.locate(r, r.addr, r.size)
+	}
 	size := r.size
 	if size > 1<<32-1 {
 		size = 1<<32 - 1
@@ -1177,13 +1197,11 @@ func (c *converter) syncObj(kind ObjKind, addr uint64) ObjID {
 // any: rawEvent.aid).
 func (c *converter) locate(r *rawEvent, addr, size uint64) (uint64, ObjID) {
 	if r.aid != 0 {
-		var life uint64
-		if r.aid < uint32(len(c.lifeOf)) && c.lifeOf[r.aid] != 0 {
-			life = uint64(c.lifeOf[r.aid]) // life's, inlined: a life numbered already
-		} else {
+		life := c.numbered(r) // life's, inlined: a life numbered already
+		if life == 0 {
 			life = c.life(r)
 		}
-		return lifeBase + life<<lifeShift + (addr - r.astart), lifeObj | ObjID(life-1)
+		return lifeAddr(life, addr-r.astart)
 	}
 	i := sort.Search(len(c.globals), func(i int) bool { return c.globals[i].Value+c.globals[i].Size > addr })
 	if i < len(c.globals) && c.globals[i].Value <= addr {
@@ -1210,6 +1228,21 @@ func (c *converter) locate(r *rawEvent, addr, size uint64) (uint64, ObjID) {
 		c.objs[k] = id
 	}
 	return addr, id
+}
+
+// numbered returns the number of the life of the allocation record r is
+// in, if it has one already, or 0 (also when r is in none).
+func (c *converter) numbered(r *rawEvent) uint64 {
+	if r.aid < uint32(len(c.lifeOf)) {
+		return uint64(c.lifeOf[r.aid]) // lifeOf[0] is never set: aid 0 is no allocation
+	}
+	return 0
+}
+
+// lifeAddr returns the trace address and the object of the byte at off
+// in heap life life.
+func lifeAddr(life, off uint64) (uint64, ObjID) {
+	return lifeBase + life<<lifeShift + off, lifeObj | ObjID(life-1)
 }
 
 // life returns the number of the life of the allocation record r is in
