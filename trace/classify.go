@@ -153,23 +153,34 @@ func atomicClass(frames []Frame) (op Op, drop bool) {
 // prefixes and runs both over recorderDropCases). The converter ignores
 // these records whether the recorder wrote them or not (visit), so that
 // the trace is the same either way.
-func recorderDrops(frames []Frame) bool { return recorderVerdict(frames) == 1 }
+func recorderDrops(frames []Frame) bool { return recorderVerdict(frames) == verdictDrop }
 
-// recorderVerdict is recorderDrops's rule over some frames: 1 drop, 0
-// keep, -1 undecided (sync/atomic's frames only: the frames that come
-// next decide).
-func recorderVerdict(frames []Frame) int8 {
+// dropVerdict is recorderVerdict's answer for some frames of an atomic.
+type dropVerdict int8
+
+const (
+	// verdictUndecided: sync/atomic's frames only; the frames that come
+	// next decide.
+	verdictUndecided dropVerdict = iota - 1
+	// verdictKeep: the atomic is recorded.
+	verdictKeep
+	// verdictDrop: the atomic is performed without a record.
+	verdictDrop
+)
+
+// recorderVerdict is recorderDrops's rule over some frames.
+func recorderVerdict(frames []Frame) dropVerdict {
 	for _, f := range frames {
 		switch fn := f.Func; {
 		case strings.HasPrefix(fn, "sync/atomic."):
 			continue
 		case strings.HasPrefix(fn, "internal/sync.(*HashTrieMap"), strings.HasPrefix(fn, "sync.(*copyChecker)."),
 			strings.HasPrefix(fn, "sync.(*Cond)."):
-			return 1
+			return verdictDrop
 		}
-		return 0
+		return verdictKeep
 	}
-	return -1
+	return verdictUndecided
 }
 
 // mutexInternal reports whether an atomic with these frames (innermost

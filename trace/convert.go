@@ -153,8 +153,8 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	// only when Go does not zero them, and Go zeroes a large allocation
 	// unless every page of it is fresh or given back (runtime/mheap.go,
 	// initSpan). Taking what merge said, a process that had run before
-	// (seer check -explore's steered runs) had the whole 450 MB table of
-	// the cap zeroed for a run of 1.9M events, even just after
+	// (seer check -explore's steered runs) had the whole table of the cap
+	// zeroed for a run of a small part of it, even just after
 	// debug.FreeOSMemory (bench/RESULTS.md). Once a run holds a quarter of
 	// the cap it takes the whole cap at once, where the old array and the
 	// new one side by side, doubling, would cost half a gigabyte more at
@@ -1131,19 +1131,20 @@ func (c *converter) atomicClassOf(stack StackID) uint8 {
 
 // recorderDrops is classify.go's recorderDrops of the frames of an
 // atomic record's pcs, each pc's verdict remembered (recDrops: pc<<2 |
-// 1 + the verdict, direct-mapped by pc, as recorder.c's atomic_pcs).
+// 1 + the verdict's distance from verdictUndecided, direct-mapped by pc,
+// as recorder.c's atomic_pcs).
 func (c *converter) recorderDrops(pcs []uint64) bool {
 	for _, pc := range pcs {
 		slot := &c.recDrops[(pc*0x9E3779B97F4A7C15)>>(64-recDropsBits)]
-		var v int8
+		var v dropVerdict
 		if *slot>>2 == pc && *slot&3 != 0 {
-			v = int8(*slot&3) - 2
+			v = dropVerdict(*slot&3) + verdictUndecided - 1
 		} else {
 			v = recorderVerdict(c.frames(pc))
-			*slot = pc<<2 | uint64(v+2)
+			*slot = pc<<2 | uint64(v-verdictUndecided+1)
 		}
-		if v >= 0 {
-			return v == 1
+		if v != verdictUndecided {
+			return v == verdictDrop
 		}
 	}
 	return false
@@ -1163,8 +1164,8 @@ func isWaitGroupAdd(frames []Frame) bool {
 
 // syncObj returns the object for synchronisation at trace address addr.
 // It is looked up at every synchronisation event, so by address alone:
-// with objs's keys (an address and a name) its hashing of the name was
-// 0.33 s of the conversion of stress-chan-3m's 14M events.
+// with objs's keys (an address and a name) its hashing of the name was a
+// measurable part of a channel-heavy conversion (bench/RESULTS.md).
 func (c *converter) syncObj(kind ObjKind, addr uint64) ObjID {
 	var id ObjID
 	var ok bool

@@ -378,8 +378,8 @@ func mergeSide(b *Builder, l *sideLog, s *localScan, all bool) (int, func(int) i
 	if len(next) > 0 {
 		nextRef = next[0]
 	}
-	for b, blk := range l.blocks {
-		base := b << sideBlockBits
+	for bi, blk := range l.blocks {
+		base := bi << sideBlockBits
 		if base >= l.n {
 			break
 		}

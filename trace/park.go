@@ -6,9 +6,8 @@
 // direct I/O where the system has it (park_linux.go), and given back to
 // the kernel (discard); Parked.Restore reads them back into the same
 // memory. The bytes around them, less than a page at each end, stay.
-// On issue 31's pond trace the analysis cut at 2.44M of 10M events, and
-// the 7.6M events after the cut were 231 MB of the analysis's peak
-// (bench/RESULTS.md). Trace.ParkValues parks the values alone, the same
+// On a trace cut early (issue 31's pond) the events after the cut were a
+// large part of the analysis's peak (bench/RESULTS.md). Trace.ParkValues parks the values alone, the same
 // way, while passes that read none of them replay the whole trace
 // (predict's SHB and must-happen-before passes).
 
