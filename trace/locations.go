@@ -278,22 +278,35 @@ func (m *WriterMap) Write(l int32, a uint64, size uint32, w int32) {
 		plo := x.Lo + uint64(k)*pageSize
 		phi := min(plo+pageSize, x.Hi)
 		if a <= plo && end >= phi {
-			p.w, p.d = w, nil
+			p.w, p.d = w, p.d[:0]
+			if len(x.pages) > 1 {
+				// Only a location of one page keeps d's capacity, for
+				// its next partial write and for Track once forgotten
+				// (Forget): a channel's message is written whole, then
+				// field by field, and each one made d anew. A larger
+				// one's pages let theirs go, as Forget does.
+				p.d = nil
+			}
 			continue
 		}
+		lo, hi := max(a, plo)-plo, min(end, phi)-plo
 		if len(p.d) == 0 {
 			if n := int(phi - plo); cap(p.d) >= n {
 				p.d = p.d[:n]
 			} else {
 				p.d = make([]int32, n)
 			}
-			for i := range p.d {
-				p.d[i] = p.w
-			}
+			fill(p.d[:lo], p.w) // the bytes around the write keep the page's writer
+			fill(p.d[hi:], p.w)
 		}
-		for b := max(a, plo); b < min(end, phi); b++ {
-			p.d[b-plo] = w
-		}
+		fill(p.d[lo:hi], w)
+	}
+}
+
+// fill sets every element of d to w.
+func fill(d []int32, w int32) {
+	for i := range d {
+		d[i] = w
 	}
 }
 

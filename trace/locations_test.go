@@ -212,3 +212,27 @@ func TestLastAccesses(t *testing.T) {
 		t.Errorf("LastAccesses = %v, want %v", got, want)
 	}
 }
+
+// TestWriterMapKeepsPageStorage holds a location of one page to the
+// storage it was given: written whole, then in part, forgotten and
+// tracked again (a channel's messages, one location each, are), it makes
+// its bytes' writers once, not once a message.
+func TestWriterMapKeepsPageStorage(t *testing.T) {
+	for _, size := range []uint64{2, 40, pageSize} {
+		wm := NewWriterMap()
+		s := Span{4096, 4096 + size}
+		message := func() {
+			wm.Track(0, s)
+			wm.Write(0, s.Lo, uint32(size), 1) // whole
+			wm.Write(0, s.Hi-1, 1, 2)          // in part
+			wm.Read(0, s.Lo, uint32(size), func(_, _ uint64, _ int32) {})
+			wm.Write(0, s.Lo, uint32(size), 3) // whole again
+			wm.Write(0, s.Lo, 1, 4)            // in part again
+			wm.Forget(0)
+		}
+		message()
+		if n := testing.AllocsPerRun(100, message); n != 0 {
+			t.Errorf("a location of %d bytes: %v allocations a message, want 0", size, n)
+		}
+	}
+}
