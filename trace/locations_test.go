@@ -214,25 +214,41 @@ func TestLastAccesses(t *testing.T) {
 }
 
 // TestWriterMapKeepsPageStorage holds a location of one page to the
-// storage it was given: written whole, then in part, forgotten and
-// tracked again (a channel's messages, one location each, are), it makes
-// its bytes' writers once, not once a message.
+// storage its bytes' writers were first given: written in part, then
+// whole, then in part again, and once forgotten and another location
+// tracked in its place (a channel's messages, one location each, are),
+// its bytes' writers stay where they were instead of being made anew.
 func TestWriterMapKeepsPageStorage(t *testing.T) {
-	for _, size := range []uint64{2, 40, pageSize} {
+	for _, size := range []uint64{40, pageSize} {
 		wm := NewWriterMap()
 		s := Span{4096, 4096 + size}
-		message := func() {
-			wm.Track(0, s)
-			wm.Write(0, s.Lo, uint32(size), 1) // whole
-			wm.Write(0, s.Hi-1, 1, 2)          // in part
-			wm.Read(0, s.Lo, uint32(size), func(_, _ uint64, _ int32) {})
-			wm.Write(0, s.Lo, uint32(size), 3) // whole again
-			wm.Write(0, s.Lo, 1, 4)            // in part again
-			wm.Forget(0)
-		}
-		message()
-		if n := testing.AllocsPerRun(100, message); n != 0 {
-			t.Errorf("a location of %d bytes: %v allocations a message, want 0", size, n)
+		store := func(l int32) *int32 { return &wm.locs[l].pages[0].d[0] }
+		wm.Track(0, s)
+		wm.Write(0, s.Hi-1, 1, 1) // in part: the bytes' writers are made
+		first := store(0)
+		for step, w := range []struct {
+			l      int32
+			a      uint64
+			size   uint32
+			forget bool
+		}{
+			{0, s.Lo, uint32(size), false}, // whole
+			{0, s.Lo, 1, true},             // in part again, then forgotten
+			{1, s.Lo, uint32(size), false}, // another location, whole
+			{1, s.Hi - 1, 1, false},        // in part
+		} {
+			if !wm.Tracked(w.l) {
+				wm.Track(w.l, s)
+			}
+			wm.Write(w.l, w.a, w.size, int32(step+2))
+			if w.size < uint32(size) {
+				if got := store(w.l); got != first {
+					t.Errorf("a location of %d bytes, step %d: its bytes' writers were made anew", size, step)
+				}
+			}
+			if w.forget {
+				wm.Forget(w.l)
+			}
 		}
 	}
 }
