@@ -49,7 +49,10 @@ func deadAfter(c *ctp, pv *passVars) (vars, ends bitset) {
 	if !dropDead {
 		return vars, ends
 	}
-	last := make([]int32, pv.n) // every number has an event
+	last := make([]int32, pv.n)
+	for k := range last {
+		last[k] = -1 // a lock's number, in a pass without locks
+	}
 	pv.each(false, func(i int, r int32) { last[pv.at(r)] = int32(i) })
 	joined := make(map[trace.GoID]bool)
 	for i := range c.ev {
@@ -58,7 +61,9 @@ func deadAfter(c *ctp, pv *passVars) (vars, ends bitset) {
 		}
 	}
 	for _, i := range last {
-		vars.set(i)
+		if i >= 0 {
+			vars.set(i)
+		}
 	}
 	for g, evs := range c.byG {
 		if len(evs) > 0 && !joined[trace.GoID(g)] {

@@ -61,26 +61,54 @@ func TestPassVarsNumbering(t *testing.T) {
 		c := newCTP(tr)
 		for mi, mode := range modes {
 			pv := numberVars(c, &mode)
-			// One number an address, in the order of first use.
+			// One number an address, a different one each; with locks,
+			// in the order of first use (without, a lock's number is
+			// left unused).
 			num := make(map[uint64]int32)
+			addr := make(map[int32]uint64)  // by number
+			given := make(map[uint64]int32) // by address
+			each := 0
+			pv.each(false, func(i int, r int32) {
+				if _, ok := c.varOf(i, &mode); !ok {
+					t.Fatalf("trace %d mode %d event %d: scanned, uses no address", ti, mi, i)
+				}
+				if got := pv.at(r); got != pv.of(i) {
+					t.Fatalf("trace %d mode %d event %d: rank %d's number %d, the event's %d", ti, mi, i, r, got, pv.of(i))
+				}
+				each++
+			})
+			uses := 0
 			for i := range c.ev {
 				a, ok := c.varOf(i, &mode)
-				if got := pv.id.at(int32(i)) != 0; got != ok {
+				if got := c.vars.at(int32(i)) != 0 && pv.uses(i); got != ok {
 					t.Fatalf("trace %d mode %d event %d: numbered %v, uses an address %v", ti, mi, i, got, ok)
 				}
 				if !ok {
 					continue
 				}
+				uses++
 				k, seen := num[a]
 				if !seen {
 					k = int32(len(num))
 					num[a] = k
 				}
-				if got := pv.of(i); got != k {
+				got := pv.of(i)
+				if mode.locks && got != k {
 					t.Fatalf("trace %d mode %d event %d: number %d, want %d", ti, mi, i, got, k)
 				}
+				if b, ok := addr[got]; got < 0 || int(got) >= pv.n || ok && b != a {
+					t.Fatalf("trace %d mode %d event %d: number %d of %d, shared by %#x and %#x", ti, mi, i, got, pv.n, a, b)
+				}
+				addr[got] = a
+				if n, ok := given[a]; ok && n != got {
+					t.Fatalf("trace %d mode %d event %d: address %#x numbered %d and %d", ti, mi, i, a, n, got)
+				}
+				given[a] = got
 			}
-			if pv.n != len(num) {
+			if each != uses {
+				t.Fatalf("trace %d mode %d: each scans %d events, %d use an address", ti, mi, each, uses)
+			}
+			if mode.locks && pv.n != len(num) || pv.n < len(num) {
 				t.Fatalf("trace %d mode %d: %d addresses, want %d", ti, mi, pv.n, len(num))
 			}
 			vars, _ := deadAfter(c, &pv)

@@ -65,6 +65,14 @@ type ctp struct {
 	// see buildSync. Nil if there are none.
 	overAtomic bitset
 
+	// vars numbers the addresses whose clocks a clock pass keeps, in the
+	// order of their first use: for every event that uses one in a pass
+	// of some mode (ctp.varOf with or without locks), 1 + its address's
+	// number (clock_vars.go); nVars, the addresses. buildSync keys the
+	// same addresses, so it numbers them as it goes.
+	vars  sparseVals
+	nVars int
+
 	sites  []int32 // per StackID: interned site id, -1 until computed
 	siteID map[trace.Frame]int32
 	frames []trace.Frame
@@ -269,21 +277,41 @@ func (c *ctp) buildSync() {
 		rel    int32
 		merges []int32
 		view   int32 // index in mviews of s.merges as it is, or -1
+		num    int32 // the address's number (ctp.vars)
 	}
 	st := make(map[uint64]*state)
-	nacq := 0
+	// of returns address a's state, numbering a at its first use.
+	of := func(a uint64) *state {
+		s := st[a]
+		if s == nil {
+			s = &state{rel: -1, view: -1, num: int32(len(st))}
+			st[a] = s
+		}
+		return s
+	}
+	nacq, nvar := 0, 0
 	for i := range c.ev {
 		k := c.computeSyncKind(i)
 		c.sk[i] = k
 		if k.Acquires() {
 			nacq++
 		}
+		if k != trace.SyncNone || c.ev[i].Op.IsLock() {
+			nvar++
+		}
 	}
 	c.acqs = make([]acqSrc, 0, nacq)
+	c.vars = newSparseVals(len(c.ev))
+	c.vars.vals = make([]int32, 0, nvar)
 	for i := range c.ev {
 		k := c.sk[i]
 		if k == trace.SyncNone {
-			if e := &c.ev[i]; e.Op == trace.OpWrite {
+			if e := &c.ev[i]; e.Op.IsLock() {
+				// A lock kept as a lock: a pass with locks keeps
+				// its clock (ctp.varOf), at the address an
+				// observed lock's would have (syncAddr).
+				c.vars.add(int32(i), of(c.syncAddr(i)).num+1)
+			} else if e.Op == trace.OpWrite {
 				// A plain write over an atomic variable: an atomic load
 				// after it reads its value, not a release's, and is
 				// ordered after none (the read-from of the cone orders
@@ -296,16 +324,13 @@ func (c *ctp) buildSync() {
 						c.overAtomic = newBitset(len(c.ev))
 					}
 					c.overAtomic.set(int32(i))
+					c.vars.add(int32(i), s.num+1)
 				}
 			}
 			continue
 		}
-		a := c.syncAddr(i)
-		s := st[a]
-		if s == nil {
-			s = &state{rel: -1, view: -1}
-			st[a] = s
-		}
+		s := of(c.syncAddr(i))
+		c.vars.add(int32(i), s.num+1)
 		if k.Acquires() {
 			c.acqBit.set(int32(i))
 			mv := int32(-1)
@@ -326,6 +351,8 @@ func (c *ctp) buildSync() {
 			s.merges, s.view = append(s.merges, int32(i)), -1
 		}
 	}
+	c.vars.done()
+	c.nVars = len(st)
 	c.acqRank = make([]int32, len(c.acqBit))
 	r := int32(0)
 	for w, x := range c.acqBit {
