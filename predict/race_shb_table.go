@@ -407,15 +407,33 @@ func (t *shbTable) dropEntries(l int32, gr *shbGroup) {
 	t.deadE += int(gr.ents.cap)
 }
 
-// compact copies the runs in use into new pools, for each pool a quarter
-// of which is room left behind. Runs move, so no one may hold an entry or a
-// group across a call. A new pool has the room of the old one's length and
-// an eighth: its runs, at most three quarters of it, leave behind another
-// quarter before the next compaction, and a pool that had to grow to get
-// there copied all it held, dead room too (bench/RESULTS.md, branch shb9).
+// compactDue reports whether a pool of length n and capacity c, dead of
+// it room that runs left behind, is to be compacted, and the capacity of
+// the new pool: when a quarter of it is dead, the old length and an
+// eighth; when an eighth is and its capacity is nearly spent, so that the
+// next runs' moves would regrow it (growslice, which copies the dead room
+// too, and the compaction after it copies what lives again), the old
+// length and a quarter, as growslice would have made it.
+func compactDue(n, c, dead int) (bool, int) {
+	switch {
+	case dead <= shbCompactAt:
+		return false, 0
+	case 4*dead > n:
+		return true, n + n/8
+	case 8*dead > n && c-n < n/16:
+		return true, n + n/4
+	}
+	return false, 0
+}
+
+// compact copies the runs in use into new pools, for each pool that is
+// due (compactDue). Runs move, so no one may hold an entry or a group
+// across a call. A new pool has at least the room of the old one's
+// length: a pool that had to grow before its next compaction copied all
+// it held, dead room too (bench/RESULTS.md, branches shb9 and pondshb).
 func (t *shbTable) compact() {
-	if t.deadE > shbCompactAt && 4*t.deadE > len(t.ents) {
-		pool := make([]shbEntry, 0, len(t.ents)+len(t.ents)/8)
+	if due, room := compactDue(len(t.ents), cap(t.ents), t.deadE); due {
+		pool := make([]shbEntry, 0, room)
 		moveGroup := func(gr *shbGroup) {
 			off := int32(len(pool))
 			pool = append(pool, t.ents[gr.ents.off:gr.ents.off+gr.ents.cap]...)
@@ -443,8 +461,8 @@ func (t *shbTable) compact() {
 		}
 		t.ents, t.deadE = pool, 0
 	}
-	if t.deadG > shbCompactAt && 4*t.deadG > len(t.groups) {
-		pool := make([]shbGroup, 0, len(t.groups)+len(t.groups)/8)
+	if due, room := compactDue(len(t.groups), cap(t.groups), t.deadG); due {
+		pool := make([]shbGroup, 0, room)
 		// move copies run r and, below it, its batches' runs; it
 		// returns where r now is.
 		var move func(r span) span

@@ -112,7 +112,9 @@ func TestSHBCompactKeepsRoom(t *testing.T) {
 		recordShared(tab, func(l, i int32) {
 			tab.retire(l, i)
 			ne, ng := len(tab.ents), len(tab.groups)
-			due := tab.deadE > shbCompactAt && 4*tab.deadE > ne || tab.deadG > shbCompactAt && 4*tab.deadG > ng
+			dueE, _ := compactDue(ne, cap(tab.ents), tab.deadE)
+			dueG, _ := compactDue(ng, cap(tab.groups), tab.deadG)
+			due := dueE || dueG
 			tab.compact()
 			if !due {
 				return
@@ -126,6 +128,34 @@ func TestSHBCompactKeepsRoom(t *testing.T) {
 	}
 	if compacted == 0 {
 		t.Error("no pool was compacted")
+	}
+}
+
+// TestSHBCompactDue: a pool is compacted when a quarter of it is dead
+// room, or an eighth is and its capacity is nearly spent (the next moves
+// would regrow it, copying the dead room), with room to grow then.
+func TestSHBCompactDue(t *testing.T) {
+	defer func(n int) { shbCompactAt = n }(shbCompactAt)
+	shbCompactAt = 1000
+	for _, tc := range []struct {
+		name       string
+		n, c, dead int
+		due        bool
+		room       int
+	}{
+		{"little dead room", 100_000, 100_000, 900, false, 0},
+		{"a quarter dead", 100_000, 200_000, 25_001, true, 112_500},
+		{"an eighth dead, room left", 100_000, 110_000, 12_501, false, 0},
+		{"an eighth dead, full", 100_000, 105_000, 12_501, true, 125_000},
+		{"less than an eighth dead, full", 100_000, 100_000, 12_000, false, 0},
+	} {
+		due, room := compactDue(tc.n, tc.c, tc.dead)
+		if due != tc.due || due && room != tc.room {
+			t.Errorf("%s: compactDue(%d, %d, %d) = %v, %d, want %v, %d", tc.name, tc.n, tc.c, tc.dead, due, room, tc.due, tc.room)
+		}
+		if due && room < tc.n {
+			t.Errorf("%s: a new pool of room %d for a pool of %d", tc.name, room, tc.n)
+		}
 	}
 }
 
