@@ -171,16 +171,10 @@ func (lw *lifeWords) words(l uint64, w0, w1 uint32) []uint32 {
 	return lw.own[at : at+int(w1-w0)+1]
 }
 
-// touch notes that goroutine g (or multiOwner) touched [addr, addr+size)
-// of a life, and reports whether the life is dense (if not, the caller
-// notes it in the hash tables).
-func (lw *lifeWords) touch(g uint32, addr uint64, size uint32) bool {
-	l, w0 := lifeWord(addr)
-	_, w1 := lifeWord(addr + uint64(max(size, 1)) - 1)
-	ws := lw.words(l, w0, w1)
-	if ws == nil {
-		return false
-	}
+// markWords notes that goroutine g (or multiOwner) touched the words
+// whose owners are ws (a dense life's, lifeWords.words), as markOwner
+// does in the hash tables.
+func markWords(ws []uint32, g uint32) {
 	for i, v := range ws {
 		switch v {
 		case 0:
@@ -190,7 +184,6 @@ func (lw *lifeWords) touch(g uint32, addr uint64, size uint32) bool {
 			ws[i] = multiOwner
 		}
 	}
-	return true
 }
 
 // local reports, for an access of a dense life, whether no goroutine but

@@ -95,7 +95,7 @@ func (s *localScan) markShared(events []Event, mid uint64, high bool, o *owners)
 		if e.Addr < lifeBase {
 			continue
 		}
-		l := (e.Addr - lifeBase) >> lifeShift
+		l, w0 := lifeWord(e.Addr)
 		if high != (l >= mid) || s.lifeOwner[l] != multiOwner {
 			continue
 		}
@@ -103,7 +103,10 @@ func (s *localScan) markShared(events []Event, mid uint64, high bool, o *owners)
 		if !e.Op.IsAccess() {
 			owner = multiOwner
 		}
-		if s.lives == nil || !s.lives.touch(owner, e.Addr, e.Size) {
+		_, w1 := lifeWord(e.Addr + uint64(max(e.Size, 1)) - 1)
+		if ws := s.lives.words(l, w0, w1); ws != nil {
+			markWords(ws, owner)
+		} else {
 			o.touch(owner, e.Addr, e.Size)
 		}
 	}
