@@ -304,11 +304,13 @@ func compactLocalObjects(t *Trace, b *Builder, rp []uint32, scan *localScan) (in
 	lifeOwner, o, lives := scan.lifeOwner, scan.o, scan.lives
 	local := func(e *Event) bool {
 		if e.Addr >= lifeBase {
-			if v := lifeOwner[(e.Addr-lifeBase)>>lifeShift]; v != multiOwner {
+			l, w0 := lifeWord(e.Addr)
+			if v := lifeOwner[l]; v != multiOwner {
 				return true // the life is e.G's own, or handed over by go statements (local_handoff.go)
 			}
-			if local, dense := lives.local(uint32(e.G), e.Addr, e.Size); dense {
-				return local
+			_, w1 := lifeWord(e.Addr + uint64(max(e.Size, 1)) - 1)
+			if ws := lives.words(l, w0, w1); ws != nil {
+				return ownedWords(ws, uint32(e.G))
 			}
 		}
 		return o.local(uint32(e.G), e.Addr, e.Size)

@@ -186,20 +186,14 @@ func markWords(ws []uint32, g uint32) {
 	}
 }
 
-// local reports, for an access of a dense life, whether no goroutine but
-// g touched a byte of [addr, addr+size); dense is false if the life is not
-// dense (the caller asks the hash tables).
-func (lw *lifeWords) local(g uint32, addr uint64, size uint32) (local, dense bool) {
-	l, w0 := lifeWord(addr)
-	_, w1 := lifeWord(addr + uint64(max(size, 1)) - 1)
-	ws := lw.words(l, w0, w1)
-	if ws == nil {
-		return false, false
-	}
+// ownedWords reports whether no goroutine but g touched the words whose
+// owners are ws (a dense life's, lifeWords.words), as owners.local does in
+// the hash tables.
+func ownedWords(ws []uint32, g uint32) bool {
 	for _, v := range ws {
 		if v != g {
-			return false, true
+			return false
 		}
 	}
-	return true, true
+	return true
 }
