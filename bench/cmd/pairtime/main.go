@@ -30,6 +30,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/seer-tools/seer/bench/internal/harness"
 )
 
 // figure is one measured quantity of a run.
@@ -75,7 +77,7 @@ func main() {
 		}
 		cmds = append(cmds, b)
 	}
-	fmt.Printf("load at start: %s\n", loadAvg())
+	fmt.Printf("load at start: %s\n", harness.LoadAverage())
 	deadline := time.Now().Add(time.Duration(*timeout) * time.Second)
 	for i := 0; i < *warmup; i++ {
 		for _, c := range cmds {
@@ -108,7 +110,7 @@ func main() {
 			runs[k] = append(runs[k], r)
 		}
 	}
-	fmt.Printf("load at end: %s\n", loadAvg())
+	fmt.Printf("load at end: %s\n", harness.LoadAverage())
 	if counted < *n {
 		fmt.Printf("the %d s bound ended the call after %d of %d counted runs\n", *timeout, counted, *n)
 		if counted == 0 {
@@ -193,29 +195,7 @@ func exits(rs []run) []int {
 
 // printRow prints a figure's minimum, median and maximum.
 func printRow(name, who string, vs []float64) {
-	s := slices.Clone(vs)
-	slices.Sort(s)
-	fmt.Printf("%-10s %-3s %10.3f %10.3f %10.3f\n", name, who, s[0], median(s), s[len(s)-1])
-}
-
-// median of sorted s.
-func median(s []float64) float64 {
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
+	fmt.Printf("%-10s %-3s %10.3f %10.3f %10.3f\n", name, who, slices.Min(vs), harness.Median(vs), slices.Max(vs))
 }
 
 // splitWords splits s as a POSIX shell splits words, with single and

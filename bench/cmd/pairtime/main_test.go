@@ -54,14 +54,3 @@ func TestMeasure(t *testing.T) {
 		t.Errorf("a command past the deadline ran %v", d)
 	}
 }
-
-func TestMedian(t *testing.T) {
-	for _, tc := range []struct {
-		s    []float64
-		want float64
-	}{{[]float64{1}, 1}, {[]float64{1, 3}, 2}, {[]float64{1, 2, 9}, 2}} {
-		if got := median(tc.s); got != tc.want {
-			t.Errorf("median(%v) = %v, want %v", tc.s, got, tc.want)
-		}
-	}
-}

@@ -68,7 +68,7 @@ func run(ctx context.Context) error {
 	if *fromJSON != "" {
 		return printSaved(*fromJSON)
 	}
-	startLoad := loadAverage()
+	startLoad := harness.LoadAverage()
 	moduleDir, err := benchModuleDir()
 	if err != nil {
 		return err
@@ -121,10 +121,10 @@ func run(ctx context.Context) error {
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(report{Date: time.Now().UTC(), LoadStart: startLoad, LoadEnd: loadAverage(), Rounds: *rounds, Results: results})
+		return enc.Encode(report{Date: time.Now().UTC(), LoadStart: startLoad, LoadEnd: harness.LoadAverage(), Rounds: *rounds, Results: results})
 	}
 	fmt.Printf("seerbench: %d round(s); load average %s at the start, %s at the end (2 cores or more busy means noisy timings)\n\n",
-		*rounds, startLoad, loadAverage())
+		*rounds, startLoad, harness.LoadAverage())
 	return harness.WriteTable(os.Stdout, results)
 }
 
@@ -255,18 +255,6 @@ func benchModuleDir() (string, error) {
 		return "", errors.New("run seerbench inside the bench module (cd bench)")
 	}
 	return dir, nil
-}
-
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func logf(format string, args ...any) {

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -94,4 +96,18 @@ func Measure(ctx context.Context, dir string, env []string, sample time.Duration
 		return m, ctx.Err()
 	}
 	return m, nil
+}
+
+// LoadAverage returns the machine's 1, 5 and 15-minute load averages as
+// /proc/loadavg gives them, or "unknown".
+func LoadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
