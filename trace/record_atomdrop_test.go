@@ -19,7 +19,9 @@ import (
 // Once's events) and a user's atomics (kept), some at a sync.Map's
 // address, and a goroutine whose only atomics are sync.Map's. It runs on
 // one thread, and its checks fail if an atomic the recorder only performs
-// is performed wrong.
+// is performed wrong. Its events at its own lines come in one order in
+// every schedule (the goroutine's all come before main's receive), so
+// that two recordings can be compared event by event.
 const atomdropTest = `package atomdrop
 
 import (
@@ -71,11 +73,11 @@ func TestPrimitives(t *testing.T) {
 	done := make(chan struct{})
 	wg.Add(1)
 	go func() {
-		defer wg.Done()
 		var local sync.Map
 		local.Store(1, 1)
 		local.Load(1)
 		global.Load(3)
+		wg.Done() // before close: main's receive, then, orders every event after it
 		close(done)
 	}()
 	<-done
