@@ -295,14 +295,20 @@ func (l *kpvLog) appendAll(xs []kpv) []kpv {
 			// group's are coded as differences (add), else 0.
 			base, sorted := uint32(0), hdr&1 != 0
 			for n := hdr >> 1; n > 0; n-- {
-				// uvAt, inline
+				// uvAt, inline, and uvAtSlow's two-byte case too (a
+				// component among a thousand goroutines takes two bytes;
+				// uvAt with it is too long for the compiler to inline).
 				if k = uint32(b[i]); k < 0x80 {
 					i++
+				} else if i+1 < len(b) && b[i+1] < 0x80 {
+					k, i = k&0x7f|uint32(b[i+1])<<7, i+2
 				} else {
 					k, i = uvAtSlow(b, i)
 				}
 				if v = uint32(b[i]); v < 0x80 {
 					i++
+				} else if i+1 < len(b) && b[i+1] < 0x80 {
+					v, i = v&0x7f|uint32(b[i+1])<<7, i+2
 				} else {
 					v, i = uvAtSlow(b, i)
 				}
