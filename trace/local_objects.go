@@ -12,7 +12,7 @@
 // name, counted first (seen, mark): on two cores, each half of the table
 // in bits of its own (dropSet). The table's pages, and those of the
 // lives' new ids, are fresh; a large table's are faulted in on another
-// core as rename writes them (faultIn), as the prefaulter does for the
+// core as renameAll writes them (faultIn), as the prefaulter does for the
 // event table (prefault.go): writing them was much of making the objects
 // of a channel stress test (bench/RESULTS.md, "Compaction after the walk").
 
@@ -63,43 +63,54 @@ func (r *objNames) start(seen []uint64) {
 	r.objs = make([]Object, 1, n)
 }
 
-// rename gives e's object its new id, making it where e first names it.
-func (r *objNames) rename(e *Event) {
+// makeLife makes the heap object of life k, which no event named before.
+func (r *objNames) makeLife(k ObjID) {
+	l := r.b.lives.at(int(k))
+	r.lifeID[k] = ObjID(len(r.objs))
+	r.objs = append(r.objs, Object{ID: r.lifeID[k], Kind: ObjHeap, Addr: l.addr, Size: l.size})
+}
+
+// makeObject makes the new object of the trace's object o, which no event
+// named before, with o's name.
+func (r *objNames) makeObject(o ObjID) {
 	t := r.b.t
-	switch {
-	case e.Obj == 0:
-	case e.Obj&lifeObj != 0:
-		k := e.Obj &^ lifeObj
-		if r.lifeID[k] == 0 {
-			l := r.b.lives.at(int(k))
-			r.lifeID[k] = ObjID(len(r.objs))
-			r.objs = append(r.objs, Object{ID: r.lifeID[k], Kind: ObjHeap, Addr: l.addr, Size: l.size})
+	obj := t.Objects[o]
+	obj.ID = ObjID(len(r.objs))
+	r.newID[o] = obj.ID
+	r.objs = append(r.objs, obj)
+	if name, ok := t.Names[o]; ok {
+		if r.names == nil {
+			r.names = make(map[ObjID]string)
 		}
-		e.Obj = r.lifeID[k]
-	default:
-		if r.newID[e.Obj] == 0 {
-			o := t.Objects[e.Obj]
-			o.ID = ObjID(len(r.objs))
-			r.newID[e.Obj] = o.ID
-			r.objs = append(r.objs, o)
-			if name, ok := t.Names[e.Obj]; ok {
-				if r.names == nil {
-					r.names = make(map[ObjID]string)
-				}
-				r.names[o.ID] = name
-			}
-		}
-		e.Obj = r.newID[e.Obj]
+		r.names[obj.ID] = name
 	}
 }
 
-// renameAll renames the objects of every event of the trace, in order,
-// and gives the trace its new objects and names; the lives are made.
+// renameAll gives the object of every event of the trace, in order, its
+// new id, making the object where an event first names it (makeLife,
+// makeObject), and gives the trace its new objects and names; the lives
+// are made. An event whose object is already named is renamed in the
+// loop itself, without a call.
 func (r *objNames) renameAll() {
 	t := r.b.t
 	done := r.faultIn()
+	newID, lifeID := r.newID, r.lifeID
 	for i := range t.Events {
-		r.rename(&t.Events[i])
+		e := &t.Events[i]
+		switch o := e.Obj; {
+		case o == 0:
+		case o&lifeObj != 0:
+			k := o &^ lifeObj
+			if lifeID[k] == 0 {
+				r.makeLife(k)
+			}
+			e.Obj = lifeID[k]
+		default:
+			if newID[o] == 0 {
+				r.makeObject(o)
+			}
+			e.Obj = newID[o]
+		}
 	}
 	if done != nil {
 		<-done
@@ -113,8 +124,8 @@ func (r *objNames) renameAll() {
 var minFaultIn = 1 << 16
 
 // faultIn has the kernel fault in the pages of the table of objects, and
-// of the lives' new ids, which rename writes for the first time, on a
-// goroutine of its own, ahead of rename (populate, prefault.go), for a
+// of the lives' new ids, which renameAll writes for the first time, on a
+// goroutine of its own, ahead of renameAll (populate, prefault.go), for a
 // large table where there are two cores; it returns a channel closed when
 // done, or nil.
 func (r *objNames) faultIn() chan struct{} {
