@@ -127,6 +127,8 @@ func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int) (in
 	for i := range 64 * first {
 		renumber(&ev[i])
 	}
+	// A word of events all kept is moved as a block; in another, only the
+	// events kept are visited (its bits left clear, one at a time).
 	k, keptRP := 64*first, min(64*first, len(rp))
 	for w := first; w < len(set); w++ {
 		lo, hi := 64*w, min(64*w+64, n)
@@ -142,10 +144,12 @@ func compactBySet(t *Trace, rp []uint32, set []uint64, left int, perG []int) (in
 			k += hi - lo
 			continue
 		}
-		for i := lo; i < hi; i++ {
-			if s&(1<<(i-lo)) != 0 {
-				continue
-			}
+		m := ^s // the events kept
+		if hi-lo < 64 {
+			m &= 1<<(hi-lo) - 1
+		}
+		for ; m != 0; m &= m - 1 {
+			i := lo + bits.TrailingZeros64(m)
 			ev[k] = ev[i]
 			renumber(&ev[k])
 			if i < len(rp) {
