@@ -203,7 +203,7 @@ func (e *engine) buildCone() (*clocks, error) {
 	// of which the later layers read a few states: the pages of its
 	// arena go back to the kernel (clock_rises_file.go).
 	e.opts.arena.drop()
-	mode := clockMode{rf: true, relaxed: e.relaxed, acqRises: true}
+	mode := clockMode{rf: true, relaxed: e.relaxed, acqRises: true, arena: e.opts.coneArena}
 	if useChains {
 		mode.chains = newChainMap(e.c) // clock_chain.go, read through clock_chain_cone.go
 	}
@@ -279,7 +279,7 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (res *Result, er
 		}
 	}()
 	if own {
-		a.o.arena = new(riseArena) // clock_rises_file.go
+		a.o.arena, a.o.coneArena = new(riseArena), new(riseArena) // clock_rises_file.go
 	}
 	res, err = a.run()
 	returned = true
@@ -294,7 +294,7 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (res *Result, er
 		a.waitSide()
 	}
 	if own {
-		a.o.arena.free()
+		a.o.freeArenas()
 	}
 	return res, err
 }

@@ -60,6 +60,6 @@ func (a *analysis) settle(own bool) {
 	quietly(a.waitSide)
 	_ = a.restoreValues()
 	if own {
-		a.o.arena.free()
+		a.o.freeArenas()
 	}
 }

@@ -168,6 +168,9 @@ type Options struct {
 	// arena, if set, holds the must-happen-before history
 	// (clock_rises_file.go); the Analyze call that made it frees it.
 	arena *riseArena
+	// coneArena, if set, holds the causal cone's history
+	// (clock_rises_file.go), made and freed with arena.
+	coneArena *riseArena
 }
 
 // givenSHB is the SHB layer's result on a trace of which Analyze is given

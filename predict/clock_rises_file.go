@@ -17,8 +17,16 @@
 //
 // The arena lives as long as the Analyze call that made it (riseArena.free
 // unmaps it when every goroutine of that call has returned), and only the
-// must-happen-before pass of a trace of arenaMinEvents events or more
-// uses one: elsewhere a history is heap memory as before.
+// must-happen-before pass and the causal cone's pass (engine.buildCone)
+// of a trace of arenaMinEvents events or more use one: elsewhere a
+// history is heap memory as before. The cone's history has an arena of
+// its own (Options.coneArena): an arena's alloc is for one goroutine at a
+// time, and the cone's pass runs on whichever of Analyze's goroutines
+// asks for it first (needCone), with nothing ordering it after the
+// writers of the must-happen-before arena (history_cut.go's index of a
+// cut history). In the heap, the cone's history was live beside the next
+// run's conversion under seer check (bench/RESULTS.md, "seer's own
+// process against -maxmem: who holds the bytes past it").
 
 package predict
 
@@ -104,6 +112,13 @@ func (a *riseArena) drop() {
 	for _, m := range a.maps {
 		dropPages(m)
 	}
+}
+
+// freeArenas frees the arenas of o's histories (Analyze's, once every
+// goroutine of the call has returned).
+func (o *Options) freeArenas() {
+	o.arena.free()
+	o.coneArena.free()
 }
 
 // redrop drops the pages again if they were dropped once: what a reader
