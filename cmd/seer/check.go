@@ -377,7 +377,7 @@ var (
 	predictAnalysis = predictFlags.String("analysis", "seer", "analysis: seer, hb or shb")
 	predictAtom     = predictFlags.Bool("atomicity", false, "also check each critical section as a transaction")
 	predictSolve    = predictFlags.Duration("solvetimeout", 2*time.Second, "bound each SAT solve of the witness search by `d`; a candidate left undecided is not reported, and -stats counts it")
-	predictMaxMem   = predictFlags.String("maxmem", "1GiB", "memory to keep the analysis within: seer's heap limit, a cap of `size` / "+strconv.Itoa(record.BytesPerEvent)+" bytes on the events read, and a tenth of it for the log of the clock history (past it, only the SHB layer sees the whole trace); e.g. 512MiB, 4GiB")
+	predictMaxMem   = predictFlags.String("maxmem", "1GiB", "memory to keep the analysis within: seer's heap limit, a cap of `size` / "+strconv.Itoa(record.BytesPerEvent)+" bytes on the events read (fewer where their synchronisation and goroutines cost the analysis more), and a tenth of it for the log of the clock history (past it, only the SHB layer sees the whole trace); e.g. 512MiB, 4GiB")
 	predictMax      = predictFlags.Int("maxevents", 0, "analyse at most the trace's first `n` events (-1: no cap; default: what -maxmem holds)")
 )
 
@@ -401,9 +401,10 @@ their relation leaves unordered, without witnesses.
 
 -maxmem bounds the analysis's memory. Most of it follows the trace's size:
 a trace of more events than -maxmem holds (` + strconv.Itoa(record.BytesPerEvent) + ` bytes an event, as seer
-check caps a run) is analysed up to that many, the prefix of the run a
-recording stopped there would have kept, and seer predict says so
-(-maxevents sets the cap itself). The clock history that every layer after schedulable happens-before
+check caps a run, or fewer where the trace's synchronisation events and
+goroutines cost the analysis more) is analysed up to that many, the
+prefix of the run a recording stopped there would have kept, and seer
+predict says so (-maxevents sets the cap itself). The clock history that every layer after schedulable happens-before
 reads grows with how many goroutines each event learns of: thousands of
 goroutines that all talk to all raise tens of components at every event.
 If the history's log outgrows a tenth of -maxmem, the races schedulable
@@ -448,12 +449,27 @@ func runPredict(c *command, args []string) int {
 		errorf(c, "%v", err)
 		return 2
 	}
+	costly := false // capped by what its events cost the analysis
+	if *predictMax == 0 {
+		if n := max(predict.EventsWithin(t, predict.PrePassShare(mem)), 1); n < len(t.Events) {
+			// Read again, the first n alone: a prefix of the table
+			// read would keep the whole table's array.
+			t = nil
+			if t, _, err = trace.ReadFileFormatMax(c.flags.Arg(0), *predictFormat, n); err != nil {
+				errorf(c, "%v", err)
+				return 2
+			}
+			limit, more, cut, costly = n, true, nil, true
+		}
+	}
 	if cut != nil {
 		errorf(c, "%v: analysing those %d events", err, len(t.Events))
 	}
 	switch {
 	case more && *predictMax > 0:
 		errorf(c, "%s holds more than -maxevents %d events: the findings are those of its first %d (the run up to there)", c.flags.Arg(0), limit, limit)
+	case more && costly:
+		errorf(c, "%s holds more events than -maxmem %s holds (%d, by what its events cost the analysis: synchronisation and goroutines cost more than other events): the findings are those of its first %d (the run up to there); raise -maxmem or -maxevents to analyse more", c.flags.Arg(0), *predictMaxMem, limit, limit)
 	case more:
 		errorf(c, "%s holds more events than -maxmem %s holds (%d, at %d bytes an event): the findings are those of its first %d (the run up to there); raise -maxmem or -maxevents to analyse more", c.flags.Arg(0), *predictMaxMem, limit, record.BytesPerEvent, limit)
 	case t.Header.Capped > 0:

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seer-tools/seer/predict"
 	"github.com/seer-tools/seer/trace"
+	"github.com/seer-tools/seer/trace/record"
 )
 
 // predictRaceSTD is a trace with one predicted race (see TestPredictSTD).
@@ -46,6 +48,17 @@ func TestPredictInput(t *testing.T) {
 	if err := trace.WriteTrace(&cut, tr); err != nil {
 		t.Fatal(err)
 	}
+	// The least -maxmem within which the analysis's first phase holds 8
+	// of the trace's 9 events by what they cost (predict.EventsWithin),
+	// though it holds all 9 at record.BytesPerEvent bytes an event.
+	costly := int64(1)
+	for predict.EventsWithin(tr, predict.PrePassShare(costly)) < 8 {
+		costly++
+	}
+	if costly/record.BytesPerEvent < int64(len(tr.Events)) {
+		t.Fatalf("-maxmem %d holds %d events at %d bytes an event: the row tests nothing", costly, costly/record.BytesPerEvent, record.BytesPerEvent)
+	}
+	costlyMem := strconv.FormatInt(costly, 10)
 	random := make([]byte, 4096)
 	rand.NewChaCha8([32]byte{7}).Read(random)
 
@@ -83,6 +96,11 @@ func TestPredictInput(t *testing.T) {
 		{name: "maxevents-std", data: []byte(predictRaceSTD), args: []string{"-maxevents", "8"}, code: 0,
 			stderr: []string{"maxevents-std holds more than -maxevents 8 events"}},
 		{name: "maxevents-all", data: whole.Bytes(), args: []string{"-maxevents", strconv.Itoa(len(tr.Events))}, code: 1, stdout: "data race on V1 (predicted)"},
+		// A trace whose events cost the analysis more than
+		// record.BytesPerEvent (synchronisation, goroutines) is analysed
+		// up to what -maxmem holds of them, with a note.
+		{name: "maxmem-costly", data: whole.Bytes(), args: []string{"-maxmem", costlyMem}, code: 0,
+			stderr: []string{"maxmem-costly holds more events than -maxmem " + costlyMem + " holds (8, by what its events cost the analysis", "the findings are those of its first 8"}},
 		{name: "maxevents-none", data: whole.Bytes(), args: []string{"-maxevents", "-1"}, code: 1, stdout: "data race on V1 (predicted)"},
 		{name: "random", data: random, code: 2, stderr: []string{"not a trace: binary data at byte ", "seer reads seer trace files (written by seer record) and RAPID's STD text"}},
 		{name: "random-std", data: random, args: []string{"-format", "std"}, code: 2, stderr: []string{"std: line 1: not a trace: binary data at byte "}},
