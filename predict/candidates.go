@@ -193,16 +193,34 @@ func candidateClasses(ctx context.Context, c *ctp, m *memory, opts *Options, noL
 	return cs, nil
 }
 
+// The sweep asks whether to give back the pages of the history's arena
+// that it read back (riseArena.dropNear) every sweepDropEvery+1 pairs
+// (triples), at most once a sweepDropPeriod: reading how much is
+// resident costs a system call.
+const (
+	sweepDropEvery  = 1<<4 - 1
+	sweepDropPeriod = 10 * time.Millisecond
+)
+
 // sweep runs the ordering filter clk (must-happen-before for seer) over
 // the pairs (triples) that candidateClasses let through, skipping the
-// race classes whose pair of sites proved says is proved already.
+// race classes whose pair of sites proved says is proved already. It
+// reads most of the history: the pages it reads back from the arena
+// (opts.arena, clock_rises_file.go) go back to the kernel when the
+// process nears its memory budget (arena_resident.go), rather than stay
+// resident beside the heap until it is done.
 func (cs *candidates) sweep(ctx context.Context, c *ctp, mhb *clocks, opts *Options, proved func(siteKey) bool) error {
 	start := time.Now()
 	cl, races, atoms := cs.cl, cs.racePairs, cs.atoms
 	cs.atoms = nil
+	asked := start
 	for k, rc := range races {
 		if k&stopEvery == 0 && ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if k&sweepDropEvery == sweepDropEvery && time.Since(asked) >= sweepDropPeriod {
+			opts.arena.dropNear()
+			asked = time.Now()
 		}
 		if proved != nil && proved(siteKey{kind: 'r', s: sitePair(cl[rc[0]].site, cl[rc[1]].site)}) {
 			continue
@@ -212,6 +230,10 @@ func (cs *candidates) sweep(ctx context.Context, c *ctp, mhb *clocks, opts *Opti
 	for k, a := range atoms {
 		if k&stopEvery == 0 && ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if k&sweepDropEvery == sweepDropEvery && time.Since(asked) >= sweepDropPeriod {
+			opts.arena.dropNear()
+			asked = time.Now()
 		}
 		atomicitySweep(c, mhb, cs, a.c1, a.c2, &cl[a.cls], opts.MaxTries)
 	}

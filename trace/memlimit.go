@@ -70,6 +70,14 @@ func SetMemoryLimit(limit int64) {
 	applyMemoryLimit()
 }
 
+// MemoryLimit returns the limit SetMemoryLimit was last given, before
+// the room given back is added (0: none set).
+func MemoryLimit() int64 {
+	memLimit.mu.Lock()
+	defer memLimit.mu.Unlock()
+	return memLimit.limit
+}
+
 // givenBack adds n bytes (less than zero: takes them off) to the count of
 // room given back inside tables still held.
 func givenBack(n int64) {
