@@ -31,10 +31,18 @@ const tableFloor = 1 << 16
 // when it has room for have events and holds held, the records found may
 // make want events (more than have), and limit is the cap: at first want,
 // up to tableFloor; then twice have; past a quarter of the cap, the cap.
-func tableCap(have, held, want, limit int) int {
+// whole says that want is of the whole run's records (the test process is
+// gone, so the spool grows no more): then the table takes want at once,
+// up to the cap, rather than doubling towards it with a copy each time,
+// which after a run at the cap copied over half the final table and
+// faulted in its fresh pages twice (bench/RESULTS.md, "seer's kernel
+// time").
+func tableCap(have, held, want, limit int, whole bool) int {
 	switch {
 	case held > limit/4:
 		return limit
+	case whole:
+		return min(max(want, 2*have), limit)
 	case have == 0:
 		return min(want, tableFloor, limit)
 	}
@@ -50,7 +58,7 @@ func tableCap(have, held, want, limit int) int {
 func growFull(b *Builder, limit int) func() {
 	return func() {
 		have := cap(b.t.Events)
-		b.Grow(tableCap(have, b.Len(), max(have+1, tableFloor), limit) - b.Len())
+		b.Grow(tableCap(have, b.Len(), max(have+1, tableFloor), limit, false) - b.Len())
 	}
 }
 
@@ -158,7 +166,11 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 	// debug.FreeOSMemory (bench/RESULTS.md). Once a run holds a quarter of
 	// the cap it takes the whole cap at once, where the old array and the
 	// new one side by side, doubling, would cost half a gigabyte more at
-	// the cap.
+	// the cap. Once the test process is gone, what merge says is of the
+	// whole run, and the table takes it at once (tableCap's whole): the
+	// conversion of a large run happens mostly after it (it runs at a low
+	// priority while the test does), and there doubling copied the table
+	// again and again.
 	limit := math.MaxInt
 	if maxEvents > 0 {
 		// A record can make a few events (a go statement and the start
@@ -182,7 +194,7 @@ func convert(spoolPath, bin, shadow string, h Header, atomic func(string) bool, 
 		}
 		n -= c.dropped + c.held
 		if have := cap(c.b.t.Events); n > have {
-			c.b.Grow(tableCap(have, c.b.Len(), n, limit) - c.b.Len())
+			c.b.Grow(tableCap(have, c.b.Len(), n, limit, s.gone()) - c.b.Len())
 			pf.ask(c.b.t.Events, c.b.Len(), true)
 		}
 	}

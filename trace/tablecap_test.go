@@ -12,22 +12,29 @@ func TestTableCap(t *testing.T) {
 	for _, c := range []struct {
 		name                    string
 		have, held, want, wantN int
+		whole                   bool
 	}{
 		// A loose estimate at the start of a run gets the floor, not the cap.
-		{"first, loose estimate", 0, 0, 14_000_000, tableFloor},
-		{"first, small", 0, 0, 1000, 1000},
+		{"first, loose estimate", 0, 0, 14_000_000, tableFloor, false},
+		{"first, small", 0, 0, 1000, 1000, false},
 		// Then doubling, whatever the estimate.
-		{"estimate past double", 1 << 20, 900_000, 3_150_158, 2 << 20},
-		{"estimate under double", 1 << 20, 1 << 20, 1<<20 + 1, 2 << 20},
+		{"estimate past double", 1 << 20, 900_000, 3_150_158, 2 << 20, false},
+		{"estimate under double", 1 << 20, 1 << 20, 1<<20 + 1, 2 << 20, false},
 		// Past a quarter of the cap: the whole cap at once.
-		{"past a quarter of the cap", 4 << 20, 4 << 20, 5 << 20, limit},
-		{"never past the cap", 8 << 20, 3 << 20, 9 << 20, limit},
+		{"past a quarter of the cap", 4 << 20, 4 << 20, 5 << 20, limit, false},
+		{"never past the cap", 8 << 20, 3 << 20, 9 << 20, limit, false},
+		// After the run, the whole run's estimate at once, up to the cap.
+		{"whole run, first", 0, 0, 3_000_000, 3_000_000, true},
+		{"whole run, past double", 1 << 16, 1238, 3_150_158, 3_150_158, true},
+		{"whole run, past the cap", 1 << 16, 1238, 17_321_749, limit, true},
+		{"whole run, under double", 1 << 20, 1 << 20, 1<<20 + 1, 2 << 20, true},
+		{"whole run, past a quarter of the cap", 4 << 20, 4 << 20, 5 << 20, limit, true},
 	} {
-		if got := tableCap(c.have, c.held, c.want, limit); got != c.wantN {
-			t.Errorf("%s: tableCap(%d, %d, %d) = %d, want %d", c.name, c.have, c.held, c.want, got, c.wantN)
+		if got := tableCap(c.have, c.held, c.want, limit, c.whole); got != c.wantN {
+			t.Errorf("%s: tableCap(%d, %d, %d, %v) = %d, want %d", c.name, c.have, c.held, c.want, c.whole, got, c.wantN)
 		}
-		if got := tableCap(c.have, c.held, c.want, limit); got <= c.have {
-			t.Errorf("%s: tableCap(%d, %d, %d) = %d does not grow", c.name, c.have, c.held, c.want, got)
+		if got := tableCap(c.have, c.held, c.want, limit, c.whole); got <= c.have {
+			t.Errorf("%s: tableCap(%d, %d, %d, %v) = %d does not grow", c.name, c.have, c.held, c.want, c.whole, got)
 		}
 	}
 }
