@@ -39,7 +39,10 @@ const depsRules = `
 # (the shadow toolchain, owned processes, temporary directories, build
 # errors).
 internal/gocmd: os/exec
-trace:
+# The growth and copy of large slices in steps the collector can stop
+# between (the conversion's and the analysis's large tables).
+internal/bigslice:
+trace: internal/bigslice
 trace/record: trace internal/gocmd os/exec embed
 trace/racesuite: os/exec
 internal/gotext: trace
@@ -63,7 +66,7 @@ predict/internal/sarifcheck: embed github.com/santhosh-tekuri/jsonschema/v6
 
 # The analyses. predict may use report's typed Kind; it never imports the
 # driver, the source model or the editor.
-predict: trace predict/witness predict/report github.com/go-air/gini
+predict: trace internal/bigslice predict/witness predict/report github.com/go-air/gini
 predict !: static predict/check lsp cmd/seer os/exec net
 # The memory-model consistency checker, a product of its own.
 predict/consistency: github.com/go-air/gini
