@@ -14,6 +14,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/seer-tools/seer/internal/bigslice"
 	"github.com/seer-tools/seer/trace"
 )
 
@@ -285,6 +286,9 @@ func accessClasses(c *ctp, m *memory) ([]aclass, map[int32][]int32) {
 			}
 			if id < 0 {
 				id = int32(len(ls))
+				if len(ls) == cap(ls) {
+					ls = bigslice.Grow(ls, 1) // a copy the collector can stop
+				}
 				ls = append(ls, local{k: k, first: i})
 				first[i] = id + 1
 				if n := len(ls) - lo; n == scanUpTo+1 {

@@ -4,7 +4,11 @@
 
 package trace
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/seer-tools/seer/internal/bigslice"
+)
 
 // A Builder assembles a Trace. The zero value is not usable; call NewBuilder.
 type Builder struct {
@@ -238,12 +242,12 @@ func (b *Builder) AddObject(o Object, name string) ObjID {
 // Grow reserves room for n more events.
 func (b *Builder) Grow(n int) {
 	if n > 0 && cap(b.t.Events)-len(b.t.Events) < n {
-		if b.copyEvents == nil {
-			b.t.Events = append(make([]Event, 0, len(b.t.Events)+n), b.t.Events...)
-			return
-		}
 		ev := make([]Event, len(b.t.Events), len(b.t.Events)+n)
-		b.copyEvents(ev, b.t.Events)
+		if b.copyEvents == nil {
+			bigslice.Copy(ev, b.t.Events) // a copy the collector can stop
+		} else {
+			b.copyEvents(ev, b.t.Events)
+		}
 		b.t.Events = ev
 	}
 }

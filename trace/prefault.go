@@ -14,7 +14,11 @@
 
 package trace
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/seer-tools/seer/internal/bigslice"
+)
 
 const (
 	// prefaultAhead is how far past the table's length the prefaulter
@@ -133,13 +137,14 @@ const minSplitCopy = 1 << 18
 // copyEvents copies src to dst, the table grown (Builder.copyEvents):
 // after the run, a large table in two halves at once, one on a goroutine
 // of its own, since writing the grown table's fresh pages is most of the
-// copy's time and the kernel faults them in on either core.
+// copy's time and the kernel faults them in on either core. Either way
+// in steps the collector can stop between (bigslice.Copy).
 func (p *prefaulter) copyEvents(dst, src []Event) {
 	if p == nil || len(src) < minSplitCopy || !p.gone() {
-		copy(dst, src)
+		bigslice.Copy(dst, src)
 		return
 	}
-	inHalves(len(src)/2, len(src), func(from, to int) { copy(dst[from:to], src[from:to]) })
+	inHalves(len(src)/2, len(src), func(from, to int) { bigslice.Copy(dst[from:to], src[from:to]) })
 }
 
 // reach returns the length up to which the prefaulter may have faulted in

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/seer-tools/seer/internal/bigslice"
 )
 
 // Spool record kinds; keep in step with record/runtime/recorder.c.
@@ -1247,7 +1249,9 @@ func (w *walker) readAllocs(n uint64, final bool, wm *uint64) {
 			still = append(still, i) // not begun: numbered above the counter read
 		}
 	}
-	w.allocs = slices.Grow(w.allocs, len(w.mwait)+int(max(n, w.mnext)-w.mnext))
+	// After the run this is every allocation record at once: grown in
+	// steps the collector can stop between (bigslice).
+	w.allocs = bigslice.Grow(w.allocs, len(w.mwait)+int(max(n, w.mnext)-w.mnext))
 	for _, i := range w.mwait {
 		look(i)
 	}
@@ -1291,7 +1295,7 @@ func (w *walker) emit(yield func() bool) (cut bool) {
 	allocs, ai := w.allocs, 0
 	defer func() {
 		// The visited allocation records go.
-		w.allocs = w.allocs[:copy(w.allocs, w.allocs[ai:])]
+		w.allocs = w.allocs[:bigslice.Copy(w.allocs, w.allocs[ai:])]
 	}()
 	cutAt, wm := w.cut, w.wm // refresh moves them, not emit
 	nextAlloc := uint64(math.MaxUint64)
