@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+
+	"github.com/seer-tools/seer/internal/bigslice"
 )
 
 // Heap allocation lives are given disjoint trace addresses, so that memory
@@ -875,7 +877,7 @@ func (c *converter) noteFirstStack(e *Event) {
 // growFirstStack makes room in firstStack for goroutine g.
 func (c *converter) growFirstStack(g GoID) {
 	for int(g) >= len(c.firstStack) {
-		c.firstStack = append(c.firstStack, make([]StackID, len(c.firstStack)+64)...)
+		c.firstStack = bigslice.Extend(c.firstStack, len(c.firstStack)+64)
 	}
 }
 

@@ -41,6 +41,8 @@ package trace
 import (
 	"slices"
 	"unsafe"
+
+	"github.com/seer-tools/seer/internal/bigslice"
 )
 
 const (
@@ -197,8 +199,8 @@ func (s *localScan) observeOwned(i int, e *Event, l uint64) {
 func (s *localScan) growLives(l uint64) {
 	for uint64(len(s.lifeOwner)) <= l {
 		k := len(s.lifeOwner) + 1024
-		s.lifeOwner = append(s.lifeOwner, make([]uint32, k)...)
-		s.lifeLast = append(s.lifeLast, make([]uint32, k)...)
+		s.lifeOwner = bigslice.Extend(s.lifeOwner, k) // as the collector can stop
+		s.lifeLast = bigslice.Extend(s.lifeLast, k)
 	}
 }
 
@@ -221,7 +223,7 @@ func (s *localScan) noteLast(i int, e *Event) uint32 {
 	last[0] = int32(i)
 	if e.Stack != 0 {
 		if int(e.Stack) >= len(s.user) {
-			s.user = append(s.user, make([]int8, int(e.Stack)+1024)...)
+			s.user = bigslice.Extend(s.user, int(e.Stack)+1024)
 		}
 		u := s.user[e.Stack]
 		if u == 0 {

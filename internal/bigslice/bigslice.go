@@ -1,5 +1,6 @@
-// Package bigslice implements the growth and copy of large slices in steps
-// between which the runtime can preempt the goroutine (Grow, Copy).
+// Package bigslice implements the growth, extension and copy of large
+// slices in steps between which the runtime can preempt the goroutine
+// (Grow, Extend, Copy).
 //
 // A copy the size of a large slice is one runtime.memmove, which neither
 // stops at a safe point nor can be stopped asynchronously: while it runs,
@@ -55,7 +56,8 @@ func copyStep[E any](dst, src []E) { copy(dst, src) }
 // capacity grows as append's would, runtime/slice.go's nextslicecap), but
 // a slice of over stepBytes is copied to its new array by Copy, and the
 // new array's room is not cleared but where the runtime must (memory it
-// had handed out before: it clears that in steps too).
+// had handed out before: it clears that in steps too). The room of a new
+// array reads as zeros, as slices.Grow's does.
 func Grow[S ~[]E, E any](s S, n int) S {
 	if n < 0 {
 		panic("bigslice.Grow: negative n")
@@ -70,6 +72,25 @@ func Grow[S ~[]E, E any](s S, n int) S {
 	Copy(t, s)
 	return t
 }
+
+// Extend returns s with n more elements, zeros, as append(s, make(S,
+// n)...) does, but grown by Grow, and the room it reuses cleared in steps.
+func Extend[S ~[]E, E any](s S, n int) S {
+	if cap(s)-len(s) >= n {
+		t := s[:len(s)+n]
+		step := stepOf[E]()
+		for i := len(s); i < len(t); i += step {
+			clearStep(t[i:min(i+step, len(t))])
+		}
+		return t
+	}
+	return Grow(s, n)[:len(s)+n]
+}
+
+// clearStep is one step of Extend's clear, not inlined as copyStep.
+//
+//go:noinline
+func clearStep[E any](s []E) { clear(s) }
 
 // nextCap is the capacity append gives a slice of capacity old that must
 // hold need elements, before rounding to the allocator's size classes

@@ -47,6 +47,30 @@ func TestGrow(t *testing.T) {
 	}
 }
 
+func TestExtend(t *testing.T) {
+	large := stepOf[uint32]() * 3
+	for _, c := range []struct {
+		name     string
+		len, cap int
+		n        int
+	}{
+		{"small", 10, 10, 5},
+		{"small, room reused", 10, 40, 5},
+		{"large", large, large, large + 1024},
+		{"large, room reused", large, 3 * large, 2*large - 3},
+	} {
+		s := make([]uint32, c.cap)
+		for i := range s {
+			s[i] = uint32(i) + 1 // the room past len is not zero
+		}
+		s = s[:c.len]
+		want := append(slices.Clone(s), make([]uint32, c.n)...)
+		if got := Extend(s, c.n); !slices.Equal(got, want) {
+			t.Errorf("%s: Extend(len %d cap %d, %d) is not s and %d zeros", c.name, c.len, c.cap, c.n, c.n)
+		}
+	}
+}
+
 func TestCopyShiftDown(t *testing.T) {
 	n := stepOf[uint32]()*2 + 5
 	s := make([]uint32, n)
