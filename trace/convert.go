@@ -36,8 +36,7 @@ const tableFloor = 1 << 16
 // whole says that want is of the whole run's records (the test process is
 // gone, so the spool grows no more): then the table takes want at once,
 // up to the cap, rather than doubling towards it with a copy each time,
-// which after a run at the cap copied over half the final table and
-// faulted in its fresh pages twice (bench/RESULTS.md, "seer's kernel
+// each copy faulting in a fresh array (bench/RESULTS.md, "seer's kernel
 // time").
 func tableCap(have, held, want, limit int, whole bool) int {
 	switch {
