@@ -282,6 +282,7 @@ func Analyze(ctx context.Context, t *trace.Trace, opts Options) (res *Result, er
 		a.o.arena, a.o.coneArena = new(riseArena), new(riseArena) // clock_rises_file.go
 	}
 	res, err = a.run()
+	a.endWhole() // a panic of the caller's work goes out through settle
 	returned = true
 	// The index of a cut history may still be written (history_cut.go)
 	// if the analysis ended before the prefix's read it.
@@ -304,6 +305,7 @@ func (a *analysis) run() (*Result, error) {
 	ctx, t := a.ctx, a.t
 	a.res = &Result{Stats: Stats{Analysis: a.o.Analysis, Events: len(t.Events), Goroutines: t.NumGoroutines()}}
 	a.prePass()
+	a.startWhole() // analyze_whole.go
 	switch a.o.Analysis {
 	case AnalysisHB, AnalysisSHB:
 		err := baseline(ctx, a.c, a.m, &a.o, a.res)
@@ -384,6 +386,7 @@ func analyzePrefix(ctx context.Context, full fullTrace, o Options, hb *historyBu
 	t, at := full.t, hb.At
 	sub := o
 	sub.HistoryBudget = 0 // the prefix's history is the one that was made
+	sub.WhileWhole = nil  // the whole trace's, run by the caller's Analyze
 	sub.given = &givenSHB{stage: full.shb, mhb: hb.Index, rfImplied: hb.RFImplied, observed: full.observed}
 	hb.Index = nil
 	for i := range shb {

@@ -2,7 +2,8 @@
 // which the language server and seer check recover and go on from):
 // before the panic goes on, every goroutine the call started has ended
 // and what it holds is released, as on its other ways out. Those are
-// the pre-pass's locations (prePass), the SHB layer beside the
+// the pre-pass's locations (prePass), the caller's work beside the
+// passes over the whole trace (Options.WhileWhole), the SHB layer beside the
 // must-happen-before pass or the classes beside the wait for a cut
 // history's index (startSHB), the layers after the races (sideLayers),
 // and the index of a cut history (history_cut.go), which writes the
@@ -58,6 +59,7 @@ func (a *analysis) settle(own bool) {
 	quietly(a.waitSHB)
 	quietly(a.waitIndex)
 	quietly(a.waitSide)
+	quietly(a.waitWhole)
 	_ = a.restoreValues()
 	if own {
 		a.o.freeArenas()

@@ -40,7 +40,8 @@ var actNames = [...]string{actPanic: "panic", actCancel: "cancel"}
 // at once, beside as for a large trace, and one after the other. The
 // caller recovers the panic it was given, and then no goroutine of the
 // call runs (each sleeps a little as it ends, so one left behind is
-// still counted), no file or mapping of the call is open, and the trace
+// still counted; the caller's work beside the passes, Options.WhileWhole,
+// is one), no file or mapping of the call is open, and the trace
 // is whole. The same holds when the context is cancelled there instead,
 // Analyze's way out with an error, the history in a file or in the heap.
 func TestAnalyzePanicSettles(t *testing.T) {
@@ -139,7 +140,15 @@ func settles(t *testing.T, tr *trace.Trace, budget int64, stage panicStage, nth 
 			}
 		}
 	}
-	got, err := analyzeRecover(ctx, tr, Options{HistoryBudget: budget})
+	// The caller's work beside the passes (Options.WhileWhole) is
+	// still running at the cut's stage, and stops early on a cancel.
+	beside := func(ctx context.Context) {
+		select {
+		case <-ctx.Done():
+		case <-time.After(30 * time.Millisecond):
+		}
+	}
+	got, err := analyzeRecover(ctx, tr, Options{HistoryBudget: budget, WhileWhole: beside})
 	panicHook = nil
 	switch {
 	case calls < nth:

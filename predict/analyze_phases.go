@@ -70,6 +70,10 @@ type analysis struct {
 	// waitMem waits for the pre-pass's locations (prePass).
 	waitMem func()
 
+	// waitWhole waits for the caller's work beside the passes over the
+	// whole trace (Options.WhileWhole, analyze_whole.go), until endWhole.
+	waitWhole func()
+
 	// waitIndex, if not nil, waits for the index of the history the
 	// must-happen-before pass's budget cut (history_cut.go), which may
 	// be written to the arena on a goroutine of its own.
@@ -253,6 +257,9 @@ func (a *analysis) mustHappenBefore() error {
 		// it runs first.
 		a.waitSHB()
 	}
+	// The caller's walk of the whole trace ends before Restore writes
+	// the trace's tables (analyze_whole.go).
+	a.endWhole()
 	if err := a.restoreValues(); err != nil {
 		return err
 	}

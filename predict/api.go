@@ -161,6 +161,17 @@ type Options struct {
 	// this analysis's. Nil: the limit is the analysis's alone.
 	Sharing func() int
 
+	// WhileWhole, if set, is run by Analyze on a goroutine of its own
+	// once the pre-pass is done, beside the passes over the whole trace,
+	// which on a large trace leave a core idle (analyze_whole.go). It may
+	// read t's events, goroutines and stacks while it runs, but not its
+	// values (parked meanwhile, Trace.ParkValues); it should return soon
+	// once ctx is done. Analyze waits for it before it writes t's
+	// tables (the values read back, a cut history's tail parked) and
+	// before it returns. seer check walks the trace there for the goroutines the
+	// run left blocked (ObservedBlockedContext).
+	WhileWhole func(ctx context.Context)
+
 	// given, if set, holds the SHB layer's result on a longer trace
 	// (analyzePrefix): Analyze does not run that layer, and the later
 	// ones skip its pairs of sites.

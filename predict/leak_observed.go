@@ -60,6 +60,7 @@
 package predict
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -73,7 +74,8 @@ import (
 // normally (its tests passed or failed), or hung — not for one stopped
 // by a panic, os.Exit or a signal, which stops every goroutine alike.
 func ObservedBlocked(t *trace.Trace, hung bool) []Finding {
-	return observedBlocked(t, hung, nil)
+	fs, _ := observedBlocked(context.Background(), t, hung, nil)
+	return fs
 }
 
 // ObservedLeft is ObservedBlocked for a run that ended normally and
@@ -83,12 +85,24 @@ func ObservedBlocked(t *trace.Trace, hung bool) []Finding {
 // show a blocking call (a receive leaves none; a goroutine that sleeps
 // or runs in a loop makes none) or came after their test returned.
 func ObservedLeft(t *trace.Trace, left func(trace.GoID) bool) []Finding {
-	return observedBlocked(t, false, left)
+	fs, _ := observedBlocked(context.Background(), t, false, left)
+	return fs
 }
 
-func observedBlocked(t *trace.Trace, hung bool, left func(trace.GoID) bool) []Finding {
+// ObservedBlockedContext is ObservedLeft if left is not nil and
+// ObservedBlocked otherwise, and returns ctx's error, without findings,
+// if ctx is done before it has walked the trace: seer check walks it
+// beside Analyze's first passes (Options.WhileWhole).
+func ObservedBlockedContext(ctx context.Context, t *trace.Trace, hung bool, left func(trace.GoID) bool) ([]Finding, error) {
+	if left != nil {
+		hung = false
+	}
+	return observedBlocked(ctx, t, hung, left)
+}
+
+func observedBlocked(ctx context.Context, t *trace.Trace, hung bool, left func(trace.GoID) bool) ([]Finding, error) {
 	if len(t.Events) == 0 || t.Header.Format == "std" {
-		return nil
+		return nil, nil
 	}
 	// Each goroutine's last event, and its last with a frame of the
 	// user's code, in one pass: found goroutine by goroutine, from its
@@ -101,6 +115,9 @@ func observedBlocked(t *trace.Trace, hung bool, left func(trace.GoID) bool) []Fi
 	}
 	user := make([]int8, t.Stacks.Len()) // per stack: 1 it has a user frame, -1 not, 0 not judged yet
 	for i := range t.Events {
+		if i&stopEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		e := &t.Events[i]
 		g := e.G
 		if int(g) <= 0 || int(g) >= len(last) || e.Op.IsMarker() {
@@ -224,7 +241,7 @@ func observedBlocked(t *trace.Trace, hung bool, left func(trace.GoID) bool) []Fi
 		out = append(out, *groups[k])
 	}
 	slices.SortStableFunc(out, func(a, b Finding) int { return a.Events[0] - b.Events[0] })
-	return out
+	return out, nil
 }
 
 // BlockedIn names the operation that the goroutine of event i blocks

@@ -1,6 +1,9 @@
 package predict
 
 import (
+	"context"
+	"errors"
+	"reflect"
 	"testing"
 
 	synthtrace "github.com/seer-tools/seer/internal/synth"
@@ -31,6 +34,34 @@ func TestObservedBlockedReportsLastUserEvent(t *testing.T) {
 	}
 	if got := BlockedIn(tr, writes[0]); got != "send" {
 		t.Errorf("BlockedIn = %q, want send", got)
+	}
+}
+
+// ObservedBlockedContext finds what ObservedBlocked and ObservedLeft
+// find, and stops with its context's error, finding nothing, once it is
+// cancelled.
+func TestObservedBlockedContextStops(t *testing.T) {
+	tr, _ := blockedRun(50, 20)
+	left := func(g trace.GoID) bool { return g%2 == 0 }
+	for _, tc := range []struct {
+		name string
+		hung bool
+		left func(trace.GoID) bool
+		want []Finding
+	}{
+		{"blocked", false, nil, ObservedBlocked(tr, false)},
+		{"hung", true, nil, ObservedBlocked(tr, true)},
+		{"left", false, left, ObservedLeft(tr, left)},
+	} {
+		got, err := ObservedBlockedContext(context.Background(), tr, tc.hung, tc.left)
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %+v, error %v; want %+v", tc.name, got, err, tc.want)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if got, err := ObservedBlockedContext(ctx, tr, tc.hung, tc.left); got != nil || !errors.Is(err, context.Canceled) {
+			t.Errorf("%s, cancelled: %+v, error %v; want none and %v", tc.name, got, err, context.Canceled)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -70,27 +71,44 @@ func heldBefore(t *trace.Trace, i int, names *namer) []report.Held {
 // asleep", or a test timeout), none when a panic, an exit or a signal
 // stopped it. Each it reports is re-checked by the witness checker.
 func observedBlocked(rec *record.RecordResult, src Source) ([]report.Finding, error) {
+	fs, err := blockedWalk(rec)(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	return reportObserved(rec, fs, src)
+}
+
+// blockedWalk returns the walk of rec's trace that finds the goroutines
+// the run left blocked (predict.ObservedBlockedContext), none for a run
+// that a panic, an exit or a signal stopped. It reads the trace's events,
+// goroutines and stacks, not its values: seer check runs it beside the
+// analysis's first passes (whole.go), and reportObserved checks what it
+// found after the analysis.
+func blockedWalk(rec *record.RecordResult) func(context.Context) ([]predict.Finding, error) {
+	none := func(context.Context) ([]predict.Finding, error) { return nil, nil }
 	t := rec.Trace
 	hung := rec.Outcome.Result == "timeout" || strings.Contains(rec.Outcome.Message, "all goroutines are asleep")
 	if !hung {
 		if rec.Outcome.Result != "pass" && rec.Outcome.Result != "fail" {
-			return nil, nil
+			return none
 		}
 		for _, r := range rec.Tests {
 			if r.Result == "exit" {
-				return nil, nil
+				return none
 			}
 		}
 	}
-	fs := predict.ObservedBlocked(t, hung)
+	var isLeft func(trace.GoID) bool
 	if !hung && len(rec.Left) > 0 {
 		left := map[trace.GoID]bool{}
 		for _, w := range rec.Left {
 			left[w.G] = true
 		}
-		fs = predict.ObservedLeft(t, func(g trace.GoID) bool { return left[g] })
+		isLeft = func(g trace.GoID) bool { return left[g] }
 	}
-	return reportObserved(rec, fs, src)
+	return func(ctx context.Context) ([]predict.Finding, error) {
+		return predict.ObservedBlockedContext(ctx, t, hung, isLeft)
+	}
 }
 
 // reportObserved returns the user findings of fs, rec's observed blocking

@@ -464,10 +464,17 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 	ended := false  // a run ended before running all its tests
 	failed := false // a test failed: -failfast starts no more runs
 	logs := p.logRuns(bin)
+	// walked is what the last run analysed showed of its every event
+	// (whole.go).
+	var walked *wholeWalk
 	// analyse analyses one run: its findings (those of the analysis, to
 	// replay, then the observed blocking ones) and the analysis's stats.
 	analyse := func(rec *record.RecordResult) (predicted, observed []report.Finding, st predict.Stats, err error) {
 		progress("analysing", rec.Events)
+		// The run's every event is walked beside the analysis's first
+		// passes; the blocked goroutines found are checked after it.
+		whole, walk := walkWhole(rec)
+		walked = whole
 		res, err := Predict(ctx, rec.Trace, PredictOptions{
 			Atomicity:     opts.Atomicity,
 			Source:        source(),
@@ -476,9 +483,13 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 			HistoryBudget: opts.HistoryBudget,
 			Stats:         &st,
 			sharing:       opts.sharing,
+			whileWhole:    walk,
 		})
 		if err != nil {
 			return nil, nil, st, err
+		}
+		if whole.err != nil {
+			return nil, nil, st, whole.err
 		}
 		for i := range res.Findings {
 			res.Findings[i].Package = rec.Package
@@ -487,7 +498,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 			res.Ordered[i].Package = rec.Package
 		}
 		rep.Ordered = append(rep.Ordered, res.Ordered...)
-		obs, err := observedBlocked(rec, source())
+		obs, err := reportObserved(rec, whole.blocked, source())
 		if err != nil {
 			return nil, nil, st, err
 		}
@@ -521,7 +532,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 		first := len(found)
 		found = append(found, predicted...)
 		found = append(found, obs...)
-		tests = append(tests, testsOf(rec, st.HistoryCut)...)
+		tests = append(tests, testsOfWalk(rec, st.HistoryCut, walked.tests)...)
 		if opts.Explore > 0 {
 			// Further runs under steered schedules (explore.go); the
 			// first run's recording is dropped once they are planned.
@@ -586,6 +597,20 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 // the number of events their goroutines made. historyCut is the analysis's
 // Stats.HistoryCut: the test during which it fell gets a note.
 func testsOf(rec *record.RecordResult, historyCut int) []report.Test {
+	return testsOfWalk(rec, historyCut, walkTests(rec))
+}
+
+// testWalk is what testsOf reads of every event of a recording: the
+// events of each goroutine, and the leaked goroutines by test
+// (leakedGoroutines). seer check walks the trace for it beside the
+// analysis's first passes (whole.go).
+type testWalk struct {
+	perG   []int
+	leaked map[string][]string
+}
+
+// walkTests walks rec's trace for testsOf.
+func walkTests(rec *record.RecordResult) testWalk {
 	t := rec.Trace
 	// Counted by goroutine first, then by test: a lookup by the test's
 	// name at every event was most of testsOf's time at the event cap
@@ -596,6 +621,13 @@ func testsOf(rec *record.RecordResult, historyCut int) []report.Test {
 			perG[g]++
 		}
 	}
+	return testWalk{perG: perG, leaked: leakedGoroutines(rec)}
+}
+
+// testsOfWalk is testsOf, given the walk of rec's trace.
+func testsOfWalk(rec *record.RecordResult, historyCut int, w testWalk) []report.Test {
+	t := rec.Trace
+	perG := w.perG
 	for id, n := range t.Local { // the local accesses conversion left out
 		if id > 0 && id < len(perG) {
 			perG[id] += n
@@ -607,7 +639,7 @@ func testsOf(rec *record.RecordResult, historyCut int) []report.Test {
 			events[g.Test] += n
 		}
 	}
-	leaked := leakedGoroutines(rec)
+	leaked := w.leaked
 	// The tests during which the run reached the event cap, and during
 	// which the analysis's history outgrew its budget.
 	cutIn := ""
@@ -667,6 +699,9 @@ type PredictOptions struct {
 	HistoryBudget int64
 	// sharing is predict.Options.Sharing (Options.sharing).
 	sharing func() int
+	// whileWhole is predict.Options.WhileWhole: the walk of the run's
+	// every event (walkWhole).
+	whileWhole func(context.Context)
 }
 
 // Predict analyses one trace and returns its user findings as a report
@@ -679,6 +714,7 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*report.
 		SolveTimeout:                   opts.SolveTimeout,
 		HistoryBudget:                  opts.HistoryBudget,
 		Sharing:                        opts.sharing,
+		WhileWhole:                     opts.whileWhole,
 	}
 	if opts.Source != nil {
 		rel := newRelevance(t, opts.Source)
@@ -701,6 +737,7 @@ func Predict(ctx context.Context, t *trace.Trace, opts PredictOptions) (*report.
 	if err != nil {
 		return nil, err
 	}
+	popts.WhileWhole = nil // run by Analyze, once
 	if opts.Stats != nil {
 		*opts.Stats = res.Stats
 	}
