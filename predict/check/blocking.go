@@ -129,6 +129,19 @@ func reportObserved(rec *record.RecordResult, fs []predict.Finding, src Source) 
 	cutIn := ""
 	if rec.Cut {
 		cutIn = testBefore(t, len(t.Events))
+		// Those are dropped before the index of the whole trace is
+		// made, which they would not use: at the cap, the trace's tail
+		// after a cut history is read back from its park, and the first
+		// walk over those pages costs the most (whole.go).
+		var kept []predict.Finding
+		for i := range fs {
+			if test, ok := findingTest(t, &fs[i]); ok && test != cutIn {
+				kept = append(kept, fs[i])
+			}
+		}
+		if fs = kept; len(fs) == 0 {
+			return nil, nil
+		}
 	}
 	var out []report.Finding
 	var checked []*predict.Finding // out[k]'s finding

@@ -6,6 +6,7 @@
 package check
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -74,6 +75,38 @@ func TestReportObservedChecksWhatItReports(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReportObservedCutMakesNoIndex: at the event cap, the findings of
+// the test the recording stopped in are dropped before reportObserved
+// indexes the whole trace, so that a run whose only observed findings are
+// of that test (pond's) reads none of the trace's tail: what it allocates
+// stays far below the index's four bytes an event, which it allocates
+// when the test is not the cut's.
+func TestReportObservedCutMakesNoIndex(t *testing.T) {
+	tr, _, err := synthtrace.Blocked(2_000, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := predict.ObservedBlocked(tr, false)
+	index := uint64(4 * len(tr.Events))
+	for _, cut := range []bool{true, false} {
+		rec := &record.RecordResult{Trace: tr, Package: "example.com/p", Cut: cut, Outcome: trace.Outcome{Result: "pass"}}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got, err := reportObserved(rec, fs, nil)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alloc := after.TotalAlloc - before.TotalAlloc
+		switch {
+		case cut && (len(got) != 0 || alloc >= index/8):
+			t.Errorf("cut: %d findings, %d bytes allocated; want none, and far fewer bytes than the index's %d", len(got), alloc, index)
+		case !cut && (len(got) != 1 || alloc < index):
+			t.Errorf("not cut: %d findings, %d bytes allocated; want one, and the index's %d bytes at least (the test says little)", len(got), alloc, index)
+		}
 	}
 }
 

@@ -15,6 +15,62 @@ import (
 	"github.com/seer-tools/seer/trace"
 )
 
+// eventFrames returns the stack userFinding reports for event e: its
+// own or, for a goroutine whose only event is its start (one left
+// blocked in a receive, which leaves none), its go statement's.
+func eventFrames(t *trace.Trace, e *trace.Event) []trace.Frame {
+	frames := t.Stack(e.Stack)
+	if len(frames) == 0 && e.Op == trace.OpStart {
+		if g := t.Goroutine(e.G); g != nil {
+			frames = t.Stack(g.Create)
+		}
+	}
+	return frames
+}
+
+// goroutineTest returns the test userFinding gives an event of goroutine
+// g with stack frames, "" for none.
+func goroutineTest(t *trace.Trace, g *trace.Goroutine, frames []trace.Frame) string {
+	if g == nil {
+		return ""
+	}
+	if runtimeMade(t, g) {
+		// Finalizers or cleanups: the running test is a guess, the
+		// function's own test is not.
+		if st := stackTest(t, frames); st != "" {
+			return st
+		}
+	}
+	return g.Test
+}
+
+// findingTest returns the test userFinding gives f, and false where it
+// reports nothing for f (an event with no frame of the user's code, or
+// of no test's goroutine); it reads only f's events, where userFinding
+// needs an index of the whole trace.
+func findingTest(t *trace.Trace, f *predict.Finding) (string, bool) {
+	std := t.Header.Format == "std"
+	test := ""
+	for _, i := range f.Events {
+		e := &t.Events[i]
+		frames := eventFrames(t, e)
+		if _, ok := trace.UserFrame(frames, t.Header.GOROOT); !ok {
+			return "", false
+		}
+		if std {
+			continue
+		}
+		gt := goroutineTest(t, t.Goroutine(e.G), frames)
+		if gt == "" {
+			return "", false
+		}
+		if test == "" {
+			test = gt
+		}
+	}
+	return test, true
+}
+
 // userFinding converts f, or reports false when f is not the user's: an
 // access with no user-code frame (a race inside the testing harness or the
 // runtime) or one made by a goroutine that belongs to no test. STD traces
@@ -31,32 +87,14 @@ func userFinding(t *trace.Trace, f *predict.Finding, src Source, ix *traceIndex)
 	}
 	for _, i := range f.Events {
 		e := &t.Events[i]
-		frames := t.Stack(e.Stack)
-		if len(frames) == 0 && e.Op == trace.OpStart {
-			// A goroutine whose only event is its start (one left blocked
-			// in a receive, which leaves none): it starts at its go
-			// statement.
-			if g := t.Goroutine(e.G); g != nil {
-				frames = t.Stack(g.Create)
-			}
-		}
+		frames := eventFrames(t, e)
 		site, ok := trace.UserFrame(frames, t.Header.GOROOT)
 		if !ok {
 			return report.Finding{}, false
 		}
 		g := t.Goroutine(e.G)
 		if !std {
-			test := ""
-			if g != nil {
-				test = g.Test
-				if runtimeMade(t, g) {
-					// Finalizers or cleanups: the running test is a
-					// guess, the function's own test is not.
-					if st := stackTest(t, frames); st != "" {
-						test = st
-					}
-				}
-			}
+			test := goroutineTest(t, g, frames)
 			if test == "" {
 				return report.Finding{}, false
 			}
