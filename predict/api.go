@@ -168,8 +168,9 @@ type Options struct {
 	// values (parked meanwhile, Trace.ParkValues); it should return soon
 	// once ctx is done. Analyze waits for it before it writes t's
 	// tables (the values read back, a cut history's tail parked) and
-	// before it returns. seer check walks the trace there for the goroutines the
-	// run left blocked (ObservedBlockedContext).
+	// before it returns. seer check walks the trace there for the
+	// goroutines the run left blocked (ObservedBlockedContext) and each
+	// test's events.
 	WhileWhole func(ctx context.Context)
 
 	// given, if set, holds the SHB layer's result on a longer trace
