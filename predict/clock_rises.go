@@ -23,7 +23,6 @@ package predict
 
 import (
 	"context"
-	"encoding/binary"
 	"slices"
 )
 
@@ -273,14 +272,33 @@ func uvAtSlow(b []byte, i int) (uint32, int) {
 	if i+1 < len(b) && b[i+1] < 0x80 {
 		return uint32(b[i]&0x7f) | uint32(b[i+1])<<7, i + 2
 	}
-	u, n := binary.Uvarint(b[i:])
-	return uint32(u), i + n
+	return uvLong(b, i)
+}
+
+// uvLong decodes the uvarint at b[i:], of any length (at most 32 bits),
+// returning it and the index after it: a loop without a call, which the
+// compiler inlines.
+func uvLong(b []byte, i int) (uint32, int) {
+	x := uint32(0)
+	for s := uint(0); ; s += 7 {
+		c := b[i]
+		i++
+		x |= uint32(c&0x7f) << s
+		if c < 0x80 {
+			return x, i
+		}
+	}
 }
 
 // appendAll appends every rise to xs, in order.
 func (l *kpvLog) appendAll(xs []kpv) []kpv {
-	xs = slices.Grow(xs, l.n)
-	pos := int32(0)
+	// The loop has no call (the rises are written by index, the long
+	// numbers decoded inline), so that the compiler keeps its variables
+	// in registers rather than storing them at every turn.
+	at := len(xs)
+	xs = slices.Grow(xs, l.n)[:at+l.n]
+	out := xs[at:]
+	pos, j := int32(0), 0
 	for c := 0; c <= len(l.full); c++ {
 		b := l.cur
 		if c < len(l.full) {
@@ -297,26 +315,28 @@ func (l *kpvLog) appendAll(xs []kpv) []kpv {
 			for n := hdr >> 1; n > 0; n-- {
 				// uvAt, inline, and uvAtSlow's two-byte case too (a
 				// component among a thousand goroutines takes two bytes;
-				// uvAt with it is too long for the compiler to inline).
+				// uvAt with it is too long for the compiler to inline),
+				// the longer ones by uvLong, inlined.
 				if k = uint32(b[i]); k < 0x80 {
 					i++
 				} else if i+1 < len(b) && b[i+1] < 0x80 {
 					k, i = k&0x7f|uint32(b[i+1])<<7, i+2
 				} else {
-					k, i = uvAtSlow(b, i)
+					k, i = uvLong(b, i)
 				}
 				if v = uint32(b[i]); v < 0x80 {
 					i++
 				} else if i+1 < len(b) && b[i+1] < 0x80 {
 					v, i = v&0x7f|uint32(b[i+1])<<7, i+2
 				} else {
-					v, i = uvAtSlow(b, i)
+					v, i = uvLong(b, i)
 				}
 				k += base
 				if sorted {
 					base = k
 				}
-				xs = append(xs, kpv{int32(k), pos, int32(v)})
+				out[j] = kpv{int32(k), pos, int32(v)}
+				j++
 			}
 		}
 	}
@@ -369,10 +389,10 @@ func (l *riseRecorder) rises(g, pos int32, old, cur vclock) {
 func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*riseLog, error) {
 	ng := len(l.log)
 	h := &riseLog{keys: make([][]int32, ng), k16: make([][]uint16, ng), off: make([][]int32, ng), o16: make([][]uint16, ng), multi: make([][]int32, ng), ents: make([][]pv, ng), p16: make([][]uint32, ng), wide: make([]*wideRises, ng)}
-	cnt := make([]int32, ng) // per component: rises, then next slot
-	top := make([]int32, ng) // per component: the largest position or value of its rises
-	var xs []kpv             // a goroutine's rises, decoded once
-	var kbuf []int32         // a goroutine's keys, gathered
+	cnt := make([]int32, ng)  // per component: rises, then next slot
+	top := make([]int32, ng)  // per component: the largest position or value of its rises
+	var xs []kpv              // a goroutine's rises, decoded once
+	kbuf := make([]int32, ng) // a goroutine's keys, gathered (copied below, at their size)
 	for g := range l.log {
 		if g&stopEvery == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -386,15 +406,14 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 		if acq != nil {
 			acq.fromLog(c, int32(g), xs)
 		}
-		keys := kbuf[:0]
-		gtop := int32(0) // the largest position or value
-		for _, x := range xs {
-			if cnt[x.k] == 0 {
-				keys = append(keys, x.k)
+		nk, gtop := tally(xs, cnt, kbuf) // gtop: the largest position or value
+		keys := kbuf[:nk]
+		if gtop >= packMax {
+			// Some rises do not fit p16: which components' (else top
+			// stays 0: every component fits).
+			for _, x := range xs {
+				top[x.k] = max(top[x.k], x.pos, x.v)
 			}
-			cnt[x.k]++
-			top[x.k] = max(top[x.k], x.pos, x.v)
-			gtop = max(gtop, x.pos, x.v)
 		}
 		if 16*len(keys) > ng {
 			// Dense: one scan of the counts beats sorting.
@@ -407,7 +426,6 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 		} else {
 			slices.Sort(keys)
 		}
-		kbuf = keys // copied below, at their size
 		off := make([]int32, len(keys)+1)
 		nw, cw := int32(0), 0 // rises and components that do not fit p16
 		for j, k := range keys {
@@ -423,10 +441,7 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 				cnt[k] = off[j]
 			}
 			p16 := arenaSlice[uint32](l.ar, int(n))
-			for _, x := range xs {
-				p16[cnt[x.k]] = uint32(x.pos)<<16 | uint32(x.v)
-				cnt[x.k]++
-			}
+			scatter16(xs, cnt, p16)
 			h.p16[g] = p16
 		case narrowMax > 0 && 4*(n-nw)+8*nw+8*int32(cw) < 8*n:
 			// A few components do not fit: their rises go to wide,
@@ -460,14 +475,16 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 				cnt[k] = off[j]
 			}
 			ents := arenaSlice[pv](l.ar, int(n))
-			for _, x := range xs {
-				ents[cnt[x.k]] = pv{x.pos, x.v}
-				cnt[x.k]++
-			}
+			scatter(xs, cnt, ents)
 			h.ents[g] = ents
 		}
 		for _, k := range keys {
-			cnt[k], top[k] = 0, 0
+			cnt[k] = 0
+		}
+		if gtop >= packMax {
+			for _, k := range keys {
+				top[k] = 0
+			}
 		}
 		if ng <= narrowMax {
 			k := arenaSlice[uint16](l.ar, len(keys))
@@ -512,6 +529,49 @@ func (l *riseRecorder) index(ctx context.Context, acq *eventRises, c *ctp) (*ris
 	}
 	l.last = nil
 	return h, nil
+}
+
+// tally counts xs, a goroutine's rises, by component into cnt (zero at
+// their components before), writes those components to keys in order of
+// their first rise (room for every component: written by index, the
+// loop has no call), and returns how many and the largest position or
+// value of the rises. It and the scatters are kept out of index, whose many
+// variables left the loops' in memory when they were inlined there.
+//
+//go:noinline
+func tally(xs []kpv, cnt, keys []int32) (int, int32) {
+	nk, top := 0, int32(0)
+	for _, x := range xs {
+		if cnt[x.k] == 0 {
+			keys[nk] = x.k
+			nk++
+		}
+		cnt[x.k]++
+		top = max(top, x.pos, x.v)
+	}
+	return nk, top
+}
+
+// scatter16 writes xs's rises packed to p16, each at the slot cnt holds
+// for its component, moving the slot on: the counting sort's last pass.
+//
+//go:noinline
+func scatter16(xs []kpv, cnt []int32, p16 []uint32) {
+	for _, x := range xs {
+		p16[cnt[x.k]] = uint32(x.pos)<<16 | uint32(x.v)
+		cnt[x.k]++
+	}
+}
+
+// scatter is scatter16 for rises that are not packed.
+//
+//go:noinline
+func scatter(xs []kpv, cnt []int32, ents []pv) {
+	for _, x := range xs {
+		c := cnt[x.k]
+		ents[c] = pv{x.pos, x.v}
+		cnt[x.k] = c + 1
+	}
 }
 
 // riseList is a view of one component's rises in a goroutine's clock,
