@@ -80,7 +80,11 @@ func TestEventRisesRoundTrip(t *testing.T) {
 // uvarintLen is the length binary.AppendUvarint writes: a group is
 // encoded in place in the room it says it needs.
 func TestUvarintLen(t *testing.T) {
-	for _, x := range []uint32{0, 1, 127, 128, 1<<14 - 1, 1 << 14, 1<<21 - 1, 1 << 21, 1<<28 - 1, 1 << 28, 1<<32 - 1} {
+	xs := []uint32{0, 1, 127, 128, 1<<14 - 1, 1 << 14, 1<<21 - 1, 1 << 21, 1<<28 - 1, 1 << 28, 1<<32 - 1}
+	for b := range 32 { // every length in bits, at both ends
+		xs = append(xs, 1<<b, 1<<(b+1)-1)
+	}
+	for _, x := range xs {
 		if got, want := uvarintLen(x), len(binary.AppendUvarint(nil, uint64(x))); got != want {
 			t.Errorf("uvarintLen(%d) = %d, want %d", x, got, want)
 		}

@@ -148,35 +148,28 @@ func (l *kpvLog) add(pos int32, rs []centry) int {
 	// Components in increasing order (as a join reports them) are coded
 	// as the difference from the previous one: thousands of goroutines
 	// need two bytes each, and the gaps between the few that rise at
-	// once one.
-	sorted := true
-	top := uint32(rs[0].g) | uint32(rs[0].v) // bounds every component and value
-	for j := 1; j < len(rs); j++ {
-		sorted = sorted && rs[j].g > rs[j-1].g
-		top |= uint32(rs[j].g) | uint32(rs[j].v)
-	}
+	// once one. The group's exact size, counted as the order is checked
+	// (again for the rare group not in order), says whether it starts a
+	// new chunk.
 	d := uint32(pos - l.last)
 	hdr := uint32(len(rs)) << 1
+	size, sorted := sortedSize(d, rs)
 	if sorted {
 		hdr |= 1
+	} else {
+		size = groupSize(d, hdr, rs, false)
 	}
-	// The group is written in one pass where the chunk has room for its
-	// longest encoding (a difference of components is at most the
-	// larger); else its exact size, counted first, says whether it
-	// starts a new chunk.
-	if room := cap(l.cur) - len(l.cur); room < uvarintLen(d)+uvarintLen(hdr)+2*uvarintLen(top)*len(rs) {
-		if size := groupSize(d, hdr, rs, sorted); room < size {
-			if l.cur != nil {
-				l.full = append(l.full, l.cur)
-			}
-			// Chunks grow with the log, by a quarter of it, up to 256 KiB
-			// (or one group): the last one's room is what the log wastes
-			// (thousands of goroutines' logs, each with its last chunk).
-			l.cur = l.ar.logChunk(max(size, min(max(64, l.size/4), 1<<18)))
+	if room := cap(l.cur) - len(l.cur); room < size {
+		if l.cur != nil {
+			l.full = append(l.full, l.cur)
 		}
+		// Chunks grow with the log, by a quarter of it, up to 256 KiB
+		// (or one group): the last one's room is what the log wastes
+		// (thousands of goroutines' logs, each with its last chunk).
+		l.cur = l.ar.logChunk(max(size, min(max(64, l.size/4), 1<<18)))
 	}
 	at := len(l.cur)
-	size := putGroup(l.cur[at:cap(l.cur)], d, hdr, rs, sorted)
+	size = putGroup(l.cur[at:cap(l.cur)], d, hdr, rs, sorted)
 	l.cur = l.cur[:at+size]
 	l.last = pos
 	l.n += len(rs)
@@ -205,6 +198,22 @@ func putSorted(b []byte, d uint32, rs []centry) (int, bool) {
 		prev = r.g
 	}
 	return i, true
+}
+
+// sortedSize returns the bytes putGroup writes for a group of sorted
+// rises rs (groupSize), or reports that rs is not sorted (each component
+// above the one before).
+func sortedSize(d uint32, rs []centry) (int, bool) {
+	size := uvarintLen(d) + uvarintLen(uint32(len(rs))<<1|1)
+	prev := int32(0)
+	for j, r := range rs {
+		if r.g <= prev && j > 0 {
+			return 0, false
+		}
+		size += uvarintLen(uint32(r.g-prev)) + uvarintLen(uint32(r.v))
+		prev = r.g
+	}
+	return size, true
 }
 
 // groupSize returns the bytes putGroup writes for a group.

@@ -55,7 +55,8 @@ func refAdd(l *kpvLog, pos int32, rs []centry) int {
 }
 
 // randomGroups returns n groups of rises like a pass's: most sorted (a
-// join's), some not (several joins at one event), of every varint
+// join's), some not (several joins at one event, some of them in order
+// but for a repeated component at the end), of every varint
 // length, some of them long enough to start a chunk of their own.
 func randomGroups(r *rand.Rand, n int) [][]centry {
 	var gs [][]centry
@@ -71,6 +72,11 @@ func randomGroups(r *rand.Rand, n int) [][]centry {
 		if r.Intn(4) != 0 {
 			slices.SortFunc(rs, func(a, b centry) int { return int(a.g - b.g) })
 			rs = slices.CompactFunc(rs, func(a, b centry) bool { return a.g == b.g })
+			if j := len(rs) - 1; j > 0 && r.Intn(8) == 0 {
+				// In order but for a repeated component: not
+				// increasing, coded as it is.
+				rs[j].g = rs[j-1].g
+			}
 		}
 		gs = append(gs, rs)
 	}
