@@ -24,8 +24,6 @@
 
 package predict
 
-import "slices"
-
 // hop is a one-edge ordering into a goroutine: after its first recv
 // events it knows the first src events of the edge's source goroutine
 // (the most over its edges so far).
@@ -239,17 +237,20 @@ func (h *handoffs) knows(to, p, from int32) int32 {
 		return 0
 	}
 	hs := h.flat[h.off[s]:h.off[s+1]]
-	n, _ := slices.BinarySearchFunc(hs, p+1, func(x hop, p int32) int {
-		if x.recv < p {
-			return -1
+	// The first hop after p (hops are in order of recv), by a binary
+	// search written out: slices.BinarySearchFunc's comparison was a
+	// call a step.
+	lo, hi := 0, len(hs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if hs[m].recv <= p {
+			lo = m + 1
+		} else {
+			hi = m
 		}
-		if x.recv > p {
-			return 1
-		}
-		return 0
-	})
-	if n == 0 {
+	}
+	if lo == 0 {
 		return 0
 	}
-	return hs[n-1].src
+	return hs[lo-1].src
 }
