@@ -13,13 +13,19 @@
 //     Prefix, Stops and Witness; Finding.Schedule expands them), and the
 //     Stats, a funnel row per layer in the order the layers run
 //     (Stats.Print writes the table seer predict -stats shows). Options
-//     select the analysis, the kinds and the limits.
+//     select the analysis, the kinds and the limits; Options.WhileWhole
+//     runs the caller's own walk of the whole trace beside the first
+//     passes (analyze_whole.go).
+//   - EventsWithin(t, PrePassShare(mem)) is how many of t's events the
+//     analysis's first phase holds within mem bytes, by what its events
+//     cost (prepass_cap.go): seer predict's cap under -maxmem.
 //   - CheckWitness(t, f, opts) re-checks one finding's witness with the
 //     independent checker, as Analyze does before it reports anything;
 //     CheckWitnesses(t, fs, opts) checks several against one checker.
 //   - ObservedBlocked(t, hung) returns the goroutines the recorded run
 //     itself left blocked (leaks, or the observed deadlock of a run that
-//     hung); BlockedIn(t, i) names the call a goroutine blocks in.
+//     hung), ObservedBlockedContext the same until ctx is done;
+//     BlockedIn(t, i) names the call a goroutine blocks in.
 //   - Why(ctx, t, pairs, opts) answers, for conflicting accesses that are
 //     not reported, the rule that orders them in every schedule
 //     (Ordering, OrderEdge, OrderRule).
