@@ -19,6 +19,7 @@ package predict
 import (
 	"math"
 	"runtime/debug"
+	"time"
 
 	"github.com/seer-tools/seer/trace"
 )
@@ -39,5 +40,26 @@ func (a *riseArena) dropNear() {
 	}
 	if r := resident(); r >= 0 && r >= l+l/16 {
 		a.drop()
+	}
+}
+
+// A dropPacer asks its arena's dropNear every sweepDropEvery+1 steps of a
+// reader (the candidates' sweep: a step a pair or triple), at most once
+// a sweepDropPeriod: reading how much is resident costs a system call.
+type dropPacer struct {
+	a     *riseArena
+	asked time.Time // when dropNear was last asked (or the reader began)
+}
+
+const (
+	sweepDropEvery  = 1<<4 - 1
+	sweepDropPeriod = 10 * time.Millisecond
+)
+
+// step is the reader's k-th step.
+func (p *dropPacer) step(k int) {
+	if k&sweepDropEvery == sweepDropEvery && time.Since(p.asked) >= sweepDropPeriod {
+		p.a.dropNear()
+		p.asked = time.Now()
 	}
 }

@@ -194,15 +194,6 @@ func candidateClasses(ctx context.Context, c *ctp, m *memory, opts *Options, noL
 	return cs, nil
 }
 
-// The sweep asks whether to give back the pages of the history's arena
-// that it read back (riseArena.dropNear) every sweepDropEvery+1 pairs
-// (triples), at most once a sweepDropPeriod: reading how much is
-// resident costs a system call.
-const (
-	sweepDropEvery  = 1<<4 - 1
-	sweepDropPeriod = 10 * time.Millisecond
-)
-
 // sweep runs the ordering filter clk (must-happen-before for seer) over
 // the pairs (triples) that candidateClasses let through, skipping the
 // race classes whose pair of sites proved says is proved already. It
@@ -214,15 +205,12 @@ func (cs *candidates) sweep(ctx context.Context, c *ctp, mhb *clocks, opts *Opti
 	start := time.Now()
 	cl, races, atoms := cs.cl, cs.racePairs, cs.atoms
 	cs.atoms = nil
-	asked := start
+	drops := dropPacer{a: opts.arena, asked: start}
 	for k, rc := range races {
 		if k&stopEvery == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if k&sweepDropEvery == sweepDropEvery && time.Since(asked) >= sweepDropPeriod {
-			opts.arena.dropNear()
-			asked = time.Now()
-		}
+		drops.step(k)
 		if proved != nil && proved(siteKey{kind: 'r', s: sitePair(cl[rc[0]].site, cl[rc[1]].site)}) {
 			continue
 		}
@@ -232,10 +220,7 @@ func (cs *candidates) sweep(ctx context.Context, c *ctp, mhb *clocks, opts *Opti
 		if k&stopEvery == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if k&sweepDropEvery == sweepDropEvery && time.Since(asked) >= sweepDropPeriod {
-			opts.arena.dropNear()
-			asked = time.Now()
-		}
+		drops.step(k)
 		atomicitySweep(c, mhb, cs, a.c1, a.c2, &cl[a.cls], opts.MaxTries)
 	}
 	cs.times[2] = time.Since(start)
