@@ -76,15 +76,16 @@ func Grow[S ~[]E, E any](s S, n int) S {
 // Extend returns s with n more elements, zeros, as append(s, make(S,
 // n)...) does, but grown by Grow, and the room it reuses cleared in steps.
 func Extend[S ~[]E, E any](s S, n int) S {
-	if cap(s)-len(s) >= n {
-		t := s[:len(s)+n]
-		step := stepOf[E]()
-		for i := len(s); i < len(t); i += step {
-			clearStep(t[i:min(i+step, len(t))])
-		}
-		return t
+	t := Grow(s, n)[:len(s)+n]
+	// s's own room past its length, kept or copied by Grow (slices.Grow
+	// copies up to the capacity), may hold old elements; the rest of a
+	// new array is zero.
+	r := t[len(s):min(cap(s), len(t))]
+	step := stepOf[E]()
+	for i := 0; i < len(r); i += step {
+		clearStep(r[i:min(i+step, len(r))])
 	}
-	return Grow(s, n)[:len(s)+n]
+	return t
 }
 
 // clearStep is one step of Extend's clear, not inlined as copyStep.

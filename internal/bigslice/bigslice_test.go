@@ -58,6 +58,9 @@ func TestExtend(t *testing.T) {
 		{"small, room reused", 10, 40, 5},
 		{"large", large, large, large + 1024},
 		{"large, room reused", large, 3 * large, 2*large - 3},
+		// Room past len, too little for n: grown, the old room copied.
+		{"small, some room, grown", 1, 4, 5},
+		{"large, some room, grown", large, large + 100, 1000},
 	} {
 		s := make([]uint32, c.cap)
 		for i := range s {
