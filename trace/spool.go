@@ -762,20 +762,60 @@ func (c *cursor) advance() {
 // over by a go statement"). A chunk is never written again once handed
 // out, and each slice's capacity is its length, so an append to one never
 // reaches the next; the conversion keeps no slice past its record's visit,
-// so a chunk lives about as long as the batches that name it.
-type pcArena []uint64
+// so a chunk lives as long as the batches that name it.
+//
+// With out set, a full chunk is used again once every batch that names
+// one of its slices has been consumed (batcher.consumed), rather than left
+// to the collector: made anew, the chunks of a conversion were hundreds of
+// megabytes of garbage on fresh pages while the heap grew, each page a
+// fault (bench/RESULTS.md, "seer's fresh-page touches").
+type pcArena struct {
+	cur   []uint64
+	spare []pcChunk // full chunks, oldest first
+	out   *batcher  // the batches the slices go to; nil: chunks are not used again
+}
+
+// A pcChunk is a full chunk of a pcArena, and the number of the last
+// batch that may name it (batcher.sent when it filled).
+type pcChunk struct {
+	pcs  []uint64
+	last uint64
+}
 
 // pcArenaChunk is the pcs a chunk holds.
 const pcArenaChunk = 4096
 
 // take returns a slice of n pcs of its own.
 func (a *pcArena) take(n int) []uint64 {
-	if n > cap(*a)-len(*a) {
-		*a = make([]uint64, 0, max(pcArenaChunk, n))
+	if n > cap(a.cur)-len(a.cur) {
+		a.next(n)
 	}
-	k := len(*a)
-	*a = (*a)[:k+n]
-	return (*a)[k : k+n : k+n]
+	k := len(a.cur)
+	a.cur = a.cur[:k+n]
+	return a.cur[k : k+n : k+n]
+}
+
+// next makes cur a chunk with room for n pcs: the oldest spare chunk no
+// batch still being filled or consumed names, or a new one. It is kept
+// out of take, which is inlined where records are decoded.
+//
+//go:noinline
+func (a *pcArena) next(n int) {
+	if a.out == nil {
+		a.cur = make([]uint64, 0, max(pcArenaChunk, n))
+		return
+	}
+	if cap(a.cur) == pcArenaChunk {
+		// Records in the batch being filled may name it.
+		a.spare = append(a.spare, pcChunk{a.cur[:0], a.out.sent})
+	}
+	if n <= pcArenaChunk && len(a.spare) > 0 && a.spare[0].last < a.out.consumed.Load() {
+		a.cur = a.spare[0].pcs
+		a.spare[0] = pcChunk{}
+		a.spare = a.spare[1:]
+		return
+	}
+	a.cur = make([]uint64, 0, max(pcArenaChunk, n))
 }
 
 // decode decodes the record advance found into e, its pcs from arena.
@@ -908,9 +948,9 @@ func (s *spool) merge(consumeBatch func(batch []rawEvent) (stopped bool)) (broke
 	free := make(chan []rawEvent, 16)
 	quit := make(chan struct{})
 	var walkBroken bool
+	out := newBatcher(items, free, quit)
 	go func() {
 		defer close(items)
-		out := newBatcher(items, free, quit)
 		walkBroken = s.walk(out)
 		out.flush()
 	}()
@@ -961,6 +1001,7 @@ func (s *spool) merge(consumeBatch func(batch []rawEvent) (stopped bool)) (broke
 				stopped = true
 				return true
 			}
+			out.consumed.Add(1) // its pcs too (pcArena)
 			select {
 			case free <- batch:
 			default:
@@ -1044,7 +1085,7 @@ type walker struct {
 // handing on what it decoded before it does, until the test process is
 // gone.
 func (s *spool) walk(out *batcher) (broken bool) {
-	w := &walker{s: s, out: out, cursors: make(map[uint32]*cursor)}
+	w := &walker{s: s, out: out, cursors: make(map[uint32]*cursor), pcs: pcArena{out: out}}
 	if s.ring != nil && !s.gone() {
 		stopDrain, drained := make(chan struct{}), make(chan struct{})
 		go func() {

@@ -27,3 +27,33 @@ func TestPCArena(t *testing.T) {
 		}
 	}
 }
+
+// TestPCArenaReuse: with a batcher, a full chunk is handed out again only
+// once the batch being filled when it filled has been consumed, and then
+// it is (rather than a new chunk).
+func TestPCArenaReuse(t *testing.T) {
+	b := newBatcher(make(chan []rawEvent, 4), nil, nil)
+	a := pcArena{out: b}
+	first := a.take(pcArenaChunk) // fills the first chunk, in batch 0
+	for _, tc := range []struct {
+		name     string
+		sent     uint64 // batches handed on before the take
+		consumed uint64 // batches consumed before the take
+		reused   bool   // the take gets the first chunk again
+	}{
+		{"batch 0 not handed on", 0, 0, false},
+		{"batch 0 handed on, not consumed", 1, 0, false},
+		{"batch 0 consumed", 2, 1, true},
+	} {
+		b.sent = tc.sent
+		b.consumed.Store(tc.consumed)
+		s := a.take(pcArenaChunk)
+		if got := &s[0] == &first[0]; got != tc.reused {
+			t.Fatalf("%s: first chunk handed out again: %v, want %v", tc.name, got, tc.reused)
+		}
+		if tc.reused {
+			return
+		}
+	}
+	t.Fatal("first chunk never handed out again")
+}

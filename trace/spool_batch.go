@@ -8,6 +8,8 @@
 
 package trace
 
+import "sync/atomic"
+
 // batchSize is how many records a batch holds. Each batch handed on may
 // park and wake the stage after it (a futex hand-off), and after the run
 // the converter, the slowest stage, waited on such hand-offs at 1024
@@ -25,10 +27,15 @@ type batcher struct {
 	free     <-chan []rawEvent
 	quit     <-chan struct{}
 	quitting bool
+	// sent counts the batches handed on; the consumer counts in consumed
+	// those it is done with, in the order they were handed on, so that
+	// the walk's pcArena uses their chunks again.
+	sent     uint64
+	consumed *atomic.Uint64
 }
 
 func newBatcher(items chan<- []rawEvent, free <-chan []rawEvent, quit <-chan struct{}) *batcher {
-	return &batcher{batch: new([batchSize]rawEvent), items: items, free: free, quit: quit}
+	return &batcher{batch: new([batchSize]rawEvent), items: items, free: free, quit: quit, consumed: new(atomic.Uint64)}
 }
 
 // slot returns the next slot of the batch, handing the batch on first if
@@ -57,6 +64,7 @@ func (b *batcher) flush() {
 	}
 	select {
 	case b.items <- b.batch[:n]:
+		b.sent++
 	case <-b.quit:
 		b.quitting = true
 		return
