@@ -246,22 +246,24 @@ func accessClasses(c *ctp, m *memory) ([]aclass, map[int32][]int32) {
 		first int32 // the class's first access
 		n     int32 // its accesses
 	}
-	var ls []local
+	// Held in chunks: grown as a slice, its copies were most of the
+	// analysis's fresh pages here (bigslice.Chunks).
+	var ls bigslice.Chunks[local]
 	first := make([]int32, len(c.ev))
 	of := make([]int32, len(byL)) // per access in byL: its class in ls
 	var at map[classKey]int32     // a location's classes, once they are many
 	const scanUpTo = 16           // classes of a location found by a scan
 	for l := 0; l < nl; l++ {
-		lo := len(ls)
+		lo := ls.Len()
 		clear(at)
 		for j := start[l]; j < start[l+1]; j++ {
 			i := byL[j]
 			e := &c.ev[i]
 			k := classKey{loc: int32(l), g: int32(e.G), site: c.site(i), ls: c.lsOf(i), op: e.Op, addr: e.Addr, size: e.Size}
 			id := int32(-1)
-			if len(ls)-lo <= scanUpTo {
-				for x := lo; x < len(ls); x++ {
-					if ls[x].k == k {
+			if ls.Len()-lo <= scanUpTo {
+				for x := lo; x < ls.Len(); x++ {
+					if ls.At(x).k == k {
 						id = int32(x)
 						break
 					}
@@ -270,34 +272,31 @@ func accessClasses(c *ctp, m *memory) ([]aclass, map[int32][]int32) {
 				id = x
 			}
 			if id < 0 {
-				id = int32(len(ls))
-				if len(ls) == cap(ls) {
-					ls = bigslice.Grow(ls, 1) // a copy the collector can stop
-				}
-				ls = append(ls, local{k: k, first: i})
+				id = int32(ls.Len())
+				ls.Append(local{k: k, first: i})
 				first[i] = id + 1
-				if n := len(ls) - lo; n == scanUpTo+1 {
+				if n := ls.Len() - lo; n == scanUpTo+1 {
 					if at == nil {
 						at = make(map[classKey]int32)
 					}
-					for x := lo; x < len(ls); x++ {
-						at[ls[x].k] = int32(x)
+					for x := lo; x < ls.Len(); x++ {
+						at[ls.At(x).k] = int32(x)
 					}
 				} else if n > scanUpTo+1 {
 					at[k] = id
 				}
 			}
-			ls[id].n++
+			ls.At(int(id)).n++
 			of[j] = id
 		}
 	}
 	// Number the classes in the order of their first access.
-	num := make([]int32, len(ls))
-	cl := make([]aclass, 0, len(ls))
+	num := make([]int32, ls.Len())
+	cl := make([]aclass, 0, ls.Len())
 	for i := range first {
 		if x := first[i] - 1; x >= 0 {
 			num[x] = int32(len(cl))
-			k := &ls[x].k
+			k := &ls.At(int(x)).k
 			cl = append(cl, aclass{loc: k.loc, g: k.g, site: k.site, write: isWrite(k.op), atomic: k.op.IsAtomic(), addr: k.addr, size: k.size, ls: k.ls})
 		}
 	}
@@ -305,8 +304,8 @@ func accessClasses(c *ctp, m *memory) ([]aclass, map[int32][]int32) {
 	// Each class's accesses, in trace order (byL is, within a location),
 	// in one array: a class's list is its slice of it.
 	off := make([]int32, len(cl)+1)
-	for x := range ls {
-		off[num[x]+1] = ls[x].n
+	for x := range ls.Len() {
+		off[num[x]+1] = ls.At(x).n
 	}
 	for id := range cl {
 		off[id+1] += off[id]

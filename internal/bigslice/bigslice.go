@@ -1,6 +1,7 @@
 // Package bigslice implements the growth, extension and copy of large
 // slices in steps between which the runtime can preempt the goroutine
-// (Grow, Extend, Copy).
+// (Grow, Extend, Copy), and a sequence grown in chunks that is never
+// copied (Chunks).
 //
 // A copy the size of a large slice is one runtime.memmove, which neither
 // stops at a safe point nor can be stopped asynchronously: while it runs,
@@ -8,7 +9,7 @@
 // suspendG, preempt.go), and send the thread a preemption signal every few
 // microseconds until it ends. The conversion and the analysis copy tables
 // of hundreds of megabytes (the event table's growth, the spool walk's
-// allocation records, accessClasses's classes): the signals' delivery, and
+// allocation records): the signals' delivery, and
 // the collector's spinning, were a good part of seer's kernel time
 // (bench/RESULTS.md, "seer's kernel time"). The runtime clears a large
 // allocation the same way, in 256 KiB steps with a preemption check
@@ -16,6 +17,7 @@
 package bigslice
 
 import (
+	"math/bits"
 	"slices"
 	"unsafe"
 )
@@ -110,4 +112,38 @@ func nextCap(need, old int) int {
 		c += (c + 3*threshold) >> 2
 	}
 	return c
+}
+
+// Chunks is a sequence of elements held in chunks of a fixed power of two
+// of them, up to stepBytes each, for a sequence whose final length is not
+// known when it starts: Append never copies what it holds. A slice grown
+// to n elements (Grow's quarter at a time, as append does past a few
+// hundred) writes about five times n elements to memory it allocates,
+// most of it fresh pages, each one a page fault, and leaves the old arrays
+// as garbage; Chunks writes n, in memory it allocates once. The zero value
+// is empty.
+type Chunks[E any] struct {
+	c     [][]E
+	n     int
+	shift uint // log2 of the elements a chunk holds
+}
+
+// Len returns the number of elements appended.
+func (s *Chunks[E]) Len() int { return s.n }
+
+// At returns the element at i, which must be below Len.
+func (s *Chunks[E]) At(i int) *E {
+	return &s.c[i>>s.shift][i&(1<<s.shift-1)]
+}
+
+// Append appends e.
+func (s *Chunks[E]) Append(e E) {
+	if s.n == len(s.c)<<s.shift {
+		if s.c == nil {
+			s.shift = uint(bits.Len(uint(stepOf[E]())) - 1)
+		}
+		s.c = append(s.c, make([]E, 1<<s.shift))
+	}
+	s.c[s.n>>s.shift][s.n&(1<<s.shift-1)] = e
+	s.n++
 }

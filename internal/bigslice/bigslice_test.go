@@ -126,3 +126,39 @@ func TestCollectionDuringGrow(t *testing.T) {
 	}
 	t.Errorf("a collection started as a 128 MiB slice began to grow completed only after the copy had, in 3 tries (%v after it)", lags)
 }
+
+// TestChunks: elements appended are read back at their index, across
+// chunks of a small and of a large element, and each chunk is within a
+// step.
+func TestChunks(t *testing.T) {
+	var small Chunks[int32]
+	var large Chunks[[100]int64]
+	const n = 200_000
+	for i := range n {
+		small.Append(int32(i))
+		large.Append([100]int64{int64(i), 99: -int64(i)})
+	}
+	if small.Len() != n || large.Len() != n {
+		t.Fatalf("Len: %d, %d, want %d", small.Len(), large.Len(), n)
+	}
+	for i := range n {
+		if v := *small.At(i); v != int32(i) {
+			t.Fatalf("small At(%d) = %d", i, v)
+		}
+		if v := large.At(i); v[0] != int64(i) || v[99] != -int64(i) {
+			t.Fatalf("large At(%d) = %d, %d", i, v[0], v[99])
+		}
+	}
+	*small.At(7) = -7
+	if *small.At(7) != -7 || *small.At(8) != 8 {
+		t.Fatal("At does not point into the sequence")
+	}
+	for _, c := range [][]int{{len(small.c), len(small.c[0])}, {len(large.c), len(large.c[0])}} {
+		if c[0] < 2 {
+			t.Errorf("%d chunks, want several", c[0])
+		}
+	}
+	if b := len(large.c[0]) * 800; b > stepBytes || b <= stepBytes/2 {
+		t.Errorf("a chunk of the large element holds %d bytes, want at most %d and over half", b, stepBytes)
+	}
+}
