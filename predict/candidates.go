@@ -246,8 +246,8 @@ func accessClasses(c *ctp, m *memory) ([]aclass, map[int32][]int32) {
 		first int32 // the class's first access
 		n     int32 // its accesses
 	}
-	// Held in chunks: grown as a slice, its copies were most of the
-	// analysis's fresh pages here (bigslice.Chunks).
+	// Held in chunks: grown as one slice, its copies wrote about five
+	// times its size to fresh pages (bigslice.Chunks).
 	var ls bigslice.Chunks[local]
 	first := make([]int32, len(c.ev))
 	of := make([]int32, len(byL)) // per access in byL: its class in ls
