@@ -39,7 +39,6 @@ package predict
 
 import (
 	"context"
-	"slices"
 
 	"github.com/seer-tools/seer/trace"
 )
@@ -79,8 +78,9 @@ type edgeBuilder struct {
 	c *ctp
 	h *handoffs
 	// Per address, the releases its clock holds since the last one that
-	// overwrote it: the latest of each goroutine.
-	pending map[uint64][]centry
+	// overwrote it: the latest of each goroutine
+	// (race_handoff_pending.go).
+	pending map[uint64]pendingReleases
 	budget  int
 }
 
@@ -98,7 +98,7 @@ func newEdgeBuilder(c *ctp, budget, hint int) *edgeBuilder {
 			h.parent[g], h.goPos[g] = int32(c.ev[p].G), c.pos[p]
 		}
 	}
-	return &edgeBuilder{c: c, h: h, pending: make(map[uint64][]centry), budget: budget}
+	return &edgeBuilder{c: c, h: h, pending: make(map[uint64]pendingReleases), budget: budget}
 }
 
 // step adds the orderings event i makes; false once they took more than
@@ -129,23 +129,22 @@ func (b *edgeBuilder) step(i int) bool {
 	a := c.syncAddr(i)
 	rel := b.pending[a]
 	if k == trace.SyncAcquire || k == trace.SyncReleaseAcquire {
-		if b.budget -= len(rel); b.budget < 0 {
+		if b.budget -= len(rel.ents); b.budget < 0 {
 			return false
 		}
-		for _, r := range rel {
+		for _, r := range rel.ents {
 			h.add(g, r.g, p, r.v)
 		}
 	}
 	switch k {
 	case trace.SyncRelease, trace.SyncReleaseAcquire:
-		b.pending[a] = append(rel[:0], centry{g, p})
+		rel.overwrite(g, p)
 	case trace.SyncReleaseMerge:
-		if at := slices.IndexFunc(rel, func(r centry) bool { return r.g == g }); at >= 0 {
-			rel[at].v = p
-		} else {
-			b.pending[a] = append(rel, centry{g, p})
-		}
+		rel.merge(g, p)
+	default:
+		return true
 	}
+	b.pending[a] = rel
 	return true
 }
 
