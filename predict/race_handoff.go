@@ -231,26 +231,46 @@ type lastKey struct {
 
 // latestAccesses holds the latest reads (or writes) of one location, one
 // per goroutine, atomicity and words, found by a scan while they are few
-// and by an index once they are many.
+// and by an index once they are many (indexed). The index is cleared for
+// the next location, not made again: a map made anew grew anew, and its
+// growth, fresh tables, led the accesses' part of the check on the
+// channel stress suite of 100,000 channels (bench/RESULTS.md, "the
+// handoff check's pending releases by goroutine"). It is dropped where
+// it once held four times the entries the location that used it last
+// did, so that clearing it costs at most what filling it did.
 type latestAccesses struct {
-	ents []lastAccess
-	at   map[lastKey]int
+	ents    []lastAccess
+	at      map[lastKey]int
+	atMost  int // the most entries at has held
+	indexed bool
 }
 
 const latestScanUpTo = 16
 
-func (ls *latestAccesses) reset() { ls.ents, ls.at = ls.ents[:0], nil }
+func (ls *latestAccesses) reset() {
+	ls.ents = ls.ents[:0]
+	if !ls.indexed {
+		return
+	}
+	ls.indexed = false
+	if n := len(ls.at); n*4 >= ls.atMost {
+		clear(ls.at)
+	} else {
+		ls.at, ls.atMost = nil, 0
+	}
+}
 
 // put makes x the latest of its goroutine, atomicity and words.
 func (ls *latestAccesses) put(x lastAccess) {
 	k := lastKey{x.g, x.mask, x.atomic}
-	if ls.at != nil {
+	if ls.indexed {
 		if j, ok := ls.at[k]; ok {
 			ls.ents[j].p = x.p
 			return
 		}
 		ls.at[k] = len(ls.ents)
 		ls.ents = append(ls.ents, x)
+		ls.atMost = max(ls.atMost, len(ls.ents))
 		return
 	}
 	for j := range ls.ents {
@@ -261,10 +281,14 @@ func (ls *latestAccesses) put(x lastAccess) {
 	}
 	ls.ents = append(ls.ents, x)
 	if len(ls.ents) > latestScanUpTo {
-		ls.at = make(map[lastKey]int, 2*len(ls.ents))
+		if ls.at == nil {
+			ls.at = make(map[lastKey]int, 2*len(ls.ents))
+		}
+		ls.indexed = true
 		for j, y := range ls.ents {
 			ls.at[lastKey{y.g, y.mask, y.atomic}] = j
 		}
+		ls.atMost = max(ls.atMost, len(ls.ents))
 	}
 }
 

@@ -1,5 +1,7 @@
-// This file tests pendingReleases (race_handoff_pending.go) against the
-// scan it replaced, and the handoff check on a trace where more
+// This file tests the handoff check's lists of one entry a goroutine,
+// scanned while few and indexed once many: pendingReleases
+// (race_handoff_pending.go) and latestAccesses (race_handoff.go), each
+// against a scan of a slice; and the check on a trace where more
 // goroutines merge into one address than a scan keeps.
 
 package predict
@@ -82,6 +84,36 @@ func TestHandoffManyMerges(t *testing.T) {
 		}
 		if ok == late {
 			t.Errorf("a write after the last merge %v: handed over %v", late, ok)
+		}
+	}
+}
+
+// latestAccesses, reset between locations of few and many accesses (its
+// index kept, cleared or dropped), holds what a scan of a slice holds for
+// each location, in the same order.
+func TestLatestAccessesLikeScan(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	var ls latestAccesses
+	for loc := range 400 {
+		// Sizes around the scan's bound and far past it, large ones
+		// followed by small ones (the index dropped) and by ones of
+		// about their size (kept).
+		ng := []int{2, latestScanUpTo, latestScanUpTo + 3, 200, 40, 1000, 30}[rng.Intn(7)]
+		ls.reset()
+		var ref []lastAccess
+		for p := range int32(3 * ng) {
+			x := lastAccess{g: int32(rng.Intn(ng)), p: p, mask: uint32(1 + rng.Intn(2)), atomic: rng.Intn(4) == 0}
+			ls.put(x)
+			if at := slices.IndexFunc(ref, func(y lastAccess) bool {
+				return y.g == x.g && y.mask == x.mask && y.atomic == x.atomic
+			}); at >= 0 {
+				ref[at].p = x.p
+			} else {
+				ref = append(ref, x)
+			}
+		}
+		if !slices.Equal(ls.ents, ref) {
+			t.Fatalf("location %d of %d goroutines: %v, the scan %v", loc, ng, ls.ents, ref)
 		}
 	}
 }
