@@ -77,10 +77,14 @@ func handoffEdges(ctx context.Context, c *ctp, budget int) (h *handoffs, ok bool
 type edgeBuilder struct {
 	c *ctp
 	h *handoffs
-	// Per address, the releases its clock holds since the last one that
-	// overwrote it: the latest of each goroutine
-	// (race_handoff_pending.go).
-	pending map[uint64]pendingReleases
+	// Per address, by the CTP's number of it (ctp.vars), the releases
+	// its clock holds since the last one that overwrote it: the latest
+	// of each goroutine (race_handoff_pending.go). By number, not in a
+	// map by address: on the channel stress suite the map's lookup, one
+	// a synchronisation event, was a fifth of the check
+	// (bench/RESULTS.md, "the handoff check's pending releases by
+	// goroutine").
+	pending []pendingReleases
 	budget  int
 }
 
@@ -98,7 +102,7 @@ func newEdgeBuilder(c *ctp, budget, hint int) *edgeBuilder {
 			h.parent[g], h.goPos[g] = int32(c.ev[p].G), c.pos[p]
 		}
 	}
-	return &edgeBuilder{c: c, h: h, pending: make(map[uint64]pendingReleases), budget: budget}
+	return &edgeBuilder{c: c, h: h, pending: make([]pendingReleases, c.nVars), budget: budget}
 }
 
 // step adds the orderings event i makes; false once they took more than
@@ -113,21 +117,22 @@ func (b *edgeBuilder) step(i int) bool {
 		}
 	}
 	if c.overAtomic.has(int32(i)) {
-		delete(b.pending, atomicVar(e.Addr)) // the pass resets the atomic variable's clock
+		// The pass resets the atomic variable's clock: the write's
+		// number is the variable's (buildSync).
+		b.pending[c.vars.at(int32(i))-1] = pendingReleases{}
 	}
 	if e.Op.IsLock() {
 		// The passes differ here (locks stay locks in one, are
 		// release/acquire in the other): no edge goes through the
 		// address.
-		delete(b.pending, c.syncAddr(i))
+		b.pending[c.vars.at(int32(i))-1] = pendingReleases{}
 		return true
 	}
 	k := c.syncKind(i)
 	if k == trace.SyncNone {
 		return true
 	}
-	a := c.syncAddr(i)
-	rel := b.pending[a]
+	rel := &b.pending[c.vars.at(int32(i))-1] // syncAddr(i)'s
 	if k == trace.SyncAcquire || k == trace.SyncReleaseAcquire {
 		if b.budget -= len(rel.ents); b.budget < 0 {
 			return false
@@ -141,10 +146,7 @@ func (b *edgeBuilder) step(i int) bool {
 		rel.overwrite(g, p)
 	case trace.SyncReleaseMerge:
 		rel.merge(g, p)
-	default:
-		return true
 	}
-	b.pending[a] = rel
 	return true
 }
 
