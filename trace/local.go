@@ -40,7 +40,6 @@ package trace
 
 import (
 	"slices"
-	"unsafe"
 
 	"github.com/seer-tools/seer/internal/bigslice"
 )
@@ -350,14 +349,10 @@ func shrinkEvents(t *Trace, rp []uint32, touched int) []uint32 {
 	n := len(t.Events)
 	// The room past touched too: reserved (Builder.Grow) and never
 	// written, its pages may still be held if the runtime zeroed them.
-	if ev := t.Events[n:cap(t.Events)]; len(ev) > 0 && discard(unsafe.Pointer(unsafe.SliceData(ev)), uintptr(len(ev))*unsafe.Sizeof(Event{})) {
-		givenBackUntilFreed(&ev[0], uintptr(len(ev))*unsafe.Sizeof(Event{})) // memlimit.go
+	if ev := t.Events[n:cap(t.Events)]; len(ev) > 0 && giveBack(ev) { // memlimit.go
 		t.Events = t.Events[:n:n]
 		if len(rp) < cap(rp) {
-			tail := rp[len(rp):cap(rp)]
-			if discard(unsafe.Pointer(unsafe.SliceData(tail)), uintptr(len(tail))*4) {
-				givenBackUntilFreed(&tail[0], uintptr(len(tail))*4)
-			}
+			giveBack(rp[len(rp):cap(rp)])
 			rp = rp[:len(rp):len(rp)]
 		}
 		return rp

@@ -100,6 +100,22 @@ func givenBackUntilFreed[T any](p *T, n uintptr) {
 	}
 }
 
+// giveBack gives the kernel back the whole pages of room, elements of a
+// Go array that hold no pointers and that nothing reads or writes again
+// (discard), counted given back until the array is freed
+// (givenBackUntilFreed), and reports whether it did (true for no room).
+func giveBack[T any](room []T) bool {
+	if len(room) == 0 {
+		return true
+	}
+	n := uintptr(len(room)) * unsafe.Sizeof(room[0])
+	if !discard(unsafe.Pointer(unsafe.SliceData(room)), n) {
+		return false
+	}
+	givenBackUntilFreed(&room[0], n)
+	return true
+}
+
 // pagesWithin returns the bytes of the whole pages inside the n bytes at
 // p: those that discard gives back.
 func pagesWithin(p unsafe.Pointer, n uintptr) int64 {

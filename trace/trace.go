@@ -67,6 +67,38 @@ func (t *Trace) Prefix(n int) *Trace {
 	return &p
 }
 
+// KeepPrefix cuts t in place to its first n events, the trace Prefix
+// returns, for a caller that keeps no other view of t: Prefix would keep
+// the whole arrays of the events, values and replay positions, where
+// KeepPrefix gives the kernel back the whole pages of those it drops
+// (giveBack, counted by seer's memory limit until the arrays are freed:
+// memlimit.go), or, where pages cannot be given back, copies the kept
+// part to arrays of its length. seer check cuts a run it converted in
+// memory so (predict.EventsWithin), where seer predict reads the
+// trace's file again up to the cut.
+func (t *Trace) KeepPrefix(n int) {
+	p := t.Prefix(n)
+	if p == t {
+		return
+	}
+	t.Events = keepHead(t.Events, len(p.Events))
+	t.Values = keepHead(t.Values, len(p.Values))
+	t.replayPos = keepHead(t.replayPos, len(p.replayPos))
+}
+
+// keepHead returns s's first n elements (of at most len(s)), the
+// elements past them given back (giveBack) or, where they cannot be,
+// the n copied to an array of their own. E must hold no pointers.
+func keepHead[E any](s []E, n int) []E {
+	if n >= len(s) {
+		return s
+	}
+	if giveBack(s[n:]) {
+		return s[:n:n]
+	}
+	return slices.Clone(s[:n])
+}
+
 // LocalAccesses returns how many local accesses conversion left out (the
 // sum of Local).
 func (t *Trace) LocalAccesses() int {
