@@ -37,7 +37,7 @@ var (
 	checkMax       = checkFlags.Int("maxevents", 0, "analyse at most `n` events of each run (the test during which a run passes n is named; -1: no cap; default: what -maxmem holds)")
 	checkSolve     = checkFlags.Duration("solvetimeout", 2*time.Second, "bound each SAT solve of the witness search by `d`; a candidate left undecided is not reported (seer predict -stats counts them)")
 	checkExplore   = addExploreFlags(checkFlags)
-	checkMaxMem    = checkFlags.String("maxmem", "1GiB", "memory to keep each run's conversion and analysis within: seer's heap limit, an event cap of `size` / "+strconv.Itoa(record.BytesPerEvent)+" bytes, and a tenth of it for the log of the analysis's clock history; e.g. 512MiB, 4GiB")
+	checkMaxMem    = checkFlags.String("maxmem", "1GiB", "memory to keep each run's conversion and analysis within: seer's heap limit, an event cap of `size` / "+strconv.Itoa(record.BytesPerEvent)+" bytes (the analysis takes fewer where their synchronisation and goroutines cost it more), and a tenth of it for the log of the analysis's clock history; e.g. 512MiB, 4GiB")
 	checkGoTest    = addGoTestFlags(checkFlags)
 	checkProcs     = checkFlags.Int("p", 0, "check `n` packages at once, each within its share of -maxmem (default GOMAXPROCS, at most one package per 512MiB of -maxmem)")
 	checkShard     = checkFlags.String("shard", "", "check only share `i/n` of the packages (1 <= i <= n), for a CI matrix: the packages, by import path, dealt out in turn")
@@ -206,7 +206,11 @@ func runCheck(c *command, args []string) int {
 		return 2
 	}
 	if opts.MaxEvents == 0 {
+		// -maxmem's caps, as seer predict's: the events converted, at
+		// BytesPerEvent each, then those the analysis's first phase
+		// holds by what they cost (predict.EventsWithin).
 		opts.MaxEvents = int(max(mem/record.BytesPerEvent, 1))
+		opts.PrePassBudget = predict.PrePassShare(mem)
 	}
 	opts.HistoryBudget = check.HistoryBudget(mem)
 	if opts.Procs = *checkProcs; opts.Procs == 0 {

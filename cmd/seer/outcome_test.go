@@ -111,8 +111,8 @@ func TestCheckNothingToCheck(t *testing.T) {
 }
 
 // TestCheckOutputOnce: leaked goroutines are grouped by where they were
-// created, and a run that reaches the event cap says so once, for the
-// test that reached it.
+// created, and a run that reaches the event cap, or the events whose
+// cost -maxmem holds, says so once, for the test that reached it.
 func TestCheckOutputOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records a test")
@@ -138,5 +138,21 @@ func TestCheckOutputOnce(t *testing.T) {
 	// last events before the cut are sends that had not gone through).
 	if strings.Contains(out, "still running") || strings.Contains(out, "leak") {
 		t.Errorf("goroutines reported leaked at the cut:\n%s", out)
+	}
+
+	// Under a -maxmem whose event cap (record.BytesPerEvent an event)
+	// TestBusy reaches, the run is cut sooner, where its events' cost to
+	// the analysis (predict.EventsWithin: mostly channel and mutex
+	// operations) passes -maxmem's share, as seer predict cuts a trace,
+	// and the note says so rather than naming the cap. GOMEMLIMIT keeps
+	// so small a -maxmem from becoming seer's heap limit.
+	cmd, _ = seerCmd(t, dir, []string{"GOMEMLIMIT=off"}, "check", "-maxmem", "4MiB", "./busy")
+	out, stderr, code = runSeer(t, cmd)
+	const costly = "seer: example.com/life/busy.TestBusy: during this test, the run holds more events than -maxmem holds by what they cost the analysis"
+	if n := strings.Count(out, "by what they cost"); n != 1 || !strings.Contains(out, costly) || strings.Contains(out, "cap of") {
+		t.Errorf("-maxmem 4MiB: the cut by cost is reported %d times, want once, for TestBusy, and no cap:\n%s%s", n, out, stderr)
+	}
+	if code != 0 {
+		t.Errorf("-maxmem 4MiB: exit %d, want 0", code)
 	}
 }

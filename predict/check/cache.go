@@ -92,7 +92,7 @@ func openReportCache(ctx context.Context, opts Options, todo []*prepared) *repor
 	fmt.Fprintf(h, "run %q skip %q\x00", opts.Run, opts.Skip)
 	fmt.Fprintf(h, "test %+v\x00", opts.Test)
 	fmt.Fprintf(h, "atomicity %v each %v replay %v whynorace %v\x00", opts.Atomicity, opts.PerTest, opts.Replay, opts.WhyNoRace)
-	fmt.Fprintf(h, "maxevents %d history %d solve %v\x00", opts.MaxEvents, opts.HistoryBudget, opts.SolveTimeout)
+	fmt.Fprintf(h, "maxevents %d history %d prepass %d solve %v\x00", opts.MaxEvents, opts.HistoryBudget, opts.PrePassBudget, opts.SolveTimeout)
 	c.base = hex.EncodeToString(h.Sum(nil))
 	c.trim(time.Now())
 	// A package whose source mentions //seer:atomic is built with

@@ -67,6 +67,14 @@ type Options struct {
 	// (predict.Options.HistoryBudget; 0: no bound). The test during which
 	// a run outgrew it gets a note.
 	HistoryBudget int64
+	// PrePassBudget, if positive, is the live heap the analysis's first
+	// phase may take of each run (predict.PrePassShare of -maxmem): a
+	// run whose events cost more (predict.EventsWithin) is analysed up
+	// to where they fit, as a run cut at MaxEvents is, and the test
+	// during which it was cut gets a note (CostCutNote). Unlike
+	// MaxEvents it does not stop the recording: the cost of an event is
+	// known only once the run is converted.
+	PrePassBudget int64
 	// Explore runs each selected test up to this many more times under
 	// schedules steered by the recording runtime, and reports the union
 	// of their findings (explore.go); 0: the one run.
@@ -79,8 +87,8 @@ type Options struct {
 	// Test holds go test's flags for the test binary (gotest.go).
 	Test TestFlags
 	// Procs is how many packages are checked at once (go test -p; 0: 1).
-	// MaxEvents and HistoryBudget bound the whole check: each of the
-	// packages checked at once gets its share (packages.go).
+	// MaxEvents, HistoryBudget and PrePassBudget bound the whole check:
+	// each of the packages checked at once gets its share (packages.go).
 	Procs int
 	// Shard, if set, checks only that share of the packages (packages.go).
 	Shard Shard
@@ -120,6 +128,33 @@ func HistoryBudget(mem int64) int64 { return mem / 10 }
 // report then holds; whole names what the n events are ("trace", "run").
 func HistoryCutNote(at, n int, whole string) string {
 	return fmt.Sprintf("the analysis's clock history outgrew its share of -maxmem at event %d of %d: the races that schedulable happens-before proves are reported from the whole %s, the other findings from its first %d events (raise -maxmem to search further)", at, n, whole, at)
+}
+
+// CostCutNote says that the first n events of a run (or trace: whole)
+// are all that -maxmem holds by what they cost the analysis
+// (predict.EventsWithin; Options.PrePassBudget), and what the report
+// then holds.
+func CostCutNote(n int, whole string) string {
+	return fmt.Sprintf("the %s holds more events than -maxmem holds by what they cost the analysis (synchronisation and goroutines cost more than other events): seer analysed its first %d events (the run up to there), and none of the tests after them (raise -maxmem or -maxevents to analyse more)", whole, n)
+}
+
+// cutByCost cuts rec's trace in place (trace.Trace.KeepPrefix) to the
+// first events whose cost to the analysis's first phase budget holds
+// (predict.EventsWithin, and at least one), when those are fewer than
+// its events: rec is then Cut, as at the event cap. It returns how many
+// events it kept, or 0 if it did not cut (no budget, or all fit).
+func cutByCost(rec *record.RecordResult, budget int64) int {
+	t := rec.Trace
+	if budget <= 0 || t == nil {
+		return 0
+	}
+	n := max(predict.EventsWithin(t, budget), 1)
+	if n >= len(t.Events) {
+		return 0
+	}
+	t.KeepPrefix(n)
+	rec.Cut = true
+	return n
 }
 
 // Progress is a stage of checking one package.
@@ -515,6 +550,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 		if err != nil {
 			return err
 		}
+		costCut := cutByCost(rec, opts.PrePassBudget)
 		logs.collect()
 		summary.Events += rec.Events
 		predicted, obs, st, err := analyse(rec)
@@ -532,7 +568,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 		first := len(found)
 		found = append(found, predicted...)
 		found = append(found, obs...)
-		tests = append(tests, testsOfWalk(rec, st.HistoryCut, walked.tests)...)
+		tests = append(tests, testsOfWalk(rec, st.HistoryCut, costCut, walked.tests)...)
 		if opts.Explore > 0 {
 			// Further runs under steered schedules (explore.go); the
 			// first run's recording is dropped once they are planned.
@@ -597,7 +633,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 // the number of events their goroutines made. historyCut is the analysis's
 // Stats.HistoryCut: the test during which it fell gets a note.
 func testsOf(rec *record.RecordResult, historyCut int) []report.Test {
-	return testsOfWalk(rec, historyCut, walkTests(rec))
+	return testsOfWalk(rec, historyCut, 0, walkTests(rec))
 }
 
 // testWalk is what testsOf reads of every event of a recording: the
@@ -624,8 +660,10 @@ func walkTests(rec *record.RecordResult) testWalk {
 	return testWalk{perG: perG, leaked: leakedGoroutines(rec)}
 }
 
-// testsOfWalk is testsOf, given the walk of rec's trace.
-func testsOfWalk(rec *record.RecordResult, historyCut int, w testWalk) []report.Test {
+// testsOfWalk is testsOf, given the walk of rec's trace; costCut is
+// cutByCost's count (0: rec was not cut by what its events cost), which
+// the note of the test during which rec was cut then gives.
+func testsOfWalk(rec *record.RecordResult, historyCut, costCut int, w testWalk) []report.Test {
 	t := rec.Trace
 	perG := w.perG
 	for id, n := range t.Local { // the local accesses conversion left out
@@ -660,7 +698,11 @@ func testsOfWalk(rec *record.RecordResult, historyCut int, w testWalk) []report.
 			}
 		}
 		if rec.Cut && (r.Name == cutIn || cutIn == "" && len(out) == 0) {
-			test.Errors = append(test.Errors, fmt.Sprintf("the run reached seer's cap of %d events during this test: seer analysed the events up to there, and none of the tests after it", rec.Events))
+			note := fmt.Sprintf("the run reached seer's cap of %d events during this test: seer analysed the events up to there, and none of the tests after it", rec.Events)
+			if costCut > 0 {
+				note = "during this test, " + CostCutNote(costCut, "run")
+			}
+			test.Errors = append(test.Errors, note)
 		}
 		if historyCut > 0 && (r.Name == historyIn || historyIn == "" && len(out) == 0) {
 			test.Errors = append(test.Errors, "during this test, "+HistoryCutNote(historyCut, len(t.Events), "run"))

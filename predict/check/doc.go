@@ -16,6 +16,9 @@
 //     again under its witness (replay.go).
 //   - HistoryBudget and HistoryCutNote: the clock history's share of the
 //     memory budget, and the note when a run outgrew it.
+//   - Options.PrePassBudget and CostCutNote: each run analysed up to the
+//     events whose cost the analysis's first phase holds
+//     (predict.EventsWithin), and the note when a run was cut there.
 //   - Options.Explore runs each selected test up to N more times under
 //     schedules the recorder steers, and reports the union of the runs'
 //     findings, each with its origin (explore.go, explore_plan.go,

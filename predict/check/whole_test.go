@@ -70,7 +70,7 @@ func TestWalkWholeLikeAfter(t *testing.T) {
 					events++
 				}
 			}
-			got := testsOfWalk(&rec, 0, w.tests)
+			got := testsOfWalk(&rec, 0, 0, w.tests)
 			if len(got) != 1 || got[0].Events != events || !reflect.DeepEqual(got[0].Leaked, leakedGoroutines(&rec)["TestBlocked"]) {
 				t.Errorf("tests %+v, want TestBlocked with %d events and leaked %v", got, events, leakedGoroutines(&rec)["TestBlocked"])
 			}
