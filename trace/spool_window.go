@@ -21,8 +21,9 @@
 // cursor copies its chunk's committed records when it takes the chunk
 // (openWindow), and what the recorder commits to it later as the walk
 // finds it (extend); the spool's pages are looked at only when a chunk is
-// taken or its used word read, and every windowSweep such looks the
-// mapping's pages are given back (touched). The copies hold only the
+// taken or its used word read, and every windowSweep such looks (fewer
+// under a small -maxmem: sweepLooks) the mapping's pages are given back
+// (touched). The copies hold only the
 // records written: a goroutine's open chunk is mostly a few hundred bytes.
 // With few goroutines open (every other suite) nothing changes: chunks are
 // read in place. Under seer's -maxmem the threshold is also what the
@@ -44,10 +45,28 @@ import (
 const manyOpenBytes = 128 << 20
 
 // windowSweep is how many looks at the spool's chunks the walk makes
-// between two sweeps of the mapping's pages, once it reads through copies:
-// each look maps at most a fault-around's 64 KiB (two, across a boundary),
-// so 1,024 bound the mapping's resident chunk pages by 128 MiB.
+// between two sweeps of the mapping's pages, once it reads through copies,
+// at most (sweepLooks): each look maps at most a fault-around's 64 KiB
+// (two, across a boundary), so 1,024 bound the mapping's resident chunk
+// pages by 128 MiB.
 const windowSweep = 1024
+
+// lookBytes is the most a look at a chunk maps: two fault-arounds.
+const lookBytes = 2 * faultAroundChunks * spoolChunkBytes
+
+// sweepLooks returns how many looks the walk makes between two sweeps,
+// for a process whose memory not counted by the Go memory limit is room
+// bytes (0: no limit set): windowSweep, or fewer if the pages those looks
+// map (lookBytes each) could pass room: with windowSweep's under a small
+// -maxmem, the chunk pages stress-chan-100k's walk held between two
+// sweeps passed the room left for them (bench/RESULTS.md, branch
+// maxmem4).
+func sweepLooks(room int64) int {
+	if room <= 0 {
+		return windowSweep
+	}
+	return int(max(min(windowSweep, room/lookBytes), 1))
+}
 
 // faultAroundChunks is how many chunk pages a look at one maps at most:
 // the kernel's fault-around, 64 KiB, of 4 KiB chunks.
@@ -74,7 +93,7 @@ type spoolWindow struct {
 	looks  int           // looks at chunks since the last sweep
 	slotHi atomic.Uint64 // one past the highest slot found (discoverLocked, under s.mu)
 
-	// openBytesWithin's and windowSweep, but for tests (0: those).
+	// openBytesWithin's and sweepLooks's, but for tests (0: those).
 	openBytes  uint64
 	sweepEvery int
 }
@@ -105,9 +124,9 @@ func (s *spool) noteSlot(slot uint64) {
 // look: the cursors read their copies, and a cursor reading in place or
 // the drain faults its page back in.
 func (s *spool) touched() {
-	every := windowSweep
-	if s.win.sweepEvery != 0 {
-		every = s.win.sweepEvery
+	every := s.win.sweepEvery
+	if every == 0 {
+		every = sweepLooks(spoolRoomShare())
 	}
 	if s.win.looks++; s.win.looks < every {
 		return
