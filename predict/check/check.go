@@ -68,12 +68,15 @@ type Options struct {
 	// a run outgrew it gets a note.
 	HistoryBudget int64
 	// PrePassBudget, if positive, is the live heap the analysis's first
-	// phase may take of each run (predict.PrePassShare of -maxmem): a
-	// run whose events cost more (predict.EventsWithin) is analysed up
-	// to where they fit, as a run cut at MaxEvents is, and the test
-	// during which it was cut gets a note (CostCutNote). Unlike
-	// MaxEvents it does not stop the recording: the cost of an event is
-	// known only once the run is converted.
+	// phase may take (predict.PrePassShare of -maxmem): a run whose
+	// events cost more (predict.EventsWithin) is analysed up to where
+	// they fit, as a run cut at MaxEvents is, and the test during which
+	// it was cut gets a note (CostCutNote). Unlike MaxEvents it does not
+	// stop the recording (the cost of an event is known only once the run
+	// is converted), and each run gets it over the packages' analyses
+	// that may hold memory at once when the run is analysed (sharing), as
+	// the analysis judges its own room, not over Procs: the last package
+	// left has it whole.
 	PrePassBudget int64
 	// Explore runs each selected test up to this many more times under
 	// schedules steered by the recording runtime, and reports the union
@@ -87,8 +90,8 @@ type Options struct {
 	// Test holds go test's flags for the test binary (gotest.go).
 	Test TestFlags
 	// Procs is how many packages are checked at once (go test -p; 0: 1).
-	// MaxEvents, HistoryBudget and PrePassBudget bound the whole check:
-	// each of the packages checked at once gets its share (packages.go).
+	// MaxEvents and HistoryBudget bound the whole check: each of the
+	// packages checked at once gets its share (packages.go).
 	Procs int
 	// Shard, if set, checks only that share of the packages (packages.go).
 	Shard Shard
@@ -136,6 +139,15 @@ func HistoryCutNote(at, n int, whole string) string {
 // then holds.
 func CostCutNote(n int, whole string) string {
 	return fmt.Sprintf("the %s holds more events than -maxmem holds by what they cost the analysis (synchronisation and goroutines cost more than other events): seer analysed its first %d events (the run up to there), and none of the tests after them (raise -maxmem or -maxevents to analyse more)", whole, n)
+}
+
+// prePassShare is PrePassBudget's share for a run analysed now: over the
+// packages' analyses that may hold memory at once from now on (sharing).
+func (opts *Options) prePassShare() int64 {
+	if opts.sharing == nil {
+		return opts.PrePassBudget
+	}
+	return opts.PrePassBudget / int64(max(opts.sharing(), 1))
 }
 
 // cutByCost cuts rec's trace in place (trace.Trace.KeepPrefix) to the
@@ -550,7 +562,7 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 		if err != nil {
 			return err
 		}
-		costCut := cutByCost(rec, opts.PrePassBudget)
+		costCut := cutByCost(rec, opts.prePassShare())
 		logs.collect()
 		summary.Events += rec.Events
 		predicted, obs, st, err := analyse(rec)

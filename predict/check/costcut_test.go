@@ -2,12 +2,14 @@
 // analysis's first phase more than Options.PrePassBudget is analysed up
 // to the events predict.EventsWithin holds, its trace cut in place, and
 // the test during which it was cut says so (CostCutNote) rather than
-// naming the recorder's event cap.
+// naming the recorder's event cap; and the budget's share for a run
+// (Options.prePassShare).
 
 package check
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/seer-tools/seer/predict"
@@ -96,4 +98,34 @@ func predictCost(tr *trace.Trace, n int) int64 {
 		}
 	}
 	return hi
+}
+
+// TestPrePassShare: a run's share of Options.PrePassBudget is over the
+// packages' analyses that may hold memory at once when it is analysed
+// (packagesSharing), not over Procs: the last package left, at seer
+// check's default -p 2, has it whole (pond's root package, after its two
+// small packages).
+func TestPrePassShare(t *testing.T) {
+	const budget = 1 << 30
+	for _, c := range []struct {
+		name        string
+		procs, left int // 0 procs: no sharing set (Run over one package)
+		want        int64
+	}{
+		{"one package", 0, 0, budget},
+		{"-p 2, both left", 2, 2, budget / 2},
+		{"-p 2, more left", 2, 5, budget / 2},
+		{"-p 2, the last left", 2, 1, budget},
+		{"-p 4, three left", 4, 3, budget / 3},
+	} {
+		opts := Options{PrePassBudget: budget}
+		if c.procs > 0 {
+			var left atomic.Int64
+			left.Store(int64(c.left))
+			opts.sharing = packagesSharing(c.procs, &left)
+		}
+		if got := opts.prePassShare(); got != c.want {
+			t.Errorf("%s: share %d, want %d", c.name, got, c.want)
+		}
+	}
 }

@@ -346,7 +346,7 @@ func (ex *explorer) explore(ctx context.Context, bin *record.Binary, ropts recor
 			}
 			return out, err
 		}
-		cutByCost(r, ex.opts.PrePassBudget) // check.go
+		cutByCost(r, ex.opts.prePassShare()) // check.go
 		run.Outcome = r.Outcome.Result
 		if r.Explore != nil {
 			run.Delayed, run.Steps = r.Explore.Delayed, r.Explore.Steps

@@ -62,7 +62,6 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 			opts.MaxEvents = max(opts.MaxEvents/procs, 1)
 		}
 		opts.HistoryBudget /= int64(procs)
-		opts.PrePassBudget /= int64(procs)
 	}
 	var cache *reportCache
 	if opts.Cache {
