@@ -339,17 +339,29 @@ func plural(n int, noun string) string {
 // setMemoryLimit makes mem, less an eighth, seer's heap limit, unless
 // GOMEMLIMIT sets one: the collector works harder as the heap nears the
 // budget, instead of letting garbage grow with the live heap (GOGC). The
-// eighth is left for what is not heap: the spool's pages being read (the
-// conversion reads through copies past it: trace.SetSpoolRoom), the
-// binary, the stacks. The limit grows by the pages of trace tables given
-// back to the kernel while they are held (trace.SetMemoryLimit), which the
-// runtime counts as heap.
+// eighth is left for what is not heap: seer's binary (binaryRoom), and
+// the spool's pages being read in the rest (spoolRoom; the conversion
+// reads through copies past it: trace.SetSpoolRoom). The limit grows by
+// the pages of trace tables given back to the kernel while they are held
+// (trace.SetMemoryLimit), which the runtime counts as heap.
 func setMemoryLimit(mem int64) {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		trace.SetMemoryLimit(mem - mem/8)
 	}
-	trace.SetSpoolRoom(mem / 8)
+	trace.SetSpoolRoom(spoolRoom(mem))
 }
+
+// binaryRoom is what seer's process keeps resident that neither the Go
+// memory limit nor the spool's room counts: the pages of its binary and
+// of the C library it maps. With the whole eighth of -maxmem left to
+// the spool, a conversion whose heap neared its limit while the spool's
+// pages filled their room passed a small -maxmem by about that much
+// (bench/RESULTS.md, branch maxmem4).
+const binaryRoom = 16 << 20
+
+// spoolRoom is the spool's room under -maxmem mem: the eighth of it the
+// Go memory limit leaves, less binaryRoom, and at least a sixteenth.
+func spoolRoom(mem int64) int64 { return max(mem/8-binaryRoom, mem/16) }
 
 // parseSize reads a size in bytes with an optional unit: KiB, MiB, GiB
 // (or K, M, G, KB, MB, GB, all powers of 1024).
