@@ -377,9 +377,17 @@ type Stage struct {
 
 	// The "misuse" row (misuse.go): Misuse counts the candidates tried
 	// after the must-happen-before filters, MisuseSites the findings (one
-	// per pattern of sites and kind).
-	Misuse      int64
-	MisuseSites int
+	// per pattern of sites and kind). MisuseSteps counts the WaitGroup
+	// lowering's steps (closures, misuse.lower), and MisuseStopped the
+	// WaitGroup candidates (a Done, or a Wait with an Add) that its
+	// budget gave up on (maxLowerSteps, maxMisuseSteps): neither proved
+	// nor refuted, so a misuse there may be missed; MisuseStoppedAt is the
+	// first one's event.
+	Misuse          int64
+	MisuseSites     int
+	MisuseSteps     int64
+	MisuseStopped   int64
+	MisuseStoppedAt int
 
 	// The "leak" row (leak_select.go): Leaks counts the receives of a
 	// select, from a sender on an unbuffered channel, that
@@ -417,7 +425,14 @@ func (s *Stats) Print(w io.Writer) {
 			continue
 		}
 		if st.Name == "misuse" {
-			fmt.Fprintf(w, "%-15s %d channel, WaitGroup and unlock candidates tried, %d proved; %v\n", st.Name, st.Misuse, st.MisuseSites, st.Time.Round(time.Microsecond))
+			stopped := ""
+			if st.MisuseSteps > 0 {
+				stopped = fmt.Sprintf(", %d lowering steps", st.MisuseSteps)
+			}
+			if st.MisuseStopped > 0 {
+				stopped += fmt.Sprintf(", %d WaitGroup candidates undecided (lowering budget)", st.MisuseStopped)
+			}
+			fmt.Fprintf(w, "%-15s %d channel, WaitGroup and unlock candidates tried, %d proved%s; %v\n", st.Name, st.Misuse, st.MisuseSites, stopped, st.Time.Round(time.Microsecond))
 			continue
 		}
 		if st.Name == stageNil {

@@ -56,6 +56,13 @@
 // when the program died of it). The checker (package witness, misuse.go)
 // re-checks each with the primitives' serial specifications.
 //
+// Bounds: the candidates tried (maxMisuseClosures, and MaxTries per
+// pattern of sites), and the Dones a lowering adds one at a time
+// (maxLowerSteps per candidate, maxMisuseSteps in the layer). A lowering
+// that reaches its bound gives up on its candidate and says so: the
+// misuse row's MisuseStopped, and a note (seer predict, and seer check on
+// the test during which the first such candidate ran).
+//
 // Contract: it reports only operations whose closure (the cut above)
 // leaves them their goroutine's next step with the primitive in the
 // failing state; it builds the witness from that cut in observed order
@@ -73,8 +80,19 @@ import (
 	"github.com/seer-tools/seer/trace"
 )
 
-// maxMisuseClosures bounds the closures the misuse layer computes.
+// maxMisuseClosures bounds the candidates the misuse layer tries, each a
+// closure (lower's steps are bounded apart).
 const maxMisuseClosures = 2000
+
+// maxLowerSteps bounds the Dones one lowering (lower) adds to a cut, each
+// a closure on the causal cone. A Done whose cone brings its own Add (the
+// task's Add before the task is handed over: a pool's queue) leaves the
+// counter where it was, and without a bound one candidate's lowering is a
+// closure per Done of its group, on a group of thousands.
+const maxLowerSteps = 64
+
+// maxMisuseSteps bounds the lowering steps of the whole layer.
+const maxMisuseSteps = 512
 
 // misuse is the layer's state for one trace.
 type misuse struct {
@@ -389,9 +407,14 @@ func (m *misuse) counter(evs []int32) (int64, bool) {
 
 // lower adds to m.cut the Dones of evs that do not need any of next,
 // one at a time, until the counter is at most want; it reports whether
-// it got there with the closure still holding none of next.
+// it got there with the closure still holding none of next. Each Done
+// added is a step (a closure), at most maxLowerSteps of them and
+// maxMisuseSteps in the layer: a lowering that would need more gives up,
+// counted in m.n.stopped (the misuse row's MisuseStopped), and proves
+// nothing.
 func (m *misuse) lower(evs, next []int32, want int64) (bool, error) {
 	n, ok := m.counter(evs)
+	steps := 0
 	for _, d := range evs {
 		if !ok {
 			return false, nil
@@ -409,6 +432,15 @@ func (m *misuse) lower(evs, next []int32, want int64) (bool, error) {
 		if skip {
 			continue
 		}
+		if steps >= maxLowerSteps || m.n.steps >= maxMisuseSteps {
+			if m.n.stopped == 0 {
+				m.n.stoppedAt = next[0]
+			}
+			m.n.stopped++
+			return false, nil
+		}
+		steps++
+		m.n.steps++
 		copy(m.tmp, m.cut)
 		m.e.coneInto(m.cut, int32(m.e.c.ev[d].G), m.e.c.pos[d])
 		good, err := m.close(next)
@@ -446,6 +478,9 @@ func (m *misuse) waitGroup(evs []int32) error {
 		k := m.key(KindNegativeWaitGroup, d)
 		if !m.look(k) {
 			continue
+		}
+		if err := m.e.ctx.Err(); err != nil {
+			return err // the filter below reads the group's every event
 		}
 		// The Adds that every schedule reaching d runs, against the
 		// Dones that may run before it.
@@ -500,6 +535,9 @@ func (m *misuse) waitGroup(evs []int32) error {
 	for _, w := range evs {
 		if c.ev[w].Op != trace.OpWGWait {
 			continue
+		}
+		if err := m.e.ctx.Err(); err != nil {
+			return err // a Wait is paired with the group's every Add
 		}
 		for _, a := range adds {
 			k := m.key(KindWaitGroupReuse, w, a)
