@@ -510,6 +510,11 @@ func runPredict(c *command, args []string) int {
 	if stats.HistoryCut > 0 {
 		errorf(c, "%s", check.HistoryCutNote(stats.HistoryCut, len(t.Events), "trace"))
 	}
+	for _, row := range stats.Stages {
+		if row.MisuseStopped > 0 {
+			errorf(c, "%s", check.MisuseStopNote(row.MisuseStopped))
+		}
+	}
 	status := writeReport(os.Stdout, rep, format)
 	if cut != nil {
 		errorf(c, "%s is truncated: the findings are those of its first %d events only", c.flags.Arg(0), len(t.Events))

@@ -133,6 +133,13 @@ func HistoryCutNote(at, n int, whole string) string {
 	return fmt.Sprintf("the analysis's clock history outgrew its share of -maxmem at event %d of %d: the races that schedulable happens-before proves are reported from the whole %s, the other findings from its first %d events (raise -maxmem to search further)", at, n, whole, at)
 }
 
+// MisuseStopNote says that the misuse layer's lowering budget gave up on
+// n WaitGroup candidates (predict.Stage.MisuseStopped), which are then
+// neither proved nor refuted.
+func MisuseStopNote(n int64) string {
+	return fmt.Sprintf("the misuse layer gave up on %d WaitGroup candidates (negative counter, reuse) at its budget of closures: a misuse of a WaitGroup there may be missed", n)
+}
+
 // CostCutNote says that the first n events of a run (or trace: whole)
 // are all that -maxmem holds by what they cost the analysis
 // (predict.EventsWithin; Options.PrePassBudget), and what the report
@@ -580,7 +587,9 @@ func (p *prepared) finish(ctx context.Context, opts Options, rep *report.Report)
 		first := len(found)
 		found = append(found, predicted...)
 		found = append(found, obs...)
-		tests = append(tests, testsOfWalk(rec, st.HistoryCut, costCut, walked.tests)...)
+		runTests := testsOfWalk(rec, st.HistoryCut, costCut, walked.tests)
+		noteMisuseStop(runTests, rec.Trace, st)
+		tests = append(tests, runTests...)
 		if opts.Explore > 0 {
 			// Further runs under steered schedules (explore.go); the
 			// first run's recording is dropped once they are planned.
@@ -727,6 +736,23 @@ func testsOfWalk(rec *record.RecordResult, historyCut, costCut int, w testWalk) 
 		out = append(out, test)
 	}
 	return out
+}
+
+// noteMisuseStop gives the test during which the misuse layer's first
+// undecided WaitGroup candidate ran (st's misuse row) MisuseStopNote.
+func noteMisuseStop(tests []report.Test, t *trace.Trace, st predict.Stats) {
+	for _, row := range st.Stages {
+		if row.MisuseStopped == 0 {
+			continue
+		}
+		in := testBefore(t, row.MisuseStoppedAt+1)
+		for i := range tests {
+			if tests[i].Name == in || in == "" && i == 0 {
+				tests[i].Errors = append(tests[i].Errors, "during this test, "+MisuseStopNote(row.MisuseStopped))
+				return
+			}
+		}
+	}
 }
 
 // testBefore returns the test of the last of t's first n events whose
