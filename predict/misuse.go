@@ -91,8 +91,10 @@ const maxMisuseClosures = 2000
 // closure per Done of its group, on a group of thousands.
 const maxLowerSteps = 64
 
-// maxMisuseSteps bounds the lowering steps of the whole layer.
-const maxMisuseSteps = 512
+// maxMisuseSteps bounds the lowering steps of the whole layer: four
+// lowerings' worth (a step on a pool's run of millions of events is a
+// closure over tens of thousands of goroutines).
+const maxMisuseSteps = 256
 
 // misuse is the layer's state for one trace.
 type misuse struct {

@@ -64,7 +64,7 @@ func TestMisuseLowerBudget(t *testing.T) {
 		{"pool queue, 2000 tasks", wgQueueText(2000, 8, 1), "", 4, 4 * maxLowerSteps},
 		{"pool queue, 20 tasks", wgQueueText(20, 4, 1), "", 0, 4 * 20},
 		// Four tries of each of three sites: the layer's steps are
-		// eight lowerings' worth, none left for the third site's.
+		// four lowerings' worth, the first site's.
 		{"pool queue, three Done sites", wgQueueText(2000, 6, 3), "", 12, maxMisuseSteps},
 		{"late Done, 3 tasks ahead", wgLateText(3), "negative-waitgroup 53 predicted; negative-waitgroup 20 predicted; negative-waitgroup 21 predicted", 0, maxLowerSteps},
 		// The proofs of 20 and 21 need more steps than one lowering may
