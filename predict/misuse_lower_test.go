@@ -7,6 +7,7 @@
 package predict
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -85,5 +86,23 @@ func TestMisuseLowerBudget(t *testing.T) {
 				t.Errorf("misuse row: %d lowering steps, want at most %d", st.MisuseSteps, tc.maxSteps)
 			}
 		})
+	}
+}
+
+// BenchmarkMisuseLowerQueue times the misuse layer (the analysis with
+// races, atomicity and deadlocks off) on a pool queue of 24,000 tasks and
+// 8 workers, whose four lowerings the budget stops:
+//
+//	go test -run XXX -bench MisuseLowerQueue -count 5 ./predict
+func BenchmarkMisuseLowerQueue(b *testing.B) {
+	tr, err := gotext.Build(wgQueueText(24000, 8, 1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := Analyze(context.Background(), tr, Options{NoRaces: true, NoAtomicity: true, NoDeadlocks: true}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
