@@ -59,3 +59,38 @@ func TestTableGrowsByTableCap(t *testing.T) {
 		t.Errorf("the table's capacities were %v, want %v", caps, want)
 	}
 }
+
+// TestGrowValues checks that the values grow with the event table, not
+// by append's quarter at a time: a table grown for a run whose events
+// so far carry values one in two holds the run's values without another
+// copy, and keeps them.
+func TestGrowValues(t *testing.T) {
+	b := NewBuilder(Header{})
+	add := func(from, to int) {
+		for i := from; i < to; i++ {
+			if i%2 == 0 {
+				b.AddValue(Event{Op: OpAtomicStore}, uint64(i)+1, 0)
+			} else {
+				b.Add(Event{Op: OpAtomicLoad})
+			}
+		}
+	}
+	add(0, 1000)
+	b.Grow(99_000)
+	if c := cap(b.t.Values); c < 50_000 {
+		t.Fatalf("after growing the table to %d events, the values' room is %d, want at least 50000", cap(b.t.Events), c)
+	}
+	first := &b.t.Values[0]
+	add(1000, 100_000)
+	if &b.t.Values[0] != first {
+		t.Errorf("the values were copied while the table had room for their events")
+	}
+	if len(b.t.Values) != 50_000 {
+		t.Fatalf("%d values, want 50000", len(b.t.Values))
+	}
+	for k, v := range b.t.Values {
+		if v.Event != 2*k || v.Value != uint64(2*k)+1 {
+			t.Fatalf("value %d = %+v, want event %d value %d", k, v, 2*k, 2*k+1)
+		}
+	}
+}
