@@ -468,13 +468,9 @@ func runPredict(c *command, args []string) int {
 	costly := false // capped by what its events cost the analysis
 	if *predictMax == 0 {
 		if n := max(predict.EventsWithin(t, predict.PrePassShare(mem)), 1); n < len(t.Events) {
-			// Read again, the first n alone: a prefix of the table
-			// read would keep the whole table's array.
-			t = nil
-			if t, _, err = trace.ReadFileFormatMax(c.flags.Arg(0), *predictFormat, n); err != nil {
-				errorf(c, "%v", err)
-				return 2
-			}
+			// Cut in place: the tail's pages are given back, as seer
+			// check cuts a run by cost (check.cutByCost).
+			t.KeepPrefix(n)
 			limit, more, cut, costly = n, true, nil, true
 		}
 	}
