@@ -380,7 +380,7 @@ type Stage struct {
 	// per pattern of sites and kind). MisuseSteps counts the WaitGroup
 	// lowering's steps (closures, misuse.lower), and MisuseStopped the
 	// WaitGroup candidates (a Done, or a Wait with an Add) that its
-	// budget gave up on (maxLowerSteps, maxMisuseSteps): neither proved
+	// budget gave up on (misuseWork): neither proved
 	// nor refuted, so a misuse there may be missed; MisuseStoppedAt is the
 	// first one's event.
 	Misuse          int64

@@ -38,11 +38,11 @@ func (n leakCounts) stage(proved int, d time.Duration) Stage {
 // misuseCounts is the funnel of the misuse layer (misuse.go).
 type misuseCounts struct {
 	tried int64 // candidates tried after the must-happen-before filters
-	// steps counts the lowering steps (misuse.lower's closures), which
-	// maxMisuseSteps bounds; stopped the candidates whose lowering its
-	// budget stopped, the first of them at event stoppedAt.
-	steps, stopped int64
-	stoppedAt      int32
+	// steps counts the lowering steps (misuse.lower's closures), work
+	// their cost, which misuseWork bounds; stopped the candidates whose
+	// lowering the budget stopped, the first of them at event stoppedAt.
+	steps, work, stopped int64
+	stoppedAt            int32
 }
 
 // stage returns the layer's row: proved findings, one per pattern of

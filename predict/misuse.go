@@ -58,7 +58,7 @@
 //
 // Bounds: the candidates tried (maxMisuseClosures, and MaxTries per
 // pattern of sites), and the Dones a lowering adds one at a time
-// (maxLowerSteps per candidate, maxMisuseSteps in the layer). A lowering
+// (misuseWork, counted by their closures' sizes). A lowering
 // that reaches its bound gives up on its candidate and says so: the
 // misuse row's MisuseStopped, and a note (seer predict, and seer check on
 // the test during which the first such candidate ran).
@@ -84,17 +84,21 @@ import (
 // closure (lower's steps are bounded apart).
 const maxMisuseClosures = 2000
 
-// maxLowerSteps bounds the Dones one lowering (lower) adds to a cut, each
-// a closure on the causal cone. A Done whose cone brings its own Add (the
-// task's Add before the task is handed over: a pool's queue) leaves the
-// counter where it was, and without a bound one candidate's lowering is a
-// closure per Done of its group, on a group of thousands.
-const maxLowerSteps = 64
+// misuseWork bounds the work of the layer's WaitGroup lowerings (lower),
+// and a quarter of it one lowering's, in lowerCost's units. Each step of a
+// lowering adds a Done's causal cone to the cut and closes it: a closure
+// over the cut's goroutines, and a sum of the group's counter over its
+// events. A Done whose cone brings its own Add (the task's Add before the
+// task is handed over: a pool's queue) leaves the counter where it was,
+// and without a bound one candidate's lowering was a closure per Done of
+// its group: minutes on a pool's run of tens of thousands of goroutines.
+// Bounded by work rather than by steps, a small run's lowering is never
+// stopped, and a large run's stops after a few seconds.
+var misuseWork int64 = 1 << 24
 
-// maxMisuseSteps bounds the lowering steps of the whole layer: four
-// lowerings' worth (a step on a pool's run of millions of events is a
-// closure over tens of thousands of goroutines).
-const maxMisuseSteps = 256
+// lowerCost is what one step of lower on a group of n events costs in
+// misuseWork's units: the goroutines of the cut, and the events.
+func (m *misuse) lowerCost(n int) int64 { return int64(len(m.cut) + n) }
 
 // misuse is the layer's state for one trace.
 type misuse struct {
@@ -410,13 +414,12 @@ func (m *misuse) counter(evs []int32) (int64, bool) {
 // lower adds to m.cut the Dones of evs that do not need any of next,
 // one at a time, until the counter is at most want; it reports whether
 // it got there with the closure still holding none of next. Each Done
-// added is a step (a closure), at most maxLowerSteps of them and
-// maxMisuseSteps in the layer: a lowering that would need more gives up,
-// counted in m.n.stopped (the misuse row's MisuseStopped), and proves
-// nothing.
+// added is a step (a closure), within a quarter of misuseWork and the
+// layer's misuseWork: a lowering that would need more gives up, counted
+// in m.n.stopped (the misuse row's MisuseStopped), and proves nothing.
 func (m *misuse) lower(evs, next []int32, want int64) (bool, error) {
 	n, ok := m.counter(evs)
-	steps := 0
+	cost, work := m.lowerCost(len(evs)), int64(0)
 	for _, d := range evs {
 		if !ok {
 			return false, nil
@@ -434,14 +437,15 @@ func (m *misuse) lower(evs, next []int32, want int64) (bool, error) {
 		if skip {
 			continue
 		}
-		if steps >= maxLowerSteps || m.n.steps >= maxMisuseSteps {
+		if work+cost > misuseWork/4 || m.n.work+cost > misuseWork {
 			if m.n.stopped == 0 {
 				m.n.stoppedAt = next[0]
 			}
 			m.n.stopped++
 			return false, nil
 		}
-		steps++
+		work += cost
+		m.n.work += cost
 		m.n.steps++
 		copy(m.tmp, m.cut)
 		m.e.coneInto(m.cut, int32(m.e.c.ev[d].G), m.e.c.pos[d])

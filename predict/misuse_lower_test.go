@@ -1,5 +1,5 @@
 // This file tests the misuse layer's lowering budget (misuse.go,
-// maxLowerSteps and maxMisuseSteps): a WaitGroup whose tasks go through a
+// misuseWork): a WaitGroup whose tasks go through a
 // locked queue (a pool's) makes every Done's lowering add the group's
 // Dones one closure at a time, each bringing its own Add, and the budget
 // stops it and says so; a lowering within the budget still proves.
@@ -53,25 +53,31 @@ func wgLateText(before int) string {
 }
 
 func TestMisuseLowerBudget(t *testing.T) {
+	// A step costs at least the group's events (lowerCost): a row's
+	// steps are at most the work it may do over that.
+	layer := func(events int) int64 { return misuseWork / int64(events) }
+	lowering := func(events int) int64 { return misuseWork / 4 / int64(events) }
 	for _, tc := range []struct {
 		name, trace string
 		want        string // describe's text of the misuse findings
 		stopped     int64  // the misuse row's candidates the budget gave up on
 		maxSteps    int64  // the most lowering steps the layer may take
 	}{
-		// Four tries of the Done's site, each stopped at maxLowerSteps
-		// (without the bound: a closure per Done of the group, 2,000
-		// each).
-		{"pool queue, 2000 tasks", wgQueueText(2000, 8, 1), "", 4, 4 * maxLowerSteps},
+		// Four tries of the Done's site, each stopped at a lowering's
+		// budget (without a bound: a closure per Done of the group,
+		// 2,000 each).
+		{"pool queue, 2000 tasks", wgQueueText(2000, 8, 1), "", 4, 4 * lowering(2*2000+1)},
 		{"pool queue, 20 tasks", wgQueueText(20, 4, 1), "", 0, 4 * 20},
-		// Four tries of each of three sites: the layer's steps are
-		// four lowerings' worth, the first site's.
-		{"pool queue, three Done sites", wgQueueText(2000, 6, 3), "", 12, maxMisuseSteps},
-		{"late Done, 3 tasks ahead", wgLateText(3), "negative-waitgroup 53 predicted; negative-waitgroup 20 predicted; negative-waitgroup 21 predicted", 0, maxLowerSteps},
-		// The proofs of 20 and 21 need more steps than one lowering may
-		// take (without the bound both are found): the budget gives up on
-		// them, and says so.
-		{"late Done, 100 tasks ahead", wgLateText(100), "", 2, maxMisuseSteps},
+		// Four tries of each of three sites: the first site's take most
+		// of the layer's budget, and the other sites' stop at once.
+		{"pool queue, three Done sites", wgQueueText(2000, 6, 3), "", 12, layer(2*2000 + 1)},
+		{"late Done, 3 tasks ahead", wgLateText(3), "negative-waitgroup 53 predicted; negative-waitgroup 20 predicted; negative-waitgroup 21 predicted", 0, 4 * 4},
+		// The proofs of 20 and 21 add the 100 tasks' Dones first: a
+		// small run's lowering is not stopped.
+		{"late Done, 100 tasks ahead", wgLateText(100), "negative-waitgroup 20 predicted; negative-waitgroup 21 predicted", 0, 4 * 104},
+		// With 5,000 tasks ahead, more than a lowering's budget: the
+		// budget gives up on 20 and 21 (found unbounded), and says so.
+		{"late Done, 5000 tasks ahead", wgLateText(5000), "", 2, layer(2*5000 + 5)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr, err := gotext.Build(tc.trace)
