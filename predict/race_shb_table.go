@@ -203,6 +203,7 @@ type shbTable struct {
 	open   bitset
 	opens  map[int32][]shbOpenBag
 	openAt map[uint64]shbOpenSlot
+	runs   shbRuns // the compactions' scratch
 }
 
 // shbIndexAt is the number of entries from which a group indexes them,
@@ -426,61 +427,144 @@ func compactDue(n, c, dead int) (bool, int) {
 	return false, 0
 }
 
-// compact copies the runs in use into new pools, for each pool that is
-// due (compactDue). Runs move, so no one may hold an entry or a group
-// across a call. A new pool has at least the room of the old one's
-// length: a pool that had to grow before its next compaction copied all
-// it held, dead room too (bench/RESULTS.md, branches shb9 and pondshb).
+// compact compacts each pool that is due (compactDue): its runs in use
+// move to its start, each with its room, and the room runs left behind
+// between them goes. A pool whose capacity has the room compactDue asks
+// for is compacted in place, its runs moved down in the order of their
+// offsets (the sliding compaction of a mark-compact collector: a run
+// moves only onto room below it that is dead or already moved from), so
+// that its pages, already faulted in, serve again: a new pool at every
+// compaction was the SHB pass's largest allocation, each of its pages
+// faulted in and zeroed anew. Otherwise the runs are copied into a new
+// pool of that room: a pool that had to grow before its next compaction
+// copied all it held, dead room too (bench/RESULTS.md, branches shb9 and
+// pondshb). Runs move, so no one may hold an entry or a group across a
+// call.
 func (t *shbTable) compact() {
 	if due, room := compactDue(len(t.ents), cap(t.ents), t.deadE); due {
-		pool := make([]shbEntry, 0, room)
-		moveGroup := func(gr *shbGroup) {
-			off := int32(len(pool))
-			pool = append(pool, t.ents[gr.ents.off:gr.ents.off+gr.ents.cap]...)
-			gr.ents.off = off
+		s := &t.runs
+		for l := range t.opens {
+			s.opens = append(s.opens, l)
 		}
-		var move func(r span)
-		move = func(r span) {
-			for k := r.off; k < r.off+r.n; k++ {
-				if gr := &t.groups[k]; gr.batch {
-					move(gr.ents)
-				} else {
-					moveGroup(gr)
-				}
-			}
-		}
-		for l := range t.loc {
-			move(t.loc[l])
-		}
-		for _, bags := range t.opens {
-			for k := range bags {
-				for j := range bags[k].groups {
-					moveGroup(&bags[k].groups[j])
-				}
-			}
-		}
-		t.ents, t.deadE = pool, 0
+		t.walkEnts(s.collect)
+		t.ents, t.deadE = compactRuns(t.ents, s, room), 0
+		t.walkEnts(s.update)
+		s.reset()
 	}
 	if due, room := compactDue(len(t.groups), cap(t.groups), t.deadG); due {
-		pool := make([]shbGroup, 0, room)
-		// move copies run r and, below it, its batches' runs; it
-		// returns where r now is.
-		var move func(r span) span
-		move = func(r span) span {
-			off := int32(len(pool))
-			pool = append(pool, t.groups[r.off:r.off+r.cap]...)
-			for k := off; k < off+r.n; k++ {
-				if pool[k].batch {
-					ch := move(pool[k].ents)
-					pool[k].ents = ch
-				}
-			}
-			r.off = off
-			return r
-		}
-		for l := range t.loc {
-			t.loc[l] = move(t.loc[l])
-		}
-		t.groups, t.deadG = pool, 0
+		s := &t.runs
+		t.walkGroups(s.collect)
+		t.groups, t.deadG = compactRuns(t.groups, s, room), 0
+		t.walkGroups(s.update)
+		s.reset()
 	}
+}
+
+// walkEnts calls visit on the span of every run in the entries pool:
+// each group's, at its location or in a batch or, for the locations in
+// t.runs.opens, in an open bag.
+func (t *shbTable) walkEnts(visit func(r *span)) {
+	var walk func(r span)
+	walk = func(r span) {
+		for k := r.off; k < r.off+r.n; k++ {
+			if gr := &t.groups[k]; gr.batch {
+				walk(gr.ents)
+			} else {
+				visit(&gr.ents)
+			}
+		}
+	}
+	for l := range t.loc {
+		walk(t.loc[l])
+	}
+	for _, l := range t.runs.opens {
+		bags := t.opens[l]
+		for k := range bags {
+			for j := range bags[k].groups {
+				visit(&bags[k].groups[j].ents)
+			}
+		}
+	}
+}
+
+// walkGroups calls visit on the span of every run in the groups pool:
+// each location's, then below it its batches', looked for in the run at
+// its offset once visit returns (visit may move it).
+func (t *shbTable) walkGroups(visit func(r *span)) {
+	var walk func(r *span)
+	walk = func(r *span) {
+		visit(r)
+		for k := r.off; k < r.off+r.n; k++ {
+			if gr := &t.groups[k]; gr.batch {
+				walk(&gr.ents)
+			}
+		}
+	}
+	for l := range t.loc {
+		walk(&t.loc[l])
+	}
+}
+
+// shbRuns is a compaction's list of a pool's runs in use, kept from one
+// compaction to the next so that it is not made anew each time: runs
+// holds their spans in the order a walk visits them (collect), keys their
+// offsets, each with its run's place in runs, to sort by, and next the
+// place of the next span to update. opens lists the locations with open
+// bags, for the walks of the entries pool to visit in one order (a map's
+// is another at each range).
+type shbRuns struct {
+	runs  []span
+	keys  []uint64
+	next  int
+	opens []int32
+}
+
+// collect lists run r (a run without room has nothing to move).
+func (s *shbRuns) collect(r *span) {
+	if r.cap == 0 {
+		return
+	}
+	s.keys = append(s.keys, uint64(r.off)<<32|uint64(len(s.runs)))
+	s.runs = append(s.runs, *r)
+}
+
+// update gives run r its new offset: visited in the order collect was,
+// it is the next listed run.
+func (s *shbRuns) update(r *span) {
+	if r.cap == 0 {
+		return
+	}
+	r.off = s.runs[s.next].off
+	s.next++
+}
+
+// reset empties s for the next compaction, once every run it listed has
+// been updated.
+func (s *shbRuns) reset() {
+	if s.next != len(s.runs) {
+		panic("predict: a compaction updated a different set of runs than it moved")
+	}
+	s.runs, s.keys, s.next, s.opens = s.runs[:0], s.keys[:0], 0, s.opens[:0]
+}
+
+// compactRuns moves the runs s lists, each with its room, to the start of
+// pool if it has room's capacity, in the order of their offsets, or else
+// into a new pool of that room, and returns the compacted pool; s's runs
+// hold their new offsets, for update.
+func compactRuns[T any](pool []T, s *shbRuns, room int) []T {
+	to := pool[:0]
+	if cap(pool) >= room {
+		// Below each run lie only runs moved already and dead room,
+		// so that the move (a memmove) overwrites nothing in use.
+		slices.Sort(s.keys)
+	} else {
+		to = make([]T, 0, room)
+	}
+	for _, k := range s.keys {
+		r := &s.runs[uint32(k)]
+		off := int32(len(to))
+		to = append(to, pool[r.off:r.off+r.cap]...)
+		r.off = off
+	}
+	return to
 }

@@ -1,6 +1,10 @@
 package predict
 
 import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -168,4 +172,102 @@ func shbTableOf(seed int64) *shbTable {
 	}
 	c := newCTP(tr)
 	return newSHBTable(c, newMemory(c))
+}
+
+// A pool with the room compactDue asks for is compacted in place: the
+// compacted pool is the same array, and every location's groups, batches
+// and bags and their entries (and the open bags' entries) are what they
+// were. The SHB layer's pass runs over a pool of tasks, with open bags
+// made at every chance; after each access, the pools are compacted at
+// every chance (and only there).
+func TestSHBCompactInPlace(t *testing.T) {
+	defer func(n, open int) { shbCompactAt, shbOpenAt = n, open }(shbCompactAt, shbOpenAt)
+	shbOpenAt = 0
+	inPlace, batches := [2]int{}, 0
+	for seed := int64(1); seed <= 3; seed++ {
+		c := newCTP(poolTrace(poolParams{tasks: 400, live: 40, waitEvery: 50, racy: 0.05, seed: seed}))
+		m := newMemory(c)
+		f := newSHBFinds(c, m)
+		tab := f.tab
+		visit := func(i int32, cur vclock, d []int32) {
+			shbCompactAt = 1 << 30
+			f.visit(i, cur, d)
+			shbCompactAt = 1
+			dueE, roomE := compactDue(len(tab.ents), cap(tab.ents), tab.deadE)
+			dueG, roomG := compactDue(len(tab.groups), cap(tab.groups), tab.deadG)
+			if !dueE && !dueG {
+				return
+			}
+			before := shbContents(tab)
+			ents, groups := unsafe.SliceData(tab.ents), unsafe.SliceData(tab.groups)
+			keepE, keepG := dueE && cap(tab.ents) >= roomE, dueG && cap(tab.groups) >= roomG
+			tab.compact()
+			if keepE && unsafe.SliceData(tab.ents) != ents || keepG && unsafe.SliceData(tab.groups) != groups {
+				t.Errorf("seed %d, access %d: a pool with the room was compacted into a new array (entries %v, groups %v)", seed, i, keepE, keepG)
+			}
+			if keepE {
+				inPlace[0]++
+			}
+			if keepG {
+				inPlace[1]++
+			}
+			if after := shbContents(tab); !slices.Equal(before, after) {
+				k := 0
+				for k < min(len(before), len(after)) && before[k] == after[k] {
+					k++
+				}
+				t.Fatalf("seed %d, access %d: the compaction changed the table's contents, from node %d of %d on: %v, want %v",
+					seed, i, k, len(before), after[k:min(k+3, len(after))], before[k:min(k+3, len(before))])
+			}
+			for _, gr := range tab.groups {
+				if gr.batch {
+					batches++
+				}
+			}
+		}
+		mode := clockMode{locks: true, serial: true, rf: true, want: map[int32][]int32{}, visit: visit}
+		if _, err := newClocks(context.Background(), c, m, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if inPlace[0] == 0 || inPlace[1] == 0 || batches == 0 {
+		t.Errorf("compacted in place %d entry pools and %d group pools (%d batches and bags seen), want some of each", inPlace[0], inPlace[1], batches)
+	}
+}
+
+// shbContents lists what the table holds, every node of every location
+// (below a batch, its nodes) and then the open bags' groups, each with
+// its entries, leaving out where runs are in their pools.
+func shbContents(tab *shbTable) []string {
+	var out []string
+	group := func(depth int, gr shbGroup) {
+		r := gr.ents
+		gr.ents.off = 0
+		out = append(out, fmt.Sprint(depth, gr))
+		if !gr.batch {
+			out = append(out, fmt.Sprint(tab.ents[r.off:r.off+r.n]))
+		}
+	}
+	var walk func(depth int, r span)
+	walk = func(depth int, r span) {
+		for _, gr := range tab.groups[r.off : r.off+r.n] {
+			group(depth, gr)
+			if gr.batch {
+				walk(depth+1, gr.ents)
+			}
+		}
+	}
+	for l := range tab.loc {
+		out = append(out, fmt.Sprint("location ", l))
+		walk(0, tab.loc[l])
+	}
+	for _, l := range slices.Sorted(maps.Keys(tab.opens)) {
+		for _, b := range tab.opens[l] {
+			out = append(out, fmt.Sprint("bag of ", l))
+			for _, gr := range b.groups {
+				group(0, gr)
+			}
+		}
+	}
+	return out
 }
