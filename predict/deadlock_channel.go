@@ -166,7 +166,7 @@ func (c *ctp) opStart(i int32) bool {
 
 // inSelect reports whether event i was made inside a select statement.
 func inSelect(t *trace.Trace, i int32) bool {
-	for _, f := range t.Stack(t.Events[i].Stack) {
+	for f := range t.Stacks.All(t.Events[i].Stack) {
 		switch f.Func {
 		case "runtime.selectgo", "runtime.selectnbsend", "runtime.selectnbrecv":
 			return true
@@ -670,8 +670,8 @@ func goroutineOfHarness(t *trace.Trace, g trace.GoID) bool {
 	if gr.Test == "" {
 		return true
 	}
-	create := t.Stack(gr.Create)
-	return len(create) > 0 && strings.HasPrefix(create[0].Func, "runtime.")
+	create, ok := t.Stacks.Top(gr.Create)
+	return ok && strings.HasPrefix(create.Func, "runtime.")
 }
 
 // wgCount returns the counter of WaitGroup w at the end of cut: its
@@ -687,7 +687,7 @@ func (e *engine) wgCount(cut []int32, w trace.ObjID) (int64, bool) {
 		}
 		if ev.Op == trace.OpWGDone {
 			done := false
-			for _, f := range e.t.Stack(ev.Stack) {
+			for f := range e.t.Stacks.All(ev.Stack) {
 				done = done || f.Func == "sync.(*WaitGroup).Done"
 			}
 			if !done {
@@ -752,7 +752,7 @@ func (c *ctp) condUnlock(w int32) int32 {
 
 // inCondWait reports whether event i was made inside sync.(*Cond).Wait.
 func inCondWait(t *trace.Trace, i int32) bool {
-	for _, f := range t.Stack(t.Events[i].Stack) {
+	for f := range t.Stacks.All(t.Events[i].Stack) {
 		if f.Func == "sync.(*Cond).Wait" {
 			return true
 		}

@@ -156,7 +156,7 @@ type heldSect struct {
 // tryLock reports whether acquire i is a successful TryLock, which never
 // blocks.
 func tryLock(t *trace.Trace, i int32) bool {
-	for _, f := range t.Stack(t.Events[i].Stack) {
+	for f := range t.Stacks.All(t.Events[i].Stack) {
 		if strings.HasSuffix(f.Func, ".TryLock") || strings.HasSuffix(f.Func, ".TryRLock") {
 			return true
 		}

@@ -61,7 +61,7 @@ func (e *engine) selectVictim(x int32) bool {
 	if e.opts.SelectCases == nil {
 		return false
 	}
-	for _, f := range e.t.Stack(e.t.Events[x].Stack) {
+	for f := range e.t.Stacks.All(e.t.Events[x].Stack) {
 		if f.Func == "runtime.selectgo" {
 			return true
 		}
@@ -96,7 +96,7 @@ func (e *engine) selectStuck(cut []int32, waiting []int32, i int32) bool {
 		if ev.Op != trace.OpSend && ev.Op != trace.OpRecv && ev.Op != trace.OpClose {
 			return false
 		}
-		f, ok := trace.UserFrame(t.Stack(t.Events[x].Stack), t.Header.GOROOT)
+		f, ok := t.Stacks.UserFrameOf(t.Events[x].Stack, t.Header.GOROOT)
 		return ok && sites[trace.Frame{File: filepath.Base(f.File), Line: f.Line}]
 	}
 	waits := make(map[int32]bool, len(waiting))

@@ -129,7 +129,7 @@ func observedBlocked(ctx context.Context, t *trace.Trace, hung bool, left func(t
 		}
 		if user[e.Stack] == 0 {
 			user[e.Stack] = -1
-			if _, ok := trace.UserFrame(t.Stack(e.Stack), t.Header.GOROOT); ok {
+			if _, ok := t.Stacks.UserFrameOf(e.Stack, t.Header.GOROOT); ok {
 				user[e.Stack] = 1
 			}
 		}
@@ -146,7 +146,7 @@ func observedBlocked(ctx context.Context, t *trace.Trace, hung bool, left func(t
 	testEnd := map[string]int32{}
 	for g := 1; g < len(t.Goroutines); g++ {
 		gr := &t.Goroutines[g]
-		if _, user := trace.UserFrame(t.Stack(gr.Create), t.Header.GOROOT); !user && gr.Test != "" && last[g] > testEnd[gr.Test] {
+		if _, user := t.Stacks.UserFrameOf(gr.Create, t.Header.GOROOT); !user && gr.Test != "" && last[g] > testEnd[gr.Test] {
 			testEnd[gr.Test] = last[g]
 		}
 	}
@@ -166,7 +166,7 @@ func observedBlocked(ctx context.Context, t *trace.Trace, hung bool, left func(t
 		if i < 0 || t.Goroutines[g].Test == "" || goroutineOfHarness(t, trace.GoID(g)) {
 			continue
 		}
-		if c := t.Stack(t.Goroutines[g].Create); len(c) == 0 || strings.HasPrefix(c[0].Func, "testing.") {
+		if c, ok := t.Stacks.Top(t.Goroutines[g].Create); !ok || strings.HasPrefix(c.Func, "testing.") {
 			continue // the test's own goroutine (tRunner's), which returned
 		}
 		switch t.Events[i].Op {
@@ -185,7 +185,7 @@ func observedBlocked(ctx context.Context, t *trace.Trace, hung bool, left func(t
 		if i < 0 || goroutineOfHarness(t, trace.GoID(g)) {
 			continue
 		}
-		if _, user := trace.UserFrame(t.Stack(t.Goroutines[g].Create), t.Header.GOROOT); !user && !hung {
+		if _, user := t.Stacks.UserFrameOf(t.Goroutines[g].Create, t.Header.GOROOT); !user && !hung {
 			// The test's own goroutine (testing.tRunner's): the process
 			// may exit after the last test returns and before its end is
 			// recorded. In a run that hung, it is as blocked as the rest.
@@ -266,7 +266,7 @@ func BlockedIn(t *trace.Trace, i int) string {
 // Cond.Wait that woke.
 func blockedAt(t *trace.Trace, i int, woke bool) string {
 	e := &t.Events[i]
-	for _, f := range t.Stack(e.Stack) {
+	for f := range t.Stacks.All(e.Stack) {
 		switch f.Func {
 		case "runtime.chansend", "runtime.chansend1":
 			if e.Op.IsAccess() {

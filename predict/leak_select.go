@@ -225,7 +225,7 @@ const maxTimerScan = 4096
 // userFunc returns the function of event i's first frame in the user's
 // code, or "".
 func userFunc(t *trace.Trace, i int32) string {
-	f, ok := trace.UserFrame(t.Stack(t.Events[i].Stack), t.Header.GOROOT)
+	f, ok := t.Stacks.UserFrameOf(t.Events[i].Stack, t.Header.GOROOT)
 	if !ok {
 		return ""
 	}
@@ -235,7 +235,7 @@ func userFunc(t *trace.Trace, i int32) string {
 // nonBlockingRecv reports whether event i was made in a select of one
 // receive and a default case (the compiler's selectnbrecv).
 func nonBlockingRecv(t *trace.Trace, i int32) bool {
-	for _, f := range t.Stack(t.Events[i].Stack) {
+	for f := range t.Stacks.All(t.Events[i].Stack) {
 		if strings.HasPrefix(f.Func, "runtime.selectnbrecv") {
 			return true
 		}

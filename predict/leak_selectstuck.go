@@ -145,7 +145,7 @@ func (e *engine) userDone(cut []int32, g int32) bool { return e.lastUser(g, cut[
 func (e *engine) lastUser(g, floor int32) int32 {
 	c, t := e.c, e.t
 	for p := int32(len(c.byG[g])); p > floor; p-- {
-		if _, user := trace.UserFrame(t.Stack(t.Events[c.at(g, p)].Stack), t.Header.GOROOT); user {
+		if _, user := t.Stacks.UserFrameOf(t.Events[c.at(g, p)].Stack, t.Header.GOROOT); user {
 			return p
 		}
 	}
@@ -160,6 +160,6 @@ func testOwn(t *trace.Trace, g trace.GoID) bool {
 	if gr == nil || gr.Test == "" {
 		return false
 	}
-	create := t.Stack(gr.Create)
-	return len(create) > 0 && strings.HasPrefix(create[0].Func, "testing.")
+	create, ok := t.Stacks.Top(gr.Create)
+	return ok && strings.HasPrefix(create.Func, "testing.")
 }

@@ -2,7 +2,11 @@
 
 package trace
 
-import "strings"
+import (
+	"iter"
+	"slices"
+	"strings"
+)
 
 // A StackTable interns frames and stacks. A stack is a frame plus the stack
 // of its caller, so a run's stacks form a tree and each event stores one id.
@@ -57,16 +61,28 @@ func (s *StackTable) Push(parent StackID, f Frame) StackID {
 
 // Frames returns the frames of stack id, innermost first.
 func (s *StackTable) Frames(id StackID) []Frame {
-	if s == nil {
-		return nil
-	}
 	var out []Frame
-	for id != 0 && int(id) < len(s.nodes) {
-		n := s.nodes[id]
-		out = append(out, s.frames[n.frame])
-		id = n.parent
+	for f := range s.All(id) {
+		out = append(out, f)
 	}
 	return out
+}
+
+// All yields the frames of stack id, innermost first, walking the table:
+// a caller that only looks at them makes no slice, as Frames does.
+func (s *StackTable) All(id StackID) iter.Seq[Frame] {
+	return func(yield func(Frame) bool) {
+		if s == nil {
+			return
+		}
+		for id != 0 && int(id) < len(s.nodes) {
+			n := s.nodes[id]
+			if !yield(s.frames[n.frame]) {
+				return
+			}
+			id = n.parent
+		}
+	}
 }
 
 // Top returns the innermost frame of stack id.
@@ -92,7 +108,16 @@ func (s *StackTable) Len() int { return len(s.nodes) }
 // the standard library (files under goroot), not generated, and not the
 // testing harness. STD traces (no files) count as user code.
 func UserFrame(frames []Frame, goroot string) (Frame, bool) {
-	for _, f := range frames {
+	return userFrame(slices.Values(frames), goroot)
+}
+
+// UserFrameOf is UserFrame of stack id of the table, walked in place.
+func (s *StackTable) UserFrameOf(id StackID, goroot string) (Frame, bool) {
+	return userFrame(s.All(id), goroot)
+}
+
+func userFrame(frames iter.Seq[Frame], goroot string) (Frame, bool) {
+	for f := range frames {
 		if IsUserFrame(f, goroot) {
 			return f, true
 		}
