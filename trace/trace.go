@@ -245,14 +245,11 @@ func (t *Trace) Stack(id StackID) []Frame { return t.Stacks.Frames(id) }
 // Site returns the frame nearest the event that is in user code (see
 // UserFrame), or its innermost frame if there is none.
 func (t *Trace) Site(e *Event) Frame {
-	frames := t.Stack(e.Stack)
-	if f, ok := UserFrame(frames, t.Header.GOROOT); ok {
+	if f, ok := t.Stacks.UserFrameOf(e.Stack, t.Header.GOROOT); ok {
 		return f
 	}
-	if len(frames) > 0 {
-		return frames[0]
-	}
-	return Frame{}
+	f, _ := t.Stacks.Top(e.Stack) // Frame{} for the empty stack
+	return f
 }
 
 // NumGoroutines returns the number of goroutines (the largest GoID).
