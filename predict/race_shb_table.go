@@ -436,7 +436,7 @@ func compactDue(n, c, dead int) (bool, int) {
 // that its pages, already faulted in, serve again: a new pool at every
 // compaction was the SHB pass's largest allocation, each of its pages
 // faulted in and zeroed anew. Otherwise the runs are copied into a new
-// pool of that room: a pool that had to grow before its next compaction
+// pool of more than that room (compactRuns): a pool that had to grow before its next compaction
 // copied all it held, dead room too (bench/RESULTS.md, branches shb9 and
 // pondshb). Runs move, so no one may hold an entry or a group across a
 // call.
@@ -549,7 +549,7 @@ func (s *shbRuns) reset() {
 
 // compactRuns moves the runs s lists, each with its room, to the start of
 // pool if it has room's capacity, in the order of their offsets, or else
-// into a new pool of that room, and returns the compacted pool; s's runs
+// into a new pool of more than that room, and returns the compacted pool; s's runs
 // hold their new offsets, for update.
 func compactRuns[T any](pool []T, s *shbRuns, room int) []T {
 	to := pool[:0]
@@ -558,7 +558,13 @@ func compactRuns[T any](pool []T, s *shbRuns, room int) []T {
 		// so that the move (a memmove) overwrites nothing in use.
 		slices.Sort(s.keys)
 	} else {
-		to = make([]T, 0, room)
+		// A quarter more than the room: a pool whose runs in use keep
+		// growing is then compacted in place at its next compactions
+		// too, its array grown geometrically as append's, where one of
+		// just the room was outgrown at once, and a new array made at
+		// nearly every compaction (bench/RESULTS.md, branch churn).
+		// The room past what the runs fill is not touched until used.
+		to = make([]T, 0, room+room/4)
 	}
 	for _, k := range s.keys {
 		r := &s.runs[uint32(k)]

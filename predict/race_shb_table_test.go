@@ -174,8 +174,9 @@ func shbTableOf(seed int64) *shbTable {
 	return newSHBTable(c, newMemory(c))
 }
 
-// A pool with the room compactDue asks for is compacted in place: the
-// compacted pool is the same array, and every location's groups, batches
+// A pool with the room compactDue asks for is compacted in place (the
+// compacted pool is the same array), one without it into a new array of
+// a quarter more than that room; and every location's groups, batches
 // and bags and their entries (and the open bags' entries) are what they
 // were. The SHB layer's pass runs over a pool of tasks, with open bags
 // made at every chance; after each access, the pools are compacted at
@@ -204,6 +205,10 @@ func TestSHBCompactInPlace(t *testing.T) {
 			tab.compact()
 			if keepE && unsafe.SliceData(tab.ents) != ents || keepG && unsafe.SliceData(tab.groups) != groups {
 				t.Errorf("seed %d, access %d: a pool with the room was compacted into a new array (entries %v, groups %v)", seed, i, keepE, keepG)
+			}
+			if dueE && !keepE && cap(tab.ents) < roomE+roomE/4 || dueG && !keepG && cap(tab.groups) < roomG+roomG/4 {
+				t.Errorf("seed %d, access %d: new pools of room %d entries and %d groups, want a quarter more than %d and %d",
+					seed, i, cap(tab.ents), cap(tab.groups), roomE, roomG)
 			}
 			if keepE {
 				inPlace[0]++
