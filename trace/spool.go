@@ -662,7 +662,8 @@ func (c *cursor) advance() {
 			// last chunk's last record.
 			if c.cur != nil {
 				c.s.doneWith(c.cur)
-				c.cur, c.curBuf, c.recs, c.win = nil, nil, nil, nil
+				c.closeWindow()
+				c.cur, c.curBuf, c.recs = nil, nil, nil
 			}
 			return
 		}
@@ -680,19 +681,20 @@ func (c *cursor) advance() {
 					}
 				}
 				c.s.doneWith(c.cur)
+				c.closeWindow()
 			}
 			c.cur, c.off = c.chunks[0], 0
 			c.chunks = c.chunks[1:]
 			if c.cur.state.CompareAndSwap(refInSpool, refReading) {
 				// A chunk's goroutine moved on from every chunk but its
 				// last, whose extent walk's refresh reads too.
-				c.curBuf, c.win, c.recs = nil, nil, c.s.chunkRecs(c.cur.slot)
+				c.curBuf, c.recs = nil, c.s.chunkRecs(c.cur.slot)
 				c.end, _ = c.s.used(c.cur.slot)
 				if c.s.win.many {
 					c.openWindow()
 				}
 			} else {
-				c.curBuf, c.win = c.cur.buf, nil // copied out (spool_drain.go)
+				c.curBuf = c.cur.buf // copied out (spool_drain.go)
 				c.recs = c.curBuf
 				c.end = uint64(len(c.curBuf))
 			}

@@ -30,6 +30,14 @@
 // eighth of it left outside the Go memory limit holds of the open chunks'
 // pages, a fault-around each (openBytesWithin, SetSpoolRoom), shared by
 // the spools mapped at once (spoolRoomShare).
+//
+// The copies are reused: a copy the walk is done with (its chunk read, or
+// grown out of by extend) goes to a free list by capacity (windowFree),
+// from which openWindow and extend take one of the capacity they need.
+// Made afresh, the copies were the largest allocation of the conversion
+// on a run of tens of thousands of goroutines (pond's root package), each
+// one fresh pages to fault in once the runtime had given the old ones
+// back (bench/RESULTS.md, branch openwin).
 
 package trace
 
@@ -96,6 +104,57 @@ type spoolWindow struct {
 	// openBytesWithin's and sweepLooks's, but for tests (0: those).
 	openBytes  uint64
 	sweepEvery int
+
+	free      [][][]byte // copies done with, by capacity class (windowClass)
+	freeBytes int        // their capacities' sum, at most windowFreeBytes
+	made      int        // copies allocated rather than taken from free
+}
+
+// windowFreeBytes bounds the copies the free list holds: a few hundred
+// chunks' worth, what the cursors give back and take again between
+// two of their chunks, and a small part of seer's memory.
+const windowFreeBytes = 1 << 20
+
+// windowStep is the granule of a copy's capacity (windowCap).
+const windowStep = 256
+
+// windowClass returns the free list's index for a copy of capacity n, a
+// multiple of windowStep.
+func windowClass(n int) int { return n/windowStep - 1 }
+
+// take returns an empty copy of capacity windowCap(n), from the free list
+// if it holds one.
+func (w *spoolWindow) take(n uint64) []byte {
+	c := windowCap(n)
+	if c == 0 {
+		return make([]byte, 0) // not nil: the cursor reads through a copy
+	}
+	if k := windowClass(c); k < len(w.free) {
+		if l := w.free[k]; len(l) > 0 {
+			b := l[len(l)-1]
+			l[len(l)-1] = nil
+			w.free[k] = l[:len(l)-1]
+			w.freeBytes -= cap(b)
+			return b
+		}
+	}
+	w.made++
+	return make([]byte, 0, c)
+}
+
+// give puts copy b, which nothing reads any more, on the free list, unless
+// that holds windowFreeBytes already.
+func (w *spoolWindow) give(b []byte) {
+	c := cap(b)
+	if c == 0 || c%windowStep != 0 || w.freeBytes+c > windowFreeBytes {
+		return
+	}
+	k := windowClass(c)
+	if k >= len(w.free) {
+		w.free = append(w.free, make([][][]byte, k+1-len(w.free))...)
+	}
+	w.free[k] = append(w.free[k], b[:0])
+	w.freeBytes += c
 }
 
 // count notes that open cursors are not done; past openBytesWithin of
@@ -141,7 +200,7 @@ func (s *spool) touched() {
 // spool in place (recs is chunkRecs), through a copy of its records up to
 // end.
 func (c *cursor) openWindow() {
-	c.win = append(make([]byte, 0, windowCap(c.end)), c.recs[:c.end]...)
+	c.win = append(c.s.win.take(c.end), c.recs[:c.end]...)
 	c.recs = c.win
 	c.s.touched()
 }
@@ -163,7 +222,9 @@ func (c *cursor) extend(end uint64) {
 	if c.win != nil {
 		spool := c.s.chunkRecs(c.cur.slot)
 		if uint64(cap(c.win)) < end {
-			c.win = append(make([]byte, 0, windowCap(end)), c.win...)
+			old := c.win
+			c.win = append(c.s.win.take(end), old...)
+			c.s.win.give(old)
 		}
 		c.win = append(c.win, spool[len(c.win):end]...)
 		c.recs = c.win
@@ -171,9 +232,18 @@ func (c *cursor) extend(end uint64) {
 	c.end = end
 }
 
+// closeWindow gives the cursor's copy, if it has one, to the free list:
+// the cursor is done with its chunk.
+func (c *cursor) closeWindow() {
+	if c.win != nil {
+		c.s.win.give(c.win)
+		c.win = nil
+	}
+}
+
 // windowCap is the capacity of a copy of n bytes of records: n rounded up
-// to 256 bytes, room for the few records a goroutine commits between two
+// to windowStep, room for the few records a goroutine commits between two
 // looks without a copy each.
 func windowCap(n uint64) int {
-	return int((n + 255) &^ 255)
+	return int((n + windowStep - 1) &^ (windowStep - 1))
 }

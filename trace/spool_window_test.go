@@ -187,3 +187,114 @@ func mappingRss(t *testing.T, addr uintptr) int64 {
 	t.Fatalf("no mapping at %#x in /proc/self/smaps", addr)
 	return 0
 }
+
+// TestSpoolWindowReuse reads, through copies, goroutines each of which
+// writes several chunks: every record is read as written, and the walk
+// makes two copies for each goroutine (a full chunk's and its last's, of
+// another capacity), not one for each chunk: a cursor done with a chunk
+// gives its copy to the free list, from which the next chunk's is taken.
+func TestSpoolWindowReuse(t *testing.T) {
+	const (
+		goroutines = 256
+		rounds     = 100 // of 184-byte records: 18,400 bytes, five chunks
+		pcs        = 20
+		openChunks = 16
+	)
+	ts := newTestSpool(t, 4<<10, 1<<10)
+	ts.start()
+	gs := make([]*testG, goroutines)
+	for i := range gs {
+		gs[i] = ts.goroutine(uint32(i + 1))
+	}
+	words := make([]uint64, 2+pcs)
+	for round := range uint64(rounds) {
+		for _, w := range gs {
+			a := uint64(w.gid)<<32 | round
+			words[0], words[1] = a, pcs
+			for k := range pcs {
+				words[2+k] = a + uint64(k)
+			}
+			w.write(rAcquire, words...)
+		}
+	}
+	for _, w := range gs {
+		w.write(rEnd)
+	}
+	ended := make(chan struct{})
+	close(ended)
+	s, err := openSpool(ts.path, ended, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	s.win.openBytes = openChunks * spoolChunkBytes
+	n := 0
+	var bad error
+	broken := mergeVisit(s, func(e *rawEvent) {
+		n++
+		if e.kind == rEnd || bad != nil {
+			return
+		}
+		if g := uint32(e.addr >> 32); e.kind != rAcquire || g != e.gid || len(e.pcs) != pcs || e.pcs[0] != e.addr || e.pcs[pcs-1] != e.addr+pcs-1 {
+			bad = fmt.Errorf("record %d: kind %d, goroutine %d, address %#x, pcs %x: not as written", e.seq, e.kind, e.gid, e.addr, e.pcs)
+		}
+	})
+	if broken || bad != nil {
+		t.Fatalf("merge: broken %v, %v", broken, bad)
+	}
+	if want := goroutines * (rounds + 1); n != want {
+		t.Errorf("visited %d records, want %d", n, want)
+	}
+	if !s.win.many {
+		t.Fatalf("%d goroutines' chunks open, past %d: the walk did not read them through copies", goroutines, openChunks)
+	}
+	chunks := int(*ts.u64(hdrNextChunk))
+	if chunks < 4*goroutines {
+		t.Fatalf("the goroutines wrote %d chunks, want at least %d", chunks, 4*goroutines)
+	}
+	if s.win.made > 2*goroutines+openChunks {
+		t.Errorf("the walk made %d copies for %d chunks of %d goroutines, want at most %d", s.win.made, chunks, goroutines, 2*goroutines+openChunks)
+	}
+	if s.win.freeBytes > windowFreeBytes {
+		t.Errorf("the free list holds %d bytes of copies, past %d", s.win.freeBytes, windowFreeBytes)
+	}
+	t.Logf("%d copies made for %d chunks", s.win.made, chunks)
+}
+
+// TestWindowFree checks the free list of copies: a copy taken is one given
+// of its capacity, if there is one, else a new one, and the list holds at
+// most windowFreeBytes.
+func TestWindowFree(t *testing.T) {
+	var w spoolWindow
+	a := w.take(300) // 512 bytes
+	if cap(a) != 512 || w.made != 1 {
+		t.Fatalf("take(300): cap %d, made %d; want 512, 1", cap(a), w.made)
+	}
+	a = append(a, 1, 2, 3)
+	w.give(a)
+	for _, tc := range []struct {
+		n        uint64
+		wantCap  int
+		wantMade int
+		same     bool // the copy given
+	}{
+		{n: 600, wantCap: 768, wantMade: 2},             // another class
+		{n: 257, wantCap: 512, wantMade: 2, same: true}, // a's class
+		{n: 512, wantCap: 512, wantMade: 3},             // a is taken
+		{n: 0, wantCap: 0, wantMade: 3},                 // no room: nothing to take
+	} {
+		b := w.take(tc.n)
+		if cap(b) != tc.wantCap || len(b) != 0 || w.made != tc.wantMade || b == nil {
+			t.Errorf("take(%d): len %d, cap %d, made %d; want 0, %d, %d", tc.n, len(b), cap(b), w.made, tc.wantCap, tc.wantMade)
+		}
+		if same := cap(b) > 0 && &b[:1][0] == &a[:1][0]; same != tc.same {
+			t.Errorf("take(%d) returned the copy given: %v, want %v", tc.n, same, tc.same)
+		}
+	}
+	for range 2 * windowFreeBytes / spoolChunkBytes {
+		w.give(make([]byte, 10, spoolChunkBytes))
+	}
+	if w.freeBytes != windowFreeBytes {
+		t.Errorf("the free list holds %d bytes, want %d (its bound)", w.freeBytes, windowFreeBytes)
+	}
+}
