@@ -1184,7 +1184,8 @@ func (c *converter) syncObj(kind ObjKind, addr uint64) ObjID {
 	var ok bool
 	k := c.objSlot(addr)
 	if k >= 0 {
-		id, ok = c.syncLives.obj[k], c.syncLives.obj[k] != 0
+		id = *c.syncLives.obj.At(k)
+		ok = id != 0
 	} else {
 		id, ok = c.syncObjs[addr]
 	}
@@ -1197,7 +1198,7 @@ func (c *converter) syncObj(kind ObjKind, addr uint64) ObjID {
 	}
 	id = c.b.AddObject(Object{Kind: kind, Addr: addr}, "")
 	if k >= 0 {
-		c.syncLives.obj[k] = id
+		*c.syncLives.obj.At(k) = id
 	} else {
 		c.syncObjs[addr] = id
 	}

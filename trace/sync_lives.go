@@ -18,6 +18,8 @@
 
 package trace
 
+import "github.com/seer-tools/seer/internal/bigslice"
+
 // syncBlockWords is how many of a life's first words (8 bytes each) its
 // block holds.
 const syncBlockWords = 16
@@ -30,10 +32,14 @@ const syncPageBits = 8
 // run's lives are many, and its lives with a block few), and the blocks, syncBlockWords words each: the
 // object at the word (0: none yet) and 1 + the index of the latest
 // release-like event there (0: none).
+//
+// obj and rel grow a block at a time, in chunks (bigslice.Chunks): as
+// slices grown by append, their copies were five times their size in
+// allocations (bench/RESULTS.md, branch openwin).
 type syncLives struct {
 	pages [][]uint32
-	obj   []ObjID
-	rel   []int
+	obj   bigslice.Chunks[ObjID]
+	rel   bigslice.Chunks[int]
 }
 
 // block returns 1 + the index of life l's block, or 0.
@@ -53,9 +59,11 @@ func (s *syncLives) newBlock(l uint64) uint32 {
 	if s.pages[p] == nil {
 		s.pages[p] = make([]uint32, 1<<syncPageBits)
 	}
-	s.obj = append(s.obj, make([]ObjID, syncBlockWords)...)
-	s.rel = append(s.rel, make([]int, syncBlockWords)...)
-	b := uint32(len(s.obj) / syncBlockWords)
+	for range syncBlockWords {
+		s.obj.Append(0)
+		s.rel.Append(0)
+	}
+	b := uint32(s.obj.Len() / syncBlockWords)
 	s.pages[p][l&(1<<syncPageBits-1)] = b
 	return b
 }
@@ -104,7 +112,7 @@ func (c *converter) objSlot(addr uint64) int {
 		base := addr - uint64(8*w)
 		for j := range syncBlockWords {
 			if i, ok := c.lastRel[base+uint64(8*j)]; ok {
-				s.rel[k0+j] = i + 1
+				*s.rel.At(k0 + j) = i + 1
 				delete(c.lastRel, base+uint64(8*j))
 			}
 		}
@@ -116,7 +124,8 @@ func (c *converter) objSlot(addr uint64) int {
 // trace address addr, if any.
 func (c *converter) lastRelease(addr uint64) (int, bool) {
 	if k := c.syncLives.slot(addr, c.lives); k >= 0 {
-		return c.syncLives.rel[k] - 1, c.syncLives.rel[k] != 0
+		r := *c.syncLives.rel.At(k)
+		return r - 1, r != 0
 	}
 	i, ok := c.lastRel[addr]
 	return i, ok
@@ -126,7 +135,7 @@ func (c *converter) lastRelease(addr uint64) (int, bool) {
 // trace address addr.
 func (c *converter) setLastRelease(addr uint64, i int) {
 	if k := c.syncLives.slot(addr, c.lives); k >= 0 {
-		c.syncLives.rel[k] = i + 1
+		*c.syncLives.rel.At(k) = i + 1
 		return
 	}
 	c.lastRel[addr] = i
@@ -139,9 +148,9 @@ func (c *converter) renumberReleases(idx func(int) int) {
 	for addr, i := range c.lastRel {
 		c.lastRel[addr] = idx(i)
 	}
-	for k, i := range c.syncLives.rel {
-		if i != 0 {
-			c.syncLives.rel[k] = idx(i-1) + 1
+	for k := range c.syncLives.rel.Len() {
+		if r := c.syncLives.rel.At(k); *r != 0 {
+			*r = idx(*r-1) + 1
 		}
 	}
 }
