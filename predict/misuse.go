@@ -94,7 +94,7 @@ const maxMisuseClosures = 2000
 // its group: minutes on a pool's run of tens of thousands of goroutines.
 // Bounded by work rather than by steps, a small run's lowering is never
 // stopped, and a large run's stops after a few seconds.
-var misuseWork int64 = 1 << 24
+const misuseWork int64 = 1 << 24
 
 // lowerCost is what one step of lower on a group of n events costs in
 // misuseWork's units: the goroutines of the cut, and the events.
