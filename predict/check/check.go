@@ -705,7 +705,6 @@ func testsOfWalk(rec *record.RecordResult, historyCut, costCut int, w testWalk) 
 	if rec.Cut {
 		cutIn = testBefore(t, len(t.Events))
 	}
-	historyIn := testBefore(t, historyCut)
 	var out []report.Test
 	for _, r := range rec.Tests {
 		if strings.Contains(r.Name, "/") {
@@ -718,16 +717,6 @@ func testsOfWalk(rec *record.RecordResult, historyCut, costCut int, w testWalk) 
 				test.Errors = []string{rec.Outcome.Message}
 			}
 		}
-		if rec.Cut && (r.Name == cutIn || cutIn == "" && len(out) == 0) {
-			note := fmt.Sprintf("the run reached seer's cap of %d events during this test: seer analysed the events up to there, and none of the tests after it", rec.Events)
-			if costCut > 0 {
-				note = "during this test, " + CostCutNote(costCut, "run")
-			}
-			test.Errors = append(test.Errors, note)
-		}
-		if historyCut > 0 && (r.Name == historyIn || historyIn == "" && len(out) == 0) {
-			test.Errors = append(test.Errors, "during this test, "+HistoryCutNote(historyCut, len(t.Events), "run"))
-		}
 		if !(rec.Cut && r.Name == cutIn) {
 			// At a cut the test's goroutines were running at the cut,
 			// not when it ended: nothing says they leaked.
@@ -735,7 +724,31 @@ func testsOfWalk(rec *record.RecordResult, historyCut, costCut int, w testWalk) 
 		}
 		out = append(out, test)
 	}
+	if rec.Cut {
+		note := fmt.Sprintf("the run reached seer's cap of %d events during this test: seer analysed the events up to there, and none of the tests after it", rec.Events)
+		if costCut > 0 {
+			note = "during this test, " + CostCutNote(costCut, "run")
+		}
+		noteTest(out, cutIn, note)
+	}
+	if historyCut > 0 {
+		noteTest(out, testBefore(t, historyCut), "during this test, "+HistoryCutNote(historyCut, len(t.Events), "run"))
+	}
 	return out
+}
+
+// noteTest gives note to the test named in, or to the first test when
+// in is "" (the event noted ran before any test's goroutine did): the
+// one place that says which test a note about event n of a run belongs
+// to, with testBefore(t, n+1) as in. It reports whether a test took it.
+func noteTest(tests []report.Test, in, note string) bool {
+	for i := range tests {
+		if tests[i].Name == in || in == "" && i == 0 {
+			tests[i].Errors = append(tests[i].Errors, note)
+			return true
+		}
+	}
+	return false
 }
 
 // noteMisuseStop gives the test during which the misuse layer's first
@@ -745,12 +758,8 @@ func noteMisuseStop(tests []report.Test, t *trace.Trace, st predict.Stats) {
 		if row.MisuseStopped == 0 {
 			continue
 		}
-		in := testBefore(t, row.MisuseStoppedAt+1)
-		for i := range tests {
-			if tests[i].Name == in || in == "" && i == 0 {
-				tests[i].Errors = append(tests[i].Errors, "during this test, "+MisuseStopNote(row.MisuseStopped))
-				return
-			}
+		if noteTest(tests, testBefore(t, row.MisuseStoppedAt+1), "during this test, "+MisuseStopNote(row.MisuseStopped)) {
+			return
 		}
 	}
 }
