@@ -55,8 +55,9 @@ goroutines and where they were created, whether the run showed it (observed)
 or another schedule would (predicted), and the first steps of the witness.
 
 Tests that fail, panic, time out, exit early (os.Exit, log.Fatal) or do
-not build are reported as such, by name, and whatever they recorded is still
-analysed; tests that a run ending early kept from starting are reported as
+not build are reported as such, by name, with what they printed (t.Log,
+t.Error, t.Fatal), as go test shows a failed test's output, and whatever
+they recorded is still analysed; tests that a run ending early kept from starting are reported as
 not run. After the findings, a line for each package sums it up: its tests
 by outcome, the events recorded and the findings. A package without test
 files is reported as such, and so is a pattern that names no package.

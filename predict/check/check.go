@@ -710,7 +710,7 @@ func testsOfWalk(rec *record.RecordResult, historyCut, costCut int, w testWalk) 
 		if strings.Contains(r.Name, "/") {
 			continue // subtests are reported with their test
 		}
-		test := report.Test{Package: rec.Package, Name: r.Name, Events: events[r.Name], Outcome: r.Result}
+		test := report.Test{Package: rec.Package, Name: r.Name, Events: events[r.Name], Outcome: r.Result, Output: r.Output}
 		switch test.Outcome {
 		case "panic", "timeout", "exit", "killed":
 			if rec.Outcome.Message != "" {

@@ -144,6 +144,9 @@ func uniteTests(tests []report.Test) []report.Test {
 		}
 		u.Events += t.Events
 		u.Errors = append(u.Errors, t.Errors...)
+		if u.Output == nil {
+			u.Output = t.Output // the first run that did not pass says why
+		}
 		u.Leaked = append(u.Leaked, t.Leaked...)
 	}
 	return out

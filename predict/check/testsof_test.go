@@ -10,8 +10,10 @@ package check
 
 import (
 	"os"
+	"reflect"
 	"testing"
 
+	"github.com/seer-tools/seer/predict/report"
 	"github.com/seer-tools/seer/trace"
 	"github.com/seer-tools/seer/trace/record"
 )
@@ -51,5 +53,23 @@ func BenchmarkTestsOfTrace(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		testsOf(rec, 0)
+	}
+}
+
+// A failed test's output reaches its report, and stays when -count's runs
+// are united: the first run that did not pass says why.
+func TestTestsOfOutput(t *testing.T) {
+	tr := &trace.Trace{Goroutines: []trace.Goroutine{{}, {ID: 1}}}
+	out := []string{"    a_test.go:9: got 1, want 2"}
+	rec := &record.RecordResult{Package: "p", Trace: tr, Outcome: trace.Outcome{Result: "fail"},
+		Tests: []record.TestResult{{Name: "TestA", Result: "fail", Output: out}, {Name: "TestB", Result: "pass"}}}
+	got := testsOf(rec, 0)
+	if len(got) != 2 || !reflect.DeepEqual(got[0].Output, out) || got[1].Output != nil {
+		t.Fatalf("testsOf: %+v, want TestA's output %q", got, out)
+	}
+	pass := report.Test{Package: "p", Name: "TestA", Outcome: "pass"}
+	united := uniteTests([]report.Test{pass, got[0], pass})
+	if len(united) != 1 || united[0].Outcome != "fail" || !reflect.DeepEqual(united[0].Output, out) {
+		t.Errorf("united: %+v, want TestA failed with output %q", united, out)
 	}
 }

@@ -205,6 +205,10 @@ type Test struct {
 	// test during which the run made more events than seer converts
 	// (record.RecordOptions.MaxEvents), a note saying so.
 	Errors []string `json:"errors,omitempty"`
+	// Output is what a test that did not pass or skip printed (t.Log,
+	// t.Error, t.Fatal, its subtests' results), line by line as go test
+	// shows it, up to a bound whose end a last line notes.
+	Output []string `json:"output,omitempty"`
 	// Leaked lists the goroutines of the test still running when its run
 	// ended normally, by where they were created (file:line).
 	Leaked []string `json:"leaked,omitempty"`

@@ -62,6 +62,7 @@ func writeText(w io.Writer, rep *Report, rel func(string) string) {
 			for _, e := range t.Errors {
 				fmt.Fprintf(w, "seer: %s.%s: %s\n", t.Package, t.Name, e)
 			}
+			writeOutput(w, t.Output)
 		default:
 			msg := ""
 			if len(t.Errors) > 0 {
@@ -71,6 +72,7 @@ func writeText(w io.Writer, rep *Report, rel func(string) string) {
 			for _, e := range t.Errors[min(1, len(t.Errors)):] {
 				fmt.Fprintf(w, "seer: %s.%s: %s\n", t.Package, t.Name, e)
 			}
+			writeOutput(w, t.Output)
 		}
 	}
 	for _, p := range rep.Packages {
@@ -94,6 +96,18 @@ func writeText(w io.Writer, rep *Report, rel func(string) string) {
 	writeExplorations(w, rep)
 	for _, p := range rep.Packages {
 		fmt.Fprintf(w, "seer: %s\n", packageSummary(p))
+	}
+}
+
+// writeOutput writes a test's own output under the line that says how it
+// ended, as go test prints a failed test's: each line indented, as -v
+// indents a test's log lines (its own already are).
+func writeOutput(w io.Writer, output []string) {
+	for _, line := range output {
+		if !strings.HasPrefix(line, "    ") {
+			line = "    " + line
+		}
+		fmt.Fprintln(w, line)
 	}
 }
 

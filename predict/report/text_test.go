@@ -49,3 +49,28 @@ func TestReplayLine(t *testing.T) {
 		}
 	}
 }
+
+// A test that did not pass is followed by what it printed, as go test
+// prints a failed test's output; a passing test's Output (none is kept)
+// would not be.
+func TestFailedTestOutput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		test Test
+		want string
+	}{
+		{"fail", Test{Package: "p", Name: "TestA", Outcome: "fail", Output: []string{"    a_test.go:5: got 1, want 2", "    --- FAIL: TestA/sub (0.00s)"}},
+			"seer: p.TestA: failed; what it recorded was analysed\n    a_test.go:5: got 1, want 2\n    --- FAIL: TestA/sub (0.00s)\n"},
+		{"timeout", Test{Package: "p", Name: "TestB", Outcome: "timeout", Errors: []string{"test timed out after 1s"}, Output: []string{"waiting for the server"}},
+			"seer: p.TestB: timed out: test timed out after 1s; what it recorded was analysed\n    waiting for the server\n"},
+		{"pass", Test{Package: "p", Name: "TestC", Outcome: "pass", Output: []string{"    c_test.go:1: fine"}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			writeText(&b, &Report{Tests: []Test{tc.test}}, func(s string) string { return s })
+			if got := b.String(); got != tc.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+}

@@ -172,6 +172,11 @@ type RecordResult struct {
 type TestResult struct {
 	Name   string
 	Result string
+	// Output is what a top-level test that did not pass or skip printed
+	// (t.Log, t.Error, t.Fatal, its subtests' lines), as go test shows
+	// it for a failed test, up to maxTestOutput lines; nil for a subtest
+	// and for a test that passed or skipped.
+	Output []string
 }
 
 // A Binary is a package's test binary built against the recording
@@ -703,6 +708,15 @@ type outputScan struct {
 	order       []string          // tests in the order they started
 	result      map[string]string // test -> pass/fail/skip
 
+	// Each top-level test's output (testOutput), until it passes or
+	// skips: cur is the test whose output follows (the last "=== RUN",
+	// "=== CONT" or "=== NAME" line), and outEnded is set once the run's
+	// end or a panic, fatal error or seer report began, none of it a
+	// test's own.
+	cur      string
+	output   map[string]*testOutput
+	outEnded bool
+
 	// The first panic's goroutine stack: panicState is 0 before the
 	// panic line, 1 until the "goroutine N [running]:" line, 2 while
 	// frames follow, 3 after them.
@@ -747,9 +761,59 @@ func (s *outputScan) results(run string) []TestResult {
 				r = "fail"
 			}
 		}
-		out = append(out, TestResult{Name: name, Result: r})
+		tr := TestResult{Name: name, Result: r}
+		if o := s.output[name]; o != nil && r != "pass" && r != "skip" {
+			tr.Output = o.lines
+			if o.dropped > 0 {
+				tr.Output = append(tr.Output, fmt.Sprintf("... (%d more lines)", o.dropped))
+			}
+		}
+		out = append(out, tr)
 	}
 	return out
+}
+
+// maxTestOutput bounds the lines of a test's output that TestResult.Output
+// keeps: the first ones, which say where it first failed.
+const maxTestOutput = 100
+
+// testOutput is one top-level test's output lines (TestResult.Output).
+type testOutput struct {
+	lines   []string
+	dropped int // lines past maxTestOutput
+}
+
+// topLevel returns the top-level test of test (its name up to the first
+// "/").
+func topLevel(test string) string {
+	top, _, _ := strings.Cut(test, "/")
+	return top
+}
+
+// noteOutput attributes line, not one of the framing lines of -test.v,
+// to the test whose output it is, unless that test passed or skipped
+// (its output is dropped then).
+func (s *outputScan) noteOutput(line string) {
+	if s.outEnded || s.cur == "" {
+		return
+	}
+	top := topLevel(s.cur)
+	if r := s.result[top]; r == "pass" || r == "skip" {
+		return
+	}
+	if s.output == nil {
+		s.output = make(map[string]*testOutput)
+	}
+	o := s.output[top]
+	if o == nil {
+		o = &testOutput{}
+		s.output[top] = o
+	}
+	if len(o.lines) < maxTestOutput {
+		o.lines = append(o.lines, line)
+	} else {
+		o.dropped++
+	}
 }
 
 func (s *outputScan) copy(w io.Writer, r io.Reader) {
@@ -768,6 +832,9 @@ func (s *outputScan) copy(w io.Writer, r io.Reader) {
 
 func (s *outputScan) note(line string) {
 	line = strings.TrimPrefix(line, "\x16") // -test.v=test2json framing marker
+	if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") || strings.HasPrefix(line, "seer: ") {
+		s.outEnded = true // a stack dump or seer's report follows, not a test's output
+	}
 	s.hang.note(line, hangReport)
 	s.left.note(line, leftReport)
 	switch s.panicState {
@@ -792,6 +859,7 @@ func (s *outputScan) note(line string) {
 		s.fatal = line
 	case line == "PASS" || line == "FAIL":
 		s.sawResult = true
+		s.outEnded = true
 	case strings.HasPrefix(line, "=== RUN   "):
 		name := strings.TrimSpace(strings.TrimPrefix(line, "=== RUN   "))
 		if s.result == nil {
@@ -800,13 +868,26 @@ func (s *outputScan) note(line string) {
 		if _, ok := s.result[name]; !ok {
 			s.order = append(s.order, name)
 		}
+		s.cur = name
+	case strings.HasPrefix(line, "=== CONT  "), strings.HasPrefix(line, "=== NAME  "):
+		s.cur = strings.TrimSpace(line[len("=== CONT  "):])
+	case strings.HasPrefix(line, "=== PAUSE "):
 	default:
 		if m := testLineRE.FindStringSubmatch(line); m != nil {
 			if s.result == nil {
 				s.result = make(map[string]string)
 			}
-			s.result[m[2]] = strings.ToLower(m[1])
+			result := strings.ToLower(m[1])
+			s.result[m[2]] = result
+			if m[2] == topLevel(m[2]) && (result == "pass" || result == "skip") {
+				delete(s.output, m[2])
+			}
+			if m[2] != topLevel(m[2]) {
+				s.noteOutput(line) // a subtest's result, as go test prints it
+			}
+			break
 		}
+		s.noteOutput(line)
 	}
 	s.exitedEarly = !s.sawResult
 }
