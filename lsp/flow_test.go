@@ -376,14 +376,18 @@ func TestEndedTestKeepsPartialFindings(t *testing.T) {
 		{"timeout", "TestDeposit timed out (seer.timeout is 7s)"},
 		{"exit", "TestDeposit exited the test binary (os.Exit)"},
 		{"not-run", "TestDeposit did not run"},
+		{"fail", "TestDeposit failed; the findings come from what it recorded:\n    bank_test.go:12: balance 0, want 10"},
 	} {
 		t.Run(tc.outcome, func(t *testing.T) {
 			dir := writeTxtar(t, bankTxtar)
 			fr := &fakeRunner{answer: func(int, check.Options) *report.Report {
 				r := bankReport(t, dir)(0, check.Options{})
 				r.Tests[0].Outcome = tc.outcome
-				if tc.outcome == "timeout" {
+				switch tc.outcome {
+				case "timeout":
 					r.Tests[0].Errors = []string{"panic: test timed out after 7s"}
+				case "fail":
+					r.Tests[0].Output = []string{"    bank_test.go:12: balance 0, want 10"}
 				}
 				return r
 			}}

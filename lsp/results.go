@@ -96,6 +96,13 @@ func (s *server) finish(j *job, rep *report.Report, recorded map[string][]byte) 
 		case "not-run":
 			notes = append(notes, fmt.Sprintf("%s did not run: the test binary ended before it started", name))
 		case "pass", "fail":
+			if t.Outcome == "fail" {
+				note := fmt.Sprintf("%s failed; the findings come from what it recorded", name)
+				if len(t.Output) > 0 {
+					note += ":\n" + strings.Join(t.Output, "\n")
+				}
+				notes = append(notes, note)
+			}
 			for _, e := range t.Errors {
 				notes = append(notes, fmt.Sprintf("%s: %s", name, e))
 			}
