@@ -711,10 +711,11 @@ type outputScan struct {
 	// Each top-level test's output (testOutput), until it passes or
 	// skips: cur is the test whose output follows (the last "=== RUN",
 	// "=== CONT" or "=== NAME" line), and outEnded is set once the run's
-	// end or a panic, fatal error or seer report began, none of it a
-	// test's own.
+	// end or a panic, fatal error or seer's hang or leak report began
+	// (hang.go), none of it a test's own.
 	cur      string
 	output   map[string]*testOutput
+	passed   map[string]bool // top-level tests that passed or skipped, until they run again (-test.count)
 	outEnded bool
 
 	// The first panic's goroutine stack: panicState is 0 before the
@@ -798,7 +799,7 @@ func (s *outputScan) noteOutput(line string) {
 		return
 	}
 	top := topLevel(s.cur)
-	if r := s.result[top]; r == "pass" || r == "skip" {
+	if s.passed[top] {
 		return
 	}
 	if s.output == nil {
@@ -832,7 +833,7 @@ func (s *outputScan) copy(w io.Writer, r io.Reader) {
 
 func (s *outputScan) note(line string) {
 	line = strings.TrimPrefix(line, "\x16") // -test.v=test2json framing marker
-	if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") || strings.HasPrefix(line, "seer: ") {
+	if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, hangReport.start) || strings.HasPrefix(line, hangReport.line) || strings.HasPrefix(line, leftReport.start) || strings.HasPrefix(line, leftReport.line) {
 		s.outEnded = true // a stack dump or seer's report follows, not a test's output
 	}
 	s.hang.note(line, hangReport)
@@ -869,6 +870,7 @@ func (s *outputScan) note(line string) {
 			s.order = append(s.order, name)
 		}
 		s.cur = name
+		delete(s.passed, name)
 	case strings.HasPrefix(line, "=== CONT  "), strings.HasPrefix(line, "=== NAME  "):
 		s.cur = strings.TrimSpace(line[len("=== CONT  "):])
 	case strings.HasPrefix(line, "=== PAUSE "):
@@ -881,6 +883,10 @@ func (s *outputScan) note(line string) {
 			s.result[m[2]] = result
 			if m[2] == topLevel(m[2]) && (result == "pass" || result == "skip") {
 				delete(s.output, m[2])
+				if s.passed == nil {
+					s.passed = make(map[string]bool)
+				}
+				s.passed[m[2]] = true
 			}
 			if m[2] != topLevel(m[2]) {
 				s.noteOutput(line) // a subtest's result, as go test prints it

@@ -83,6 +83,13 @@ testing.tRunner.func1.2({0x5e8540, 0x624e90})
 seer: hang: goroutine 1 is g1 [chan receive]
 `, map[string][]string{"TestH": {"    h_test.go:3: waiting"}}},
 		{"bounded", strings.Join(long, "\n"), map[string][]string{"TestLong": longWant}},
+		{"run again (-test.count)", `=== RUN   TestR
+    r_test.go:3: first
+--- PASS: TestR (0.00s)
+=== RUN   TestR
+    r_test.go:4: second failed
+--- FAIL: TestR (0.00s)
+FAIL`, map[string][]string{"TestR": {"    r_test.go:4: second failed"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var s outputScan
