@@ -880,6 +880,9 @@ func (s *outputScan) note(line string) {
 				s.result = make(map[string]string)
 			}
 			result := strings.ToLower(m[1])
+			if s.result[m[2]] == "fail" {
+				result = "fail" // a test run again (-test.count) failed if any of its runs did, as go test says
+			}
 			s.result[m[2]] = result
 			if m[2] == topLevel(m[2]) && (result == "pass" || result == "skip") {
 				delete(s.output, m[2])

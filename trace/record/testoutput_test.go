@@ -90,6 +90,12 @@ seer: hang: goroutine 1 is g1 [chan receive]
     r_test.go:4: second failed
 --- FAIL: TestR (0.00s)
 FAIL`, map[string][]string{"TestR": {"    r_test.go:4: second failed"}}},
+		{"failed, then passed (-test.count)", `=== RUN   TestF
+    f_test.go:3: first failed
+--- FAIL: TestF (0.00s)
+=== RUN   TestF
+--- PASS: TestF (0.00s)
+FAIL`, map[string][]string{"TestF": {"    f_test.go:3: first failed"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var s outputScan
