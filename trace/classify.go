@@ -215,6 +215,41 @@ func raceAnnotation(frames []Frame) bool {
 	return false
 }
 
+// mapUpdateFunc reports whether fn, the function a write of the race
+// runtime is made in, is one of the runtime's map updates: an
+// assignment, a delete or a clear, the runtime's own (m[k] = v, delete,
+// clear) or reflect's. The race runtime sees a map as its header alone:
+// an update writes it and a lookup or an iteration reads it, while what
+// they change and read, the map's entries, it does not see. So a lookup
+// depends on every update before it, not only on the last one, and an
+// update on the updates before it; a predicted schedule that moves an
+// insert after a delete moves what an iteration finds (pond's futures:
+// context's children map, where an iteration after a delete found the
+// insert the witness had moved after it). The converter makes each
+// update a read of the map and then its write (converter.access), so
+// that a sound reordering keeps the updates of a map in their order, as
+// it keeps the writer each read reads from.
+func mapUpdateFunc(fn string) bool {
+	name, ok := strings.CutPrefix(fn, "runtime.")
+	if !ok {
+		name, ok = strings.CutPrefix(fn, "internal/runtime/maps.")
+	}
+	if !ok {
+		name, ok = strings.CutPrefix(fn, "reflect.")
+	}
+	if !ok {
+		return false
+	}
+	name = strings.TrimPrefix(name, "reflect_")
+	name = strings.TrimPrefix(name, "runtime_")
+	for _, p := range []string{"mapassign", "mapdelete", "mapclear"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // noInstrument reports whether a physical function belongs to a package
 // the compiler does not instrument under -race (the runtime and its
 // dependencies), so that it has no function-entry record.

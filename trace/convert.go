@@ -405,6 +405,8 @@ type converter struct {
 	gs       map[uint32]*convGoroutine
 	pcStacks map[[2]uint64]StackID // (shadow stack id, pc) -> stack
 	syms     map[uint64][]Frame    // the spool's symbols, as looked up (spool.frames)
+	mapPC    uint64                // mapUpdate's last pc, and its answer
+	mapIs    bool
 	// firstStack is each goroutine's first event's stack (finish).
 	firstStack []StackID
 	// heap lives: by allocation (rawEvent.aid), 0 until first touched
@@ -595,6 +597,17 @@ func (c *converter) push(parent StackID, pc uint64) StackID {
 	c.pcStacks[key] = id
 	*m = pushEnt{parent, id, pc}
 	return id
+}
+
+// mapUpdate reports whether a write at pc is a map's update (an
+// assignment, a delete or a clear; mapUpdateFunc), through a one-entry
+// cache of the last pc asked about, as a site's writes come in runs.
+func (c *converter) mapUpdate(pc uint64) bool {
+	if pc != c.mapPC || pc == 0 {
+		fs := c.frames(pc)
+		c.mapPC, c.mapIs = pc, len(fs) > 0 && mapUpdateFunc(fs[0].Func)
+	}
+	return c.mapIs
 }
 
 func (c *converter) frames(pc uint64) []Frame {
@@ -897,7 +910,18 @@ func (c *converter) access(g *convGoroutine, r *rawEvent, prim StackID) {
 	op := OpRead
 	if r.kind == rWrite || r.kind == rWriteRange {
 		op = OpWrite
+		if c.mapUpdate(r.pc) {
+			// A map's update reads the map it changes (mapUpdate):
+			// its read comes first, as the runtime's does.
+			c.accessAs(g, r, OpRead, stack)
+		}
 	}
+	c.accessAs(g, r, op, stack)
+}
+
+// accessAs adds access r of g as op, with stack: to the side log if it
+// takes it, else to the table at the address r locates.
+func (c *converter) accessAs(g *convGoroutine, r *rawEvent, op Op, stack StackID) {
 	if r.aid != 0 && c.side != nil && c.takeAccess(g, r, op, stack) {
 		return
 	}
