@@ -39,6 +39,11 @@ type engine struct {
 
 	relaxed bitset // plain reads that may see another writer (relevance.go)
 
+	// govern, if not nil, pauses the must-happen-before pass of a large
+	// trace while the SHB layer runs beside it and memory is short
+	// (analyze_beside.go).
+	govern *governor
+
 	// lg holds, per lock kept as a lock, the goroutines with critical
 	// sections of it (lockGoroutines, cut.go), made when first asked.
 	lg map[trace.ObjID][]int32
@@ -179,6 +184,7 @@ func (e *engine) buildMHB() error {
 	var err error
 	mode := clockMode{rfCheck: true, relaxed: e.relaxed, budget: e.opts.HistoryBudget}
 	mode.arena = e.opts.arena
+	mode.govern = e.govern
 	if useChains {
 		mode.chains = newChainMap(e.c) // clock_chain.go
 	}

@@ -1,8 +1,8 @@
 // This file implements the phases of Analyze (analyze.go), in the order
 // it runs them: the pre-pass (the CTP and the locations), the SHB layer
 // and the must-happen-before pass (on two goroutines below
-// concurrentPassesBelow events, and beyond when the Go memory limit
-// leaves room, analyze_beside.go), the layers after the races started
+// concurrentPassesBelow events, and beyond under a memory limit, the pass
+// pausing while memory is short, analyze_beside.go), the layers after the races started
 // beside the rest (sideLayers), the candidates' sweep, the cone layers
 // (sync-preserving, reversal), the UCG, the witness search, the observed
 // races, and the independent check. Each phase is a method of analysis,
@@ -53,7 +53,7 @@ type analysis struct {
 	waitSHB    func()
 	concurrent bool
 	// beside: the trace is large, yet the SHB layer runs beside the
-	// must-happen-before pass, memory allowing (analyze_beside.go);
+	// must-happen-before pass, governed by memory (analyze_beside.go);
 	// what follows that pass waits for the SHB layer first.
 	beside bool
 
@@ -149,11 +149,13 @@ func (a *analysis) classes() {
 // Below concurrentPassesBelow events the two passes run on two
 // goroutines, and the classes on whichever finishes its pass first (never
 // beside both passes, whose memory is the peak); from there on, memory
-// (which -maxmem budgets per event) matters more than a second core, and
-// the SHB layer runs first, its memory collected before the pass that
-// follows, unless the room under the Go memory limit lets it run beside
-// that pass (analyze_beside.go); either way the classes come after both
-// passes. The sweep waits for all three, and skips
+// (which -maxmem budgets per event) matters more than a second core: the
+// SHB layer runs beside that pass only under a memory limit, the pass
+// pausing once the process's resident memory reaches the analysis's share
+// of it until the SHB layer has ended and its memory is collected
+// (analyze_beside.go's governor), and otherwise first, its memory
+// collected before the pass that follows; either way the classes come
+// after both passes. The sweep waits for all three, and skips
 // what SHB proved. The blocking, deadlock, leak and misuse layers need
 // only the must-happen-before clocks and the cone: they start once that
 // pass is done, on an engine copy of their own, and their findings and
@@ -191,7 +193,18 @@ func (a *analysis) startSHB() error {
 	} else if !a.o.NoRaces {
 		a.beside = !a.concurrent && passesBeside(&a.o)
 		shb := a.e.fork()
+		var ended chan struct{}
+		if a.beside {
+			ended = make(chan struct{})
+			a.e.govern = newGovernor(a.ctx, besideRoom(&a.o), ended)
+		}
 		run := func() {
+			if ended != nil {
+				defer close(ended) // on a panic too: the pass's pause ends
+				if besideHook != nil {
+					besideHook(besideSHB)
+				}
+			}
 			skipped := false
 			if skipped, a.shbErr = a.skipSHB(); a.shbErr == nil && !skipped {
 				a.shbStage, a.shbErr = shb.shbLayer(a.proofs, &a.proofOrder)
@@ -241,6 +254,7 @@ func (a *analysis) skipSHB() (bool, error) {
 func (a *analysis) mustHappenBefore() error {
 	mhbErr := a.e.buildMHB()
 	passEnd := time.Since(a.start)
+	a.e.govern = nil
 	hb := (*historyBudgetError)(nil)
 	cut := errors.As(mhbErr, &hb)
 	if cut {

@@ -17,7 +17,7 @@ import "fmt"
 var parkValues = true
 
 // parkValuesForPasses parks the trace's values while the whole trace's
-// passes run, one after the other or, memory allowing, side by side
+// passes run, one after the other or side by side under a memory limit
 // (analyze_beside.go), on a trace of concurrentPassesBelow events or
 // more (below, the trace is small); restoreValues reads them back once
 // both passes are done.

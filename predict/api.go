@@ -321,7 +321,8 @@ type Stats struct {
 	// PrePass is the CTP, locations, relevance and the must-happen-before
 	// clocks: the time from the start to the end of that pass, less the
 	// SHB layer's when that runs first (traces of concurrentPassesBelow
-	// events or more, unless memory lets it run beside: analyze_beside.go).
+	// events or more without a memory limit; under one it runs beside,
+	// the pass pausing while memory is short: analyze_beside.go).
 	// Below that, the SHB layer's passes and the access classes run beside
 	// it (their stages time them), so stage times overlap and need not add
 	// up to Total.

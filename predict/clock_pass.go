@@ -88,6 +88,10 @@ type clockMode struct {
 	// arena, if not nil, holds the history's index
 	// (clock_rises_file.go).
 	arena *riseArena
+	// govern, if not nil, is asked every governEvery+1 events and before
+	// the history's index whether the pass may go on or must wait for
+	// the SHB layer beside it (analyze_beside.go).
+	govern *governor
 }
 
 // A historyBudgetError is a pass stopped because its history's log
@@ -424,6 +428,11 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		if i&stopEvery == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if i&governEvery == 0 {
+			if err := mode.govern.hold(); err != nil {
+				return nil, err
+			}
+		}
 		if i&(1<<22-1) == 0 && i > 0 {
 			// The clocks a pass replaces (a goroutine's delta after a
 			// join, a variable's after a release) are garbage at once;
@@ -435,6 +444,9 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 			if hb, ok := err.(*historyBudgetError); ok {
 				rec, implied := ps.rec, ps.implied
 				ps = nil // the pass's clocks: dead before the prefix's index is made
+				if err := mode.govern.hold(); err != nil {
+					return nil, err
+				}
 				return nil, hb.indexPrefix(ctx, c, rec, implied, mode.chains)
 			}
 			return nil, err
@@ -459,6 +471,9 @@ func newClocks(ctx context.Context, c *ctp, m *memory, mode clockMode) (*clocks,
 		// now, their memory is what the index is made in, rather than
 		// adding to it (see collect in analyze.go).
 		runtime.GC()
+	}
+	if err := mode.govern.hold(); err != nil {
+		return nil, err
 	}
 	h, err := rec.index(ctx, acq, c)
 	if err != nil {
