@@ -1,12 +1,13 @@
 // This file implements the phases of Analyze (analyze.go), in the order
 // it runs them: the pre-pass (the CTP and the locations), the SHB layer
 // and the must-happen-before pass (on two goroutines below
-// concurrentPassesBelow events, and beyond under a memory limit, the pass
-// pausing while memory is short, analyze_beside.go), the layers after the races started
-// beside the rest (sideLayers), the candidates' sweep, the cone layers
-// (sync-preserving, reversal), the UCG, the witness search, the observed
-// races, and the independent check. Each phase is a method of analysis,
-// the state one Analyze call carries from phase to phase.
+// concurrentPassesBelow events, and beyond under a memory limit, the
+// pass pausing while memory is short, analyze_beside.go), the layers
+// after the races started beside the rest (sideLayers), the candidates'
+// sweep, the cone layers (sync-preserving, reversal), the UCG, the
+// witness search, the observed races, and the independent check. Each
+// phase is a method of analysis, the state one Analyze call carries from
+// phase to phase.
 //
 // Memory: a field is set to nil where the phase after it no longer needs
 // it and the collector should be able to take it: the engine, the CTP,
