@@ -50,6 +50,11 @@
 //
 // convert.go merges the goroutines' records by sequence number into one
 // event list and symbolises program counters (inlined frames included).
+// A map's update (an assignment, a delete or a clear, mapUpdateFunc)
+// becomes a read of the map and then its write: the race runtime sees a
+// map as its header alone, and the read keeps a map's updates in their
+// order in any schedule that keeps each read's writer, as an iteration
+// after them depends on all of them (classify.go).
 // It runs while the test runs: the reader (spool.go) passes a sequence
 // number on only once every record numbered below it is committed, which
 // the recorder's busy marks let it tell (recorder.c, "Reading while
