@@ -11,6 +11,12 @@ import (
 	"strings"
 )
 
+// maxPrefixStops is how many goroutines PrefixPhrase names the positions
+// of; the others it counts. A witness on a pool's queue stops hundreds of
+// workers, and a sentence that names each is no longer read (the
+// report's PrefixStops keep them all).
+const maxPrefixStops = 4
+
 // PrefixPhrase describes the recorded events that f's witness runs before
 // its steps, or "" when the steps are the whole schedule: "the recorded
 // run before event 3792, less goroutine 9's events from bank.go:21 on (3
@@ -23,13 +29,22 @@ func PrefixPhrase(f *Finding, rel func(string) string) string {
 	fmt.Fprintf(&b, "the recorded run before event %d", f.PrefixEnd)
 	var parts []string
 	harness, harnessEvents := 0, 0
+	more, moreEvents := 0, 0
 	for _, s := range f.PrefixStops {
 		if s.Harness {
 			harness++
 			harnessEvents += s.Left
 			continue
 		}
+		if len(parts) == maxPrefixStops {
+			more++
+			moreEvents += s.Left
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("goroutine %d's events from %s on (%s)", s.Goroutine, position(s.File, s.Line, rel), plural(s.Left, "event")))
+	}
+	if more > 0 {
+		parts = append(parts, fmt.Sprintf("the later events of %d more goroutines (%s)", more, plural(moreEvents, "event")))
 	}
 	switch {
 	case harness == 1:

@@ -34,3 +34,28 @@ func TestStorySentences(t *testing.T) {
 		t.Errorf("reordered:\n got %q\nwant %q", got, want)
 	}
 }
+
+// PrefixPhrase names the positions of maxPrefixStops goroutines at most
+// and counts the others' events, harness goroutines apart.
+func TestPrefixPhraseCapped(t *testing.T) {
+	stops := func(n int) []Stop {
+		var out []Stop
+		for k := range n {
+			out = append(out, Stop{Goroutine: 10 + k, File: "/src/pool.go", Line: 469, Left: 6})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		stops []Stop
+		want  string
+	}{
+		{"four", stops(4), "the recorded run before event 99, less goroutine 10's events from pool.go:469 on (6 events), goroutine 11's events from pool.go:469 on (6 events), goroutine 12's events from pool.go:469 on (6 events) and goroutine 13's events from pool.go:469 on (6 events)"},
+		{"three hundred", append(stops(300), Stop{Goroutine: 2, Harness: true, Left: 8}), "the recorded run before event 99, less goroutine 10's events from pool.go:469 on (6 events), goroutine 11's events from pool.go:469 on (6 events), goroutine 12's events from pool.go:469 on (6 events), goroutine 13's events from pool.go:469 on (6 events), the later events of 296 more goroutines (1776 events) and 8 later events of a goroutine in the runtime or the test harness"},
+	} {
+		f := &Finding{PrefixEnd: 99, PrefixStops: tc.stops}
+		if got := PrefixPhrase(f, filepath.Base); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
+}
