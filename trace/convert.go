@@ -603,7 +603,7 @@ func (c *converter) push(parent StackID, pc uint64) StackID {
 // assignment, a delete or a clear; mapUpdateFunc), through a one-entry
 // cache of the last pc asked about, as a site's writes come in runs.
 func (c *converter) mapUpdate(pc uint64) bool {
-	if pc != c.mapPC || pc == 0 {
+	if pc != c.mapPC {
 		fs := c.frames(pc)
 		c.mapPC, c.mapIs = pc, len(fs) > 0 && mapUpdateFunc(fs[0].Func)
 	}
